@@ -1,0 +1,61 @@
+/**
+ * The names of every contract channel, as plain string lists with no dependencies, so that the preload
+ * (which runs in a sandboxed renderer) can check a channel name without loading zod or any core code.
+ * `shared/contract.ts` proves at compile time that these lists and the schema map have the same keys.
+ */
+export const INVOKE_CHANNELS = [
+  "app:info",
+  "inventory:get",
+  "leases:detail",
+  "untracked:list",
+  "actions:plan",
+  "actions:execute",
+  "jobs:list",
+  "jobs:get",
+  "jobs:cancel",
+  "jobs:retry-failed",
+  "jobs:resume",
+  "audit:query",
+  "audit:export",
+  "settings:get",
+  "settings:update",
+  "credentials:set",
+  "credentials:test",
+  "credentials:clear",
+  "vault:accept-weak-store",
+  "status:get",
+] as const;
+export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];
+
+export const EVENT_CHANNELS = ["jobs:event", "inventory:changed", "app:command"] as const;
+export type EventChannel = (typeof EVENT_CHANNELS)[number];
+
+/** Channels that only read: the secret-canary test drives every one of them. */
+export const READ_CHANNELS = [
+  "app:info",
+  "inventory:get",
+  "leases:detail",
+  "untracked:list",
+  "jobs:list",
+  "jobs:get",
+  "audit:query",
+  "audit:export",
+  "settings:get",
+  "status:get",
+] as const satisfies readonly InvokeChannel[];
+
+/** The error codes a channel can answer with. Messages beside them are fixed and credential-free. */
+export const ERROR_CODES = [
+  "invalid-request",
+  "untrusted-sender",
+  "not-found",
+  "refused",
+  "plan-expired",
+  "conflict",
+  "unavailable",
+  "internal",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Electron IPC channel names are namespaced so that nothing else on ipcMain can collide with them. */
+export const IPC_PREFIX = "leasekeeper:";

@@ -1,0 +1,195 @@
+import { z } from "zod";
+import {
+  ACTION_KINDS,
+  DESTROY_CONFIRMATIONS,
+  HEADLINES,
+  OWNERSHIP_CODES,
+  PROVIDER_CODES,
+  ROW_FLAGS,
+} from "./codes.js";
+
+/**
+ * Guarded actions: what an operator selects, the plan main freezes from it, the job that executes the
+ * plan, and the audit entries it leaves. Schemas double as the runtime check on the contract boundary.
+ */
+
+const sandboxIdField = z.string().min(1).max(200);
+const leaseIdField = z.string().min(1).max(200);
+
+export const ActionSelectionSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("leases"), leaseIds: z.array(leaseIdField).min(1).max(50_000) }),
+  z.object({
+    kind: z.literal("headline"),
+    headlines: z.array(z.enum(HEADLINES)).min(1),
+    environmentIds: z.array(z.string().min(1).max(200)).max(10_000).optional(),
+  }),
+  z.object({
+    kind: z.literal("untracked"),
+    credential: z.string().min(1).max(200),
+    sandboxIds: z.array(sandboxIdField).max(50_000).optional(),
+  }),
+]);
+export type ActionSelection = z.infer<typeof ActionSelectionSchema>;
+
+export const PlanRequestSchema = z.object({
+  action: z.enum(ACTION_KINDS),
+  selection: ActionSelectionSchema,
+});
+export type PlanRequest = z.infer<typeof PlanRequestSchema>;
+
+/** What executing an item will do at CreateOS: release pauses (reuseLease) or deletes; destroy deletes. */
+export const ACTION_EFFECTS = ["pause", "delete"] as const;
+export type ActionEffect = (typeof ACTION_EFFECTS)[number];
+
+export const VerdictSnapshotSchema = z.object({
+  headline: z.enum(HEADLINES),
+  ownership: z.array(z.enum(OWNERSHIP_CODES)),
+  provider: z.enum(PROVIDER_CODES),
+  flags: z.array(z.enum(ROW_FLAGS)),
+});
+export type VerdictSnapshot = z.infer<typeof VerdictSnapshotSchema>;
+
+export const PlanItemSchema = z.object({
+  itemId: z.string(),
+  /** null for an untracked sandbox, which no lease row names. */
+  leaseId: z.string().nullable(),
+  sourceId: z.string().nullable(),
+  environmentId: z.string().nullable(),
+  environmentName: z.string().nullable(),
+  companyId: z.string().nullable(),
+  sandboxId: z.string().nullable(),
+  origin: z.string().nullable(),
+  credential: z.string().nullable(),
+  decision: z.enum(["do", "skip"]),
+  effect: z.enum(ACTION_EFFECTS).nullable(),
+  confirmation: z.enum(DESTROY_CONFIRMATIONS).nullable(),
+  requiresOverride: z.boolean(),
+  /** Machine reason (a verdict code or a guard name) and the sentence shown to the operator. */
+  skipReason: z.string().nullable(),
+  skipMessage: z.string().nullable(),
+  verdict: VerdictSnapshotSchema,
+  /** Hash of row metadata, status, cleanup fields and provider status at plan time. */
+  fingerprint: z.string(),
+});
+export type PlanItem = z.infer<typeof PlanItemSchema>;
+
+export const PlanSchema = z.object({
+  planId: z.string(),
+  action: z.enum(ACTION_KINDS),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  operator: z.string(),
+  items: z.array(PlanItemSchema),
+  counts: z.object({
+    do: z.number().int(),
+    skip: z.number().int(),
+    pause: z.number().int(),
+    delete: z.number().int(),
+    typedId: z.number().int(),
+    needsOverride: z.number().int(),
+    skippedByReason: z.record(z.string(), z.number().int()),
+  }),
+  origins: z.array(z.object({ origin: z.string(), credential: z.string(), items: z.number().int() })),
+  /**
+   * For a selection with forced destroys, the phrase an operator types instead of every id
+   * (environment name plus count); core accepts it as the typed confirmation for all typed-id items.
+   */
+  confirmationPhrase: z.string().nullable(),
+});
+export type Plan = z.infer<typeof PlanSchema>;
+
+export const ExecuteRequestSchema = z.object({
+  planId: z.string().min(1).max(200),
+  confirmSandboxIds: z.array(sandboxIdField).max(50_000).default([]),
+  confirmationPhrase: z.string().max(1000).optional(),
+  override: z.boolean().default(false),
+});
+export type ExecuteRequest = z.infer<typeof ExecuteRequestSchema>;
+
+export const JOB_ITEM_STATES = [
+  "pending",
+  "running",
+  "confirmed",
+  "unconfirmed",
+  "failed",
+  "skipped",
+  "cancelled",
+] as const;
+export type JobItemState = (typeof JOB_ITEM_STATES)[number];
+
+export const JOB_STATES = ["running", "completed", "cancelled", "interrupted"] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+export const JobItemSchema = z.object({
+  itemId: z.string(),
+  leaseId: z.string().nullable(),
+  sandboxId: z.string().nullable(),
+  origin: z.string().nullable(),
+  effect: z.enum(ACTION_EFFECTS).nullable(),
+  state: z.enum(JOB_ITEM_STATES),
+  /** e.g. changed-since-plan, cleanup-in-progress, not-confirmed-typed-id, http-503. */
+  reason: z.string().nullable(),
+  message: z.string().nullable(),
+  httpStatus: z.number().int().nullable(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+});
+export type JobItem = z.infer<typeof JobItemSchema>;
+
+export const JobSchema = z.object({
+  jobId: z.string(),
+  planId: z.string(),
+  action: z.enum(ACTION_KINDS),
+  state: z.enum(JOB_STATES),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+  /** A job created by retry-failed or resume names the job it continues. */
+  parentJobId: z.string().nullable(),
+  items: z.array(JobItemSchema),
+  counts: z.record(z.enum(JOB_ITEM_STATES), z.number().int()),
+});
+export type Job = z.infer<typeof JobSchema>;
+
+export const JobEventSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("item"), jobId: z.string(), item: JobItemSchema }),
+  z.object({ type: z.literal("job"), jobId: z.string(), state: z.enum(JOB_STATES) }),
+]);
+export type JobEvent = z.infer<typeof JobEventSchema>;
+
+export const AUDIT_KINDS = ["plan", "item"] as const;
+
+export const AuditEntrySchema = z.object({
+  id: z.number().int(),
+  at: z.string(),
+  kind: z.enum(AUDIT_KINDS),
+  operator: z.string(),
+  host: z.string(),
+  action: z.enum(ACTION_KINDS),
+  planId: z.string(),
+  jobId: z.string().nullable(),
+  leaseId: z.string().nullable(),
+  sandboxId: z.string().nullable(),
+  origin: z.string().nullable(),
+  environmentId: z.string().nullable(),
+  companyId: z.string().nullable(),
+  verdict: VerdictSnapshotSchema.nullable(),
+  /** The row metadata the verdict was judged on, with the workspace marker redacted. */
+  evidence: z.record(z.string(), z.unknown()).nullable(),
+  confirmation: z.enum(DESTROY_CONFIRMATIONS).nullable(),
+  override: z.boolean(),
+  outcome: z.string(),
+  httpStatus: z.number().int().nullable(),
+  durationMs: z.number().nullable(),
+  message: z.string().nullable(),
+});
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+export const AuditQuerySchema = z.object({
+  since: z.string().datetime({ offset: true }).optional(),
+  until: z.string().datetime({ offset: true }).optional(),
+  environmentId: z.string().max(200).optional(),
+  action: z.enum(ACTION_KINDS).optional(),
+  outcome: z.string().max(100).optional(),
+  limit: z.number().int().min(1).max(10_000).default(500),
+});
+export type AuditQuery = z.infer<typeof AuditQuerySchema>;

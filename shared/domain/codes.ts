@@ -1,0 +1,81 @@
+/**
+ * Every code a verdict can carry. The lists are the vocabulary shared by the scanner, the contract,
+ * the CLI's JSON output and the UI; adding a code here is a deliberate, reviewed change.
+ */
+
+/** How a lease's metadata compares with the environment it is listed under (the plugin's own rule). */
+export const OWNERSHIP_CODES = [
+  "owned",
+  "foreign-company",
+  "foreign-environment",
+  "foreign-provider",
+  "api-url-changed",
+  "metadata-missing",
+  "no-sandbox-id",
+] as const;
+export type OwnershipCode = (typeof OWNERSHIP_CODES)[number];
+
+/** CreateOS statuses of a sandbox that still exists (listed, not destroyed or failed). */
+export const LIVE_PROVIDER_STATES = [
+  "running",
+  "paused",
+  "creating",
+  "pausing",
+  "resuming",
+  "forking",
+  "error",
+  "destroying",
+] as const;
+export type LiveProviderState = (typeof LIVE_PROVIDER_STATES)[number];
+
+/**
+ * What CreateOS says of a lease's sandbox. `gone` is only ever concluded from a listing that shows the
+ * sandbox destroyed or failed; `not-visible` means no configured account lists it (CreateOS answers 404
+ * for another account's sandbox exactly as for a purged one); `unknown` means we could not ask.
+ */
+export const PROVIDER_CODES = [...LIVE_PROVIDER_STATES, "gone", "not-visible", "unknown"] as const;
+export type ProviderCode = (typeof PROVIDER_CODES)[number];
+
+/** CreateOS statuses that are billed as compute. */
+export const BILLING_PROVIDER_STATES: readonly LiveProviderState[] = ["running", "creating", "resuming"];
+
+export const ROW_FLAGS = ["stale-config", "leaking", "in-use", "host-cleanup", "shared"] as const;
+export type RowFlag = (typeof ROW_FLAGS)[number];
+
+/** One headline per row, in precedence order: the first that applies wins. */
+export const HEADLINES = ["foreign", "stale", "leaking", "unknown", "ok"] as const;
+export type Headline = (typeof HEADLINES)[number];
+
+export const ACTION_KINDS = ["release", "destroy"] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+/** `click`: a confirmation click. `typed-id`: the operator types the sandbox id back (a forced destroy). */
+export const DESTROY_CONFIRMATIONS = ["click", "typed-id"] as const;
+export type DestroyConfirmation = (typeof DESTROY_CONFIRMATIONS)[number];
+
+/** Lease statuses Paperclip defines today. Forks add others; unknown values are kept and shown. */
+export const KNOWN_LEASE_STATUSES = [
+  "active",
+  "released",
+  "expired",
+  "failed",
+  "retained",
+  "pending_cleanup",
+] as const;
+
+export const KNOWN_LEASE_POLICIES = [
+  "ephemeral",
+  "reuse_by_environment",
+  "reuse_by_execution_workspace",
+  "retain_on_failure",
+] as const;
+
+/** The plugin's own refusal messages, verbatim, so operators can search for them. */
+export const PLUGIN_MESSAGES = {
+  foreignLease: "CreateOS lease does not belong to this environment.",
+  cleanupInProgress: "CreateOS lease cleanup is already in progress.",
+  missingApiKey: "CreateOS requires an API key in the environment config or CREATEOS_API_KEY.",
+  apiUrlRule:
+    "CreateOS API URL must be an HTTPS origin (optionally ending in /v1); HTTP is allowed on loopback only.",
+  invalidResourceId: "CreateOS returned an invalid resource ID.",
+} as const;

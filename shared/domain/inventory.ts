@@ -1,0 +1,134 @@
+import type {
+  ActionKind,
+  DestroyConfirmation,
+  Headline,
+  OwnershipCode,
+  ProviderCode,
+  RowFlag,
+} from "./codes.js";
+import type { Environment, LeaseRow, SourceProblem } from "./paperclip.js";
+
+/** Why a provider state could not be read. Each of these yields `unknown`, never `gone`. */
+export const UNKNOWN_REASONS = [
+  "no-credential",
+  "unauthorized",
+  "forbidden",
+  "network",
+  "timeout",
+  "rate-limited",
+  "server-error",
+  "invalid-response",
+  "invalid-url",
+  "no-sandbox-id",
+  "unrecognized-status",
+] as const;
+export type UnknownReason = (typeof UNKNOWN_REASONS)[number];
+
+/** A sandbox as one CreateOS listing reported it (only the fields a verdict or the UI uses). */
+export interface ProviderSandbox {
+  id: string;
+  /** CreateOS's status string, kept verbatim even when it is not one we know. */
+  status: string;
+  shape?: string;
+  rootfs?: string;
+  region?: string;
+  vcpu?: number;
+  memMib?: number;
+  createdAt?: string;
+}
+
+/** What listing every sandbox of one credential at one origin produced. */
+export interface SandboxListing {
+  origin: string;
+  credential: string;
+  outcome:
+    | { ok: true; sandboxes: ProviderSandbox[]; observedAt: string }
+    | { ok: false; reason: UnknownReason; httpStatus?: number };
+}
+
+/** The provider evidence behind a lease's provider code. */
+export interface ProviderObservation {
+  code: ProviderCode;
+  /** The origin asked: the lease's recorded apiUrl, or the environment's when metadata is missing. */
+  origin: string | null;
+  originFrom: "lease-metadata" | "environment" | "none";
+  /** The credential whose listing showed the sandbox. */
+  credential: string | null;
+  observedAt: string | null;
+  rawStatus: string | null;
+  unknownReason: UnknownReason | null;
+  sandbox: ProviderSandbox | null;
+}
+
+/** A refusal is a value: the UI shows `message`, tests check `reason`, the audit log keeps both. */
+export interface Refusal {
+  reason: string;
+  message: string;
+}
+
+export interface LeaseVerdict {
+  ownership: OwnershipCode[];
+  provider: ProviderCode;
+  flags: RowFlag[];
+  headline: Headline;
+  allowedActions: ActionKind[];
+  /** Actions that become allowed only with an explicit override (in-use, or shared with a live row). */
+  overridableActions: ActionKind[];
+  destroyConfirmation: DestroyConfirmation | null;
+  refusals: Partial<Record<ActionKind, Refusal>>;
+}
+
+export interface ClassifiedLease {
+  sourceId: string;
+  lease: LeaseRow;
+  /** The environment the row is listed under; null for an orphan row whose environment is gone. */
+  environment: Environment | null;
+  verdict: LeaseVerdict;
+  provider: ProviderObservation;
+  /** Other lease ids naming the same sandbox. */
+  sharedWith: string[];
+}
+
+export interface UntrackedSandbox {
+  sandboxId: string;
+  origin: string;
+  credential: string;
+  status: string;
+  sandbox: ProviderSandbox;
+}
+
+export interface EnvironmentSummary {
+  sourceId: string;
+  environmentId: string;
+  companyId: string;
+  name: string;
+  counts: Record<Headline, number>;
+}
+
+export interface OriginHealth {
+  origin: string;
+  credential: string;
+  ok: boolean;
+  reason: UnknownReason | null;
+  httpStatus: number | null;
+  sandboxCount: number;
+}
+
+export interface Inventory {
+  generatedAt: string;
+  /** CreateOS requests made to build this inventory. */
+  requests: number;
+  environments: EnvironmentSummary[];
+  leases: ClassifiedLease[];
+  untracked: UntrackedSandbox[];
+  problems: SourceProblem[];
+  origins: OriginHealth[];
+}
+
+/** Lease rows and environments as one source delivered them. */
+export interface SourceSnapshot {
+  sourceId: string;
+  environments: Environment[];
+  leases: LeaseRow[];
+  problems: SourceProblem[];
+}
