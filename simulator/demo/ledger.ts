@@ -1,0 +1,69 @@
+// The JSON shapes Paperclip keeps (paperclip-leases.md §3): an environment with its CreateOS config,
+// and every column of `environment_leases`, dates as ISO strings.
+
+export interface CreateosEnvironmentConfig {
+  provider: "createos";
+  apiUrl: string;
+  shape: string;
+  rootfs: string;
+  region: string;
+  reuseLease: boolean;
+  timeoutMs: number;
+}
+
+export interface LedgerEnvironment {
+  id: string;
+  companyId: string;
+  name: string;
+  driver: "sandbox";
+  status: "active" | "archived";
+  config: CreateosEnvironmentConfig;
+}
+
+export interface LedgerLease {
+  id: string;
+  companyId: string;
+  environmentId: string;
+  executionWorkspaceId: string | null;
+  issueId: string | null;
+  heartbeatRunId: string | null;
+  /** Usually one of ENVIRONMENT_LEASE_STATUSES; forks write others ("paused"), so it stays a string. */
+  status: string;
+  leasePolicy: string;
+  provider: string;
+  providerLeaseId: string | null;
+  acquiredAt: string;
+  lastUsedAt: string;
+  /** CreateOS leases never carry one. */
+  expiresAt: null;
+  releasedAt: string | null;
+  failureReason: string | null;
+  cleanupStatus: "pending" | "success" | "failed" | null;
+  /** Flat as the host writes it, or whatever an older or foreign writer left: null, a string, nested. */
+  metadata: unknown;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Ledger {
+  environments: LedgerEnvironment[];
+  leases: LedgerLease[];
+}
+
+export const KNOWN_LEASE_STATUSES = [
+  "active",
+  "released",
+  "expired",
+  "failed",
+  "retained",
+  "pending_cleanup",
+];
+export const KNOWN_LEASE_POLICIES = [
+  "ephemeral",
+  "reuse_by_environment",
+  "reuse_by_execution_workspace",
+  "retain_on_failure",
+];
+
+/** Where the plugin writes the lease marker inside the sandbox (paperclip-leases.md §2.1). */
+export const MARKER_PATH = "/paperclip-workspace/.paperclip-runtime/.paperclip-createos-lease";
