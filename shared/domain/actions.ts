@@ -89,7 +89,15 @@ export const PlanSchema = z.object({
     needsOverride: z.number().int(),
     skippedByReason: z.record(z.string(), z.number().int()),
   }),
-  origins: z.array(z.object({ origin: z.string(), credential: z.string(), items: z.number().int() })),
+  origins: z.array(
+    z.object({
+      origin: z.string(),
+      credential: z.string(),
+      items: z.number().int(),
+      /** How many sandboxes the credential listed when the plan was made (sizes the re-check reads). */
+      listedSandboxes: z.number().int().optional(),
+    }),
+  ),
   /**
    * For a selection with forced destroys, the phrase an operator types instead of every id
    * (environment name plus count); core accepts it as the typed confirmation for all typed-id items.
@@ -181,6 +189,12 @@ export const AuditEntrySchema = z.object({
   httpStatus: z.number().int().nullable(),
   durationMs: z.number().nullable(),
   message: z.string().nullable(),
+  /** Added by the action engine: which plan item, what it did, why it ended as it did. */
+  itemId: z.string().nullable().optional(),
+  environmentName: z.string().nullable().optional(),
+  credential: z.string().nullable().optional(),
+  effect: z.enum(ACTION_EFFECTS).nullable().optional(),
+  reason: z.string().nullable().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 

@@ -1,9 +1,16 @@
 import { PLUGIN_MESSAGES } from "./codes.js";
+import { displayValue } from "./lease-metadata.js";
 
 export type ApiUrlResult = { ok: true; origin: string } | { ok: false; message: string };
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const ALLOWED_PATHS = new Set(["", "/", "/v1", "/v1/"]);
+
+/**
+ * No CreateOS origin is anywhere near this long. Refusing longer text up front keeps a hostile ledger of
+ * 100 kB "URLs" from costing a URL parse per row, and keeps such text out of every origin we show.
+ */
+export const MAX_API_URL_LENGTH = 2_048;
 
 /**
  * The CreateOS plugin's URL rule: an HTTPS origin (optionally ending in /v1), plain HTTP on loopback
@@ -14,6 +21,7 @@ export function normalizeApiUrl(raw: unknown): ApiUrlResult {
   if (typeof raw !== "string" || raw.trim() === "") {
     return { ok: false, message: "CreateOS requires an API URL." };
   }
+  if (raw.length > MAX_API_URL_LENGTH) return { ok: false, message: "CreateOS API URL is invalid." };
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -31,8 +39,50 @@ export function normalizeApiUrl(raw: unknown): ApiUrlResult {
   return { ok: true, origin: url.origin };
 }
 
-/** The normalised origin, or null when the value breaks the rule. */
+const ORIGIN_CACHE_LIMIT = 1_000;
+const originCache = new Map<string, string | null>();
+
+/**
+ * The normalised origin, or null when the value breaks the rule. An inventory asks this of the same few
+ * URLs for every one of thousands of rows, so answers are remembered; the memory is bounded (a thousand
+ * short URLs, forgotten all at once when full), and invisible to callers: the answer is a pure function
+ * of the text.
+ */
 export function originOf(raw: unknown): string | null {
+  if (typeof raw !== "string" || raw.length > MAX_API_URL_LENGTH) return originUncached(raw);
+  const cached = originCache.get(raw);
+  if (cached !== undefined) return cached;
+  const origin = originUncached(raw);
+  if (originCache.size >= ORIGIN_CACHE_LIMIT) originCache.clear();
+  originCache.set(raw, origin);
+  return origin;
+}
+
+function originUncached(raw: unknown): string | null {
   const result = normalizeApiUrl(raw);
   return result.ok ? result.origin : null;
+}
+
+/**
+ * The plugin's fourth ownership test (`metadata.apiUrl === parseConfig(config).apiUrl`), made tolerant of
+ * spelling: both sides are compared as normalised origins, so `https://h/v1` equals `https://h`. When one
+ * side breaks the URL rule there is no origin to compare, so the raw strings must be identical. A value
+ * that is not a string never matches: the plugin always records a string.
+ */
+export function sameApiUrl(recorded: unknown, configured: unknown): boolean {
+  if (typeof recorded !== "string" || typeof configured !== "string") return false;
+  const recordedOrigin = originOf(recorded);
+  const configuredOrigin = originOf(configured);
+  if (recordedOrigin !== null && configuredOrigin !== null) return recordedOrigin === configuredOrigin;
+  return recorded === configured;
+}
+
+/**
+ * An API URL as it may be shown to a person: the normalised origin when it has one; otherwise what the
+ * value says without any user name, password, query or hash (a hand-built row may carry a key there),
+ * and never more than a couple of hundred characters.
+ */
+export function displayApiUrl(raw: unknown): string | null {
+  if (typeof raw !== "string") return null;
+  return displayValue(originOf(raw) ?? raw.replace(/[?#].*$/s, "").replace(/\/\/[^/@]*@/, "//"));
 }

@@ -36,6 +36,15 @@ export type LiveProviderState = (typeof LIVE_PROVIDER_STATES)[number];
 export const PROVIDER_CODES = [...LIVE_PROVIDER_STATES, "gone", "not-visible", "unknown"] as const;
 export type ProviderCode = (typeof PROVIDER_CODES)[number];
 
+/**
+ * CreateOS statuses of a sandbox that no longer exists. CreateOS keeps destroyed rows listed, so these
+ * are the only evidence that lets a verdict say `gone`.
+ */
+export const TERMINAL_PROVIDER_STATUSES = ["destroyed", "failed"] as const;
+
+/** The value the plugin writes into `metadata.provider` and checks first in `metadataMatches`. */
+export const CREATEOS_PROVIDER = "createos";
+
 /** CreateOS statuses that are billed as compute. */
 export const BILLING_PROVIDER_STATES: readonly LiveProviderState[] = ["running", "creating", "resuming"];
 

@@ -85,8 +85,10 @@ export interface ClassifiedLease {
   environment: Environment | null;
   verdict: LeaseVerdict;
   provider: ProviderObservation;
-  /** Other lease ids naming the same sandbox. */
+  /** Other lease ids naming the same sandbox (at most `SHARED_WITH_LIMIT`, the active and retained ones first). */
   sharedWith: string[];
+  /** How many other leases name the sandbox, set only when there are more than `sharedWith` lists. */
+  sharedWithCount?: number;
 }
 
 export interface UntrackedSandbox {

@@ -7,9 +7,22 @@ import { z } from "zod";
  */
 
 const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), "must be an ISO date");
-const nullableIsoDate = isoDate.nullable().optional().transform((value) => value ?? null);
-const id = z.string().min(1).max(200);
-const nullableId = id.nullable().optional().transform((value) => value ?? null);
+const nullableIsoDate = isoDate
+  .nullable()
+  .optional()
+  .transform((value) => value ?? null);
+// An id must survive storage exactly: SQLite (the journal, the audit log) keeps text as UTF-8, which cannot
+// carry an unpaired surrogate, so such an id would come back as a different string. Refused as malformed.
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const id = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((value) => !UNPAIRED_SURROGATE.test(value), "must be well-formed Unicode");
+const nullableId = id
+  .nullable()
+  .optional()
+  .transform((value) => value ?? null);
 
 export const EnvironmentConfigSchema = z
   .object({
@@ -43,15 +56,38 @@ export const LeaseRowSchema = z.object({
   heartbeatRunId: nullableId,
   status: z.string().min(1).max(100),
   leasePolicy: z.string().max(100).default("ephemeral"),
-  provider: z.string().max(200).nullable().optional().transform((value) => value ?? null),
-  providerLeaseId: z.string().max(1000).nullable().optional().transform((value) => value ?? null),
+  provider: z
+    .string()
+    .max(200)
+    .nullable()
+    .optional()
+    .transform((value) => value ?? null),
+  providerLeaseId: z
+    .string()
+    .max(1000)
+    .nullable()
+    .optional()
+    .transform((value) => value ?? null),
   acquiredAt: isoDate,
   lastUsedAt: isoDate,
   expiresAt: nullableIsoDate,
   releasedAt: nullableIsoDate,
-  failureReason: z.string().max(10_000).nullable().optional().transform((value) => value ?? null),
-  cleanupStatus: z.string().max(100).nullable().optional().transform((value) => value ?? null),
-  metadata: z.unknown().optional().transform((value) => (value === undefined ? null : value)),
+  failureReason: z
+    .string()
+    .max(10_000)
+    .nullable()
+    .optional()
+    .transform((value) => value ?? null),
+  cleanupStatus: z
+    .string()
+    .max(100)
+    .nullable()
+    .optional()
+    .transform((value) => value ?? null),
+  metadata: z
+    .unknown()
+    .optional()
+    .transform((value) => (value === undefined ? null : value)),
   createdAt: nullableIsoDate,
   updatedAt: nullableIsoDate,
 });

@@ -1,0 +1,243 @@
+import type { OwnershipCode } from "./codes.js";
+import { driftedFields } from "./flags.js";
+import type { ClassifiedLease, ProviderObservation, UnknownReason } from "./inventory.js";
+import {
+  displayValue,
+  isWellFormedMarker,
+  metadataObject,
+  ownershipMetadata,
+  recorded,
+  recordedNumber,
+} from "./lease-metadata.js";
+import { isForeign } from "./ownership.js";
+
+/**
+ * What a row's verdict means and what to do about it, in one or two plain sentences: the first says why
+ * the row has its headline (naming the deciding code's evidence), the second what the operator can do,
+ * taken from the actions the verdict allows, so the advice can never offer what the guard refuses.
+ */
+export function explainVerdict(classified: ClassifiedLease): string {
+  const [meaning, next] = explanation(classified);
+  return next === null ? meaning : `${meaning} ${next}`;
+}
+
+type Explanation = [meaning: string, next: string | null];
+
+function explanation(classified: ClassifiedLease): Explanation {
+  switch (classified.verdict.headline) {
+    case "foreign":
+      return explainForeign(
+        classified,
+        classified.verdict.ownership.find(isForeign) ?? "foreign-environment",
+      );
+    case "stale":
+      return explainStale(classified);
+    case "leaking":
+      return explainLeaking(classified);
+    case "unknown":
+      return explainUnknown(classified);
+    case "ok":
+      return explainOk(classified);
+  }
+}
+
+const REFUSES = "so Paperclip will refuse to release it from this environment";
+
+function explainForeign(classified: ClassifiedLease, code: OwnershipCode): Explanation {
+  const { lease, environment } = classified;
+  const metadata = ownershipMetadata(lease.metadata);
+  const named = (key: string) => {
+    const text = metadata === null ? null : displayValue(recorded(metadata, key));
+    return text === null ? "nothing" : `"${text}"`;
+  };
+  if (code === "foreign-provider") {
+    return [
+      `This lease's metadata names the provider ${named("provider")}, not CreateOS, ${REFUSES}.`,
+      next(classified),
+    ];
+  }
+  if (code === "foreign-company") {
+    return [
+      `This lease's metadata names another company (${named("companyId")}), ${REFUSES}.`,
+      next(classified),
+    ];
+  }
+  if (environment === null) {
+    return [
+      "This lease is listed under no environment Leasekeeper can see (it was deleted, or the row names none), so no environment can release it through Paperclip.",
+      next(classified),
+    ];
+  }
+  return [
+    `This lease's metadata names another environment (${named("environmentId")}) than "${environment.name}", ${REFUSES}.`,
+    next(classified),
+  ];
+}
+
+function explainStale(classified: ClassifiedLease): Explanation {
+  const { verdict, lease, environment, provider } = classified;
+  if (verdict.ownership.includes("no-sandbox-id")) {
+    return [
+      "This lease records no sandbox id, so there is nothing at CreateOS to release or destroy.",
+      "Paperclip's own cleanup retires such a row; nothing needs doing here.",
+    ];
+  }
+  if (verdict.ownership.includes("api-url-changed")) {
+    const meaning =
+      "The environment's API URL was changed after this sandbox was acquired; Paperclip will refuse to release it.";
+    if (verdict.allowedActions.includes("destroy")) {
+      return [meaning, `Destroy it at the old API URL (${whereAsked(provider)}).`];
+    }
+    return [meaning, next(classified)];
+  }
+  if (verdict.ownership.includes("metadata-missing")) {
+    const metadata = metadataObject(lease.metadata);
+    const why =
+      metadata !== null && recorded(metadata, "providerMetadata") !== undefined
+        ? "its fields are nested under providerMetadata, another schema"
+        : "it is missing or not an object";
+    return [
+      `This lease carries no CreateOS ownership metadata Paperclip can read (${why}), so Paperclip will refuse to release it.`,
+      next(classified),
+    ];
+  }
+  if (verdict.provider === "gone") {
+    return [
+      `CreateOS lists this sandbox as ${displayValue(provider.rawStatus)} at ${whereAsked(provider)}, so nothing of it is left running.`,
+      "The row is history; nothing needs doing.",
+    ];
+  }
+  const metadata = metadataObject(lease.metadata);
+  const drifted = metadata === null || environment === null ? [] : driftedFields(metadata, environment);
+  const cause =
+    metadata === null || !isWellFormedMarker(recorded(metadata, "marker"))
+      ? "This lease's workspace marker is missing or malformed"
+      : `The environment's ${drifted.join(", ")} changed since this sandbox was acquired`;
+  return [
+    `${cause}, so its next resume will expire it and Paperclip will destroy the sandbox.`,
+    next(classified),
+  ];
+}
+
+function explainLeaking(classified: ClassifiedLease): Explanation {
+  const { lease, verdict } = classified;
+  const meaning =
+    lease.cleanupStatus === "failed"
+      ? `Paperclip's cleanup of this lease failed and CreateOS still shows the sandbox ${verdict.provider}, billing compute.`
+      : `CreateOS shows the sandbox ${verdict.provider}, billing compute, although the lease is ${displayValue(lease.status)}.`;
+  return [meaning, next(classified)];
+}
+
+/** Why a sandbox's state could not be read, as the start of a sentence about the origin asked. */
+function unreadable(reason: UnknownReason, origin: string): string {
+  switch (reason) {
+    case "no-credential":
+      return `Leasekeeper has no CreateOS key for ${origin}`;
+    case "unauthorized":
+      return `CreateOS rejected the key for ${origin} (HTTP 401)`;
+    case "forbidden":
+      return `CreateOS refused the key for ${origin} (HTTP 403)`;
+    case "network":
+      return `The network failed while listing sandboxes at ${origin}`;
+    case "timeout":
+      return `Listing sandboxes at ${origin} timed out`;
+    case "rate-limited":
+      return `CreateOS rate-limited the listing at ${origin}`;
+    case "server-error":
+      return `CreateOS answered the listing at ${origin} with a server error`;
+    case "invalid-response":
+      return `CreateOS returned an invalid listing at ${origin}`;
+    case "invalid-url":
+      return "The lease's API URL breaks CreateOS's URL rule, so there is nowhere to ask";
+    case "no-sandbox-id":
+      return "The lease names no sandbox to look up";
+    case "unrecognized-status":
+      return `CreateOS reports a status Leasekeeper does not know at ${origin}`;
+  }
+}
+
+function explainUnknown({ provider }: ClassifiedLease): Explanation {
+  const origin = whereAsked(provider);
+  if (provider.code === "not-visible") {
+    return [
+      `No CreateOS account Leasekeeper has a key for lists this sandbox at ${origin}: it was purged, or it belongs to another account.`,
+      "Add that account's key to act on it; Leasekeeper never touches a sandbox it cannot see.",
+    ];
+  }
+  return [
+    `${whyUnknown(provider)}, so this sandbox's state is unknown, and unknown is never taken for gone.`,
+    "Nothing will be done to it until its state can be read.",
+  ];
+}
+
+function whyUnknown(provider: ProviderObservation): string {
+  const reason = provider.unknownReason ?? "no-credential";
+  const status = reason === "unrecognized-status" ? ` ("${displayValue(provider.rawStatus)}")` : "";
+  return `${unreadable(reason, whereAsked(provider))}${status}`;
+}
+
+function explainOk(classified: ClassifiedLease): Explanation {
+  const { lease, verdict } = classified;
+  if (verdict.flags.includes("host-cleanup")) {
+    const metadata = metadataObject(lease.metadata);
+    const until = metadata === null ? Number.NaN : recordedNumber(metadata, "pendingCleanupLeaseExpiresAtMs");
+    // Date accepts ±8.64e15 ms; a hand-edited claim beyond that has no printable expiry.
+    const when = Math.abs(until) <= 8.64e15 ? ` until ${new Date(until).toISOString()}` : "";
+    return [
+      `Paperclip's cleanup sweep holds a claim on this lease${when}.`,
+      "Leave it to Paperclip until then.",
+    ];
+  }
+  if (verdict.flags.includes("in-use")) {
+    return [
+      `A run is using this lease right now and CreateOS shows the sandbox ${verdict.provider}.`,
+      "Leave it until the run ends; acting on it needs an explicit override.",
+    ];
+  }
+  if (lease.status === "active") {
+    return [
+      "This lease is active but no run holds it; Paperclip's sweep moves such a lease to pending_cleanup within about five minutes.",
+      "Let Paperclip act first.",
+    ];
+  }
+  if (lease.status === "pending_cleanup") {
+    const metadata = metadataObject(lease.metadata);
+    const attempts = metadata === null ? Number.NaN : recordedNumber(metadata, "pendingCleanupRetryAttempts");
+    const tried = Number.isInteger(attempts) && attempts > 0 ? ` (it has tried ${attempts} times)` : "";
+    return [
+      `Paperclip's cleanup sweep will retry this lease${tried}, and CreateOS shows the sandbox ${verdict.provider}.`,
+      "Leave it to Paperclip unless the retries keep failing; then destroy the sandbox here.",
+    ];
+  }
+  const meaning = `This lease matches its environment and CreateOS shows the sandbox ${verdict.provider}.`;
+  const shared = verdict.refusals.destroy?.reason === "shared" ? verdict.refusals.destroy.message : null;
+  return [meaning, shared ?? "Nothing needs doing."];
+}
+
+/** The next step a verdict allows, or the reason it allows none. */
+function next({ verdict, provider }: ClassifiedLease): string | null {
+  if (verdict.allowedActions.includes("release")) {
+    return verdict.headline === "leaking"
+      ? "Release it to stop the billing."
+      : "Release it if no run needs it.";
+  }
+  if (verdict.allowedActions.includes("destroy")) {
+    return verdict.destroyConfirmation === "typed-id"
+      ? `If nobody needs it, destroy it at ${whereAsked(provider)} by typing its sandbox id back.`
+      : "Destroy it if nobody needs it.";
+  }
+  const refusal = verdict.refusals.destroy ?? verdict.refusals.release;
+  // The generic refusal would not say which origin needs a key; the observation does.
+  if (refusal?.reason === "unknown") {
+    return `${whyUnknown(provider)}, so nothing will be done to it until its state can be read.`;
+  }
+  if (refusal?.reason === "not-visible") {
+    return `No CreateOS account Leasekeeper has a key for lists it at ${whereAsked(provider)}; add the key of the account that owns it.`;
+  }
+  return refusal?.message ?? null;
+}
+
+/** The origin asked, as it may appear in a sentence: clipped, since a valid origin can be 100 kB long. */
+function whereAsked(provider: ProviderObservation): string {
+  return displayValue(provider.origin) ?? "its API URL";
+}

@@ -1,0 +1,104 @@
+import { BILLING_PROVIDER_STATES, CREATEOS_PROVIDER, type ProviderCode, type RowFlag } from "./codes.js";
+import {
+  isWellFormedMarker,
+  type LeaseMetadata,
+  metadataObject,
+  recorded,
+  recordedNumber,
+} from "./lease-metadata.js";
+import type { Environment, LeaseRow } from "./paperclip.js";
+
+export interface FlagContext {
+  now: Date;
+  /** Every other row that names this row's sandbox id. */
+  otherRowsOnSandbox: readonly LeaseRow[];
+}
+
+/** The facts about a row worth a flag beside its headline, in ROW_FLAGS order. */
+export function rowFlags(
+  row: LeaseRow,
+  environment: Environment | null,
+  provider: ProviderCode,
+  context: FlagContext,
+): RowFlag[] {
+  const flags: RowFlag[] = [];
+  if (hasStaleConfig(row, environment)) flags.push("stale-config");
+  if (isLeaking(row, provider, context.otherRowsOnSandbox)) flags.push("leaking");
+  if (isInUse(row)) flags.push("in-use");
+  if (isHostCleanup(row, context.now)) flags.push("host-cleanup");
+  if (context.otherRowsOnSandbox.length > 0) flags.push("shared");
+  return flags;
+}
+
+/** The config fields the plugin compares on resume, before any HTTP call. */
+export const DRIFT_FIELDS = ["shape", "rootfs", "region"] as const;
+export type DriftField = (typeof DRIFT_FIELDS)[number];
+
+/**
+ * The fields whose recorded value differs from the environment's current config. The plugin records an
+ * unset rootfs or region as null while a config may simply omit it, so null and undefined are alike.
+ */
+export function driftedFields(metadata: LeaseMetadata, environment: Environment): DriftField[] {
+  return DRIFT_FIELDS.filter((field) => hasDrifted(metadata, environment, field));
+}
+
+export function hasDrifted(metadata: LeaseMetadata, environment: Environment, field: DriftField): boolean {
+  return (recorded(metadata, field) ?? null) !== (environment.config[field] ?? null);
+}
+
+/**
+ * The next resume will expire this lease (and Paperclip will destroy its sandbox): its shape, rootfs or
+ * region no longer match the environment, or its marker is not the UUID the plugin checks. Only for rows
+ * the CreateOS plugin wrote; an orphan row has no config to drift from, but its marker still counts.
+ */
+export function hasStaleConfig(row: LeaseRow, environment: Environment | null): boolean {
+  const metadata = metadataObject(row.metadata);
+  if (metadata === null || recorded(metadata, "provider") !== CREATEOS_PROVIDER) return false;
+  if (!isWellFormedMarker(recorded(metadata, "marker"))) return true;
+  return environment !== null && driftedFields(metadata, environment).length > 0;
+}
+
+/** Paperclip considers these rows finished: a sandbox billing behind one is money nobody is using. */
+const ENDED_LEASE_STATUSES: readonly string[] = ["released", "expired", "failed"];
+
+/**
+ * The sandbox bills compute although its lease is over, or although Paperclip's cleanup of it failed (a
+ * `pending_cleanup` row whose sweep keeps failing is the case that needs an operator). Billing is
+ * required: a paused sandbox behind a released reusable lease is the normal warm state, and a failed
+ * cleanup whose sandbox is paused or gone costs no compute. A sandbox that a run or a retained lease holds
+ * is billing for it, not leaking: this row's own run, or another row's (§6.8: a reusable sandbox resumed
+ * by a new run runs for that run, behind the old run's released row).
+ */
+export function isLeaking(
+  row: LeaseRow,
+  provider: ProviderCode,
+  otherRowsOnSandbox: readonly LeaseRow[],
+): boolean {
+  if (!(BILLING_PROVIDER_STATES as readonly string[]).includes(provider)) return false;
+  if (!ENDED_LEASE_STATUSES.includes(row.status) && row.cleanupStatus !== "failed") return false;
+  return !isInUse(row) && !otherRowsOnSandbox.some(holdsSandbox);
+}
+
+/** Statuses of a row that someone still relies on: a run holds it, or it is kept on purpose. */
+const HOLDING_LEASE_STATUSES: readonly string[] = ["active", "retained"];
+
+/** This row still holds its sandbox (§6.8: never destroy a sandbox under such a row without an override). */
+export function holdsSandbox(row: LeaseRow): boolean {
+  return HOLDING_LEASE_STATUSES.includes(row.status);
+}
+
+/** A run holds this lease now: the plugin has commands in flight on its sandbox (§6.10). */
+export function isInUse(row: LeaseRow): boolean {
+  return row.status === "active" && row.heartbeatRunId !== null;
+}
+
+/**
+ * Paperclip's pending-cleanup sweep holds an unexpired claim on this row (§6.6): it owns the sandbox
+ * until the claim lapses, and acting beside it would race its teardown.
+ */
+export function isHostCleanup(row: LeaseRow, now: Date): boolean {
+  if (row.status !== "pending_cleanup") return false;
+  const metadata = metadataObject(row.metadata);
+  if (metadata === null || recorded(metadata, "pendingCleanupInFlight") !== true) return false;
+  return recordedNumber(metadata, "pendingCleanupLeaseExpiresAtMs") > now.getTime();
+}

@@ -1,0 +1,109 @@
+import { displayApiUrl, sameApiUrl } from "./api-url.js";
+import { CREATEOS_PROVIDER } from "./codes.js";
+import { hasDrifted } from "./flags.js";
+import {
+  displayValue,
+  isWellFormedMarker,
+  type LeaseMetadata,
+  metadataObject,
+  recorded,
+} from "./lease-metadata.js";
+import type { Environment, LeaseRow } from "./paperclip.js";
+
+export const EVIDENCE_FIELDS = [
+  "provider",
+  "companyId",
+  "environmentId",
+  "apiUrl",
+  "shape",
+  "rootfs",
+  "region",
+  "marker",
+] as const;
+export type EvidenceField = (typeof EVIDENCE_FIELDS)[number];
+
+export type EvidenceMatch = "match" | "mismatch" | "not-compared";
+
+/** One line of the detail view: what the lease recorded, what its environment expects, and whether they agree. */
+export interface FieldEvidence {
+  field: EvidenceField;
+  recorded: string | null;
+  expected: string | null;
+  match: EvidenceMatch;
+}
+
+const MARKER_PREFIX = 8;
+
+/**
+ * The lease's metadata set against the environment it is listed under, field by field. Nothing is
+ * compared when the metadata is not an object (there is nothing recorded), nor against an environment
+ * that is not there. The marker authenticates the workspace on resume (§6.18), so it is only ever shown
+ * as a short prefix, and it is checked for form, not against anything.
+ */
+export function ownershipEvidence(row: LeaseRow, environment: Environment | null): FieldEvidence[] {
+  const metadata = metadataObject(row.metadata);
+  return EVIDENCE_FIELDS.map((field) => {
+    const expected = expectedValue(field, environment);
+    if (metadata === null) return { field, recorded: null, expected, match: "not-compared" };
+    if (field === "marker") {
+      const marker = recorded(metadata, "marker");
+      return {
+        field,
+        recorded: redactMarker(marker),
+        expected: null,
+        match: isWellFormedMarker(marker) ? "match" : "mismatch",
+      };
+    }
+    return {
+      field,
+      recorded: shownValue(metadata, field),
+      expected,
+      match: compare(field, metadata, environment),
+    };
+  });
+}
+
+function expectedValue(field: EvidenceField, environment: Environment | null): string | null {
+  if (field === "provider") return CREATEOS_PROVIDER;
+  if (environment === null || field === "marker") return null;
+  if (field === "companyId") return environment.companyId;
+  if (field === "environmentId") return environment.id;
+  if (field === "apiUrl") return displayApiUrl(environment.config.apiUrl);
+  return displayValue(environment.config[field]);
+}
+
+function shownValue(metadata: LeaseMetadata, field: EvidenceField): string | null {
+  const value = recorded(metadata, field);
+  return field === "apiUrl" && typeof value === "string" ? displayApiUrl(value) : displayValue(value);
+}
+
+function compare(
+  field: Exclude<EvidenceField, "marker">,
+  metadata: LeaseMetadata,
+  environment: Environment | null,
+): EvidenceMatch {
+  const value = recorded(metadata, field);
+  if (field === "provider") return value === CREATEOS_PROVIDER ? "match" : "mismatch";
+  if (environment === null) return "not-compared";
+  switch (field) {
+    case "companyId":
+      return value === environment.companyId ? "match" : "mismatch";
+    case "environmentId":
+      return value === environment.id ? "match" : "mismatch";
+    case "apiUrl":
+      return sameApiUrl(value, environment.config.apiUrl) ? "match" : "mismatch";
+    default:
+      return hasDrifted(metadata, environment, field) ? "mismatch" : "match";
+  }
+}
+
+/**
+ * The first eight characters, and never more than half of the marker, so that even a short hand-written
+ * marker is not shown whole.
+ */
+function redactMarker(marker: unknown): string | null {
+  if (typeof marker !== "string" || marker === "") return null;
+  return `${marker.slice(0, Math.min(MARKER_PREFIX, Math.floor(marker.length / 2)))}…`;
+}
+
+export { explainVerdict } from "./explain-verdict.js";

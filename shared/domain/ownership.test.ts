@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import type { OwnershipCode } from "./codes.js";
+import { ownership } from "./ownership.js";
+import {
+  COMPANY,
+  environment,
+  meta,
+  OLD_ORIGIN,
+  ORIGIN,
+  OTHER_COMPANY,
+  OTHER_ENV_ID,
+  row,
+} from "./test-fixtures.js";
+
+describe("ownership: the plugin's metadataMatches against the environment the row is listed under", () => {
+  it.each<[string, unknown, OwnershipCode[]]>([
+    ["all four fields match", meta(), ["owned"]],
+    ["apiUrl recorded with a /v1 suffix", meta({ apiUrl: `${ORIGIN}/v1` }), ["owned"]],
+    ["apiUrl recorded with a trailing /v1/", meta({ apiUrl: `${ORIGIN}/v1/` }), ["owned"]],
+    ["§6.1 provider is another plugin", meta({ provider: "plugin:e2b:sandbox" }), ["foreign-provider"]],
+    ["§6.1 company differs", meta({ companyId: OTHER_COMPANY }), ["foreign-company"]],
+    [
+      "§6.1 environment differs (copied environment)",
+      meta({ environmentId: OTHER_ENV_ID }),
+      ["foreign-environment"],
+    ],
+    [
+      "provider, company and environment all differ, in that order",
+      meta({ provider: "ssh", companyId: OTHER_COMPANY, environmentId: OTHER_ENV_ID }),
+      ["foreign-provider", "foreign-company", "foreign-environment"],
+    ],
+    [
+      "a foreign row never also says api-url-changed",
+      meta({ companyId: OTHER_COMPANY, apiUrl: OLD_ORIGIN }),
+      ["foreign-company"],
+    ],
+    ["§6.3 apiUrl was edited after acquisition", meta({ apiUrl: OLD_ORIGIN }), ["api-url-changed"]],
+    ["recorded apiUrl is missing", meta({ apiUrl: undefined }), ["api-url-changed"]],
+    ["recorded apiUrl is a number", meta({ apiUrl: 443 }), ["api-url-changed"]],
+    [
+      "recorded apiUrl breaks the URL rule and differs",
+      meta({ apiUrl: "http://remote.test" }),
+      ["api-url-changed"],
+    ],
+    ["metadata is null", null, ["metadata-missing"]],
+    ["metadata is a string", "createos", ["metadata-missing"]],
+    ["metadata is an array", [meta()], ["metadata-missing"]],
+    ["metadata is an empty object", {}, ["metadata-missing"]],
+    [
+      "§6.1 metadata nested under providerMetadata (the generic plugin path)",
+      { driver: "plugin", providerMetadata: meta() },
+      ["metadata-missing"],
+    ],
+    [
+      "ownership keys present but all null",
+      { provider: null, companyId: null, environmentId: null, apiUrl: null },
+      ["metadata-missing"],
+    ],
+    ["only companyId recorded", { companyId: COMPANY }, ["foreign-provider", "foreign-environment"]],
+    ["metadata is a Date, not a plain object", new Date(0), ["metadata-missing"]],
+  ])("%s", (_, metadata, expected) => {
+    expect(ownership(row({ metadata }), environment())).toEqual(expected);
+  });
+
+  it.each<[string, string | null, OwnershipCode[]]>([
+    ["no sandbox id on an owned row", null, ["owned", "no-sandbox-id"]],
+    ["an empty sandbox id counts as none", "", ["owned", "no-sandbox-id"]],
+    ["a blank sandbox id counts as none", "   ", ["owned", "no-sandbox-id"]],
+  ])("%s", (_, providerLeaseId, expected) => {
+    expect(ownership(row({ providerLeaseId }), environment())).toEqual(expected);
+  });
+
+  it("adds no-sandbox-id after the metadata codes", () => {
+    expect(ownership(row({ metadata: null, providerLeaseId: null }), environment())).toEqual([
+      "metadata-missing",
+      "no-sandbox-id",
+    ]);
+    expect(
+      ownership(row({ metadata: meta({ companyId: OTHER_COMPANY }), providerLeaseId: null }), environment()),
+    ).toEqual(["foreign-company", "no-sandbox-id"]);
+  });
+
+  it("compares the environment's apiUrl normalised too (/v1 in the config)", () => {
+    expect(ownership(row(), environment({ config: { apiUrl: `${ORIGIN}/v1` } }))).toEqual(["owned"]);
+  });
+
+  it("compares raw strings when the apiUrl does not normalise on either side", () => {
+    const weird = "http://remote.test";
+    expect(
+      ownership(row({ metadata: meta({ apiUrl: weird }) }), environment({ config: { apiUrl: weird } })),
+    ).toEqual(["owned"]);
+  });
+
+  it("never matches an environment whose config has no apiUrl", () => {
+    expect(ownership(row(), environment({ config: { apiUrl: undefined } }))).toEqual(["api-url-changed"]);
+  });
+
+  it("§6.21 an archived environment still owns its leases", () => {
+    expect(ownership(row(), environment({ status: "archived" }))).toEqual(["owned"]);
+  });
+
+  describe("§6.6 orphan rows (no environment to compare with)", () => {
+    it.each<[string, unknown, OwnershipCode[]]>([
+      ["createos metadata is foreign to every environment", meta(), ["foreign-environment"]],
+      [
+        "another provider's metadata says so too",
+        meta({ provider: "ssh" }),
+        ["foreign-provider", "foreign-environment"],
+      ],
+      ["missing metadata stays metadata-missing", null, ["metadata-missing"]],
+    ])("%s", (_, metadata, expected) => {
+      expect(ownership(row({ environmentId: null, metadata }), null)).toEqual(expected);
+    });
+  });
+
+  it("is listed under an environment of the same id but another company", () => {
+    expect(ownership(row(), environment({ companyId: OTHER_COMPANY }))).toEqual(["foreign-company"]);
+  });
+});

@@ -1,0 +1,309 @@
+import { originOf } from "./api-url.js";
+import { HEADLINES, type Headline, TERMINAL_PROVIDER_STATUSES } from "./codes.js";
+import { holdsSandbox } from "./flags.js";
+import type {
+  ClassifiedLease,
+  EnvironmentSummary,
+  Inventory,
+  OriginHealth,
+  SandboxListing,
+  SourceSnapshot,
+  UntrackedSandbox,
+} from "./inventory.js";
+import type { Environment, LeaseRow } from "./paperclip.js";
+import { indexListings, observeProvider } from "./provider-state.js";
+import { recordedSandboxId } from "./sandbox-id.js";
+import { classifyLease } from "./verdict.js";
+
+export interface ReconcileInput {
+  snapshots: readonly SourceSnapshot[];
+  listings: readonly SandboxListing[];
+  now: Date;
+  /** CreateOS requests made to take the listings, reported as is. */
+  requests: number;
+}
+
+/**
+ * How many other rows one row carries as evidence of sharing. A reusable sandbox resumed by run after run
+ * gathers a row per run (§6.8), and listing every other row on every row would grow with the square of
+ * that. Rows that hold the sandbox (`active`, `retained`) come first, so the bound never hides one from
+ * the leak rule or the destroy guard unless more than this many hold it at once.
+ */
+export const SHARED_WITH_LIMIT = 20;
+
+/**
+ * The inventory: every lease row of every source joined with its environment and with what CreateOS
+ * lists, judged; plus per-environment counts, the listed sandboxes no row names, and the health of each
+ * listing. Every index is built once, so the cost grows with rows plus listed sandboxes.
+ */
+export function reconcile(input: ReconcileInput): Inventory {
+  const steps = reconcileSteps(input);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Rows (or listed sandboxes) handled between two pauses of `reconcileSteps`: a millisecond or two of work. */
+export const ROWS_PER_STEP = 200;
+
+/**
+ * `reconcile`, paused every ROWS_PER_STEP rows: the same code and the same result, in steps a host can
+ * run between turns of its event loop (electron/core/inventory classifies 20,000 rows that way without
+ * blocking it). Each pause yields how many rows are classified so far.
+ */
+export function* reconcileSteps({
+  snapshots,
+  listings,
+  now,
+  requests,
+}: ReconcileInput): Generator<number, Inventory, void> {
+  const listingIndex = indexListings(listings);
+  yield 0;
+  const environments = indexEnvironments(snapshots);
+  const sandboxGroups = yield* groupRowsBySandbox(snapshots);
+
+  const leases: ClassifiedLease[] = [];
+  for (const { sourceId, leases: rows } of snapshots) {
+    const sourceEnvironments = environments.get(sourceId);
+    for (const row of rows) {
+      if (leases.length % ROWS_PER_STEP === 0) yield leases.length;
+      const environment =
+        row.environmentId === null ? null : (sourceEnvironments?.get(row.environmentId) ?? null);
+      const provider = observeProvider(row, environment, listingIndex);
+      const shared = sharedEvidence(row, sandboxGroups);
+      const verdict = classifyLease(row, environment, provider, {
+        now,
+        otherRowsOnSandbox: shared.others,
+      });
+      const classified: ClassifiedLease = {
+        sourceId,
+        lease: row,
+        environment,
+        verdict,
+        provider,
+        sharedWith: shared.others.map((other) => other.id),
+      };
+      if (shared.count > shared.others.length) classified.sharedWithCount = shared.count;
+      leases.push(classified);
+    }
+  }
+
+  yield leases.length;
+  const environmentSummaries = summarizeEnvironments(snapshots, leases);
+  yield leases.length;
+  const untracked = yield* untrackedSandboxes(listings, leases);
+  return {
+    generatedAt: now.toISOString(),
+    requests,
+    environments: environmentSummaries,
+    leases,
+    untracked,
+    problems: snapshots.flatMap((snapshot) => snapshot.problems),
+    origins: listings.map(originHealth),
+  };
+}
+
+/** How many rows carry each headline. */
+export function summarizeCounts(
+  leases: Iterable<Pick<ClassifiedLease, "verdict">>,
+): Record<Headline, number> {
+  const counts = emptyCounts();
+  for (const { verdict } of leases) counts[verdict.headline] += 1;
+  return counts;
+}
+
+function emptyCounts(): Record<Headline, number> {
+  return Object.fromEntries(HEADLINES.map((headline) => [headline, 0])) as Record<Headline, number>;
+}
+
+/** Environments by source, then id: the same environment id in two sources is two environments. */
+function indexEnvironments(snapshots: readonly SourceSnapshot[]): Map<string, Map<string, Environment>> {
+  const bySource = new Map<string, Map<string, Environment>>();
+  for (const { sourceId, environments } of snapshots) {
+    let byId = bySource.get(sourceId);
+    if (byId === undefined) {
+      byId = new Map();
+      bySource.set(sourceId, byId);
+    }
+    for (const environment of environments) {
+      if (!byId.has(environment.id)) byId.set(environment.id, environment);
+    }
+  }
+  return bySource;
+}
+
+interface SandboxGroup {
+  /** Every row naming the sandbox, the ones that hold it first. */
+  rows: LeaseRow[];
+  /**
+   * The distinct lease ids among them (one lease read from two sources is one lease, not two); gathered
+   * on first use, and only for the few sandboxes that more than one row names.
+   */
+  leaseIds: Set<string> | null;
+}
+
+/**
+ * Rows by the sandbox id they name, across all sources: Paperclip's own sweep matches on the sandbox id
+ * (`environment_leases_provider_lease_idx`), and CreateOS never reuses one.
+ */
+function* groupRowsBySandbox(
+  snapshots: readonly SourceSnapshot[],
+): Generator<number, Map<string, SandboxGroup>, void> {
+  const groups = new Map<string, SandboxGroup>();
+  let seen = 0;
+  for (const { leases } of snapshots) {
+    for (const row of leases) {
+      if (++seen % ROWS_PER_STEP === 0) yield 0;
+      const sandboxId = recordedSandboxId(row);
+      if (sandboxId === null) continue;
+      const group = groups.get(sandboxId);
+      if (group === undefined) groups.set(sandboxId, { rows: [row], leaseIds: null });
+      else group.rows.push(row);
+    }
+  }
+  for (const group of groups.values()) {
+    if (group.rows.length > 1) {
+      group.rows.sort((a, b) => Number(holdsSandbox(b)) - Number(holdsSandbox(a)));
+    }
+  }
+  return groups;
+}
+
+const NOT_SHARED = { others: [] as LeaseRow[], count: 0 };
+
+/**
+ * The other leases on this row's sandbox (at most SHARED_WITH_LIMIT of them, each lease once however
+ * many sources carry it, the first copy in holding-first order standing for it) and how many there are.
+ */
+function sharedEvidence(
+  row: LeaseRow,
+  groups: Map<string, SandboxGroup>,
+): { others: LeaseRow[]; count: number } {
+  const sandboxId = recordedSandboxId(row);
+  const group = sandboxId === null ? undefined : groups.get(sandboxId);
+  if (group === undefined || group.rows.length === 1) return NOT_SHARED;
+  group.leaseIds ??= new Set(group.rows.map((other) => other.id));
+  const count = group.leaseIds.size - 1;
+  if (count === 0) return NOT_SHARED;
+  const others: LeaseRow[] = [];
+  const named = new Set([row.id]);
+  for (const other of group.rows) {
+    if (named.has(other.id)) continue;
+    named.add(other.id);
+    others.push(other);
+    if (others.length === SHARED_WITH_LIMIT) break;
+  }
+  return { others, count };
+}
+
+function summarizeEnvironments(
+  snapshots: readonly SourceSnapshot[],
+  leases: readonly ClassifiedLease[],
+): EnvironmentSummary[] {
+  const summaries = new Map<string, Map<string, EnvironmentSummary>>();
+  for (const { sourceId, environments } of snapshots) {
+    let byId = summaries.get(sourceId);
+    if (byId === undefined) {
+      byId = new Map();
+      summaries.set(sourceId, byId);
+    }
+    for (const { id, companyId, name } of environments) {
+      if (!byId.has(id))
+        byId.set(id, { sourceId, environmentId: id, companyId, name, counts: emptyCounts() });
+    }
+  }
+  for (const { sourceId, environment, verdict } of leases) {
+    if (environment === null) continue;
+    const summary = summaries.get(sourceId)?.get(environment.id);
+    if (summary !== undefined) summary.counts[verdict.headline] += 1;
+  }
+  const collator = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
+  return [...summaries.values()]
+    .flatMap((byId) => [...byId.values()])
+    .sort(
+      (a, b) =>
+        collator.compare(a.companyId, b.companyId) ||
+        collator.compare(a.name, b.name) ||
+        collator.compare(a.sourceId, b.sourceId) ||
+        collator.compare(a.environmentId, b.environmentId),
+    );
+}
+
+/**
+ * Sandboxes that an OK listing shows alive and that no row names at that origin: orphans, such as the
+ * one a lost create response leaves behind (§6.14). A sandbox named by a row whose origin could not be
+ * read is not called untracked: a row does name it, and "untracked" invites a forced destroy.
+ */
+function* untrackedSandboxes(
+  listings: readonly SandboxListing[],
+  leases: readonly ClassifiedLease[],
+): Generator<number, UntrackedSandbox[], void> {
+  const namedAt = new Map<string, Set<string>>();
+  const namedWithoutOrigin = new Set<string>();
+  let handled = 0;
+  for (const { lease, provider } of leases) {
+    if (++handled % ROWS_PER_STEP === 0) yield leases.length;
+    const sandboxId = recordedSandboxId(lease);
+    if (sandboxId === null) continue;
+    if (provider.origin === null) {
+      namedWithoutOrigin.add(sandboxId);
+      continue;
+    }
+    let named = namedAt.get(provider.origin);
+    if (named === undefined) {
+      named = new Set();
+      namedAt.set(provider.origin, named);
+    }
+    named.add(sandboxId);
+  }
+
+  const untracked: UntrackedSandbox[] = [];
+  const seen = new Map<string, Set<string>>();
+  for (const listing of listings) {
+    if (!listing.outcome.ok) continue;
+    const origin = originOf(listing.origin) ?? listing.origin;
+    const named = namedAt.get(origin);
+    let seenHere = seen.get(origin);
+    if (seenHere === undefined) {
+      seenHere = new Set();
+      seen.set(origin, seenHere);
+    }
+    for (const sandbox of listing.outcome.sandboxes) {
+      if (++handled % ROWS_PER_STEP === 0) yield leases.length;
+      if ((TERMINAL_PROVIDER_STATUSES as readonly string[]).includes(sandbox.status)) continue;
+      if (named?.has(sandbox.id) || namedWithoutOrigin.has(sandbox.id) || seenHere.has(sandbox.id)) continue;
+      seenHere.add(sandbox.id);
+      untracked.push({
+        sandboxId: sandbox.id,
+        origin,
+        credential: listing.credential,
+        status: sandbox.status,
+        sandbox,
+      });
+    }
+  }
+  return untracked;
+}
+
+function originHealth(listing: SandboxListing): OriginHealth {
+  const origin = originOf(listing.origin) ?? listing.origin;
+  const { outcome } = listing;
+  return outcome.ok
+    ? {
+        origin,
+        credential: listing.credential,
+        ok: true,
+        reason: null,
+        httpStatus: null,
+        sandboxCount: outcome.sandboxes.length,
+      }
+    : {
+        origin,
+        credential: listing.credential,
+        ok: false,
+        reason: outcome.reason,
+        httpStatus: outcome.httpStatus ?? null,
+        sandboxCount: 0,
+      };
+}

@@ -1,0 +1,311 @@
+import { describe, expect, it } from "vitest";
+import type {
+  ActionKind,
+  DestroyConfirmation,
+  Headline,
+  OwnershipCode,
+  ProviderCode,
+  RowFlag,
+} from "./codes.js";
+import type { LeaseVerdict, SandboxListing } from "./inventory.js";
+import type { Environment, LeaseRow } from "./paperclip.js";
+import { indexListings, observeProvider } from "./provider-state.js";
+import {
+  environment,
+  failedListing,
+  meta,
+  NOW,
+  OLD_ORIGIN,
+  ORIGIN,
+  OTHER_COMPANY,
+  OTHER_ENV_ID,
+  okListing,
+  row,
+  SANDBOX,
+  sandbox,
+} from "./test-fixtures.js";
+import { classifyLease } from "./verdict.js";
+
+interface World {
+  env?: Environment | null;
+  listings?: SandboxListing[];
+  others?: LeaseRow[];
+}
+
+/** Judges one row the way the reconciler does: observe at its origin, then classify. */
+function judge(lease: LeaseRow, { env = environment(), listings, others = [] }: World = {}): LeaseVerdict {
+  const world = listings ?? [okListing(ORIGIN, "key-a", [sandbox(SANDBOX, "paused")])];
+  const observation = observeProvider(lease, env, indexListings(world));
+  return classifyLease(lease, env, observation, { now: NOW, otherRowsOnSandbox: others });
+}
+
+const at = (origin: string, status: string) => [okListing(origin, "key", [sandbox(SANDBOX, status)])];
+
+interface Expected {
+  headline: Headline;
+  ownership?: OwnershipCode[];
+  provider?: ProviderCode;
+  flags?: RowFlag[];
+  allowed?: ActionKind[];
+  overridable?: ActionKind[];
+  confirmation?: DestroyConfirmation | null;
+}
+
+function expectVerdict(verdict: LeaseVerdict, expected: Expected): void {
+  expect(verdict.headline).toBe(expected.headline);
+  if (expected.ownership) expect(verdict.ownership).toEqual(expected.ownership);
+  if (expected.provider) expect(verdict.provider).toBe(expected.provider);
+  if (expected.flags) expect(verdict.flags).toEqual(expected.flags);
+  if (expected.allowed) expect(verdict.allowedActions).toEqual(expected.allowed);
+  if (expected.overridable) expect(verdict.overridableActions).toEqual(expected.overridable);
+  if (expected.confirmation !== undefined) expect(verdict.destroyConfirmation).toBe(expected.confirmation);
+}
+
+const CLAIM = {
+  pendingCleanupInFlight: true,
+  pendingCleanupAttemptId: "attempt-1",
+  pendingCleanupRetryAttempts: 1,
+};
+
+describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () => {
+  it.each<[string, LeaseRow, World, Expected]>([
+    [
+      "a normal released reusable lease with a paused sandbox is ok",
+      row(),
+      {},
+      {
+        headline: "ok",
+        ownership: ["owned"],
+        provider: "paused",
+        flags: [],
+        allowed: ["release", "destroy"],
+        confirmation: "click",
+      },
+    ],
+    [
+      "§6.1 a row copied from another environment is foreign; only a forced destroy",
+      row({ metadata: meta({ environmentId: OTHER_ENV_ID }) }),
+      { listings: at(ORIGIN, "running") },
+      {
+        headline: "foreign",
+        ownership: ["foreign-environment"],
+        allowed: ["destroy"],
+        confirmation: "typed-id",
+      },
+    ],
+    [
+      "§6.1 another company's lease is foreign",
+      row({ metadata: meta({ companyId: OTHER_COMPANY }) }),
+      { listings: at(ORIGIN, "running") },
+      { headline: "foreign", ownership: ["foreign-company"], allowed: ["destroy"], confirmation: "typed-id" },
+    ],
+    [
+      "§6.1 metadata nested under providerMetadata is metadata-missing, read at the environment's origin",
+      row({ metadata: { driver: "plugin", providerMetadata: meta() } }),
+      { listings: at(ORIGIN, "running") },
+      {
+        headline: "stale",
+        ownership: ["metadata-missing"],
+        provider: "running",
+        allowed: ["destroy"],
+        confirmation: "typed-id",
+      },
+    ],
+    [
+      "§6.2 config drift is stale and still releasable",
+      row({ metadata: meta({ shape: "s-4vcpu-8gb" }) }),
+      {},
+      { headline: "stale", flags: ["stale-config"], allowed: ["release", "destroy"], confirmation: "click" },
+    ],
+    [
+      "§6.3 apiUrl edit: api-url-changed, sandbox still running at the old origin, forced destroy there",
+      row({ metadata: meta({ apiUrl: OLD_ORIGIN }) }),
+      { listings: [...at(OLD_ORIGIN, "running"), okListing(ORIGIN, "key-new", [])] },
+      {
+        headline: "stale",
+        ownership: ["api-url-changed"],
+        provider: "running",
+        allowed: ["destroy"],
+        confirmation: "typed-id",
+      },
+    ],
+    [
+      "§6.3 apiUrl edit with no key for the old origin: nothing can be done",
+      row({ metadata: meta({ apiUrl: OLD_ORIGIN }) }),
+      { listings: at(ORIGIN, "running") },
+      { headline: "stale", provider: "unknown", allowed: [], overridable: [], confirmation: null },
+    ],
+    [
+      "§6.4 API key removed: unknown, never gone",
+      row(),
+      { listings: [] },
+      { headline: "unknown", provider: "unknown", allowed: [], confirmation: null },
+    ],
+    [
+      "§6.4 API key rotated to another account: not-visible, shown as unknown",
+      row(),
+      { listings: [okListing(ORIGIN, "key-other-account", [sandbox("sbx_other", "running")])] },
+      { headline: "unknown", provider: "not-visible", allowed: [], confirmation: null },
+    ],
+    [
+      "§6.4 a 401 on the only key: unknown",
+      row(),
+      { listings: [failedListing(ORIGIN, "key-a", "unauthorized")] },
+      { headline: "unknown", provider: "unknown", allowed: [] },
+    ],
+    [
+      "§6.5 released row with cleanup failed and a running sandbox is leaking",
+      row({ status: "released", cleanupStatus: "failed" }),
+      { listings: at(ORIGIN, "running") },
+      { headline: "leaking", flags: ["leaking"], allowed: ["release", "destroy"], confirmation: "click" },
+    ],
+    [
+      "§6.5 released row with cleanup failed and a destroyed sandbox is stale, not leaking",
+      row({ status: "released", cleanupStatus: "failed" }),
+      { listings: at(ORIGIN, "destroyed") },
+      { headline: "stale", provider: "gone", flags: [], allowed: ["destroy"], confirmation: "click" },
+    ],
+    [
+      "§6.6 pending_cleanup in flight: Paperclip's sweep owns it, no actions",
+      row({
+        status: "pending_cleanup",
+        metadata: meta({ ...CLAIM, pendingCleanupLeaseExpiresAtMs: NOW.getTime() + 60_000 }),
+      }),
+      { listings: at(ORIGIN, "running") },
+      { headline: "ok", flags: ["host-cleanup"], allowed: [], overridable: [], confirmation: null },
+    ],
+    [
+      "§6.6 pending_cleanup whose claim expired can be acted on",
+      row({
+        status: "pending_cleanup",
+        metadata: meta({ ...CLAIM, pendingCleanupLeaseExpiresAtMs: NOW.getTime() - 1 }),
+      }),
+      { listings: at(ORIGIN, "running") },
+      { headline: "ok", flags: [], allowed: ["release", "destroy"] },
+    ],
+    [
+      "§6.6 orphan pending_cleanup row (environmentId null) is foreign-environment, forced destroy at its recorded origin",
+      row({ status: "pending_cleanup", environmentId: null }),
+      { env: null, listings: at(ORIGIN, "running") },
+      {
+        headline: "foreign",
+        ownership: ["foreign-environment"],
+        provider: "running",
+        allowed: ["destroy"],
+        confirmation: "typed-id",
+      },
+    ],
+    [
+      "§6.7 an orphaned active row (no run) is not in use",
+      row({ status: "active", heartbeatRunId: null, releasedAt: null }),
+      { listings: at(ORIGIN, "running") },
+      { headline: "ok", flags: [], allowed: ["release", "destroy"] },
+    ],
+    [
+      "§6.8 two rows on one sandbox: the released one is not leaking, and may not be acted on under the active one without override",
+      row({ status: "released" }),
+      { listings: at(ORIGIN, "running"), others: [row({ status: "active", heartbeatRunId: "run-2" })] },
+      {
+        headline: "ok",
+        flags: ["shared"],
+        allowed: [],
+        overridable: ["release", "destroy"],
+        confirmation: "click",
+      },
+    ],
+    [
+      "§6.8 two released rows on one sandbox: shared, but nothing holds it",
+      row({ status: "released" }),
+      { others: [row({ status: "released" })] },
+      { headline: "ok", flags: ["shared"], allowed: ["release", "destroy"], overridable: [] },
+    ],
+    [
+      "§6.10 live commands: in use needs an explicit override",
+      row({ status: "active", heartbeatRunId: "run-1", releasedAt: null }),
+      { listings: at(ORIGIN, "running") },
+      {
+        headline: "ok",
+        flags: ["in-use"],
+        allowed: [],
+        overridable: ["release", "destroy"],
+        confirmation: "click",
+      },
+    ],
+    [
+      "§6.12 a transitional state is shown as it is",
+      row(),
+      { listings: at(ORIGIN, "pausing") },
+      { headline: "ok", provider: "pausing" },
+    ],
+    [
+      "§6.12 an error sandbox is live (resumable)",
+      row({ metadata: meta({ companyId: OTHER_COMPANY }) }),
+      { listings: at(ORIGIN, "error") },
+      { headline: "foreign", provider: "error", allowed: ["destroy"], confirmation: "typed-id" },
+    ],
+    [
+      "§6.19 an unknown lease status value is kept and judged",
+      row({ status: "paused" }),
+      { listings: at(ORIGIN, "running") },
+      { headline: "ok", flags: [], allowed: ["release", "destroy"] },
+    ],
+    [
+      "§6.19 unknown sandbox status value: unknown, nothing done",
+      row(),
+      { listings: at(ORIGIN, "hibernating") },
+      { headline: "unknown", provider: "unknown", allowed: [], confirmation: null },
+    ],
+    [
+      "§6.21 an archived environment's lease is still owned",
+      row(),
+      { env: environment({ status: "archived" }) },
+      { headline: "ok", ownership: ["owned"], allowed: ["release", "destroy"] },
+    ],
+    [
+      "§6.22 newer-fork metadata: extra fields ignored, a released running sandbox is still billing (leaking)",
+      row({
+        metadata: meta({ adapterType: "codex", autoPauseAfterSeconds: 600, effectiveEgressAllowlist: [] }),
+      }),
+      { listings: at(ORIGIN, "running") },
+      { headline: "leaking", ownership: ["owned"], flags: ["leaking"] },
+    ],
+    [
+      "§6.23 a probe sandbox's active row with no run is not in use",
+      row({ status: "active", heartbeatRunId: null, leasePolicy: "ephemeral", releasedAt: null }),
+      { listings: at(ORIGIN, "running") },
+      { headline: "ok", flags: [] },
+    ],
+    [
+      "no sandbox id: stale, nothing to act on",
+      row({ providerLeaseId: null }),
+      {},
+      {
+        headline: "stale",
+        ownership: ["owned", "no-sandbox-id"],
+        provider: "unknown",
+        allowed: [],
+        confirmation: null,
+      },
+    ],
+    [
+      "gone + owned → stale; release refused, destroy harmless",
+      row(),
+      { listings: at(ORIGIN, "failed") },
+      { headline: "stale", provider: "gone", allowed: ["destroy"], confirmation: "click" },
+    ],
+    [
+      "foreign beats stale beats leaking: foreign company with drift and a running released sandbox",
+      row({ metadata: meta({ companyId: OTHER_COMPANY, shape: "x" }) }),
+      { listings: at(ORIGIN, "running") },
+      { headline: "foreign", flags: ["stale-config", "leaking"] },
+    ],
+    [
+      "stale-config + leaking → stale",
+      row({ metadata: meta({ region: "eu" }) }),
+      { listings: at(ORIGIN, "running") },
+      { headline: "stale", flags: ["stale-config", "leaking"], allowed: ["release", "destroy"] },
+    ],
+  ])("%s", (_, lease, world, expected) => {
+    expectVerdict(judge(lease, world), expected);
+  });
+});
