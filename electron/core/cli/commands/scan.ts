@@ -1,0 +1,70 @@
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { CONFIG_FILE_NAME, loadConfig } from "../../config/load.js";
+import { EnvSecretStore } from "../../config/secrets.js";
+import { formatScanTable, knowsEnvironment, scanReport } from "../../inventory/report.js";
+import { scanInventory } from "../../inventory/scan.js";
+import { createSources } from "../../leases/index.js";
+import { openDatabase } from "../../store/database.js";
+import { InventoryStore } from "../../store/inventory-store.js";
+import { type CliCommand, EXIT } from "../command.js";
+
+export const command: CliCommand = {
+  name: "scan",
+  summary: "Read every lease source, list every CreateOS account once, and judge every lease.",
+  usage: `Usage: leasekeeper scan [--config FILE] [--environment ID] [--json]
+
+  --config FILE       leasekeeper.config.json to use (default: ./${CONFIG_FILE_NAME})
+  --environment ID    show only this environment's leases
+  --json              print the scan as JSON (a stable interface for scripts)
+
+Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on bad arguments.`,
+
+  async run(args, io) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        config: { type: "string", short: "c" },
+        environment: { type: "string", short: "e" },
+        json: { type: "boolean", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    const config = await loadConfig(path.resolve(io.cwd, values.config ?? CONFIG_FILE_NAME));
+    const sources = createSources(config, { env: io.env });
+    const inventory = await scanInventory({
+      config,
+      sources,
+      secrets: new EnvSecretStore(config.credentials, io.env),
+    });
+
+    if (values.environment !== undefined && !knowsEnvironment(inventory, values.environment)) {
+      io.stderr.write(`leasekeeper scan: no source lists an environment "${values.environment}".\n`);
+      return EXIT.failed;
+    }
+
+    // The scan stands without the store: a store that cannot be written costs "new since last scan",
+    // not the result.
+    let newSinceLastScan: string[] = [];
+    try {
+      const db = openDatabase(config.dataDir);
+      try {
+        ({ newSinceLastScan } = new InventoryStore(db).save(
+          inventory,
+          sources.map((source) => source.id),
+        ));
+      } finally {
+        db.close();
+      }
+    } catch (error) {
+      io.stderr.write(
+        `leasekeeper scan: the result was not saved (${error instanceof Error ? error.message : "store error"}).\n`,
+      );
+    }
+
+    const report = scanReport(inventory, { environmentId: values.environment, newSinceLastScan });
+    io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatScanTable(report));
+    return EXIT.ok;
+  },
+};

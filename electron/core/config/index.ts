@@ -1,0 +1,16 @@
+export {
+  credentialsForOrigin,
+  findCredential,
+  type OpenClientResult,
+  openCreateosClient,
+} from "./credentials.js";
+export {
+  CONFIG_FILE_NAME,
+  ConfigError,
+  type CredentialConfig,
+  type LeasekeeperConfig,
+  loadConfig,
+  parseConfig,
+  type SourceConfig,
+} from "./load.js";
+export { EnvSecretStore, resolveApiKey, type SecretStore } from "./secrets.js";

@@ -1,0 +1,99 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { DEFAULT_REQUESTS_PER_MINUTE } from "../createos/pacer.js";
+import { DEFAULT_TIMEOUT_MS } from "../createos/transport.js";
+import { describeIssue } from "../validation.js";
+import { type ConfigFile, ConfigFileSchema } from "./schema.js";
+
+export type SourceConfig =
+  | { kind: "ledger"; id: string; path: string }
+  | { kind: "paperclip"; id: string; url: string; tokenEnv: string | null };
+
+export interface CredentialConfig {
+  name: string;
+  /** Normalised CreateOS origin (`https://host`, no `/v1`). */
+  origin: string;
+  apiKeyEnv: string;
+}
+
+/** The config with defaults applied and every path absolute. */
+export interface LeasekeeperConfig {
+  file: string;
+  sources: SourceConfig[];
+  credentials: CredentialConfig[];
+  dataDir: string;
+  rateLimitPerMinute: number;
+  requestTimeoutMs: number;
+  refreshIntervalSeconds: number;
+}
+
+export const CONFIG_FILE_NAME = "leasekeeper.config.json";
+const DEFAULT_REFRESH_INTERVAL_SECONDS = 300;
+
+/** A config that cannot be used; the message is one line naming the file and, where known, the field. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+export async function loadConfig(file: string): Promise<LeasekeeperConfig> {
+  const absolute = path.resolve(file);
+  let text: string;
+  try {
+    text = await readFile(absolute, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new ConfigError(`${absolute}: cannot be read (${code}).`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${absolute}: is not valid JSON.`);
+  }
+  return parseConfig(raw, absolute);
+}
+
+/** Validates a config object; relative paths resolve against the directory of `file`. */
+export function parseConfig(raw: unknown, file: string): LeasekeeperConfig {
+  const parsed = ConfigFileSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(`${file}: ${describeIssue(parsed.error.issues)}`);
+  return resolveConfig(parsed.data, file);
+}
+
+function resolveConfig(config: ConfigFile, file: string): LeasekeeperConfig {
+  const base = path.dirname(path.resolve(file));
+  const usedIds = new Set<string>();
+  const uniqueId = (wanted: string): string => {
+    let id = wanted;
+    for (let n = 2; usedIds.has(id); n += 1) id = `${wanted}#${n}`;
+    usedIds.add(id);
+    return id;
+  };
+  // Named sources claim their ids first so a default name never steals one.
+  for (const source of config.sources) if (source.name !== undefined) usedIds.add(source.name);
+  const sources = config.sources.map((source): SourceConfig => {
+    if (source.kind === "ledger") {
+      const absolute = path.resolve(base, source.path);
+      return {
+        kind: "ledger",
+        id: source.name ?? uniqueId(`ledger:${path.basename(absolute)}`),
+        path: absolute,
+      };
+    }
+    return {
+      kind: "paperclip",
+      id: source.name ?? uniqueId(`paperclip:${new URL(source.url).host}`),
+      url: source.url,
+      tokenEnv: source.tokenEnv ?? null,
+    };
+  });
+  return {
+    file: path.resolve(file),
+    sources,
+    credentials: config.credentials.map(({ name, origin, apiKeyEnv }) => ({ name, origin, apiKeyEnv })),
+    dataDir: path.resolve(base, config.dataDir),
+    rateLimitPerMinute: config.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
+    requestTimeoutMs: config.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    refreshIntervalSeconds: config.refreshIntervalSeconds ?? DEFAULT_REFRESH_INTERVAL_SECONDS,
+  };
+}

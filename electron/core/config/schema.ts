@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { normalizeApiUrl } from "../../../shared/domain/api-url.js";
+
+/**
+ * `leasekeeper.config.json`: where lease rows come from, which CreateOS keys to use at which origin,
+ * and where Leasekeeper keeps its own data. It names environment variables, never holds a secret.
+ */
+
+const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const envVarName = z.string().regex(ENV_VAR_NAME, "must be an environment variable name");
+const displayName = z.string().trim().min(1).max(100);
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** A Paperclip base URL: HTTPS (plain HTTP on loopback only), no credentials, query or hash. */
+const paperclipUrl = z.string().transform((raw, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    ctx.addIssue({ code: "custom", message: "must be a URL" });
+    return z.NEVER;
+  }
+  const httpsOrLoopback =
+    url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname));
+  if (!httpsOrLoopback || url.username || url.password || /[?#]/.test(raw)) {
+    ctx.addIssue({
+      code: "custom",
+      message: "must be an HTTPS URL without credentials, query or hash (HTTP on loopback only)",
+    });
+    return z.NEVER;
+  }
+  // Accept the instance root or its /api mount; routes are joined on as `${url}/api/...`.
+  const path = url.pathname.replace(/\/+$/, "").replace(/\/api$/, "");
+  return `${url.origin}${path}`;
+});
+
+const createosOrigin = z.string().transform((raw, ctx) => {
+  const result = normalizeApiUrl(raw);
+  if (!result.ok) {
+    ctx.addIssue({ code: "custom", message: result.message });
+    return z.NEVER;
+  }
+  return result.origin;
+});
+
+export const SourceConfigSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("ledger"), path: z.string().min(1), name: displayName.optional() }),
+  z.strictObject({
+    kind: z.literal("paperclip"),
+    url: paperclipUrl,
+    tokenEnv: envVarName.optional(),
+    name: displayName.optional(),
+  }),
+]);
+
+export const CredentialConfigSchema = z.strictObject({
+  name: displayName,
+  origin: createosOrigin,
+  apiKeyEnv: envVarName,
+});
+
+export const ConfigFileSchema = z
+  .strictObject({
+    sources: z.array(SourceConfigSchema).min(1, "needs at least one source"),
+    credentials: z.array(CredentialConfigSchema).default([]),
+    dataDir: z.string().min(1),
+    rateLimitPerMinute: z.number().int().min(1).max(6000).optional(),
+    requestTimeoutMs: z.number().int().min(1).max(86_400_000).optional(),
+    refreshIntervalSeconds: z.number().int().min(10).max(86_400).optional(),
+  })
+  .superRefine((config, ctx) => {
+    const names = new Set<string>();
+    config.credentials.forEach((credential, index) => {
+      if (names.has(credential.name)) {
+        ctx.addIssue({ code: "custom", path: ["credentials", index, "name"], message: "is used twice" });
+      }
+      names.add(credential.name);
+    });
+    const sourceNames = new Set<string>();
+    config.sources.forEach((source, index) => {
+      if (source.name === undefined) return;
+      if (sourceNames.has(source.name)) {
+        ctx.addIssue({ code: "custom", path: ["sources", index, "name"], message: "is used twice" });
+      }
+      sourceNames.add(source.name);
+    });
+  });
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;

@@ -1,0 +1,253 @@
+import {
+  CreateosSandboxApiError,
+  CreateosSandboxClient,
+  CreateosSandboxConnectionError,
+  CreateosSandboxError,
+} from "@nodeops-createos/sandbox";
+import { normalizeApiUrl } from "../../../shared/domain/api-url.js";
+import type { ProviderSandbox } from "../../../shared/domain/inventory.js";
+import { isValidSandboxId } from "../../../shared/domain/sandbox-id.js";
+import { API_KEY_MESSAGES, checkApiKey } from "./api-key.js";
+import { CREATEOS_OPERATIONS, CreateosError, type CreateosOperation, kindForStatus } from "./errors.js";
+import {
+  type CallRecord,
+  DEFAULT_RETRY,
+  DEFAULT_TIMEOUT_MS,
+  pacedFetch,
+  type RetryPolicy,
+} from "./transport.js";
+import { readSandboxView } from "./views.js";
+
+export interface CreateosClientOptions {
+  /** Any spelling the plugin accepts (`https://host`, `https://host/v1`); normalised to the origin. */
+  apiUrl: string;
+  apiKey: string;
+  /** The credential's name, carried for diagnostics; never the key. */
+  credential?: string;
+  /** Per-attempt timeout, counted from when the request leaves the queue. */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** The real fetch underneath the pacer; globalThis.fetch by default. */
+  fetch?: typeof fetch;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** What every call reports besides its value: the raw HTTP status (for the audit log) and its cost. */
+export interface CallOutcome {
+  httpStatus: number;
+  /** Requests this call made, retries included. */
+  requests: number;
+}
+
+export interface SandboxList extends CallOutcome {
+  sandboxes: ProviderSandbox[];
+  /** Listed rows without a readable id or status, left out rather than guessed at. */
+  skipped: number;
+}
+
+export interface SandboxLookup extends CallOutcome {
+  sandbox: ProviderSandbox;
+}
+
+export interface DeleteResult extends CallOutcome {
+  /** `already-gone`: CreateOS answered 404, which the plugin (and we) count as done. */
+  outcome: "destroying" | "destroyed" | "already-gone";
+  sandboxStatus: string | null;
+}
+
+export interface PauseResult extends CallOutcome {
+  /** 202 → `accepted` (now pausing: poll until paused); 200 → `already-paused`. A 409 throws `conflict`. */
+  outcome: "accepted" | "already-paused";
+  sandboxStatus: string | null;
+}
+
+export interface WhoamiResult extends CallOutcome {
+  userId: string;
+  stats: { running: number; paused: number; other: number; total: number } | null;
+}
+
+/**
+ * One CreateOS account at one origin, over the official SDK. Every request goes through the origin's
+ * process-wide pacer (see pacer.ts); failures surface as `CreateosError` with fixed messages. A client
+ * is cheap: make one per credential and drop it when done.
+ */
+export class CreateosClient {
+  readonly origin: string;
+  readonly credential: string | null;
+  readonly #apiKey: string;
+  readonly #timeoutMs: number;
+  readonly #retry: RetryPolicy;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: CreateosClientOptions) {
+    const url = normalizeApiUrl(options.apiUrl);
+    if (!url.ok) throw new Error(url.message);
+    const key = checkApiKey(options.apiKey);
+    if (!key.ok) throw new Error(API_KEY_MESSAGES[key.reason]);
+    this.origin = url.origin;
+    this.credential = options.credential ?? null;
+    this.#apiKey = key.apiKey;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /**
+   * Every sandbox of this account, destroyed ones included (CreateOS keeps them listed): pages of 500,
+   * `offset += count` until `offset >= total` or an empty page. ceil(n / 500) requests, at least one.
+   */
+  async listAllSandboxes(options: CallOptions = {}): Promise<SandboxList> {
+    const { value: views, record } = await this.#call(CREATEOS_OPERATIONS.list, (sdk) =>
+      sdk.listSandboxes({ ...signalOf(options) }),
+    );
+    const seen = new Set<string>();
+    const sandboxes: ProviderSandbox[] = [];
+    let skipped = 0;
+    for (const handle of views) {
+      const sandbox = readSandboxView(handle.data);
+      // A row can reappear on the next page when the list shifts between requests.
+      if (sandbox === null) skipped += 1;
+      else if (!seen.has(sandbox.id)) {
+        seen.add(sandbox.id);
+        sandboxes.push(sandbox);
+      }
+    }
+    return { sandboxes, skipped, ...outcome(record) };
+  }
+
+  /** One sandbox. 404 throws `not-found`: the sandbox is purged *or another account's*; never proof of deletion. */
+  async getSandbox(id: string, options: CallOptions = {}): Promise<SandboxLookup> {
+    const operation = CREATEOS_OPERATIONS.get;
+    assertSandboxId(id, operation);
+    const { value: handle, record } = await this.#call(operation, (sdk) =>
+      sdk.getSandbox(id, { ...signalOf(options) }),
+    );
+    const sandbox = readSandboxView(handle.data);
+    if (sandbox === null || sandbox.id !== id) {
+      throw new CreateosError("invalid-response", operation, record.httpStatus, record.requests);
+    }
+    return { sandbox, ...outcome(record) };
+  }
+
+  /** DELETE /v1/sandboxes/{id}. A 404 is reported as `already-gone`, not thrown. */
+  async deleteSandbox(id: string, options: CallOptions = {}): Promise<DeleteResult> {
+    const operation = CREATEOS_OPERATIONS.delete;
+    assertSandboxId(id, operation);
+    try {
+      const { value, record } = await this.#call(operation, (sdk) =>
+        sdk.http.request<unknown>("DELETE", `/v1/sandboxes/${encodeURIComponent(id)}`, signalOf(options)),
+      );
+      const sandboxStatus = statusOf(value);
+      return {
+        outcome: sandboxStatus === "destroyed" ? "destroyed" : "destroying",
+        sandboxStatus,
+        ...outcome(record),
+      };
+    } catch (error) {
+      if (error instanceof CreateosError && error.kind === "not-found") {
+        return { outcome: "already-gone", sandboxStatus: null, httpStatus: 404, requests: error.requests };
+      }
+      throw error;
+    }
+  }
+
+  /** POST /v1/sandboxes/{id}/pause. 202 is acceptance, not completion: poll until `paused`. */
+  async pauseSandbox(id: string, options: CallOptions = {}): Promise<PauseResult> {
+    const operation = CREATEOS_OPERATIONS.pause;
+    assertSandboxId(id, operation);
+    const { value, record } = await this.#call(operation, (sdk) =>
+      sdk.http.request<unknown>("POST", `/v1/sandboxes/${encodeURIComponent(id)}/pause`, signalOf(options)),
+    );
+    return {
+      outcome: record.httpStatus === 202 ? "accepted" : "already-paused",
+      sandboxStatus: statusOf(value),
+      ...outcome(record),
+    };
+  }
+
+  /** GET /v1/whoami: the cheapest authenticated call, for checking a key. */
+  async whoami(options: CallOptions = {}): Promise<WhoamiResult> {
+    const operation = CREATEOS_OPERATIONS.whoami;
+    const { value, record } = await this.#call(operation, (sdk) => sdk.whoami({ ...signalOf(options) }));
+    if (typeof value?.user_id !== "string") {
+      throw new CreateosError("invalid-response", operation, record.httpStatus, record.requests);
+    }
+    const stats = value.stats;
+    return {
+      userId: value.user_id,
+      stats:
+        stats && typeof stats.total === "number"
+          ? { running: stats.running, paused: stats.paused, other: stats.other, total: stats.total }
+          : null,
+      ...outcome(record),
+    };
+  }
+
+  /**
+   * Runs one SDK call on a fresh SDK client whose fetch is bound to this call's record, so the raw
+   * status and request count of *this* call are known even when many calls run at once.
+   */
+  async #call<T>(
+    operation: CreateosOperation,
+    run: (sdk: CreateosSandboxClient) => Promise<T>,
+  ): Promise<{ value: T; record: CallRecord }> {
+    const record: CallRecord = { requests: 0, httpStatus: null, failure: null };
+    const sdk = new CreateosSandboxClient({
+      apiKey: this.#apiKey,
+      baseUrl: this.origin,
+      fetch: pacedFetch({
+        origin: this.origin,
+        operation,
+        timeoutMs: this.#timeoutMs,
+        retry: this.#retry,
+        fetch: this.#fetch,
+        record,
+      }),
+      // The transport owns retries and timeouts; the SDK's would run outside the pacer.
+      retry: false,
+      timeoutMs: 0,
+    });
+    try {
+      return { value: await run(sdk), record };
+    } catch (error) {
+      throw typedFailure(error, operation, record);
+    }
+  }
+}
+
+function typedFailure(error: unknown, operation: CreateosOperation, record: CallRecord): unknown {
+  if (error instanceof CreateosError) return error.withRequests(record.requests);
+  if (record.failure !== null) return record.failure.withRequests(record.requests);
+  if (error instanceof CreateosSandboxApiError) {
+    return new CreateosError(kindForStatus(error.statusCode), operation, error.statusCode, record.requests);
+  }
+  // The SDK's own errors (non-JSON body, a non-success envelope, an unrecognised list shape) carry a
+  // slice of the body in their message; only the kind survives.
+  if (error instanceof CreateosSandboxError) {
+    const kind = error instanceof CreateosSandboxConnectionError ? "network" : "invalid-response";
+    return new CreateosError(kind, operation, record.httpStatus, record.requests);
+  }
+  // A caller's abort reason passes through untouched.
+  return error;
+}
+
+function assertSandboxId(id: string, operation: CreateosOperation): void {
+  if (!isValidSandboxId(id)) throw new CreateosError("invalid-id", operation, null, 0);
+}
+
+function signalOf(options: CallOptions): { signal?: AbortSignal } {
+  return options.signal ? { signal: options.signal } : {};
+}
+
+function outcome(record: CallRecord): CallOutcome {
+  return { httpStatus: record.httpStatus ?? 0, requests: record.requests };
+}
+
+function statusOf(value: unknown): string | null {
+  if (typeof value !== "object" || value === null) return null;
+  const status = (value as { status?: unknown }).status;
+  return typeof status === "string" ? status : null;
+}

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import type { ProviderSandbox } from "../../../shared/domain/inventory.js";
+import { isValidSandboxId } from "../../../shared/domain/sandbox-id.js";
+
+/**
+ * CreateOS's SandboxView, read leniently: id and status must be there (an id must also pass the
+ * plugin's pattern, since actions will put it into a path), every other field is taken when it has the
+ * right type and dropped otherwise. The status is kept verbatim even when it is a value we do not know.
+ */
+const optionalString = z.string().optional().catch(undefined);
+const optionalNumber = z.number().optional().catch(undefined);
+
+const SandboxViewSchema = z.object({
+  id: z.string().refine(isValidSandboxId),
+  status: z.string().min(1).max(100),
+  shape: optionalString,
+  rootfs: optionalString,
+  region: optionalString,
+  vcpu: optionalNumber,
+  mem_mib: optionalNumber,
+  created_at: optionalString,
+});
+
+export function readSandboxView(view: unknown): ProviderSandbox | null {
+  const parsed = SandboxViewSchema.safeParse(view);
+  if (!parsed.success) return null;
+  const { id, status, shape, rootfs, region, vcpu, mem_mib, created_at } = parsed.data;
+  const sandbox: ProviderSandbox = { id, status };
+  if (shape !== undefined) sandbox.shape = shape;
+  if (rootfs !== undefined) sandbox.rootfs = rootfs;
+  if (region !== undefined) sandbox.region = region;
+  if (vcpu !== undefined) sandbox.vcpu = vcpu;
+  if (mem_mib !== undefined) sandbox.memMib = mem_mib;
+  if (created_at !== undefined) sandbox.createdAt = created_at;
+  return sandbox;
+}

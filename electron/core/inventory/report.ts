@@ -1,0 +1,208 @@
+import { HEADLINES, type Headline } from "../../../shared/domain/codes.js";
+import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+
+/**
+ * The scan as scripts read it (`leasekeeper scan --json`) and as a person reads it (the table). The
+ * JSON shape is a stable interface: fields may be added, never renamed or removed.
+ */
+export interface ScanReport {
+  generatedAt: string;
+  requests: number;
+  environments: {
+    environmentId: string;
+    companyId: string;
+    name: string;
+    sourceId: string;
+    counts: Record<Headline, number>;
+  }[];
+  leases: {
+    leaseId: string;
+    environmentId: string | null;
+    companyId: string;
+    sandboxId: string | null;
+    status: string;
+    headline: Headline;
+    ownership: string[];
+    provider: string;
+    flags: string[];
+    allowedActions: string[];
+    destroyConfirmation: string | null;
+    sourceId: string;
+    providerStatus: string | null;
+    origin: string | null;
+    unknownReason: string | null;
+    sharedWith: string[];
+    newSinceLastScan: boolean;
+  }[];
+  untracked: { sandboxId: string; origin: string; status: string; credential: string }[];
+  problems: { source: string; index: number; message: string }[];
+  origins: Inventory["origins"];
+  newSinceLastScan: string[];
+}
+
+export interface ReportOptions {
+  /** Only this environment's leases and summary. */
+  environmentId?: string | undefined;
+  newSinceLastScan?: readonly string[];
+}
+
+export function scanReport(inventory: Inventory, options: ReportOptions = {}): ScanReport {
+  const fresh = new Set(options.newSinceLastScan ?? []);
+  const wanted = options.environmentId;
+  const leases = inventory.leases.filter((lease) => wanted === undefined || environmentOf(lease) === wanted);
+  return {
+    generatedAt: inventory.generatedAt,
+    requests: inventory.requests,
+    environments: inventory.environments
+      .filter((environment) => wanted === undefined || environment.environmentId === wanted)
+      .map(({ environmentId, companyId, name, sourceId, counts }) => ({
+        environmentId,
+        companyId,
+        name,
+        sourceId,
+        counts: { ...counts },
+      })),
+    leases: leases.map((classified) => {
+      const { lease, verdict, provider } = classified;
+      return {
+        leaseId: lease.id,
+        environmentId: environmentOf(classified),
+        companyId: lease.companyId,
+        sandboxId: lease.providerLeaseId,
+        status: lease.status,
+        headline: verdict.headline,
+        ownership: [...verdict.ownership],
+        provider: verdict.provider,
+        flags: [...verdict.flags],
+        allowedActions: [...verdict.allowedActions],
+        destroyConfirmation: verdict.destroyConfirmation,
+        sourceId: classified.sourceId,
+        providerStatus: provider.rawStatus,
+        origin: provider.origin,
+        unknownReason: provider.unknownReason,
+        sharedWith: [...classified.sharedWith],
+        newSinceLastScan: fresh.has(lease.id),
+      };
+    }),
+    untracked: inventory.untracked.map(({ sandboxId, origin, status, credential }) => ({
+      sandboxId,
+      origin,
+      status,
+      credential,
+    })),
+    problems: inventory.problems.map(({ source, index, message }) => ({ source, index, message })),
+    origins: inventory.origins,
+    newSinceLastScan: leases.map((lease) => lease.lease.id).filter((id) => fresh.has(id)),
+  };
+}
+
+/** Whether an environment filter names anything the scan saw. */
+export function knowsEnvironment(inventory: Inventory, environmentId: string): boolean {
+  return (
+    inventory.environments.some((environment) => environment.environmentId === environmentId) ||
+    inventory.leases.some((lease) => environmentOf(lease) === environmentId)
+  );
+}
+
+function environmentOf(lease: ClassifiedLease): string | null {
+  return lease.environment?.id ?? lease.lease.environmentId;
+}
+
+/** The readable form: one summary line per environment, its rows beneath, then orphans and problems. */
+export function formatScanTable(report: ScanReport): string {
+  const lines: string[] = [];
+  const byEnvironment = new Map<string | null, ScanReport["leases"]>();
+  for (const lease of report.leases) {
+    const rows = byEnvironment.get(lease.environmentId) ?? [];
+    rows.push(lease);
+    byEnvironment.set(lease.environmentId, rows);
+  }
+  const order = (lease: ScanReport["leases"][number]) => HEADLINES.indexOf(lease.headline);
+
+  for (const environment of report.environments) {
+    const rows = (byEnvironment.get(environment.environmentId) ?? []).sort(
+      (a, b) => order(a) - order(b) || a.leaseId.localeCompare(b.leaseId),
+    );
+    byEnvironment.delete(environment.environmentId);
+    lines.push(
+      `${environment.name} (${environment.environmentId}, company ${environment.companyId}): ${rows.length} lease${
+        rows.length === 1 ? "" : "s"
+      } — ${HEADLINES.map((headline) => `${environment.counts[headline]} ${headline}`).join(", ")}`,
+    );
+    if (rows.length > 0) lines.push(...indent(leaseTable(rows)), "");
+  }
+  for (const [environmentId, rows] of byEnvironment) {
+    lines.push(`Rows whose environment ${environmentId ?? "(none)"} is not listed: ${rows.length}`);
+    lines.push(...indent(leaseTable(rows)), "");
+  }
+
+  if (report.untracked.length > 0) {
+    lines.push(`Untracked sandboxes (listed by CreateOS, named by no row): ${report.untracked.length}`);
+    lines.push(
+      ...indent(
+        table(
+          ["SANDBOX", "STATUS", "ORIGIN", "CREDENTIAL"],
+          report.untracked.map((sandbox) => [
+            sandbox.sandboxId,
+            sandbox.status,
+            sandbox.origin,
+            sandbox.credential,
+          ]),
+        ),
+      ),
+      "",
+    );
+  }
+  const failed = report.origins.filter((origin) => !origin.ok);
+  for (const origin of failed) {
+    const status = origin.httpStatus === null ? "" : ` (HTTP ${origin.httpStatus})`;
+    lines.push(
+      `Could not list ${origin.origin} with ${origin.credential}: ${origin.reason}${status}; its rows are unknown.`,
+    );
+  }
+  if (report.problems.length > 0) {
+    lines.push(`Problems (rows skipped): ${report.problems.length}`);
+    for (const problem of report.problems)
+      lines.push(`  ${problem.source} #${problem.index}: ${problem.message}`);
+  }
+  lines.push(
+    `Scanned ${report.generatedAt} with ${report.requests} CreateOS request${report.requests === 1 ? "" : "s"}.`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+function leaseTable(rows: ScanReport["leases"]): string[] {
+  return table(
+    ["LEASE", "SANDBOX", "STATUS", "HEADLINE", "PROVIDER", "OWNERSHIP", "FLAGS", "ACTIONS"],
+    rows.map((lease) => [
+      `${lease.newSinceLastScan ? "*" : ""}${lease.leaseId}`,
+      lease.sandboxId ?? "-",
+      lease.status,
+      lease.headline,
+      lease.provider,
+      lease.ownership.join(",") || "-",
+      lease.flags.join(",") || "-",
+      lease.allowedActions
+        .map((action) =>
+          action === "destroy" && lease.destroyConfirmation === "typed-id" ? "destroy(typed-id)" : action,
+        )
+        .join(",") || "-",
+    ]),
+  );
+}
+
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+function indent(lines: string[]): string[] {
+  return lines.map((line) => `  ${line}`);
+}

@@ -1,0 +1,39 @@
+import type { LeasekeeperConfig } from "../config/load.js";
+import { LedgerSource } from "./ledger.js";
+import { PaperclipSource } from "./paperclip.js";
+import { type LeaseSource, SourceError } from "./source.js";
+
+export { LedgerSource } from "./ledger.js";
+export { PaperclipSource, type PaperclipSourceOptions } from "./paperclip.js";
+export { withoutSecrets } from "./rows.js";
+export { isValidRowId, type LeaseSource, SourceError } from "./source.js";
+
+/**
+ * One source per config entry. Paperclip tokens are read from the variables the config names; a named
+ * variable that is unset is an error here rather than a puzzling HTTP 401 later.
+ */
+export function createSources(
+  config: LeasekeeperConfig,
+  options: { env?: NodeJS.ProcessEnv; fetch?: typeof fetch } = {},
+): LeaseSource[] {
+  const env = options.env ?? process.env;
+  return config.sources.map((source) => {
+    if (source.kind === "ledger") return new LedgerSource({ id: source.id, path: source.path });
+    const token = source.tokenEnv === null ? null : env[source.tokenEnv]?.trim() || null;
+    if (source.tokenEnv !== null && token === null) {
+      throw new SourceError(source.id, `the Paperclip token variable ${source.tokenEnv} is not set.`);
+    }
+    return new PaperclipSource({
+      id: source.id,
+      url: source.url,
+      token,
+      timeoutMs: config.requestTimeoutMs,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  });
+}
+
+/** The source a row came from, by the `sourceId` an inventory carries. */
+export function sourceById(sources: readonly LeaseSource[], sourceId: string): LeaseSource | null {
+  return sources.find((source) => source.id === sourceId) ?? null;
+}

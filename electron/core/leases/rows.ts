@@ -1,0 +1,129 @@
+import type { z } from "zod";
+import {
+  type Environment,
+  EnvironmentSchema,
+  type LeaseRow,
+  LeaseRowSchema,
+  type SourceProblem,
+} from "../../../shared/domain/paperclip.js";
+import { describeIssue } from "../validation.js";
+
+/**
+ * Turning a source's raw JSON arrays into rows: each item is parsed on its own, a bad one becomes a
+ * problem naming its list, index and field (never its content) and the rest carry on.
+ */
+
+export interface Parsed<T> {
+  rows: T[];
+  /** Each row's index in the raw list, for problems found later. */
+  indices: number[];
+  problems: SourceProblem[];
+}
+
+export function parseEnvironments(
+  items: readonly unknown[],
+  sourceId: string,
+  list: string,
+): Parsed<Environment> {
+  const parsed = parseEach(items, EnvironmentSchema, sourceId, list);
+  for (const environment of parsed.rows) environment.config = withoutSecrets(environment.config);
+  return parsed;
+}
+
+export function parseLeaseRows(items: readonly unknown[], sourceId: string, list: string): Parsed<LeaseRow> {
+  const parsed = parseEach(items, LeaseRowSchema, sourceId, list);
+  for (const row of parsed.rows) row.metadata = withoutSecrets(row.metadata);
+  return parsed;
+}
+
+/** One row, or why it cannot be used (for the re-read before an action). */
+export function parseLeaseRow(item: unknown): { ok: true; row: LeaseRow } | { ok: false; message: string } {
+  const result = LeaseRowSchema.safeParse(item);
+  if (!result.success) return { ok: false, message: describeIssue(result.error.issues) };
+  const row = result.data;
+  row.metadata = withoutSecrets(row.metadata);
+  return { ok: true, row };
+}
+
+export function parseEnvironment(
+  item: unknown,
+): { ok: true; environment: Environment } | { ok: false; message: string } {
+  const result = EnvironmentSchema.safeParse(item);
+  if (!result.success) return { ok: false, message: describeIssue(result.error.issues) };
+  const environment = result.data;
+  environment.config = withoutSecrets(environment.config);
+  return { ok: true, environment };
+}
+
+function parseEach<S extends z.ZodType>(
+  items: readonly unknown[],
+  schema: S,
+  sourceId: string,
+  list: string,
+): Parsed<z.output<S>> {
+  const rows: z.output<S>[] = [];
+  const indices: number[] = [];
+  const problems: SourceProblem[] = [];
+  const firstIndexById = new Map<string, number>();
+  items.forEach((item, index) => {
+    const result = schema.safeParse(item);
+    if (!result.success) {
+      problems.push({
+        source: sourceId,
+        index,
+        message: describeIssue(result.error.issues, `${list}[${index}]`),
+      });
+      return;
+    }
+    const id = (result.data as { id: string }).id;
+    const first = firstIndexById.get(id);
+    if (first !== undefined) {
+      problems.push({ source: sourceId, index, message: `${list}[${index}].id: repeats ${list}[${first}].` });
+      return;
+    }
+    firstIndexById.set(id, index);
+    rows.push(result.data);
+    indices.push(index);
+  });
+  return { rows, indices, problems };
+}
+
+/**
+ * Leasekeeper never keeps a credential, even one a hand-made row or a Paperclip config carries: keys
+ * that name a secret are dropped (recursively) wherever a row is read. The fields verdicts use
+ * (provider, companyId, environmentId, apiUrl, shape, rootfs, region, marker, reuseLease) never match.
+ */
+const SECRET_KEY = /(api[-_]?key|secret|password|passwd|token|authorization|credential|private[-_]?key)/i;
+
+export function withoutSecrets<T>(value: T): T {
+  return redact(value) as T;
+}
+
+function redact(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(redact);
+    return items.every((item, index) => item === value[index]) ? value : items;
+  }
+  if (typeof value !== "object" || value === null) return value;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  let changed = false;
+  const entries: [string, unknown][] = [];
+  for (const key of Object.keys(value)) {
+    const child = (value as Record<string, unknown>)[key];
+    if (SECRET_KEY.test(key)) {
+      changed = true;
+      continue;
+    }
+    const redacted = redact(child);
+    if (redacted !== child) changed = true;
+    entries.push([key, redacted]);
+  }
+  if (!changed) return value;
+  // defineProperty, not assignment: a JSON "__proto__" key must stay a plain data property.
+  const copy: Record<string, unknown> = {};
+  for (const [key, child] of entries) {
+    Object.defineProperty(copy, key, { value: child, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}

@@ -1,0 +1,35 @@
+import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
+import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
+
+/**
+ * Where lease rows come from. `load` reads everything for a scan; `readLease` and `readEnvironment`
+ * re-read one row just before an action, so a plan is executed against what the source says *now*.
+ * A malformed row is a `SourceProblem` in the snapshot; a source that cannot be read at all throws
+ * `SourceError`, because a scan without it would show its sandboxes as untracked orphans.
+ */
+export interface LeaseSource {
+  readonly id: string;
+  readonly kind: "ledger" | "paperclip";
+  load(options?: { signal?: AbortSignal }): Promise<SourceSnapshot>;
+  /** The row as the source holds it now; null when it no longer exists. Throws if it is malformed. */
+  readLease(leaseId: string, options?: { signal?: AbortSignal }): Promise<LeaseRow | null>;
+  /** The environment as the source holds it now (its current config decides pause vs delete). */
+  readEnvironment(environmentId: string, options?: { signal?: AbortSignal }): Promise<Environment | null>;
+}
+
+export class SourceError extends Error {
+  override readonly name = "SourceError";
+  readonly sourceId: string;
+
+  constructor(sourceId: string, message: string) {
+    super(`${sourceId}: ${message}`);
+    this.sourceId = sourceId;
+  }
+}
+
+/** Lease and environment ids go into Paperclip URL paths; they are UUIDs there, ids of this shape anywhere. */
+const ROW_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
+
+export function isValidRowId(value: unknown): value is string {
+  return typeof value === "string" && ROW_ID_PATTERN.test(value);
+}

@@ -1,0 +1,78 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { type Database, MIGRATIONS, type Migration } from "./migrations.js";
+
+export const DATABASE_FILE_NAME = "leasekeeper.db";
+
+export class StoreError extends Error {
+  override readonly name = "StoreError";
+}
+
+/**
+ * Opens (creating if needed) `<dataDir>/leasekeeper.db`: WAL so a reader never blocks the writer,
+ * foreign keys enforced, and every pending migration applied before anything else touches it.
+ */
+export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Database {
+  mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, DATABASE_FILE_NAME);
+  let db: Database;
+  try {
+    db = new BetterSqlite3(file);
+  } catch {
+    throw new StoreError(`Cannot open the Leasekeeper database at ${file}.`);
+  }
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("foreign_keys = ON");
+    db.pragma("busy_timeout = 5000");
+    migrate(db, migrations);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+/**
+ * Applies every listed migration the database has not recorded yet, in version order, and returns the
+ * versions applied now. Modules may open the same file with different lists (the store's own, or the
+ * store's plus the action engine's): versions a caller does not list are left alone, never an error.
+ */
+export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  checkOrder(migrations);
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version     INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL,
+    applied_at  TEXT NOT NULL
+  ) STRICT`);
+  const applied = new Set(
+    (db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]).map(
+      (row) => row.version,
+    ),
+  );
+  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+  const done: number[] = [];
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      migration.up(db);
+      record.run(migration.version, migration.name, new Date().toISOString());
+    })();
+    done.push(migration.version);
+  }
+  return done;
+}
+
+/** Versions are positive integers, each used once, listed in increasing order. */
+function checkOrder(migrations: readonly Migration[]): void {
+  let previous = 0;
+  for (const migration of migrations) {
+    if (!Number.isInteger(migration.version) || migration.version <= previous) {
+      throw new StoreError(
+        `Migration "${migration.name}" has version ${migration.version}; versions must be increasing integers from 1.`,
+      );
+    }
+    previous = migration.version;
+  }
+}

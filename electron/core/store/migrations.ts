@@ -1,0 +1,49 @@
+import type BetterSqlite3 from "better-sqlite3";
+import { ACTIONS_MIGRATIONS } from "../actions/journal/migrations.js";
+
+export type Database = BetterSqlite3.Database;
+
+/**
+ * Every schema change, in order. To change the schema, append an entry with the next version; never
+ * edit or reorder one that has shipped (a database records the versions it has applied). Each `up`
+ * runs inside a transaction together with the row that records it, and is written to be harmless if
+ * run against a schema that already has its objects (IF NOT EXISTS), so a crash between the two can
+ * never wedge a database.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Database): void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "last inventory per source",
+    up(db) {
+      db.exec(`
+        -- One row per lease source: what its last scan found, for a fast start and for
+        -- "new since last scan". payload is JSON { environments, leases, problems } as the
+        -- inventory carries them; headlines is JSON { leaseId: headline } for the next comparison.
+        CREATE TABLE IF NOT EXISTS source_inventories (
+          source_id            TEXT PRIMARY KEY,
+          generated_at         TEXT NOT NULL,
+          payload              TEXT NOT NULL,
+          headlines            TEXT NOT NULL,
+          new_since_last_scan  TEXT NOT NULL
+        ) STRICT;
+
+        -- The scan-wide part of the last inventory: request count, untracked sandboxes and the
+        -- health of each listing, plus which sources it covered. A single row.
+        CREATE TABLE IF NOT EXISTS last_scan (
+          id            INTEGER PRIMARY KEY CHECK (id = 1),
+          generated_at  TEXT NOT NULL,
+          requests      INTEGER NOT NULL,
+          source_ids    TEXT NOT NULL,
+          payload       TEXT NOT NULL
+        ) STRICT;
+      `);
+    },
+  },
+  ...ACTIONS_MIGRATIONS,
+];

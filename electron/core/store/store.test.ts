@@ -1,0 +1,135 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Headline } from "../../../shared/domain/codes.js";
+import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+import { tempDir } from "../../../test/fixtures/leasekeeper.js";
+import { DATABASE_FILE_NAME, migrate, openDatabase, StoreError } from "./database.js";
+import { InventoryStore } from "./inventory-store.js";
+import { MIGRATIONS, type Migration } from "./migrations.js";
+
+function lease(sourceId: string, id: string, headline: Headline): ClassifiedLease {
+  return {
+    sourceId,
+    lease: { id } as ClassifiedLease["lease"],
+    environment: null,
+    verdict: { headline } as ClassifiedLease["verdict"],
+    provider: {} as ClassifiedLease["provider"],
+    sharedWith: [],
+  };
+}
+
+function inventory(leases: ClassifiedLease[], generatedAt = "2026-11-30T00:00:00.000Z"): Inventory {
+  return {
+    generatedAt,
+    requests: 3,
+    environments: [],
+    leases,
+    untracked: [],
+    problems: [{ source: "a", index: 2, message: "leases[2].id: bad." }],
+    origins: [],
+  };
+}
+
+describe("store", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+  afterEach(() => cleanup());
+
+  it("opens <dataDir>/leasekeeper.db in WAL mode with foreign keys on, migrated once", () => {
+    const db = openDatabase(path.join(dir, "data"));
+    expect(db.name).toBe(path.join(dir, "data", DATABASE_FILE_NAME));
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
+    expect(db.prepare("SELECT version, name FROM schema_migrations ORDER BY version").all()).toEqual(
+      MIGRATIONS.map(({ version, name }) => ({ version, name })),
+    );
+    db.close();
+  });
+
+  it("is idempotent: reopening and re-migrating applies nothing and keeps the data", () => {
+    const first = openDatabase(dir);
+    new InventoryStore(first).save(inventory([lease("a", "l1", "ok")]), ["a"]);
+    first.close();
+
+    const db = openDatabase(dir);
+    expect(migrate(db)).toEqual([]);
+    expect(db.prepare("SELECT COUNT(*) AS n FROM schema_migrations").get()).toEqual({ n: MIGRATIONS.length });
+    expect(new InventoryStore(db).loadLast()?.inventory.leases).toHaveLength(1);
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    expect(db.pragma("foreign_key_check")).toEqual([]);
+    db.close();
+  });
+
+  it("applies a later module's migrations on top, and leaves versions a caller does not list alone", () => {
+    const next = MIGRATIONS.at(-1)!.version + 1;
+    const extra: Migration = {
+      version: next,
+      name: "a later table",
+      up: (db) =>
+        db.exec(
+          "CREATE TABLE IF NOT EXISTS later (id INTEGER PRIMARY KEY, parent TEXT REFERENCES source_inventories (source_id)) STRICT",
+        ),
+    };
+    const db = openDatabase(dir, [...MIGRATIONS, extra]);
+    expect(db.prepare("SELECT version FROM schema_migrations ORDER BY version").all()).toEqual(
+      [...MIGRATIONS, extra].map(({ version }) => ({ version })),
+    );
+    // Foreign keys are enforced.
+    expect(() => db.prepare("INSERT INTO later (id, parent) VALUES (1, 'nobody')").run()).toThrow(
+      /FOREIGN KEY/,
+    );
+    db.close();
+    // The scan opens the same file with the store's own list only.
+    const again = openDatabase(dir);
+    expect(migrate(again)).toEqual([]);
+    again.close();
+  });
+
+  it("refuses a migration list that is out of order", () => {
+    const db = openDatabase(dir);
+    expect(() => migrate(db, [MIGRATIONS[0]!, { ...MIGRATIONS[0]!, name: "again" }])).toThrow(StoreError);
+    db.close();
+  });
+
+  it("keeps the last inventory per source and says which leases are new or changed since the last scan", () => {
+    const db = openDatabase(dir);
+    const store = new InventoryStore(db);
+    expect(store.loadLast()).toBeNull();
+
+    // The first scan of a source is the baseline.
+    const first = store.save(
+      inventory([lease("a", "l1", "ok"), lease("a", "l2", "stale"), lease("b", "l9", "ok")]),
+      ["a", "b"],
+    );
+    expect(first.newSinceLastScan).toEqual([]);
+
+    const second = store.save(
+      inventory(
+        [
+          lease("a", "l1", "ok"),
+          lease("a", "l2", "leaking"),
+          lease("a", "l3", "foreign"),
+          lease("b", "l9", "ok"),
+        ],
+        "2026-11-30T01:00:00.000Z",
+      ),
+      ["a", "b"],
+    );
+    expect(second.newSinceLastScan.sort()).toEqual(["l2", "l3"]);
+
+    const last = store.loadLast();
+    expect(last?.inventory.generatedAt).toBe("2026-11-30T01:00:00.000Z");
+    expect(last?.inventory.requests).toBe(3);
+    expect(last?.inventory.leases.map((entry) => entry.lease.id).sort()).toEqual(["l1", "l2", "l3", "l9"]);
+    expect(last?.inventory.problems).toEqual([{ source: "a", index: 2, message: "leases[2].id: bad." }]);
+    expect(last?.newSinceLastScan.sort()).toEqual(["l2", "l3"]);
+
+    // A source the next scan no longer reads drops out of the last inventory.
+    store.save(inventory([lease("a", "l1", "ok")]), ["a"]);
+    expect(store.loadLast()?.inventory.leases.map((entry) => entry.lease.id)).toEqual(["l1"]);
+    db.close();
+    expect(readFileSync(path.join(dir, DATABASE_FILE_NAME)).length).toBeGreaterThan(0);
+  });
+});
