@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Job, Plan } from "../../../shared/domain/actions.js";
+import { runCli } from "../cli/run.js";
+import { buildWorld, type World } from "./testing/world.js";
+
+// `leasekeeper plan | apply | jobs | resume | audit`, run in-process against the simulator.
+
+let world: World | null = null;
+afterEach(async () => {
+  await world?.close();
+  world = null;
+});
+
+async function cli(args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: world!.env,
+    cwd: world!.dir,
+  });
+  return { code, stdout, stderr };
+}
+
+describe("leasekeeper plan and apply", () => {
+  it("plans, skips a forced destroy not confirmed with --confirm, does it once confirmed, and audits it", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-cli-own" }, { id: "sb-cli-foreign" }],
+      environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
+      leases: [
+        { id: "lease-own", environmentId: "env-1", sandboxId: "sb-cli-own" },
+        {
+          id: "lease-foreign",
+          environmentId: "env-1",
+          sandboxId: "sb-cli-foreign",
+          metadata: { companyId: "c-9" },
+        },
+      ],
+    });
+    const human = await cli([
+      "plan",
+      "--action",
+      "destroy",
+      "--lease",
+      "lease-own",
+      "--lease",
+      "lease-foreign",
+    ]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/2 to do \(2 delete, 0 pause; 1 need the sandbox id typed back/);
+    expect(human.stdout).toContain("type the sandbox id");
+
+    const planned = await cli([
+      "plan",
+      "--action",
+      "destroy",
+      "--lease",
+      "lease-own",
+      "--lease",
+      "lease-foreign",
+      "--json",
+    ]);
+    const plan = JSON.parse(planned.stdout) as Plan;
+
+    const first = await cli(["apply", "--plan", plan.planId]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/skipped\s+sb-cli-foreign \(lease lease-foreign\) \[not-confirmed\]/);
+    expect(first.stdout).toMatch(/confirmed\s+sb-cli-own \(lease lease-own\) HTTP 200/);
+    expect(await world.statusOf("sb-cli-foreign")).toBe("running");
+
+    const second = await cli(["apply", "--plan", plan.planId, "--confirm", "sb-cli-foreign", "--json"]);
+    expect(second.code).toBe(0);
+    const job = JSON.parse(second.stdout) as Job;
+    expect(job.items.find((item) => item.sandboxId === "sb-cli-foreign")?.state).toBe("confirmed");
+    // The owned sandbox is destroyed now, so the second run skips it as changed rather than deleting again.
+    expect(job.items.find((item) => item.sandboxId === "sb-cli-own")?.reason).toBe("changed-since-plan");
+    expect((await world.requestsFor("sb-cli-own"))["DELETE /v1/sandboxes/:id"]).toBe(1);
+
+    const jobs = await cli(["jobs", "--json"]);
+    expect((JSON.parse(jobs.stdout) as Job[]).map((entry) => entry.state)).toEqual([
+      "completed",
+      "completed",
+    ]);
+
+    const csv = await cli(["audit", "--csv", "--since", "2000-01-01T00:00:00Z"]);
+    expect(csv.code).toBe(0);
+    expect(csv.stdout.split("\r\n")[0]).toMatch(/^id,at,kind,operator,host,action/);
+    expect(csv.stdout).toContain("sb-cli-foreign");
+    const text = await cli(["audit", "--outcome", "confirmed"]);
+    expect(text.stdout.trim().split("\n")).toHaveLength(2);
+  });
+
+  it("exits non-zero when an item failed, and refuses bad arguments and unknown plans with one line", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-cli-500" }],
+      environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
+      leases: [{ id: "lease-500", environmentId: "env-1", sandboxId: "sb-cli-500" }],
+      faults: [{ method: "DELETE", path: "^/v1/sandboxes/sb-cli-500$", status: 500 }],
+    });
+    const plan = JSON.parse(
+      (await cli(["plan", "--action", "destroy", "--lease", "lease-500", "--json"])).stdout,
+    ) as Plan;
+    const applied = await cli(["apply", "--plan", plan.planId]);
+    expect(applied.code).toBe(1);
+    expect(applied.stdout).toMatch(/failed\s+sb-cli-500 \(lease lease-500\) HTTP 500/);
+
+    expect((await cli(["plan", "--action", "destroy"])).code).toBe(2);
+    expect((await cli(["plan", "--action", "explode", "--lease", "x"])).code).toBe(2);
+    const unknown = await cli(["apply", "--plan", "no-such-plan"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe("leasekeeper apply: No plan with this id; make a new plan.\n");
+    const notInterrupted = await cli([
+      "resume",
+      "--job",
+      JSON.parse((await cli(["jobs", "--json"])).stdout)[0].jobId,
+    ]);
+    expect(notInterrupted.code).toBe(1);
+    expect(notInterrupted.stderr).toContain("Only an interrupted job can be resumed.");
+  });
+});

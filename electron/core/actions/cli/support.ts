@@ -1,0 +1,158 @@
+import path from "node:path";
+import type { Job, JobEvent, JobItem, Plan } from "../../../../shared/domain/actions.js";
+import type { CliIo } from "../../cli/command.js";
+import { CONFIG_FILE_NAME, loadConfig } from "../../config/load.js";
+import { EnvSecretStore } from "../../config/secrets.js";
+import { createSources } from "../../leases/index.js";
+import type { ActionEngine } from "../engine.js";
+import { createConfiguredActionEngine } from "../wiring.js";
+
+/** What the action commands (`plan`, `apply`, `jobs`, `resume`, `audit`) share: the engine and the text. */
+
+export async function openCliEngine(configArg: string | undefined, io: CliIo): Promise<ActionEngine> {
+  const config = await loadConfig(path.resolve(io.cwd, configArg ?? CONFIG_FILE_NAME));
+  return createConfiguredActionEngine({
+    config,
+    sources: createSources(config, { env: io.env }),
+    secrets: new EnvSecretStore(config.credentials, io.env),
+  });
+}
+
+export function formatPlan(plan: Plan, configArg: string | undefined): string {
+  const lines = [
+    `Plan ${plan.planId}: ${plan.action}, made ${plan.createdAt} by ${plan.operator}, expires ${plan.expiresAt}`,
+  ];
+  const rows = plan.items.map((item) => [
+    item.decision,
+    item.leaseId ?? "(untracked)",
+    item.sandboxId ?? "-",
+    item.environmentName ?? item.environmentId ?? "-",
+    item.decision === "do"
+      ? [
+          item.effect,
+          item.confirmation === "typed-id" ? "type the sandbox id" : item.confirmation,
+          item.requiresOverride ? "needs override" : null,
+        ]
+          .filter(Boolean)
+          .join(", ")
+      : `${item.skipReason}: ${item.skipMessage}`,
+  ]);
+  lines.push(...table(["", "lease", "sandbox", "environment", "what"], rows));
+  const { counts } = plan;
+  const skipped = Object.entries(counts.skippedByReason)
+    .map(([reason, count]) => `${reason} ${count}`)
+    .join(", ");
+  lines.push(
+    "",
+    `${counts.do} to do (${counts.delete} delete, ${counts.pause} pause; ${counts.typedId} need the sandbox id typed back, ${counts.needsOverride} need an override), ${counts.skip} skipped${skipped === "" ? "" : ` (${skipped})`}.`,
+  );
+  if (plan.confirmationPhrase !== null) {
+    lines.push(
+      `To confirm every forced destroy at once, pass --confirm-phrase "${plan.confirmationPhrase}".`,
+    );
+  }
+  if (counts.do > 0) {
+    const config = configArg === undefined ? "" : ` --config ${configArg}`;
+    lines.push(`Apply with: leasekeeper apply${config} --plan ${plan.planId}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const MARKS: Record<JobItem["state"], string> = {
+  pending: "·",
+  running: "…",
+  confirmed: "✓",
+  unconfirmed: "?",
+  failed: "✗",
+  skipped: "-",
+  cancelled: "×",
+};
+
+export function formatItemLine(item: JobItem): string {
+  const who = `${item.sandboxId ?? "-"}${item.leaseId === null ? "" : ` (lease ${item.leaseId})`}`;
+  const status = item.httpStatus === null ? "" : ` HTTP ${item.httpStatus}`;
+  const why = item.reason === null ? "" : ` [${item.reason}]`;
+  const message = item.message === null ? "" : ` ${item.message}`;
+  return `${MARKS[item.state]} ${item.state.padEnd(11)} ${who}${status}${why}${message}`;
+}
+
+export function formatJobSummary(job: Job): string {
+  const counts = Object.entries(job.counts)
+    .filter(([, count]) => count > 0)
+    .map(([state, count]) => `${count} ${state}`)
+    .join(", ");
+  const parent = job.parentJobId === null ? "" : `, continues ${job.parentJobId}`;
+  return `Job ${job.jobId} (${job.action}, plan ${job.planId}${parent}): ${job.state} — ${counts || "no items"}`;
+}
+
+export function formatJobs(jobs: readonly Job[]): string {
+  if (jobs.length === 0) return "No jobs yet.\n";
+  const rows = jobs.map((job) => [
+    job.jobId,
+    job.state,
+    job.action,
+    job.createdAt,
+    job.parentJobId ?? "-",
+    Object.entries(job.counts)
+      .filter(([, count]) => count > 0)
+      .map(([state, count]) => `${count} ${state}`)
+      .join(", "),
+  ]);
+  const lines = table(["job", "state", "action", "created", "continues", "items"], rows);
+  if (jobs.some((job) => job.state === "interrupted")) {
+    lines.push("", "An interrupted job can be finished with: leasekeeper resume --job <job id>");
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Runs a started job to its end in a terminal: one line per finished item (and a progress bar on a
+ * TTY), Ctrl-C cancels before the next item. Returns the job as it ended.
+ */
+export async function followJob(engine: ActionEngine, job: Job, io: CliIo, json: boolean): Promise<Job> {
+  const total = job.items.length;
+  let finished = job.items.filter((item) => !["pending", "running"].includes(item.state)).length;
+  const tty = (io.stdout as { isTTY?: boolean }).isTTY === true && !json;
+  if (!json) {
+    io.stdout.write(`${formatJobSummary(job)}\n`);
+    for (const item of job.items) if (item.state === "skipped") io.stdout.write(`${formatItemLine(item)}\n`);
+  }
+  const onEvent = (event: JobEvent) => {
+    if (json || event.jobId !== job.jobId || event.type !== "item" || event.item.state === "running") return;
+    finished += 1;
+    if (tty) io.stdout.write("\r\x1b[2K");
+    io.stdout.write(`${formatItemLine(event.item)}\n`);
+    if (tty) io.stdout.write(progressBar(finished, total));
+  };
+  const unsubscribe = engine.onEvent(onEvent);
+  const onInterrupt = () => {
+    io.stderr.write("\nCancelling: no new item will start; requests already sent are seen through.\n");
+    engine.cancel(job.jobId);
+  };
+  process.once("SIGINT", onInterrupt);
+  try {
+    const done = await engine.waitForJob(job.jobId);
+    if (tty) io.stdout.write("\r\x1b[2K");
+    io.stdout.write(json ? `${JSON.stringify(done, null, 2)}\n` : `${formatJobSummary(done)}\n`);
+    return done;
+  } finally {
+    process.off("SIGINT", onInterrupt);
+    unsubscribe();
+  }
+}
+
+export function progressBar(done: number, total: number, width = 30): string {
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total}`;
+}
+
+function table(header: string[], rows: (string | null | undefined)[][]): string[] {
+  const cells = [header, ...rows.map((row) => row.map((cell) => cell ?? "-"))];
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? "").length)));
+  return cells.map((row) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : (cell ?? "").padEnd(widths[column]!)))
+      .join("  ")
+      .trimEnd(),
+  );
+}

@@ -1,0 +1,457 @@
+import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { ulid } from "ulid";
+import type { z } from "zod";
+import {
+  type AuditEntry,
+  AuditQuerySchema,
+  ExecuteRequestSchema,
+  type Job,
+  type JobEvent,
+  type JobState,
+  type Plan,
+  type PlanItem,
+  type PlanRequest,
+  PlanRequestSchema,
+} from "../../../shared/domain/actions.js";
+import { openDatabase } from "../store/database.js";
+import type { Database } from "../store/migrations.js";
+import { AuditLog, type AuditRecord } from "./audit/audit-log.js";
+import { type AuditExportFormat, exportAudit } from "./audit/export.js";
+import { ActionError } from "./errors.js";
+import { OVERRIDE_REFUSALS } from "./guard/rules.js";
+import { isJobAbandoned, markLive, markNotLive } from "./jobs/liveness.js";
+import { type ItemOutcome, itemAuditRecord, type Operator } from "./jobs/recorder.js";
+import { runJob } from "./jobs/runner.js";
+import { ActionJournal, type JobRow, type JournalItem, type StoredPlan } from "./journal/journal.js";
+import { currentOperator } from "./operator.js";
+import { type ActionOptions, DEFAULT_ACTION_OPTIONS } from "./options.js";
+import { buildPlan } from "./plan/build-plan.js";
+import { confirmsItem } from "./plan/confirmation.js";
+import type { InventoryPort, LeaseRereader, ProviderPort } from "./ports.js";
+
+export interface ActionEngineDeps {
+  /** The data directory of the store; the engine opens its own connection (synchronous=FULL). */
+  dataDir: string;
+  inventory: InventoryPort;
+  leases: LeaseRereader;
+  provider: ProviderPort;
+  /** Configured API keys, so that evidence can never carry one even where a row was built by hand. */
+  knownSecrets?: () => Promise<ReadonlySet<string>>;
+  now?: () => Date;
+  operator?: Operator;
+  options?: Partial<ActionOptions>;
+}
+
+export interface ActionEngine {
+  plan(request: PlanRequest): Promise<Plan>;
+  /** Creates the job (durably) and starts it; resolves with the job as created, items pending or skipped. */
+  execute(request: ExecuteRequestInput): Promise<Job>;
+  getJob(jobId: string): Job | null;
+  listJobs(options?: { limit?: number }): Job[];
+  /** Stops the job before its next item; items already sent are seen through. */
+  cancel(jobId: string): Job;
+  /** A new job over the failed items of a finished job. */
+  retryFailed(jobId: string): Promise<Job>;
+  /** A new job over the unfinished items of an interrupted job; items found running are re-checked first. */
+  resume(jobId: string): Promise<Job>;
+  /** Resolves with the job once it is no longer running in this engine. */
+  waitForJob(jobId: string): Promise<Job>;
+  onEvent(listener: (event: JobEvent) => void): () => void;
+  queryAudit(query?: AuditQueryInput): AuditEntry[];
+  exportAudit(format: AuditExportFormat, query?: AuditQueryInput): string;
+  close(): Promise<void>;
+}
+
+export type AuditQueryInput = z.input<typeof AuditQuerySchema>;
+/** An execute request before defaults: `confirmSandboxIds` and `override` may be left out. */
+export type ExecuteRequestInput = z.input<typeof ExecuteRequestSchema>;
+
+export const ENGINE_MESSAGES = {
+  planNotFound: "No plan with this id; make a new plan.",
+  planExpired: "This plan has expired; make a new plan so that it reflects what is true now.",
+  jobNotFound: "No job with this id.",
+  jobNotInterrupted: "Only an interrupted job can be resumed.",
+  jobRunning: "This job is still running.",
+  jobAlreadyResumed: "This job was already resumed by another job.",
+  nothingToRetry: "This job has no failed items to retry.",
+  inventoryUnavailable: "The inventory could not be read, so no plan was made.",
+  closed: "The action engine is closed.",
+  notConfirmed:
+    "This forced destroy needs the sandbox id typed back (or the plan's confirmation phrase); it was not given, so nothing was done.",
+} as const;
+
+interface LiveJob {
+  stop: "cancel" | "shutdown" | null;
+  done: Promise<Job>;
+}
+
+export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
+  const options: ActionOptions = { ...DEFAULT_ACTION_OPTIONS, ...deps.options };
+  const now = deps.now ?? (() => new Date());
+  const operator = deps.operator ?? currentOperator();
+  const instance = randomUUID();
+
+  const db: Database = openDatabase(deps.dataDir);
+  // Every write of the journal and the audit log is durable on return, not just ordered.
+  db.pragma("synchronous = FULL");
+  const journal = new ActionJournal(db);
+  const audit = new AuditLog(db);
+  const events = new EventEmitter();
+  events.setMaxListeners(0);
+  const live = new Map<string, LiveJob>();
+  let closed = false;
+
+  const emit = (event: JobEvent) => {
+    for (const listener of events.listeners("event") as ((event: JobEvent) => void)[]) {
+      try {
+        listener(event);
+      } catch {
+        // A host's listener failing must not stop a job halfway.
+      }
+    }
+  };
+
+  const heartbeat = setInterval(() => {
+    if (live.size > 0) journal.heartbeat([...live.keys()], now().toISOString());
+  }, options.heartbeatMs);
+  heartbeat.unref();
+
+  function assertOpen(): void {
+    if (closed) throw new ActionError("engine-closed", ENGINE_MESSAGES.closed);
+  }
+
+  /** Jobs left `running` by a process that is gone are shown for what they are: interrupted. */
+  function sweepInterrupted(): void {
+    for (const row of journal.jobRowsInState("running")) {
+      if (live.has(row.jobId)) continue;
+      if (!isJobAbandoned(row, { host: operator.host, heartbeatMs: options.heartbeatMs, now: now() }))
+        continue;
+      journal.setJobState(row.jobId, "interrupted", null);
+      emit({ type: "job", jobId: row.jobId, state: "interrupted" });
+    }
+  }
+
+  // Whatever a crashed or closed process left running is shown for what it is from the start.
+  sweepInterrupted();
+
+  function loadPlan(planId: string): StoredPlan {
+    const stored = journal.loadPlan(planId);
+    if (stored === null) throw new ActionError("plan-not-found", ENGINE_MESSAGES.planNotFound);
+    if (Date.parse(stored.plan.expiresAt) <= now().getTime()) {
+      throw new ActionError("plan-expired", ENGINE_MESSAGES.planExpired);
+    }
+    return stored;
+  }
+
+  function requireJob(jobId: string): JobRow {
+    sweepInterrupted();
+    const row = journal.jobRow(jobId);
+    if (row === null) throw new ActionError("job-not-found", ENGINE_MESSAGES.jobNotFound);
+    return row;
+  }
+
+  /**
+   * Writes the job and all its items in one transaction (with the audit rows of items that end before
+   * starting), then runs it in the background.
+   */
+  function startJob(input: {
+    stored: StoredPlan;
+    override: boolean;
+    parentJobId: string | null;
+    items: { planItem: PlanItem; outcome: ItemOutcome | null; recheck: boolean }[];
+    resumes?: string;
+  }): Job {
+    const createdAt = now().toISOString();
+    const row: JobRow = {
+      jobId: ulid(),
+      planId: input.stored.plan.planId,
+      action: input.stored.plan.action,
+      state: "running",
+      createdAt,
+      finishedAt: null,
+      parentJobId: input.parentJobId,
+      resumedByJobId: null,
+      override: input.override,
+      operator: operator.name,
+      ownerHost: operator.host,
+      ownerPid: process.pid,
+      ownerInstance: instance,
+      heartbeatAt: createdAt,
+    };
+    const items: JournalItem[] = input.items.map(({ planItem, outcome, recheck }, seq) => ({
+      seq,
+      itemId: planItem.itemId,
+      leaseId: planItem.leaseId,
+      sandboxId: planItem.sandboxId,
+      origin: planItem.origin,
+      effect: planItem.effect,
+      state: outcome?.state ?? "pending",
+      reason: outcome?.reason ?? null,
+      message: outcome?.message ?? null,
+      httpStatus: outcome?.httpStatus ?? null,
+      startedAt: null,
+      finishedAt: outcome === null ? null : createdAt,
+      recheck,
+    }));
+    const records: AuditRecord[] = input.items.flatMap(({ planItem, outcome }) =>
+      outcome === null
+        ? []
+        : [
+            itemAuditRecord({
+              job: row,
+              operator,
+              planItem,
+              frozen: input.stored.frozen.get(planItem.itemId),
+              outcome,
+              at: createdAt,
+              durationMs: null,
+            }),
+          ],
+    );
+    journal.transaction(() => {
+      journal.createJob(row, items);
+      audit.append(records);
+      if (input.resumes !== undefined) journal.setResumedBy(input.resumes, row.jobId);
+    });
+
+    const entry: LiveJob = { stop: null, done: Promise.resolve(journal.job(row.jobId)!) };
+    live.set(row.jobId, entry);
+    markLive(row.jobId);
+    emit({ type: "job", jobId: row.jobId, state: "running" });
+    entry.done = (async () => {
+      let state: JobState | null = null;
+      try {
+        state = await runJob(
+          { journal, audit, provider: deps.provider, leases: deps.leases, now, operator, options, emit },
+          { job: row, stored: input.stored, items, stopRequested: () => entry.stop },
+        );
+      } catch {
+        // The journal could not be written: the job stops here, and it is left `running` so that the next
+        // look at it (this process or another) shows it interrupted and resumable.
+      }
+      live.delete(row.jobId);
+      markNotLive(row.jobId);
+      if (state !== null) {
+        journal.setJobState(row.jobId, state, now().toISOString());
+        emit({ type: "job", jobId: row.jobId, state });
+      }
+      return journal.job(row.jobId)!;
+    })();
+    return journal.job(row.jobId)!;
+  }
+
+  return {
+    async plan(request) {
+      assertOpen();
+      const parsed = PlanRequestSchema.safeParse(request);
+      if (!parsed.success) throw new ActionError("invalid-request", "The plan request is malformed.");
+      const started = performance.now();
+      let inventory: Awaited<ReturnType<InventoryPort["current"]>>;
+      try {
+        inventory = await deps.inventory.current({ maxAgeMs: options.inventoryMaxAgeMs });
+      } catch {
+        throw new ActionError("inventory-unavailable", ENGINE_MESSAGES.inventoryUnavailable);
+      }
+      const knownSecrets = (await deps.knownSecrets?.()) ?? new Set<string>();
+      const { plan, frozen } = buildPlan({
+        planId: ulid(),
+        request: parsed.data,
+        inventory,
+        now: now(),
+        ttlMs: options.planTtlMs,
+        operator: operator.name,
+        knownSecrets,
+      });
+      const record: AuditRecord = {
+        at: plan.createdAt,
+        kind: "plan",
+        operator: operator.name,
+        host: operator.host,
+        action: plan.action,
+        planId: plan.planId,
+        jobId: null,
+        leaseId: null,
+        sandboxId: null,
+        origin: null,
+        environmentId: null,
+        companyId: null,
+        verdict: null,
+        evidence: {
+          selection: parsed.data.selection,
+          counts: plan.counts,
+          origins: plan.origins,
+          expiresAt: plan.expiresAt,
+          inventoryGeneratedAt: inventory.generatedAt,
+        },
+        confirmation: null,
+        override: false,
+        outcome: "planned",
+        reason: null,
+        httpStatus: null,
+        durationMs: Math.round(performance.now() - started),
+        message: `${plan.counts.do} to do, ${plan.counts.skip} skipped.`,
+      };
+      journal.transaction(() => {
+        journal.savePlan(plan, parsed.data, frozen, operator.host);
+        audit.append([record]);
+      });
+      return plan;
+    },
+
+    async execute(request) {
+      assertOpen();
+      const parsed = ExecuteRequestSchema.safeParse(request);
+      if (!parsed.success) throw new ActionError("invalid-request", "The execute request is malformed.");
+      const { planId, confirmSandboxIds, confirmationPhrase, override } = parsed.data;
+      const stored = loadPlan(planId);
+      const confirmed = new Set(confirmSandboxIds);
+      const items = stored.plan.items.map((planItem) => ({
+        planItem,
+        recheck: false,
+        outcome: gateItem(planItem, {
+          override,
+          typedIdConfirmed: confirmsItem(planItem, stored.plan, { confirmed, phrase: confirmationPhrase }),
+          overrideReason: stored.frozen.get(planItem.itemId)?.overrideReason ?? null,
+        }),
+      }));
+      return startJob({ stored, override, parentJobId: null, items });
+    },
+
+    getJob(jobId) {
+      sweepInterrupted();
+      return journal.job(jobId);
+    },
+
+    listJobs(query = {}) {
+      sweepInterrupted();
+      return journal
+        .recentJobRows(query.limit ?? 100)
+        .map((row) => journal.job(row.jobId))
+        .filter((job): job is Job => job !== null);
+    },
+
+    cancel(jobId) {
+      const row = requireJob(jobId);
+      const entry = live.get(jobId);
+      if (entry !== undefined) entry.stop ??= "cancel";
+      else if (row.state === "running") throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
+      return journal.job(jobId)!;
+    },
+
+    async retryFailed(jobId) {
+      assertOpen();
+      const row = requireJob(jobId);
+      if (row.state === "running") throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
+      const failed = new Set(
+        journal
+          .items(jobId)
+          .filter((item) => item.state === "failed")
+          .map((item) => item.itemId),
+      );
+      if (failed.size === 0) throw new ActionError("nothing-to-retry", ENGINE_MESSAGES.nothingToRetry);
+      const stored = loadPlan(row.planId);
+      // A failed request may still have reached CreateOS (a lost answer), so every retried item reads the
+      // sandbox before sending anything again.
+      const items = stored.plan.items
+        .filter((planItem) => failed.has(planItem.itemId))
+        .map((planItem) => ({ planItem, outcome: null, recheck: true }));
+      return startJob({ stored, override: row.override, parentJobId: jobId, items });
+    },
+
+    async resume(jobId) {
+      assertOpen();
+      const row = requireJob(jobId);
+      if (row.state === "running") throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
+      if (row.state !== "interrupted")
+        throw new ActionError("job-not-interrupted", ENGINE_MESSAGES.jobNotInterrupted);
+      if (row.resumedByJobId !== null) {
+        throw new ActionError("job-already-resumed", ENGINE_MESSAGES.jobAlreadyResumed);
+      }
+      const unfinished = new Map(
+        journal
+          .items(jobId)
+          .filter((item) => item.state === "pending" || item.state === "running")
+          .map((item) => [item.itemId, item]),
+      );
+      const stored = loadPlan(row.planId);
+      const items = stored.plan.items.flatMap((planItem) => {
+        const previous = unfinished.get(planItem.itemId);
+        return previous === undefined
+          ? []
+          : [{ planItem, outcome: null, recheck: previous.recheck || previous.state === "running" }];
+      });
+      return startJob({ stored, override: row.override, parentJobId: jobId, items, resumes: jobId });
+    },
+
+    async waitForJob(jobId) {
+      const entry = live.get(jobId);
+      if (entry !== undefined) return entry.done;
+      const job = journal.job(jobId);
+      if (job === null) throw new ActionError("job-not-found", ENGINE_MESSAGES.jobNotFound);
+      return job;
+    },
+
+    onEvent(listener) {
+      events.on("event", listener);
+      return () => {
+        events.off("event", listener);
+      };
+    },
+
+    queryAudit(query = {}) {
+      return audit.query(parseAuditQuery(query));
+    },
+
+    exportAudit(format, query = {}) {
+      // An export is everything that matches unless a limit is asked for.
+      const parsed = parseAuditQuery(query);
+      return exportAudit(audit.query(parsed, query.limit === undefined ? null : parsed.limit), format);
+    },
+
+    async close() {
+      if (closed) return;
+      // Jobs stop taking items and stop waiting for outcomes; what they leave is found interrupted and
+      // resumed later, its sent requests confirmed by a read rather than sent again.
+      for (const entry of live.values()) entry.stop = "shutdown";
+      await Promise.all([...live.values()].map((entry) => entry.done.catch(() => undefined)));
+      closed = true;
+      clearInterval(heartbeat);
+      events.removeAllListeners();
+      db.close();
+    },
+  };
+}
+
+function parseAuditQuery(query: AuditQueryInput) {
+  const parsed = AuditQuerySchema.safeParse(query);
+  if (!parsed.success) throw new ActionError("invalid-request", "The audit query is malformed.");
+  return parsed.data;
+}
+
+/** What happens to an item before anything is read or sent: the plan's skips, missing confirmations, overrides. */
+function gateItem(
+  planItem: PlanItem,
+  gate: {
+    override: boolean;
+    typedIdConfirmed: boolean;
+    overrideReason: keyof typeof OVERRIDE_REFUSALS | null;
+  },
+): ItemOutcome | null {
+  if (planItem.decision === "skip") {
+    return { state: "skipped", reason: planItem.skipReason, message: planItem.skipMessage, httpStatus: null };
+  }
+  if (planItem.confirmation === "typed-id" && !gate.typedIdConfirmed) {
+    return {
+      state: "skipped",
+      reason: "not-confirmed",
+      message: ENGINE_MESSAGES.notConfirmed,
+      httpStatus: null,
+    };
+  }
+  if (planItem.requiresOverride && !gate.override) {
+    const refusal = OVERRIDE_REFUSALS[gate.overrideReason ?? "in-use"];
+    return { state: "skipped", reason: refusal.reason, message: refusal.message, httpStatus: null };
+  }
+  return null;
+}

@@ -1,0 +1,11 @@
+export { AUDIT_EXPORT_FORMATS, type AuditExportFormat, exportAudit } from "./audit/export.js";
+export {
+  type ActionEngine,
+  type ActionEngineDeps,
+  type AuditQueryInput,
+  createActionEngine,
+} from "./engine.js";
+export { ACTION_ERROR_CODES, ActionError, type ActionErrorCode, isActionError } from "./errors.js";
+export { type ActionOptions, DEFAULT_ACTION_OPTIONS } from "./options.js";
+export type { AccountClient, InventoryPort, LeaseRereader, ProviderPort } from "./ports.js";
+export { type ConfiguredEngineOptions, createConfiguredActionEngine } from "./wiring.js";

@@ -1,0 +1,139 @@
+import type { PlanItem } from "../../../../shared/domain/actions.js";
+import type { ActionKind } from "../../../../shared/domain/codes.js";
+import type { ProviderObservation, Refusal, SandboxListing } from "../../../../shared/domain/inventory.js";
+import { indexListings, observeProvider } from "../../../../shared/domain/provider-state.js";
+import { classifyLease } from "../../../../shared/domain/verdict.js";
+import { decideLease } from "../guard/rules.js";
+import { leaseFingerprint, untrackedFingerprint } from "../plan/fingerprint.js";
+import type { RereadLease } from "../ports.js";
+import type { SandboxRead } from "./account-reader.js";
+import { isTransitioningTo, judgeReadBack } from "./verify.js";
+
+/**
+ * The last look before a request is sent. The item goes ahead only if the row (re-read from its source)
+ * and the sandbox (re-read from CreateOS) still have the fingerprint the plan froze, and the rules,
+ * applied afresh to what was just read, still decide the same thing: same effect, no new confirmation
+ * or override needed. Anything else is `changed-since-plan`, and nothing is sent.
+ *
+ * An item that a crashed run may already have acted on (`recheck`) is first compared with the effect's
+ * end state: if CreateOS already shows it, the item is done without a second request.
+ */
+
+export type RecheckResult =
+  | { kind: "act" }
+  | { kind: "skip"; refusal: Refusal }
+  | { kind: "already-done"; message: string }
+  | { kind: "await-verification" }
+  | { kind: "provider-unreadable"; httpStatus: number | null; message: string };
+
+export const CHANGED = "changed-since-plan";
+
+export const RECHECK_MESSAGES = {
+  rowGone: "The lease row is no longer in its source.",
+  rowChanged: "The lease row or its sandbox changed since the plan was made; nothing was done.",
+  sandboxChanged: "The sandbox changed at CreateOS since the plan was made; nothing was done.",
+  effectChanged:
+    "The environment's reuseLease changed since the plan was made, so release would now do something else.",
+  confirmationChanged: "This sandbox now needs its id typed back to be destroyed; make a new plan.",
+  overrideChanged: "This sandbox is now in use or shared with a live lease; make a new plan.",
+  providerUnreadable:
+    "CreateOS could not be asked about this sandbox just before acting, so nothing was done",
+} as const;
+
+function changed(message: string): RecheckResult {
+  return { kind: "skip", refusal: { reason: CHANGED, message } };
+}
+
+export interface LeaseRecheckInput {
+  action: ActionKind;
+  item: PlanItem;
+  fresh: RereadLease | null;
+  read: SandboxRead;
+  now: Date;
+  recheck: boolean;
+}
+
+export function recheckLease(input: LeaseRecheckInput): RecheckResult {
+  const { item, fresh, read } = input;
+  const resumed = resumedOutcome(input.recheck, item, read);
+  if (resumed !== null) return resumed;
+  if (fresh === null) return changed(RECHECK_MESSAGES.rowGone);
+  if (read.kind === "failed") return unreadable(read);
+
+  const observation = observationFrom(fresh, item, read);
+  if (leaseFingerprint(fresh.lease, observation.code) !== item.fingerprint) {
+    return changed(RECHECK_MESSAGES.rowChanged);
+  }
+  const verdict = classifyLease(fresh.lease, fresh.environment, observation, {
+    now: input.now,
+    otherRowsOnSandbox: fresh.others,
+  });
+  const decision = decideLease(input.action, {
+    lease: fresh.lease,
+    environment: fresh.environment,
+    verdict,
+    provider: observation,
+    otherRows: fresh.others,
+  });
+  if (decision.decision === "skip")
+    return changed(`Changed since the plan was made: ${decision.refusal.message}`);
+  if (decision.effect !== item.effect) return changed(RECHECK_MESSAGES.effectChanged);
+  if (decision.confirmation === "typed-id" && item.confirmation !== "typed-id") {
+    return changed(RECHECK_MESSAGES.confirmationChanged);
+  }
+  if (decision.overrideReason !== null && !item.requiresOverride)
+    return changed(RECHECK_MESSAGES.overrideChanged);
+  return { kind: "act" };
+}
+
+export function recheckUntracked(item: PlanItem, read: SandboxRead, recheck: boolean): RecheckResult {
+  const resumed = resumedOutcome(recheck, item, read);
+  if (resumed !== null) return resumed;
+  if (read.kind === "failed") return unreadable(read);
+  if (read.kind === "absent") return changed(RECHECK_MESSAGES.sandboxChanged);
+  const fingerprint = untrackedFingerprint({
+    sandboxId: item.sandboxId ?? "",
+    origin: item.origin ?? "",
+    credential: item.credential ?? "",
+    status: read.sandbox.status,
+  });
+  return fingerprint === item.fingerprint ? { kind: "act" } : changed(RECHECK_MESSAGES.sandboxChanged);
+}
+
+function resumedOutcome(recheck: boolean, item: PlanItem, read: SandboxRead): RecheckResult | null {
+  if (!recheck || item.effect === null) return null;
+  const judged = judgeReadBack(item.effect, read);
+  if (judged.kind === "confirmed") return { kind: "already-done", message: judged.message };
+  if (isTransitioningTo(item.effect, read)) return { kind: "await-verification" };
+  return null;
+}
+
+function unreadable(read: Extract<SandboxRead, { kind: "failed" }>): RecheckResult {
+  return {
+    kind: "provider-unreadable",
+    httpStatus: read.failure.httpStatus,
+    message: `${RECHECK_MESSAGES.providerUnreadable} (${read.failure.message})`,
+  };
+}
+
+/**
+ * The provider observation for a freshly read row, built with the same rules as the inventory's: the
+ * row's recorded origin decides where its sandbox is, so a row re-pointed at another origin no longer
+ * matches the read and shows as changed.
+ */
+function observationFrom(
+  fresh: RereadLease,
+  item: PlanItem,
+  read: Exclude<SandboxRead, { kind: "failed" }>,
+): ProviderObservation {
+  const listing: SandboxListing = {
+    origin: item.origin ?? "",
+    credential: item.credential ?? "",
+    outcome: {
+      ok: true,
+      sandboxes: read.kind === "listed" ? [read.sandbox] : [],
+      observedAt: read.observedAt,
+    },
+  };
+  return observeProvider(fresh.lease, fresh.environment, indexListings([listing]));
+}

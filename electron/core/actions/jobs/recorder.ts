@@ -1,0 +1,204 @@
+import type { JobEvent, JobItemState, PlanItem } from "../../../../shared/domain/actions.js";
+import type { AuditLog, AuditRecord } from "../audit/audit-log.js";
+import {
+  type ActionJournal,
+  type ItemEnd,
+  type JobRow,
+  type JournalItem,
+  publicItem,
+} from "../journal/journal.js";
+import type { FrozenItem } from "../plan/build-plan.js";
+
+export interface Operator {
+  name: string;
+  host: string;
+}
+
+export interface ItemOutcome {
+  state: Exclude<JobItemState, "pending" | "running">;
+  reason: string | null;
+  message: string | null;
+  httpStatus: number | null;
+}
+
+interface Pending {
+  item: JournalItem;
+  end: ItemEnd;
+  audit: AuditRecord;
+  after: (() => void) | undefined;
+  committed: () => void;
+  failed: (error: unknown) => void;
+}
+
+/**
+ * Writes a job's progress durably, then tells the world. Items that end in the same turn of the event
+ * loop (a list pass settles dozens at once) share one transaction, which holds both the journal update
+ * and the audit rows; events and lock releases happen only after it commits. With synchronous=FULL every
+ * commit is an fsync, so grouping is what keeps a thousand-item job from being bound by the disk.
+ */
+export class ItemRecorder {
+  readonly #journal: ActionJournal;
+  readonly #audit: AuditLog;
+  readonly #job: JobRow;
+  readonly #operator: Operator;
+  readonly #emit: (event: JobEvent) => void;
+  readonly #items: Map<string, JournalItem>;
+  readonly #started = new Map<string, number>();
+  #pending: Pending[] = [];
+  #scheduled = false;
+  readonly #unsettled = new Set<Promise<void>>();
+
+  constructor(options: {
+    journal: ActionJournal;
+    audit: AuditLog;
+    job: JobRow;
+    operator: Operator;
+    emit: (event: JobEvent) => void;
+    items: readonly JournalItem[];
+  }) {
+    this.#journal = options.journal;
+    this.#audit = options.audit;
+    this.#job = options.job;
+    this.#operator = options.operator;
+    this.#emit = options.emit;
+    this.#items = new Map(options.items.map((item) => [item.itemId, { ...item }]));
+  }
+
+  /** Marks items running, durably, before any of them sends a request. */
+  start(itemIds: readonly string[]): void {
+    if (itemIds.length === 0) return;
+    const startedAt = new Date().toISOString();
+    this.#journal.transaction(() => this.#journal.markRunning(this.#job.jobId, itemIds, startedAt));
+    const now = performance.now();
+    for (const itemId of itemIds) {
+      const item = this.#items.get(itemId);
+      if (item === undefined) continue;
+      item.state = "running";
+      item.startedAt = startedAt;
+      this.#started.set(itemId, now);
+      this.#emitItem(item);
+    }
+  }
+
+  /**
+   * Ends an item; resolves once its outcome and audit row are committed. `after` runs after the commit
+   * (freeing the sandbox's single-flight slot).
+   */
+  finish(
+    planItem: PlanItem,
+    frozen: FrozenItem | undefined,
+    outcome: ItemOutcome,
+    after?: () => void,
+  ): Promise<void> {
+    const item = this.#items.get(planItem.itemId);
+    if (item === undefined) return Promise.resolve();
+    const finishedAt = new Date().toISOString();
+    const started = this.#started.get(planItem.itemId);
+    const durationMs = started === undefined ? null : Math.round(performance.now() - started);
+    const end: ItemEnd = { itemId: planItem.itemId, finishedAt, ...outcome };
+    const audit = itemAuditRecord({
+      job: this.#job,
+      operator: this.#operator,
+      planItem,
+      frozen,
+      outcome,
+      at: finishedAt,
+      durationMs,
+    });
+    const done = new Promise<void>((committed, failed) => {
+      this.#pending.push({ item, end, audit, after, committed, failed });
+      this.#schedule();
+    });
+    this.#unsettled.add(done);
+    const forget = () => this.#unsettled.delete(done);
+    done.then(forget, forget);
+    return done;
+  }
+
+  /** Resolves once everything ended so far is committed (rejects if a commit failed). */
+  async flush(): Promise<void> {
+    while (this.#unsettled.size > 0) await Promise.all([...this.#unsettled]);
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#commit();
+    });
+  }
+
+  #commit(): void {
+    const batch = this.#pending;
+    this.#pending = [];
+    if (batch.length === 0) return;
+    try {
+      this.#journal.transaction(() => {
+        this.#journal.finishItems(
+          this.#job.jobId,
+          batch.map((entry) => entry.end),
+        );
+        this.#audit.append(batch.map((entry) => entry.audit));
+      });
+    } catch (error) {
+      // Not durable, so not done: nothing is reported, and the job stops as if the process had died.
+      for (const entry of batch) entry.failed(error);
+      return;
+    }
+    for (const { item, end, after, committed } of batch) {
+      item.state = end.state;
+      item.reason = end.reason;
+      item.message = end.message;
+      item.httpStatus = end.httpStatus;
+      item.finishedAt = end.finishedAt;
+      after?.();
+      this.#emitItem(item);
+      committed();
+    }
+  }
+
+  #emitItem(item: JournalItem): void {
+    this.#emit({ type: "item", jobId: this.#job.jobId, item: publicItem(item) });
+  }
+}
+
+export function itemAuditRecord(input: {
+  job: Pick<JobRow, "jobId" | "planId" | "action" | "override">;
+  operator: Operator;
+  planItem: PlanItem;
+  frozen: FrozenItem | undefined;
+  outcome: ItemOutcome;
+  at: string;
+  durationMs: number | null;
+}): AuditRecord {
+  const { planItem, outcome } = input;
+  return {
+    at: input.at,
+    kind: "item",
+    operator: input.operator.name,
+    host: input.operator.host,
+    action: input.job.action,
+    planId: input.job.planId,
+    jobId: input.job.jobId,
+    itemId: planItem.itemId,
+    leaseId: planItem.leaseId,
+    sandboxId: planItem.sandboxId,
+    origin: planItem.origin,
+    credential: planItem.credential,
+    environmentId: planItem.environmentId,
+    environmentName: planItem.environmentName,
+    companyId: planItem.companyId,
+    effect: planItem.effect,
+    verdict: planItem.verdict,
+    evidence: input.frozen?.evidence ?? null,
+    confirmation: planItem.confirmation,
+    // Recorded only where it changed the outcome: an item that needed the override and got it.
+    override: input.job.override && planItem.requiresOverride,
+    outcome: outcome.state,
+    reason: outcome.reason,
+    httpStatus: outcome.httpStatus,
+    durationMs: input.durationMs,
+    message: outcome.message,
+  };
+}

@@ -1,0 +1,398 @@
+import type { JobEvent, JobState, PlanItem } from "../../../../shared/domain/actions.js";
+import { PLUGIN_MESSAGES } from "../../../../shared/domain/codes.js";
+import type { AuditLog } from "../audit/audit-log.js";
+import { releaseSandbox, tryAcquireSandbox } from "../guard/single-flight.js";
+import type { ActionJournal, JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
+import type { ActionOptions } from "../options.js";
+import type { FrozenItem } from "../plan/build-plan.js";
+import { type LeaseRereader, leaseKey, type ProviderPort, type RereadLease } from "../ports.js";
+import { AccountReader, type SandboxRead } from "./account-reader.js";
+import { act } from "./act.js";
+import { type RecheckResult, recheckLease, recheckUntracked } from "./recheck.js";
+import { type ItemOutcome, ItemRecorder, type Operator } from "./recorder.js";
+import { Verifier, type VerifyOutcome } from "./verify.js";
+
+/**
+ * Runs one job: its items grouped by CreateOS account, each account's items in batches. For a batch,
+ * in this order: take each sandbox's single-flight slot; re-read the rows from their sources and the
+ * sandboxes from CreateOS; re-check each item against its plan; journal the survivors as running; send
+ * each one request through the origin's shared, paced queue; hand it to the verifier. Accounts run side
+ * by side (their origins' queues pace them); a cancel is honoured between items, never mid-request.
+ */
+
+export interface RunnerDeps {
+  journal: ActionJournal;
+  audit: AuditLog;
+  provider: ProviderPort;
+  leases: LeaseRereader;
+  now: () => Date;
+  operator: Operator;
+  options: ActionOptions;
+  emit: (event: JobEvent) => void;
+}
+
+export interface JobRun {
+  job: JobRow;
+  stored: StoredPlan;
+  /** Every item of the job as journalled; only `pending` ones are run. */
+  items: readonly JournalItem[];
+  /**
+   * `cancel`: the operator stopped the job; items not yet sent end `cancelled`. `shutdown`: the engine is
+   * closing; nothing more is written, so the job is found interrupted and resumable next time.
+   */
+  stopRequested: () => "cancel" | "shutdown" | null;
+}
+
+export const RUN_MESSAGES = {
+  cancelled: "The job was cancelled before this item started; nothing was sent.",
+  noCredential: PLUGIN_MESSAGES.missingApiKey,
+  sourceUnreadable: "The lease source could not be re-read just before acting, so nothing was done.",
+  invalidItem: "This item names no sandbox, origin or effect to act on; nothing was sent.",
+} as const;
+
+interface Prepared {
+  toAct: Work[];
+  /** Items a crashed run had already sent: only their outcome is awaited. */
+  toVerify: Work[];
+}
+
+interface Work {
+  journal: JournalItem;
+  plan: PlanItem;
+  frozen: FrozenItem | undefined;
+}
+
+/** The job's end state, or null when it was left for a later resume (the engine shut down). */
+export async function runJob(deps: RunnerDeps, run: JobRun): Promise<JobState | null> {
+  const recorder = new ItemRecorder({
+    journal: deps.journal,
+    audit: deps.audit,
+    job: run.job,
+    operator: deps.operator,
+    emit: deps.emit,
+    items: run.items,
+  });
+  const planItems = new Map(run.stored.plan.items.map((item) => [item.itemId, item]));
+  const byAccount = new Map<string, Work[]>();
+  const unrunnable: Promise<void>[] = [];
+  for (const journal of run.items) {
+    if (journal.state !== "pending") continue;
+    const plan = planItems.get(journal.itemId);
+    if (plan === undefined) continue;
+    if (plan.origin === null || plan.credential === null || plan.sandboxId === null || plan.effect === null) {
+      // The plan rules never let such an item through; if one is journalled anyway it ends here, unsent.
+      unrunnable.push(
+        recorder.finish(plan, run.stored.frozen.get(plan.itemId), {
+          state: "failed",
+          reason: "invalid-item",
+          message: RUN_MESSAGES.invalidItem,
+          httpStatus: null,
+        }),
+      );
+      continue;
+    }
+    const key = `${plan.origin}\u0000${plan.credential}`;
+    const work = { journal, plan, frozen: run.stored.frozen.get(journal.itemId) };
+    const list = byAccount.get(key);
+    if (list === undefined) byAccount.set(key, [work]);
+    else list.push(work);
+  }
+
+  await Promise.all([
+    ...unrunnable,
+    ...[...byAccount.values()].map((works) => new AccountRun(deps, run, recorder, works).run()),
+  ]);
+  await recorder.flush();
+  const stop = run.stopRequested();
+  return stop === "shutdown" ? null : stop === "cancel" ? "cancelled" : "completed";
+}
+
+class AccountRun {
+  readonly #deps: RunnerDeps;
+  readonly #run: JobRun;
+  readonly #recorder: ItemRecorder;
+  readonly #works: Work[];
+  readonly #origin: string;
+  readonly #credential: string;
+  readonly #endings: Promise<void>[] = [];
+
+  constructor(deps: RunnerDeps, run: JobRun, recorder: ItemRecorder, works: Work[]) {
+    this.#deps = deps;
+    this.#run = run;
+    this.#recorder = recorder;
+    this.#works = works;
+    this.#origin = works[0]!.plan.origin!;
+    this.#credential = works[0]!.plan.credential!;
+  }
+
+  async run(): Promise<void> {
+    const client = await this.#deps.provider.account(this.#origin, this.#credential).catch(() => null);
+    if (client === null) {
+      for (const work of this.#works) {
+        this.#end(work, {
+          state: "failed",
+          reason: "no-credential",
+          message: RUN_MESSAGES.noCredential,
+          httpStatus: null,
+        });
+      }
+      await Promise.all(this.#endings);
+      return;
+    }
+    const listed = this.#run.stored.plan.origins.find(
+      (entry) => entry.origin === this.#origin && entry.credential === this.#credential,
+    )?.listedSandboxes;
+    const reader = new AccountReader(client, {
+      pageSize: this.#deps.provider.listPageSize,
+      knownSize: listed ?? this.#works.length,
+    });
+    const verifier = new Verifier(reader, {
+      pollMs: this.#deps.options.verifyPollMs,
+      timeoutMs: this.#deps.options.verifyTimeoutMs,
+    });
+
+    const concurrency = actConcurrency(client.requestsPerMinute, this.#deps.options);
+    let next = 0;
+    const prepareNext = (): Promise<Prepared> | null => {
+      if (next >= this.#works.length || this.#run.stopRequested() !== null) return null;
+      const size = batchSize(reader.listCost, client.requestsPerMinute, this.#deps.options);
+      const batch = this.#works.slice(next, next + size);
+      next += batch.length;
+      return this.#prepare(batch, reader);
+    };
+
+    let upcoming = prepareNext();
+    while (upcoming !== null) {
+      const prepared = await upcoming;
+      upcoming = null;
+      // The next batch's re-read is sent while this batch's last requests are still queued, so the
+      // origin's queue never runs dry between batches; it is still read before any of its items acts.
+      const lead = concurrency + reader.listCost;
+      await this.#act(prepared, reader, verifier, concurrency, (remaining) => {
+        if (upcoming === null && remaining <= lead) upcoming = prepareNext();
+      });
+      upcoming ??= prepareNext();
+    }
+    for (const work of this.#works.slice(next)) this.#cancel(work);
+    await verifier.drain(() => this.#run.stopRequested() === "shutdown");
+    await Promise.all(this.#endings);
+  }
+
+  /** Takes the batch's single-flight slots, re-reads it, and ends every item that must not act. */
+  async #prepare(batch: Work[], reader: AccountReader): Promise<Prepared> {
+    const holder = this.#run.job.jobId;
+    const locked: Work[] = [];
+    for (const work of batch) {
+      if (tryAcquireSandbox(this.#origin, work.plan.sandboxId!, holder)) locked.push(work);
+      else {
+        this.#end(work, {
+          state: "skipped",
+          reason: "cleanup-in-progress",
+          message: PLUGIN_MESSAGES.cleanupInProgress,
+          httpStatus: null,
+        });
+      }
+    }
+    const prepared: Prepared = { toAct: [], toVerify: [] };
+    if (locked.length === 0) return prepared;
+
+    const [rows, reads] = await Promise.all([
+      this.#rereadRows(locked),
+      reader.readMany(locked.map((work) => work.plan.sandboxId!)),
+    ]);
+    for (const work of locked) {
+      const result = this.#recheck(work, rows, reads.get(work.plan.sandboxId!)!);
+      switch (result.kind) {
+        case "act":
+          prepared.toAct.push(work);
+          break;
+        case "await-verification":
+          prepared.toVerify.push(work);
+          break;
+        case "already-done":
+          this.#end(work, {
+            state: "confirmed",
+            reason: "already-done",
+            message: result.message,
+            httpStatus: null,
+          });
+          break;
+        case "skip":
+          this.#end(work, { state: "skipped", ...refusalFields(result.refusal), httpStatus: null });
+          break;
+        case "provider-unreadable":
+          this.#end(work, {
+            state: "failed",
+            reason: "provider-unknown",
+            message: result.message,
+            httpStatus: result.httpStatus,
+          });
+          break;
+        case "source-unreadable":
+          this.#end(work, {
+            state: "failed",
+            reason: "source-unreadable",
+            message: RUN_MESSAGES.sourceUnreadable,
+            httpStatus: null,
+          });
+          break;
+      }
+    }
+    return prepared;
+  }
+
+  /** Journals the batch as running, then sends each item's one request; `onProgress` gets how many are left. */
+  async #act(
+    prepared: Prepared,
+    reader: AccountReader,
+    verifier: Verifier,
+    concurrency: number,
+    onProgress: (remaining: number) => void,
+  ): Promise<void> {
+    const { toAct, toVerify } = prepared;
+    if (this.#run.stopRequested() !== null) {
+      for (const work of [...toVerify, ...toAct]) this.#cancel(work);
+      return;
+    }
+    this.#recorder.start([...toVerify, ...toAct].map((work) => work.journal.itemId));
+    for (const work of toVerify) this.#verify(work, verifier, null);
+
+    let cursor = 0;
+    const worker = async () => {
+      while (cursor < toAct.length) {
+        const work = toAct[cursor++]!;
+        onProgress(toAct.length - cursor);
+        // Checked between items only: a request once sent is always seen through.
+        if (this.#run.stopRequested() !== null) {
+          this.#cancel(work);
+          continue;
+        }
+        const result = await act(reader, work.plan.effect!, work.plan.sandboxId!);
+        if (result.kind === "verify") this.#verify(work, verifier, result.httpStatus);
+        else if (result.kind === "done") {
+          this.#end(work, {
+            state: "confirmed",
+            reason: null,
+            message: result.message,
+            httpStatus: result.httpStatus,
+          });
+        } else {
+          this.#end(work, {
+            state: "failed",
+            reason: result.reason,
+            message: result.message,
+            httpStatus: result.httpStatus,
+          });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, toAct.length)) }, worker));
+  }
+
+  async #rereadRows(works: Work[]): Promise<Map<string, RereadLease | null> | null> {
+    const refs = works.flatMap((work) =>
+      work.plan.leaseId !== null && work.plan.sourceId !== null
+        ? [
+            {
+              sourceId: work.plan.sourceId,
+              leaseId: work.plan.leaseId,
+              sharedWith: work.frozen?.sharedWith ?? [],
+            },
+          ]
+        : [],
+    );
+    if (refs.length === 0) return new Map();
+    try {
+      return await this.#deps.leases.reread(refs);
+    } catch {
+      return null;
+    }
+  }
+
+  #recheck(
+    work: Work,
+    rows: Map<string, RereadLease | null> | null,
+    read: SandboxRead,
+  ): RecheckResult | { kind: "source-unreadable" } {
+    const { plan } = work;
+    if (plan.leaseId === null || plan.sourceId === null) {
+      return recheckUntracked(plan, read, work.journal.recheck);
+    }
+    if (rows === null) return { kind: "source-unreadable" };
+    return recheckLease({
+      action: this.#run.job.action,
+      item: plan,
+      fresh: rows.get(leaseKey(plan.sourceId, plan.leaseId)) ?? null,
+      read,
+      now: this.#deps.now(),
+      recheck: work.journal.recheck,
+    });
+  }
+
+  #verify(work: Work, verifier: Verifier, httpStatus: number | null): void {
+    const watched = verifier.watch(work.plan.sandboxId!, work.plan.effect!).then((outcome: VerifyOutcome) => {
+      if (outcome.state === "abandoned") {
+        // Left running in the journal: a resume reads CreateOS and confirms it without a second request.
+        releaseSandbox(this.#origin, work.plan.sandboxId!, this.#run.job.jobId);
+        return;
+      }
+      const reason = outcome.state === "confirmed" ? null : outcome.reason;
+      return this.#endNow(work, { state: outcome.state, reason, message: outcome.message, httpStatus });
+    });
+    this.#endings.push(watched);
+  }
+
+  #cancel(work: Work): void {
+    if (this.#run.stopRequested() === "shutdown") {
+      releaseSandbox(this.#origin, work.plan.sandboxId!, this.#run.job.jobId);
+      return;
+    }
+    this.#end(work, {
+      state: "cancelled",
+      reason: "cancelled",
+      message: RUN_MESSAGES.cancelled,
+      httpStatus: null,
+    });
+  }
+
+  #end(work: Work, outcome: ItemOutcome): void {
+    this.#endings.push(this.#endNow(work, outcome));
+  }
+
+  #endNow(work: Work, outcome: ItemOutcome): Promise<void> {
+    const sandboxId = work.plan.sandboxId!;
+    return this.#recorder.finish(work.plan, work.frozen, outcome, () =>
+      releaseSandbox(this.#origin, sandboxId, this.#run.job.jobId),
+    );
+  }
+}
+
+function refusalFields(refusal: {
+  reason: string;
+  message: string;
+}): Pick<ItemOutcome, "reason" | "message"> {
+  return { reason: refusal.reason, message: refusal.message };
+}
+
+/**
+ * How many items one re-check read covers. A list pass is worth it only for at least as many items as
+ * it costs requests, and it is reused for at most `itemsPerListRequest` items per request it cost (so
+ * re-checking adds a bounded share of requests) and for no longer than `recheckMaxAgeMs` at the origin's
+ * pace (so the read is recent when the batch's last request goes).
+ */
+/**
+ * How many of an account's requests may be queued or in flight at once: enough to keep the origin's
+ * queue busy through a request's round trip, few enough that a cancel leaves little already queued
+ * (at most `inFlightWindowMs` of the origin's pace).
+ */
+export function actConcurrency(requestsPerMinute: number, options: ActionOptions): number {
+  const intervalMs = 60_000 / requestsPerMinute;
+  return Math.max(2, Math.min(options.actConcurrency, Math.ceil(options.inFlightWindowMs / intervalMs)));
+}
+
+export function batchSize(listCost: number, requestsPerMinute: number, options: ActionOptions): number {
+  const intervalMs = 60_000 / requestsPerMinute;
+  const byAge = Math.floor(options.recheckMaxAgeMs / intervalMs);
+  const byCost = listCost * options.itemsPerListRequest;
+  return Math.max(1, Math.min(byAge, byCost, 1_000));
+}

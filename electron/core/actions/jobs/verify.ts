@@ -1,0 +1,135 @@
+import type { ActionEffect } from "../../../../shared/domain/actions.js";
+import type { AccountReader, SandboxRead } from "./account-reader.js";
+
+/**
+ * After acting, nothing is reported done on faith: the sandbox's state is read back until CreateOS shows
+ * it destroyed (or paused), or a deadline passes. Reads ride on the list passes the job makes anyway;
+ * once the account's items are all acted on, the verifier polls by itself (a list pass when that is
+ * cheaper than a GET per sandbox).
+ */
+
+export type ReadBack =
+  | { kind: "confirmed"; message: string }
+  | { kind: "waiting" }
+  | { kind: "failed"; reason: string; message: string };
+
+export const VERIFY_MESSAGES = {
+  destroyed: "CreateOS lists the sandbox as destroyed.",
+  vanished: "CreateOS no longer knows the sandbox (404), which counts as done.",
+  paused: "CreateOS lists the sandbox as paused.",
+  pauseTargetGone: "The sandbox no longer exists, so nothing is left running; the release is done.",
+  didNotPause: "CreateOS sandbox did not reach paused.",
+  unconfirmedDelete:
+    "CreateOS accepted the destroy but did not show the sandbox destroyed before the verification deadline; check it again later.",
+  unconfirmedPause:
+    "CreateOS accepted the pause but did not show the sandbox paused before the verification deadline; check it again later.",
+} as const;
+
+/** What one read says about an action's effect. A failed read says nothing: keep waiting. */
+export function judgeReadBack(effect: ActionEffect, read: SandboxRead): ReadBack {
+  if (read.kind === "failed") return { kind: "waiting" };
+  const status = read.kind === "absent" ? null : read.sandbox.status;
+  const gone = status === null || status === "destroyed" || status === "failed";
+  if (effect === "delete") {
+    if (status === null) return { kind: "confirmed", message: VERIFY_MESSAGES.vanished };
+    return gone ? { kind: "confirmed", message: VERIFY_MESSAGES.destroyed } : { kind: "waiting" };
+  }
+  if (status === "paused") return { kind: "confirmed", message: VERIFY_MESSAGES.paused };
+  // The plugin counts a 404 on pause as done: a release only has to stop the sandbox billing.
+  if (gone) return { kind: "confirmed", message: VERIFY_MESSAGES.pauseTargetGone };
+  if (status === "error")
+    return { kind: "failed", reason: "did-not-reach-paused", message: VERIFY_MESSAGES.didNotPause };
+  return { kind: "waiting" };
+}
+
+/** A sandbox already on its way to the effect's end state (an earlier run's request got through). */
+export function isTransitioningTo(effect: ActionEffect, read: SandboxRead): boolean {
+  return read.kind === "listed" && read.sandbox.status === (effect === "delete" ? "destroying" : "pausing");
+}
+
+export type VerifyOutcome =
+  | { state: "confirmed"; message: string }
+  | { state: "failed"; reason: string; message: string }
+  | { state: "unconfirmed"; reason: "verify-deadline"; message: string }
+  /** The engine shut down before the outcome was known; nothing is recorded. */
+  | { state: "abandoned" };
+
+interface Watch {
+  effect: ActionEffect;
+  deadline: number;
+  resolve: (outcome: VerifyOutcome) => void;
+}
+
+export class Verifier {
+  readonly #reader: AccountReader;
+  readonly #pollMs: number;
+  readonly #timeoutMs: number;
+  readonly #watches = new Map<string, Watch>();
+
+  constructor(reader: AccountReader, options: { pollMs: number; timeoutMs: number }) {
+    this.#reader = reader;
+    this.#pollMs = options.pollMs;
+    this.#timeoutMs = options.timeoutMs;
+    reader.onListing((snapshot) => {
+      for (const [sandboxId, watch] of this.#watches) {
+        const sandbox = snapshot.sandboxes.get(sandboxId);
+        const read: SandboxRead =
+          sandbox === undefined
+            ? { kind: "absent", observedAt: snapshot.observedAt }
+            : { kind: "listed", sandbox, observedAt: snapshot.observedAt };
+        this.#settle(sandboxId, watch, read, false);
+      }
+    });
+  }
+
+  /** Resolves once the sandbox shows the effect's end state, a failure, or the deadline passes. */
+  watch(sandboxId: string, effect: ActionEffect): Promise<VerifyOutcome> {
+    return new Promise((resolve) => {
+      this.#watches.set(sandboxId, { effect, deadline: Date.now() + this.#timeoutMs, resolve });
+    });
+  }
+
+  /**
+   * Polls until every watch has settled. Call once the account has nothing left to act on. When
+   * `abandon` says so, the remaining watches settle as `abandoned` at once.
+   */
+  async drain(abandon: () => boolean = () => false): Promise<void> {
+    while (this.#watches.size > 0) {
+      if (abandon()) {
+        for (const watch of this.#watches.values()) watch.resolve({ state: "abandoned" });
+        this.#watches.clear();
+        return;
+      }
+      await sleep(this.#pollMs);
+      if (abandon()) continue;
+      const reads = await this.#reader.readMany([...this.#watches.keys()]);
+      for (const [sandboxId, read] of reads) {
+        const watch = this.#watches.get(sandboxId);
+        if (watch !== undefined) this.#settle(sandboxId, watch, read, true);
+      }
+    }
+  }
+
+  #settle(sandboxId: string, watch: Watch, read: SandboxRead, expire: boolean): void {
+    const judged = judgeReadBack(watch.effect, read);
+    let outcome: VerifyOutcome | null = null;
+    if (judged.kind === "confirmed") outcome = { state: "confirmed", message: judged.message };
+    else if (judged.kind === "failed")
+      outcome = { state: "failed", reason: judged.reason, message: judged.message };
+    else if (expire && Date.now() >= watch.deadline) {
+      outcome = {
+        state: "unconfirmed",
+        reason: "verify-deadline",
+        message:
+          watch.effect === "delete" ? VERIFY_MESSAGES.unconfirmedDelete : VERIFY_MESSAGES.unconfirmedPause,
+      };
+    }
+    if (outcome === null) return;
+    this.#watches.delete(sandboxId);
+    watch.resolve(outcome);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

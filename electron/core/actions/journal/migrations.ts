@@ -1,0 +1,113 @@
+import type { Migration } from "../../store/migrations.js";
+
+/**
+ * The action engine's tables, appended to the store's migration list (store/migrations.ts). Plans and
+ * their frozen items; jobs and their items (the journal a crashed job is resumed from); the audit log.
+ * JSON columns hold values whose shape is the zod schemas' in shared/domain/actions.ts.
+ */
+export const ACTIONS_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 2,
+    name: "action plans, job journal and audit log",
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS action_plans (
+          plan_id       TEXT PRIMARY KEY,
+          action        TEXT NOT NULL,
+          created_at    TEXT NOT NULL,
+          expires_at    TEXT NOT NULL,
+          operator      TEXT NOT NULL,
+          host          TEXT NOT NULL,
+          request       TEXT NOT NULL,
+          summary       TEXT NOT NULL
+        ) STRICT;
+
+        -- item is a PlanItem; frozen is what execution needs and never shows (evidence, shared rows).
+        CREATE TABLE IF NOT EXISTS action_plan_items (
+          plan_id   TEXT NOT NULL REFERENCES action_plans (plan_id) ON DELETE CASCADE,
+          seq       INTEGER NOT NULL,
+          item_id   TEXT NOT NULL,
+          item      TEXT NOT NULL,
+          frozen    TEXT NOT NULL,
+          PRIMARY KEY (plan_id, item_id)
+        ) STRICT;
+
+        -- A job row is written before its first item starts. owner_* and heartbeat_at tell a later
+        -- process whether a job left 'running' is still being run or was cut off by a crash.
+        CREATE TABLE IF NOT EXISTS action_jobs (
+          job_id             TEXT PRIMARY KEY,
+          plan_id            TEXT NOT NULL REFERENCES action_plans (plan_id),
+          action             TEXT NOT NULL,
+          state              TEXT NOT NULL,
+          created_at         TEXT NOT NULL,
+          finished_at        TEXT,
+          parent_job_id      TEXT REFERENCES action_jobs (job_id),
+          resumed_by_job_id  TEXT REFERENCES action_jobs (job_id),
+          override           INTEGER NOT NULL,
+          operator           TEXT NOT NULL,
+          owner_host         TEXT NOT NULL,
+          owner_pid          INTEGER NOT NULL,
+          owner_instance     TEXT NOT NULL,
+          heartbeat_at       TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS action_jobs_by_state ON action_jobs (state);
+        CREATE INDEX IF NOT EXISTS action_jobs_by_created ON action_jobs (created_at);
+
+        -- One row per item, written 'pending' (or its skip) with the job, 'running' before the item
+        -- starts, and its outcome when it ends. recheck = the item may already have been acted on
+        -- (it was found running after a crash): the provider is read before anything is sent again.
+        CREATE TABLE IF NOT EXISTS action_job_items (
+          job_id        TEXT NOT NULL REFERENCES action_jobs (job_id) ON DELETE CASCADE,
+          seq           INTEGER NOT NULL,
+          item_id       TEXT NOT NULL,
+          lease_id      TEXT,
+          sandbox_id    TEXT,
+          origin        TEXT,
+          effect        TEXT,
+          state         TEXT NOT NULL,
+          reason        TEXT,
+          message       TEXT,
+          http_status   INTEGER,
+          started_at    TEXT,
+          finished_at   TEXT,
+          recheck       INTEGER NOT NULL DEFAULT 0,
+          PRIMARY KEY (job_id, item_id)
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS action_job_items_by_state ON action_job_items (job_id, state);
+
+        CREATE TABLE IF NOT EXISTS action_audit (
+          id                INTEGER PRIMARY KEY AUTOINCREMENT,
+          at                TEXT NOT NULL,
+          kind              TEXT NOT NULL,
+          operator          TEXT NOT NULL,
+          host              TEXT NOT NULL,
+          action            TEXT NOT NULL,
+          plan_id           TEXT NOT NULL,
+          job_id            TEXT,
+          item_id           TEXT,
+          lease_id          TEXT,
+          sandbox_id        TEXT,
+          origin            TEXT,
+          credential        TEXT,
+          environment_id    TEXT,
+          environment_name  TEXT,
+          company_id        TEXT,
+          effect            TEXT,
+          verdict           TEXT,
+          evidence          TEXT,
+          confirmation      TEXT,
+          override          INTEGER NOT NULL,
+          outcome           TEXT NOT NULL,
+          reason            TEXT,
+          http_status       INTEGER,
+          duration_ms       REAL,
+          message           TEXT
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS action_audit_by_time ON action_audit (at);
+        CREATE INDEX IF NOT EXISTS action_audit_by_environment ON action_audit (environment_id, at);
+        CREATE INDEX IF NOT EXISTS action_audit_by_action ON action_audit (action, at);
+        CREATE INDEX IF NOT EXISTS action_audit_by_outcome ON action_audit (outcome, at);
+      `);
+    },
+  },
+];

@@ -1,0 +1,297 @@
+import { describe, expect, it } from "vitest";
+import type { PlanRequest } from "../../../../shared/domain/actions.js";
+import { REFUSAL_MESSAGES } from "../../../../shared/domain/allowed-actions.js";
+import { PLUGIN_MESSAGES } from "../../../../shared/domain/codes.js";
+import type { SandboxListing } from "../../../../shared/domain/inventory.js";
+import type { Environment, LeaseRow } from "../../../../shared/domain/paperclip.js";
+import { reconcile } from "../../../../shared/domain/reconcile.js";
+import {
+  COMPANY,
+  environment,
+  failedListing,
+  meta,
+  NOW,
+  OLD_ORIGIN,
+  ORIGIN,
+  OTHER_COMPANY,
+  okListing,
+  row,
+  sandbox,
+} from "../../../../shared/domain/test-fixtures.js";
+import { buildPlan } from "./build-plan.js";
+import { leaseFingerprint } from "./fingerprint.js";
+
+// The plan rules as a table: one lease (or untracked sandbox) in a small inventory, one action, and
+// what the plan says about it. Inventories are built by the real reconcile(), so the verdicts are the
+// ones the product shows.
+
+function inventoryOf(options: {
+  leases: LeaseRow[];
+  environments?: Environment[];
+  listings?: SandboxListing[];
+}) {
+  return reconcile({
+    snapshots: [
+      {
+        sourceId: "ledger",
+        environments: options.environments ?? [environment()],
+        leases: options.leases,
+        problems: [],
+      },
+    ],
+    listings: options.listings ?? [okListing(ORIGIN, "key-a", [sandbox("sbx_1", "running")])],
+    now: NOW,
+    requests: 1,
+  });
+}
+
+function planFor(request: PlanRequest, inventory: ReturnType<typeof inventoryOf>) {
+  return buildPlan({ planId: "plan-1", request, inventory, now: NOW, ttlMs: 900_000, operator: "ops" }).plan;
+}
+
+const release = (leaseIds: string[]): PlanRequest => ({
+  action: "release",
+  selection: { kind: "leases", leaseIds },
+});
+const destroy = (leaseIds: string[]): PlanRequest => ({
+  action: "destroy",
+  selection: { kind: "leases", leaseIds },
+});
+
+describe("release", () => {
+  it.each([
+    ["reuseLease true pauses", { reuseLease: true }, "pause"],
+    ["reuseLease false deletes", { reuseLease: false }, "delete"],
+    ["reuseLease unset deletes", { reuseLease: undefined }, "delete"],
+  ])("%s", (_, config, effect) => {
+    const lease = row({ id: "l1", metadata: meta({ reuseLease: !config.reuseLease }) });
+    const plan = planFor(
+      release(["l1"]),
+      inventoryOf({ leases: [lease], environments: [environment({ config })] }),
+    );
+    expect(plan.items).toMatchObject([
+      { decision: "do", effect, confirmation: null, requiresOverride: false },
+    ]);
+  });
+
+  it.each([
+    ["another company's lease", { metadata: meta({ companyId: OTHER_COMPANY }) }, "foreign-company"],
+    ["another environment's lease", { metadata: meta({ environmentId: "env-x" }) }, "foreign-environment"],
+    ["another provider's lease", { metadata: meta({ provider: "e2b" }) }, "foreign-provider"],
+    ["a lease from before an apiUrl edit", { metadata: meta({ apiUrl: OLD_ORIGIN }) }, "api-url-changed"],
+    ["a lease with nested metadata", { metadata: { providerMetadata: meta() } }, "metadata-missing"],
+  ])("refuses %s with the plugin's own message", (_, overrides, reason) => {
+    const plan = planFor(release(["l1"]), inventoryOf({ leases: [row({ id: "l1", ...overrides })] }));
+    expect(plan.items).toMatchObject([
+      { decision: "skip", skipReason: reason, skipMessage: PLUGIN_MESSAGES.foreignLease, effect: null },
+    ]);
+  });
+
+  it("refuses a lease that names no sandbox", () => {
+    const plan = planFor(
+      release(["l1"]),
+      inventoryOf({ leases: [row({ id: "l1", providerLeaseId: null })] }),
+    );
+    expect(plan.items).toMatchObject([{ decision: "skip", skipReason: "no-sandbox-id" }]);
+  });
+});
+
+describe("destroy", () => {
+  it.each([
+    ["an owned lease: a click", {}, "click"],
+    ["a foreign lease: the id typed back", { metadata: meta({ companyId: OTHER_COMPANY }) }, "typed-id"],
+    ["an api-url-changed lease: typed", { metadata: meta({ apiUrl: OLD_ORIGIN }) }, "typed-id"],
+  ])("confirms %s", (_, overrides, confirmation) => {
+    const listings = [
+      okListing(ORIGIN, "key-a", [sandbox("sbx_1", "running")]),
+      okListing(OLD_ORIGIN, "key-old", [sandbox("sbx_1", "running")]),
+    ];
+    const plan = planFor(
+      destroy(["l1"]),
+      inventoryOf({ leases: [row({ id: "l1", ...overrides })], listings }),
+    );
+    expect(plan.items).toMatchObject([{ decision: "do", effect: "delete", confirmation }]);
+  });
+
+  it("uses the recorded origin and the credential whose listing showed the sandbox", () => {
+    const listings = [
+      okListing(ORIGIN, "key-a", []),
+      okListing(OLD_ORIGIN, "key-old", [sandbox("sbx_1", "running")]),
+    ];
+    const lease = row({ id: "l1", metadata: meta({ apiUrl: OLD_ORIGIN }) });
+    const plan = planFor(destroy(["l1"]), inventoryOf({ leases: [lease], listings }));
+    expect(plan.items[0]).toMatchObject({ origin: OLD_ORIGIN, credential: "key-old" });
+    expect(plan.origins).toEqual([
+      { origin: OLD_ORIGIN, credential: "key-old", items: 1, listedSandboxes: 1 },
+    ]);
+  });
+
+  it.each([
+    [
+      "unknown (listing failed)",
+      [failedListing(ORIGIN, "key-a", "server-error")],
+      "unknown",
+      REFUSAL_MESSAGES.unknown,
+    ],
+    [
+      "not visible to any credential",
+      [okListing(ORIGIN, "key-a", [])],
+      "not-visible",
+      REFUSAL_MESSAGES.notVisible,
+    ],
+  ])("refuses a sandbox whose state is %s", (_, listings, reason, message) => {
+    const plan = planFor(destroy(["l1"]), inventoryOf({ leases: [row({ id: "l1" })], listings }));
+    expect(plan.items).toMatchObject([{ decision: "skip", skipReason: reason, skipMessage: message }]);
+  });
+
+  it("refuses a gone sandbox: there is nothing to delete", () => {
+    const listings = [okListing(ORIGIN, "key-a", [sandbox("sbx_1", "destroyed")])];
+    const plan = planFor(destroy(["l1"]), inventoryOf({ leases: [row({ id: "l1" })], listings }));
+    expect(plan.items).toMatchObject([{ decision: "skip", skipReason: "gone" }]);
+  });
+
+  it("refuses a row Paperclip's sweep holds, and allows it once the claim has lapsed", () => {
+    const held = row({
+      id: "l1",
+      status: "pending_cleanup",
+      metadata: meta({
+        pendingCleanupInFlight: true,
+        pendingCleanupLeaseExpiresAtMs: NOW.getTime() + 60_000,
+      }),
+    });
+    const lapsed = row({
+      id: "l2",
+      providerLeaseId: "sbx_2",
+      status: "pending_cleanup",
+      metadata: meta({
+        pendingCleanupInFlight: true,
+        pendingCleanupLeaseExpiresAtMs: NOW.getTime() - 60_000,
+      }),
+    });
+    const listings = [okListing(ORIGIN, "key-a", [sandbox("sbx_1", "running"), sandbox("sbx_2", "running")])];
+    const plan = planFor(destroy(["l1", "l2"]), inventoryOf({ leases: [held, lapsed], listings }));
+    expect(plan.items.map((item) => [item.leaseId, item.decision, item.skipReason])).toEqual([
+      ["l1", "skip", "host-cleanup"],
+      ["l2", "do", null],
+    ]);
+  });
+
+  it.each([
+    ["in use by a run", [row({ id: "l1", status: "active", heartbeatRunId: "run-1" })]],
+    ["sharing its sandbox with a retained row", [row({ id: "l1" }), row({ id: "l2", status: "retained" })]],
+    ["sharing its sandbox with an active row", [row({ id: "l1" }), row({ id: "l2", status: "active" })]],
+  ])("needs an override when %s", (_, leases) => {
+    const plan = planFor(destroy(["l1"]), inventoryOf({ leases }));
+    expect(plan.items).toMatchObject([{ decision: "do", requiresOverride: true }]);
+    expect(plan.counts.needsOverride).toBe(1);
+  });
+
+  it("needs no override when the other row on the sandbox is released", () => {
+    const plan = planFor(destroy(["l1"]), inventoryOf({ leases: [row({ id: "l1" }), row({ id: "l2" })] }));
+    expect(plan.items).toMatchObject([{ decision: "do", requiresOverride: false }]);
+  });
+});
+
+describe("selection", () => {
+  it("acts once per sandbox: a second row naming it is skipped", () => {
+    const plan = planFor(
+      destroy(["l1", "l2"]),
+      inventoryOf({ leases: [row({ id: "l1" }), row({ id: "l2" })] }),
+    );
+    expect(plan.items.map((item) => [item.leaseId, item.decision, item.skipReason])).toEqual([
+      ["l1", "do", null],
+      ["l2", "skip", "duplicate-sandbox"],
+    ]);
+  });
+
+  it("reports a lease id the inventory does not know as skipped, not an error", () => {
+    const plan = planFor(destroy(["nope"]), inventoryOf({ leases: [] }));
+    expect(plan.items).toMatchObject([{ leaseId: "nope", decision: "skip", skipReason: "not-found" }]);
+  });
+
+  it("selects by headline within the given environments only", () => {
+    const staging = environment({ id: "env-staging", name: "Staging" });
+    const leases = [
+      row({ id: "l1", metadata: meta({ companyId: OTHER_COMPANY }) }),
+      row({
+        id: "l2",
+        providerLeaseId: "sbx_2",
+        environmentId: "env-staging",
+        metadata: meta({ companyId: OTHER_COMPANY, environmentId: "env-staging" }),
+      }),
+      row({ id: "l3", providerLeaseId: "sbx_3" }),
+    ];
+    const listings = [
+      okListing(
+        ORIGIN,
+        "key-a",
+        ["sbx_1", "sbx_2", "sbx_3"].map((id) => sandbox(id, "paused")),
+      ),
+    ];
+    const inventory = inventoryOf({ leases, environments: [environment(), staging], listings });
+    const plan = planFor(
+      {
+        action: "destroy",
+        selection: { kind: "headline", headlines: ["foreign"], environmentIds: ["env-staging"] },
+      },
+      inventory,
+    );
+    expect(plan.items.map((item) => item.leaseId)).toEqual(["l2"]);
+    expect(plan.confirmationPhrase).toBe("Staging 1");
+  });
+
+  it("selects a credential's untracked sandboxes, typed-id each, and never releases them", () => {
+    const listings = [
+      okListing(ORIGIN, "key-a", [sandbox("sbx_orphan", "running"), sandbox("sbx_dead", "destroyed")]),
+      okListing(ORIGIN, "key-b", [sandbox("sbx_other", "running")]),
+    ];
+    const inventory = inventoryOf({ leases: [], listings });
+    const destroyPlan = planFor(
+      { action: "destroy", selection: { kind: "untracked", credential: "key-a" } },
+      inventory,
+    );
+    expect(destroyPlan.items).toMatchObject([
+      {
+        sandboxId: "sbx_orphan",
+        leaseId: null,
+        decision: "do",
+        confirmation: "typed-id",
+        credential: "key-a",
+      },
+    ]);
+    expect(destroyPlan.confirmationPhrase).toBe("selection 1");
+    const releasePlan = planFor(
+      { action: "release", selection: { kind: "untracked", credential: "key-a" } },
+      inventory,
+    );
+    expect(releasePlan.items).toMatchObject([{ decision: "skip", skipReason: "no-lease-row" }]);
+  });
+
+  it("counts what will be done and what is skipped, by reason", () => {
+    const leases = [
+      row({ id: "l1" }),
+      row({ id: "l2", providerLeaseId: "sbx_2", metadata: meta({ companyId: OTHER_COMPANY }) }),
+      row({ id: "l3", providerLeaseId: null }),
+    ];
+    const listings = [okListing(ORIGIN, "key-a", [sandbox("sbx_1", "running"), sandbox("sbx_2", "running")])];
+    const plan = planFor(destroy(["l1", "l2", "l3", "l4"]), inventoryOf({ leases, listings }));
+    expect(plan.counts).toEqual({
+      do: 2,
+      skip: 2,
+      pause: 0,
+      delete: 2,
+      typedId: 1,
+      needsOverride: 0,
+      skippedByReason: { "no-sandbox-id": 1, "not-found": 1 },
+    });
+    expect(plan.expiresAt).toBe(new Date(NOW.getTime() + 900_000).toISOString());
+    expect(plan.operator).toBe("ops");
+  });
+
+  it("freezes each row with a fingerprint of what it was judged on", () => {
+    const lease = row({ id: "l1" });
+    const plan = planFor(destroy(["l1"]), inventoryOf({ leases: [lease] }));
+    expect(plan.items[0]?.fingerprint).toBe(leaseFingerprint(lease, "running"));
+    expect(plan.items[0]?.companyId).toBe(COMPANY);
+  });
+});

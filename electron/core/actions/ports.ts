@@ -1,0 +1,70 @@
+import type { Inventory, ProviderSandbox } from "../../../shared/domain/inventory.js";
+import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
+
+/**
+ * What the action engine needs from the rest of the core, as narrow interfaces. The engine is wired to
+ * the real inventory, lease sources and CreateOS client in `wiring.ts`; keeping these small is what lets
+ * the plan and guard rules be tested as pure functions and the job runner be driven by the simulator.
+ */
+
+/** A fresh or recent inventory; `maxAgeMs` bounds how old a cached one may be. */
+export interface InventoryPort {
+  current(options: { maxAgeMs: number }): Promise<Inventory>;
+}
+
+export interface LeaseRef {
+  sourceId: string;
+  leaseId: string;
+  /** Other rows that named the same sandbox at plan time; re-read too, as the override rule needs them. */
+  sharedWith: readonly string[];
+}
+
+export interface RereadLease {
+  lease: LeaseRow;
+  /** The environment the row is listed under now; null for an orphan row. */
+  environment: Environment | null;
+  /** Every other row naming the same sandbox now (at least those of `sharedWith` that still exist). */
+  others: LeaseRow[];
+}
+
+/**
+ * Re-reads rows from their sources just before acting. Batched: a ledger file is read once for a batch
+ * of items rather than once per item. Keyed by `sourceId + "\u0000" + leaseId` (see `leaseKey`); a row
+ * that is no longer there maps to null; a source that cannot be read throws (and the items are failed,
+ * never acted on).
+ */
+export interface LeaseRereader {
+  reread(refs: readonly LeaseRef[]): Promise<Map<string, RereadLease | null>>;
+}
+
+export function leaseKey(sourceId: string, leaseId: string): string {
+  return `${sourceId}\u0000${leaseId}`;
+}
+
+/** Outcome of `POST /v1/sandboxes/{id}/pause`: 202, 200, 409, or 404 (which the plugin counts as done). */
+export type PauseAnswer = "accepted" | "already" | "conflict" | "not-found";
+
+/**
+ * One CreateOS account (a credential at an origin), on the process-wide paced client. Every method
+ * throws a `ProviderFailure` (see errors.ts) when CreateOS could not be asked or refused.
+ */
+export interface AccountClient {
+  readonly origin: string;
+  readonly credential: string;
+  /** The origin's shared request budget; sizes how many items one re-check read may cover. */
+  readonly requestsPerMinute: number;
+  /** Every sandbox the account lists, all pages (`GET /v1/sandboxes?limit=500&offset=…`). */
+  listSandboxes(): Promise<ProviderSandbox[]>;
+  /** `GET /v1/sandboxes/{id}`; null on 404 (missing, or another account's). */
+  getSandbox(sandboxId: string): Promise<ProviderSandbox | null>;
+  /** `DELETE /v1/sandboxes/{id}`; 404 counts as done and is reported as such. */
+  deleteSandbox(sandboxId: string): Promise<{ httpStatus: number }>;
+  pauseSandbox(sandboxId: string): Promise<{ answer: PauseAnswer; httpStatus: number }>;
+}
+
+export interface ProviderPort {
+  /** The client for a named credential at an origin; null when it is not configured or has no key. */
+  account(origin: string, credential: string): Promise<AccountClient | null>;
+  /** The page size the list endpoint serves at most (500 at CreateOS), for cost estimates. */
+  readonly listPageSize: number;
+}

@@ -1,0 +1,49 @@
+import { parseArgs } from "node:util";
+import { followJob, openCliEngine } from "../../actions/cli/support.js";
+import { type CliCommand, EXIT } from "../command.js";
+
+export const command: CliCommand = {
+  name: "apply",
+  summary: "Run a plan: re-check each item, act, verify, and write every outcome to the audit log.",
+  usage: `Usage: leasekeeper apply [--config FILE] --plan ID [--confirm SANDBOX_ID…] [--confirm-phrase TEXT]
+                         [--override-in-use] [--json]
+
+  --plan ID             the plan to run (from "leasekeeper plan")
+  --confirm ID          type back the id of a sandbox to force-destroy (repeatable); a forced item
+                        whose id is not given is skipped, not done
+  --confirm-phrase T    the plan's confirmation phrase, confirming every forced item at once
+  --override-in-use     also act on sandboxes in use by a run or held by another live lease
+  --json                print the finished job as JSON instead of a line per item
+
+Ctrl-C stops the job before its next item. Exit code 1 when any item failed.`,
+
+  async run(args, io) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        config: { type: "string", short: "c" },
+        plan: { type: "string" },
+        confirm: { type: "string", multiple: true },
+        "confirm-phrase": { type: "string" },
+        "override-in-use": { type: "boolean", default: false },
+        json: { type: "boolean", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.plan === undefined) throw new TypeError("--plan is required.");
+    const engine = await openCliEngine(values.config, io);
+    try {
+      const job = await engine.execute({
+        planId: values.plan,
+        confirmSandboxIds: values.confirm ?? [],
+        override: values["override-in-use"],
+        ...(values["confirm-phrase"] === undefined ? {} : { confirmationPhrase: values["confirm-phrase"] }),
+      });
+      const done = await followJob(engine, job, io, values.json);
+      return done.counts.failed > 0 ? EXIT.failed : EXIT.ok;
+    } finally {
+      await engine.close();
+    }
+  },
+};

@@ -1,0 +1,77 @@
+import { parseArgs } from "node:util";
+import { ACTION_KINDS, type ActionKind } from "../../../../shared/domain/codes.js";
+import { openCliEngine } from "../../actions/cli/support.js";
+import { type CliCommand, EXIT, UsageError } from "../command.js";
+
+export const command: CliCommand = {
+  name: "audit",
+  summary: "Show or export the audit log of every plan and every action item.",
+  usage: `Usage: leasekeeper audit [--config FILE] [--since ISO] [--until ISO] [--environment ID]
+                         [--action release|destroy] [--outcome O] [--json|--csv]
+
+  --since, --until   ISO 8601 times bounding the entries
+  --environment ID   only this environment's items
+  --action A         only release or destroy
+  --outcome O        only this outcome (planned, confirmed, unconfirmed, failed, skipped, cancelled)
+  --json | --csv     export every matching entry (CSV is RFC 4180, formula cells neutralized)`,
+
+  async run(args, io) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        config: { type: "string", short: "c" },
+        since: { type: "string" },
+        until: { type: "string" },
+        environment: { type: "string" },
+        action: { type: "string" },
+        outcome: { type: "string" },
+        json: { type: "boolean", default: false },
+        csv: { type: "boolean", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.json && values.csv) throw new UsageError("Choose one of --json and --csv.");
+    if (values.action !== undefined && !ACTION_KINDS.includes(values.action as ActionKind)) {
+      throw new UsageError(`--action must be one of ${ACTION_KINDS.join(", ")}.`);
+    }
+    for (const [flag, value] of [
+      ["--since", values.since],
+      ["--until", values.until],
+    ] as const) {
+      if (value !== undefined && Number.isNaN(Date.parse(value)))
+        throw new UsageError(`${flag} must be an ISO time.`);
+    }
+    const query = {
+      ...(values.since === undefined ? {} : { since: new Date(values.since).toISOString() }),
+      ...(values.until === undefined ? {} : { until: new Date(values.until).toISOString() }),
+      ...(values.environment === undefined ? {} : { environmentId: values.environment }),
+      ...(values.action === undefined ? {} : { action: values.action as ActionKind }),
+      ...(values.outcome === undefined ? {} : { outcome: values.outcome }),
+    };
+    const engine = await openCliEngine(values.config, io);
+    try {
+      if (values.json || values.csv) {
+        io.stdout.write(engine.exportAudit(values.csv ? "csv" : "json", query));
+        return EXIT.ok;
+      }
+      const entries = engine.queryAudit({ ...query, limit: 10_000 });
+      if (entries.length === 0) io.stdout.write("No audit entries match.\n");
+      for (const entry of entries) {
+        const target =
+          entry.kind === "plan"
+            ? `plan ${entry.planId}`
+            : `${entry.sandboxId ?? "-"} (lease ${entry.leaseId ?? "-"})`;
+        const status = entry.httpStatus === null ? "" : ` HTTP ${entry.httpStatus}`;
+        const why = entry.reason ? ` [${entry.reason}]` : "";
+        const override = entry.override ? " override" : "";
+        io.stdout.write(
+          `${entry.at}  ${entry.operator}@${entry.host}  ${entry.action} ${target}  ${entry.outcome}${status}${why}${override}  ${entry.message ?? ""}\n`,
+        );
+      }
+      return EXIT.ok;
+    } finally {
+      await engine.close();
+    }
+  },
+};

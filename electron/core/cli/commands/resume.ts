@@ -1,0 +1,36 @@
+import { parseArgs } from "node:util";
+import { followJob, openCliEngine } from "../../actions/cli/support.js";
+import { type CliCommand, EXIT } from "../command.js";
+
+export const command: CliCommand = {
+  name: "resume",
+  summary:
+    "Finish an interrupted job: items found running are re-checked at CreateOS before anything is sent.",
+  usage: `Usage: leasekeeper resume [--config FILE] --job ID [--json]
+
+  --job ID   the interrupted job (see "leasekeeper jobs")
+  --json     print the finished job as JSON
+
+Exit code 1 when any item failed.`,
+
+  async run(args, io) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        config: { type: "string", short: "c" },
+        job: { type: "string" },
+        json: { type: "boolean", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.job === undefined) throw new TypeError("--job is required.");
+    const engine = await openCliEngine(values.config, io);
+    try {
+      const done = await followJob(engine, await engine.resume(values.job), io, values.json);
+      return done.counts.failed > 0 ? EXIT.failed : EXIT.ok;
+    } finally {
+      await engine.close();
+    }
+  },
+};
