@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Headline } from "./codes.js";
-import type {
-  ClassifiedLease,
-  Inventory,
-  ProviderSandbox,
-  SandboxListing,
-  SourceSnapshot,
-} from "./inventory.js";
+import type { ClassifiedLease, ProviderSandbox, SandboxListing, SourceSnapshot } from "./inventory.js";
 import type { LeaseRow } from "./paperclip.js";
 import { reconcile, SHARED_WITH_LIMIT, summarizeCounts } from "./reconcile.js";
 import {
