@@ -11,6 +11,7 @@ import type {
   Refusal,
   UntrackedSandbox,
 } from "../../../../shared/domain/inventory.js";
+import { providerCodeOf } from "../../../../shared/domain/provider-state.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 import { redactEvidence } from "../audit/redact.js";
 import { decideLease, decideUntracked, type ItemDecision, type OverrideReason } from "../guard/rules.js";
@@ -221,22 +222,10 @@ function leaseItem(itemId: string, classified: ClassifiedLease, decision: ItemDe
 
 /** An untracked sandbox has no row to judge; its snapshot says only what CreateOS said. */
 function untrackedVerdict(status: string): VerdictSnapshot {
-  const provider = status === "destroyed" || status === "failed" ? "gone" : status;
-  const known = [
-    "running",
-    "paused",
-    "creating",
-    "pausing",
-    "resuming",
-    "forking",
-    "error",
-    "destroying",
-    "gone",
-  ];
   return {
     headline: "stale",
     ownership: [],
-    provider: (known.includes(provider) ? provider : "unknown") as VerdictSnapshot["provider"],
+    provider: providerCodeOf(status) ?? "unknown",
     flags: [],
   };
 }
