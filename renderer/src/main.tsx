@@ -1,14 +1,16 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
-
-function App() {
-  return <h1>Leasekeeper</h1>;
-}
+import { App } from "./app/App";
+import { Providers } from "./app/providers";
+import "./app/theme.css";
+import "./app/base.css";
 
 const container = document.getElementById("root");
 if (!container) throw new Error("Leasekeeper: #root is missing from index.html");
 createRoot(container).render(
   <StrictMode>
-    <App />
+    <Providers>
+      <App />
+    </Providers>
   </StrictMode>,
 );

@@ -1,0 +1,32 @@
+import type { Headline } from "../../../shared/domain/codes";
+import { Text } from "./Text";
+
+export type Tone = Headline | "neutral";
+
+interface BadgeProps {
+  tone: Tone;
+  label: string;
+  count?: number;
+  plain?: boolean;
+  title?: string;
+  testId?: string;
+}
+
+/** A coloured pill that always carries its meaning in text as well (never colour alone). */
+export function Badge({ tone, label, count, plain, title, testId }: BadgeProps) {
+  return (
+    <span
+      className={`badge tone-${tone}${plain ? " badge-plain" : ""}`}
+      title={title}
+      data-testid={testId}
+      data-tone={tone}
+    >
+      <Text value={label} title={false} />
+      {count !== undefined && <span className="count">{count.toLocaleString("en-US")}</span>}
+    </span>
+  );
+}
+
+export function HeadlineBadge({ headline }: { headline: Headline }) {
+  return <Badge tone={headline} label={headline} testId="headline-badge" />;
+}

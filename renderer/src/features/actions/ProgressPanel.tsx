@@ -1,0 +1,235 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useMemo, useRef } from "react";
+import { toast } from "sonner";
+import type { Job, JobItemState } from "../../../../shared/domain/actions";
+import { api } from "../../api";
+import { queryKeys } from "../../app/query-keys";
+import { useUi } from "../../app/ui-store";
+import { Text } from "../../components/Text";
+import { errorMessage } from "../../lib/errors";
+import { formatCount } from "../../lib/format";
+import {
+  countItems,
+  type ItemCounts,
+  isFinished,
+  jobHeadline,
+  retryableCount,
+  summarizeCounts,
+} from "./job-summary";
+import { invalidateAfterAction } from "./use-job-events";
+import "./actions.css";
+
+const SHOWN_ITEMS = 300;
+const BAR: Array<[JobItemState, string]> = [
+  ["confirmed", "var(--ok-bar)"],
+  ["unconfirmed", "var(--stale-bar)"],
+  ["failed", "var(--foreign-bar)"],
+  ["skipped", "var(--unknown-bar)"],
+  ["cancelled", "var(--unknown-bar)"],
+  ["running", "var(--accent)"],
+];
+const ITEM_ORDER: Record<JobItemState, number> = {
+  failed: 0,
+  unconfirmed: 1,
+  running: 2,
+  pending: 3,
+  confirmed: 4,
+  skipped: 5,
+  cancelled: 6,
+};
+
+/** Jobs already announced: a job gets exactly one summary notification, however often it re-renders. */
+const announced = new Set<string>();
+
+/** The dock of progress panels, one per watched job. */
+export function ProgressDock() {
+  const jobIds = useUi((state) => state.watchedJobIds);
+  if (jobIds.length === 0) return null;
+  return (
+    <div className="progress-dock">
+      {jobIds.map((jobId) => (
+        <JobProgress key={jobId} jobId={jobId} />
+      ))}
+    </div>
+  );
+}
+
+function JobProgress({ jobId }: { jobId: string }) {
+  const client = useQueryClient();
+  const unwatchJob = useUi((state) => state.unwatchJob);
+  const watchJob = useUi((state) => state.watchJob);
+  const job = useQuery({
+    queryKey: queryKeys.job(jobId),
+    queryFn: () => api.invoke("jobs:get", { jobId }),
+    // Events keep it live; a slow poll covers any event the transport dropped.
+    refetchInterval: (query) => (query.state.data && isFinished(query.state.data) ? false : 3_000),
+  });
+
+  const cancel = useMutation({
+    mutationFn: () => api.invoke("jobs:cancel", { jobId }),
+    onSuccess: (next) => client.setQueryData(queryKeys.job(jobId), next),
+  });
+  const follow = (next: Job) => {
+    client.setQueryData(queryKeys.job(next.jobId), next);
+    unwatchJob(jobId);
+    watchJob(next.jobId);
+  };
+  const retry = useMutation({
+    mutationFn: () => api.invoke("jobs:retry-failed", { jobId }),
+    onSuccess: follow,
+  });
+  const resume = useMutation({ mutationFn: () => api.invoke("jobs:resume", { jobId }), onSuccess: follow });
+
+  const data = job.data;
+  const live = useMemo(() => (data ? countItems(data.items) : null), [data]);
+  const finished = data ? isFinished(data) : false;
+  // Announce only once main's own account of the finished job is in (not a half-merged event stream).
+  const settled = finished && job.fetchStatus === "idle";
+  useSummaryNotification(settled ? data : undefined);
+  const lastState = useRef<string | null>(null);
+  useEffect(() => {
+    if (data && lastState.current === "running" && data.state !== "running") invalidateAfterAction(client);
+    lastState.current = data?.state ?? null;
+  }, [data, client]);
+
+  if (!data || !live) {
+    return (
+      <div className="progress-panel" data-testid="progress-panel" data-job-id={jobId}>
+        {job.isError ? errorMessage(job.error) : "Starting job…"}
+      </div>
+    );
+  }
+
+  const total = data.items.length;
+  const done = total - live.pending - live.running;
+  const items = [...data.items]
+    .sort((a, b) => ITEM_ORDER[a.state] - ITEM_ORDER[b.state])
+    .slice(0, SHOWN_ITEMS);
+  const counts: ItemCounts = { ...live, ...data.counts };
+  const mutationError = cancel.error ?? retry.error ?? resume.error;
+
+  return (
+    <section
+      className="progress-panel"
+      data-testid="progress-panel"
+      data-job-id={jobId}
+      data-state={data.state}
+      aria-label={`${data.action} job progress`}
+    >
+      <div className="row-flex" style={{ justifyContent: "space-between" }}>
+        <strong>
+          {jobHeadline(data)} · {formatCount(done)} of {formatCount(total)}
+        </strong>
+        <div className="row-flex">
+          {data.state === "running" && (
+            <button
+              type="button"
+              className="btn btn-small"
+              data-testid="job-cancel"
+              disabled={cancel.isPending}
+              onClick={() => cancel.mutate()}
+            >
+              Cancel
+            </button>
+          )}
+          {data.state === "interrupted" && (
+            <button type="button" className="btn btn-small btn-primary" onClick={() => resume.mutate()}>
+              Resume
+            </button>
+          )}
+          {finished && retryableCount(counts) > 0 && (
+            <button
+              type="button"
+              className="btn btn-small"
+              data-testid="job-retry-failed"
+              disabled={retry.isPending}
+              onClick={() => retry.mutate()}
+            >
+              Retry {formatCount(retryableCount(counts))} failed
+            </button>
+          )}
+          {finished && (
+            <button
+              type="button"
+              className="icon-btn"
+              aria-label="Close progress"
+              data-testid="job-close"
+              onClick={() => unwatchJob(jobId)}
+            >
+              ✕
+            </button>
+          )}
+        </div>
+      </div>
+      <div className="progress-bar" aria-hidden="true">
+        {BAR.map(([state, colour]) =>
+          counts[state] > 0 ? (
+            <span
+              key={state}
+              style={{ width: `${(counts[state] / Math.max(1, total)) * 100}%`, background: colour }}
+            />
+          ) : null,
+        )}
+      </div>
+      <div
+        className="muted"
+        data-testid={settled ? "progress-summary" : "progress-counts"}
+        data-confirmed={counts.confirmed}
+        data-failed={counts.failed}
+        data-unconfirmed={counts.unconfirmed}
+        data-skipped={counts.skipped}
+        data-cancelled={counts.cancelled}
+        data-pending={counts.pending}
+      >
+        {summarizeCounts(counts)}
+      </div>
+      {mutationError && <div className="field-error">{errorMessage(mutationError)}</div>}
+      <div className="progress-items" data-testid="progress-items">
+        {items.map((item) => (
+          <div
+            key={item.itemId}
+            className="progress-item"
+            data-testid="progress-item"
+            data-state={item.state}
+            data-sandbox-id={item.sandboxId ?? ""}
+          >
+            <Text value={item.sandboxId ?? item.leaseId} mono />
+            <span className={`state-${item.state}`} title={item.message ?? item.reason ?? undefined}>
+              {item.state}
+              {item.httpStatus ? ` · ${item.httpStatus}` : ""}
+            </span>
+          </div>
+        ))}
+        {data.items.length > SHOWN_ITEMS && (
+          <div className="progress-item muted">…and {formatCount(data.items.length - SHOWN_ITEMS)} more</div>
+        )}
+      </div>
+    </section>
+  );
+}
+
+/** One notification per finished job, never one per item. */
+function useSummaryNotification(job: Job | undefined) {
+  useEffect(() => {
+    if (!job || announced.has(job.jobId)) return;
+    announced.add(job.jobId);
+    const counts: ItemCounts = { ...countItems(job.items), ...job.counts };
+    const bad = counts.failed + counts.unconfirmed > 0;
+    const text = `${jobHeadline(job)}: ${summarizeCounts(counts)}`;
+    const show = bad || job.state !== "completed" ? toast.warning : toast.success;
+    show(
+      <span
+        data-testid="job-summary"
+        data-job-id={job.jobId}
+        data-confirmed={counts.confirmed}
+        data-failed={counts.failed}
+        data-unconfirmed={counts.unconfirmed}
+        data-skipped={counts.skipped}
+        data-cancelled={counts.cancelled}
+      >
+        {text}
+      </span>,
+      { id: `job-${job.jobId}`, duration: 10_000 },
+    );
+  }, [job]);
+}

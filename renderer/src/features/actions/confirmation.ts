@@ -1,0 +1,55 @@
+import type { ExecuteRequest, Plan } from "../../../../shared/domain/actions";
+
+/**
+ * What the operator must do before a plan can run, read from the plan main made. A click for ordinary
+ * items; the sandbox id typed back for one forced destroy; the plan's phrase (environment name plus
+ * count) for a selection with several forced destroys.
+ */
+export type ConfirmationNeed =
+  | { kind: "nothing-to-do" }
+  | { kind: "click" }
+  | { kind: "sandbox-id"; expected: string }
+  | { kind: "phrase"; expected: string }
+  | { kind: "impossible"; message: string };
+
+export function confirmationNeed(
+  plan: Pick<Plan, "items" | "counts" | "confirmationPhrase">,
+): ConfirmationNeed {
+  if (plan.counts.do === 0) return { kind: "nothing-to-do" };
+  const typed = plan.items.filter((item) => item.decision === "do" && item.confirmation === "typed-id");
+  if (typed.length === 0) return { kind: "click" };
+  if (typed.length === 1 && typed[0]!.sandboxId) return { kind: "sandbox-id", expected: typed[0]!.sandboxId };
+  if (plan.confirmationPhrase) return { kind: "phrase", expected: plan.confirmationPhrase };
+  return {
+    kind: "impossible",
+    message:
+      "This plan needs a typed confirmation that main did not provide; plan fewer sandboxes at a time.",
+  };
+}
+
+/** Typed text matches when it is exactly the expected value (surrounding spaces aside). */
+export function confirmationMatches(need: ConfirmationNeed, typed: string): boolean {
+  switch (need.kind) {
+    case "click":
+      return true;
+    case "sandbox-id":
+    case "phrase":
+      return typed.trim() === need.expected;
+    default:
+      return false;
+  }
+}
+
+export function executeRequest(
+  plan: Pick<Plan, "planId">,
+  need: ConfirmationNeed,
+  typed: string,
+  override: boolean,
+): ExecuteRequest {
+  return {
+    planId: plan.planId,
+    confirmSandboxIds: need.kind === "sandbox-id" ? [typed.trim()] : [],
+    ...(need.kind === "phrase" ? { confirmationPhrase: typed.trim() } : {}),
+    override,
+  };
+}

@@ -1,0 +1,242 @@
+import * as Dialog from "@radix-ui/react-dialog";
+import { useMemo } from "react";
+import { useShallow } from "zustand/react/shallow";
+import type { LeaseDetail } from "../../../../shared/contract";
+import { useUi } from "../../app/ui-store";
+import { useInventory } from "../../app/use-inventory";
+import { HeadlineBadge } from "../../components/Badge";
+import { CopyButton } from "../../components/CopyButton";
+import { ErrorState, SkeletonRows } from "../../components/States";
+import { Text } from "../../components/Text";
+import { errorMessage } from "../../lib/errors";
+import { ActionButton, type ActionTarget } from "../actions/ActionButton";
+import { OwnershipTable } from "./OwnershipTable";
+import { PaperclipFields } from "./PaperclipFields";
+import { ProviderEvidence } from "./ProviderEvidence";
+import { useLeaseDetail } from "./use-lease-detail";
+import "./lease-detail.css";
+
+/**
+ * The detail drawer for one lease. Non-modal, so the table stays usable beside it; Escape or the close
+ * button shut it and give focus back to the table.
+ */
+export function LeaseDrawer() {
+  const { leaseId, closeDrawer } = useUi(
+    useShallow((state) => ({ leaseId: state.drawerLeaseId, closeDrawer: state.closeDrawer })),
+  );
+  const inventory = useInventory();
+  const row = useMemo(
+    () => (leaseId ? inventory.data?.rows.find((candidate) => candidate.leaseId === leaseId) : undefined),
+    [leaseId, inventory.data],
+  );
+  const detail = useLeaseDetail(leaseId, row?.sourceId ?? null);
+
+  return (
+    <Dialog.Root
+      open={leaseId !== null}
+      modal={false}
+      onOpenChange={(open) => {
+        if (!open) closeDrawer();
+      }}
+    >
+      <Dialog.Portal>
+        <Dialog.Content
+          className="drawer"
+          data-testid="lease-drawer"
+          aria-describedby={undefined}
+          onInteractOutside={(event) => {
+            // Clicking another row switches the drawer to it instead of closing and reopening.
+            const target = event.target as HTMLElement | null;
+            if (target?.closest("[data-testid='lease-row'], [role='dialog'], [data-sonner-toaster]")) {
+              event.preventDefault();
+            }
+          }}
+          onCloseAutoFocus={(event) => {
+            event.preventDefault();
+            document.querySelector<HTMLElement>("[data-testid='lease-table']")?.focus();
+          }}
+        >
+          <div className="drawer-header">
+            <div className="row-flex" style={{ justifyContent: "space-between", flexWrap: "nowrap" }}>
+              <Dialog.Title asChild>
+                <h2 className="row-flex" style={{ minWidth: 0, flexWrap: "nowrap" }}>
+                  {detail.data && <HeadlineBadge headline={detail.data.verdict.headline} />}
+                  <span>Lease</span>
+                  <Text value={leaseId} mono testId="drawer-lease-id" />
+                </h2>
+              </Dialog.Title>
+              <Dialog.Close asChild>
+                <button
+                  type="button"
+                  className="icon-btn"
+                  aria-label="Close details"
+                  data-testid="drawer-close"
+                >
+                  ✕
+                </button>
+              </Dialog.Close>
+            </div>
+            {detail.data && <DrawerActions detail={detail.data} />}
+          </div>
+          <div className="drawer-body">
+            {detail.isPending ? (
+              <SkeletonRows rows={10} />
+            ) : detail.isError ? (
+              <ErrorState message={errorMessage(detail.error)} onRetry={() => void detail.refetch()} />
+            ) : (
+              <DetailBody detail={detail.data} />
+            )}
+          </div>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+function DrawerActions({ detail }: { detail: LeaseDetail }) {
+  const target: ActionTarget = {
+    leaseId: detail.leaseId,
+    sourceId: detail.sourceId,
+    sandboxId: detail.row.providerLeaseId,
+    allowedActions: detail.verdict.allowedActions,
+    overridableActions: detail.verdict.overridableActions,
+  };
+  return (
+    <div className="row-flex" data-testid="drawer-actions">
+      <ActionButton action="release" target={target} />
+      <ActionButton action="destroy" target={target} />
+      {detail.verdict.refusals.length > 0 && (
+        <ul className="refusals" data-testid="drawer-refusals">
+          {detail.verdict.refusals.map((refusal) => (
+            <li key={refusal.action} data-action={refusal.action} data-reason={refusal.reason}>
+              <strong>{refusal.action}:</strong> {refusal.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function DetailBody({ detail }: { detail: LeaseDetail }) {
+  const openDrawer = useUi((state) => state.openDrawer);
+  const sandboxId = detail.row.providerLeaseId;
+  return (
+    <>
+      <section>
+        <p className={`explanation tone-${detail.verdict.headline}`} data-testid="drawer-explanation">
+          {detail.explanation}
+        </p>
+        <dl className="kv">
+          <dt>Sandbox</dt>
+          <dd className="row-flex" style={{ flexWrap: "nowrap" }}>
+            <Text value={sandboxId} mono placeholder="none recorded" testId="drawer-sandbox-id" />
+            {sandboxId && <CopyButton value={sandboxId} label="Copy sandbox id" />}
+          </dd>
+          <dt>Environment</dt>
+          <dd>
+            <Text
+              value={detail.environment?.name ?? null}
+              placeholder="(environment not listed by its source)"
+            />
+          </dd>
+          <dt>Codes</dt>
+          <dd className="mono" data-testid="drawer-codes">
+            {[...detail.verdict.ownership, detail.verdict.provider, ...detail.verdict.flags].join(", ")}
+          </dd>
+        </dl>
+      </section>
+
+      <section>
+        <h3 className="section-title">Ownership check</h3>
+        <OwnershipTable fields={detail.ownershipEvidence} />
+        {detail.metadata.shape !== "object" && (
+          <p className="muted" data-testid="metadata-shape">
+            {detail.metadata.shape === "nested"
+              ? "The CreateOS fields sit nested under providerMetadata (another schema), so the plugin cannot read them."
+              : "The lease's metadata is not a usable object, so nothing in it can name an owner."}
+          </p>
+        )}
+      </section>
+
+      <section>
+        <h3 className="section-title">Provider evidence</h3>
+        <ProviderEvidence provider={detail.provider} />
+      </section>
+
+      <section data-testid="shared-with">
+        <h3 className="section-title">Other rows on this sandbox</h3>
+        {detail.sharedWith.length === 0 ? (
+          <p className="muted">No other lease names this sandbox.</p>
+        ) : (
+          <table className="data-table">
+            <thead>
+              <tr>
+                <th>Lease</th>
+                <th>Environment</th>
+                <th>Status</th>
+                <th>Headline</th>
+              </tr>
+            </thead>
+            <tbody>
+              {detail.sharedWith.map((other) => (
+                <tr key={other.leaseId}>
+                  <td>
+                    <button type="button" className="link" onClick={() => openDrawer(other.leaseId)}>
+                      <Text value={other.leaseId} mono />
+                    </button>
+                  </td>
+                  <td>
+                    <Text value={other.environmentName} />
+                  </td>
+                  <td>
+                    <Text value={other.status} mono />
+                  </td>
+                  <td>{other.headline ? <HeadlineBadge headline={other.headline} /> : "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section>
+        <h3 className="section-title">Paperclip row</h3>
+        <PaperclipFields row={detail.row} sourceId={detail.sourceId} />
+      </section>
+
+      <section>
+        <h3 className="section-title">Recorded metadata</h3>
+        {detail.metadata.entries.length === 0 ? (
+          <p className="muted">No metadata recorded.</p>
+        ) : (
+          <table className="data-table" data-testid="metadata-table">
+            <colgroup>
+              <col style={{ width: "35%" }} />
+              <col style={{ width: "65%" }} />
+            </colgroup>
+            <tbody>
+              {detail.metadata.entries.map((entry, at) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: keys may repeat in hand-made metadata
+                <tr key={`${entry.key}-${at}`}>
+                  <td>
+                    <Text value={entry.key} mono />
+                  </td>
+                  <td>
+                    {entry.redacted ? (
+                      <span className="muted">
+                        <Text value={entry.value} mono /> (withheld)
+                      </span>
+                    ) : (
+                      <Text value={entry.value} mono />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,73 @@
+import { useShallow } from "zustand/react/shallow";
+import { HEADLINES, type Headline, PROVIDER_CODES, type ProviderCode } from "../../../../shared/domain/codes";
+import { useUi } from "../../app/ui-store";
+import { Badge } from "../../components/Badge";
+
+/** One chip per headline and one per provider state present; each shows how many rows it would show. */
+export function FilterChips({
+  headlineCounts,
+  providerCounts,
+}: {
+  headlineCounts: Map<Headline, number>;
+  providerCounts: Map<ProviderCode, number>;
+}) {
+  const { headlines, providers, toggleHeadline, toggleProvider, clearFilters, search } = useUi(
+    useShallow((state) => ({
+      headlines: state.headlines,
+      providers: state.providers,
+      toggleHeadline: state.toggleHeadline,
+      toggleProvider: state.toggleProvider,
+      clearFilters: state.clearFilters,
+      search: state.search,
+    })),
+  );
+  const anyFilter = headlines.size > 0 || providers.size > 0 || search !== "";
+  return (
+    <>
+      <div className="toolbar-row" data-testid="headline-chips">
+        <span className="toolbar-label">Headline</span>
+        {HEADLINES.map((headline) => (
+          <button
+            key={headline}
+            type="button"
+            className="chip"
+            aria-pressed={headlines.has(headline)}
+            data-testid={`filter-headline-${headline}`}
+            onClick={() => toggleHeadline(headline)}
+          >
+            <Badge tone={headline} label={headline} />
+            <span className="count">{(headlineCounts.get(headline) ?? 0).toLocaleString("en-US")}</span>
+          </button>
+        ))}
+        {anyFilter && (
+          <button
+            type="button"
+            className="btn btn-ghost btn-small"
+            onClick={clearFilters}
+            data-testid="clear-filters"
+          >
+            Clear filters
+          </button>
+        )}
+      </div>
+      <div className="toolbar-row" data-testid="provider-chips">
+        <span className="toolbar-label">Provider</span>
+        {PROVIDER_CODES.filter((code) => (providerCounts.get(code) ?? 0) > 0 || providers.has(code)).map(
+          (code) => (
+            <button
+              key={code}
+              type="button"
+              className="chip chip-plain"
+              aria-pressed={providers.has(code)}
+              data-testid={`filter-provider-${code}`}
+              onClick={() => toggleProvider(code)}
+            >
+              <span className="mono">{code}</span>
+              <span className="count muted">{(providerCounts.get(code) ?? 0).toLocaleString("en-US")}</span>
+            </button>
+          ),
+        )}
+      </div>
+    </>
+  );
+}

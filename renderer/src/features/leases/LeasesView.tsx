@@ -1,0 +1,88 @@
+import { useShallow } from "zustand/react/shallow";
+import { useUi } from "../../app/ui-store";
+import { useInventory, useRefreshInventory } from "../../app/use-inventory";
+import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
+import { errorMessage } from "../../lib/errors";
+import { formatCount } from "../../lib/format";
+import { FilterChips } from "./FilterChips";
+import { LeaseTable } from "./LeaseTable";
+import { SearchBox } from "./SearchBox";
+import { SelectionBar } from "./SelectionBar";
+import { useTableKeyboard } from "./use-table-keyboard";
+import { useVisibleRows } from "./use-visible-rows";
+import "./leases.css";
+
+/** The lease table with its search, filter chips and selection bar, for the sidebar's scope. */
+export function LeasesView() {
+  const inventory = useInventory();
+  const refresh = useRefreshInventory();
+  const visible = useVisibleRows(inventory.data?.rows);
+  useTableKeyboard(visible.ids);
+  const { selectedCount, selectAll, clearFilters, scope } = useUi(
+    useShallow((state) => ({
+      selectedCount: state.selected.size,
+      selectAll: state.selectAll,
+      clearFilters: state.clearFilters,
+      scope: state.scope,
+    })),
+  );
+
+  if (inventory.isPending) return <SkeletonRows rows={12} />;
+  if (inventory.isError && !inventory.data) {
+    return <ErrorState message={errorMessage(inventory.error)} onRetry={() => void inventory.refetch()} />;
+  }
+  const allRows = inventory.data?.rows ?? [];
+
+  return (
+    <div className="view" data-testid="leases-view">
+      <div className="toolbar">
+        <div className="toolbar-row">
+          <SearchBox pending={visible.searchPending} />
+          <span className="muted" data-testid="visible-count" data-count={visible.rows.length}>
+            {formatCount(visible.rows.length)} of {formatCount(visible.scopedTotal)} leases
+            {scope.kind === "environment" ? " in this environment" : ""}
+          </span>
+          <span style={{ flex: 1 }} />
+          {selectedCount === 0 && visible.ids.length > 0 && (
+            <button
+              type="button"
+              className="btn btn-small"
+              data-testid="select-all-matching"
+              onClick={() => selectAll(visible.ids)}
+            >
+              Select all {formatCount(visible.ids.length)} matching
+            </button>
+          )}
+        </div>
+        <FilterChips headlineCounts={visible.headlineCounts} providerCounts={visible.providerCounts} />
+      </div>
+      {selectedCount > 0 && <SelectionBar ids={visible.ids} allRows={allRows} />}
+      {allRows.length === 0 ? (
+        <EmptyState
+          title="No leases recorded yet"
+          action={
+            <button type="button" className="btn" onClick={() => void refresh()}>
+              Refresh now
+            </button>
+          }
+        >
+          Leasekeeper found no lease rows in its sources. Add a ledger file or a Paperclip URL in Settings →
+          Sources, then refresh (R).
+        </EmptyState>
+      ) : visible.rows.length === 0 ? (
+        <EmptyState
+          title="No lease matches these filters"
+          action={
+            <button type="button" className="btn" onClick={clearFilters}>
+              Clear filters
+            </button>
+          }
+        >
+          Clear the search or the chips to see every lease in this scope.
+        </EmptyState>
+      ) : (
+        <LeaseTable rows={visible.rows} ids={visible.ids} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,37 @@
+import type { LeaseRowView } from "../../../../shared/contract/inventory-view";
+import type { ProviderCode } from "../../../../shared/domain/codes";
+
+export type { LeaseRowView };
+
+/** The environment a row is listed under, as one string key (environment ids are unique per source only). */
+export function environmentKey(sourceId: string, environmentId: string | null): string {
+  return JSON.stringify([sourceId, environmentId]);
+}
+
+export function rowEnvironmentKey(row: LeaseRowView): string {
+  return environmentKey(row.sourceId, row.environmentId);
+}
+
+/**
+ * The codes that explain a row's headline, in reading order: ownership problems, row flags, then why the
+ * provider could not be read. `owned` says nothing is wrong, so it is left out.
+ */
+export function reasonCodes(row: LeaseRowView): string[] {
+  const reasons: string[] = [];
+  for (const code of row.ownership) if (code !== "owned") reasons.push(code);
+  for (const flag of row.flags) reasons.push(flag);
+  if (row.provider === "gone") reasons.push("gone");
+  if (row.provider === "not-visible") reasons.push("not-visible");
+  if (row.unknownReason) reasons.push(row.unknownReason);
+  return reasons;
+}
+
+/** What the text search looks at: ids and names, lower-cased once per row. */
+export function searchHaystack(row: LeaseRowView): string {
+  return [row.leaseId, row.sandboxId ?? "", row.environmentName, row.environmentId ?? "", row.companyId ?? ""]
+    .join("\u0000")
+    .toLowerCase();
+}
+
+/** Provider states that mean "we could not tell", which the UI must never dress up as gone. */
+export const UNCERTAIN_PROVIDER: readonly ProviderCode[] = ["unknown", "not-visible"];

@@ -1,0 +1,95 @@
+import { HEADLINES, PROVIDER_CODES } from "../../../../shared/domain/codes";
+import { originHost } from "../../lib/format";
+import { type LeaseRowView, reasonCodes } from "./row-model";
+
+export const COLUMN_IDS = [
+  "headline",
+  "leaseId",
+  "sandboxId",
+  "environment",
+  "company",
+  "status",
+  "provider",
+  "origin",
+  "policy",
+  "acquired",
+  "lastUsed",
+  "reasons",
+] as const;
+export type ColumnId = (typeof COLUMN_IDS)[number];
+
+export interface SortState {
+  column: ColumnId;
+  desc: boolean;
+}
+
+type Key = string | number;
+
+const headlineRank = new Map<string, number>(HEADLINES.map((headline, at) => [headline, at]));
+const providerRank = new Map<string, number>(PROVIDER_CODES.map((code, at) => [code, at]));
+
+/** The value a column sorts by. Headlines sort by precedence (foreign first), not alphabetically. */
+export function sortKey(row: LeaseRowView, column: ColumnId): Key {
+  switch (column) {
+    case "headline":
+      return headlineRank.get(row.headline) ?? HEADLINES.length;
+    case "leaseId":
+      return row.leaseId;
+    case "sandboxId":
+      return row.sandboxId ?? "";
+    case "environment":
+      return row.environmentName.toLowerCase();
+    case "company":
+      return row.companyId ?? "";
+    case "status":
+      return row.status;
+    case "provider":
+      return providerRank.get(row.provider) ?? PROVIDER_CODES.length;
+    case "origin":
+      return originHost(row.origin);
+    case "policy":
+      return row.leasePolicy;
+    case "acquired":
+      return row.acquiredAtMs;
+    case "lastUsed":
+      return row.lastUsedAtMs;
+    case "reasons":
+      return reasonCodes(row).join(",");
+  }
+}
+
+/**
+ * The positions of the rows in sorted order. Keys are computed once per row (not once per comparison),
+ * ties keep inventory order (stable), so the order is total and repeatable. Filtering then walks this
+ * order, so a keystroke never re-sorts.
+ */
+export function sortOrder(rows: readonly LeaseRowView[], sort: SortState | null): number[] {
+  const order = Array.from({ length: rows.length }, (_, at) => at);
+  if (sort === null) return order;
+  const keys = rows.map((row) => sortKey(row, sort.column));
+  const direction = sort.desc ? -1 : 1;
+  order.sort((a, b) => {
+    const byKey = compareKeys(keys[a]!, keys[b]!);
+    return byKey !== 0 ? byKey * direction : a - b;
+  });
+  return order;
+}
+
+/** A sorted copy of the rows (convenience for tests and small lists). */
+export function sortRows(rows: readonly LeaseRowView[], sort: SortState | null): LeaseRowView[] {
+  return sortOrder(rows, sort).map((at) => rows[at]!);
+}
+
+function compareKeys(a: Key, b: Key): number {
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  const left = String(a);
+  const right = String(b);
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** Clicking a header: a new column sorts ascending (times: newest first); the same column flips. */
+export function nextSort(current: SortState | null, column: ColumnId): SortState {
+  if (current?.column === column) return { column, desc: !current.desc };
+  const newestFirst = column === "acquired" || column === "lastUsed";
+  return { column, desc: newestFirst };
+}

@@ -1,0 +1,130 @@
+import { useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
+import { api } from "../../api";
+import { queryKeys } from "../../app/query-keys";
+import { useInventory } from "../../app/use-inventory";
+import { Badge } from "../../components/Badge";
+import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
+import { errorMessage } from "../../lib/errors";
+import { formatCount, formatMemory } from "../../lib/format";
+import { useNow } from "../../lib/now";
+import type { LeaseRowView } from "../leases/row-model";
+import { AgeHistogram } from "./AgeHistogram";
+import { ageHistogram, environmentBars, holdings } from "./aggregate";
+import { Legend, StackedBars } from "./StackedBars";
+import "./pictures.css";
+
+/**
+ * The inventory view carries no shape per lease (sizes come with `leases:detail`); when a later contract
+ * adds one to the row, the holdings pick it up here.
+ */
+function rowShape(row: LeaseRowView): string | null {
+  const shape = (row as LeaseRowView & { shape?: unknown }).shape;
+  return typeof shape === "string" ? shape : null;
+}
+
+/** Pictures of the same inventory: headlines per environment, what flagged sandboxes hold, and their ages. */
+export function PicturesView() {
+  const inventory = useInventory();
+  const now = useNow();
+  const untracked = useQuery({
+    queryKey: queryKeys.untracked("", ""),
+    queryFn: () => api.invoke("untracked:list", {}),
+  });
+  const bars = useMemo(() => (inventory.data ? environmentBars(inventory.data.view) : []), [inventory.data]);
+  const held = useMemo(
+    () => (inventory.data ? holdings(inventory.data.rows, untracked.data?.sandboxes ?? [], rowShape) : []),
+    [inventory.data, untracked.data],
+  );
+  const ages = useMemo(
+    () => (inventory.data ? ageHistogram(inventory.data.rows, now) : []),
+    [inventory.data, now],
+  );
+
+  if (inventory.isPending) return <SkeletonRows rows={10} />;
+  if (inventory.isError)
+    return <ErrorState message={errorMessage(inventory.error)} onRetry={() => void inventory.refetch()} />;
+  if (inventory.data.rows.length === 0 && bars.length === 0) {
+    return (
+      <EmptyState title="Nothing to picture yet">
+        Add a source in Settings; the pictures draw from its leases.
+      </EmptyState>
+    );
+  }
+  const agedTotal = ages.reduce((sum, bucket) => sum + bucket.stale + bucket.leaking, 0);
+
+  return (
+    <div className="view-scroll pictures" data-testid="pictures-view">
+      <section className="card">
+        <h2>Headlines per environment</h2>
+        <Legend />
+        <StackedBars bars={bars} />
+      </section>
+
+      <section className="card">
+        <h2>What the flagged sandboxes hold</h2>
+        <p className="muted">
+          Sandboxes CreateOS still lists alive behind flagged leases, and untracked ones no lease names: what
+          leaving them costs.
+        </p>
+        <table className="data-table holdings" data-testid="holdings">
+          <thead>
+            <tr>
+              <th>Headline</th>
+              <th>Sandboxes</th>
+              <th>vCPU</th>
+              <th>Memory</th>
+            </tr>
+          </thead>
+          <tbody>
+            {held.map((holding) => (
+              <tr
+                key={holding.label}
+                data-testid="holding"
+                data-label={holding.label}
+                data-sandboxes={holding.sandboxes}
+              >
+                <td>
+                  <Badge tone={holding.tone} label={holding.label} />
+                </td>
+                <td className="count">{formatCount(holding.sandboxes)}</td>
+                <td className="count">
+                  {holding.sized > 0 ? formatCount(Math.round(holding.vcpu * 100) / 100) : "—"}
+                  {holding.sized > 0 && holding.sized < holding.sandboxes && (
+                    <span className="muted"> ({holding.sized} sized)</span>
+                  )}
+                </td>
+                <td className="count">{holding.sized > 0 ? formatMemory(holding.memMib) : "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {held.some((holding) => holding.sandboxes > holding.sized) && (
+          <p className="muted footnote">
+            “—”: the inventory does not carry the shape of a leased sandbox; open a lease to see its shape,
+            vCPU and memory.
+          </p>
+        )}
+      </section>
+
+      <section className="card">
+        <h2>How long leaking and stale leases have been held</h2>
+        <div className="legend" aria-hidden="true">
+          <span className="legend-item">
+            <span className="legend-swatch bar-leaking" />
+            leaking
+          </span>
+          <span className="legend-item">
+            <span className="legend-swatch bar-stale" />
+            stale
+          </span>
+        </div>
+        {agedTotal === 0 ? (
+          <p className="muted">No leaking or stale lease.</p>
+        ) : (
+          <AgeHistogram buckets={ages} />
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import type { UntrackedSandboxView } from "../../../../shared/contract";
+import { row } from "../../test/rows";
+import { ageHistogram, holdings, shapeResources } from "./aggregate";
+
+const now = Date.parse("2025-06-10T00:00:00Z");
+const hoursAgo = (hours: number) => now - hours * 3_600_000;
+
+describe("shapeResources", () => {
+  it.each([
+    ["s-2vcpu-4gb", { vcpu: 2, memMib: 4096 }],
+    ["s-0.25vcpu-512mb", { vcpu: 0.25, memMib: 512 }],
+    ["custom", null],
+    [null, null],
+  ])("%s", (shape, expected) => {
+    expect(shapeResources(shape)).toEqual(expected);
+  });
+});
+
+describe("holdings", () => {
+  const untracked: UntrackedSandboxView[] = [
+    {
+      sandboxId: "sb-u",
+      origin: "o",
+      credential: "c",
+      status: "running",
+      shape: "s-1vcpu-1gb",
+      rootfs: null,
+      region: null,
+      vcpu: 1,
+      memMib: 1024,
+      createdAt: null,
+    },
+    {
+      sandboxId: "sb-dead",
+      origin: "o",
+      credential: "c",
+      status: "destroyed",
+      shape: null,
+      rootfs: null,
+      region: null,
+      vcpu: null,
+      memMib: null,
+      createdAt: null,
+    },
+  ];
+
+  it("counts distinct live sandboxes per flagged headline, and sizes those with a shape", () => {
+    const rows = [
+      { ...row({ leaseId: "1", headline: "foreign", sandboxId: "sb-a" }), shape: "s-2vcpu-4gb" },
+      { ...row({ leaseId: "2", headline: "foreign", sandboxId: "sb-a" }), shape: "s-2vcpu-4gb" },
+      row({ leaseId: "3", headline: "foreign", sandboxId: "sb-b" }),
+      row({ leaseId: "4", headline: "stale", sandboxId: "sb-c", provider: "gone" }),
+      row({ leaseId: "5", headline: "leaking", sandboxId: null }),
+      row({ leaseId: "6", headline: "ok", sandboxId: "sb-ok" }),
+    ];
+    const shapeOf = (r: (typeof rows)[number]) => ("shape" in r ? (r.shape as string) : null);
+    const result = holdings(rows, [...untracked, { ...untracked[0]!, credential: "alias" }], shapeOf);
+    expect(result).toEqual([
+      { label: "foreign", tone: "foreign", sandboxes: 2, sized: 1, vcpu: 2, memMib: 4096 },
+      { label: "stale", tone: "stale", sandboxes: 0, sized: 0, vcpu: 0, memMib: 0 },
+      { label: "leaking", tone: "leaking", sandboxes: 0, sized: 0, vcpu: 0, memMib: 0 },
+      { label: "untracked", tone: "neutral", sandboxes: 1, sized: 1, vcpu: 1, memMib: 1024 },
+    ]);
+  });
+});
+
+describe("ageHistogram", () => {
+  it("buckets leaking and stale leases by age since acquisition, and ignores the rest", () => {
+    const rows = [
+      row({ headline: "stale", acquiredAtMs: hoursAgo(0.5) }),
+      row({ headline: "leaking", acquiredAtMs: hoursAgo(30) }),
+      row({ headline: "leaking", acquiredAtMs: hoursAgo(50) }),
+      row({ headline: "stale", acquiredAtMs: hoursAgo(24 * 100) }),
+      row({ headline: "foreign", acquiredAtMs: hoursAgo(2) }),
+      row({ headline: "stale", acquiredAtMs: 0 }),
+    ];
+    const buckets = ageHistogram(rows, now);
+    const byLabel = Object.fromEntries(buckets.map((b) => [b.label, [b.stale, b.leaking]]));
+    expect(byLabel).toEqual({
+      "< 1h": [1, 0],
+      "1–6h": [0, 0],
+      "6–24h": [0, 0],
+      "1–3d": [0, 2],
+      "3–7d": [0, 0],
+      "7–30d": [0, 0],
+      "30–90d": [0, 0],
+      "> 90d": [1, 0],
+    });
+  });
+});

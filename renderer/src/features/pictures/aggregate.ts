@@ -1,0 +1,156 @@
+import type { InventoryView, UntrackedSandboxView } from "../../../../shared/contract";
+import { HEADLINES, type Headline } from "../../../../shared/domain/codes";
+import type { LeaseRowView } from "../leases/row-model";
+
+/** Data for the pictures, from the same inventory the table shows. Pure, so each is tested by table. */
+
+export interface EnvironmentBar {
+  key: string;
+  name: string;
+  counts: Record<Headline, number>;
+  total: number;
+  flagged: number;
+}
+
+const FLAGGED: readonly Headline[] = ["foreign", "stale", "leaking", "unknown"];
+
+/** One bar per environment, the most flagged first, at most `limit` (the rest summed into "others"). */
+export function environmentBars(view: InventoryView, limit = 20): EnvironmentBar[] {
+  const bars = view.environments.map((environment, at) => {
+    const counts = Object.fromEntries(HEADLINES.map((h) => [h, environment.counts[h] ?? 0])) as Record<
+      Headline,
+      number
+    >;
+    return {
+      key: `${at}`,
+      name: environment.name || (environment.known ? "(unnamed)" : "(environment not listed)"),
+      counts,
+      total: HEADLINES.reduce((sum, h) => sum + counts[h], 0),
+      flagged: FLAGGED.reduce((sum, h) => sum + counts[h], 0),
+    };
+  });
+  bars.sort((a, b) => b.flagged - a.flagged || b.total - a.total || a.name.localeCompare(b.name));
+  if (bars.length <= limit) return bars;
+  const kept = bars.slice(0, limit - 1);
+  const others = bars.slice(limit - 1);
+  const counts = Object.fromEntries(
+    HEADLINES.map((h) => [h, others.reduce((sum, bar) => sum + bar.counts[h], 0)]),
+  ) as Record<Headline, number>;
+  kept.push({
+    key: "others",
+    name: `${others.length} other environments`,
+    counts,
+    total: others.reduce((sum, bar) => sum + bar.total, 0),
+    flagged: others.reduce((sum, bar) => sum + bar.flagged, 0),
+  });
+  return kept;
+}
+
+/** vCPU and memory of a CreateOS shape id such as "s-2vcpu-4gb" or "s-0.25vcpu-512mb". */
+export function shapeResources(shape: string | null | undefined): { vcpu: number; memMib: number } | null {
+  if (!shape) return null;
+  const match = /^s-([\d.]+)vcpu-(\d+)(mb|gb)$/.exec(shape);
+  if (!match) return null;
+  return { vcpu: Number(match[1]), memMib: Number(match[2]) * (match[3] === "gb" ? 1024 : 1) };
+}
+
+export interface Holding {
+  label: string;
+  tone: Headline | "neutral";
+  /** Distinct sandboxes that CreateOS still lists alive (not gone, and seen). */
+  sandboxes: number;
+  /** Of those, how many have a known size; vCPU and memory sum only these. */
+  sized: number;
+  vcpu: number;
+  memMib: number;
+}
+
+const NOT_HELD = new Set(["gone", "not-visible", "unknown"]);
+
+/**
+ * What the flagged sandboxes hold: per headline, the distinct live sandboxes and the vCPU and memory of
+ * those whose shape is known — the cost of leaving them. Untracked sandboxes count as their own line.
+ */
+export function holdings(
+  rows: readonly LeaseRowView[],
+  untracked: readonly UntrackedSandboxView[],
+  shapeOf: (row: LeaseRowView) => string | null,
+): Holding[] {
+  const result: Holding[] = [];
+  for (const headline of ["foreign", "stale", "leaking"] as const) {
+    const seen = new Set<string>();
+    const holding: Holding = { label: headline, tone: headline, sandboxes: 0, sized: 0, vcpu: 0, memMib: 0 };
+    for (const row of rows) {
+      if (row.headline !== headline || !row.sandboxId || NOT_HELD.has(row.provider)) continue;
+      const key = `${row.origin ?? ""} ${row.sandboxId}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      holding.sandboxes += 1;
+      const size = shapeResources(shapeOf(row));
+      if (size) {
+        holding.sized += 1;
+        holding.vcpu += size.vcpu;
+        holding.memMib += size.memMib;
+      }
+    }
+    result.push(holding);
+  }
+  // One account can be listed through several credentials (an API URL and its old alias): count it once.
+  const distinct = new Map(untracked.map((sandbox) => [sandbox.sandboxId, sandbox]));
+  const live = [...distinct.values()].filter(
+    (sandbox) => sandbox.status !== "destroyed" && sandbox.status !== "failed",
+  );
+  const holding: Holding = {
+    label: "untracked",
+    tone: "neutral",
+    sandboxes: live.length,
+    sized: 0,
+    vcpu: 0,
+    memMib: 0,
+  };
+  for (const sandbox of live) {
+    const size =
+      sandbox.vcpu !== null && sandbox.memMib !== null
+        ? { vcpu: sandbox.vcpu, memMib: sandbox.memMib }
+        : shapeResources(sandbox.shape);
+    if (size) {
+      holding.sized += 1;
+      holding.vcpu += size.vcpu;
+      holding.memMib += size.memMib;
+    }
+  }
+  result.push(holding);
+  return result;
+}
+
+export interface AgeBucket {
+  label: string;
+  /** Upper bound of the bucket's age, in hours (Infinity for the last). */
+  maxHours: number;
+  stale: number;
+  leaking: number;
+}
+
+const BUCKETS: Array<[string, number]> = [
+  ["< 1h", 1],
+  ["1–6h", 6],
+  ["6–24h", 24],
+  ["1–3d", 72],
+  ["3–7d", 168],
+  ["7–30d", 720],
+  ["30–90d", 2160],
+  ["> 90d", Number.POSITIVE_INFINITY],
+];
+
+/** How long the leaking and stale leases have been held (since acquisition), in age buckets. */
+export function ageHistogram(rows: readonly LeaseRowView[], nowMs: number): AgeBucket[] {
+  const buckets = BUCKETS.map(([label, maxHours]) => ({ label, maxHours, stale: 0, leaking: 0 }));
+  for (const row of rows) {
+    if (row.headline !== "stale" && row.headline !== "leaking") continue;
+    if (!row.acquiredAtMs) continue;
+    const hours = Math.max(0, (nowMs - row.acquiredAtMs) / 3_600_000);
+    const bucket = buckets.find((candidate) => hours < candidate.maxHours) ?? buckets[buckets.length - 1]!;
+    bucket[row.headline] += 1;
+  }
+  return buckets;
+}

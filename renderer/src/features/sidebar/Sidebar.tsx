@@ -1,0 +1,169 @@
+import { useMemo } from "react";
+import { useShallow } from "zustand/react/shallow";
+import { type Scope, useUi, type View } from "../../app/ui-store";
+import { useInventory } from "../../app/use-inventory";
+import { Badge } from "../../components/Badge";
+import { SkeletonRows } from "../../components/States";
+import { Text } from "../../components/Text";
+import { originHost } from "../../lib/format";
+import { buildTree, type EnvironmentNode, FLAGGED_HEADLINES, untrackedNodes } from "./build-tree";
+import "./sidebar.css";
+
+const VIEWS: Array<[View, string]> = [
+  ["pictures", "Pictures"],
+  ["audit", "Audit log"],
+  ["settings", "Settings"],
+];
+
+function HeadlineCounts({ counts, total }: { counts: EnvironmentNode["counts"]; total: number }) {
+  const flagged = FLAGGED_HEADLINES.filter((headline) => counts[headline] > 0);
+  return (
+    <span className="sb-counts">
+      {flagged.map((headline) => (
+        <Badge
+          key={headline}
+          tone={headline}
+          label={headline}
+          count={counts[headline]}
+          testId="sidebar-count"
+        />
+      ))}
+      {flagged.length === 0 && <Badge tone="ok" label="ok" count={counts.ok} testId="sidebar-count" />}
+      <span className="sb-total muted" title={`${total} leases`}>
+        {total.toLocaleString("en-US")}
+      </span>
+    </span>
+  );
+}
+
+function isScope(scope: Scope, candidate: Scope): boolean {
+  if (scope.kind !== candidate.kind) return false;
+  if (scope.kind === "environment" && candidate.kind === "environment") return scope.key === candidate.key;
+  if (scope.kind === "untracked" && candidate.kind === "untracked") {
+    return scope.credential === candidate.credential && scope.origin === candidate.origin;
+  }
+  return true;
+}
+
+/** Companies → environments with headline counts, the triage view, untracked sandboxes, and the views. */
+export function Sidebar() {
+  const inventory = useInventory();
+  const { scope, view, setScope, showView } = useUi(
+    useShallow((state) => ({
+      scope: state.scope,
+      view: state.view,
+      setScope: state.setScope,
+      showView: state.showView,
+    })),
+  );
+  const tree = useMemo(() => (inventory.data ? buildTree(inventory.data.view) : null), [inventory.data]);
+  const untracked = useMemo(
+    () => (inventory.data ? untrackedNodes(inventory.data.view) : []),
+    [inventory.data],
+  );
+  const onLeases = view === "leases" || view === "untracked";
+
+  const total = tree ? Object.values(tree.totals).reduce((sum, count) => sum + count, 0) : 0;
+  return (
+    <nav className="sidebar" aria-label="Environments" data-testid="sidebar">
+      <div className="sb-brand">
+        <strong>Leasekeeper</strong>
+      </div>
+      <div className="sb-scroll">
+        {!tree ? (
+          <SkeletonRows rows={6} />
+        ) : (
+          <>
+            <button
+              type="button"
+              className="sb-item sb-all"
+              aria-current={onLeases && scope.kind === "all" ? "page" : undefined}
+              data-testid="sidebar-all"
+              onClick={() => setScope({ kind: "all" })}
+            >
+              <span className="sb-name">All environments</span>
+              <HeadlineCounts counts={tree.totals} total={total} />
+            </button>
+            {tree.companies.map((company) => (
+              <div key={company.companyId} className="sb-group" data-testid="sidebar-company">
+                <div className="sb-group-title" title={company.companyId}>
+                  <span className="muted">Company</span> <Text value={company.companyId} mono />
+                </div>
+                {company.environments.map((environment) => {
+                  const candidate: Scope = {
+                    kind: "environment",
+                    key: environment.key,
+                    name: environment.name,
+                  };
+                  return (
+                    <button
+                      type="button"
+                      key={environment.key}
+                      className="sb-item"
+                      aria-current={onLeases && isScope(scope, candidate) ? "page" : undefined}
+                      data-testid="sidebar-environment"
+                      data-environment-id={environment.environmentId ?? ""}
+                      onClick={() => setScope(candidate)}
+                    >
+                      <Text
+                        className="sb-name"
+                        value={environment.name}
+                        placeholder={environment.known ? "(unnamed)" : "(environment not listed)"}
+                      />
+                      <HeadlineCounts counts={environment.counts} total={environment.total} />
+                    </button>
+                  );
+                })}
+              </div>
+            ))}
+            {untracked.length > 0 && (
+              <div className="sb-group">
+                <div className="sb-group-title">Untracked sandboxes</div>
+                {untracked.map((entry) => {
+                  const candidate: Scope = {
+                    kind: "untracked",
+                    credential: entry.credential,
+                    origin: entry.origin,
+                  };
+                  return (
+                    <button
+                      type="button"
+                      key={`${entry.credential} ${entry.origin}`}
+                      className="sb-item"
+                      aria-current={view === "untracked" && isScope(scope, candidate) ? "page" : undefined}
+                      data-testid="sidebar-untracked"
+                      data-credential={entry.credential}
+                      onClick={() => setScope(candidate)}
+                    >
+                      <span className="sb-name">
+                        <Text value={entry.credential} mono />{" "}
+                        <span className="muted">@ {originHost(entry.origin)}</span>
+                      </span>
+                      <span className="sb-counts">
+                        <Badge tone="neutral" plain label="untracked" count={entry.count} />
+                      </span>
+                    </button>
+                  );
+                })}
+              </div>
+            )}
+          </>
+        )}
+      </div>
+      <div className="sb-views">
+        {VIEWS.map(([id, label]) => (
+          <button
+            type="button"
+            key={id}
+            className="sb-item"
+            aria-current={view === id ? "page" : undefined}
+            data-testid={`nav-${id}`}
+            onClick={() => showView(id)}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+    </nav>
+  );
+}

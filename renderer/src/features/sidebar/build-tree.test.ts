@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import type { InventoryView } from "../../../../shared/contract";
+import { buildTree, untrackedNodes } from "./build-tree";
+
+const counts = (foreign: number, ok: number) => ({ foreign, stale: 0, leaking: 0, unknown: 0, ok });
+
+const view = {
+  generatedAt: "2025-06-01T00:00:00Z",
+  requests: 0,
+  environmentId: null,
+  companies: ["co-b", "co-a"],
+  origins: [],
+  statuses: [],
+  policies: [],
+  rows: [],
+  originHealth: [],
+  problems: [],
+  problemCount: 0,
+  environments: [
+    { sourceId: "s", environmentId: "e1", company: 0, name: "Quiet", known: true, counts: counts(0, 5) },
+    { sourceId: "s", environmentId: "e2", company: 0, name: "Noisy", known: true, counts: counts(3, 1) },
+    { sourceId: "s", environmentId: "e3", company: 1, name: "Alpha", known: true, counts: counts(1, 0) },
+    { sourceId: "s", environmentId: null, company: -1, name: "", known: false, counts: counts(1, 0) },
+  ],
+  untracked: [
+    { credential: "ops", origin: "https://b", count: 2 },
+    { credential: "legacy", origin: "https://a", count: 5 },
+  ],
+} satisfies InventoryView;
+
+describe("buildTree", () => {
+  const tree = buildTree(view);
+
+  it("groups environments under their company, companies by id", () => {
+    expect(tree.companies.map((company) => company.companyId)).toEqual(["(no company)", "co-a", "co-b"]);
+  });
+
+  it("puts the most flagged environment first", () => {
+    const coB = tree.companies.find((company) => company.companyId === "co-b")!;
+    expect(coB.environments.map((environment) => environment.name)).toEqual(["Noisy", "Quiet"]);
+    expect(coB.environments[0]).toMatchObject({ total: 4, flagged: 3 });
+  });
+
+  it("totals every headline for the triage view", () => {
+    expect(tree.totals).toEqual({ foreign: 5, stale: 0, leaking: 0, unknown: 0, ok: 6 });
+  });
+
+  it("keeps orphan rows' environment, marked unknown", () => {
+    expect(tree.companies[0]!.environments[0]).toMatchObject({ known: false, environmentId: null });
+  });
+});
+
+describe("untrackedNodes", () => {
+  it("lists each account once, by credential", () => {
+    expect(untrackedNodes(view).map((node) => node.credential)).toEqual(["legacy", "ops"]);
+  });
+});

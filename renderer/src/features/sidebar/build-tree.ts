@@ -1,0 +1,98 @@
+import type { EnvironmentRef, InventoryView } from "../../../../shared/contract";
+import { HEADLINES, type Headline } from "../../../../shared/domain/codes";
+import { environmentKey } from "../leases/row-model";
+
+export interface EnvironmentNode {
+  key: string;
+  name: string;
+  environmentId: string | null;
+  known: boolean;
+  counts: Record<Headline, number>;
+  total: number;
+  flagged: number;
+}
+
+export interface CompanyNode {
+  companyId: string;
+  environments: EnvironmentNode[];
+  counts: Record<Headline, number>;
+  total: number;
+}
+
+export interface UntrackedNode {
+  credential: string;
+  origin: string;
+  count: number;
+}
+
+const FLAGGED: readonly Headline[] = ["foreign", "stale", "leaking", "unknown"];
+
+function zero(): Record<Headline, number> {
+  return Object.fromEntries(HEADLINES.map((headline) => [headline, 0])) as Record<Headline, number>;
+}
+
+function add(into: Record<Headline, number>, from: Record<Headline, number>): void {
+  for (const headline of HEADLINES) into[headline] += from[headline] ?? 0;
+}
+
+function node(environment: EnvironmentRef): EnvironmentNode {
+  const counts = { ...zero(), ...environment.counts };
+  const total = HEADLINES.reduce((sum, headline) => sum + counts[headline], 0);
+  const flagged = FLAGGED.reduce((sum, headline) => sum + counts[headline], 0);
+  return {
+    key: environmentKey(environment.sourceId, environment.environmentId),
+    name: environment.name,
+    environmentId: environment.environmentId,
+    known: environment.known,
+    counts,
+    total,
+    flagged,
+  };
+}
+
+/**
+ * Companies, each with its environments, for the sidebar: the most flagged environment first, then by
+ * name. Environments with the same key (one per source) are merged.
+ */
+export function buildTree(view: InventoryView): {
+  companies: CompanyNode[];
+  totals: Record<Headline, number>;
+} {
+  const byCompany = new Map<string, Map<string, EnvironmentNode>>();
+  const totals = zero();
+  for (const environment of view.environments) {
+    const companyId =
+      (environment.company >= 0 ? view.companies[environment.company] : undefined) ?? "(no company)";
+    const environments = byCompany.get(companyId) ?? new Map<string, EnvironmentNode>();
+    byCompany.set(companyId, environments);
+    const next = node(environment);
+    const existing = environments.get(next.key);
+    if (existing) {
+      add(existing.counts, next.counts);
+      existing.total += next.total;
+      existing.flagged += next.flagged;
+    } else {
+      environments.set(next.key, next);
+    }
+    add(totals, next.counts);
+  }
+  const companies = [...byCompany.entries()].map(([companyId, environments]) => {
+    const list = [...environments.values()].sort(
+      (a, b) => b.flagged - a.flagged || a.name.localeCompare(b.name) || a.key.localeCompare(b.key),
+    );
+    const counts = zero();
+    for (const environment of list) add(counts, environment.counts);
+    return { companyId, environments: list, counts, total: list.reduce((sum, e) => sum + e.total, 0) };
+  });
+  companies.sort((a, b) => a.companyId.localeCompare(b.companyId));
+  return { companies, totals };
+}
+
+/** One entry per account (credential) that lists sandboxes no lease row names. */
+export function untrackedNodes(view: InventoryView): UntrackedNode[] {
+  return view.untracked
+    .map((entry) => ({ credential: entry.credential, origin: entry.origin, count: entry.count }))
+    .sort((a, b) => a.credential.localeCompare(b.credential) || a.origin.localeCompare(b.origin));
+}
+
+export const FLAGGED_HEADLINES = FLAGGED;

@@ -1,0 +1,149 @@
+import { useQuery } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
+import { api } from "../../api";
+import { queryKeys } from "../../app/query-keys";
+import { useUi } from "../../app/ui-store";
+import { CopyButton } from "../../components/CopyButton";
+import { RelativeTime } from "../../components/RelativeTime";
+import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
+import { Text } from "../../components/Text";
+import { errorMessage } from "../../lib/errors";
+import { formatMemory, originHost, parseTime, plural } from "../../lib/format";
+
+/**
+ * Sandboxes that one account lists and no lease row names (orphans). The only action is a forced
+ * destroy, planned by main like any other.
+ */
+export function UntrackedView() {
+  const scope = useUi((state) => state.scope);
+  const startAction = useUi((state) => state.startAction);
+  const credential = scope.kind === "untracked" ? scope.credential : "";
+  const origin = scope.kind === "untracked" ? scope.origin : "";
+  const list = useQuery({
+    queryKey: queryKeys.untracked(credential, origin),
+    queryFn: () => api.invoke("untracked:list", { credential, origin }),
+    enabled: scope.kind === "untracked",
+  });
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const sandboxes = useMemo(() => list.data?.sandboxes ?? [], [list.data]);
+
+  if (scope.kind !== "untracked") return null;
+  if (list.isPending) return <SkeletonRows rows={8} />;
+  if (list.isError)
+    return <ErrorState message={errorMessage(list.error)} onRetry={() => void list.refetch()} />;
+
+  const destroy = (sandboxIds: string[]) =>
+    startAction({
+      action: "destroy",
+      selection: { kind: "untracked", credential, sandboxIds },
+      label:
+        sandboxIds.length === 1
+          ? `untracked sandbox ${sandboxIds[0]}`
+          : plural(sandboxIds.length, "untracked sandbox", "untracked sandboxes"),
+      sandboxId: sandboxIds.length === 1 ? sandboxIds[0]! : null,
+    });
+
+  return (
+    <div className="view" data-testid="untracked-view">
+      <div className="toolbar">
+        <div className="toolbar-row">
+          <h2 style={{ minWidth: 0 }}>
+            Untracked sandboxes of <Text value={credential} mono /> at {originHost(origin)}
+          </h2>
+          <span style={{ flex: 1 }} />
+          {picked.size > 0 && (
+            <button
+              type="button"
+              className="btn btn-small btn-danger-outline"
+              onClick={() => destroy([...picked])}
+            >
+              Destroy {plural(picked.size, "selected sandbox", "selected sandboxes")}…
+            </button>
+          )}
+        </div>
+        <p className="muted" style={{ margin: 0 }}>
+          CreateOS lists these under this account, and no lease row names them. Destroying one is forced: you
+          type its id back.
+        </p>
+      </div>
+      {sandboxes.length === 0 ? (
+        <EmptyState title="No untracked sandboxes">
+          Every sandbox this account lists is named by a lease row.
+        </EmptyState>
+      ) : (
+        <div className="view-scroll">
+          <table className="data-table" data-testid="untracked-table">
+            <colgroup>
+              <col style={{ width: 36 }} />
+              <col style={{ width: "28%" }} />
+              <col style={{ width: "12%" }} />
+              <col style={{ width: "16%" }} />
+              <col style={{ width: "14%" }} />
+              <col style={{ width: "12%" }} />
+              <col style={{ width: "12%" }} />
+            </colgroup>
+            <thead>
+              <tr>
+                <th />
+                <th>Sandbox</th>
+                <th>Status</th>
+                <th>Shape</th>
+                <th>Size</th>
+                <th>Created</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {sandboxes.map((sandbox) => (
+                <tr key={sandbox.sandboxId} data-testid="untracked-row" data-sandbox-id={sandbox.sandboxId}>
+                  <td>
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${sandbox.sandboxId}`}
+                      checked={picked.has(sandbox.sandboxId)}
+                      onChange={() =>
+                        setPicked((current) => {
+                          const next = new Set(current);
+                          if (next.has(sandbox.sandboxId)) next.delete(sandbox.sandboxId);
+                          else next.add(sandbox.sandboxId);
+                          return next;
+                        })
+                      }
+                    />
+                  </td>
+                  <td>
+                    <span className="cell-with-action">
+                      <Text value={sandbox.sandboxId} mono />
+                      <CopyButton value={sandbox.sandboxId} label="Copy sandbox id" />
+                    </span>
+                  </td>
+                  <td>
+                    <Text value={sandbox.status} mono />
+                  </td>
+                  <td>
+                    <Text value={sandbox.shape} mono />
+                  </td>
+                  <td>
+                    {sandbox.vcpu !== null
+                      ? `${sandbox.vcpu} vCPU · ${formatMemory(sandbox.memMib ?? 0)}`
+                      : "—"}
+                  </td>
+                  <td>{sandbox.createdAt ? <RelativeTime atMs={parseTime(sandbox.createdAt)} /> : "—"}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="btn btn-small btn-danger-outline"
+                      onClick={() => destroy([sandbox.sandboxId])}
+                    >
+                      Destroy…
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
