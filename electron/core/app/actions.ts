@@ -1,0 +1,160 @@
+import type { ChannelResponse, ErrorCode, JobSummary, ParsedRequest } from "../../../shared/contract.js";
+import type { Job, JobEvent } from "../../../shared/domain/actions.js";
+import { type ActionEngine, createActionEngine } from "../actions/engine.js";
+import { type ActionErrorCode, isActionError } from "../actions/errors.js";
+import type { LeaseRereader, ProviderPort } from "../actions/ports.js";
+import { configuredProvider, sourceRereader } from "../actions/wiring.js";
+import type { LeasekeeperConfig } from "../config/load.js";
+import { CoreError } from "../handlers/errors.js";
+import { createSources } from "../leases/index.js";
+import type { ActionDeps } from "./app.js";
+
+/**
+ * What the handlers need from the guarded-action engine (electron/core/actions). Kept as a port so the
+ * hosts can be built and tested before and independently of the engine; `unavailableActions` answers
+ * every call with a clean `unavailable` until the engine is wired in `wireActions`.
+ */
+export interface ActionsPort {
+  plan(request: ParsedRequest<"actions:plan">, host: string): Promise<ChannelResponse<"actions:plan">>;
+  execute(
+    request: ParsedRequest<"actions:execute">,
+    host: string,
+  ): Promise<ChannelResponse<"actions:execute">>;
+  listJobs(request: ParsedRequest<"jobs:list">): Promise<ChannelResponse<"jobs:list">>;
+  getJob(jobId: string): Promise<ChannelResponse<"jobs:get">>;
+  cancelJob(jobId: string): Promise<ChannelResponse<"jobs:cancel">>;
+  retryFailed(jobId: string, host: string): Promise<ChannelResponse<"jobs:retry-failed">>;
+  resumeJob(jobId: string, host: string): Promise<ChannelResponse<"jobs:resume">>;
+  queryAudit(request: ParsedRequest<"audit:query">): Promise<ChannelResponse<"audit:query">>;
+  exportAudit(request: ParsedRequest<"audit:export">): Promise<ChannelResponse<"audit:export">>;
+  onEvent(listener: (event: JobEvent) => void): () => void;
+  close(): void | Promise<void>;
+}
+
+export const ACTIONS_UNAVAILABLE =
+  "Guarded actions are not available in this build yet; the inventory still works.";
+
+export function unavailableActions(): ActionsPort {
+  const refuse = async (): Promise<never> => {
+    throw new CoreError("unavailable", ACTIONS_UNAVAILABLE);
+  };
+  return {
+    plan: refuse,
+    execute: refuse,
+    listJobs: refuse,
+    getJob: refuse,
+    cancelJob: refuse,
+    retryFailed: refuse,
+    resumeJob: refuse,
+    queryAudit: refuse,
+    exportAudit: refuse,
+    onEvent: () => () => undefined,
+    close: () => undefined,
+  };
+}
+
+const ACTION_ERROR_CODES: Record<ActionErrorCode, ErrorCode> = {
+  "invalid-request": "invalid-request",
+  "plan-not-found": "not-found",
+  "plan-expired": "plan-expired",
+  "job-not-found": "not-found",
+  "job-not-interrupted": "conflict",
+  "job-already-resumed": "conflict",
+  "job-running": "conflict",
+  "nothing-to-retry": "conflict",
+  "inventory-unavailable": "unavailable",
+  "engine-closed": "unavailable",
+};
+
+/** The engine's refusals keep their sentence; their code is mapped onto the contract's. */
+async function translated<T>(run: () => Promise<T> | T): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isActionError(error)) throw new CoreError(ACTION_ERROR_CODES[error.code], error.message);
+    throw error;
+  }
+}
+
+function summary(job: Job): JobSummary {
+  const { items, ...rest } = job;
+  return { ...rest, itemCount: items.length };
+}
+
+/**
+ * The guarded-action engine (electron/core/actions) behind the ActionsPort. Its sources and provider
+ * follow the current config (settings can change them while the app runs); its inventory is the app's
+ * own, so a plan is built from what the operator is looking at, rescanned when older than the engine
+ * allows. When a job ends, the inventory is refreshed so the rows show the result.
+ */
+export function engineActions(deps: ActionDeps): ActionsPort {
+  let builtFor: LeasekeeperConfig | null = null;
+  let leases: LeaseRereader | null = null;
+  let provider: ProviderPort | null = null;
+  const current = () => {
+    const config = deps.config();
+    if (builtFor !== config) {
+      leases = sourceRereader(
+        createSources(config, { env: deps.env, ...(deps.fetch ? { fetch: deps.fetch } : {}) }),
+      );
+      provider = configuredProvider(config, deps.secrets, deps.fetch ? { fetch: deps.fetch } : undefined);
+      builtFor = config;
+    }
+    return { leases: leases!, provider: provider! };
+  };
+  const engine: ActionEngine = createActionEngine({
+    dataDir: deps.config().dataDir,
+    inventory: deps.inventory,
+    leases: { reread: (refs) => current().leases.reread(refs) },
+    provider: {
+      listPageSize: 500,
+      account: (origin, credential) => current().provider.account(origin, credential),
+    },
+    knownSecrets: async () =>
+      new Set(
+        await deps.secrets.knownSecrets(deps.config().credentials.map((credential) => credential.name)),
+      ),
+  });
+  const stopRefreshing = engine.onEvent((event) => {
+    if (event.type === "job" && event.state !== "running")
+      void deps.inventory.refresh().catch(() => undefined);
+  });
+  const fileStamp = () => new Date().toISOString().replace(/[:.]/g, "-");
+
+  return {
+    plan: (request) => translated(() => engine.plan(request)),
+    execute: (request) => translated(() => engine.execute(request)),
+    listJobs: (request) =>
+      translated(() => ({
+        jobs: engine
+          .listJobs({ limit: request.limit ?? 200 })
+          .filter(
+            (job) =>
+              (request.state === undefined || job.state === request.state) &&
+              (request.action === undefined || job.action === request.action),
+          )
+          .map(summary),
+      })),
+    getJob: (jobId) =>
+      translated(() => {
+        const job = engine.getJob(jobId);
+        if (job === null) throw new CoreError("not-found", "No job with this id.");
+        return job;
+      }),
+    cancelJob: (jobId) => translated(() => engine.cancel(jobId)),
+    retryFailed: (jobId) => translated(() => engine.retryFailed(jobId)),
+    resumeJob: (jobId) => translated(() => engine.resume(jobId)),
+    queryAudit: (request) => translated(() => ({ entries: engine.queryAudit(request) })),
+    exportAudit: (request) =>
+      translated(() => ({
+        filename: `leasekeeper-audit-${fileStamp()}.${request.format}`,
+        contentType: request.format === "csv" ? ("text/csv" as const) : ("application/json" as const),
+        content: engine.exportAudit(request.format, request.query),
+      })),
+    onEvent: (listener) => engine.onEvent(listener),
+    async close() {
+      stopRefreshing();
+      await engine.close();
+    },
+  };
+}

@@ -1,0 +1,248 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Demo, startDemo } from "../../../scripts/demo.js";
+import { type ChannelResponse, decodeInventoryRows, type Result } from "../../../shared/contract.js";
+import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
+import { memoryLogger } from "./log.js";
+
+/** The composition root against the simulator and a generated world: every channel, end to end. */
+
+let demo: Demo;
+let app: LeasekeeperApp;
+const log = memoryLogger();
+const changes: string[] = [];
+
+beforeAll(async () => {
+  demo = await startDemo({ size: 150, seed: "app-test", transitionMs: 20 });
+  app = await createLeasekeeperApp({
+    configPath: demo.configPath,
+    mode: "browser",
+    version: "9.9.9",
+    demo: true,
+    env: { ...process.env, ...demo.keys },
+    log,
+    autoRefresh: false,
+  });
+  app.events.subscribe((channel, payload) => {
+    if (channel === "inventory:changed") changes.push((payload as { generatedAt: string }).generatedAt);
+  });
+}, 30_000);
+
+afterAll(async () => {
+  await app?.close();
+  await demo?.stop();
+});
+
+async function call<C extends keyof LeasekeeperApp["handlers"]>(
+  channel: C,
+  request: unknown = {},
+): Promise<ChannelResponse<C>> {
+  const result = (await app.handlers[channel](request, { host: "test" })) as Result<ChannelResponse<C>>;
+  if (!result.ok) throw new Error(`${channel}: ${result.error.code}: ${result.error.message}`);
+  return result.data;
+}
+
+async function refuse(channel: keyof LeasekeeperApp["handlers"], request: unknown) {
+  const result = await app.handlers[channel](request, { host: "test" });
+  if (result.ok) throw new Error(`${channel} should have been refused`);
+  return result.error;
+}
+
+describe("app:info and the inventory", () => {
+  it("says which host, version and config it runs with, and that this is the demo", async () => {
+    expect(await call("app:info")).toEqual({
+      mode: "browser",
+      version: "9.9.9",
+      demo: true,
+      configPath: demo.configPath,
+      dataDir: path.join(demo.dir, ".leasekeeper"),
+    });
+  });
+
+  it("scans on first ask, then answers from the cache until asked to refresh", async () => {
+    const first = await call("inventory:get");
+    expect(first.rows).toHaveLength(demo.world.ledger.leases.length);
+    const again = await call("inventory:get");
+    expect(again.generatedAt).toBe(first.generatedAt);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const refreshed = await call("inventory:get", { refresh: true });
+    expect(refreshed.generatedAt).not.toBe(first.generatedAt);
+    expect(changes).toContain(refreshed.generatedAt);
+  });
+
+  it("cuts the view to one environment", async () => {
+    const environmentId = demo.world.ledger.environments[0]!.id;
+    const view = await call("inventory:get", { environmentId });
+    expect(decodeInventoryRows(view).every((row) => row.environmentId === environmentId)).toBe(true);
+  });
+
+  it("lists untracked sandboxes, per credential when asked", async () => {
+    const all = await call("untracked:list");
+    expect(all.sandboxes.length).toBeGreaterThan(0);
+    const credential = all.sandboxes[0]!.credential;
+    const one = await call("untracked:list", { credential });
+    expect(one.sandboxes.every((sandbox) => sandbox.credential === credential)).toBe(true);
+  });
+});
+
+describe("leases:detail", () => {
+  it("gives the evidence field by field, with the marker cut to 8 characters", async () => {
+    const leaseId = demo.world.planted["owned-running"][0]!;
+    const lease = demo.world.ledger.leases.find((row) => row.id === leaseId)!;
+    const marker = (lease.metadata as { marker: string }).marker;
+    const detail = await call("leases:detail", { leaseId });
+    expect(detail.verdict.ownership).toEqual(["owned"]);
+    expect(detail.ownershipEvidence.map((field) => field.field)).toEqual(
+      expect.arrayContaining(["provider", "companyId", "environmentId", "apiUrl", "marker"]),
+    );
+    expect(detail.metadata.markerPrefix).toBe(`${marker.slice(0, 8)}…`);
+    expect(JSON.stringify(detail)).not.toContain(marker);
+    expect(detail.explanation.length).toBeGreaterThan(10);
+    expect(detail.provider).toMatchObject({ code: "running", originFrom: "lease-metadata" });
+    expect(detail.provider.credential).not.toBeNull();
+  });
+
+  it("names other rows on the same sandbox", async () => {
+    const leaseId = demo.world.planted.shared[0]!;
+    const detail = await call("leases:detail", { leaseId });
+    expect(detail.sharedWith.length).toBeGreaterThan(0);
+  });
+
+  it("answers not-found for a lease the inventory does not have", async () => {
+    expect(await refuse("leases:detail", { leaseId: "no-such-lease" })).toMatchObject({ code: "not-found" });
+  });
+});
+
+describe("settings and credentials", () => {
+  it("shows each credential as set or missing, where it is kept, and its last four characters only", async () => {
+    const settings = await call("settings:get");
+    expect(settings.credentials.length).toBe(demo.world.config.credentials.length);
+    for (const credential of settings.credentials) {
+      expect(credential).toMatchObject({ state: "set", storedIn: "env" });
+      expect(credential.last4).toHaveLength(4);
+    }
+    expect(JSON.stringify(settings)).not.toContain(Object.values(demo.keys)[0]);
+    expect(settings.vault).toMatchObject({ encryption: "key-file", persistAllowed: true });
+  });
+
+  it("tests a key against CreateOS: accepted, and a wrong one refused with its status", async () => {
+    const name = demo.world.config.credentials[0]!.name;
+    expect(await call("credentials:test", { name })).toMatchObject({ ok: true, httpStatus: 200 });
+    await call("credentials:set", {
+      name,
+      origin: demo.world.config.credentials[0]!.origin,
+      apiKey: "cos_wrong_key_0000",
+    });
+    expect(await call("credentials:test", { name })).toMatchObject({ ok: false, httpStatus: 401 });
+    const cleared = await call("credentials:clear", { name });
+    expect(cleared).toMatchObject({ state: "set", storedIn: "env" });
+    expect(await call("credentials:test", { name })).toMatchObject({ ok: true });
+  });
+
+  it("writes a new credential's key to the vault and its entry (never the key) to the config", async () => {
+    const origin = demo.world.config.credentials[0]!.origin;
+    const view = await call("credentials:set", { name: "added", origin, apiKey: "cos_added_key_abcd" });
+    expect(view).toEqual({
+      name: "added",
+      origin,
+      state: "set",
+      last4: "abcd",
+      storedIn: "vault",
+      apiKeyEnv: "LEASEKEEPER_KEY_ADDED",
+    });
+    const config = readFileSync(demo.configPath, "utf8");
+    expect(config).toContain('"added"');
+    expect(config).not.toContain("cos_added_key_abcd");
+    const vault = readFileSync(path.join(demo.dir, ".leasekeeper", "vault.json"), "utf8");
+    expect(vault).not.toContain("cos_added_key_abcd");
+  });
+
+  it("refuses a credential origin outside the plugin's URL rule", async () => {
+    expect(
+      await refuse("credentials:set", {
+        name: "x",
+        origin: "http://evil.example",
+        apiKey: "cos_x_key_123456",
+      }),
+    ).toMatchObject({
+      code: "invalid-request",
+      message: expect.stringContaining("credentials:set: origin:"),
+    });
+  });
+
+  it("updates the request budget and refresh interval in the config file", async () => {
+    const settings = await call("settings:update", { rateLimitPerMinute: 120, refreshIntervalSeconds: 600 });
+    expect(settings).toMatchObject({ rateLimitPerMinute: 120, refreshIntervalSeconds: 600 });
+    const raw = JSON.parse(readFileSync(demo.configPath, "utf8")) as Record<string, unknown>;
+    expect(raw).toMatchObject({ rateLimitPerMinute: 120, refreshIntervalSeconds: 600 });
+    const status = await call("status:get");
+    expect(status.origins.every((origin) => origin.budgetPerMinute === 120)).toBe(true);
+    await call("settings:update", { rateLimitPerMinute: 300 });
+  });
+
+  it("refuses invalid settings with a clear message", async () => {
+    expect(await refuse("settings:update", { refreshIntervalSeconds: 5 })).toMatchObject({
+      code: "invalid-request",
+      message: expect.stringMatching(/^settings:update: refreshIntervalSeconds: /),
+    });
+    expect(
+      await refuse("settings:update", { sources: [{ kind: "ledger", path: "relative.json" }] }),
+    ).toMatchObject({
+      code: "refused",
+    });
+  });
+
+  it("will not let the UI pair a Paperclip URL with a CreateOS key's variable (no key exfiltration)", async () => {
+    const apiKeyEnv = demo.world.config.credentials[0]!.apiKeyEnv;
+    const ledger = path.join(demo.dir, "ledger.json");
+    const error = await refuse("settings:update", {
+      sources: [
+        { kind: "ledger", path: ledger },
+        { kind: "paperclip", url: "https://attacker.example", tokenEnv: apiKeyEnv },
+      ],
+    });
+    expect(error.code).toBe("refused");
+    const other = await refuse("settings:update", {
+      sources: [
+        { kind: "ledger", path: ledger },
+        { kind: "paperclip", url: "https://attacker.example", tokenEnv: "AWS_SECRET_ACCESS_KEY" },
+      ],
+    });
+    expect(other.code).toBe("refused");
+    expect(readFileSync(demo.configPath, "utf8")).not.toContain("attacker.example");
+  });
+});
+
+describe("status and outages", () => {
+  it("reports each origin's budget and state, and never calls a gone provider's sandboxes gone", async () => {
+    const before = await call("status:get");
+    expect(before.origins.length).toBeGreaterThan(0);
+    expect(before.origins.every((origin) => origin.state === "ok")).toBe(true);
+    expect(before.lastRefreshAt).not.toBeNull();
+
+    await demo.simulator.suspend();
+    try {
+      const view = await call("inventory:get", { refresh: true });
+      const rows = decodeInventoryRows(view);
+      expect(rows.some((row) => row.provider === "gone" && row.unknownReason !== null)).toBe(false);
+      expect(
+        rows.filter((row) => row.sandboxId !== null && row.provider === "unknown").length,
+      ).toBeGreaterThan(0);
+      const during = await call("status:get");
+      expect(during.origins.some((origin) => origin.state === "down" && origin.lastError === "network")).toBe(
+        true,
+      );
+    } finally {
+      await demo.simulator.resume();
+    }
+  }, 60_000);
+
+  it("a broken config file stops the app from starting with one line naming the file", async () => {
+    const broken = path.join(demo.dir, "broken.config.json");
+    writeFileSync(broken, "{ not json");
+    await expect(
+      createLeasekeeperApp({ configPath: broken, mode: "browser", version: "x", log: memoryLogger() }),
+    ).rejects.toThrow(`${broken}: is not valid JSON.`);
+  });
+});

@@ -1,0 +1,161 @@
+import type { AppInfo } from "../../../shared/contract.js";
+import { type LeasekeeperConfig, loadConfig } from "../config/load.js";
+import { configureOrigin } from "../createos/index.js";
+import { EventHub } from "../handlers/events.js";
+import { createHandlerTable, type HandlerTable } from "../handlers/table.js";
+import { type Database, InventoryStore, openDatabase } from "../store/index.js";
+import { EnvStore, FileVault, LayeredSecretStore, PASSPHRASE_ENV, type SecretStore } from "../vault/index.js";
+import { type ActionsPort, engineActions, unavailableActions } from "./actions.js";
+import { coreCalls } from "./calls.js";
+import { InventoryService, type ScanContext } from "./inventory-service.js";
+import { createLogger, type RedactingLogger } from "./log.js";
+import { SettingsService } from "./settings-service.js";
+
+export interface AppOptions {
+  configPath: string;
+  mode: AppInfo["mode"];
+  version: string;
+  demo?: boolean;
+  /**
+   * Where keys entered in the UI are kept: Electron passes its safeStorage vault; by default the browser
+   * host and the CLI use the encrypted file vault in the config's dataDir.
+   */
+  vault?: (config: LeasekeeperConfig) => SecretStore | null;
+  env?: NodeJS.ProcessEnv;
+  log?: RedactingLogger;
+  fetch?: typeof fetch;
+  /** Keep the last inventory in SQLite in dataDir (default true). */
+  persist?: boolean;
+  autoRefresh?: boolean;
+  /**
+   * Wires the guarded-action engine: the real one (electron/core/actions) by default; tests may pass
+   * their own, or `false` for none (every action channel then answers `unavailable`).
+   */
+  actions?: ((deps: ActionDeps) => ActionsPort) | false;
+}
+
+export interface ActionDeps {
+  config: () => LeasekeeperConfig;
+  env: NodeJS.ProcessEnv;
+  secrets: LayeredSecretStore;
+  inventory: InventoryService;
+  database: Database | null;
+  log: RedactingLogger;
+  fetch?: typeof fetch;
+}
+
+export interface LeasekeeperApp {
+  readonly handlers: HandlerTable;
+  readonly events: EventHub;
+  readonly log: RedactingLogger;
+  readonly inventory: InventoryService;
+  readonly settings: SettingsService;
+  info(): AppInfo;
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: everything the hosts need, built from one config file. Electron's main, the
+ * browser host and tests call this and then only talk to `handlers` and `events`.
+ */
+export async function createLeasekeeperApp(options: AppOptions): Promise<LeasekeeperApp> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? createLogger();
+  let config = await loadConfig(options.configPath);
+  const vault = options.vault
+    ? options.vault(config)
+    : new FileVault({ dir: config.dataDir, passphrase: env[PASSPHRASE_ENV] });
+  const secrets = new LayeredSecretStore(vault, new EnvStore(config.credentials, env));
+  const events = new EventHub(log.redactor);
+
+  const loadRedactions = async () => {
+    try {
+      log.setSecrets(await secrets.knownSecrets(config.credentials.map((credential) => credential.name)));
+    } catch {
+      // an unreadable vault has nothing to redact; env keys are read again on the next change
+    }
+  };
+  const refreshRedactions = () => void loadRedactions();
+  await loadRedactions();
+
+  const database = options.persist === false ? null : openDatabase(config.dataDir);
+  const scanContext = (): ScanContext => ({
+    config,
+    secrets,
+    env,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const inventory = new InventoryService({
+    context: scanContext,
+    store: database ? new InventoryStore(database) : null,
+    events,
+    log,
+  });
+  inventory.loadStored();
+
+  const applyBudgets = (next: LeasekeeperConfig) => {
+    for (const credential of next.credentials) {
+      configureOrigin(credential.origin, { requestsPerMinute: next.rateLimitPerMinute });
+    }
+  };
+  applyBudgets(config);
+
+  const settings = new SettingsService({
+    config,
+    secrets,
+    env,
+    log,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    onConfigChanged: (next) => {
+      config = next;
+      applyBudgets(next);
+      refreshRedactions();
+      if (options.autoRefresh !== false) inventory.startAutoRefresh(next.refreshIntervalSeconds);
+      void inventory.refresh().catch(() => undefined);
+    },
+    onSecretsChanged: refreshRedactions,
+  });
+
+  const actionDeps: ActionDeps = {
+    config: () => config,
+    env,
+    secrets,
+    inventory,
+    database,
+    log,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  };
+  const actions =
+    options.actions === false ? unavailableActions() : (options.actions ?? engineActions)(actionDeps);
+  const stopJobEvents = actions.onEvent((event) => events.emit("jobs:event", event));
+
+  const info = (): AppInfo => ({
+    mode: options.mode,
+    version: options.version,
+    demo: options.demo ?? false,
+    configPath: config.file,
+    dataDir: config.dataDir,
+  });
+
+  const handlers = createHandlerTable(
+    coreCalls({ info, inventory, settings, secrets, actions }),
+    log,
+    log.redactor,
+  );
+  if (options.autoRefresh !== false) inventory.startAutoRefresh(config.refreshIntervalSeconds);
+
+  return {
+    handlers,
+    events,
+    log,
+    inventory,
+    settings,
+    info,
+    async close() {
+      inventory.stopAutoRefresh();
+      stopJobEvents();
+      await actions.close();
+      database?.close();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { AppInfo } from "../../../shared/contract.js";
+import type { CoreCalls } from "../handlers/table.js";
+import type { LayeredSecretStore } from "../vault/index.js";
+import type { ActionsPort } from "./actions.js";
+import { leaseDetail, untrackedView } from "./detail.js";
+import type { InventoryService } from "./inventory-service.js";
+import type { SettingsService } from "./settings-service.js";
+import { statusView } from "./status.js";
+
+export interface CoreServices {
+  info: () => AppInfo;
+  inventory: InventoryService;
+  settings: SettingsService;
+  secrets: LayeredSecretStore;
+  actions: ActionsPort;
+}
+
+/** Every contract channel, mapped to the core call that answers it. One line each, no logic. */
+export function coreCalls(core: CoreServices): CoreCalls {
+  const { inventory, settings, actions } = core;
+  return {
+    "app:info": () => core.info(),
+    "inventory:get": (request) => inventory.view(request),
+    "leases:detail": async (request) => {
+      const found = await inventory.find(request.leaseId, request.sourceId);
+      return leaseDetail(found.lease, found.byId);
+    },
+    "untracked:list": async (request) => {
+      const current = await inventory.ensure();
+      const sandboxes = current.untracked.filter(
+        (sandbox) =>
+          (request.credential === undefined || sandbox.credential === request.credential) &&
+          (request.origin === undefined || sandbox.origin === request.origin),
+      );
+      return { generatedAt: current.generatedAt, sandboxes: sandboxes.map(untrackedView) };
+    },
+    "actions:plan": (request, context) => actions.plan(request, context.host),
+    "actions:execute": (request, context) => actions.execute(request, context.host),
+    "jobs:list": (request) => actions.listJobs(request),
+    "jobs:get": (request) => actions.getJob(request.jobId),
+    "jobs:cancel": (request) => actions.cancelJob(request.jobId),
+    "jobs:retry-failed": (request, context) => actions.retryFailed(request.jobId, context.host),
+    "jobs:resume": (request, context) => actions.resumeJob(request.jobId, context.host),
+    "audit:query": (request) => actions.queryAudit(request),
+    "audit:export": (request) => actions.exportAudit(request),
+    "settings:get": () => settings.view(),
+    "settings:update": (request) => settings.update(request),
+    "credentials:set": (request) => settings.setCredential(request),
+    "credentials:test": (request) => settings.testCredential(request.name),
+    "credentials:clear": (request) => settings.clearCredential(request.name),
+    "vault:accept-weak-store": () => core.secrets.acceptWeakStore(),
+    "status:get": () =>
+      statusView(settings.config, inventory.latest, {
+        lastRefreshAt: inventory.lastRefreshAt,
+        refreshing: inventory.refreshing,
+      }),
+  };
+}

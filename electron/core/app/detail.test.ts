@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { LeaseDetailSchema } from "../../../shared/contract.js";
+import type { ClassifiedLease } from "../../../shared/domain/inventory.js";
+import { environment, MARKER, meta, NOW, observation, row } from "../../../shared/domain/test-fixtures.js";
+import { classifyLease } from "../../../shared/domain/verdict.js";
+import { leaseDetail } from "./detail.js";
+
+function classified(metadata: unknown): ClassifiedLease {
+  const lease = row({ metadata });
+  const env = environment();
+  const provider = observation("running");
+  return {
+    sourceId: "ledger:test",
+    lease,
+    environment: env,
+    provider,
+    verdict: classifyLease(lease, env, provider, { now: NOW, otherRowsOnSandbox: [] }),
+    sharedWith: [],
+  };
+}
+
+describe("lease detail", () => {
+  it("fits the contract and never carries the full marker", () => {
+    const detail = leaseDetail(classified(meta()), new Map());
+    expect(LeaseDetailSchema.parse(detail)).toEqual(detail);
+    expect(detail.metadata.markerPrefix).toBe(`${MARKER.slice(0, 8)}…`);
+    expect(JSON.stringify(detail)).not.toContain(MARKER);
+  });
+
+  it("withholds values under secret-looking keys, at any depth, and cuts URLs to their origin", () => {
+    const detail = leaseDetail(
+      classified(
+        meta({
+          apiKey: "cos_live_should_not_show",
+          authToken: "tok_should_not_show",
+          pluginKey: "createos",
+          callbackUrl: "https://user:pw@hooks.example/path?key=cos_query_secret#frag",
+          reusableSandboxLease: {
+            version: 1,
+            workspaceSentinel: "sentinel-full-value-1234",
+            password: "pw_nested",
+          },
+          providerMetadata: { marker: MARKER },
+        }),
+      ),
+      new Map(),
+    );
+    const json = JSON.stringify(detail);
+    for (const secret of [
+      "cos_live_should_not_show",
+      "tok_should_not_show",
+      "cos_query_secret",
+      "pw_nested",
+      "sentinel-full-value-1234",
+      MARKER,
+      "user:pw",
+    ]) {
+      expect(json).not.toContain(secret);
+    }
+    const entries = Object.fromEntries(detail.metadata.entries.map((entry) => [entry.key, entry]));
+    expect(entries.apiKey).toEqual({ key: "apiKey", value: "(withheld)", redacted: true });
+    expect(entries.pluginKey).toMatchObject({ value: "createos", redacted: false });
+    expect(entries.callbackUrl?.value).not.toContain("?");
+  });
+
+  it("says what shape unusable metadata has", () => {
+    expect(leaseDetail(classified(null), new Map()).metadata.shape).toBe("null");
+    expect(leaseDetail(classified("a string"), new Map()).metadata.shape).toBe("other");
+    expect(
+      leaseDetail(classified({ providerMetadata: { provider: "createos" } }), new Map()).metadata.shape,
+    ).toBe("nested");
+  });
+
+  it("survives hostile metadata: prototype keys, huge values, many keys", () => {
+    const hostile = JSON.parse(
+      `{"__proto__": {"polluted": true}, "constructor": "x", "big": "${"x".repeat(100_000)}"}`,
+    );
+    for (let at = 0; at < 500; at++) hostile[`k${at}`] = at;
+    const detail = leaseDetail(classified(hostile), new Map());
+    expect(LeaseDetailSchema.safeParse(detail).success).toBe(true);
+    expect(detail.metadata.entries.length).toBeLessThanOrEqual(100);
+    expect(JSON.stringify(detail).length).toBeLessThan(30_000);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

@@ -1,0 +1,201 @@
+import type { LeaseDetail, UntrackedSandboxView } from "../../../shared/contract.js";
+import { displayApiUrl } from "../../../shared/domain/api-url.js";
+import type { ActionKind } from "../../../shared/domain/codes.js";
+import { explainVerdict } from "../../../shared/domain/explain-verdict.js";
+import type { ClassifiedLease, UntrackedSandbox } from "../../../shared/domain/inventory.js";
+import { metadataObject, recorded } from "../../../shared/domain/lease-metadata.js";
+import { ownershipEvidence } from "../../../shared/domain/ownership-evidence.js";
+
+/**
+ * One lease as the detail view shows it. Everything is copied field by field into the contract's shape:
+ * metadata values are display strings, the marker is a prefix, URLs are cut to their origin, and keys
+ * that name a secret are withheld, so a hand-built row cannot smuggle anything across.
+ */
+
+const MAX_ENTRIES = 100;
+const MAX_VALUE = 500;
+const MAX_TEXT = 2000;
+const MARKER_PREFIX = 8;
+/** Keys whose values are never shown (secret refs are stripped by Paperclip, but rows are hand-built too). */
+const SECRET_KEY = /(api[-_]?key|token|secret|passw|credential|authorization|cookie|session|private)/i;
+/** Keys the workspace is authenticated with (paperclip-leases §6.18). */
+const MARKER_KEY = /^(marker|workspaceSentinel)$/i;
+
+function clip(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
+
+function markerPrefix(value: unknown): string | null {
+  if (typeof value !== "string" || value === "") return null;
+  return `${value.slice(0, Math.min(MARKER_PREFIX, Math.floor(value.length / 2)))}…`;
+}
+
+/** A nested value as JSON, with markers and secret-named keys replaced, capped. */
+function nestedDisplay(value: unknown): string {
+  try {
+    const json = JSON.stringify(value, (key, inner: unknown) => {
+      if (key !== "" && SECRET_KEY.test(key)) return "(withheld)";
+      if (key !== "" && MARKER_KEY.test(key)) return markerPrefix(inner) ?? "(withheld)";
+      if (typeof inner === "string" && /^[a-z][a-z0-9+.-]*:\/\//i.test(inner)) return displayApiUrl(inner);
+      return inner;
+    });
+    return clip(json ?? String(value), MAX_VALUE);
+  } catch {
+    return "(unreadable)";
+  }
+}
+
+function entryFor(key: string, value: unknown): LeaseDetail["metadata"]["entries"][number] {
+  const shownKey = clip(key, 100);
+  if (MARKER_KEY.test(key))
+    return { key: shownKey, value: markerPrefix(value) ?? "(withheld)", redacted: true };
+  if (SECRET_KEY.test(key) && !/^plugin(Id|Key)$/.test(key))
+    return { key: shownKey, value: "(withheld)", redacted: true };
+  if (typeof value === "string") {
+    const looksLikeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim());
+    return {
+      key: shownKey,
+      value: looksLikeUrl ? (displayApiUrl(value) ?? "") : clip(value, MAX_VALUE),
+      redacted: false,
+    };
+  }
+  if (value === null || typeof value === "number" || typeof value === "boolean") {
+    return { key: shownKey, value: String(value), redacted: false };
+  }
+  return { key: shownKey, value: nestedDisplay(value), redacted: false };
+}
+
+function metadataView(raw: unknown): LeaseDetail["metadata"] {
+  if (raw === null || raw === undefined) return { shape: "null", entries: [], markerPrefix: null };
+  const metadata = metadataObject(raw);
+  if (metadata === null) return { shape: "other", entries: [], markerPrefix: null };
+  const keys = Object.keys(metadata);
+  const entries = keys.slice(0, MAX_ENTRIES).map((key) => entryFor(key, recorded(metadata, key)));
+  const nested = recorded(metadata, "providerMetadata");
+  const nestedMarker =
+    typeof nested === "object" && nested !== null
+      ? (Object.getOwnPropertyDescriptor(nested, "marker")?.value as unknown)
+      : undefined;
+  const hasFlatKeys = ["provider", "companyId", "environmentId", "apiUrl"].some(
+    (key) => recorded(metadata, key) != null,
+  );
+  return {
+    shape: !hasFlatKeys && nested !== undefined ? "nested" : "object",
+    entries,
+    markerPrefix: markerPrefix(recorded(metadata, "marker") ?? nestedMarker),
+  };
+}
+
+const nullableText = (value: string | null | undefined, limit = MAX_TEXT) =>
+  value == null ? null : clip(value, limit);
+
+export function leaseDetail(
+  classified: ClassifiedLease,
+  byId: ReadonlyMap<string, ClassifiedLease>,
+): LeaseDetail {
+  const { lease, environment, verdict, provider } = classified;
+  const config = environment?.config;
+  const configText = (value: unknown) => (typeof value === "string" ? clip(value, MAX_VALUE) : null);
+  return {
+    leaseId: lease.id,
+    sourceId: classified.sourceId,
+    row: {
+      id: lease.id,
+      companyId: lease.companyId,
+      environmentId: lease.environmentId,
+      executionWorkspaceId: lease.executionWorkspaceId,
+      issueId: lease.issueId,
+      heartbeatRunId: lease.heartbeatRunId,
+      status: lease.status,
+      leasePolicy: lease.leasePolicy,
+      provider: nullableText(lease.provider, MAX_VALUE),
+      providerLeaseId: nullableText(lease.providerLeaseId, MAX_VALUE),
+      acquiredAt: lease.acquiredAt,
+      lastUsedAt: lease.lastUsedAt,
+      expiresAt: lease.expiresAt,
+      releasedAt: lease.releasedAt,
+      failureReason: nullableText(lease.failureReason),
+      cleanupStatus: nullableText(lease.cleanupStatus, MAX_VALUE),
+      createdAt: lease.createdAt,
+      updatedAt: lease.updatedAt,
+    },
+    metadata: metadataView(lease.metadata),
+    environment: environment
+      ? {
+          sourceId: classified.sourceId,
+          id: environment.id,
+          companyId: environment.companyId,
+          name: environment.name,
+          driver: environment.driver,
+          status: environment.status,
+          apiUrl: displayApiUrl(config?.apiUrl),
+          shape: configText(config?.shape),
+          rootfs: configText(config?.rootfs),
+          region: configText(config?.region),
+          reuseLease: typeof config?.reuseLease === "boolean" ? config.reuseLease : null,
+          timeoutMs: typeof config?.timeoutMs === "number" ? config.timeoutMs : null,
+        }
+      : null,
+    verdict: {
+      headline: verdict.headline,
+      ownership: verdict.ownership,
+      provider: verdict.provider,
+      flags: verdict.flags,
+      allowedActions: verdict.allowedActions,
+      overridableActions: verdict.overridableActions,
+      destroyConfirmation: verdict.destroyConfirmation,
+      refusals: Object.entries(verdict.refusals).flatMap(([action, refusal]) =>
+        refusal ? [{ action: action as ActionKind, reason: refusal.reason, message: refusal.message }] : [],
+      ),
+    },
+    ownershipEvidence: ownershipEvidence(lease, environment).map((field) => ({
+      field: field.field,
+      recorded: field.recorded,
+      expected: field.expected,
+      match: field.match,
+    })),
+    explanation: explainVerdict(classified),
+    provider: {
+      code: provider.code,
+      origin: provider.origin,
+      originFrom: provider.originFrom,
+      credential: provider.credential,
+      observedAt: provider.observedAt,
+      rawStatus: nullableText(provider.rawStatus, 100),
+      unknownReason: provider.unknownReason,
+      shape: nullableText(provider.sandbox?.shape, 100),
+      rootfs: nullableText(provider.sandbox?.rootfs, 200),
+      region: nullableText(provider.sandbox?.region, 100),
+      vcpu: provider.sandbox?.vcpu ?? null,
+      memMib: provider.sandbox?.memMib ?? null,
+      createdAt: nullableText(provider.sandbox?.createdAt, 100),
+    },
+    sharedWith: classified.sharedWith.map((leaseId) => {
+      const other = byId.get(leaseId);
+      return {
+        leaseId,
+        environmentId: other?.environment?.id ?? other?.lease.environmentId ?? null,
+        environmentName: other?.environment?.name ?? null,
+        status: other?.lease.status ?? "",
+        headline: other?.verdict.headline ?? null,
+      };
+    }),
+  };
+}
+
+export function untrackedView(sandbox: UntrackedSandbox): UntrackedSandboxView {
+  const text = (value: string | undefined, limit: number) =>
+    value === undefined ? null : clip(value, limit);
+  return {
+    sandboxId: sandbox.sandboxId,
+    origin: sandbox.origin,
+    credential: sandbox.credential,
+    status: clip(sandbox.status, 100),
+    shape: text(sandbox.sandbox.shape, 100),
+    rootfs: text(sandbox.sandbox.rootfs, 200),
+    region: text(sandbox.sandbox.region, 100),
+    vcpu: sandbox.sandbox.vcpu ?? null,
+    memMib: sandbox.sandbox.memMib ?? null,
+    createdAt: text(sandbox.sandbox.createdAt, 100),
+  };
+}

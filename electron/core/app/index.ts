@@ -1,0 +1,10 @@
+export { ACTIONS_UNAVAILABLE, type ActionsPort, engineActions, unavailableActions } from "./actions.js";
+export { type ActionDeps, type AppOptions, createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
+export { type CoreServices, coreCalls } from "./calls.js";
+export { resolveConfigPath } from "./config-path.js";
+export { leaseDetail, untrackedView } from "./detail.js";
+export { InventoryService } from "./inventory-service.js";
+export { createLogger, type Logger, memoryLogger, type RedactingLogger } from "./log.js";
+export { REDACTED, SecretRedactor } from "./redactor.js";
+export { SettingsService } from "./settings-service.js";
+export { statusView } from "./status.js";

@@ -1,0 +1,229 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type {
+  ChannelResponse,
+  CredentialView,
+  ParsedRequest,
+  SettingsView,
+  SourceView,
+} from "../../../shared/contract.js";
+import { ConfigError, type LeasekeeperConfig, loadConfig, parseConfig } from "../config/load.js";
+import { CreateosClient, isCreateosError } from "../createos/index.js";
+import { CoreError } from "../handlers/errors.js";
+import { EnvStore, isVaultError, type LayeredSecretStore, writeFileAtomic } from "../vault/index.js";
+import type { Logger } from "./log.js";
+
+export interface SettingsServiceOptions {
+  config: LeasekeeperConfig;
+  secrets: LayeredSecretStore;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  /** Called after the config file changed and was reloaded (sources, credentials, budgets). */
+  onConfigChanged: (config: LeasekeeperConfig) => void;
+  /** Called whenever a key was written or cleared (the log redactor re-reads the set of keys). */
+  onSecretsChanged: () => void;
+  fetch?: typeof fetch;
+}
+
+/** Token variables the UI may name for a Paperclip source (see `checkTokenEnv`). */
+const UI_TOKEN_ENV = /^(LEASEKEEPER_)?PAPERCLIP_[A-Z0-9_]{1,64}$/;
+
+/**
+ * Settings as the UI reads and writes them. The config file stays the one source of truth: every update
+ * is validated by the config loader, written atomically, and reloaded. Keys go to the vault, never into
+ * the config; the UI gets back only "set, ends in …last4".
+ */
+export class SettingsService {
+  #config: LeasekeeperConfig;
+  readonly #options: SettingsServiceOptions;
+
+  constructor(options: SettingsServiceOptions) {
+    this.#config = options.config;
+    this.#options = options;
+  }
+
+  get config(): LeasekeeperConfig {
+    return this.#config;
+  }
+
+  async view(): Promise<SettingsView> {
+    const config = this.#config;
+    return {
+      configPath: config.file,
+      dataDir: config.dataDir,
+      sources: config.sources.map((source): SourceView => {
+        if (source.kind === "ledger") return { kind: "ledger", id: source.id, path: source.path };
+        const token = source.tokenEnv === null ? undefined : this.#options.env[source.tokenEnv];
+        return {
+          kind: "paperclip",
+          id: source.id,
+          url: source.url,
+          tokenEnv: source.tokenEnv,
+          tokenState: source.tokenEnv === null ? "not-needed" : token?.trim() ? "set" : "missing",
+        };
+      }),
+      credentials: await Promise.all(config.credentials.map((credential) => this.describe(credential.name))),
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      refreshIntervalSeconds: config.refreshIntervalSeconds,
+      vault: this.#options.secrets.status(),
+    };
+  }
+
+  async update(request: ParsedRequest<"settings:update">): Promise<SettingsView> {
+    const raw = this.#readRaw();
+    if (request.sources) {
+      raw.sources = request.sources.map((source) => {
+        if (source.kind === "ledger") {
+          if (!path.isAbsolute(source.path) || !source.path.endsWith(".json")) {
+            throw new CoreError(
+              "refused",
+              "A ledger source set from the UI must be an absolute path to a .json file.",
+            );
+          }
+          return { kind: "ledger", path: source.path, ...this.#keepName(raw, "path", source.path) };
+        }
+        if (source.tokenEnv !== undefined) this.#checkTokenEnv(source.url, source.tokenEnv);
+        return {
+          kind: "paperclip",
+          url: source.url,
+          ...(source.tokenEnv ? { tokenEnv: source.tokenEnv } : {}),
+          ...this.#keepName(raw, "url", source.url),
+        };
+      });
+    }
+    if (request.rateLimitPerMinute !== undefined) raw.rateLimitPerMinute = request.rateLimitPerMinute;
+    if (request.refreshIntervalSeconds !== undefined)
+      raw.refreshIntervalSeconds = request.refreshIntervalSeconds;
+    await this.#writeRaw(raw);
+    return this.view();
+  }
+
+  async describe(name: string): Promise<CredentialView> {
+    const credential = this.#config.credentials.find((entry) => entry.name === name);
+    if (!credential) throw new CoreError("not-found", "No credential with that name.");
+    return this.#options.secrets.describe(credential);
+  }
+
+  async setCredential(request: ParsedRequest<"credentials:set">): Promise<CredentialView> {
+    try {
+      await this.#options.secrets.set(request.name, request.apiKey);
+    } catch (error) {
+      if (isVaultError(error)) throw new CoreError("refused", error.message);
+      throw error;
+    }
+    this.#options.onSecretsChanged();
+    const raw = this.#readRaw();
+    const credentials = Array.isArray(raw.credentials)
+      ? (raw.credentials as Array<Record<string, unknown>>)
+      : [];
+    const existing = credentials.find((entry) => entry.name === request.name);
+    if (existing) existing.origin = request.origin;
+    else
+      credentials.push({ name: request.name, origin: request.origin, apiKeyEnv: envNameFor(request.name) });
+    raw.credentials = credentials;
+    await this.#writeRaw(raw);
+    return this.describe(request.name);
+  }
+
+  async clearCredential(name: string): Promise<CredentialView> {
+    await this.describe(name);
+    try {
+      await this.#options.secrets.clear(name);
+    } catch (error) {
+      if (isVaultError(error)) throw new CoreError("refused", error.message);
+      throw error;
+    }
+    this.#options.onSecretsChanged();
+    return this.describe(name);
+  }
+
+  async testCredential(name: string): Promise<ChannelResponse<"credentials:test">> {
+    const credential = this.#config.credentials.find((entry) => entry.name === name);
+    if (!credential) throw new CoreError("not-found", "No credential with that name.");
+    const key = await this.#options.secrets.get(name);
+    if (key === undefined)
+      return { ok: false, httpStatus: null, message: "No key is set for this credential." };
+    let client: CreateosClient;
+    try {
+      client = new CreateosClient({
+        apiUrl: credential.origin,
+        apiKey: key,
+        credential: name,
+        timeoutMs: this.#config.requestTimeoutMs,
+        ...(this.#options.fetch ? { fetch: this.#options.fetch } : {}),
+      });
+    } catch {
+      return {
+        ok: false,
+        httpStatus: null,
+        message: "The key or the origin breaks the CreateOS plugin's rules.",
+      };
+    }
+    try {
+      const answer = await client.whoami();
+      return { ok: true, httpStatus: answer.httpStatus, message: "CreateOS accepted the key." };
+    } catch (error) {
+      if (isCreateosError(error)) return { ok: false, httpStatus: error.httpStatus, message: error.message };
+      throw error;
+    }
+  }
+
+  #readRaw(): Record<string, unknown> {
+    try {
+      const raw = JSON.parse(readFileSync(this.#config.file, "utf8")) as unknown;
+      if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Error("not an object");
+      return raw as Record<string, unknown>;
+    } catch {
+      throw new CoreError(
+        "unavailable",
+        `The config file ${this.#config.file} cannot be read; fix it and restart.`,
+      );
+    }
+  }
+
+  async #writeRaw(raw: Record<string, unknown>): Promise<void> {
+    try {
+      parseConfig(raw, this.#config.file);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new CoreError("invalid-request", error.message.slice(0, 280));
+      throw error;
+    }
+    writeFileAtomic(this.#config.file, `${JSON.stringify(raw, null, 2)}\n`);
+    this.#config = await loadConfig(this.#config.file);
+    this.#options.secrets.env = new EnvStore(this.#config.credentials, this.#options.env);
+    this.#options.onConfigChanged(this.#config);
+  }
+
+  /** A source keeps its configured name when the UI resubmits it (names are its id in the store). */
+  #keepName(raw: Record<string, unknown>, field: "path" | "url", value: string): { name?: string } {
+    const sources = Array.isArray(raw.sources) ? (raw.sources as Array<Record<string, unknown>>) : [];
+    const match = sources.find((source) => source[field] === value && typeof source.name === "string");
+    return match ? { name: match.name as string } : {};
+  }
+
+  /**
+   * The renderer is untrusted: were it free to pair any URL with any variable, it could send a CreateOS
+   * key (or any secret in the environment) to a server of its choosing as a bearer token. A variable
+   * already paired with this URL's origin in the config stays allowed; a new pairing must name a
+   * PAPERCLIP_* variable that is neither a CreateOS key's nor paired with another origin.
+   */
+  #checkTokenEnv(url: string, tokenEnv: string): void {
+    const origin = new URL(url).origin;
+    const pairedOrigins = this.#config.sources
+      .filter((source) => source.kind === "paperclip" && source.tokenEnv === tokenEnv)
+      .map((source) => (source.kind === "paperclip" ? new URL(source.url).origin : ""));
+    if (pairedOrigins.includes(origin)) return;
+    const usedByKey = this.#config.credentials.some((credential) => credential.apiKeyEnv === tokenEnv);
+    if (!UI_TOKEN_ENV.test(tokenEnv) || usedByKey || pairedOrigins.length > 0) {
+      throw new CoreError(
+        "refused",
+        "A Paperclip token variable named from the UI must be PAPERCLIP_…, not a CreateOS key's, and not paired with another URL; edit the config file for anything else.",
+      );
+    }
+  }
+}
+
+/** The variable a vault-only credential is registered under, for when the operator prefers the env later. */
+function envNameFor(name: string): string {
+  return `LEASEKEEPER_KEY_${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`.slice(0, 128);
+}

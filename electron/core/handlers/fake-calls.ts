@@ -1,0 +1,112 @@
+import { makeInventoryFixture } from "../../../shared/contract/inventory-fixture.js";
+import type { AppInfo, ChannelResponse, SettingsView } from "../../../shared/contract.js";
+import { encodeInventory } from "../../../shared/contract.js";
+import type { Job, Plan } from "../../../shared/domain/actions.js";
+import type { CoreCalls } from "./table.js";
+
+/**
+ * Contract-valid answers for every channel, for tests of the hosts (Electron IPC, browser host) that
+ * must not depend on a scan. Each call records what it was asked.
+ */
+export interface FakeCore {
+  calls: CoreCalls;
+  received: Array<{ channel: string; request: unknown }>;
+}
+
+const NOW = "2025-09-01T00:00:00.000Z";
+
+export const FAKE_PLAN: Plan = {
+  planId: "plan-1",
+  action: "destroy",
+  createdAt: NOW,
+  expiresAt: NOW,
+  operator: "tester",
+  items: [],
+  counts: { do: 0, skip: 0, pause: 0, delete: 0, typedId: 0, needsOverride: 0, skippedByReason: {} },
+  origins: [],
+  confirmationPhrase: null,
+};
+
+export const FAKE_JOB: Job = {
+  jobId: "job-1",
+  planId: "plan-1",
+  action: "destroy",
+  state: "completed",
+  createdAt: NOW,
+  finishedAt: NOW,
+  parentJobId: null,
+  items: [],
+  counts: { pending: 0, running: 0, confirmed: 0, unconfirmed: 0, failed: 0, skipped: 0, cancelled: 0 },
+};
+
+export function fakeSettings(): SettingsView {
+  return {
+    configPath: "/tmp/leasekeeper.config.json",
+    dataDir: "/tmp/leasekeeper",
+    sources: [{ kind: "ledger", id: "ledger:ledger.json", path: "/tmp/ledger.json" }],
+    credentials: [
+      {
+        name: "primary",
+        origin: "https://api.example",
+        state: "set",
+        last4: "7f3a",
+        storedIn: "env",
+        apiKeyEnv: "K",
+      },
+    ],
+    rateLimitPerMinute: 300,
+    refreshIntervalSeconds: 60,
+    vault: { encryption: "key-file", persistAllowed: true, weakStoreAccepted: false, message: "ok" },
+  };
+}
+
+export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
+  const received: FakeCore["received"] = [];
+  const inventory = encodeInventory(makeInventoryFixture({ rows: 20, seed: 1 }));
+  const credential = fakeSettings().credentials[0]!;
+  const record =
+    <T>(channel: string, answer: (request: never) => T) =>
+    (request: unknown) => {
+      received.push({ channel, request });
+      return answer(request as never);
+    };
+  const calls: CoreCalls = {
+    "app:info": record("app:info", () => ({
+      mode: "browser" as const,
+      version: "0.0.0-test",
+      demo: true,
+      configPath: null,
+      dataDir: "/tmp/leasekeeper",
+      ...info,
+    })),
+    "inventory:get": record("inventory:get", () => inventory),
+    "leases:detail": record("leases:detail", () => {
+      throw new Error("no detail in the fake");
+    }),
+    "untracked:list": record("untracked:list", () => ({ generatedAt: NOW, sandboxes: [] })),
+    "actions:plan": record("actions:plan", () => FAKE_PLAN),
+    "actions:execute": record("actions:execute", () => FAKE_JOB),
+    "jobs:list": record("jobs:list", () => ({ jobs: [] })),
+    "jobs:get": record("jobs:get", () => FAKE_JOB),
+    "jobs:cancel": record("jobs:cancel", () => FAKE_JOB),
+    "jobs:retry-failed": record("jobs:retry-failed", () => FAKE_JOB),
+    "jobs:resume": record("jobs:resume", () => FAKE_JOB),
+    "audit:query": record("audit:query", () => ({ entries: [] })),
+    "audit:export": record("audit:export", () => ({
+      filename: "audit.json",
+      contentType: "application/json" as const,
+      content: "[]",
+    })),
+    "settings:get": record("settings:get", () => fakeSettings()),
+    "settings:update": record("settings:update", () => fakeSettings()),
+    "credentials:set": record("credentials:set", () => credential),
+    "credentials:test": record("credentials:test", () => ({ ok: true, httpStatus: 200, message: "ok" })),
+    "credentials:clear": record("credentials:clear", () => credential),
+    "vault:accept-weak-store": record("vault:accept-weak-store", () => fakeSettings().vault),
+    "status:get": record(
+      "status:get",
+      (): ChannelResponse<"status:get"> => ({ origins: [], lastRefreshAt: null, refreshing: false }),
+    ),
+  };
+  return { calls, received };
+}

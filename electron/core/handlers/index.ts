@@ -1,0 +1,14 @@
+export { CoreError, describeThrown, FIXED_MESSAGES, isCoreError } from "./errors.js";
+export { EventHub, type EventListener } from "./events.js";
+export {
+  type CallContext,
+  type CoreCall,
+  type CoreCalls,
+  createHandlerTable,
+  dispatch,
+  type Handler,
+  type HandlerLog,
+  type HandlerTable,
+  handlerFor,
+} from "./table.js";
+export { invalidRequestMessage } from "./validation.js";

@@ -1,0 +1,332 @@
+import { readFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import path from "node:path";
+import { API_PREFIX, EVENT_TICKET_PATH, EVENTS_PATH, TOKEN_HEADER } from "../../../shared/contract/bridge.js";
+import { type ErrorCode, failure, type Result } from "../../../shared/contract.js";
+import type { Logger } from "../app/log.js";
+import type { EventHub } from "../handlers/events.js";
+import { type HandlerTable, handlerFor } from "../handlers/table.js";
+import { isAllowedHost, isAllowedOrigin, newToken, TicketBook, tokenMatches } from "./guards.js";
+
+/**
+ * The browser host: the built renderer and the contract over loopback HTTP, behind the same handler
+ * table as Electron. `POST /api/<channel>` with a JSON body answers a Result; `GET /api/events` streams
+ * events (server-sent events). Binds 127.0.0.1 only and checks Host, Origin and a per-launch token.
+ */
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const HEARTBEAT_MS = 25_000;
+
+/** Same policy as Electron's (security.ts), so the one renderer runs under one CSP in both hosts. */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "frame-src 'none'",
+  "object-src 'none'",
+  "worker-src 'none'",
+].join("; ");
+
+const COMMON_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "X-Frame-Options": "DENY",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+} as const;
+
+const API_HEADERS = {
+  ...COMMON_HEADERS,
+  "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+  "Cache-Control": "no-store",
+  "Content-Type": "application/json; charset=utf-8",
+} as const;
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".woff2": "font/woff2",
+  ".woff": "font/woff",
+  ".map": "application/json",
+  ".txt": "text/plain; charset=utf-8",
+};
+
+const STATUS_FOR: Record<ErrorCode, number> = {
+  "invalid-request": 400,
+  "untrusted-sender": 401,
+  "not-found": 404,
+  refused: 409,
+  conflict: 409,
+  "plan-expired": 410,
+  unavailable: 503,
+  internal: 500,
+};
+
+export interface HttpHostOptions {
+  handlers: HandlerTable;
+  events: EventHub;
+  log: Logger;
+  /** The built renderer (dist/renderer); null or missing serves a page that says how to build it. */
+  rendererDir: string | null;
+  port?: number;
+  token?: string;
+}
+
+export interface HttpHost {
+  readonly port: number;
+  readonly origin: string;
+  readonly token: string;
+  /** The URL to open: the page reads the token from the fragment, which never reaches a server log. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+class HttpFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { ...API_HEADERS, "Content-Length": Buffer.byteLength(text) });
+  response.end(text);
+}
+
+function sendFailure(response: ServerResponse, status: number, code: ErrorCode, message: string): void {
+  sendJson(response, status, failure(code, message));
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  const declared = Number(request.headers["content-length"] ?? "0");
+  if (declared > MAX_BODY_BYTES) {
+    return Promise.reject(new HttpFailure(413, "invalid-request", "The request body is larger than 1 MB."));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    request.on("data", (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        done = true;
+        reject(new HttpFailure(413, "invalid-request", "The request body is larger than 1 MB."));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => {
+      if (!done) resolve(Buffer.concat(chunks));
+    });
+    request.on("error", () => {
+      if (!done) reject(new HttpFailure(400, "invalid-request", "The request body could not be read."));
+    });
+  });
+}
+
+export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost> {
+  const token = options.token ?? newToken();
+  const tickets = new TicketBook();
+  const streams = new Set<ServerResponse>();
+  let port = 0;
+
+  async function handleApi(request: IncomingMessage, response: ServerResponse, pathname: string, url: URL) {
+    if (
+      !isAllowedOrigin(request.headers.origin, port) ||
+      request.headers["sec-fetch-site"] === "cross-site"
+    ) {
+      refused(request, pathname, "foreign origin");
+      return sendFailure(response, 403, "untrusted-sender", "Requests from other sites are refused.");
+    }
+    const tokenHeader = request.headers[TOKEN_HEADER.toLowerCase()];
+    const tokenOk = tokenMatches(typeof tokenHeader === "string" ? tokenHeader : undefined, token);
+
+    if (pathname === EVENTS_PATH) {
+      if (request.method !== "GET")
+        return sendFailure(response, 405, "invalid-request", "Use GET for events.");
+      if (!tokenOk && !tickets.redeem(url.searchParams.get("ticket"))) {
+        refused(request, pathname, "no valid event ticket or token");
+        return sendFailure(response, 401, "untrusted-sender", "A valid event ticket or token is required.");
+      }
+      return openStream(response);
+    }
+    if (!tokenOk) {
+      refused(request, pathname, "missing or wrong token");
+      return sendFailure(response, 401, "untrusted-sender", "The access token is missing or wrong.");
+    }
+    if (request.method !== "POST") return sendFailure(response, 405, "invalid-request", "Use POST.");
+    if (pathname === EVENT_TICKET_PATH)
+      return sendJson(response, 200, { ok: true, data: { ticket: tickets.issue() } });
+
+    const channel = pathname.slice(API_PREFIX.length);
+    const handler = handlerFor(options.handlers, channel);
+    if (!handler) return sendFailure(response, 404, "invalid-request", "Unknown channel.");
+    const contentType = request.headers["content-type"] ?? "";
+    if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+      return sendFailure(response, 415, "invalid-request", "Send the request as application/json.");
+    }
+    const body = await readBody(request);
+    let payload: unknown;
+    if (body.length === 0) payload = undefined;
+    else {
+      try {
+        payload = JSON.parse(body.toString("utf8"));
+      } catch {
+        return sendFailure(
+          response,
+          400,
+          "invalid-request",
+          `${channel}: the request body is not valid JSON.`,
+        );
+      }
+    }
+    const result: Result<unknown> = await handler(payload, { host: "browser" });
+    sendJson(response, result.ok ? 200 : STATUS_FOR[result.error.code], result);
+  }
+
+  function openStream(response: ServerResponse): void {
+    response.writeHead(200, {
+      ...COMMON_HEADERS,
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-store",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no",
+    });
+    response.write(": connected\n\n");
+    streams.add(response);
+    const unsubscribe = options.events.subscribe((channel, payload) => {
+      response.write(`event: ${channel}\ndata: ${JSON.stringify(payload)}\n\n`);
+    });
+    const heartbeat = setInterval(() => response.write(": keep-alive\n\n"), HEARTBEAT_MS);
+    heartbeat.unref();
+    response.on("close", () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+      streams.delete(response);
+    });
+  }
+
+  async function handleStatic(request: IncomingMessage, response: ServerResponse, pathname: string) {
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      response.writeHead(405, { ...COMMON_HEADERS, "Content-Security-Policy": PAGE_CSP });
+      return response.end();
+    }
+    const root = options.rendererDir ? path.resolve(options.rendererDir) : null;
+    let relative: string;
+    try {
+      relative = decodeURIComponent(pathname === "/" ? "/index.html" : pathname);
+    } catch {
+      relative = "/\0";
+    }
+    const file = root && !relative.includes("\0") ? path.resolve(root, `.${relative}`) : null;
+    const inside = file !== null && root !== null && file.startsWith(`${root}${path.sep}`);
+    let content: Buffer | null = null;
+    if (inside) content = await readFile(file).catch(() => null);
+    if (content === null && pathname === "/") content = Buffer.from(NOT_BUILT_PAGE);
+    if (content === null) {
+      response.writeHead(404, {
+        ...COMMON_HEADERS,
+        "Content-Security-Policy": PAGE_CSP,
+        "Content-Type": "text/plain",
+      });
+      return response.end("Not found");
+    }
+    const type = inside
+      ? (TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream")
+      : TYPES[".html"]!;
+    response.writeHead(200, {
+      ...COMMON_HEADERS,
+      "Content-Security-Policy": PAGE_CSP,
+      "Content-Type": type,
+      "Content-Length": content.length,
+      // Hashed asset names change with content; the page itself is always revalidated.
+      "Cache-Control": pathname.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-cache",
+    });
+    response.end(request.method === "HEAD" ? undefined : content);
+  }
+
+  /**
+   * A refusal is worth a line in the log (a page elsewhere may be probing the host), in fixed words: the
+   * path only when it is a plain API path, never a header value, a query (the event ticket) or the token.
+   */
+  function refused(request: IncomingMessage, pathname: string, why: string): void {
+    const where = /^\/api\/[\w:.-]{1,64}$/.test(pathname) ? ` ${pathname}` : "";
+    options.log.warn(`browser host refused ${request.method ?? "?"}${where}: ${why}`);
+  }
+
+  const server: Server = createServer((request, response) => {
+    if (!isAllowedHost(request.headers.host, port)) {
+      refused(request, "", "wrong Host header");
+      response.writeHead(403, {
+        ...COMMON_HEADERS,
+        "Content-Type": "text/plain",
+        "Cache-Control": "no-store",
+      });
+      response.end("Forbidden: wrong Host header.");
+      return;
+    }
+    const url = new URL(request.url ?? "/", `http://127.0.0.1:${port}`);
+    const pathname = url.pathname;
+    const work =
+      pathname === "/api" || pathname.startsWith(API_PREFIX)
+        ? handleApi(request, response, pathname, url)
+        : handleStatic(request, response, pathname);
+    work.catch((error: unknown) => {
+      if (error instanceof HttpFailure) {
+        if (!response.headersSent) sendFailure(response, error.status, error.code, error.message);
+        if (error.status === 413) request.destroy();
+        return;
+      }
+      options.log.error("browser host request failed", error);
+      if (!response.headersSent) sendFailure(response, 500, "internal", "Leasekeeper hit an internal error.");
+      else response.destroy();
+    });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 60_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  port = typeof address === "object" && address !== null ? address.port : 0;
+  const origin = `http://127.0.0.1:${port}`;
+
+  return {
+    port,
+    origin,
+    token,
+    url: `${origin}/#token=${token}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const stream of streams) stream.end();
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const NOT_BUILT_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Leasekeeper</title></head>
+<body><h1>Leasekeeper</h1><p>The user interface is not built yet. Run <code>npm run build</code>, then reload this page.</p></body></html>
+`;

@@ -1,0 +1,98 @@
+import { readdirSync, rmSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { DemoWorld } from "../simulator/demo/generate.js";
+import { generateDemoWorld, type Simulator, startSimulator, writeDemoWorld } from "../simulator/index.js";
+
+/**
+ * The demo that `npm start` shows when nothing is configured, and that the end-to-end fixtures start:
+ * the simulator on a free loopback port (plus one alias port standing for the "legacy" API URL), a
+ * generated world written to a folder, and the keys the world's config names (returned, never written).
+ */
+export interface DemoOptions {
+  /** Where the world's files go; a new temporary folder by default. */
+  dir?: string;
+  size?: number;
+  seed?: number | string;
+  rateLimitPerMinute?: number;
+  transitionMs?: number;
+}
+
+export interface Demo {
+  dir: string;
+  configPath: string;
+  /** Environment variable name → API key; put these in the environment of whatever reads the config. */
+  keys: Record<string, string>;
+  world: DemoWorld;
+  simulator: Simulator;
+  stop(): Promise<void>;
+}
+
+export const DEMO_SIZE = 300;
+const DEMO_DIR_PREFIX = "leasekeeper-demo-";
+export const DEMO_SEED = "leasekeeper-demo";
+
+export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
+  const size = options.size ?? DEMO_SIZE;
+  const seed = options.seed ?? DEMO_SEED;
+  // The fleet does not depend on the URLs, so the simulator can start before the ports are known.
+  const draft = generateDemoWorld({ size, seed });
+  const simulator = await startSimulator({
+    fleet: draft.fleet,
+    port: 0,
+    aliasPorts: [0],
+    ...(options.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
+    ...(options.transitionMs !== undefined ? { transitionMs: options.transitionMs } : {}),
+  });
+  try {
+    const legacyApiUrl = simulator.aliasUrls[0];
+    if (legacyApiUrl === undefined) throw new Error("the simulator did not open its alias port");
+    const world = generateDemoWorld({ size, seed, apiUrl: simulator.url, legacyApiUrl });
+    const ownDir = options.dir === undefined;
+    const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), `${DEMO_DIR_PREFIX}${process.pid}-`)));
+    await writeDemoWorld(dir, world);
+    return {
+      dir,
+      configPath: path.join(dir, "leasekeeper.config.json"),
+      keys: world.keys,
+      world,
+      simulator,
+      async stop() {
+        await simulator.stop();
+        // A folder the demo made for itself goes with it (the world is generated again next time).
+        if (ownDir) await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await simulator.stop();
+    throw error;
+  }
+}
+
+/**
+ * Demo folders left by a process that is gone (killed before it could clean up): each is named after
+ * the pid that made it, so a later start can tell and remove them.
+ */
+export function removeAbandonedDemoDirs(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^leasekeeper-demo-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
+    rmSync(path.join(tmpdir(), name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

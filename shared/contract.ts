@@ -1,0 +1,148 @@
+import { z } from "zod";
+import {
+  EVENT_CHANNELS,
+  type EventChannel,
+  INVOKE_CHANNELS,
+  type InvokeChannel,
+} from "./contract/channels.js";
+import { InventoryViewSchema } from "./contract/inventory-view.js";
+import { LeaseDetailSchema, UntrackedSandboxViewSchema } from "./contract/lease-detail.js";
+import {
+  CredentialNameSchema,
+  CredentialSetSchema,
+  CredentialTestResultSchema,
+  CredentialViewSchema,
+  SettingsUpdateSchema,
+  SettingsViewSchema,
+  StatusViewSchema,
+  VaultStatusSchema,
+} from "./contract/settings.js";
+import {
+  AuditEntrySchema,
+  AuditQuerySchema,
+  ExecuteRequestSchema,
+  JOB_STATES,
+  JobEventSchema,
+  JobSchema,
+  PlanRequestSchema,
+  PlanSchema,
+} from "./domain/actions.js";
+import { ACTION_KINDS } from "./domain/codes.js";
+
+/**
+ * The one contract between the renderer and the main side (DESIGN §2): every channel with a zod schema
+ * for its request and its response. The preload exposes exactly these channels; main and the browser host
+ * parse every request with its schema before anything runs; answers travel as `Result` values.
+ */
+
+const id = z.string().min(1).max(200);
+const empty = z.strictObject({});
+
+export const AppInfoSchema = z.object({
+  mode: z.enum(["electron", "browser"]),
+  version: z.string(),
+  /** True when `npm start` runs the generated demo world against the simulator. */
+  demo: z.boolean(),
+  configPath: z.string().nullable(),
+  dataDir: z.string(),
+});
+export type AppInfo = z.infer<typeof AppInfoSchema>;
+
+export const JobSummarySchema = JobSchema.omit({ items: true }).extend({ itemCount: z.number().int() });
+export type JobSummary = z.infer<typeof JobSummarySchema>;
+
+export const AuditExportSchema = z.object({
+  filename: z.string(),
+  contentType: z.enum(["text/csv", "application/json"]),
+  content: z.string(),
+});
+
+export const contract = {
+  "app:info": { request: empty, response: AppInfoSchema },
+  "inventory:get": {
+    request: z.strictObject({ environmentId: id.optional(), refresh: z.boolean().optional() }),
+    response: InventoryViewSchema,
+  },
+  "leases:detail": {
+    request: z.strictObject({ leaseId: id, sourceId: id.optional() }),
+    response: LeaseDetailSchema,
+  },
+  "untracked:list": {
+    request: z.strictObject({
+      credential: CredentialNameSchema.optional(),
+      origin: z.string().max(2048).optional(),
+    }),
+    response: z.object({
+      generatedAt: z.string().nullable(),
+      sandboxes: z.array(UntrackedSandboxViewSchema),
+    }),
+  },
+  "actions:plan": { request: PlanRequestSchema, response: PlanSchema },
+  "actions:execute": { request: ExecuteRequestSchema, response: JobSchema },
+  "jobs:list": {
+    request: z.strictObject({
+      state: z.enum(JOB_STATES).optional(),
+      action: z.enum(ACTION_KINDS).optional(),
+      limit: z.number().int().min(1).max(1000).optional(),
+    }),
+    response: z.object({ jobs: z.array(JobSummarySchema) }),
+  },
+  "jobs:get": { request: z.strictObject({ jobId: id }), response: JobSchema },
+  "jobs:cancel": { request: z.strictObject({ jobId: id }), response: JobSchema },
+  "jobs:retry-failed": { request: z.strictObject({ jobId: id }), response: JobSchema },
+  "jobs:resume": { request: z.strictObject({ jobId: id }), response: JobSchema },
+  "audit:query": { request: AuditQuerySchema, response: z.object({ entries: z.array(AuditEntrySchema) }) },
+  "audit:export": {
+    request: z.strictObject({
+      format: z.enum(["csv", "json"]),
+      query: AuditQuerySchema.default({ limit: 10_000 }),
+    }),
+    response: AuditExportSchema,
+  },
+  "settings:get": { request: empty, response: SettingsViewSchema },
+  "settings:update": { request: SettingsUpdateSchema, response: SettingsViewSchema },
+  "credentials:set": { request: CredentialSetSchema, response: CredentialViewSchema },
+  "credentials:test": {
+    request: z.strictObject({ name: CredentialNameSchema }),
+    response: CredentialTestResultSchema,
+  },
+  "credentials:clear": {
+    request: z.strictObject({ name: CredentialNameSchema }),
+    response: CredentialViewSchema,
+  },
+  "vault:accept-weak-store": {
+    request: z.strictObject({ accept: z.literal(true) }),
+    response: VaultStatusSchema,
+  },
+  "status:get": { request: empty, response: StatusViewSchema },
+} as const satisfies Record<InvokeChannel, { request: z.ZodType; response: z.ZodType }>;
+
+export const AppCommandSchema = z.object({ command: z.enum(["refresh-inventory", "open-palette"]) });
+
+export const events = {
+  "jobs:event": JobEventSchema,
+  "inventory:changed": z.object({ generatedAt: z.string() }),
+  /** Menu shortcuts (Ctrl/Cmd-R refresh, Ctrl/Cmd-K palette) forwarded to the UI. */
+  "app:command": AppCommandSchema,
+} as const satisfies Record<EventChannel, z.ZodType>;
+
+// The dependency-free name lists used by the preload must equal the schema maps, key for key.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const channelListsMatch: Same<keyof typeof contract, InvokeChannel> &
+  Same<keyof typeof events, EventChannel> = true;
+void channelListsMatch;
+
+export type Channel = keyof typeof contract;
+/** What a caller passes (defaults not yet applied). */
+export type ChannelRequest<C extends Channel> = z.input<(typeof contract)[C]["request"]>;
+/** What a handler receives after parsing. */
+export type ParsedRequest<C extends Channel> = z.output<(typeof contract)[C]["request"]>;
+export type ChannelResponse<C extends Channel> = z.output<(typeof contract)[C]["response"]>;
+export type EventPayload<E extends EventChannel> = z.output<(typeof events)[E]>;
+
+export { ERROR_CODES, type ErrorCode, IPC_PREFIX, READ_CHANNELS } from "./contract/channels.js";
+export * from "./contract/inventory-view.js";
+export * from "./contract/lease-detail.js";
+export * from "./contract/result.js";
+export * from "./contract/settings.js";
+export { EVENT_CHANNELS, type EventChannel, INVOKE_CHANNELS, type InvokeChannel };

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import type { ClassifiedLease } from "../domain/inventory.js";
+import { makeInventoryFixture } from "./inventory-fixture.js";
+import {
+  decodeInventoryRows,
+  encodeInventory,
+  InventoryViewSchema,
+  type LeaseRowView,
+} from "./inventory-view.js";
+
+/** What the table should see for a classified lease, computed directly from the main-side value. */
+function expectedRow(
+  classified: ClassifiedLease,
+): Omit<LeaseRowView, "environmentName" | "environmentKnown"> {
+  const { lease, verdict, provider } = classified;
+  const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000) * 1000;
+  return {
+    leaseId: lease.id,
+    sourceId: classified.sourceId,
+    environmentId: classified.environment?.id ?? lease.environmentId,
+    companyId: lease.companyId,
+    sandboxId: lease.providerLeaseId,
+    status: lease.status,
+    leasePolicy: lease.leasePolicy,
+    headline: verdict.headline,
+    provider: provider.code,
+    unknownReason: provider.unknownReason,
+    ownership: verdict.ownership,
+    flags: verdict.flags,
+    allowedActions: verdict.allowedActions,
+    overridableActions: verdict.overridableActions,
+    destroyConfirmation: verdict.destroyConfirmation,
+    origin: provider.origin,
+    acquiredAtMs: seconds(lease.acquiredAt),
+    lastUsedAtMs: seconds(lease.lastUsedAt),
+    sharedCount: classified.sharedWithCount ?? classified.sharedWith.length,
+  };
+}
+
+describe("compact inventory", () => {
+  it("round-trips every row: decode(encode(inventory)) shows what the classified lease says", () => {
+    const inventory = makeInventoryFixture({ rows: 3000, seed: 11 });
+    const view = encodeInventory(inventory);
+    const rows = decodeInventoryRows(InventoryViewSchema.parse(view));
+    expect(rows).toHaveLength(inventory.leases.length);
+    rows.forEach((row, at) => {
+      const classified = inventory.leases[at]!;
+      const { environmentName, environmentKnown, ...rest } = row;
+      expect(rest).toEqual(expectedRow(classified));
+      expect(environmentName).toBe(classified.environment?.name ?? "");
+      expect(environmentKnown).toBe(classified.environment !== null);
+    });
+  });
+
+  it("sends lookup tables once and counts untracked sandboxes per credential", () => {
+    const inventory = makeInventoryFixture({ rows: 500, seed: 3 });
+    const view = encodeInventory(inventory);
+    expect(new Set(view.origins).size).toBe(view.origins.length);
+    expect(view.untracked.reduce((sum, entry) => sum + entry.count, 0)).toBe(inventory.untracked.length);
+    expect(view.problemCount).toBe(inventory.problems.length);
+    expect(view.originHealth).toHaveLength(inventory.origins.length);
+  });
+
+  it("gives orphan rows (environment not listed) an environment entry that counts them", () => {
+    const inventory = makeInventoryFixture({ rows: 2000, seed: 5 });
+    const view = encodeInventory(inventory);
+    const orphans = inventory.leases.filter((lease) => lease.environment === null);
+    expect(orphans.length).toBeGreaterThan(0);
+    const synthetic = view.environments.filter((environment) => !environment.known);
+    const counted = synthetic.reduce(
+      (sum, environment) => sum + Object.values(environment.counts).reduce((a, b) => a + b, 0),
+      0,
+    );
+    expect(counted).toBe(orphans.length);
+  });
+
+  it("cuts the view to one environment when asked", () => {
+    const inventory = makeInventoryFixture({ rows: 1000, seed: 9 });
+    const target = inventory.environments[0]!.environmentId;
+    const view = encodeInventory(inventory, { environmentId: target });
+    const rows = decodeInventoryRows(view);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((row) => row.environmentId === target)).toBe(true);
+    expect(view.environmentId).toBe(target);
+  });
+
+  it("never carries lease metadata (the workspace marker stays in main)", () => {
+    const inventory = makeInventoryFixture({
+      rows: 200,
+      seed: 2,
+      metadata: { secretish: "canary-in-metadata" },
+    });
+    const json = JSON.stringify(encodeInventory(inventory));
+    expect(json).not.toContain("canary-in-metadata");
+    const marker = (inventory.leases[0]!.lease.metadata as { marker: string }).marker;
+    expect(json).not.toContain(marker);
+  });
+
+  it("stays under 250 bytes per row at 20,000 rows (issue 7)", () => {
+    const inventory = makeInventoryFixture({ rows: 20_000, seed: 20 });
+    const bytes = Buffer.byteLength(JSON.stringify(encodeInventory(inventory)), "utf8");
+    const perRow = bytes / 20_000;
+    expect(perRow, `inventory payload is ${perRow.toFixed(1)} bytes per row`).toBeLessThan(250);
+  });
+
+  it("decodes 20,000 rows with shared code arrays (one array per distinct mask)", () => {
+    const view = encodeInventory(makeInventoryFixture({ rows: 20_000, seed: 21 }));
+    const rows = decodeInventoryRows(view);
+    const distinctFlagArrays = new Set(rows.map((row) => row.flags));
+    expect(distinctFlagArrays.size).toBeLessThanOrEqual(2 ** 5);
+    expect(Object.isFrozen(rows[0]!.flags)).toBe(true);
+  });
+});

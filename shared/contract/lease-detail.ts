@@ -1,0 +1,141 @@
+import { z } from "zod";
+import {
+  ACTION_KINDS,
+  DESTROY_CONFIRMATIONS,
+  HEADLINES,
+  OWNERSHIP_CODES,
+  PROVIDER_CODES,
+  ROW_FLAGS,
+} from "../domain/codes.js";
+import { UNKNOWN_REASONS } from "../domain/inventory.js";
+
+/**
+ * Everything about one lease, fetched on demand when the operator opens it. The workspace marker never
+ * travels in full (paperclip-leases §6.18): only its first 8 characters. URLs are cut to their origin,
+ * and metadata values whose key names a secret are withheld.
+ */
+
+const text = z.string();
+const nullableText = z.string().nullable();
+
+/**
+ * One field of the ownership rule (and the config and marker checks beside it): what the row recorded
+ * next to what the environment it is listed under expects. Built by `ownershipEvidence` in shared/domain.
+ */
+export const FieldEvidenceSchema = z.object({
+  field: text,
+  /** The value recorded in the lease metadata (display form; the marker as a short prefix). */
+  recorded: nullableText,
+  /** What the environment expects, null when there is nothing to compare with. */
+  expected: nullableText,
+  match: z.enum(["match", "mismatch", "not-compared"]),
+});
+export type FieldEvidenceView = z.infer<typeof FieldEvidenceSchema>;
+
+export const MetadataEntrySchema = z.object({
+  key: text,
+  /** Display form: strings as they are (capped), other JSON values serialized; never a secret or full marker. */
+  value: text,
+  redacted: z.boolean(),
+});
+
+export const LeaseDetailSchema = z.object({
+  leaseId: text,
+  sourceId: text,
+  row: z.object({
+    id: text,
+    companyId: text,
+    environmentId: nullableText,
+    executionWorkspaceId: nullableText,
+    issueId: nullableText,
+    heartbeatRunId: nullableText,
+    status: text,
+    leasePolicy: text,
+    provider: nullableText,
+    providerLeaseId: nullableText,
+    acquiredAt: text,
+    lastUsedAt: text,
+    expiresAt: nullableText,
+    releasedAt: nullableText,
+    failureReason: nullableText,
+    cleanupStatus: nullableText,
+    createdAt: nullableText,
+    updatedAt: nullableText,
+  }),
+  metadata: z.object({
+    /** `object`: a flat object; `nested`: CreateOS fields sit under providerMetadata; `null`/`other`: unusable. */
+    shape: z.enum(["object", "nested", "null", "other"]),
+    entries: z.array(MetadataEntrySchema),
+    /** The first 8 characters of the workspace marker, or null when the row has none. */
+    markerPrefix: nullableText,
+  }),
+  environment: z
+    .object({
+      sourceId: text,
+      id: text,
+      companyId: text,
+      name: text,
+      driver: text,
+      status: text,
+      apiUrl: nullableText,
+      shape: nullableText,
+      rootfs: nullableText,
+      region: nullableText,
+      reuseLease: z.boolean().nullable(),
+      timeoutMs: z.number().nullable(),
+    })
+    .nullable(),
+  verdict: z.object({
+    headline: z.enum(HEADLINES),
+    ownership: z.array(z.enum(OWNERSHIP_CODES)),
+    provider: z.enum(PROVIDER_CODES),
+    flags: z.array(z.enum(ROW_FLAGS)),
+    allowedActions: z.array(z.enum(ACTION_KINDS)),
+    overridableActions: z.array(z.enum(ACTION_KINDS)),
+    destroyConfirmation: z.enum(DESTROY_CONFIRMATIONS).nullable(),
+    refusals: z.array(z.object({ action: z.enum(ACTION_KINDS), reason: text, message: text })),
+  }),
+  ownershipEvidence: z.array(FieldEvidenceSchema),
+  /** One sentence, in the operator's words, of why the row has its headline. */
+  explanation: text,
+  provider: z.object({
+    code: z.enum(PROVIDER_CODES),
+    origin: nullableText,
+    originFrom: z.enum(["lease-metadata", "environment", "none"]),
+    credential: nullableText,
+    observedAt: nullableText,
+    rawStatus: nullableText,
+    unknownReason: z.enum(UNKNOWN_REASONS).nullable(),
+    shape: nullableText,
+    rootfs: nullableText,
+    region: nullableText,
+    vcpu: z.number().nullable(),
+    memMib: z.number().nullable(),
+    createdAt: nullableText,
+  }),
+  /** Other rows naming the same sandbox. */
+  sharedWith: z.array(
+    z.object({
+      leaseId: text,
+      environmentId: nullableText,
+      environmentName: nullableText,
+      status: text,
+      headline: z.enum(HEADLINES).nullable(),
+    }),
+  ),
+});
+export type LeaseDetail = z.infer<typeof LeaseDetailSchema>;
+
+export const UntrackedSandboxViewSchema = z.object({
+  sandboxId: text,
+  origin: text,
+  credential: text,
+  status: text,
+  shape: nullableText,
+  rootfs: nullableText,
+  region: nullableText,
+  vcpu: z.number().nullable(),
+  memMib: z.number().nullable(),
+  createdAt: nullableText,
+});
+export type UntrackedSandboxView = z.infer<typeof UntrackedSandboxViewSchema>;

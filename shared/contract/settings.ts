@@ -1,0 +1,153 @@
+import { z } from "zod";
+import { normalizeApiUrl } from "../domain/api-url.js";
+
+/**
+ * Settings, credentials, the vault and provider status as the UI sees them. A credential is written,
+ * tested or cleared, never read back: the UI sees "set, ends in …1a2b" and where it is kept.
+ */
+
+/** As the config file allows: 1-100 printable characters, no leading or trailing space. */
+export const CREDENTIAL_NAME_PATTERN = /^(?=\S)[^\p{Cc}\u202a-\u202e\u2066-\u2069]{1,100}(?<=\S)$/u;
+export const ENV_VAR_PATTERN = /^[A-Z_][A-Z0-9_]{0,127}$/;
+
+const credentialName = z
+  .string()
+  .regex(CREDENTIAL_NAME_PATTERN, "must be 1-100 printable characters without leading or trailing spaces");
+
+/** A CreateOS API origin under the plugin's URL rule, normalized to its origin. */
+export const ApiOriginSchema = z
+  .string()
+  .max(2048)
+  .transform((value, ctx) => {
+    const result = normalizeApiUrl(value);
+    if (!result.ok) {
+      ctx.addIssue({ code: "custom", message: result.message });
+      return z.NEVER;
+    }
+    return result.origin;
+  });
+
+/** Paperclip's URL: http(s), no credentials, query or hash. */
+export const PaperclipUrlSchema = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (
+        (url.protocol === "https:" || url.protocol === "http:") &&
+        url.username === "" &&
+        url.password === "" &&
+        !/[?#]/.test(value)
+      );
+    } catch {
+      return false;
+    }
+  }, "must be an http(s) URL without credentials, query or hash");
+
+export const SourceConfigSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("ledger"), path: z.string().min(1).max(4096) }),
+  z.strictObject({
+    kind: z.literal("paperclip"),
+    url: PaperclipUrlSchema,
+    tokenEnv: z.string().regex(ENV_VAR_PATTERN, "must be an environment variable name").optional(),
+  }),
+]);
+export type SourceConfig = z.infer<typeof SourceConfigSchema>;
+
+export const SourceViewSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("ledger"), id: z.string(), path: z.string() }),
+  z.object({
+    kind: z.literal("paperclip"),
+    id: z.string(),
+    url: z.string(),
+    tokenEnv: z.string().nullable(),
+    tokenState: z.enum(["set", "missing", "not-needed"]),
+  }),
+]);
+export type SourceView = z.infer<typeof SourceViewSchema>;
+
+export const CredentialViewSchema = z.object({
+  name: z.string(),
+  origin: z.string(),
+  state: z.enum(["set", "missing"]),
+  /** The last four characters of the key, for recognition only; null when missing. */
+  last4: z.string().max(4).nullable(),
+  storedIn: z.enum(["env", "vault"]).nullable(),
+  /** The environment variable the config names for this credential, when it names one. */
+  apiKeyEnv: z.string().nullable(),
+});
+export type CredentialView = z.infer<typeof CredentialViewSchema>;
+
+/**
+ * How keys written from the UI are protected at rest:
+ * - `os`: the operating system's keychain (Electron safeStorage with a real backend).
+ * - `passphrase`: AES-256-GCM file store, key derived from LEASEKEEPER_VAULT_PASSPHRASE (scrypt).
+ * - `key-file`: AES-256-GCM file store, key in a 0600 file beside it (protects copies of the store alone).
+ * - `weak-file`: safeStorage without a keyring (Linux `basic_text`): obfuscation only.
+ * - `none`: no writable store; keys come from environment variables only.
+ */
+export const VAULT_ENCRYPTIONS = ["os", "passphrase", "key-file", "weak-file", "none"] as const;
+
+export const VaultStatusSchema = z.object({
+  encryption: z.enum(VAULT_ENCRYPTIONS),
+  /** Whether credentials:set may write a key now (false until a weak store is accepted). */
+  persistAllowed: z.boolean(),
+  weakStoreAccepted: z.boolean(),
+  /** One sentence for the settings view. */
+  message: z.string(),
+});
+export type VaultStatus = z.infer<typeof VaultStatusSchema>;
+
+export const SettingsViewSchema = z.object({
+  configPath: z.string().nullable(),
+  dataDir: z.string(),
+  sources: z.array(SourceViewSchema),
+  credentials: z.array(CredentialViewSchema),
+  rateLimitPerMinute: z.number().int(),
+  refreshIntervalSeconds: z.number().int(),
+  vault: VaultStatusSchema,
+});
+export type SettingsView = z.infer<typeof SettingsViewSchema>;
+
+export const SettingsUpdateSchema = z.strictObject({
+  sources: z.array(SourceConfigSchema).min(1).max(100).optional(),
+  rateLimitPerMinute: z.number().int().min(1).max(6000).optional(),
+  refreshIntervalSeconds: z.number().int().min(10).max(86_400).optional(),
+});
+export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;
+
+export const CredentialSetSchema = z.strictObject({
+  name: credentialName,
+  origin: ApiOriginSchema,
+  apiKey: z
+    .string()
+    .min(8, "is too short to be a CreateOS API key")
+    .max(512)
+    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces"),
+});
+export type CredentialSet = z.input<typeof CredentialSetSchema>;
+
+export const CredentialTestResultSchema = z.object({
+  ok: z.boolean(),
+  httpStatus: z.number().int().nullable(),
+  message: z.string(),
+});
+
+export const OriginStatusSchema = z.object({
+  origin: z.string(),
+  requestsLastMinute: z.number().int().min(0),
+  budgetPerMinute: z.number().int().min(0),
+  state: z.enum(["ok", "down", "unknown"]),
+  /** A reason code (e.g. network, unauthorized, rate-limited), never a provider body. */
+  lastError: z.string().nullable(),
+});
+
+export const StatusViewSchema = z.object({
+  origins: z.array(OriginStatusSchema),
+  lastRefreshAt: z.string().nullable(),
+  refreshing: z.boolean(),
+});
+export type StatusView = z.infer<typeof StatusViewSchema>;
+
+export { credentialName as CredentialNameSchema };

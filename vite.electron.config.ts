@@ -1,0 +1,57 @@
+import { builtinModules } from "node:module";
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vite";
+
+/**
+ * Builds Electron's two entry points into dist-electron/ (package.json "main" points at main.js):
+ *   vite build -c vite.electron.config.ts --mode main      → dist-electron/main.js   (ESM, Node target)
+ *   vite build -c vite.electron.config.ts --mode preload   → dist-electron/preload.cjs
+ *   vite build -c vite.electron.config.ts --mode start     → dist-electron/start.mjs (npm start, bundled)
+ * The preload runs sandboxed, where only `require("electron")` works: it must be one CommonJS file.
+ * Main keeps every npm dependency external (better-sqlite3 is native; the rest load from node_modules).
+ */
+const root = fileURLToPath(new URL(".", import.meta.url));
+const outDir = fileURLToPath(new URL("./dist-electron", import.meta.url));
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+
+export default defineConfig(({ mode }) => {
+  if (mode === "preload") {
+    return {
+      root,
+      publicDir: false,
+      logLevel: "warn",
+      build: {
+        outDir,
+        emptyOutDir: false,
+        minify: false,
+        sourcemap: false,
+        target: "chrome140",
+        lib: {
+          entry: fileURLToPath(new URL("./electron/preload.ts", import.meta.url)),
+          formats: ["cjs"],
+          fileName: () => "preload.cjs",
+        },
+        rollupOptions: { external: ["electron"] },
+      },
+    };
+  }
+  const entry = mode === "start" ? "./scripts/start-main.ts" : "./electron/main.ts";
+  return {
+    root,
+    publicDir: false,
+    logLevel: "warn",
+    build: {
+      outDir,
+      emptyOutDir: false,
+      minify: false,
+      sourcemap: true,
+      target: "node20",
+      ssr: fileURLToPath(new URL(entry, import.meta.url)),
+      rollupOptions: {
+        external: ["electron", "vite", ...nodeBuiltins],
+        output: { format: "es", entryFileNames: mode === "start" ? "start.mjs" : "main.js" },
+      },
+    },
+    ssr: { target: "node" },
+  };
+});
