@@ -32,9 +32,12 @@ function readJson(path: string): unknown {
 }
 
 function vitestCounts(path: string): Counts | undefined {
-  const report = readJson(path) as
-    | { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number }
-    | null;
+  const report = readJson(path) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numPendingTests: number;
+    numTodoTests: number;
+  } | null;
   if (!report) return undefined;
   return {
     passed: report.numPassedTests,
@@ -44,9 +47,9 @@ function vitestCounts(path: string): Counts | undefined {
 }
 
 function playwrightCounts(path: string): Counts | undefined {
-  const report = readJson(path) as
-    | { stats: { expected: number; unexpected: number; flaky: number; skipped: number } }
-    | null;
+  const report = readJson(path) as {
+    stats: { expected: number; unexpected: number; flaky: number; skipped: number };
+  } | null;
   if (!report) return undefined;
   const { expected, unexpected, flaky, skipped } = report.stats;
   return { passed: expected + flaky, failed: unexpected, skipped };
@@ -57,7 +60,10 @@ const wants = (step: string) => only.length === 0 || only.includes(step);
 mkdirSync("test-results", { recursive: true });
 
 if (wants("typecheck")) {
-  results.push({ step: "typecheck", ok: run("typecheck", "npx", ["tsc", "-p", "tsconfig.json", "--noEmit"]) });
+  results.push({
+    step: "typecheck",
+    ok: run("typecheck", "npx", ["tsc", "-p", "tsconfig.json", "--noEmit"]),
+  });
 }
 if (wants("lint")) {
   results.push({ step: "lint", ok: run("lint", "npx", ["biome", "check", "."]) });
@@ -95,7 +101,9 @@ if (wants("e2e")) {
 console.log("\nSummary");
 const total: Counts = { passed: 0, failed: 0, skipped: 0 };
 for (const { step, ok, counts } of results) {
-  const figures = counts ? `: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped` : "";
+  const figures = counts
+    ? `: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`
+    : "";
   console.log(`  ${ok ? "ok  " : "FAIL"} ${step}${figures}`);
   if (counts) {
     total.passed += counts.passed;
