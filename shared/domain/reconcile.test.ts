@@ -156,7 +156,7 @@ describe("reconcile: a small world, row by row", () => {
     expect(byId("old-run").verdict.overridableActions).toEqual(["release", "destroy"]);
   });
 
-  it("lists untracked sandboxes: live, listed, named by no row at that origin", () => {
+  it("lists untracked sandboxes: live, listed, named by no row", () => {
     expect(
       inventory.untracked.map(({ sandboxId, origin, credential }) => [sandboxId, origin, credential]),
     ).toEqual([
@@ -241,6 +241,22 @@ describe("reconcile: untracked edge cases", () => {
       requests: 2,
     });
     expect(result.untracked.map((u) => u.credential)).toEqual(["k1"]);
+  });
+
+  it("does not call a sandbox untracked at a second API URL of the same control plane when a row names it", () => {
+    // One control plane answering at two URLs (a renamed domain) lists the same sandboxes at both.
+    const both = [sandbox("sbx_named", "running"), sandbox("sbx_orphan", "running")];
+    const result = reconcile({
+      snapshots: [
+        { sourceId: "s", environments: [PROD], leases: [lease("named", "sbx_named")], problems: [] },
+      ],
+      listings: [okListing(ORIGIN, "current", both), okListing(OLD_ORIGIN, "legacy", both)],
+      now: NOW,
+      requests: 2,
+    });
+    expect(result.untracked.map(({ sandboxId, credential }) => [sandboxId, credential])).toEqual([
+      ["sbx_orphan", "current"],
+    ]);
   });
 
   it("counts a lease read from two sources once, not as shared with itself", () => {

@@ -11,7 +11,7 @@ import type {
   UntrackedSandbox,
 } from "./inventory.js";
 import type { Environment, LeaseRow } from "./paperclip.js";
-import { indexListings, observeProvider } from "./provider-state.js";
+import { indexListingsSteps, observeProvider } from "./provider-state.js";
 import { recordedSandboxId } from "./sandbox-id.js";
 import { classifyLease } from "./verdict.js";
 
@@ -50,16 +50,15 @@ export const ROWS_PER_STEP = 200;
 /**
  * `reconcile`, paused every ROWS_PER_STEP rows: the same code and the same result, in steps a host can
  * run between turns of its event loop (electron/core/inventory classifies 20,000 rows that way without
- * blocking it). Each pause yields how many rows are classified so far.
+ * blocking it).
  */
 export function* reconcileSteps({
   snapshots,
   listings,
   now,
   requests,
-}: ReconcileInput): Generator<number, Inventory, void> {
-  const listingIndex = indexListings(listings);
-  yield 0;
+}: ReconcileInput): Generator<void, Inventory, void> {
+  const listingIndex = yield* indexListingsSteps(listings);
   const environments = indexEnvironments(snapshots);
   const sandboxGroups = yield* groupRowsBySandbox(snapshots);
 
@@ -67,7 +66,7 @@ export function* reconcileSteps({
   for (const { sourceId, leases: rows } of snapshots) {
     const sourceEnvironments = environments.get(sourceId);
     for (const row of rows) {
-      if (leases.length % ROWS_PER_STEP === 0) yield leases.length;
+      if (leases.length % ROWS_PER_STEP === 0) yield;
       const environment =
         row.environmentId === null ? null : (sourceEnvironments?.get(row.environmentId) ?? null);
       const provider = observeProvider(row, environment, listingIndex);
@@ -89,9 +88,9 @@ export function* reconcileSteps({
     }
   }
 
-  yield leases.length;
+  yield;
   const environmentSummaries = summarizeEnvironments(snapshots, leases);
-  yield leases.length;
+  yield;
   const untracked = yield* untrackedSandboxes(listings, leases);
   return {
     generatedAt: now.toISOString(),
@@ -149,12 +148,12 @@ interface SandboxGroup {
  */
 function* groupRowsBySandbox(
   snapshots: readonly SourceSnapshot[],
-): Generator<number, Map<string, SandboxGroup>, void> {
+): Generator<void, Map<string, SandboxGroup>, void> {
   const groups = new Map<string, SandboxGroup>();
   let seen = 0;
   for (const { leases } of snapshots) {
     for (const row of leases) {
-      if (++seen % ROWS_PER_STEP === 0) yield 0;
+      if (++seen % ROWS_PER_STEP === 0) yield;
       const sandboxId = recordedSandboxId(row);
       if (sandboxId === null) continue;
       const group = groups.get(sandboxId);
@@ -231,49 +230,34 @@ function summarizeEnvironments(
 }
 
 /**
- * Sandboxes that an OK listing shows alive and that no row names at that origin: orphans, such as the
- * one a lost create response leaves behind (§6.14). A sandbox named by a row whose origin could not be
- * read is not called untracked: a row does name it, and "untracked" invites a forced destroy.
+ * Sandboxes that an OK listing shows alive and that no row names: orphans, such as the one a lost
+ * create response leaves behind (§6.14). A row naming the id at any origin counts: CreateOS never reuses
+ * an id, and one control plane can answer at two API URLs (a renamed domain), listing the same sandboxes
+ * at both — calling those untracked would invite a forced destroy of a sandbox a lease still names.
+ * Listed at several origins, an orphan is reported once, at the first that listed it.
  */
 function* untrackedSandboxes(
   listings: readonly SandboxListing[],
   leases: readonly ClassifiedLease[],
-): Generator<number, UntrackedSandbox[], void> {
-  const namedAt = new Map<string, Set<string>>();
-  const namedWithoutOrigin = new Set<string>();
+): Generator<void, UntrackedSandbox[], void> {
+  const named = new Set<string>();
   let handled = 0;
-  for (const { lease, provider } of leases) {
-    if (++handled % ROWS_PER_STEP === 0) yield leases.length;
+  for (const { lease } of leases) {
+    if (++handled % ROWS_PER_STEP === 0) yield;
     const sandboxId = recordedSandboxId(lease);
-    if (sandboxId === null) continue;
-    if (provider.origin === null) {
-      namedWithoutOrigin.add(sandboxId);
-      continue;
-    }
-    let named = namedAt.get(provider.origin);
-    if (named === undefined) {
-      named = new Set();
-      namedAt.set(provider.origin, named);
-    }
-    named.add(sandboxId);
+    if (sandboxId !== null) named.add(sandboxId);
   }
 
   const untracked: UntrackedSandbox[] = [];
-  const seen = new Map<string, Set<string>>();
+  const reported = new Set<string>();
   for (const listing of listings) {
     if (!listing.outcome.ok) continue;
     const origin = originOf(listing.origin) ?? listing.origin;
-    const named = namedAt.get(origin);
-    let seenHere = seen.get(origin);
-    if (seenHere === undefined) {
-      seenHere = new Set();
-      seen.set(origin, seenHere);
-    }
     for (const sandbox of listing.outcome.sandboxes) {
-      if (++handled % ROWS_PER_STEP === 0) yield leases.length;
+      if (++handled % ROWS_PER_STEP === 0) yield;
       if ((TERMINAL_PROVIDER_STATUSES as readonly string[]).includes(sandbox.status)) continue;
-      if (named?.has(sandbox.id) || namedWithoutOrigin.has(sandbox.id) || seenHere.has(sandbox.id)) continue;
-      seenHere.add(sandbox.id);
+      if (named.has(sandbox.id) || reported.has(sandbox.id)) continue;
+      reported.add(sandbox.id);
       untracked.push({
         sandboxId: sandbox.id,
         origin,

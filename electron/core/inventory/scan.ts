@@ -1,10 +1,10 @@
 import type { Inventory, SandboxListing, SourceSnapshot } from "../../../shared/domain/inventory.js";
-import { reconcile } from "../../../shared/domain/reconcile.js";
 import { type OpenClientOptions, openCreateosClient } from "../config/credentials.js";
 import type { CredentialConfig, LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
 import { isCreateosError, unknownReasonFor } from "../createos/errors.js";
 import type { LeaseSource } from "../leases/source.js";
+import { classifyInSlices } from "./classify.js";
 
 export interface ScanOptions {
   config: LeasekeeperConfig;
@@ -28,10 +28,12 @@ export interface ScanTimings {
   classifyStartedAtMs: number;
   /** Classification from start to end, pauses for the event loop included. */
   classifyWallMs: number;
-  /** CPU time of the process while classifying (the pure rules plus whatever else ran meanwhile). */
+  /** CPU time of the process during the classification slices (not the turns between them). */
   classifyCpuMs: number;
-  /** The longest stretch classification ran without giving the event loop a turn. */
+  /** The longest stretch classification ran without giving the event loop a turn (wall time). */
   classifyLongestSliceMs: number;
+  /** The most CPU time one of those stretches used. */
+  classifyLongestSliceCpuMs: number;
   classifySlices: number;
 }
 
@@ -43,8 +45,9 @@ export interface CredentialListing {
 
 /**
  * One scan: every source read (in parallel), every credential's sandboxes listed exactly once (in
- * parallel, each paced by its origin's shared queue), then judged by the pure rules. The cost at
- * CreateOS is ceil(sandboxes / 500) requests per credential, whatever the number of leases.
+ * parallel, each paced by its origin's shared queue), then judged by the pure rules, in slices that leave
+ * the event loop free between them (classify.ts). The cost at CreateOS is ceil(sandboxes / 500) requests
+ * per credential, whatever the number of leases.
  *
  * A source that cannot be read fails the scan (its sandboxes would otherwise look like orphans); a
  * credential that cannot list only makes the rows at its origin `unknown`.
@@ -67,24 +70,27 @@ export async function scanInventory(options: ScanOptions): Promise<Inventory> {
     }),
   ]);
   const classifyStartedAtMs = performance.now();
-  const cpu = process.cpuUsage();
-  const inventory = reconcile({
-    snapshots,
-    listings: listings.map((entry) => entry.listing),
-    now: (options.now ?? (() => new Date()))(),
-    requests: listings.reduce((sum, entry) => sum + entry.requests, 0),
-  });
-  const used = process.cpuUsage(cpu);
-  const classifyWallMs = performance.now() - classifyStartedAtMs;
+  // Classified in slices with turns of the event loop between them: at 20,000 rows the rules take a few
+  // hundred milliseconds, which the host's other work (IPC, HTTP, job progress) must not wait for.
+  const { inventory, stats } = await classifyInSlices(
+    {
+      snapshots,
+      listings: listings.map((entry) => entry.listing),
+      now: (options.now ?? (() => new Date()))(),
+      requests: listings.reduce((sum, entry) => sum + entry.requests, 0),
+    },
+    signal ? { signal } : {},
+  );
   options.onTimings?.({
     startedAtMs,
     sourcesMs,
     listingMs,
     classifyStartedAtMs,
-    classifyWallMs,
-    classifyCpuMs: (used.user + used.system) / 1000,
-    classifyLongestSliceMs: classifyWallMs,
-    classifySlices: 1,
+    classifyWallMs: stats.wallMs,
+    classifyCpuMs: stats.cpuMs,
+    classifyLongestSliceMs: stats.longestSliceMs,
+    classifyLongestSliceCpuMs: stats.longestSliceCpuMs,
+    classifySlices: stats.slices,
   });
   return inventory;
 }
