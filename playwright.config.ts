@@ -6,7 +6,9 @@ const executablePath = findChromium() ?? undefined;
 
 export default defineConfig({
   testDir: "e2e",
-  outputDir: "test-results",
+  // A folder of its own: Playwright empties its outputDir on every run, and test-results/ also holds the
+  // vitest report and the reliability figures (test-results/reliability/) that docs/reliability.md quotes.
+  outputDir: "test-results/playwright",
   fullyParallel: false,
   workers: 1,
   retries: 0,

@@ -8,6 +8,7 @@ import type { LeasekeeperConfig } from "../config/load.js";
 import { CoreError } from "../handlers/errors.js";
 import { createSources } from "../leases/index.js";
 import type { ActionDeps } from "./app.js";
+import { sourceSecrets } from "./source-secrets.js";
 
 /**
  * What the handlers need from the guarded-action engine (electron/core/actions). Kept as a port so the
@@ -111,9 +112,10 @@ export function engineActions(deps: ActionDeps): ActionsPort {
       account: (origin, credential) => current().provider.account(origin, credential),
     },
     knownSecrets: async () =>
-      new Set(
-        await deps.secrets.knownSecrets(deps.config().credentials.map((credential) => credential.name)),
-      ),
+      new Set([
+        ...(await deps.secrets.knownSecrets(deps.config().credentials.map((credential) => credential.name))),
+        ...sourceSecrets(deps.config(), deps.env),
+      ]),
   });
   const stopRefreshing = engine.onEvent((event) => {
     if (event.type === "job" && event.state !== "running")

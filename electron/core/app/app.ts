@@ -10,6 +10,7 @@ import { coreCalls } from "./calls.js";
 import { InventoryService, type ScanContext } from "./inventory-service.js";
 import { createLogger, type RedactingLogger } from "./log.js";
 import { SettingsService } from "./settings-service.js";
+import { sourceSecrets } from "./source-secrets.js";
 
 export interface AppOptions {
   configPath: string;
@@ -70,7 +71,10 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
 
   const loadRedactions = async () => {
     try {
-      log.setSecrets(await secrets.knownSecrets(config.credentials.map((credential) => credential.name)));
+      log.setSecrets([
+        ...(await secrets.knownSecrets(config.credentials.map((credential) => credential.name))),
+        ...sourceSecrets(config, env),
+      ]);
     } catch {
       // an unreadable vault has nothing to redact; env keys are read again on the next change
     }
