@@ -163,15 +163,15 @@ export class InventoryService {
       }
       throw error;
     }
-    try {
-      this.#options.store?.save(inventory);
-    } catch (error) {
-      this.#options.log.warn("the inventory could not be saved; it is still shown", error);
-    }
     this.#accept(inventory);
     this.#fromStore = false;
     this.#lastRefreshAt = inventory.generatedAt;
     this.#options.events.emit("inventory:changed", { generatedAt: inventory.generatedAt });
+    // Kept for the next start in the background, in slices, after the inventory is shown; a newer scan
+    // replaces one still waiting to be saved.
+    this.#options.store?.saveInBackground(inventory).catch((error: unknown) => {
+      this.#options.log.warn("the inventory could not be saved; it is still shown", error);
+    });
     return inventory;
   }
 

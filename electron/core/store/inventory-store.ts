@@ -1,5 +1,8 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Headline } from "../../../shared/domain/codes.js";
 import type { Inventory } from "../../../shared/domain/inventory.js";
+import { runInSlices, type SliceStats } from "../time-slices.js";
+import { type SaveResult, type ScanPayload, type SourcePayload, saveSteps } from "./inventory-save.js";
 import type { Database } from "./migrations.js";
 
 export interface StoredInventory {
@@ -8,8 +11,19 @@ export interface StoredInventory {
   newSinceLastScan: string[];
 }
 
-type SourcePayload = Pick<Inventory, "environments" | "leases" | "problems">;
-type ScanPayload = Pick<Inventory, "untracked" | "origins">;
+export interface BackgroundSaveResult extends SaveResult {
+  /** True when a newer inventory replaced this one before its save began: it was never written. */
+  superseded: boolean;
+  /** How the save was spread over the event loop; null when superseded. */
+  stats: SliceStats | null;
+}
+
+interface PendingSave {
+  inventory: Inventory;
+  sourceIds: readonly string[];
+  resolve: (result: BackgroundSaveResult) => void;
+  reject: (error: unknown) => void;
+}
 
 /**
  * The last inventory, kept per source: a host shows it at once on start while a fresh scan runs, and
@@ -18,9 +32,56 @@ type ScanPayload = Pick<Inventory, "untracked" | "origins">;
  */
 export class InventoryStore {
   readonly #db: Database;
+  readonly #sliceMs: number | undefined;
+  #pending: PendingSave | null = null;
+  #draining: Promise<void> | null = null;
 
-  constructor(db: Database) {
+  constructor(db: Database, options: { sliceMs?: number } = {}) {
     this.#db = db;
+    this.#sliceMs = options.sliceMs;
+  }
+
+  /**
+   * Saves a scan in the background: the same rows `save` leaves (read back by `loadLast`) and the same
+   * "new since last scan", written in slices of a few milliseconds with turns of the event loop between
+   * them (see inventory-save.ts). Saves never overlap: one runs at a time, and an inventory waiting for
+   * it is replaced by a newer one (the replaced save resolves with `superseded`). A save that fails or
+   * stops half-way leaves the previous inventory as it was. Do not mix with `save` on one connection
+   * while a background save is running.
+   */
+  saveInBackground(
+    inventory: Inventory,
+    sourceIds: readonly string[] = sourcesIn(inventory),
+  ): Promise<BackgroundSaveResult> {
+    return new Promise<BackgroundSaveResult>((resolve, reject) => {
+      this.#pending?.resolve({ newSinceLastScan: [], superseded: true, stats: null });
+      this.#pending = { inventory, sourceIds, resolve, reject };
+      this.#draining ??= this.#drain();
+    });
+  }
+
+  /** Resolves when no background save is running or waiting (for closing the database after). */
+  async idle(): Promise<void> {
+    while (this.#draining) await this.#draining;
+  }
+
+  async #drain(): Promise<void> {
+    // Begins on a later turn: the caller's own work (showing the inventory) comes first.
+    await nextTurn();
+    for (let job = this.#pending; job !== null; job = this.#pending) {
+      this.#pending = null;
+      try {
+        const { value, stats } = await runInSlices(saveSteps(this.#db, job.inventory, job.sourceIds), {
+          ...(this.#sliceMs === undefined ? {} : { sliceMs: this.#sliceMs }),
+        });
+        job.resolve({ ...value, superseded: false, stats });
+      } catch (error) {
+        job.reject(error);
+      }
+    }
+    // Cleared in the same synchronous run that found nothing pending, so a save asked for from here on
+    // starts a new drain.
+    this.#draining = null;
   }
 
   /** Saves a scan; `sourceIds` names every source it read (a source may have delivered nothing). */
@@ -30,11 +91,12 @@ export class InventoryStore {
   ): { newSinceLastScan: string[] } {
     const readPrevious = this.#db.prepare("SELECT headlines FROM source_inventories WHERE source_id = ?");
     const upsertSource = this.#db.prepare(`
-      INSERT INTO source_inventories (source_id, generated_at, payload, headlines, new_since_last_scan)
-      VALUES (@sourceId, @generatedAt, @payload, @headlines, @newSinceLastScan)
+      INSERT INTO source_inventories (source_id, generated_at, payload, headlines, new_since_last_scan, generation)
+      VALUES (@sourceId, @generatedAt, @payload, @headlines, @newSinceLastScan, NULL)
       ON CONFLICT (source_id) DO UPDATE SET
         generated_at = excluded.generated_at, payload = excluded.payload,
-        headlines = excluded.headlines, new_since_last_scan = excluded.new_since_last_scan`);
+        headlines = excluded.headlines, new_since_last_scan = excluded.new_since_last_scan,
+        generation = NULL`);
     const upsertScan = this.#db.prepare(`
       INSERT INTO last_scan (id, generated_at, requests, source_ids, payload)
       VALUES (1, @generatedAt, @requests, @sourceIds, @payload)
@@ -88,8 +150,12 @@ export class InventoryStore {
       .get() as { generated_at: string; requests: number; source_ids: string; payload: string } | undefined;
     if (scan === undefined) return null;
     const readSource = this.#db.prepare(
-      "SELECT payload, new_since_last_scan FROM source_inventories WHERE source_id = ?",
+      "SELECT payload, new_since_last_scan, generation FROM source_inventories WHERE source_id = ?",
     );
+    // A background save's payload is in chunk rows under the generation the row names.
+    const readChunks = this.#db
+      .prepare("SELECT data FROM inventory_chunks WHERE generation = ? AND source_id = ? ORDER BY seq")
+      .pluck();
     const { untracked, origins } = JSON.parse(scan.payload) as ScanPayload;
     const inventory: Inventory = {
       generatedAt: scan.generated_at,
@@ -102,9 +168,15 @@ export class InventoryStore {
     };
     const newSinceLastScan: string[] = [];
     for (const sourceId of JSON.parse(scan.source_ids) as string[]) {
-      const row = readSource.get(sourceId) as { payload: string; new_since_last_scan: string } | undefined;
+      const row = readSource.get(sourceId) as
+        | { payload: string; new_since_last_scan: string; generation: number | null }
+        | undefined;
       if (row === undefined) continue;
-      const payload = JSON.parse(row.payload) as SourcePayload;
+      const json =
+        row.generation === null
+          ? row.payload
+          : (readChunks.all(row.generation, sourceId) as string[]).join("");
+      const payload = JSON.parse(json) as SourcePayload;
       inventory.environments.push(...payload.environments);
       inventory.leases.push(...payload.leases);
       inventory.problems.push(...payload.problems);

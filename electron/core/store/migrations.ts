@@ -46,4 +46,32 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   ...ACTIONS_MIGRATIONS,
+  {
+    version: 3,
+    name: "inventory payload in chunks by generation",
+    up(db) {
+      db.exec(`
+        -- Every background save of an inventory takes a new generation id (never reused) and writes
+        -- each source's payload JSON as consecutive pieces under it; a source row names the generation
+        -- its payload is in (NULL: the payload column holds it whole, as a synchronous save writes it).
+        -- A source row switches generation only in the save's last, small transaction, so a save that
+        -- stops half-way leaves the previous inventory whole; pieces no row names are swept later.
+        CREATE TABLE IF NOT EXISTS inventory_generations (
+          id          INTEGER PRIMARY KEY AUTOINCREMENT,
+          started_at  TEXT NOT NULL
+        ) STRICT;
+
+        CREATE TABLE IF NOT EXISTS inventory_chunks (
+          generation  INTEGER NOT NULL,
+          source_id   TEXT NOT NULL,
+          seq         INTEGER NOT NULL,
+          data        TEXT NOT NULL,
+          PRIMARY KEY (generation, source_id, seq)
+        ) STRICT;
+      `);
+      const columns = db.prepare("PRAGMA table_info(source_inventories)").all() as { name: string }[];
+      if (!columns.some((column) => column.name === "generation"))
+        db.exec("ALTER TABLE source_inventories ADD COLUMN generation INTEGER");
+    },
+  },
 ];
