@@ -7,23 +7,25 @@ import {
   PROVIDER_CODES,
   ROW_FLAGS,
 } from "./codes.js";
+import { StorableIdSchema } from "./paperclip.js";
 
 /**
  * Guarded actions: what an operator selects, the plan main freezes from it, the job that executes the
  * plan, and the audit entries it leaves. Schemas double as the runtime check on the contract boundary.
  */
 
-const sandboxIdField = z.string().min(1).max(200);
-const leaseIdField = z.string().min(1).max(200);
+// Ids an operator names end up in the journal and the audit log, so they must survive storage exactly.
+const sandboxIdField = StorableIdSchema;
+const leaseIdField = StorableIdSchema;
 
 export const ActionSelectionSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("leases"), leaseIds: z.array(leaseIdField).min(1).max(50_000) }),
-  z.object({
+  z.strictObject({ kind: z.literal("leases"), leaseIds: z.array(leaseIdField).min(1).max(50_000) }),
+  z.strictObject({
     kind: z.literal("headline"),
     headlines: z.array(z.enum(HEADLINES)).min(1),
     environmentIds: z.array(z.string().min(1).max(200)).max(10_000).optional(),
   }),
-  z.object({
+  z.strictObject({
     kind: z.literal("untracked"),
     credential: z.string().min(1).max(200),
     sandboxIds: z.array(sandboxIdField).max(50_000).optional(),
@@ -31,7 +33,7 @@ export const ActionSelectionSchema = z.discriminatedUnion("kind", [
 ]);
 export type ActionSelection = z.infer<typeof ActionSelectionSchema>;
 
-export const PlanRequestSchema = z.object({
+export const PlanRequestSchema = z.strictObject({
   action: z.enum(ACTION_KINDS),
   selection: ActionSelectionSchema,
 });
@@ -106,7 +108,7 @@ export const PlanSchema = z.object({
 });
 export type Plan = z.infer<typeof PlanSchema>;
 
-export const ExecuteRequestSchema = z.object({
+export const ExecuteRequestSchema = z.strictObject({
   planId: z.string().min(1).max(200),
   confirmSandboxIds: z.array(sandboxIdField).max(50_000).default([]),
   confirmationPhrase: z.string().max(1000).optional(),
@@ -198,7 +200,7 @@ export const AuditEntrySchema = z.object({
 });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
-export const AuditQuerySchema = z.object({
+export const AuditQuerySchema = z.strictObject({
   since: z.string().datetime({ offset: true }).optional(),
   until: z.string().datetime({ offset: true }).optional(),
   environmentId: z.string().max(200).optional(),

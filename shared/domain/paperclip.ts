@@ -14,11 +14,12 @@ const nullableIsoDate = isoDate
 // An id must survive storage exactly: SQLite (the journal, the audit log) keeps text as UTF-8, which cannot
 // carry an unpaired surrogate, so such an id would come back as a different string. Refused as malformed.
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const id = z
+export const StorableIdSchema = z
   .string()
   .min(1)
   .max(200)
   .refine((value) => !UNPAIRED_SURROGATE.test(value), "must be well-formed Unicode");
+const id = StorableIdSchema;
 const nullableId = id
   .nullable()
   .optional()

@@ -89,9 +89,10 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     env,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  const store = database ? new InventoryStore(database) : null;
   const inventory = new InventoryService({
     context: scanContext,
-    store: database ? new InventoryStore(database) : null,
+    store,
     events,
     log,
   });
@@ -159,6 +160,8 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
       inventory.stopAutoRefresh();
       stopJobEvents();
       await actions.close();
+      // A background save still writing would otherwise fail half-way (harmless, but a needless warning).
+      await store?.idle();
       database?.close();
     },
   };
