@@ -42,7 +42,7 @@ export function CopyButton({ value, label = "Copy" }: { value: string; label?: s
   );
 }
 
-async function copyText(value: string): Promise<boolean> {
+export async function copyText(value: string): Promise<boolean> {
   try {
     await navigator.clipboard.writeText(value);
     return true;

@@ -1,10 +1,22 @@
 import { getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useMemo, useRef } from "react";
+import {
+  type FocusEvent,
+  type MouseEvent,
+  type PointerEvent,
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+} from "react";
 import { useShallow } from "zustand/react/shallow";
+import type { ActionKind } from "../../../../shared/domain/codes";
 import { useUi } from "../../app/ui-store";
+import { copyText } from "../../components/CopyButton";
+import { isOffered, singleLeaseAction } from "../actions/ActionButton";
 import { leaseColumns } from "./columns";
 import { LeaseRow, ROW_HEIGHT } from "./LeaseRow";
+import { hintFor, type RefusalHint, RefusalTooltip } from "./RefusalTooltip";
 import type { LeaseRowView } from "./row-model";
 import { visibleSelectionCount } from "./selection";
 import { type ColumnId, nextSort } from "./sort-rows";
@@ -12,7 +24,18 @@ import { type ColumnId, nextSort } from "./sort-rows";
 const CHECK_WIDTH = 36;
 const ACTIONS_WIDTH = 150;
 const estimateSize = () => ROW_HEIGHT;
-const getRowId = (row: LeaseRowView) => row.leaseId;
+/** TanStack Table draws the header only; rows are plain markup (LeaseRow), so it is given no data. */
+const NO_ROWS: LeaseRowView[] = [];
+const GRID_TEMPLATE = [
+  `${CHECK_WIDTH}px`,
+  ...leaseColumns.map((definition) =>
+    definition.id === "reasons" ? `minmax(${definition.size}px, 1fr)` : `${definition.size}px`,
+  ),
+  `${ACTIONS_WIDTH}px`,
+].join(" ");
+const MIN_WIDTH =
+  CHECK_WIDTH + ACTIONS_WIDTH + leaseColumns.reduce((sum, definition) => sum + (definition.size ?? 0), 0);
+const COPIED_MS = 1500;
 
 /**
  * The lease grid: TanStack Virtual picks the rows in view, and TanStack Table owns the column model
@@ -30,6 +53,7 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
     selectAll,
     clearSelection,
     openDrawer,
+    startAction,
   } = useUi(
     useShallow((state) => ({
       sort: state.sort,
@@ -41,25 +65,12 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
       selectAll: state.selectAll,
       clearSelection: state.clearSelection,
       openDrawer: state.openDrawer,
+      startAction: state.startAction,
     })),
   );
 
-  const gridTemplate = useMemo(
-    () =>
-      [
-        `${CHECK_WIDTH}px`,
-        ...leaseColumns.map((definition) =>
-          definition.id === "reasons" ? `minmax(${definition.size}px, 1fr)` : `${definition.size}px`,
-        ),
-        `${ACTIONS_WIDTH}px`,
-      ].join(" "),
-    [],
-  );
-  const minWidth = useMemo(
-    () =>
-      CHECK_WIDTH + ACTIONS_WIDTH + leaseColumns.reduce((sum, definition) => sum + (definition.size ?? 0), 0),
-    [],
-  );
+  const gridTemplate = GRID_TEMPLATE;
+  const minWidth = MIN_WIDTH;
 
   const scrollRef = useRef<HTMLDivElement>(null);
   // Stable callbacks: the virtualizer re-measures every row whenever one of them changes identity.
@@ -74,17 +85,11 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
   });
   const items = virtualizer.getVirtualItems();
 
-  // TanStack Table sees only the rows on screen: its row model costs ~0.1 ms a row, so building it for
-  // 20,000 rows would take seconds, while the window is ~50 rows. Sorting and filtering happen before.
-  const windowRows = useMemo(
-    () => items.map((item) => rows[item.index]).filter((row): row is LeaseRowView => row !== undefined),
-    [items, rows],
-  );
+  // TanStack Table owns the column model (headers, sizes); the rows are drawn by LeaseRow directly.
   const table = useReactTable({
-    data: windowRows,
+    data: NO_ROWS,
     columns: leaseColumns,
     getCoreRowModel: getCoreRowModel(),
-    getRowId,
     manualSorting: true,
     manualFiltering: true,
   });
@@ -92,11 +97,90 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
   // Handlers read the latest visible order through a ref so that they stay stable for memoized rows.
   const idsRef = useRef(ids);
   idsRef.current = ids;
-  const onToggle = useCallback(
-    (leaseId: string, range: boolean) => toggleSelected(leaseId, idsRef.current, range),
-    [toggleSelected],
+  const rowsRef = useRef(rows);
+  rowsRef.current = rows;
+  /** The lease a row element draws: its position in `rows` (aria-rowindex), checked by id. */
+  const leaseOf = useCallback((tr: HTMLElement): LeaseRowView | undefined => {
+    const leaseId = tr.dataset.leaseId;
+    const all = rowsRef.current;
+    const at = all[Number(tr.getAttribute("aria-rowindex")) - 2];
+    return at?.leaseId === leaseId ? at : all.find((row) => row.leaseId === leaseId);
+  }, []);
+
+  // One click handler for every row: the checkbox, the copy button, the actions, and the row itself.
+  const onBodyClick = useCallback(
+    (event: MouseEvent<HTMLTableSectionElement>) => {
+      const target = event.target as HTMLElement;
+      const tr = target.closest<HTMLElement>("tr[data-lease-id]");
+      const leaseId = tr?.dataset.leaseId;
+      if (!tr || leaseId === undefined) return;
+      if (target.closest("[data-testid='row-checkbox']")) {
+        event.stopPropagation();
+        toggleSelected(leaseId, idsRef.current, event.shiftKey);
+        return;
+      }
+      const copy = target.closest<HTMLButtonElement>("button[data-copy]");
+      if (copy) {
+        event.stopPropagation();
+        const value = copy.dataset.copy ?? "";
+        void copyText(value).then((ok) => {
+          if (!ok) return;
+          copy.dataset.copied = "true";
+          copy.title = "Copied";
+          setTimeout(() => {
+            delete copy.dataset.copied;
+            copy.title = "Copy sandbox id";
+          }, COPIED_MS);
+        });
+        return;
+      }
+      const button = target.closest<HTMLButtonElement>("button[data-action]");
+      if (button) {
+        event.stopPropagation();
+        const lease = leaseOf(tr);
+        const action = button.dataset.action as ActionKind;
+        if (!button.disabled && lease && isOffered(action, lease))
+          startAction(singleLeaseAction(action, lease));
+        return;
+      }
+      if (target.closest("button, input, a, .tooltip-wrap")) return;
+      openDrawer(leaseId);
+    },
+    [leaseOf, openDrawer, startAction, toggleSelected],
   );
-  const onOpen = useCallback((leaseId: string) => openDrawer(leaseId), [openDrawer]);
+
+  // One tooltip for every row: it follows the disabled action under the pointer (or focus).
+  const [hint, setHint] = useState<RefusalHint | null>(null);
+  const hintRef = useRef(hint);
+  hintRef.current = hint;
+  const showHint = useCallback(
+    (target: EventTarget) => {
+      const anchor = (target as HTMLElement).closest?.<HTMLElement>("[data-refusal]");
+      if (!anchor) return;
+      if (hintRef.current?.anchor === anchor) return;
+      const tr = anchor.closest<HTMLElement>("tr[data-lease-id]");
+      const lease = tr ? leaseOf(tr) : undefined;
+      if (lease) setHint(hintFor(anchor, lease, anchor.dataset.refusal as ActionKind));
+    },
+    [leaseOf],
+  );
+  const hideHint = useCallback((related: EventTarget | null) => {
+    const current = hintRef.current;
+    if (current === null) return;
+    if (related instanceof Node && current.anchor.contains(related)) return;
+    setHint(null);
+  }, []);
+  const onPointerOver = useCallback((event: PointerEvent) => showHint(event.target), [showHint]);
+  const onPointerOut = useCallback((event: PointerEvent) => hideHint(event.relatedTarget), [hideHint]);
+  const onFocus = useCallback((event: FocusEvent) => showHint(event.target), [showHint]);
+  const onBlur = useCallback((event: FocusEvent) => hideHint(event.relatedTarget), [hideHint]);
+  const onScroll = useCallback(() => {
+    if (hintRef.current !== null) setHint(null);
+  }, []);
+  // A row that scrolled away or was filtered out takes its hint with it.
+  useEffect(() => {
+    if (hint !== null && !hint.anchor.isConnected) setHint(null);
+  });
 
   // Keep the keyboard cursor in view.
   useEffect(() => {
@@ -110,7 +194,7 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
 
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: the table takes focus for j/k/space/enter navigation
-    <div className="lt-scroll" ref={scrollRef} data-testid="lease-table" tabIndex={0}>
+    <div className="lt-scroll" ref={scrollRef} data-testid="lease-table" tabIndex={0} onScroll={onScroll}>
       <table className="lt" aria-label="Leases" aria-rowcount={rows.length + 1}>
         <thead className="lt-head">
           <tr className="lt-header" aria-rowindex={1} style={{ gridTemplateColumns: gridTemplate, minWidth }}>
@@ -157,28 +241,35 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
             </th>
           </tr>
         </thead>
-        <tbody className="lt-body" style={{ height: virtualizer.getTotalSize(), minWidth }}>
+        {/* biome-ignore lint/a11y/useKeyWithClickEvents: the rows' keyboard path is use-table-keyboard (j/k, space, enter); this one handler serves every row's clicks */}
+        <tbody
+          className="lt-body"
+          style={{ height: virtualizer.getTotalSize(), minWidth }}
+          onClick={onBodyClick}
+          onPointerOver={onPointerOver}
+          onPointerOut={onPointerOut}
+          onFocus={onFocus}
+          onBlur={onBlur}
+        >
           {items.map((item) => {
             const lease = rows[item.index];
             if (!lease) return null;
-            const row = table.getRow(lease.leaseId, true);
             return (
               <LeaseRow
                 key={item.key}
-                row={row}
+                lease={lease}
                 index={item.index}
                 top={item.start}
                 gridTemplate={gridTemplate}
                 selected={selected.has(lease.leaseId)}
                 cursor={cursorId === lease.leaseId}
                 open={drawerLeaseId === lease.leaseId}
-                onToggle={onToggle}
-                onOpen={onOpen}
               />
             );
           })}
         </tbody>
       </table>
+      <RefusalTooltip hint={hint} />
     </div>
   );
 }
