@@ -1,4 +1,5 @@
 import { type App, type Session, shell, type WebContents, type WebPreferences } from "electron";
+import { CONTENT_SECURITY_POLICY } from "./core/content-security-policy.js";
 
 /**
  * Electron's security checklist (https://www.electronjs.org/docs/latest/tutorial/security), one guard per
@@ -12,24 +13,10 @@ export const APP_HOST = "app";
 export const APP_URL = `${APP_SCHEME}://${APP_HOST}/index.html`;
 
 /**
- * #7 Define a Content-Security-Policy with restrictive rules. Scripts only from the app itself, no
- * eval, no plugins, no framing, no form posts, no remote connections. Inline style attributes are
- * allowed because the table and tooltip libraries position elements with them; inline script is not.
+ * #7 Define a Content-Security-Policy with restrictive rules: the renderer's one policy, shared with the
+ * browser host (electron/core/content-security-policy.ts says what it allows and why).
  */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "frame-src 'none'",
-  "object-src 'none'",
-  "worker-src 'none'",
-].join("; ");
+export { CONTENT_SECURITY_POLICY };
 
 /** The dev server needs its HMR socket and React Refresh's inline preamble; never used when packaged. */
 export function devContentSecurityPolicy(devOrigin: string): string {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { API_PREFIX, EVENT_TICKET_PATH, EVENTS_PATH, TOKEN_HEADER } from "../../../shared/contract/bridge.js";
 import { type ErrorCode, failure, type Result } from "../../../shared/contract.js";
 import type { Logger } from "../app/log.js";
+import { CONTENT_SECURITY_POLICY } from "../content-security-policy.js";
 import type { EventHub } from "../handlers/events.js";
 import { type HandlerTable, handlerFor } from "../handlers/table.js";
 import { isAllowedHost, isAllowedOrigin, newToken, TicketBook, tokenMatches } from "./guards.js";
@@ -17,21 +18,8 @@ import { isAllowedHost, isAllowedOrigin, newToken, TicketBook, tokenMatches } fr
 export const MAX_BODY_BYTES = 1024 * 1024;
 const HEARTBEAT_MS = 25_000;
 
-/** Same policy as Electron's (security.ts), so the one renderer runs under one CSP in both hosts. */
-export const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "frame-src 'none'",
-  "object-src 'none'",
-  "worker-src 'none'",
-].join("; ");
+/** The renderer's one policy, the same as Electron's. */
+export const PAGE_CSP = CONTENT_SECURITY_POLICY;
 
 const COMMON_HEADERS = {
   "X-Content-Type-Options": "nosniff",
