@@ -177,10 +177,14 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
   const onScroll = useCallback(() => {
     if (hintRef.current !== null) setHint(null);
   }, []);
-  // A row that scrolled away or was filtered out takes its hint with it.
+  // A row that scrolled away or was filtered out takes its hint with it (rows are reused by position,
+  // so a new row set drops the hint even when its anchor element stays).
   useEffect(() => {
     if (hint !== null && !hint.anchor.isConnected) setHint(null);
   });
+  useEffect(() => {
+    if (rows && hintRef.current !== null) setHint(null);
+  }, [rows]);
 
   // Keep the keyboard cursor in view.
   useEffect(() => {
@@ -254,9 +258,11 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
           {items.map((item) => {
             const lease = rows[item.index];
             if (!lease) return null;
+            // Keyed by position, not by lease: a filter or search change updates the rows in place
+            // instead of unmounting one set of row elements and creating another.
             return (
               <LeaseRow
-                key={item.key}
+                key={item.index}
                 lease={lease}
                 index={item.index}
                 top={item.start}

@@ -27,6 +27,62 @@ export function haystackOf(row: LeaseRowView): string {
   return text;
 }
 
+/**
+ * The haystacks of one inventory's rows, by position: a search reads `keys[at]` instead of looking each
+ * row up in the WeakMap on every keystroke. Filled in order, `done` rows so far (warmHaystacks fills it
+ * while the page is idle; a search fills whatever is left).
+ */
+interface HaystackList {
+  keys: string[];
+}
+const lists = new WeakMap<readonly LeaseRowView[], HaystackList>();
+
+function listOf(rows: readonly LeaseRowView[]): HaystackList {
+  let list = lists.get(rows);
+  if (list === undefined) {
+    list = { keys: [] };
+    lists.set(rows, list);
+  }
+  return list;
+}
+
+/** Every row's haystack, by position in `rows`, built once per inventory (per row object, see above). */
+export function haystacksOf(rows: readonly LeaseRowView[]): readonly string[] {
+  const { keys } = listOf(rows);
+  while (keys.length < rows.length) keys.push(haystackOf(rows[keys.length]!));
+  return keys;
+}
+
+/**
+ * Builds the haystacks of `rows` in small idle slices, so the first keystroke of a search does not pay
+ * for 20,000 of them at once. Returns a cancel function (a newer inventory replaces the pending work).
+ */
+export function warmHaystacks(rows: readonly LeaseRowView[]): () => void {
+  const { keys } = listOf(rows);
+  let handle: number | undefined;
+  const idle = typeof requestIdleCallback === "function";
+  const slice = (deadline?: IdleDeadline) => {
+    const until = performance.now() + 4;
+    while (keys.length < rows.length) {
+      keys.push(haystackOf(rows[keys.length]!));
+      if ((keys.length & 255) === 0 && (deadline ? deadline.timeRemaining() < 1 : performance.now() > until))
+        break;
+    }
+    if (keys.length < rows.length) schedule();
+  };
+  const schedule = () => {
+    handle = idle
+      ? requestIdleCallback(slice, { timeout: 1000 })
+      : (setTimeout(slice, 0) as unknown as number);
+  };
+  if (keys.length < rows.length) schedule();
+  return () => {
+    if (handle === undefined) return;
+    if (idle) cancelIdleCallback(handle);
+    else clearTimeout(handle);
+  };
+}
+
 function parseEnvironmentKey(key: string): { sourceId: string; environmentId: string | null } | null {
   try {
     const parsed = JSON.parse(key) as unknown;
@@ -52,15 +108,17 @@ export function filterRows(
   const { headlines, providers } = filter;
   const scope = filter.environment === null ? null : parseEnvironmentKey(filter.environment);
   if (filter.environment !== null && scope === null) return [];
+  const keys = needle === "" ? null : haystacksOf(rows);
   const result: LeaseRowView[] = [];
   const length = order ? order.length : rows.length;
   for (let step = 0; step < length; step++) {
-    const row = rows[order ? order[step]! : step]!;
+    const at = order ? order[step]! : step;
+    const row = rows[at]!;
     if (scope !== null && (row.sourceId !== scope.sourceId || row.environmentId !== scope.environmentId))
       continue;
     if (headlines.size > 0 && !headlines.has(row.headline)) continue;
     if (providers.size > 0 && !providers.has(row.provider)) continue;
-    if (needle !== "" && !haystackOf(row).includes(needle)) continue;
+    if (keys !== null && !keys[at]!.includes(needle)) continue;
     result.push(row);
   }
   return result;

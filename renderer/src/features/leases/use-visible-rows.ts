@@ -1,8 +1,8 @@
-import { useDeferredValue, useMemo } from "react";
+import { useDeferredValue, useEffect, useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { Headline, ProviderCode } from "../../../../shared/domain/codes";
 import { useUi } from "../../app/ui-store";
-import { countBy, filterRows } from "./filter-rows";
+import { countBy, filterRows, warmHaystacks } from "./filter-rows";
 import type { LeaseRowView } from "./row-model";
 import { sortOrder } from "./sort-rows";
 
@@ -39,6 +39,9 @@ export function useVisibleRows(all: LeaseRowView[] | undefined): VisibleRows {
   );
   const deferredSearch = useDeferredValue(search);
   const environment = scope.kind === "environment" ? scope.key : null;
+
+  // Prepare the search text of every row while the page is idle, not on the first keystroke.
+  useEffect(() => warmHaystacks(rows), [rows]);
 
   const order = useMemo(() => sortOrder(rows, sort), [rows, sort]);
 
