@@ -164,34 +164,17 @@ test("the lease detail shows each hostile value as text, and stays inside the wi
       (candidate) => candidate.name === entry.name && candidate.where === "metadata-value",
     );
     if (!placed || ILL_FORMED.test(placed.leaseId)) continue;
-    // Find the row through the page's own search, then open it.
-    await page.getByTestId("search").fill("");
-    const index = await page
-      .locator(LEASE_ROW)
-      .evaluateAll(
-        (rows, id) => rows.findIndex((row) => row.getAttribute("data-lease-id") === id),
-        placed.leaseId,
-      );
-    if (index < 0) {
-      const probe =
-        placed.leaseId
-          .replace(/[^\w-]/g, " ")
-          .trim()
-          .split(/\s+/)
-          .sort((a, b) => b.length - a.length)[0] ?? "";
-      await page.getByTestId("search").fill(probe.slice(0, 40));
-      await page.waitForTimeout(150);
-    }
-    const row = page
-      .locator(LEASE_ROW)
-      .nth(
-        await page
-          .locator(LEASE_ROW)
-          .evaluateAll(
-            (rows, id) => rows.findIndex((candidate) => candidate.getAttribute("data-lease-id") === id),
-            placed.leaseId,
-          ),
-      );
+    // Find the row through the page's own search, then open it. The table is virtualized and reuses
+    // row elements, so the row is located by its lease id at the moment of the click, never by index.
+    const row = page.locator(`${LEASE_ROW}[data-lease-id="${cssAttributeValue(placed.leaseId)}"]`);
+    const probe =
+      placed.leaseId
+        .replace(/[^\w-]/g, " ")
+        .trim()
+        .split(/\s+/)
+        .sort((a, b) => b.length - a.length)[0] ?? "";
+    await page.getByTestId("search").fill(probe.slice(0, 40));
+    await row.waitFor({ state: "attached", timeout: 5_000 }).catch(() => undefined);
     if ((await row.count()) === 0) continue;
     await row.click();
     const drawer = page.getByTestId("lease-drawer");
@@ -216,3 +199,8 @@ test("the lease detail shows each hostile value as text, and stays inside the wi
   expect(opened.length).toBeGreaterThanOrEqual(HOSTILE_STRINGS.length - 6);
   test.info().annotations.push({ type: "details opened", description: String(opened.length) });
 });
+
+/** A value for a CSS attribute selector: every character but [A-Za-z0-9_-] as a hex escape. */
+function cssAttributeValue(value: string): string {
+  return value.replace(/[^A-Za-z0-9_-]/gu, (character) => `\\${character.codePointAt(0)!.toString(16)} `);
+}

@@ -80,7 +80,7 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
     count: rows.length,
     getScrollElement,
     estimateSize,
-    overscan: 12,
+    overscan: 4,
     getItemKey,
   });
   const items = virtualizer.getVirtualItems();
