@@ -71,43 +71,33 @@ export function SourcesForm({ settings }: { settings: SettingsView }) {
             <option value="paperclip">Paperclip</option>
           </select>
           {draft.kind === "ledger" ? (
-            <div className="field grow">
-              <input
-                className="input mono"
-                aria-label="Ledger file path"
-                placeholder="/path/to/ledger.json"
-                value={draft.path}
-                aria-invalid={Boolean(errors[at]?.path)}
-                onChange={(event) => update(at, { path: event.target.value })}
-              />
-              {errors[at]?.path && <span className="field-error">Path {errors[at].path}</span>}
-            </div>
+            <SourceField
+              label="Ledger file path"
+              errorLabel="Path"
+              placeholder="/path/to/ledger.json"
+              value={draft.path}
+              error={errors[at]?.path}
+              onChange={(path) => update(at, { path })}
+            />
           ) : (
             <>
-              <div className="field grow">
-                <input
-                  className="input mono"
-                  aria-label="Paperclip URL"
-                  placeholder="https://paperclip.example"
-                  value={draft.url}
-                  aria-invalid={Boolean(errors[at]?.url)}
-                  onChange={(event) => update(at, { url: event.target.value })}
-                />
-                {errors[at]?.url && <span className="field-error">URL {errors[at].url}</span>}
-              </div>
-              <div className="field">
-                <input
-                  className="input mono"
-                  aria-label="Token environment variable"
-                  placeholder="PAPERCLIP_TOKEN"
-                  value={draft.tokenEnv}
-                  aria-invalid={Boolean(errors[at]?.tokenEnv)}
-                  onChange={(event) => update(at, { tokenEnv: event.target.value })}
-                />
-                {errors[at]?.tokenEnv && (
-                  <span className="field-error">Token variable {errors[at].tokenEnv}</span>
-                )}
-              </div>
+              <SourceField
+                label="Paperclip URL"
+                errorLabel="URL"
+                placeholder="https://paperclip.example"
+                value={draft.url}
+                error={errors[at]?.url}
+                onChange={(url) => update(at, { url })}
+              />
+              <SourceField
+                label="Token environment variable"
+                errorLabel="Token variable"
+                placeholder="PAPERCLIP_TOKEN"
+                value={draft.tokenEnv}
+                error={errors[at]?.tokenEnv}
+                onChange={(tokenEnv) => update(at, { tokenEnv })}
+                narrow
+              />
             </>
           )}
           <button
@@ -142,5 +132,34 @@ export function SourcesForm({ settings }: { settings: SettingsView }) {
         </button>
       </div>
     </section>
+  );
+}
+
+/** One text field of a source, with its validation message beside it. */
+function SourceField(props: {
+  label: string;
+  errorLabel: string;
+  placeholder: string;
+  value: string;
+  error: string | undefined;
+  onChange: (value: string) => void;
+  narrow?: boolean;
+}) {
+  return (
+    <div className={props.narrow ? "field" : "field grow"}>
+      <input
+        className="input mono"
+        aria-label={props.label}
+        placeholder={props.placeholder}
+        value={props.value}
+        aria-invalid={Boolean(props.error)}
+        onChange={(event) => props.onChange(event.target.value)}
+      />
+      {props.error && (
+        <span className="field-error">
+          {props.errorLabel} {props.error}
+        </span>
+      )}
+    </div>
   );
 }
