@@ -194,6 +194,9 @@ export function makeInventoryFixture(options: InventoryFixtureOptions): Inventor
       status: "running",
       sandbox: { id: "x", status: "running" },
     })),
+    untrackedUncertain: [],
+    companies: [],
+    gaps: [],
     problems: [
       { source: "ledger:/data/ledger.json", index: 3, message: "leases[3].acquiredAt: must be an ISO date" },
     ],

@@ -73,7 +73,7 @@ export const LeaseDetailSchema = z.object({
     .object({
       sourceId: text,
       id: text,
-      companyId: text,
+      companyId: nullableText,
       name: text,
       driver: text,
       status: text,

@@ -6,7 +6,7 @@ import type {
   ProviderCode,
   RowFlag,
 } from "./codes.js";
-import type { Environment, LeaseRow, SourceProblem } from "./paperclip.js";
+import type { Company, Environment, LeaseRow, SourceGap, SourceProblem } from "./paperclip.js";
 
 /** Why a provider state could not be read. Each of these yields `unknown`, never `gone`. */
 export const UNKNOWN_REASONS = [
@@ -99,10 +99,20 @@ export interface UntrackedSandbox {
   sandbox: ProviderSandbox;
 }
 
+/**
+ * A listed sandbox that no row names, at an origin where some source could not be read completely: it
+ * may belong to a row the source did not show, so it is reported and never offered for destroy.
+ */
+export interface UncertainSandbox extends UntrackedSandbox {
+  /** Why it cannot be called an orphan, in the operator's words (the source gaps at its origin). */
+  reason: string;
+}
+
 export interface EnvironmentSummary {
   sourceId: string;
   environmentId: string;
-  companyId: string;
+  /** The owning company in Paperclip's older, company-scoped shape; null for an instance-scoped one. */
+  companyId: string | null;
   name: string;
   counts: Record<Headline, number>;
 }
@@ -123,7 +133,12 @@ export interface Inventory {
   environments: EnvironmentSummary[];
   leases: ClassifiedLease[];
   untracked: UntrackedSandbox[];
+  /** Sandboxes no row names at origins where a source was incomplete (see `UncertainSandbox`). */
+  untrackedUncertain: UncertainSandbox[];
+  /** Companies by id, from every source, so the UI can name them. */
+  companies: Company[];
   problems: SourceProblem[];
+  gaps: SourceGap[];
   origins: OriginHealth[];
 }
 
@@ -132,5 +147,7 @@ export interface SourceSnapshot {
   sourceId: string;
   environments: Environment[];
   leases: LeaseRow[];
+  companies: Company[];
   problems: SourceProblem[];
+  gaps: SourceGap[];
 }

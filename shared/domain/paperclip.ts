@@ -37,15 +37,31 @@ export const EnvironmentConfigSchema = z
   })
   .passthrough();
 
-export const EnvironmentSchema = z.object({
-  id,
-  companyId: id,
-  name: z.string().max(500),
-  driver: z.string().default("sandbox"),
-  status: z.string().default("active"),
-  config: EnvironmentConfigSchema.default({}),
-});
+/**
+ * An environment in either of Paperclip's shapes: older versions scope it to one company (`companyId`),
+ * current ones are instance-scoped and shared by every company (no `companyId`, kept here as null).
+ * Fields this schema does not name are kept, so a newer Paperclip's additions are never fatal.
+ */
+export const EnvironmentSchema = z
+  .object({
+    id,
+    companyId: nullableId,
+    name: z.string().max(500),
+    driver: z.string().default("sandbox"),
+    status: z.string().default("active"),
+    config: EnvironmentConfigSchema.default({}),
+  })
+  .passthrough();
 export type Environment = z.infer<typeof EnvironmentSchema>;
+
+/** A Paperclip company, as `GET /api/companies` lists it: the UI shows its name instead of its id. */
+export const CompanySchema = z
+  .object({
+    id,
+    name: z.string().max(500),
+  })
+  .passthrough();
+export type Company = z.infer<typeof CompanySchema>;
 
 /** `metadata` is deliberately `unknown`: null, a string, or another schema's shape all happen in the wild. */
 export const LeaseRowSchema = z.object({
@@ -93,6 +109,18 @@ export const LeaseRowSchema = z.object({
   updatedAt: nullableIsoDate,
 });
 export type LeaseRow = z.infer<typeof LeaseRowSchema>;
+
+/**
+ * Something a source could not read completely (an environment it could not parse, a config it was not
+ * shown, a lease list that failed). While a gap stands, a sandbox that no row names may belong to a row
+ * the source could not see, so it is never called an orphan. `origin` is the API origin the gap concerns
+ * when it is known; null means it could hide a lease at any origin.
+ */
+export interface SourceGap {
+  source: string;
+  origin: string | null;
+  message: string;
+}
 
 /** A row or environment a source could not use, reported with where it was and why; never fatal. */
 export interface SourceProblem {

@@ -43,7 +43,9 @@ const paperclip: SourceSnapshot = {
     lease("orphan", "sbx_orphan", { environmentId: null, status: "pending_cleanup" }),
     lease("ghost", "sbx_ghost"),
   ],
+  companies: [],
   problems: [{ source: "paperclip", index: 11, message: "status: expected string" }],
+  gaps: [],
 };
 
 const ledger: SourceSnapshot = {
@@ -57,7 +59,9 @@ const ledger: SourceSnapshot = {
     }),
     lease("elsewhere", "sbx_warm", { environmentId: "env-prod" }),
   ],
+  companies: [],
   problems: [],
+  gaps: [],
 };
 
 const listings: SandboxListing[] = [
@@ -221,7 +225,9 @@ describe("reconcile: untracked edge cases", () => {
       sourceId: "s",
       environments: [PROD],
       leases: [lease("bad-url", "sbx_1", { metadata: meta({ apiUrl: "http://remote.test" }) })],
+      companies: [],
       problems: [],
+      gaps: [],
     };
     const result = reconcile({
       snapshots: [snapshot],
@@ -248,7 +254,7 @@ describe("reconcile: untracked edge cases", () => {
     const both = [sandbox("sbx_named", "running"), sandbox("sbx_orphan", "running")];
     const result = reconcile({
       snapshots: [
-        { sourceId: "s", environments: [PROD], leases: [lease("named", "sbx_named")], problems: [] },
+        { sourceId: "s", environments: [PROD], leases: [lease("named", "sbx_named")], companies: [], problems: [], gaps: [] },
       ],
       listings: [okListing(ORIGIN, "current", both), okListing(OLD_ORIGIN, "legacy", both)],
       now: NOW,
@@ -263,8 +269,8 @@ describe("reconcile: untracked edge cases", () => {
     // Each source parses its own copy: two objects, one lease id.
     const result = reconcile({
       snapshots: [
-        { sourceId: "a", environments: [PROD], leases: [lease("dup", "sbx_dup")], problems: [] },
-        { sourceId: "b", environments: [PROD], leases: [lease("dup", "sbx_dup")], problems: [] },
+        { sourceId: "a", environments: [PROD], leases: [lease("dup", "sbx_dup")], companies: [], problems: [], gaps: [] },
+        { sourceId: "b", environments: [PROD], leases: [lease("dup", "sbx_dup")], companies: [], problems: [], gaps: [] },
       ],
       listings: [okListing(ORIGIN, "k", [sandbox("sbx_dup", "paused")])],
       now: NOW,
@@ -283,9 +289,11 @@ describe("reconcile: untracked edge cases", () => {
           sourceId: "a",
           environments: [PROD],
           leases: [lease("dup", "sbx_dup"), lease("next", "sbx_dup")],
+          companies: [],
           problems: [],
+          gaps: [],
         },
-        { sourceId: "b", environments: [PROD], leases: [lease("dup", "sbx_dup")], problems: [] },
+        { sourceId: "b", environments: [PROD], leases: [lease("dup", "sbx_dup")], companies: [], problems: [], gaps: [] },
       ],
       listings: [okListing(ORIGIN, "k", [sandbox("sbx_dup", "paused")])],
       now: NOW,
@@ -325,7 +333,7 @@ describe("reconcile: scale", () => {
     }
     for (let i = 0; i < n / 10; i += 1) atCurrent.push(sandbox(`sbx_untracked_${i}`, "running"));
     return {
-      snapshots: [{ sourceId: "s", environments: [PROD, LAB], leases, problems: [] }],
+      snapshots: [{ sourceId: "s", environments: [PROD, LAB], leases, companies: [], problems: [], gaps: [] }],
       listings: [okListing(ORIGIN, "k1", atCurrent), okListing(OLD_ORIGIN, "k2", atOld)],
     };
   }
@@ -347,7 +355,7 @@ describe("reconcile: scale", () => {
       }),
     );
     const result = reconcile({
-      snapshots: [{ sourceId: "s", environments: [PROD], leases, problems: [] }],
+      snapshots: [{ sourceId: "s", environments: [PROD], leases, companies: [], problems: [], gaps: [] }],
       listings: [okListing(ORIGIN, "k", [sandbox("sbx_1", "running")])],
       now: NOW,
       requests: 0,

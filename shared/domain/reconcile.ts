@@ -98,6 +98,9 @@ export function* reconcileSteps({
     environments: environmentSummaries,
     leases,
     untracked,
+    untrackedUncertain: [],
+    companies: [],
+    gaps: [],
     problems: snapshots.flatMap((snapshot) => snapshot.problems),
     origins: listings.map(originHealth),
   };
@@ -222,7 +225,7 @@ function summarizeEnvironments(
     .flatMap((byId) => [...byId.values()])
     .sort(
       (a, b) =>
-        collator.compare(a.companyId, b.companyId) ||
+        collator.compare(a.companyId ?? "", b.companyId ?? "") ||
         collator.compare(a.name, b.name) ||
         collator.compare(a.sourceId, b.sourceId) ||
         collator.compare(a.environmentId, b.environmentId),

@@ -21,7 +21,9 @@ function worldInput() {
       sourceId: "ledger",
       environments: environments.rows,
       leases: leases.rows,
+      companies: [],
       problems: [...environments.problems, ...leases.problems],
+      gaps: [],
     },
   ];
   const accountByKey = new Map(world.fleet.accounts.map((account) => [account.apiKey, account]));

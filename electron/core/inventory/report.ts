@@ -10,7 +10,7 @@ export interface ScanReport {
   requests: number;
   environments: {
     environmentId: string;
-    companyId: string;
+    companyId: string | null;
     name: string;
     sourceId: string;
     counts: Record<Headline, number>;

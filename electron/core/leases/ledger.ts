@@ -30,7 +30,9 @@ export class LedgerSource implements LeaseSource {
       sourceId: this.id,
       environments: environments.rows,
       leases: leases.rows,
+      companies: [],
       problems: [...environments.problems, ...leases.problems],
+      gaps: [],
     };
   }
 

@@ -108,7 +108,7 @@ export class PaperclipSource implements LeaseSource {
       }
     });
 
-    return { sourceId: this.id, environments, leases, problems };
+    return { sourceId: this.id, environments, leases, companies: [], problems, gaps: [] };
   }
 
   async readLease(leaseId: string, options: { signal?: AbortSignal } = {}): Promise<LeaseRow | null> {

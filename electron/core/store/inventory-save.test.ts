@@ -36,6 +36,9 @@ function fleet(count: number, shift = 0, generatedAt = "2026-11-30T00:00:00.000Z
     environments: [{ sourceId: "a", id: "env-a" } as unknown as Inventory["environments"][number]],
     leases,
     untracked: [{ sandboxId: "sb-1" } as unknown as Inventory["untracked"][number]],
+    untrackedUncertain: [],
+    companies: [],
+    gaps: [],
     problems: [
       { source: "a", index: 2, message: "leases[2].id: bad." },
       { source: "b", index: 5, message: "leases[5].id: bad." },

@@ -163,7 +163,10 @@ export class InventoryStore {
       environments: [],
       leases: [],
       untracked,
+      untrackedUncertain: [],
+      companies: [],
       problems: [],
+      gaps: [],
       origins,
     };
     const newSinceLastScan: string[] = [];

@@ -26,6 +26,9 @@ function inventory(leases: ClassifiedLease[], generatedAt = "2026-11-30T00:00:00
     environments: [],
     leases,
     untracked: [],
+    untrackedUncertain: [],
+    companies: [],
+    gaps: [],
     problems: [{ source: "a", index: 2, message: "leases[2].id: bad." }],
     origins: [],
   };
