@@ -61,7 +61,16 @@ describe("hostile metadata", () => {
   it.each(hostileMetadata)("%s: nothing throws, and the explanation stays short", (_, metadata) => {
     const lease = row({ status: "pending_cleanup", metadata });
     const inventory = reconcile({
-      snapshots: [{ sourceId: "s", environments: [environment()], leases: [lease], companies: [], problems: [], gaps: [] }],
+      snapshots: [
+        {
+          sourceId: "s",
+          environments: [environment()],
+          leases: [lease],
+          companies: [],
+          problems: [],
+          gaps: [],
+        },
+      ],
       listings: [okListing(ORIGIN, "k", [sandbox(SANDBOX, "running")])],
       now: NOW,
       requests: 1,
@@ -117,7 +126,9 @@ describe("hostile metadata", () => {
       Array.from({ length: 1_500 }, () => row({ metadata })),
     );
     const inventory = reconcile({
-      snapshots: [{ sourceId: "s", environments: [environment()], leases, companies: [], problems: [], gaps: [] }],
+      snapshots: [
+        { sourceId: "s", environments: [environment()], leases, companies: [], problems: [], gaps: [] },
+      ],
       listings: [],
       now: NOW,
       requests: 0,

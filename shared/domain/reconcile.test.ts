@@ -254,7 +254,14 @@ describe("reconcile: untracked edge cases", () => {
     const both = [sandbox("sbx_named", "running"), sandbox("sbx_orphan", "running")];
     const result = reconcile({
       snapshots: [
-        { sourceId: "s", environments: [PROD], leases: [lease("named", "sbx_named")], companies: [], problems: [], gaps: [] },
+        {
+          sourceId: "s",
+          environments: [PROD],
+          leases: [lease("named", "sbx_named")],
+          companies: [],
+          problems: [],
+          gaps: [],
+        },
       ],
       listings: [okListing(ORIGIN, "current", both), okListing(OLD_ORIGIN, "legacy", both)],
       now: NOW,
@@ -269,8 +276,22 @@ describe("reconcile: untracked edge cases", () => {
     // Each source parses its own copy: two objects, one lease id.
     const result = reconcile({
       snapshots: [
-        { sourceId: "a", environments: [PROD], leases: [lease("dup", "sbx_dup")], companies: [], problems: [], gaps: [] },
-        { sourceId: "b", environments: [PROD], leases: [lease("dup", "sbx_dup")], companies: [], problems: [], gaps: [] },
+        {
+          sourceId: "a",
+          environments: [PROD],
+          leases: [lease("dup", "sbx_dup")],
+          companies: [],
+          problems: [],
+          gaps: [],
+        },
+        {
+          sourceId: "b",
+          environments: [PROD],
+          leases: [lease("dup", "sbx_dup")],
+          companies: [],
+          problems: [],
+          gaps: [],
+        },
       ],
       listings: [okListing(ORIGIN, "k", [sandbox("sbx_dup", "paused")])],
       now: NOW,
@@ -293,7 +314,14 @@ describe("reconcile: untracked edge cases", () => {
           problems: [],
           gaps: [],
         },
-        { sourceId: "b", environments: [PROD], leases: [lease("dup", "sbx_dup")], companies: [], problems: [], gaps: [] },
+        {
+          sourceId: "b",
+          environments: [PROD],
+          leases: [lease("dup", "sbx_dup")],
+          companies: [],
+          problems: [],
+          gaps: [],
+        },
       ],
       listings: [okListing(ORIGIN, "k", [sandbox("sbx_dup", "paused")])],
       now: NOW,
@@ -333,7 +361,9 @@ describe("reconcile: scale", () => {
     }
     for (let i = 0; i < n / 10; i += 1) atCurrent.push(sandbox(`sbx_untracked_${i}`, "running"));
     return {
-      snapshots: [{ sourceId: "s", environments: [PROD, LAB], leases, companies: [], problems: [], gaps: [] }],
+      snapshots: [
+        { sourceId: "s", environments: [PROD, LAB], leases, companies: [], problems: [], gaps: [] },
+      ],
       listings: [okListing(ORIGIN, "k1", atCurrent), okListing(OLD_ORIGIN, "k2", atOld)],
     };
   }
