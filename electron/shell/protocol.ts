@@ -1,6 +1,5 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { protocol } from "electron";
+import { readRendererFile, resolveRendererFile } from "../core/renderer-files/renderer-files.js";
 import { APP_HOST, APP_SCHEME, CONTENT_SECURITY_POLICY } from "../security.js";
 
 /**
@@ -9,21 +8,6 @@ import { APP_HOST, APP_SCHEME, CONTENT_SECURITY_POLICY } from "../security.js";
  * it) and can read nothing outside the built renderer folder.
  */
 
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".woff2": "font/woff2",
-  ".woff": "font/woff",
-  ".txt": "text/plain; charset=utf-8",
-  ".map": "application/json",
-};
-
 /** Must run before `app.whenReady()`: a scheme's privileges cannot change once the app is ready. */
 export function registerAppScheme(): void {
   protocol.registerSchemesAsPrivileged([
@@ -31,25 +15,21 @@ export function registerAppScheme(): void {
   ]);
 }
 
-/** The file a request maps to, or null when it would leave the renderer folder or is not ours. */
-export function resolveAppFile(rendererDir: string, requestUrl: string): string | null {
+/** The URL path of an app-scheme request, or null when the request is not for our app. */
+function appPath(requestUrl: string): string | null {
   let url: URL;
   try {
     url = new URL(requestUrl);
   } catch {
     return null;
   }
-  if (url.protocol !== `${APP_SCHEME}:` || url.host !== APP_HOST) return null;
-  let pathname: string;
-  try {
-    pathname = decodeURIComponent(url.pathname);
-  } catch {
-    return null;
-  }
-  if (pathname.includes("\0")) return null;
-  const root = path.resolve(rendererDir);
-  const file = path.resolve(root, `.${pathname === "/" ? "/index.html" : pathname}`);
-  return file === root || file.startsWith(`${root}${path.sep}`) ? file : null;
+  return url.protocol === `${APP_SCHEME}:` && url.host === APP_HOST ? url.pathname : null;
+}
+
+/** The file a request maps to, or null when it would leave the renderer folder or is not ours. */
+export function resolveAppFile(rendererDir: string, requestUrl: string): string | null {
+  const urlPath = appPath(requestUrl);
+  return urlPath === null ? null : resolveRendererFile(rendererDir, urlPath);
 }
 
 export async function serveAppRequest(
@@ -57,18 +37,13 @@ export async function serveAppRequest(
   request: { url: string; method: string },
 ): Promise<Response> {
   if (request.method !== "GET" && request.method !== "HEAD") return new Response(null, { status: 405 });
-  const file = resolveAppFile(rendererDir, request.url);
+  const urlPath = appPath(request.url);
+  const file = urlPath === null ? null : await readRendererFile(rendererDir, urlPath);
   if (file === null) return new Response(null, { status: 404 });
-  let body: Buffer;
-  try {
-    body = await readFile(file);
-  } catch {
-    return new Response(null, { status: 404 });
-  }
-  return new Response(new Uint8Array(body), {
+  return new Response(new Uint8Array(file.body), {
     status: 200,
     headers: {
-      "Content-Type": TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream",
+      "Content-Type": file.contentType,
       "Content-Security-Policy": CONTENT_SECURITY_POLICY,
       "X-Content-Type-Options": "nosniff",
       "Cache-Control": "no-cache",

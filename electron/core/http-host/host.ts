@@ -1,12 +1,11 @@
-import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import path from "node:path";
 import { API_PREFIX, EVENT_TICKET_PATH, EVENTS_PATH, TOKEN_HEADER } from "../../../shared/contract/bridge.js";
 import { type ErrorCode, failure, type Result } from "../../../shared/contract.js";
 import type { Logger } from "../app/log.js";
 import { CONTENT_SECURITY_POLICY } from "../content-security-policy.js";
 import type { EventHub } from "../handlers/events.js";
 import { type HandlerTable, handlerFor } from "../handlers/table.js";
+import { HTML_CONTENT_TYPE, readRendererFile } from "../renderer-files/renderer-files.js";
 import { isAllowedHost, isAllowedOrigin, newToken, TicketBook, tokenMatches } from "./guards.js";
 
 /**
@@ -35,20 +34,6 @@ const API_HEADERS = {
   "Cache-Control": "no-store",
   "Content-Type": "application/json; charset=utf-8",
 } as const;
-
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".woff2": "font/woff2",
-  ".woff": "font/woff",
-  ".map": "application/json",
-  ".txt": "text/plain; charset=utf-8",
-};
 
 const STATUS_FOR: Record<ErrorCode, number> = {
   "invalid-request": 400,
@@ -215,18 +200,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       response.writeHead(405, { ...COMMON_HEADERS, "Content-Security-Policy": PAGE_CSP });
       return response.end();
     }
-    const root = options.rendererDir ? path.resolve(options.rendererDir) : null;
-    let relative: string;
-    try {
-      relative = decodeURIComponent(pathname === "/" ? "/index.html" : pathname);
-    } catch {
-      relative = "/\0";
-    }
-    const file = root && !relative.includes("\0") ? path.resolve(root, `.${relative}`) : null;
-    const inside = file !== null && root !== null && file.startsWith(`${root}${path.sep}`);
-    let content: Buffer | null = null;
-    if (inside) content = await readFile(file).catch(() => null);
-    if (content === null && pathname === "/") content = Buffer.from(NOT_BUILT_PAGE);
+    const file = options.rendererDir ? await readRendererFile(options.rendererDir, pathname) : null;
+    const content = file?.body ?? (pathname === "/" ? Buffer.from(NOT_BUILT_PAGE) : null);
     if (content === null) {
       response.writeHead(404, {
         ...COMMON_HEADERS,
@@ -235,9 +210,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       });
       return response.end("Not found");
     }
-    const type = inside
-      ? (TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream")
-      : TYPES[".html"]!;
+    const type = file?.contentType ?? HTML_CONTENT_TYPE;
     response.writeHead(200, {
       ...COMMON_HEADERS,
       "Content-Security-Policy": PAGE_CSP,
