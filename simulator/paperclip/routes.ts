@@ -8,6 +8,7 @@ import type { JsonObject, PaperclipEnvironment, PaperclipLease, PaperclipWorld }
 export interface Answer {
   status: number;
   body: unknown;
+  headers?: Record<string, string>;
 }
 
 export interface ReadContext {
@@ -35,9 +36,9 @@ function orgRefusal(actor: Actor): Answer | null {
 }
 
 /** Older, company-scoped Paperclip also checked the company (`assertCompanyAccess`). */
-function companyRefusal(ctx: ReadContext, companyId: string | undefined): Answer | null {
+function companyRefusal(ctx: ReadContext, companyId: unknown): Answer | null {
   if (ctx.world.environmentShape !== "company-scoped" || readsEverything(ctx.actor)) return null;
-  if (ctx.actor.type === "board" && companyId !== undefined && ctx.actor.companyIds.includes(companyId))
+  if (ctx.actor.type === "board" && typeof companyId === "string" && ctx.actor.companyIds.includes(companyId))
     return null;
   return refuse(403, "User does not have access to this company");
 }

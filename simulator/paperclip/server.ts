@@ -32,6 +32,8 @@ export interface PaperclipFault {
   method?: string;
   status: number;
   count?: number;
+  /** Sent as `Location`, as a proxy in front of an instance redirects to its login page. */
+  location?: string;
 }
 
 export interface RecordedRequest {
@@ -102,7 +104,11 @@ export async function startPaperclip(options: PaperclipStandInOptions = {}): Pro
         if (fault.count <= 0) continue;
         fault.count -= 1;
       }
-      return { status: fault.status, body: { error: "Internal server error" } };
+      return {
+        status: fault.status,
+        body: { error: "Internal server error" },
+        ...(fault.location ? { headers: { location: fault.location } } : {}),
+      };
     }
     if (method !== "GET") return routeNotFound();
     const ctx: ReadContext = { actor: actorOf(req, auth), world, malformed, query: url.searchParams };
@@ -223,6 +229,7 @@ function reply(res: ServerResponse, answer: Answer): void {
   if (res.headersSent || res.destroyed) return;
   const body = Buffer.from(JSON.stringify(answer.body));
   res.writeHead(answer.status, {
+    ...answer.headers,
     "content-type": "application/json; charset=utf-8",
     "content-length": String(body.length),
   });

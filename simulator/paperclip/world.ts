@@ -5,29 +5,32 @@
 
 export type JsonObject = Record<string, unknown>;
 
+// Only `id` is required: the other fields are typed as Paperclip writes them, but a row may carry
+// anything (a test serves malformed rows on purpose), so the routes read them as unknown.
+
 export interface PaperclipCompany extends JsonObject {
   id: string;
-  name: string;
+  name?: unknown;
 }
 
 /** An environment; `companyId` names its owner in the older, company-scoped shape. */
 export interface PaperclipEnvironment extends JsonObject {
   id: string;
-  name: string;
-  driver: string;
-  status: string;
-  config: JsonObject;
-  companyId?: string;
+  name?: unknown;
+  driver?: unknown;
+  status?: unknown;
+  config?: unknown;
+  companyId?: unknown;
 }
 
 /** A lease row. `environmentId` is null for an orphan `pending_cleanup` row whose environment was deleted. */
 export interface PaperclipLease extends JsonObject {
   id: string;
-  companyId: string;
-  environmentId: string | null;
-  status: string;
-  lastUsedAt: string;
-  createdAt: string;
+  companyId?: unknown;
+  environmentId?: unknown;
+  status?: unknown;
+  lastUsedAt?: unknown;
+  createdAt?: unknown;
 }
 
 /**
