@@ -22,7 +22,7 @@ function demoCli(...args: string[]): Promise<{ code: number | null; stdout: stri
 }
 
 describe("npm run demo:generate", () => {
-  it("writes the same three files generateDemoWorld + writeDemoWorld write for those options", async () => {
+  it("writes the same files generateDemoWorld + writeDemoWorld write for those options", async () => {
     const [viaCli, viaApi] = await Promise.all([
       mkdtemp(join(tmpdir(), "demo-cli-")),
       mkdtemp(join(tmpdir(), "demo-api-")),

@@ -7,7 +7,7 @@ import { writeDemoWorld } from "./write.js";
 const USAGE = `usage: npm run demo:generate -- --size N --seed S --out DIR [options]
   --size N                 lease rows, 50 to 100000
   --seed S                 number or word; the same seed writes the same bytes
-  --out DIR                where fleet.json, ledger.json and leasekeeper.config.json go
+  --out DIR                where fleet.json, ledger.json, leasekeeper.config.json and paperclip.json go
   --api-url URL            where environments point now (default http://127.0.0.1:4510)
   --legacy-api-url URL     where they pointed before (default http://127.0.0.1:4511)
   --environments N         default max(4, size/200), at most 50
