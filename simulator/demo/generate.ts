@@ -131,9 +131,13 @@ export function generateDemoWorld(options: DemoWorldOptions): DemoWorld {
     HistoryKind,
     string[]
   >;
-  const historyRows = Math.min(
-    settings.size - b.leases.length,
-    Math.round(settings.size * settings.historyShare),
+  // History never takes the last rows: the healthy cases are planted at least MIN_PLANTED times too.
+  const historyRows = Math.max(
+    0,
+    Math.min(
+      settings.size - b.leases.length - 2 * MIN_PLANTED,
+      Math.round(settings.size * settings.historyShare),
+    ),
   );
   for (let i = 0; i < historyRows; i++) {
     const kind = HISTORY_KINDS[i % HISTORY_KINDS.length] as HistoryKind;

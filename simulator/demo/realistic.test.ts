@@ -158,3 +158,18 @@ describe("the realistic demo world", () => {
     expect(() => generateDemoWorld({ size: 60, seed: 1, historyShare: 0.95 })).toThrow(/historyShare/);
   });
 });
+
+describe("a small realistic world", () => {
+  it("leaves room for the healthy cases when history would take every free row", () => {
+    const small = generateDemoWorld({
+      size: 60,
+      seed: 2,
+      environmentShape: "instance-scoped",
+      historyShare: 0.9,
+    });
+    expect(small.ledger.leases).toHaveLength(60);
+    expect(small.planted["owned-running"].length).toBeGreaterThanOrEqual(3);
+    expect(small.planted["owned-paused-warm"].length).toBeGreaterThanOrEqual(3);
+    expect(HISTORY_KINDS.flatMap((kind) => small.history[kind]).length).toBeGreaterThan(0);
+  });
+});
