@@ -3,7 +3,7 @@ import { readdirSync, rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { DEMO_PAPERCLIP_TOKEN_ENV, type DemoWorld } from "../simulator/demo/generate.js";
+import { DEMO_PAPERCLIP_TOKEN_ENV, type DemoWorld, REALISTIC_WORLD } from "../simulator/demo/generate.js";
 import { generateDemoWorld, type Simulator, startSimulator, writeDemoWorld } from "../simulator/index.js";
 import { type PaperclipStandIn, startPaperclip } from "../simulator/paperclip/index.js";
 
@@ -40,8 +40,7 @@ export interface Demo {
 export const DEMO_SIZE = 300;
 const DEMO_DIR_PREFIX = "leasekeeper-demo-";
 export const DEMO_SEED = "leasekeeper-demo";
-/** Current Paperclip after months of use: environments shared by companies, most rows leases that are over. */
-export const REALISTIC_WORLD = { environmentShape: "instance-scoped", historyShare: 0.6 } as const;
+export { REALISTIC_WORLD };
 
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const size = options.size ?? DEMO_SIZE;

@@ -53,6 +53,9 @@ export interface DemoWorldOptions {
   paperclipUrl?: string;
 }
 
+/** Current Paperclip after months of use: environments shared by companies, most rows leases that are over. */
+export const REALISTIC_WORLD = { environmentShape: "instance-scoped", historyShare: 0.6 } as const;
+
 /** The variable the demo config names for the Paperclip board API key. */
 export const DEMO_PAPERCLIP_TOKEN_ENV = "LEASEKEEPER_DEMO_PAPERCLIP_TOKEN";
 
