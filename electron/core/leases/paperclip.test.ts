@@ -171,6 +171,26 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
     ]);
   });
 
+  it("a board key that is shown no company is a gap, not an empty instance", async () => {
+    paperclip = await startPaperclip({
+      world: world("instance-scoped"),
+      auth: {
+        mode: "authenticated",
+        boardKeys: [{ token: MEMBER_TOKEN, instanceAdmin: false, companyIds: [] }],
+      },
+    });
+    const snapshot = await source(MEMBER_TOKEN).load();
+    expect(snapshot.leases).toEqual([]);
+    expect(snapshot.gaps).toEqual([
+      {
+        source: "paperclip:test",
+        origin: null,
+        message:
+          "Paperclip listed no company for this key, so no lease could be read; an instance admin's key sees them all.",
+      },
+    ]);
+  });
+
   it("an environment it cannot parse is a gap at every origin, and the others are still read", async () => {
     await start();
     paperclip.malformEnvironment(second.id);

@@ -62,6 +62,16 @@ export class PaperclipSource implements LeaseSource {
     const problems: SourceProblem[] = [...parsedCompanies.problems];
     const gaps: SourceGap[] = [];
     const companyIds = parsedCompanies.rows.map((company) => company.id).filter(isValidRowId);
+    // Lease rows always belong to a company, so an instance with none has none; but a board key with no
+    // membership is also shown no company, and then every lease is out of sight.
+    if (companyIds.length === 0) {
+      gaps.push({
+        source: this.id,
+        origin: null,
+        message:
+          "Paperclip listed no company for this key, so no lease could be read; an instance admin's key sees them all.",
+      });
+    }
 
     const parsedEnvironments = parseEnvironments(
       await this.#listEnvironments(companyIds, signal),
