@@ -1,14 +1,18 @@
+import { randomBytes } from "node:crypto";
 import { readdirSync, rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { DemoWorld } from "../simulator/demo/generate.js";
+import { DEMO_PAPERCLIP_TOKEN_ENV, type DemoWorld, REALISTIC_WORLD } from "../simulator/demo/generate.js";
 import { generateDemoWorld, type Simulator, startSimulator, writeDemoWorld } from "../simulator/index.js";
+import { type PaperclipStandIn, startPaperclip } from "../simulator/paperclip/index.js";
 
 /**
  * The demo that `npm start` shows when nothing is configured, and that the end-to-end fixtures start:
  * the simulator on a free loopback port (plus one alias port standing for the "legacy" API URL), a
  * generated world written to a folder, and the keys the world's config names (returned, never written).
+ * Its leases come from the Paperclip stand-in over REST, with an instance admin's board key, the way
+ * a real deployment reads them; `leases: "ledger"` reads the classic world from a ledger file instead.
  */
 export interface DemoOptions {
   /** Where the world's files go; a new temporary folder by default. */
@@ -17,6 +21,8 @@ export interface DemoOptions {
   seed?: number | string;
   rateLimitPerMinute?: number;
   transitionMs?: number;
+  /** `paperclip` (default): a realistic world served by the Paperclip stand-in. `ledger`: the ledger file. */
+  leases?: "paperclip" | "ledger";
 }
 
 export interface Demo {
@@ -26,18 +32,23 @@ export interface Demo {
   keys: Record<string, string>;
   world: DemoWorld;
   simulator: Simulator;
+  /** The Paperclip instance the config reads, or null when it reads the ledger file. */
+  paperclip: PaperclipStandIn | null;
   stop(): Promise<void>;
 }
 
 export const DEMO_SIZE = 300;
 const DEMO_DIR_PREFIX = "leasekeeper-demo-";
 export const DEMO_SEED = "leasekeeper-demo";
+export { REALISTIC_WORLD };
 
 export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const size = options.size ?? DEMO_SIZE;
   const seed = options.seed ?? DEMO_SEED;
+  const fromPaperclip = (options.leases ?? "paperclip") === "paperclip";
+  const shape = fromPaperclip ? REALISTIC_WORLD : {};
   // The fleet does not depend on the URLs, so the simulator can start before the ports are known.
-  const draft = generateDemoWorld({ size, seed });
+  const draft = generateDemoWorld({ size, seed, ...shape });
   const simulator = await startSimulator({
     fleet: draft.fleet,
     port: 0,
@@ -45,27 +56,47 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     ...(options.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: options.rateLimitPerMinute } : {}),
     ...(options.transitionMs !== undefined ? { transitionMs: options.transitionMs } : {}),
   });
+  let paperclip: PaperclipStandIn | null = null;
   try {
     const legacyApiUrl = simulator.aliasUrls[0];
     if (legacyApiUrl === undefined) throw new Error("the simulator did not open its alias port");
-    const world = generateDemoWorld({ size, seed, apiUrl: simulator.url, legacyApiUrl });
+    const keys: Record<string, string> = {};
+    if (fromPaperclip) {
+      // A board key made for this launch only, held in memory and handed on as an environment variable.
+      const token = `pcp_board_demo_${randomBytes(16).toString("hex")}`;
+      paperclip = await startPaperclip({
+        auth: { mode: "authenticated", boardKeys: [{ token, instanceAdmin: true, companyIds: [] }] },
+      });
+      keys[DEMO_PAPERCLIP_TOKEN_ENV] = token;
+    }
+    const world = generateDemoWorld({
+      size,
+      seed,
+      ...shape,
+      apiUrl: simulator.url,
+      legacyApiUrl,
+      ...(paperclip ? { paperclipUrl: paperclip.url } : {}),
+    });
+    paperclip?.load(world.paperclip);
     const ownDir = options.dir === undefined;
     const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), `${DEMO_DIR_PREFIX}${process.pid}-`)));
     await writeDemoWorld(dir, world);
+    const standIn = paperclip;
     return {
       dir,
       configPath: path.join(dir, "leasekeeper.config.json"),
-      keys: world.keys,
+      keys: { ...world.keys, ...keys },
       world,
       simulator,
+      paperclip: standIn,
       async stop() {
-        await simulator.stop();
+        await Promise.all([simulator.stop(), standIn?.stop()]);
         // A folder the demo made for itself goes with it (the world is generated again next time).
         if (ownDir) await rm(dir, { recursive: true, force: true });
       },
     };
   } catch (error) {
-    await simulator.stop();
+    await Promise.all([simulator.stop(), paperclip?.stop()]);
     throw error;
   }
 }

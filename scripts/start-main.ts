@@ -12,7 +12,8 @@ import { type Demo, removeAbandonedDemoDirs, startDemo } from "./demo.js";
  *
  * Opens the Electron window where the Electron runtime can be had; otherwise serves the same UI from
  * the browser host and prints, one line each, why Electron is not used and the URL to open. With nothing
- * configured it runs the demo (simulator + generated world). Ctrl-C stops everything it started.
+ * configured it runs the demo (CreateOS simulator + Paperclip stand-in + generated world). Ctrl-C stops
+ * everything it started.
  */
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -145,7 +146,7 @@ async function main(): Promise<void> {
     Object.assign(process.env, demo.keys, { LEASEKEEPER_DEMO: "1" });
     config = demo.configPath;
     say(
-      `Demo: no configuration given, so the CreateOS simulator runs on ${demo.simulator.url} (legacy URL ${demo.simulator.aliasUrls[0]}) with a generated world of ${demo.world.ledger.leases.length} leases.`,
+      `Demo: no configuration given, so the CreateOS simulator runs on ${demo.simulator.url} (legacy URL ${demo.simulator.aliasUrls[0]}) and a Paperclip stand-in on ${demo.paperclip?.url} serves a generated world of ${demo.world.ledger.leases.length} leases.`,
     );
   }
 

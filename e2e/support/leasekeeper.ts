@@ -28,7 +28,9 @@ export interface LeasekeeperWorld {
 
 export async function startLeasekeeperWorld(options: DemoOptions = {}): Promise<LeasekeeperWorld> {
   await ensureRenderer(() => undefined);
-  const demo = await startDemo(options);
+  // The classic world from a ledger file: the specs pin verdicts row by row, and its environments
+  // name their company. `npm start`'s own path (the Paperclip stand-in) is start.spec's to prove.
+  const demo = await startDemo({ leases: "ledger", ...options });
   let running: RunningBrowserHost;
   try {
     running = await launchBrowserHost({

@@ -134,7 +134,7 @@ export class DemoBuilder {
       sandboxProviderPlugin: true,
       provider: "createos",
       apiUrl: config.apiUrl,
-      companyId: env.row.companyId,
+      companyId: env.company.id,
       environmentId: env.row.id,
       remoteCwd: "/paperclip-workspace",
       shellCommand: "bash",
@@ -148,7 +148,7 @@ export class DemoBuilder {
     if (config.reuseLease) {
       metadata.reusableSandboxLease = {
         version: 1,
-        companyId: env.row.companyId,
+        companyId: env.company.id,
         environmentId: env.row.id,
         executionWorkspaceId: draft.executionWorkspaceId,
         agentId: draft.agentId,
@@ -164,7 +164,7 @@ export class DemoBuilder {
     const { life } = spec;
     const row: LedgerLease = {
       id: draft.id,
-      companyId: env.row.companyId,
+      companyId: env.company.id,
       environmentId: env.row.id,
       executionWorkspaceId: draft.executionWorkspaceId,
       issueId: draft.issueId,

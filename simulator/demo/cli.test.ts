@@ -3,7 +3,7 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { generateDemoWorld } from "./generate.js";
+import { generateDemoWorld, REALISTIC_WORLD } from "./generate.js";
 import { DEMO_FILES, writeDemoWorld } from "./write.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -22,7 +22,7 @@ function demoCli(...args: string[]): Promise<{ code: number | null; stdout: stri
 }
 
 describe("npm run demo:generate", () => {
-  it("writes the same three files generateDemoWorld + writeDemoWorld write for those options", async () => {
+  it("writes the same files generateDemoWorld + writeDemoWorld write for those options", async () => {
     const [viaCli, viaApi] = await Promise.all([
       mkdtemp(join(tmpdir(), "demo-cli-")),
       mkdtemp(join(tmpdir(), "demo-api-")),
@@ -36,12 +36,21 @@ describe("npm run demo:generate", () => {
       viaCli,
       "--legacy-api-url",
       "http://127.0.0.1:4999",
+      "--realistic",
+      "--paperclip-url",
+      "http://127.0.0.1:3100",
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("export LEASEKEEPER_DEMO_KEY_1=");
     await writeDemoWorld(
       viaApi,
-      generateDemoWorld({ size: 80, seed: 5, legacyApiUrl: "http://127.0.0.1:4999" }),
+      generateDemoWorld({
+        size: 80,
+        seed: 5,
+        legacyApiUrl: "http://127.0.0.1:4999",
+        ...REALISTIC_WORLD,
+        paperclipUrl: "http://127.0.0.1:3100",
+      }),
     );
     for (const name of Object.values(DEMO_FILES)) {
       expect(await readFile(join(viaCli, name), "utf8"), name).toBe(

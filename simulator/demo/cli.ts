@@ -1,23 +1,36 @@
 import { FlagError, integerFlag, parseFlags, single } from "../cli-flags.js";
-import { type DemoWorldOptions, generateDemoWorld } from "./generate.js";
+import { type DemoWorldOptions, generateDemoWorld, REALISTIC_WORLD } from "./generate.js";
 import { writeDemoWorld } from "./write.js";
 
-// `npm run demo:generate -- --size N --seed S --out DIR [--api-url URL] [--legacy-api-url URL]`
+// `npm run demo:generate -- --size N --seed S --out DIR [--api-url URL] [--legacy-api-url URL] [--realistic]`
 
 const USAGE = `usage: npm run demo:generate -- --size N --seed S --out DIR [options]
   --size N                 lease rows, 50 to 100000
   --seed S                 number or word; the same seed writes the same bytes
-  --out DIR                where fleet.json, ledger.json and leasekeeper.config.json go
+  --out DIR                where fleet.json, ledger.json, leasekeeper.config.json and paperclip.json go
   --api-url URL            where environments point now (default http://127.0.0.1:4510)
   --legacy-api-url URL     where they pointed before (default http://127.0.0.1:4511)
   --environments N         default max(4, size/200), at most 50
   --accounts N             CreateOS accounts, default 2
-  --now ISO                the world's "now" (default 2026-11-30T12:00:00Z)`;
+  --now ISO                the world's "now" (default 2026-11-30T12:00:00Z)
+  --realistic              current Paperclip after months: shared environments, most rows history
+  --paperclip-url URL      the config reads leases from a Paperclip instance there (the board key
+                           variable is LEASEKEEPER_DEMO_PAPERCLIP_TOKEN) instead of ledger.json`;
 
 function optionsFrom(argv: readonly string[]): { out: string; options: DemoWorldOptions } | "help" {
   const flags = parseFlags(argv, {
-    values: ["size", "seed", "out", "api-url", "legacy-api-url", "environments", "accounts", "now"],
-    switches: ["help"],
+    values: [
+      "size",
+      "seed",
+      "out",
+      "api-url",
+      "legacy-api-url",
+      "environments",
+      "accounts",
+      "now",
+      "paperclip-url",
+    ],
+    switches: ["help", "realistic"],
   });
   if (flags.switches.has("help")) return "help";
   const required = (name: string) => {
@@ -42,6 +55,8 @@ function optionsFrom(argv: readonly string[]): { out: string; options: DemoWorld
       environments: count("environments", 3, 500),
       accounts: count("accounts", 2, 20),
       now: single(flags, "now"),
+      paperclipUrl: single(flags, "paperclip-url"),
+      ...(flags.switches.has("realistic") ? REALISTIC_WORLD : {}),
     },
   };
 }

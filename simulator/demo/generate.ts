@@ -1,7 +1,15 @@
 import type { FleetInput } from "../fleet.js";
 import { seededRandom } from "../random.js";
-import { DemoBuilder } from "./builder.js";
-import { type DemoEnvironment, makeAccounts, makeCompanies, makeEnvironments, uuid } from "./identities.js";
+import { DemoBuilder, iso } from "./builder.js";
+import { HISTORY_KINDS, type HistoryKind, plantHistory } from "./history.js";
+import {
+  type Company,
+  type DemoEnvironment,
+  makeAccounts,
+  makeCompanies,
+  makeEnvironments,
+  uuid,
+} from "./identities.js";
 import type { Ledger, LedgerLease } from "./ledger.js";
 import {
   PLANTERS,
@@ -16,6 +24,7 @@ import {
 // console's config and the keys it names. Pure and deterministic: the same options give the same
 // bytes, which is what lets tests and screenshots depend on it.
 
+export { HISTORY_KINDS, type HistoryKind } from "./history.js";
 export { SCENARIOS, type Scenario } from "./scenarios.js";
 
 export interface DemoWorldOptions {
@@ -32,10 +41,30 @@ export interface DemoWorldOptions {
   legacyApiUrl?: string;
   /** The world's "now". Default 2026-11-30T12:00:00Z. */
   now?: string;
+  /**
+   * `company-scoped` (default): every environment names its company, as older Paperclip did.
+   * `instance-scoped`: as current Paperclip, environments carry no company and are shared, so rows of
+   * several companies sit under each one (each row's metadata naming its own company).
+   */
+  environmentShape?: "company-scoped" | "instance-scoped";
+  /** Share of the rows that are history (leases long over), 0 to 0.9. Default 0. */
+  historyShare?: number;
+  /** When given, the config reads leases from a Paperclip instance here instead of the ledger file. */
+  paperclipUrl?: string;
 }
 
+/** Current Paperclip after months of use: environments shared by companies, most rows leases that are over. */
+export const REALISTIC_WORLD = { environmentShape: "instance-scoped", historyShare: 0.6 } as const;
+
+/** The variable the demo config names for the Paperclip board API key. */
+export const DEMO_PAPERCLIP_TOKEN_ENV = "LEASEKEEPER_DEMO_PAPERCLIP_TOKEN";
+
+export type DemoSource =
+  | { kind: "ledger"; path: string }
+  | { kind: "paperclip"; url: string; tokenEnv: string; name: string };
+
 export interface DemoConfig {
-  sources: { kind: "ledger"; path: string }[];
+  sources: DemoSource[];
   /** Keys by environment-variable name only; the config never holds one. */
   credentials: { name: string; origin: string; apiKeyEnv: string }[];
   dataDir: string;
@@ -49,6 +78,18 @@ export interface DemoWorld {
   keys: Record<string, string>;
   /** Scenario → the lease ids planted for it (sandbox ids for `untracked`). */
   planted: Record<Scenario, string[]>;
+  /** History kind → the lease ids of rows that are over. */
+  history: Record<HistoryKind, string[]>;
+  companies: { id: string; name: string }[];
+  /** The same rows as a Paperclip instance holds them, for the Paperclip stand-in to serve. */
+  paperclip: DemoPaperclipWorld;
+}
+
+export interface DemoPaperclipWorld {
+  environmentShape: "company-scoped" | "instance-scoped";
+  companies: Record<string, unknown>[];
+  environments: Record<string, unknown>[];
+  leases: LedgerLease[];
 }
 
 export const DEFAULT_API_URL = "http://127.0.0.1:4510";
@@ -82,12 +123,45 @@ export function generateDemoWorld(options: DemoWorldOptions): DemoWorld {
     );
   }
 
+  // On shared (instance-scoped) environments the rows that are not a planted case belong to every
+  // company in turn; each row's metadata names its own company, as the plugin records it.
+  const byCompany = (env: DemoEnvironment, i: number): DemoEnvironment =>
+    settings.environmentShape === "instance-scoped"
+      ? { ...env, company: companies[i % companies.length] as Company }
+      : env;
+
+  const history = Object.fromEntries(HISTORY_KINDS.map((kind) => [kind, [] as string[]])) as Record<
+    HistoryKind,
+    string[]
+  >;
+  // History never takes the last rows: the healthy cases are planted at least MIN_PLANTED times too.
+  const historyRows = Math.max(
+    0,
+    Math.min(
+      settings.size - b.leases.length - 2 * MIN_PLANTED,
+      Math.round(settings.size * settings.historyShare),
+    ),
+  );
+  for (let i = 0; i < historyRows; i++) {
+    const kind = HISTORY_KINDS[i % HISTORY_KINDS.length] as HistoryKind;
+    const env = environments[Math.floor(i / HISTORY_KINDS.length) % environments.length] as DemoEnvironment;
+    history[kind].push(plantHistory(b, byCompany(env, i), kind).id);
+  }
+
   // The rest are healthy: half held by a run right now, half released and kept warm.
   const active = environments.filter((env) => env.row.status === "active");
   const warm = environments.filter((env) => env.row.config.reuseLease);
   for (let i = 0; b.leases.length < settings.size; i++) {
-    if (i % 2 === 0) plantOwnedRunning({ b, env: active[(i / 2) % active.length] as DemoEnvironment });
-    else plantOwnedPausedWarm({ b, env: warm[((i - 1) / 2) % warm.length] as DemoEnvironment });
+    if (i % 2 === 0)
+      plantOwnedRunning({ b, env: byCompany(active[(i / 2) % active.length] as DemoEnvironment, i >> 1) });
+    else
+      plantOwnedPausedWarm({
+        b,
+        env: byCompany(warm[((i - 1) / 2) % warm.length] as DemoEnvironment, (i + 1) >> 1),
+      });
+  }
+  if (settings.environmentShape === "instance-scoped") {
+    for (const env of environments) delete env.row.companyId;
   }
 
   const rowsById = new Map(b.leases.map((row) => [row.id, row]));
@@ -118,6 +192,9 @@ export function generateDemoWorld(options: DemoWorldOptions): DemoWorld {
     { origin: new URL(settings.apiUrl).origin, label: "" },
     { origin: new URL(settings.legacyApiUrl).origin, label: " (legacy URL)" },
   ];
+  const leases = b.leases.sort((x, y) => compare(x.createdAt, y.createdAt) || compare(x.id, y.id));
+  const ledgerEnvironments = environments.map((env) => env.row);
+  const environmentsSince = iso(settings.nowMs - 180 * 86_400_000);
   return {
     fleet: {
       region: "eu",
@@ -128,12 +205,18 @@ export function generateDemoWorld(options: DemoWorldOptions): DemoWorld {
         sandboxes: (b.sandboxes.get(account) ?? []).sort((x, y) => compare(x.id, y.id)),
       })),
     },
-    ledger: {
-      environments: environments.map((env) => env.row),
-      leases: b.leases.sort((x, y) => compare(x.createdAt, y.createdAt) || compare(x.id, y.id)),
-    },
+    ledger: { environments: ledgerEnvironments, leases },
     config: {
-      sources: [{ kind: "ledger", path: "ledger.json" }],
+      sources: options.paperclipUrl
+        ? [
+            {
+              kind: "paperclip",
+              url: httpOrigin("paperclipUrl", options.paperclipUrl),
+              tokenEnv: DEMO_PAPERCLIP_TOKEN_ENV,
+              name: "demo paperclip",
+            },
+          ]
+        : [{ kind: "ledger", path: "ledger.json" }],
       credentials: accounts.flatMap((account) =>
         origins.map(({ origin, label }) => ({
           name: `demo account ${account.index + 1}${label}`,
@@ -145,6 +228,29 @@ export function generateDemoWorld(options: DemoWorldOptions): DemoWorld {
     },
     keys: Object.fromEntries(accounts.map((account) => [account.keyEnv, account.apiKey])),
     planted: planted as Record<Scenario, string[]>,
+    history,
+    companies: companies.map(({ id, name }) => ({ id, name })),
+    paperclip: {
+      environmentShape: settings.environmentShape,
+      companies: companies.map(({ id, name, slug }) => ({
+        id,
+        name,
+        description: null,
+        status: "active",
+        issuePrefix: slug.slice(0, 3).toUpperCase(),
+        createdAt: environmentsSince,
+        updatedAt: environmentsSince,
+      })),
+      environments: ledgerEnvironments.map((row) => ({
+        ...row,
+        description: null,
+        envVars: {},
+        metadata: null,
+        createdAt: environmentsSince,
+        updatedAt: environmentsSince,
+      })),
+      leases,
+    },
   };
 }
 
@@ -187,7 +293,15 @@ function checkOptions(options: DemoWorldOptions) {
   if (apiUrl === legacyApiUrl) throw new Error("apiUrl and legacyApiUrl must be different origins");
   const nowMs = Date.parse(options.now ?? DEFAULT_NOW);
   if (Number.isNaN(nowMs)) throw new Error(`now must be an ISO timestamp, got ${options.now}`);
-  return { size, environments, accounts, apiUrl, legacyApiUrl, nowMs };
+  const environmentShape = options.environmentShape ?? "company-scoped";
+  if (environmentShape !== "company-scoped" && environmentShape !== "instance-scoped") {
+    throw new Error(`environmentShape must be company-scoped or instance-scoped, got ${environmentShape}`);
+  }
+  const historyShare = options.historyShare ?? 0;
+  if (!(historyShare >= 0 && historyShare <= 0.9)) {
+    throw new Error(`historyShare must be a number from 0 to 0.9, got ${historyShare}`);
+  }
+  return { size, environments, accounts, apiUrl, legacyApiUrl, nowMs, environmentShape, historyShare };
 }
 
 /** Environments store a normalised origin (the plugin keeps only `url.origin`). */

@@ -9,6 +9,8 @@ import type { LedgerEnvironment } from "./ledger.js";
 export interface Company {
   id: string;
   slug: string;
+  /** What the operator reads instead of the id. */
+  name: string;
 }
 
 export interface DemoAccount {
@@ -27,6 +29,20 @@ export interface DemoEnvironment {
 
 const COMPANY_SLUGS =
   "acme globex initech umbrella hooli soylent vandelay wonka tyrell aperture cyberdyne piedpiper".split(" ");
+const COMPANY_NAMES = [
+  "Acme Robotics",
+  "Globex",
+  "Initech",
+  "Umbrella Labs",
+  "Hooli",
+  "Soylent Foods",
+  "Vandelay Industries",
+  "Wonka Works",
+  "Tyrell Systems",
+  "Aperture Science",
+  "Cyberdyne",
+  "Pied Piper",
+];
 const STAGES = ["prod", "staging", "dev"];
 const PURPOSES = ["agents", "ci", "evals", "codegen", "review", "support", "research", "ops"];
 const ENV_SHAPES = ["s-1vcpu-1gb", "s-1vcpu-2gb", "s-2vcpu-2gb", "s-2vcpu-4gb", "s-4vcpu-8gb"];
@@ -71,10 +87,14 @@ export function sandboxId(random: Random, createdMs: number): string {
 }
 
 export function makeCompanies(random: Random, count: number): Company[] {
-  return Array.from({ length: count }, (_, i) => ({
-    id: uuid(random),
-    slug: `${COMPANY_SLUGS[i % COMPANY_SLUGS.length]}${i < COMPANY_SLUGS.length ? "" : Math.floor(i / COMPANY_SLUGS.length) + 1}`,
-  }));
+  return Array.from({ length: count }, (_, i) => {
+    const round = i < COMPANY_SLUGS.length ? "" : String(Math.floor(i / COMPANY_SLUGS.length) + 1);
+    return {
+      id: uuid(random),
+      slug: `${COMPANY_SLUGS[i % COMPANY_SLUGS.length]}${round}`,
+      name: `${COMPANY_NAMES[i % COMPANY_NAMES.length]}${round ? ` ${round}` : ""}`,
+    };
+  });
 }
 
 export function makeAccounts(random: Random, count: number): DemoAccount[] {

@@ -13,7 +13,8 @@ export interface CreateosEnvironmentConfig {
 
 export interface LedgerEnvironment {
   id: string;
-  companyId: string;
+  /** The owner in older, company-scoped Paperclip; current environments are shared and carry none. */
+  companyId?: string;
   name: string;
   driver: "sandbox";
   status: "active" | "archived";

@@ -178,7 +178,7 @@ export const PLANTERS: Planter[] = [
             sandboxProviderPlugin: true,
             provider: "e2b",
             apiUrl: "https://api.e2b.dev",
-            companyId: env.row.companyId,
+            companyId: env.company.id,
             environmentId: env.row.id,
             template: "base",
             timeoutMs: env.row.config.timeoutMs,

@@ -107,7 +107,7 @@ for (const seed of SEEDS) {
       const scanConfig = { ...config, requestTimeoutMs };
       return scanInventory({
         config: scanConfig,
-        sources: createSources(scanConfig),
+        sources: createSources(scanConfig, { env: { ...process.env, ...demo.keys } }),
         secrets: new EnvSecretStore(scanConfig.credentials, demo.keys),
         client: { retry: CHAOS_RETRY },
       });
@@ -165,7 +165,7 @@ for (const seed of SEEDS) {
         // A plan from this inventory acts on nothing whose state could not be read or seen.
         const engine = createConfiguredActionEngine({
           config,
-          sources: createSources(config),
+          sources: createSources(config, { env: { ...process.env, ...demo.keys } }),
           secrets: new EnvSecretStore(config.credentials, demo.keys),
           inventory: { current: async () => faulted },
           dataDir,

@@ -14,7 +14,7 @@ const log = memoryLogger();
 const changes: string[] = [];
 
 beforeAll(async () => {
-  demo = await startDemo({ size: 150, seed: "app-test", transitionMs: 20 });
+  demo = await startDemo({ size: 150, seed: "app-test", transitionMs: 20, leases: "ledger" });
   app = await createLeasekeeperApp({
     configPath: demo.configPath,
     mode: "browser",

@@ -1,149 +1,287 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { PaperclipAuth } from "../../../simulator/paperclip/auth.js";
+import { type PaperclipStandIn, startPaperclip } from "../../../simulator/paperclip/index.js";
+import type { EnvironmentShape, PaperclipWorld } from "../../../simulator/paperclip/world.js";
 import { COMPANY, environment, leaseRow, SECRET_KEY } from "../../../test/fixtures/leasekeeper.js";
 import { PaperclipSource } from "./paperclip.js";
 import { SourceError } from "./source.js";
-import {
-  type FakePaperclip,
-  type FakePaperclipOptions,
-  startFakePaperclip,
-} from "./testing/fake-paperclip.js";
 
 const API = "https://api.example.test";
-const TOKEN = "pcp_board_TOKEN_1234";
-const OTHER_COMPANY = "55555555-5555-4555-8555-555555555555";
+const OTHER_API = "https://eu.sb.example.test/v1";
+const ADMIN_TOKEN = "pcp_board_ADMIN_1234";
+const MEMBER_TOKEN = "pcp_board_MEMBER_5678";
+const GLOBEX = "55555555-5555-4555-8555-555555555555";
+const INITECH = "66666666-6666-4666-8666-666666666666";
 
-const createos = environment();
-const sshEnvironment = environment({
-  id: "66666666-6666-4666-8666-666666666666",
+const main = environment({ description: "shared by every team", createdAt: "2026-01-01T00:00:00.000Z" });
+const second = environment({
+  id: "77777777-7777-4777-8777-777777777777",
+  companyId: GLOBEX,
+  name: "CreateOS EU",
+  config: { provider: "createos", apiUrl: OTHER_API, shape: "s-1vcpu-1gb", reuseLease: false },
+});
+const ssh = environment({
+  id: "88888888-8888-4888-8888-888888888888",
+  companyId: INITECH,
   name: "ssh box",
   driver: "ssh",
-  config: {},
+  config: { host: "bastion" },
 });
-const otherSandbox = environment({
-  id: "77777777-7777-4777-8777-777777777777",
+const e2b = environment({
+  id: "99999999-9999-4999-8999-999999999999",
   name: "e2b",
   config: { provider: "e2b" },
 });
 
-const owned = leaseRow(API, "sb-owned");
-const pausedStatus = leaseRow(API, "sb-paused-row", { status: "paused" });
+// Rows of different companies under one shared environment, as current Paperclip writes them.
+const acmeRow = leaseRow(API, "sb-acme", { futureColumn: { kept: true } });
+const globexRow = leaseRow(API, "sb-globex", {
+  companyId: GLOBEX,
+  status: "paused",
+  metadata: { provider: "createos", apiUrl: API, companyId: GLOBEX, environmentId: main.id },
+});
 const otherProvider = leaseRow(API, "e2b-123", { provider: "e2b", metadata: { provider: "e2b" } });
 const malformed = { ...leaseRow(API, "sb-bad"), companyId: 12345 };
+const euRow = leaseRow(OTHER_API, "sb-eu", { companyId: GLOBEX, environmentId: second.id });
+const e2bRow = leaseRow(API, "e2b-999", { environmentId: e2b.id });
+const orphan = leaseRow(API, "sb-orphan", { environmentId: null, status: "pending_cleanup" });
 
-function world() {
+function world(environmentShape: EnvironmentShape): PaperclipWorld {
   return {
+    environmentShape,
     companies: [
-      { id: COMPANY, name: "Acme" },
-      { id: OTHER_COMPANY, name: "Globex" },
+      { id: COMPANY, name: "Acme", status: "active" },
+      { id: GLOBEX, name: "Globex", status: "active" },
+      { id: INITECH, name: "Initech", status: "active" },
     ],
-    environments: [createos, sshEnvironment, otherSandbox],
-    leasesByEnvironment: {
-      [createos.id]: [owned, malformed, pausedStatus, otherProvider],
-      [otherSandbox.id]: [leaseRow(API, "e2b-999")],
-    },
+    environments: [main, second, ssh, e2b],
+    leases: [acmeRow, globexRow, otherProvider, malformed, euRow, e2bRow, orphan],
   };
 }
 
-describe("PaperclipSource", () => {
-  let server: FakePaperclip;
-  afterEach(() => server?.stop());
+const boardKeys: PaperclipAuth = {
+  mode: "authenticated",
+  boardKeys: [
+    { token: ADMIN_TOKEN, instanceAdmin: true, companyIds: [] },
+    { token: MEMBER_TOKEN, instanceAdmin: false, companyIds: [COMPANY, GLOBEX, INITECH] },
+  ],
+};
 
-  const start = async (options: FakePaperclipOptions = { token: TOKEN }) => {
-    server = await startFakePaperclip(world(), options);
-    return server;
+const ids = (rows: readonly { id: string }[]) => rows.map((row) => row.id).sort();
+const everyCreateosLease = ids([acmeRow, globexRow, otherProvider, euRow]);
+
+describe("PaperclipSource against the Paperclip stand-in", () => {
+  let paperclip: PaperclipStandIn;
+  afterEach(() => paperclip?.stop());
+
+  const start = async (shape: EnvironmentShape = "instance-scoped", auth: PaperclipAuth = boardKeys) => {
+    paperclip = await startPaperclip({ world: world(shape), auth });
+    return paperclip;
   };
-  const source = (token: string | null = TOKEN, url = server.url) =>
+  const source = (token: string | null = ADMIN_TOKEN, url = paperclip.url) =>
     new PaperclipSource({ id: "paperclip:test", url, token, timeoutMs: 2000 });
+  const paths = () => paperclip.requests.map((request) => request.path);
 
-  it("reads companies → environments → leases of CreateOS sandbox environments, with the bearer token", async () => {
-    await start();
+  it("current shape: reads every lease of every company, asking for the shared environment list once", async () => {
+    await start("instance-scoped");
     const snapshot = await source().load();
 
-    expect(snapshot.environments.map((env) => env.id)).toEqual([createos.id]);
-    expect(snapshot.leases.map((row) => row.id)).toEqual([owned.id, pausedStatus.id, otherProvider.id]);
-    // An unknown status is shown, not thrown; a row of another provider stays listed under its environment.
-    expect(snapshot.leases.find((row) => row.id === pausedStatus.id)?.status).toBe("paused");
-    expect(snapshot.leases.find((row) => row.id === otherProvider.id)?.provider).toBe("e2b");
+    expect(snapshot.environments.map((env) => env.id)).toEqual([main.id, second.id]);
+    expect(snapshot.environments.every((env) => env.companyId === null)).toBe(true);
+    expect(ids(snapshot.leases)).toEqual(everyCreateosLease);
+    expect(snapshot.companies.map(({ id, name }) => ({ id, name }))).toEqual([
+      { id: COMPANY, name: "Acme" },
+      { id: GLOBEX, name: "Globex" },
+      { id: INITECH, name: "Initech" },
+    ]);
+    expect(paths()).toEqual([
+      "/api/companies",
+      `/api/companies/${COMPANY}/environments`,
+      `/api/environments/${main.id}/leases`,
+      `/api/environments/${second.id}/leases`,
+    ]);
+    expect(paperclip.requests.every((request) => request.bearer && request.status === 200)).toBe(true);
+    expect(snapshot.gaps).toEqual([]);
+  });
+
+  it("older shape: environments carry their company and every company's list is read", async () => {
+    await start("company-scoped");
+    const snapshot = await source().load();
+
+    expect(snapshot.environments.map((env) => [env.id, env.companyId])).toEqual([
+      [main.id, COMPANY],
+      [second.id, GLOBEX],
+    ]);
+    expect(ids(snapshot.leases)).toEqual(everyCreateosLease);
+    expect(paths().filter((path) => path.endsWith("/environments"))).toEqual([
+      `/api/companies/${COMPANY}/environments`,
+      `/api/companies/${GLOBEX}/environments`,
+      `/api/companies/${INITECH}/environments`,
+    ]);
+    expect(snapshot.gaps).toEqual([]);
+  });
+
+  it("keeps fields it does not know, shows an unknown status, and skips only the malformed row", async () => {
+    await start();
+    const snapshot = await source().load();
+    const byId = new Map(snapshot.leases.map((row) => [row.id, row]));
+
+    expect(byId.get(globexRow.id)?.status).toBe("paused");
+    expect(byId.get(globexRow.id)?.companyId).toBe(GLOBEX);
+    expect(byId.get(otherProvider.id)?.provider).toBe("e2b");
+    expect((snapshot.environments[0] as Record<string, unknown>).description).toBe("shared by every team");
+    expect(byId.has(malformed.id)).toBe(false);
+    expect(byId.has(orphan.id)).toBe(false);
     expect(snapshot.problems).toEqual([
       {
         source: "paperclip:test",
-        index: 1,
-        message: `environment ${createos.id} leases[1].companyId: Invalid input: expected string, received number.`,
+        index: expect.any(Number),
+        message: expect.stringMatching(
+          new RegExp(`^environment ${main.id} leases\\[\\d\\]\\.companyId: Invalid input: expected string`),
+        ),
       },
     ]);
+  });
 
-    const paths = server.requests.map((request) => request.path);
-    expect(paths).toEqual([
-      "/api/companies",
-      `/api/companies/${COMPANY}/environments`,
-      `/api/companies/${OTHER_COMPANY}/environments`,
-      `/api/environments/${createos.id}/leases`,
+  it("a board key that is not an instance admin is shown no configs: every sandbox environment is a gap", async () => {
+    await start();
+    const snapshot = await source(MEMBER_TOKEN).load();
+
+    expect(snapshot.environments).toEqual([]);
+    expect(snapshot.leases).toEqual([]);
+    expect(snapshot.gaps).toEqual([
+      {
+        source: "paperclip:test",
+        origin: null,
+        message:
+          'Paperclip hid the config of environment "CreateOS main" (instance admin access needed), so its leases were not read.',
+      },
+      {
+        source: "paperclip:test",
+        origin: null,
+        message:
+          'Paperclip hid the config of environment "CreateOS EU" (instance admin access needed), so its leases were not read.',
+      },
+      {
+        source: "paperclip:test",
+        origin: null,
+        message:
+          'Paperclip hid the config of environment "e2b" (instance admin access needed), so its leases were not read.',
+      },
     ]);
-    expect(server.requests.every((request) => request.authorized)).toBe(true);
+  });
+
+  it("a board key that is shown no company is a gap, not an empty instance", async () => {
+    paperclip = await startPaperclip({
+      world: world("instance-scoped"),
+      auth: {
+        mode: "authenticated",
+        boardKeys: [{ token: MEMBER_TOKEN, instanceAdmin: false, companyIds: [] }],
+      },
+    });
+    const snapshot = await source(MEMBER_TOKEN).load();
+    expect(snapshot.leases).toEqual([]);
+    expect(snapshot.gaps).toEqual([
+      {
+        source: "paperclip:test",
+        origin: null,
+        message:
+          "Paperclip listed no company for this key, so no lease could be read; an instance admin's key sees them all.",
+      },
+    ]);
+  });
+
+  it("an environment it cannot parse is a gap at every origin, and the others are still read", async () => {
+    await start();
+    paperclip.malformEnvironment(second.id);
+    const snapshot = await source().load();
+
+    expect(snapshot.environments.map((env) => env.id)).toEqual([main.id]);
+    expect(ids(snapshot.leases)).toEqual(ids([acmeRow, globexRow, otherProvider]));
+    expect(snapshot.gaps).toEqual([
+      {
+        source: "paperclip:test",
+        origin: null,
+        message: expect.stringMatching(
+          /^An environment could not be read \(environments\[1\]\.name: .+\), so its leases are unknown\.$/,
+        ),
+      },
+    ]);
+  });
+
+  it.each(["instance-scoped", "company-scoped"] as const)(
+    "%s: a lease list that fails is a gap at that environment's origin, never the token or the body",
+    async (shape) => {
+      await start(shape);
+      paperclip.setFaults([{ path: `^/api/environments/${second.id}/leases$`, status: 503 }]);
+      const snapshot = await source().load();
+
+      expect(ids(snapshot.leases)).toEqual(ids([acmeRow, globexRow, otherProvider]));
+      expect(snapshot.gaps).toEqual([
+        {
+          source: "paperclip:test",
+          origin: "https://eu.sb.example.test",
+          message: `The leases of environment "CreateOS EU" could not be read: Paperclip request failed (HTTP 503) while listing leases of environment ${second.id}.`,
+        },
+      ]);
+      expect(JSON.stringify(snapshot)).not.toContain(ADMIN_TOKEN);
+      expect(JSON.stringify(snapshot)).not.toContain("Internal server error");
+    },
+  );
+
+  it("a local_trusted instance is read with no token at all", async () => {
+    await start("instance-scoped", { mode: "local_trusted" });
+    const snapshot = await source(null).load();
+    expect(ids(snapshot.leases)).toEqual(everyCreateosLease);
+    expect(paperclip.requests.some((request) => request.bearer)).toBe(false);
   });
 
   it("fails on a wrong token with the status only, never the body or the token", async () => {
     await start();
-    const error = await source("pcp_wrong")
+    const error = await source(`pcp_wrong_${SECRET_KEY}`)
       .load()
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SourceError);
     expect((error as Error).message).toBe(
-      "paperclip:test: Paperclip request failed (HTTP 401) while listing companies.",
+      "paperclip:test: Paperclip request failed (HTTP 403) while listing companies.",
     );
-    expect((error as Error).message).not.toMatch(/Board access|pcp_/);
-  });
-
-  it("fails the source when one environment's lease list fails, naming the environment but not the body", async () => {
-    await start({ token: TOKEN, failures: [{ path: "/leases$", status: 500, body: `boom ${SECRET_KEY}` }] });
-    const error = (await source()
-      .load()
-      .catch((caught: unknown) => caught)) as Error;
-    expect(error.message).toBe(
-      `paperclip:test: Paperclip request failed (HTTP 500) while listing leases of environment ${createos.id}.`,
-    );
-    expect(error.message).not.toContain(SECRET_KEY);
+    expect((error as Error).message).not.toMatch(/Board access|pcp_|lk_test/);
   });
 
   it("refuses to follow a redirect, so the token never goes elsewhere", async () => {
-    await start({
-      token: TOKEN,
-      failures: [{ path: "^/api/companies$", status: 302, location: "/login?next=x" }],
-    });
+    await start();
+    paperclip.setFaults([{ path: "^/api/companies$", status: 302, location: "/login?next=x" }]);
     await expect(source().load()).rejects.toThrow(
       "paperclip:test: Paperclip answered with a redirect while listing companies; redirects are refused.",
     );
-    expect(server.requests.map((request) => request.path)).toEqual(["/api/companies"]);
+    expect(paths()).toEqual(["/api/companies"]);
   });
 
-  it("says so when Paperclip hides environment configs from a non-admin", async () => {
-    await start({ token: TOKEN, redactConfigs: true });
-    const snapshot = await source().load();
-    expect(snapshot.environments).toEqual([]);
-    expect(snapshot.problems.map((problem) => problem.message)).toEqual([
-      "environments[0].config: hidden by Paperclip (instance admin access needed); its leases were not read.",
-      "environments[2].config: hidden by Paperclip (instance admin access needed); its leases were not read.",
-    ]);
-  });
-
-  it("re-reads one lease and one environment by id", async () => {
+  it("re-reads one lease and one environment by id, as Paperclip holds them now", async () => {
     await start();
-    expect((await source().readLease(owned.id))?.providerLeaseId).toBe("sb-owned");
-    expect(await source().readLease("88888888-8888-4888-8888-888888888888")).toBeNull();
+    expect((await source().readLease(acmeRow.id))?.providerLeaseId).toBe("sb-acme");
+    paperclip.updateLease(acmeRow.id, {
+      status: "expired",
+      providerLeaseId: null,
+      metadata: { expired: true },
+    });
+    expect(await source().readLease(acmeRow.id)).toMatchObject({ status: "expired", providerLeaseId: null });
+    expect((await source().readLease(orphan.id))?.environmentId).toBeNull();
+    expect(await source().readLease("12121212-1212-4121-8121-121212121212")).toBeNull();
     await expect(source().readLease(malformed.id)).rejects.toThrow(
       /the lease row is malformed \(companyId: /,
     );
     await expect(source().readLease("../companies")).rejects.toThrow(/not valid/);
-    expect((await source().readEnvironment(createos.id))?.name).toBe("CreateOS main");
-    expect(await source().readEnvironment("99999999-9999-4999-8999-999999999999")).toBeNull();
-    expect(server.requests.at(-1)?.path).toBe("/api/environments/99999999-9999-4999-8999-999999999999");
+    expect((await source().readEnvironment(main.id))?.name).toBe("CreateOS main");
+    expect(await source().readEnvironment("13131313-1313-4131-8131-131313131313")).toBeNull();
+    expect(paths().at(-1)).toBe("/api/environments/13131313-1313-4131-8131-131313131313");
   });
 
   it("reports a dead instance as a connection failure", async () => {
     await start();
-    const url = server.url;
-    await server.stop();
-    await expect(source(TOKEN, url).load()).rejects.toThrow(
+    const url = paperclip.url;
+    await paperclip.stop();
+    await expect(source(ADMIN_TOKEN, url).load()).rejects.toThrow(
       "paperclip:test: Paperclip connection failed while listing companies.",
     );
   });

@@ -1,7 +1,14 @@
+import { originOf } from "../../../shared/domain/api-url.js";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
-import type { Environment, LeaseRow, SourceProblem } from "../../../shared/domain/paperclip.js";
+import type { Environment, LeaseRow, SourceGap, SourceProblem } from "../../../shared/domain/paperclip.js";
 import { isRefusedRedirect } from "../fetch-errors.js";
-import { parseEnvironment, parseEnvironments, parseLeaseRow, parseLeaseRows } from "./rows.js";
+import {
+  parseCompanies,
+  parseEnvironment,
+  parseEnvironments,
+  parseLeaseRow,
+  parseLeaseRows,
+} from "./rows.js";
 import { isValidRowId, type LeaseSource, SourceError } from "./source.js";
 
 export interface PaperclipSourceOptions {
@@ -18,10 +25,11 @@ export interface PaperclipSourceOptions {
 
 /**
  * A Paperclip instance over its REST API, read-only (`server/src/routes/environments.ts`):
- * `GET /api/companies` → `GET /api/companies/:companyId/environments` for each (environments are
- * instance-scoped, so the lists repeat and are de-duplicated; forks that do filter by company are
- * covered too) → `GET /api/environments/:id/leases` for each CreateOS sandbox environment. There is no
- * pagination and no cross-environment lease list. Error bodies (`{ error }`) are never read.
+ * `GET /api/companies` → the environments (once when they are instance-scoped, per company when they
+ * carry a `companyId`) → `GET /api/environments/:id/leases` for each CreateOS sandbox environment.
+ * There is no pagination and no cross-environment lease list. Error bodies (`{ error }`) are never read.
+ * What could not be read completely (an environment it could not parse, a config it was not shown, a
+ * lease list that failed) is a gap in the snapshot, so no sandbox it might name is called an orphan.
  */
 export class PaperclipSource implements LeaseSource {
   readonly kind = "paperclip" as const;
@@ -46,28 +54,38 @@ export class PaperclipSource implements LeaseSource {
 
   async load(options: { signal?: AbortSignal } = {}): Promise<SourceSnapshot> {
     const signal = options.signal;
-    const companies = await this.#getList("/api/companies", "listing companies", signal);
-    const companyIds = companies.flatMap((company) => {
-      const id = (company as { id?: unknown } | null)?.id;
-      return isValidRowId(id) ? [id] : [];
-    });
-
-    const environmentLists = await mapLimit(companyIds, this.#concurrency, (companyId) =>
-      this.#getList(
-        `/api/companies/${encodeURIComponent(companyId)}/environments`,
-        "listing environments",
-        signal,
-      ),
+    const parsedCompanies = parseCompanies(
+      await this.#getList("/api/companies", "listing companies", signal),
+      this.id,
+      "companies",
     );
-    const seen = new Set<unknown>();
-    const uniqueEnvironments = environmentLists.flat().filter((item) => {
-      const id = (item as { id?: unknown } | null)?.id;
-      if (id !== undefined && seen.has(id)) return false;
-      seen.add(id);
-      return true;
-    });
-    const parsedEnvironments = parseEnvironments(uniqueEnvironments, this.id, "environments");
-    const problems: SourceProblem[] = [...parsedEnvironments.problems];
+    const problems: SourceProblem[] = [...parsedCompanies.problems];
+    const gaps: SourceGap[] = [];
+    const companyIds = parsedCompanies.rows.map((company) => company.id).filter(isValidRowId);
+    // Lease rows always belong to a company, so an instance with none has none; but a board key with no
+    // membership is also shown no company, and then every lease is out of sight.
+    if (companyIds.length === 0) {
+      gaps.push({
+        source: this.id,
+        origin: null,
+        message:
+          "Paperclip listed no company for this key, so no lease could be read; an instance admin's key sees them all.",
+      });
+    }
+
+    const parsedEnvironments = parseEnvironments(
+      await this.#listEnvironments(companyIds, signal),
+      this.id,
+      "environments",
+    );
+    problems.push(...parsedEnvironments.problems);
+    for (const problem of parsedEnvironments.problems) {
+      gaps.push({
+        source: this.id,
+        origin: null,
+        message: `An environment could not be read (${problem.message}), so its leases are unknown.`,
+      });
+    }
 
     const environments: Environment[] = [];
     parsedEnvironments.rows.forEach((environment, position) => {
@@ -75,12 +93,18 @@ export class PaperclipSource implements LeaseSource {
       if (environment.driver !== "sandbox") return;
       const provider = environment.config.provider;
       if (provider === "createos") environments.push(environment);
-      // A non-admin board session sees every config as `{}`: say so instead of silently finding nothing.
+      // A non-admin board key sees every config as `{}`: whether this is a CreateOS environment, and at
+      // which origin, is hidden, so its leases could name a sandbox anywhere.
       else if (provider === undefined) {
         problems.push({
           source: this.id,
           index,
           message: `environments[${index}].config: hidden by Paperclip (instance admin access needed); its leases were not read.`,
+        });
+        gaps.push({
+          source: this.id,
+          origin: null,
+          message: `Paperclip hid the config of environment "${environment.name}" (instance admin access needed), so its leases were not read.`,
         });
       }
     });
@@ -90,16 +114,27 @@ export class PaperclipSource implements LeaseSource {
         `/api/environments/${encodeURIComponent(environment.id)}/leases`,
         `listing leases of environment ${environment.id}`,
         signal,
+      ).then(
+        (items) => ({ ok: true as const, items }),
+        (error: unknown) => {
+          if (!(error instanceof SourceError)) throw error;
+          return { ok: false as const, message: error.reason };
+        },
       ),
     );
     const leases: LeaseRow[] = [];
     const seenLeases = new Set<string>();
     environments.forEach((environment, position) => {
-      const parsed = parseLeaseRows(
-        leaseLists[position] ?? [],
-        this.id,
-        `environment ${environment.id} leases`,
-      );
+      const list = leaseLists[position]!;
+      if (!list.ok) {
+        gaps.push({
+          source: this.id,
+          origin: originOf(environment.config.apiUrl),
+          message: `The leases of environment "${environment.name}" could not be read: ${list.message}`,
+        });
+        return;
+      }
+      const parsed = parseLeaseRows(list.items, this.id, `environment ${environment.id} leases`);
       problems.push(...parsed.problems);
       for (const row of parsed.rows) {
         if (seenLeases.has(row.id)) continue;
@@ -108,7 +143,41 @@ export class PaperclipSource implements LeaseSource {
       }
     });
 
-    return { sourceId: this.id, environments, leases, companies: [], problems, gaps: [] };
+    return { sourceId: this.id, environments, leases, companies: parsedCompanies.rows, problems, gaps };
+  }
+
+  /**
+   * Current Paperclip's environments are instance-scoped (no `companyId`): every company's list is the
+   * same, so one answer is all of them. Older versions scoped each environment to one company, and then
+   * every company's list is read. A company with an empty list says nothing either way.
+   */
+  async #listEnvironments(
+    companyIds: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Promise<unknown[]> {
+    const listOf = (companyId: string) =>
+      this.#getList(
+        `/api/companies/${encodeURIComponent(companyId)}/environments`,
+        "listing environments",
+        signal,
+      );
+    const lists: unknown[][] = [];
+    let next = 0;
+    while (next < companyIds.length) {
+      const list = await listOf(companyIds[next++]!);
+      lists.push(list);
+      if (list.length === 0) continue;
+      if (list.every((item) => !hasCompanyId(item))) return list;
+      break;
+    }
+    lists.push(...(await mapLimit(companyIds.slice(next), this.#concurrency, listOf)));
+    const seen = new Set<unknown>();
+    return lists.flat().filter((item) => {
+      const id = (item as { id?: unknown } | null)?.id;
+      if (id !== undefined && seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
   }
 
   async readLease(leaseId: string, options: { signal?: AbortSignal } = {}): Promise<LeaseRow | null> {
@@ -191,6 +260,11 @@ export class PaperclipSource implements LeaseSource {
       throw new SourceError(this.id, `Paperclip returned an invalid response while ${activity}.`);
     }
   }
+}
+
+function hasCompanyId(item: unknown): boolean {
+  const companyId = (item as { companyId?: unknown } | null)?.companyId;
+  return companyId !== undefined && companyId !== null;
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */

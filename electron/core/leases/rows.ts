@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import {
+  type Company,
+  CompanySchema,
   type Environment,
   EnvironmentSchema,
   type LeaseRow,
@@ -29,6 +31,10 @@ export function parseEnvironments(
   const parsed = runToEnd(parseEach(items, EnvironmentSchema, sourceId, list));
   for (const environment of parsed.rows) environment.config = withoutSecrets(environment.config);
   return parsed;
+}
+
+export function parseCompanies(items: readonly unknown[], sourceId: string, list: string): Parsed<Company> {
+  return runToEnd(parseEach(items, CompanySchema, sourceId, list));
 }
 
 export function parseLeaseRows(items: readonly unknown[], sourceId: string, list: string): Parsed<LeaseRow> {

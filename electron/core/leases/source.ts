@@ -20,10 +20,13 @@ export interface LeaseSource {
 export class SourceError extends Error {
   override readonly name = "SourceError";
   readonly sourceId: string;
+  /** The message without the source's id in front. */
+  readonly reason: string;
 
   constructor(sourceId: string, message: string) {
     super(`${sourceId}: ${message}`);
     this.sourceId = sourceId;
+    this.reason = message;
   }
 }
 
