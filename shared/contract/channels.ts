@@ -8,6 +8,7 @@ export const INVOKE_CHANNELS = [
   "inventory:get",
   "leases:detail",
   "untracked:list",
+  "markers:prove",
   "actions:plan",
   "actions:execute",
   "jobs:list",
