@@ -1,109 +1,39 @@
-import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Inventory } from "../../../shared/domain/inventory.js";
 import { MARKER_PATH, type MarkerProof } from "../../../shared/domain/marker-proof.js";
-import { startSimulator } from "../../../simulator/index.js";
-import { environment, leaseRow, SECRET_KEY, tempDir, writeJson } from "../../../test/fixtures/leasekeeper.js";
-import { type LeasekeeperConfig, parseConfig } from "../config/load.js";
-import { EnvSecretStore } from "../config/secrets.js";
-import { scanInventory } from "../inventory/scan.js";
-import { createSources } from "../leases/index.js";
-import { MarkerService } from "./marker-service.js";
-import { proverClients } from "./open-client.js";
+import {
+  holding,
+  type MarkerWorld,
+  markedRow,
+  marker,
+  markerWorld,
+  running,
+} from "./testing/marker-world.js";
 
 // Every case is planted in the simulator's files and read over real HTTP through the same client and
 // origin queue the scan uses; nothing about CreateOS is mocked.
 
-const marker = (n: number) => `${String(n).padStart(8, "0")}-aaaa-4aaa-8aaa-${String(n).padStart(12, "0")}`;
-const running = (id: string, files: Record<string, string> = {}) => ({
-  id,
-  status: "running" as const,
-  shape: "s-1vcpu-1gb",
-  files,
-});
-const holding = (n: number) => ({ [MARKER_PATH]: marker(n) });
-
-async function world(
-  fleet: ReturnType<typeof running>[],
-  leases: ReturnType<typeof leaseRow>[],
-  options: { rateLimitPerMinute: number; rateLimitBurst?: number; budget: number; requestTimeoutMs?: number },
-) {
-  const { dir, cleanup } = await tempDir();
-  const sim = await startSimulator({
-    fleet: { accounts: [{ apiKey: SECRET_KEY, sandboxes: fleet }] },
-    rateLimitPerMinute: options.rateLimitPerMinute,
-    ...(options.rateLimitBurst ? { rateLimitBurst: options.rateLimitBurst } : {}),
-  });
-  const rows = leases.map((lease) => ({
-    ...lease,
-    metadata: { ...(lease.metadata as object), apiUrl: sim.url },
-  }));
-  await writeJson(path.join(dir, "ledger.json"), {
-    environments: [environment({ config: { provider: "createos", apiUrl: sim.url, shape: "s-1vcpu-1gb" } })],
-    leases: rows,
-  });
-  const config: LeasekeeperConfig = parseConfig(
-    {
-      sources: [{ kind: "ledger", path: "ledger.json", name: "ledger" }],
-      credentials: [{ name: "account", origin: sim.url, apiKeyEnv: "LK_KEY" }],
-      dataDir: "data",
-      rateLimitPerMinute: options.budget,
-      ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-    },
-    path.join(dir, "leasekeeper.config.json"),
-  );
-  const secrets = new EnvSecretStore(config.credentials, { LK_KEY: SECRET_KEY });
-  const inventory: Inventory = await scanInventory({
-    config,
-    sources: createSources(config, { env: {} }),
-    secrets,
-  });
-  const service = new MarkerService({
-    inventory: async () => inventory,
-    openClient: proverClients(config, secrets, { retry: { maxRetries: 0 } }),
-  });
-  return {
-    sim,
-    service,
-    stop: async () => {
-      await sim.stop();
-      await cleanup();
-    },
-  };
-}
-
 describe("proving markers against the simulator", () => {
-  const proven = leaseRow("", "sb-proven", {
-    metadata: { ...leaseRow("", null).metadata, marker: marker(1) },
-  });
-  const swapped = leaseRow("", "sb-swapped", {
-    metadata: { ...leaseRow("", null).metadata, marker: marker(3) },
-  });
-  const lostItsSandbox = leaseRow("", null, {
-    metadata: { ...leaseRow("", null).metadata, marker: marker(2) },
-  });
-  const bare = leaseRow("", "sb-bare", { metadata: { ...leaseRow("", null).metadata, marker: marker(4) } });
-  const paused = leaseRow("", "sb-paused", {
-    metadata: { ...leaseRow("", null).metadata, marker: marker(5) },
-  });
-  const broken = leaseRow("", "sb-broken", {
-    metadata: { ...leaseRow("", null).metadata, marker: marker(6) },
-  });
-  const stuck = leaseRow("", "sb-stuck", { metadata: { ...leaseRow("", null).metadata, marker: marker(7) } });
-  const switchedProvider = leaseRow("", "vm-elsewhere", {
+  const proven = markedRow("sb-proven", 1);
+  const swapped = markedRow("sb-swapped", 3);
+  const lostItsSandbox = markedRow(null, 2);
+  const bare = markedRow("sb-bare", 4);
+  const paused = markedRow("sb-paused", 5);
+  const broken = markedRow("sb-broken", 6);
+  const stuck = markedRow("sb-stuck", 7);
+  const switchedProvider = markedRow("vm-elsewhere", 9, {
     provider: "other-cloud",
     metadata: { provider: "other-cloud", marker: marker(9) },
   });
-  const lostOrphan = leaseRow("", null, { metadata: { ...leaseRow("", null).metadata, marker: marker(8) } });
+  const lostOrphan = markedRow(null, 8);
 
-  let w: Awaited<ReturnType<typeof world>>;
+  let w: MarkerWorld;
   beforeAll(async () => {
-    w = await world(
+    w = await markerWorld(
       [
         running("sb-proven", holding(1)),
         running("sb-swapped", holding(2)),
         running("sb-bare"),
-        { ...running("sb-paused", holding(5)), status: "paused" as unknown as "running" },
+        { ...running("sb-paused", holding(5)), status: "paused" },
         running("sb-broken", holding(6)),
         running("sb-stuck", holding(7)),
         running("sb-orphan", holding(8)),
@@ -228,16 +158,12 @@ describe("proving markers against the simulator", () => {
 
 describe("proving within the origin's request budget", () => {
   const count = 12;
-  const leases = Array.from({ length: count }, (_, index) =>
-    leaseRow("", `sb-budget-${index}`, {
-      metadata: { ...leaseRow("", null).metadata, marker: marker(100 + index) },
-    }),
-  );
-  let w: Awaited<ReturnType<typeof world>>;
+  const leases = Array.from({ length: count }, (_, index) => markedRow(`sb-budget-${index}`, 100 + index));
+  let w: MarkerWorld;
   beforeAll(async () => {
     // The simulator refuses any burst beyond 2 at 600 a minute: a prover that skipped the origin's queue
     // would meet 429s at once.
-    w = await world(
+    w = await markerWorld(
       leases.map((_, index) => running(`sb-budget-${index}`, holding(100 + index))),
       leases,
       { rateLimitPerMinute: 600, rateLimitBurst: 2, budget: 600 },
