@@ -43,6 +43,25 @@ export class MarkerService {
       ...request.leases.map((ref) => leaseTarget(findLease(inventory, ref))),
       ...request.untracked.map((ref) => untrackedTarget(findUntracked(inventory, ref))),
     ];
+    return this.#prove(inventory, targets, options);
+  }
+
+  /** Proves rows and hands back each proof with the row it was read for (what a repair needs). */
+  async proveLeases(
+    refs: ProveRequest["leases"],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ classified: ClassifiedLease; proof: MarkerProof }[]> {
+    const inventory = await this.#options.inventory();
+    const found = refs.map((ref) => findLease(inventory, ref));
+    const proofs = await this.#prove(inventory, found.map(leaseTarget), options);
+    return found.map((classified, index) => ({ classified, proof: proofs[index]! }));
+  }
+
+  async #prove(
+    inventory: Inventory,
+    targets: ProveTarget[],
+    options: { signal?: AbortSignal },
+  ): Promise<MarkerProof[]> {
     const proofs = await proveMarkers(targets, this.#indexFor(inventory), {
       openClient: this.#options.openClient,
       ...(this.#options.now ? { now: this.#options.now } : {}),

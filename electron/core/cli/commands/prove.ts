@@ -31,7 +31,7 @@ Exit code 0 when the sandboxes were read, whatever they held; 1 when it could no
     const untracked = values.untracked ?? [];
     if (leases.length + untracked.length === 0)
       throw new UsageError("Give at least one --lease or --untracked.");
-    const markers = await openCliMarkers(values.config, io);
+    const { markers } = await openCliMarkers(values.config, io);
     const proofs = await markers.prove({
       leases: leases.map((leaseId) => ({ leaseId })),
       untracked: untracked.map((sandboxId) => ({ sandboxId })),
