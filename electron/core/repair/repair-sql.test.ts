@@ -45,7 +45,10 @@ const foreign = repairOf(
 
 describe("repair SQL", () => {
   const sql = repairSql([lost, active, foreign], { handBack: false, generatedAt: GENERATED });
-  const statements = sql.trimEnd().split("\n").filter((line) => !line.startsWith("--"));
+  const statements = sql
+    .trimEnd()
+    .split("\n")
+    .filter((line) => !line.startsWith("--"));
 
   it("is one transaction of compare-and-set UPDATEs, and names the schema commit it was written for", () => {
     expect(sql).toContain(`${PAPERCLIP_SCHEMA.repo}@${PAPERCLIP_SCHEMA.commit}`);

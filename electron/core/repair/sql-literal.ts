@@ -26,5 +26,5 @@ export function sqlTimestamp(iso: string): string {
  * the rest of a hostile value (a lease id, a provider name) into SQL.
  */
 export function sqlComment(text: string): string {
-  return `-- ${text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ")}`;
+  return `-- ${text.replace(/[\p{Cc}\u2028\u2029]/gu, " ")}`;
 }
