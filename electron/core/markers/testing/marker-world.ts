@@ -48,6 +48,9 @@ export function markedRow(sandboxId: string | null, n: number, overrides: Record
   return leaseRow("", sandboxId, { metadata: { ...base.metadata, marker: marker(n) }, ...overrides });
 }
 
+/** A ledger row whose metadata may be anything a row can carry. */
+export type LedgerRow = Omit<ReturnType<typeof leaseRow>, "metadata"> & { metadata: unknown };
+
 export interface MarkerWorld {
   sim: Simulator;
   dir: string;
@@ -60,7 +63,7 @@ export interface MarkerWorld {
 
 export async function markerWorld(
   fleet: PlantedSandbox[],
-  leases: ReturnType<typeof leaseRow>[],
+  leases: LedgerRow[],
   options: {
     rateLimitPerMinute?: number;
     rateLimitBurst?: number;
