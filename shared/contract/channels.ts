@@ -37,6 +37,7 @@ export const READ_CHANNELS = [
   "inventory:get",
   "leases:detail",
   "untracked:list",
+  "markers:prove",
   "jobs:list",
   "jobs:get",
   "audit:query",
