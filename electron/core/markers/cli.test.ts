@@ -65,7 +65,7 @@ describe("leasekeeper prove", () => {
   });
 
   it("says in one line per sandbox whose it is", async () => {
-    const { code, stdout } = await cli(["prove", "--untracked", "sb-orphan"]);
+    const { code, stdout } = await cli(["prove", "--untracked", "sb-orphan", "--origin", w.sim.url]);
     expect(code).toBe(0);
     expect(stdout).toBe(
       `sandbox sb-orphan  another-lease  This sandbox belongs to lease ${lost.id}, whose row lost its sandbox id.\n`,
@@ -74,6 +74,7 @@ describe("leasekeeper prove", () => {
 
   it("asks for something to prove, and names a lease it cannot find", async () => {
     expect((await cli(["prove"])).code).toBe(2);
+    expect((await cli(["prove", "--lease", ours.id, "--origin", w.sim.url])).code).toBe(2);
     const missing = await cli(["prove", "--lease", "no-such-lease"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("No lease no-such-lease");
