@@ -32,7 +32,8 @@ export async function proveMarkers(
   const clientFor = (credential: string) => {
     let client = clients.get(credential);
     if (client === undefined) {
-      client = options.openClient(credential);
+      // A vault that cannot be read makes this account unreadable, not the whole batch.
+      client = options.openClient(credential).catch(() => null);
       clients.set(credential, client);
     }
     return client;
