@@ -7,6 +7,7 @@ import {
 } from "./contract/channels.js";
 import { InventoryViewSchema } from "./contract/inventory-view.js";
 import { LeaseDetailSchema, UntrackedSandboxViewSchema } from "./contract/lease-detail.js";
+import { ProveRequestSchema, ProveResponseSchema } from "./contract/marker-proof.js";
 import {
   CredentialNameSchema,
   CredentialSetSchema,
@@ -77,6 +78,7 @@ export const contract = {
       sandboxes: z.array(UntrackedSandboxViewSchema),
     }),
   },
+  "markers:prove": { request: ProveRequestSchema, response: ProveResponseSchema },
   "actions:plan": { request: PlanRequestSchema, response: PlanSchema },
   "actions:execute": { request: ExecuteRequestSchema, response: JobSchema },
   "jobs:list": {
@@ -143,6 +145,7 @@ export type EventPayload<E extends EventChannel> = z.output<(typeof events)[E]>;
 export { ERROR_CODES, type ErrorCode, IPC_PREFIX, READ_CHANNELS } from "./contract/channels.js";
 export * from "./contract/inventory-view.js";
 export * from "./contract/lease-detail.js";
+export * from "./contract/marker-proof.js";
 export * from "./contract/result.js";
 export * from "./contract/settings.js";
 export { EVENT_CHANNELS, type EventChannel, INVOKE_CHANNELS, type InvokeChannel };

@@ -30,6 +30,10 @@ const VALID: { [C in InvokeChannel]: Record<string, unknown> } = {
   "inventory:get": { environmentId: "env-x", refresh: false },
   "leases:detail": { leaseId: "lease-x", sourceId: "ledger" },
   "untracked:list": { credential: "demo account 1", origin: "http://127.0.0.1:1" },
+  "markers:prove": {
+    leases: [{ leaseId: "lease-x", sourceId: "ledger" }],
+    untracked: [{ sandboxId: "sb-x" }],
+  },
   "actions:plan": { action: "destroy", selection: { kind: "leases", leaseIds: ["lease-x"] } },
   "actions:execute": { planId: "plan-x", confirmSandboxIds: ["sb-x"], override: false },
   "jobs:list": { state: "completed", action: "destroy", limit: 10 },

@@ -3,6 +3,7 @@ import { type LeasekeeperConfig, loadConfig } from "../config/load.js";
 import { configureOrigin } from "../createos/index.js";
 import { EventHub } from "../handlers/events.js";
 import { createHandlerTable, type HandlerTable } from "../handlers/table.js";
+import { MarkerService, proverClients } from "../markers/index.js";
 import { type Database, InventoryStore, openDatabase } from "../store/index.js";
 import { EnvStore, FileVault, LayeredSecretStore, PASSPHRASE_ENV, type SecretStore } from "../vault/index.js";
 import { type ActionsPort, engineActions, unavailableActions } from "./actions.js";
@@ -142,8 +143,15 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     dataDir: config.dataDir,
   });
 
+  // Proofs live in memory for now, keyed so an inventory read can attach them.
+  const markers = new MarkerService({
+    inventory: () => inventory.ensure(),
+    openClient: (credential) =>
+      proverClients(config, secrets, options.fetch ? { fetch: options.fetch } : {})(credential),
+  });
+
   const handlers = createHandlerTable(
-    coreCalls({ info, inventory, settings, secrets, actions }),
+    coreCalls({ info, inventory, settings, secrets, actions, markers }),
     log,
     log.redactor,
   );

@@ -1,5 +1,6 @@
 import type { AppInfo } from "../../../shared/contract.js";
 import type { CoreCalls } from "../handlers/table.js";
+import type { MarkerService } from "../markers/index.js";
 import type { LayeredSecretStore } from "../vault/index.js";
 import type { ActionsPort } from "./actions.js";
 import { leaseDetail, untrackedView } from "./detail.js";
@@ -13,11 +14,12 @@ export interface CoreServices {
   settings: SettingsService;
   secrets: LayeredSecretStore;
   actions: ActionsPort;
+  markers: MarkerService;
 }
 
 /** Every contract channel, mapped to the core call that answers it. One line each, no logic. */
 export function coreCalls(core: CoreServices): CoreCalls {
-  const { inventory, settings, actions } = core;
+  const { inventory, settings, actions, markers } = core;
   return {
     "app:info": () => core.info(),
     "inventory:get": (request) => inventory.view(request),
@@ -34,6 +36,7 @@ export function coreCalls(core: CoreServices): CoreCalls {
       );
       return { generatedAt: current.generatedAt, sandboxes: sandboxes.map(untrackedView) };
     },
+    "markers:prove": async (request) => ({ proofs: await markers.prove(request) }),
     "actions:plan": (request, context) => actions.plan(request, context.host),
     "actions:execute": (request, context) => actions.execute(request, context.host),
     "jobs:list": (request) => actions.listJobs(request),

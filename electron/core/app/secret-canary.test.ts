@@ -196,6 +196,10 @@ describe("no key ever leaves the main side", () => {
         ...inventory.data.rows.slice(0, 40).map((row) => ({ leaseId: row[0] })),
       ],
       "untracked:list": [{}],
+      "markers:prove": [
+        { leases: inventory.data.rows.slice(0, 20).map((row) => ({ leaseId: row[0] })) },
+        { untracked: [{ sandboxId: hostileLeaseId }] },
+      ],
       "jobs:list": [{}],
       "jobs:get": [{ jobId: jobId ?? "no-such-job" }],
       "audit:query": [{}],

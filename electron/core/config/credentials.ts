@@ -12,6 +12,8 @@ export type OpenClientResult =
 export interface OpenClientOptions {
   fetch?: typeof fetch;
   retry?: Partial<RetryPolicy>;
+  /** Overrides the config's per-request timeout (a marker read is given a shorter one). */
+  timeoutMs?: number;
 }
 
 /** Every configured credential for an origin (several accounts may share one API). */
@@ -40,7 +42,7 @@ export async function openCreateosClient(
     apiUrl: credential.origin,
     apiKey: key.apiKey,
     credential: credential.name,
-    timeoutMs: config.requestTimeoutMs,
+    timeoutMs: options.timeoutMs ?? config.requestTimeoutMs,
     ...(options.retry ? { retry: options.retry } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });

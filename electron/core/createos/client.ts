@@ -64,6 +64,15 @@ export interface PauseResult extends CallOutcome {
   sandboxStatus: string | null;
 }
 
+/** What one command run through `POST /v1/sandboxes/{id}/exec` answered. */
+export interface ExecResult extends CallOutcome {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  /** Set when the agent could not start the process at all (no such program), which is not an exit code. */
+  error: string | null;
+}
+
 export interface WhoamiResult extends CallOutcome {
   userId: string;
   stats: { running: number; paused: number; other: number; total: number } | null;
@@ -168,6 +177,32 @@ export class CreateosClient {
     };
   }
 
+  /**
+   * POST /v1/sandboxes/{id}/exec `{cmd, args}`: one command, no shell unless `cmd` is one. Never
+   * retried after a lost answer (a POST may have run), and never resumes the sandbox: CreateOS refuses
+   * exec on a sandbox that is not running, which surfaces as `conflict`.
+   */
+  async execInSandbox(
+    id: string,
+    cmd: string,
+    args: readonly string[],
+    options: CallOptions = {},
+  ): Promise<ExecResult> {
+    const operation = CREATEOS_OPERATIONS.exec;
+    assertSandboxId(id, operation);
+    const { value, record } = await this.#call(operation, (sdk) =>
+      sdk.http.request<unknown>("POST", `/v1/sandboxes/${encodeURIComponent(id)}/exec`, {
+        ...signalOf(options),
+        body: { cmd, args: [...args] },
+      }),
+    );
+    const result = execResultOf(value);
+    if (result === null) {
+      throw new CreateosError("invalid-response", operation, record.httpStatus, record.requests);
+    }
+    return { ...result, ...outcome(record) };
+  }
+
   /** GET /v1/whoami: the cheapest authenticated call, for checking a key. */
   async whoami(options: CallOptions = {}): Promise<WhoamiResult> {
     const operation = CREATEOS_OPERATIONS.whoami;
@@ -244,6 +279,20 @@ function signalOf(options: CallOptions): { signal?: AbortSignal } {
 
 function outcome(record: CallRecord): CallOutcome {
   return { httpStatus: record.httpStatus ?? 0, requests: record.requests };
+}
+
+function execResultOf(value: unknown): Omit<ExecResult, keyof CallOutcome> | null {
+  if (typeof value !== "object" || value === null) return null;
+  const result = (value as { result?: unknown }).result;
+  if (typeof result !== "object" || result === null) return null;
+  const { exit_code: exitCode, stdout, stderr, error } = result as Record<string, unknown>;
+  if (exitCode !== undefined && exitCode !== null && !Number.isInteger(exitCode)) return null;
+  return {
+    exitCode: typeof exitCode === "number" ? exitCode : null,
+    stdout: typeof stdout === "string" ? stdout : "",
+    stderr: typeof stderr === "string" ? stderr : "",
+    error: typeof error === "string" && error !== "" ? error : null,
+  };
 }
 
 function statusOf(value: unknown): string | null {

@@ -31,6 +31,7 @@ export const CREATEOS_OPERATIONS = {
   delete: "sandbox destroy",
   pause: "sandbox pause",
   whoami: "identity check",
+  exec: "sandbox command",
 } as const;
 export type CreateosOperation = (typeof CREATEOS_OPERATIONS)[keyof typeof CREATEOS_OPERATIONS];
 

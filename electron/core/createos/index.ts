@@ -5,6 +5,7 @@ export {
   CreateosClient,
   type CreateosClientOptions,
   type DeleteResult,
+  type ExecResult,
   type PauseResult,
   type SandboxList,
   type SandboxLookup,

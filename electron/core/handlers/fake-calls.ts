@@ -84,6 +84,7 @@ export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
       throw new Error("no detail in the fake");
     }),
     "untracked:list": record("untracked:list", () => ({ generatedAt: NOW, sandboxes: [] })),
+    "markers:prove": record("markers:prove", () => ({ proofs: [] })),
     "actions:plan": record("actions:plan", () => FAKE_PLAN),
     "actions:execute": record("actions:execute", () => FAKE_JOB),
     "jobs:list": record("jobs:list", () => ({ jobs: [] })),

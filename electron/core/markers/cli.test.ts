@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../cli/run.js";
+import {
+  holding,
+  type MarkerWorld,
+  markedRow,
+  marker,
+  markerWorld,
+  running,
+} from "./testing/marker-world.js";
+
+// `leasekeeper prove`, in-process, against the simulator.
+
+const ours = markedRow("sb-ours", 1);
+const lost = markedRow(null, 2);
+let w: MarkerWorld;
+
+beforeAll(async () => {
+  w = await markerWorld(
+    [
+      running("sb-ours", holding(1)),
+      running("sb-orphan", holding(2)),
+      { ...running("sb-nap", holding(3)), status: "paused" },
+    ],
+    [ours, lost],
+  );
+});
+afterAll(() => w?.stop());
+
+async function cli(args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: w.env,
+    cwd: w.dir,
+  });
+  return { code, stdout, stderr };
+}
+
+describe("leasekeeper prove", () => {
+  it("prints each lease's and sandbox's markerProof as JSON, with no whole marker", async () => {
+    const { code, stdout } = await cli([
+      "prove",
+      "--lease",
+      ours.id,
+      "--untracked",
+      "sb-orphan",
+      "--untracked",
+      "sb-nap",
+      "--json",
+    ]);
+    expect(code).toBe(0);
+    const printed = JSON.parse(stdout) as {
+      proofs: { kind: string; markerProof: { answer: string; owners: { leaseId: string }[] } }[];
+    };
+    expect(printed.proofs.map((entry) => [entry.kind, entry.markerProof.answer])).toEqual([
+      ["lease", "proven"],
+      ["untracked", "another-lease"],
+      ["untracked", "cannot-read"],
+    ]);
+    expect(printed.proofs[1]!.markerProof.owners[0]!.leaseId).toBe(lost.id);
+    for (const n of [1, 2, 3]) expect(stdout).not.toContain(marker(n));
+  });
+
+  it("says in one line per sandbox whose it is", async () => {
+    const { code, stdout } = await cli(["prove", "--untracked", "sb-orphan", "--origin", w.sim.url]);
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      `sandbox sb-orphan  another-lease  This sandbox belongs to lease ${lost.id}, whose row lost its sandbox id.\n`,
+    );
+  });
+
+  it("asks for something to prove, and names a lease it cannot find", async () => {
+    expect((await cli(["prove"])).code).toBe(2);
+    expect((await cli(["prove", "--lease", ours.id, "--origin", w.sim.url])).code).toBe(2);
+    const missing = await cli(["prove", "--lease", "no-such-lease"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("No lease no-such-lease");
+  });
+});

@@ -1,0 +1,42 @@
+import path from "node:path";
+import type { Inventory } from "../../../shared/domain/inventory.js";
+import type { MarkerProof } from "../../../shared/domain/marker-proof.js";
+import type { CliIo } from "../cli/command.js";
+import { CONFIG_FILE_NAME, loadConfig } from "../config/load.js";
+import { EnvSecretStore } from "../config/secrets.js";
+import { scanInventory } from "../inventory/scan.js";
+import { createSources } from "../leases/index.js";
+import { MarkerService } from "./marker-service.js";
+import { proverClients } from "./open-client.js";
+
+/** For the CLI: one fresh scan, and a MarkerService that proves against it with the env's keys. */
+export async function openCliMarkers(
+  configFile: string | undefined,
+  io: CliIo,
+): Promise<{ inventory: Inventory; markers: MarkerService }> {
+  const config = await loadConfig(path.resolve(io.cwd, configFile ?? CONFIG_FILE_NAME));
+  const secrets = new EnvSecretStore(config.credentials, io.env);
+  const inventory = await scanInventory({ config, sources: createSources(config, { env: io.env }), secrets });
+  const markers = new MarkerService({
+    inventory: async () => inventory,
+    openClient: proverClients(config, secrets),
+  });
+  return { inventory, markers };
+}
+
+/** A proof as `--json` prints it: what it is about, then `markerProof`. */
+export function proofEntry(proof: MarkerProof) {
+  const { subject, ...markerProof } = proof;
+  return { ...subject, markerProof };
+}
+
+export function formatProofs(proofs: readonly MarkerProof[]): string {
+  const rows = proofs.map((proof) => {
+    const who =
+      proof.subject.kind === "lease"
+        ? `lease ${proof.subject.leaseId}`
+        : `sandbox ${proof.subject.sandboxId}`;
+    return `${who}  ${proof.answer}${proof.reason ? ` (${proof.reason})` : ""}  ${proof.message}`;
+  });
+  return `${rows.join("\n")}\n`;
+}

@@ -1,0 +1,116 @@
+import type { ClassifiedLease, Inventory, UntrackedSandbox } from "../../../shared/domain/inventory.js";
+import {
+  buildMarkerIndex,
+  type MarkerIndex,
+  type MarkerProof,
+  type ProofSubject,
+  proofKey,
+} from "../../../shared/domain/marker-proof.js";
+import { CoreError } from "../handlers/errors.js";
+import { type OpenProverClient, proveMarkers } from "./prover.js";
+import { leaseTarget, type ProveTarget, untrackedTarget } from "./targets.js";
+
+export interface ProveRequest {
+  leases: { leaseId: string; sourceId?: string | undefined }[];
+  untracked: { sandboxId: string; origin?: string | undefined }[];
+}
+
+export interface MarkerServiceOptions {
+  /** The inventory the proofs are read against (the scan's, never a second listing). */
+  inventory: () => Promise<Inventory>;
+  openClient: OpenProverClient;
+  now?: () => Date;
+}
+
+/**
+ * Proves whose sandboxes are whose, on demand, and keeps the latest proof per row and per untracked
+ * sandbox in memory, keyed by `proofKey`, so an inventory read or an action can attach the evidence.
+ * Every row of every source feeds the marker index, so an orphan sandbox can be matched to a row that
+ * lost its sandbox id, a row under another provider, or an orphan row of the database.
+ */
+export class MarkerService {
+  readonly #options: MarkerServiceOptions;
+  readonly #proofs = new Map<string, MarkerProof>();
+  readonly #indexes = new WeakMap<Inventory, MarkerIndex>();
+
+  constructor(options: MarkerServiceOptions) {
+    this.#options = options;
+  }
+
+  async prove(request: ProveRequest, options: { signal?: AbortSignal } = {}): Promise<MarkerProof[]> {
+    const inventory = await this.#options.inventory();
+    const targets: ProveTarget[] = [
+      ...request.leases.map((ref) => leaseTarget(findLease(inventory, ref))),
+      ...request.untracked.map((ref) => untrackedTarget(findUntracked(inventory, ref))),
+    ];
+    return this.#prove(inventory, targets, options);
+  }
+
+  /** Proves rows and hands back each proof with the row it was read for (what a repair needs). */
+  async proveLeases(
+    refs: ProveRequest["leases"],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ classified: ClassifiedLease; proof: MarkerProof }[]> {
+    const inventory = await this.#options.inventory();
+    const found = refs.map((ref) => findLease(inventory, ref));
+    const proofs = await this.#prove(inventory, found.map(leaseTarget), options);
+    return found.map((classified, index) => ({ classified, proof: proofs[index]! }));
+  }
+
+  async #prove(
+    inventory: Inventory,
+    targets: ProveTarget[],
+    options: { signal?: AbortSignal },
+  ): Promise<MarkerProof[]> {
+    const proofs = await proveMarkers(targets, this.#indexFor(inventory), {
+      openClient: this.#options.openClient,
+      ...(this.#options.now ? { now: this.#options.now } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    for (const proof of proofs) this.#proofs.set(proofKey(proof.subject), proof);
+    return proofs;
+  }
+
+  /** The latest proof for a row or an untracked sandbox, or null when it was never proven. */
+  proofFor(subject: ProofSubject): MarkerProof | null {
+    return this.#proofs.get(proofKey(subject)) ?? null;
+  }
+
+  #indexFor(inventory: Inventory): MarkerIndex {
+    let index = this.#indexes.get(inventory);
+    if (index === undefined) {
+      index = buildMarkerIndex(inventory.leases);
+      this.#indexes.set(inventory, index);
+    }
+    return index;
+  }
+}
+
+function findLease(inventory: Inventory, ref: ProveRequest["leases"][number]): ClassifiedLease {
+  const matches = inventory.leases.filter(
+    (classified) =>
+      classified.lease.id === ref.leaseId &&
+      (ref.sourceId === undefined || classified.sourceId === ref.sourceId),
+  );
+  if (matches.length === 1) return matches[0]!;
+  throw new CoreError(
+    "not-found",
+    matches.length === 0
+      ? `No lease ${ref.leaseId} in the current inventory; refresh and try again.`
+      : `Two sources list a lease ${ref.leaseId}; name its source.`,
+  );
+}
+
+function findUntracked(inventory: Inventory, ref: ProveRequest["untracked"][number]): UntrackedSandbox {
+  const matches = [...inventory.untracked, ...inventory.untrackedUncertain].filter(
+    (sandbox) =>
+      sandbox.sandboxId === ref.sandboxId && (ref.origin === undefined || sandbox.origin === ref.origin),
+  );
+  if (matches.length === 1) return matches[0]!;
+  throw new CoreError(
+    "not-found",
+    matches.length === 0
+      ? `No untracked sandbox ${ref.sandboxId} in the current inventory; refresh and try again.`
+      : `Two origins list a sandbox ${ref.sandboxId}; name its origin.`,
+  );
+}
