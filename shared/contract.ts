@@ -9,6 +9,7 @@ import { InventoryViewSchema } from "./contract/inventory-view.js";
 import { LeaseDetailSchema, UntrackedSandboxViewSchema } from "./contract/lease-detail.js";
 import {
   CredentialNameSchema,
+  CredentialSetResultSchema,
   CredentialSetSchema,
   CredentialTestResultSchema,
   CredentialViewSchema,
@@ -101,7 +102,7 @@ export const contract = {
   },
   "settings:get": { request: empty, response: SettingsViewSchema },
   "settings:update": { request: SettingsUpdateSchema, response: SettingsViewSchema },
-  "credentials:set": { request: CredentialSetSchema, response: CredentialViewSchema },
+  "credentials:set": { request: CredentialSetSchema, response: CredentialSetResultSchema },
   "credentials:test": {
     request: z.strictObject({ name: CredentialNameSchema }),
     response: CredentialTestResultSchema,
