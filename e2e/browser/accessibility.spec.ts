@@ -126,3 +126,28 @@ for (const theme of ["light", "dark"] as const) {
     }
   });
 }
+
+test("every control reached with Tab shows a focus ring", async ({ page, world }) => {
+  await openConsole(page, world);
+  for (const view of ["settings", "audit"] as const) {
+    await page.getByTestId(`nav-${view}`).click();
+    await expect(page.getByTestId(`${view}-view`)).toBeVisible();
+    const seen: string[] = [];
+    for (let step = 0; step < 25; step++) {
+      await page.keyboard.press("Tab");
+      const focused = await page.evaluate(() => {
+        const element = document.activeElement as HTMLElement | null;
+        if (!element || element === document.body) return null;
+        const style = getComputedStyle(element);
+        return {
+          what: `${element.tagName.toLowerCase()}${element.dataset.testid ? `[${element.dataset.testid}]` : ""}`,
+          ring: style.outlineStyle !== "none" && Number.parseFloat(style.outlineWidth) >= 2,
+        };
+      });
+      if (!focused) continue;
+      seen.push(focused.what);
+      expect(focused.ring, `${focused.what} in ${view} has no visible focus ring`).toBe(true);
+    }
+    expect(seen.length, `Tab reached controls in ${view}`).toBeGreaterThan(5);
+  }
+});
