@@ -24,7 +24,7 @@ test("a reload keeps the environment, the filters and the search, and the addres
   await expect(page.getByTestId("filter-headline-stale")).toHaveAttribute("aria-pressed", "true");
   await expect(page).toHaveURL(/#.*q=/);
   expect(page.url()).not.toContain(world.token);
-  await expect(page).toHaveTitle(new RegExp(`^Leases in ${escape(environment.name)}`));
+  await expect(page).toHaveTitle(new RegExp(`^Leases in ${literally(environment.name)}`));
 
   await page.reload();
   await expect(page.getByTestId("search")).toHaveValue(stale);
@@ -45,7 +45,7 @@ test('"?" lists the shortcuts, and the palette can open the same list', async ({
   const dialog = page.getByTestId("shortcuts-dialog");
   await expect(dialog).toBeVisible();
   for (const key of ["Ctrl K", "?", "/", "R", "J", "K", "Space", "Enter", "X"])
-    await expect(dialog.locator("kbd", { hasText: new RegExp(`^${escape(key)}$`) }).first()).toBeVisible();
+    await expect(dialog.locator("kbd", { hasText: new RegExp(`^${literally(key)}$`) }).first()).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
 
@@ -55,6 +55,6 @@ test('"?" lists the shortcuts, and the palette can open the same list', async ({
   await expect(dialog).toBeVisible();
 });
 
-function escape(text: string): string {
+function literally(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
