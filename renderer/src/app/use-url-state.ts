@@ -20,7 +20,12 @@ function fragment(): string {
 /** Puts the state a fragment names into the store; what it does not name goes back to the default. */
 export function applyUrlState(from: string): void {
   const decoded = { ...DEFAULTS, ...decodeUrlState(from) };
-  useUi.setState({ ...decoded, cursorId: decoded.drawerLeaseId ?? useUi.getState().cursorId });
+  const current = useUi.getState();
+  // As choosing an environment in the sidebar does, another scope starts with nothing selected.
+  const selection = sameScope(current.scope, decoded.scope)
+    ? {}
+    : { selected: new Set<string>(), anchorId: null };
+  useUi.setState({ ...decoded, ...selection, cursorId: decoded.drawerLeaseId ?? current.cursorId });
 }
 
 /** Called once before the first render, so a reload opens straight into the view the address names. */
