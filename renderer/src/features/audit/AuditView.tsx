@@ -343,7 +343,11 @@ function AuditEvidence({ entry }: { entry: AuditEntry }) {
       <dt>Evidence</dt>
       <dd>
         <pre className="evidence">
-          {entry.evidence ? clip(JSON.stringify(entry.evidence, null, 2), 4000) : "—"}
+          {entry.evidence
+            ? clip(JSON.stringify(entry.evidence, null, 2), 4000)
+            : entry.kind === "item" && entry.leaseId === null
+              ? "None recorded: an untracked sandbox has no lease row whose metadata could be judged."
+              : "—"}
         </pre>
       </dd>
     </dl>
