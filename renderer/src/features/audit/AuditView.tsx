@@ -258,18 +258,23 @@ function AuditRow(props: {
       data-outcome={entry.outcome}
       data-plan-state={planState ?? undefined}
       data-sandbox-id={entry.sandboxId ?? scope?.sandboxId ?? ""}
-      aria-expanded={props.expanded}
-      tabIndex={0}
       onClick={props.onToggle}
-      onKeyDown={(event) => {
-        if (event.key === "Enter" || event.key === " ") {
-          event.preventDefault();
-          props.onToggle();
-        }
-      }}
     >
       <td>
-        <RelativeTime atMs={parseTime(entry.at)} />
+        {/* The row is clickable; this button is the same toggle for the keyboard and for screen readers. */}
+        <button
+          type="button"
+          className="audit-toggle"
+          aria-expanded={props.expanded}
+          aria-label={`${props.expanded ? "Hide" : "Show"} the evidence of this ${entry.kind}`}
+          data-testid="audit-toggle"
+          onClick={(event) => {
+            event.stopPropagation();
+            props.onToggle();
+          }}
+        >
+          <RelativeTime atMs={parseTime(entry.at)} />
+        </button>
       </td>
       <td>{entry.kind}</td>
       <td>{entry.action}</td>
