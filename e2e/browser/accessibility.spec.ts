@@ -33,8 +33,14 @@ const PLACES: readonly Place[] = [
   {
     name: "audit",
     open: async (page) => {
+      // A plan, opened and cancelled, so the log has rows to check whatever ran before.
+      const row = await showLease(page, plantedLease(worldOf(page), "owned-running"));
+      await row.getByTestId("action-destroy").click();
+      await page.getByTestId("plan-cancel").click();
       await page.getByTestId("nav-audit").click();
-      await expect(page.getByTestId("audit-view")).toBeVisible();
+      await expect(page.getByTestId("audit-row").first()).toBeVisible();
+      await page.getByTestId("audit-toggle").first().click();
+      await expect(page.getByTestId("audit-evidence")).toBeVisible();
     },
   },
   {

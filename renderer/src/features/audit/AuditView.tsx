@@ -347,7 +347,8 @@ function AuditEvidence({ entry }: { entry: AuditEntry }) {
       <dd>{entry.message ? <span className="text-wrap">{entry.message}</span> : "—"}</dd>
       <dt>Evidence</dt>
       <dd>
-        <pre className="evidence">
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls, so the keyboard must be able to reach it */}
+        <pre className="evidence" tabIndex={0}>
           {entry.evidence
             ? clip(JSON.stringify(entry.evidence, null, 2), 4000)
             : entry.kind === "item" && entry.leaseId === null
