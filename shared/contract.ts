@@ -10,6 +10,7 @@ import { LeaseDetailSchema, UntrackedSandboxViewSchema } from "./contract/lease-
 import { ProveRequestSchema, ProveResponseSchema } from "./contract/marker-proof.js";
 import {
   CredentialNameSchema,
+  CredentialSetResultSchema,
   CredentialSetSchema,
   CredentialTestResultSchema,
   CredentialViewSchema,
@@ -103,7 +104,7 @@ export const contract = {
   },
   "settings:get": { request: empty, response: SettingsViewSchema },
   "settings:update": { request: SettingsUpdateSchema, response: SettingsViewSchema },
-  "credentials:set": { request: CredentialSetSchema, response: CredentialViewSchema },
+  "credentials:set": { request: CredentialSetSchema, response: CredentialSetResultSchema },
   "credentials:test": {
     request: z.strictObject({ name: CredentialNameSchema }),
     response: CredentialTestResultSchema,

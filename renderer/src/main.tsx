@@ -3,11 +3,14 @@ import { createRoot } from "react-dom/client";
 import { z } from "zod";
 import { App } from "./app/App";
 import { Providers } from "./app/providers";
+import { restoreUrlState } from "./app/use-url-state";
 import "./app/theme.css";
 import "./app/base.css";
 
 // The CSP forbids eval; without this zod probes for it at start-up and Chromium logs a blocked eval.
 z.config({ jitless: true });
+
+restoreUrlState();
 
 const container = document.getElementById("root");
 if (!container) throw new Error("Leasekeeper: #root is missing from index.html");

@@ -76,6 +76,8 @@ export const CredentialViewSchema = z.object({
   storedIn: z.enum(["env", "vault"]).nullable(),
   /** The environment variable the config names for this credential, when it names one. */
   apiKeyEnv: z.string().nullable(),
+  /** The key failed its test when it was saved and the operator chose to keep it anyway. */
+  notVerified: z.boolean(),
 });
 export type CredentialView = z.infer<typeof CredentialViewSchema>;
 
@@ -110,10 +112,33 @@ export const SettingsViewSchema = z.object({
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
 
+/** The bounds the config file allows, with the sentence an operator reads when a value is outside them. */
+export const RATE_LIMIT_BOUNDS = { min: 1, max: 6000 } as const;
+export const REFRESH_INTERVAL_BOUNDS = { min: 10, max: 86_400 } as const;
+
+export const LIMIT_MESSAGES = {
+  rateWhole: "The rate budget must be a whole number of requests a minute.",
+  rateMin: "The rate budget must be at least 1 request a minute.",
+  rateMax: "The rate budget must be at most 6,000 requests a minute.",
+  intervalWhole: "The refresh interval must be a whole number of seconds.",
+  intervalMin: "The refresh interval must be at least 10 seconds.",
+  intervalMax: "The refresh interval must be at most 86,400 seconds (a day).",
+} as const;
+
 export const SettingsUpdateSchema = z.strictObject({
   sources: z.array(SourceConfigSchema).min(1).max(100).optional(),
-  rateLimitPerMinute: z.number().int().min(1).max(6000).optional(),
-  refreshIntervalSeconds: z.number().int().min(10).max(86_400).optional(),
+  rateLimitPerMinute: z
+    .number(LIMIT_MESSAGES.rateWhole)
+    .int(LIMIT_MESSAGES.rateWhole)
+    .min(RATE_LIMIT_BOUNDS.min, LIMIT_MESSAGES.rateMin)
+    .max(RATE_LIMIT_BOUNDS.max, LIMIT_MESSAGES.rateMax)
+    .optional(),
+  refreshIntervalSeconds: z
+    .number(LIMIT_MESSAGES.intervalWhole)
+    .int(LIMIT_MESSAGES.intervalWhole)
+    .min(REFRESH_INTERVAL_BOUNDS.min, LIMIT_MESSAGES.intervalMin)
+    .max(REFRESH_INTERVAL_BOUNDS.max, LIMIT_MESSAGES.intervalMax)
+    .optional(),
 });
 export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;
 
@@ -125,14 +150,26 @@ export const CredentialSetSchema = z.strictObject({
     .min(8, "is too short to be a CreateOS API key")
     .max(512)
     .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces"),
+  /** Keep a key that failed its test (the credential is then marked not verified). */
+  saveUnverified: z.boolean().optional(),
 });
 export type CredentialSet = z.input<typeof CredentialSetSchema>;
 
 export const CredentialTestResultSchema = z.object({
   ok: z.boolean(),
   httpStatus: z.number().int().nullable(),
+  /** One whole sentence for the operator; it already names the HTTP status when there was one. */
   message: z.string(),
 });
+export type CredentialTestResult = z.infer<typeof CredentialTestResultSchema>;
+
+/** A key is tested before it is kept: `saved` is false when it failed and was not saved anyway. */
+export const CredentialSetResultSchema = z.object({
+  saved: z.boolean(),
+  test: CredentialTestResultSchema,
+  credential: CredentialViewSchema.nullable(),
+});
+export type CredentialSetResult = z.infer<typeof CredentialSetResultSchema>;
 
 export const OriginStatusSchema = z.object({
   origin: z.string(),

@@ -128,28 +128,98 @@ describe("settings and credentials", () => {
 
   it("tests a key against CreateOS: accepted, and a wrong one refused with its status", async () => {
     const name = demo.world.config.credentials[0]!.name;
+    const origin = demo.world.config.credentials[0]!.origin;
     expect(await call("credentials:test", { name })).toMatchObject({ ok: true, httpStatus: 200 });
-    await call("credentials:set", {
-      name,
-      origin: demo.world.config.credentials[0]!.origin,
-      apiKey: "cos_wrong_key_0000",
-    });
+    await call("credentials:set", { name, origin, apiKey: "cos_wrong_key_0000", saveUnverified: true });
     expect(await call("credentials:test", { name })).toMatchObject({ ok: false, httpStatus: 401 });
     const cleared = await call("credentials:clear", { name });
-    expect(cleared).toMatchObject({ state: "set", storedIn: "env" });
+    expect(cleared).toMatchObject({ state: "set", storedIn: "env", notVerified: false });
     expect(await call("credentials:test", { name })).toMatchObject({ ok: true });
+  });
+
+  it("says why a key failed its test once, in one sentence that names the status a single time", async () => {
+    const { name, origin } = demo.world.config.credentials[0]!;
+    const answer = await call("credentials:set", { name, origin, apiKey: "cos_wrong_key_0001" });
+    expect(answer.test).toMatchObject({ ok: false, httpStatus: 401 });
+    expect(answer.test.message).toBe(
+      "CreateOS refused this key (HTTP 401): it is wrong, revoked, or not a key for this API URL.",
+    );
+    expect(answer.test.message.match(/HTTP 401/g)).toHaveLength(1);
+  });
+
+  it("does not save a key that fails its test unless the operator saves it anyway", async () => {
+    const origin = demo.world.config.credentials[0]!.origin;
+    const before = readFileSync(demo.configPath, "utf8");
+    const refused = await call("credentials:set", {
+      name: "rejected",
+      origin,
+      apiKey: "cos_nonsense_key_9z",
+    });
+    expect(refused).toMatchObject({ saved: false, credential: null, test: { ok: false, httpStatus: 401 } });
+    expect(readFileSync(demo.configPath, "utf8")).toBe(before);
+    const vaultFile = path.join(demo.dir, ".leasekeeper", "vault.json");
+    expect((await call("settings:get")).credentials.map((entry) => entry.name)).not.toContain("rejected");
+
+    const kept = await call("credentials:set", {
+      name: "rejected",
+      origin,
+      apiKey: "cos_nonsense_key_9z",
+      saveUnverified: true,
+    });
+    expect(kept).toMatchObject({
+      saved: true,
+      test: { ok: false },
+      credential: { name: "rejected", state: "set", storedIn: "vault", last4: "y_9z", notVerified: true },
+    });
+    const raw = JSON.parse(readFileSync(demo.configPath, "utf8")) as {
+      credentials: Array<Record<string, unknown>>;
+    };
+    expect(raw.credentials.find((entry) => entry.name === "rejected")).toMatchObject({ notVerified: true });
+    expect(readFileSync(demo.configPath, "utf8")).not.toContain("cos_nonsense_key_9z");
+    expect(readFileSync(vaultFile, "utf8")).not.toContain("cos_nonsense_key_9z");
+    // The mark survives a reload of settings (it lives in the config with the credential's other fields).
+    expect((await call("settings:get")).credentials.find((entry) => entry.name === "rejected")).toMatchObject(
+      {
+        notVerified: true,
+      },
+    );
+  });
+
+  it("saves a key that passes its test without a mark, and a passing test clears an earlier mark", async () => {
+    const { origin, apiKeyEnv } = demo.world.config.credentials[0]!;
+    const goodKey = demo.keys[apiKeyEnv]!;
+    const marked = await call("credentials:set", {
+      name: "renewed",
+      origin,
+      apiKey: "cos_not_yet_valid_1",
+      saveUnverified: true,
+    });
+    expect(marked.credential).toMatchObject({ notVerified: true });
+    const renewed = await call("credentials:set", { name: "renewed", origin, apiKey: goodKey });
+    expect(renewed).toMatchObject({ saved: true, test: { ok: true }, credential: { notVerified: false } });
+    const raw = JSON.parse(readFileSync(demo.configPath, "utf8")) as {
+      credentials: Array<Record<string, unknown>>;
+    };
+    expect(raw.credentials.find((entry) => entry.name === "renewed")).not.toHaveProperty("notVerified");
+    expect(JSON.stringify(renewed)).not.toContain(goodKey);
   });
 
   it("writes a new credential's key to the vault and its entry (never the key) to the config", async () => {
     const origin = demo.world.config.credentials[0]!.origin;
-    const view = await call("credentials:set", { name: "added", origin, apiKey: "cos_added_key_abcd" });
-    expect(view).toEqual({
+    const answer = await call("credentials:set", {
+      name: "added",
+      origin,
+      apiKey: "cos_added_key_abcd",
+      saveUnverified: true,
+    });
+    expect(answer.credential).toEqual({
       name: "added",
       origin,
       state: "set",
       last4: "abcd",
       storedIn: "vault",
       apiKeyEnv: "LEASEKEEPER_KEY_ADDED",
+      notVerified: true,
     });
     const config = readFileSync(demo.configPath, "utf8");
     expect(config).toContain('"added"');

@@ -1,14 +1,15 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type {
-  ChannelResponse,
+  CredentialSetResult,
+  CredentialTestResult,
   CredentialView,
   ParsedRequest,
   SettingsView,
   SourceView,
 } from "../../../shared/contract.js";
 import { ConfigError, type LeasekeeperConfig, loadConfig, parseConfig } from "../config/load.js";
-import { CreateosClient, isCreateosError } from "../createos/index.js";
+import { CreateosClient, type CreateosError, isCreateosError } from "../createos/index.js";
 import { CoreError } from "../handlers/errors.js";
 import { EnvStore, isVaultError, type LayeredSecretStore, writeFileAtomic } from "../vault/index.js";
 import type { Logger } from "./log.js";
@@ -104,7 +105,13 @@ export class SettingsService {
     return this.#options.secrets.describe(credential);
   }
 
-  async setCredential(request: ParsedRequest<"credentials:set">): Promise<CredentialView> {
+  /**
+   * A key is tested against its origin before it is kept. One that fails is saved only when the operator
+   * chose "save anyway", and its config entry then carries `notVerified` (the mark, never the key).
+   */
+  async setCredential(request: ParsedRequest<"credentials:set">): Promise<CredentialSetResult> {
+    const test = await this.#probe(request.name, request.origin, request.apiKey);
+    if (!test.ok && request.saveUnverified !== true) return { saved: false, test, credential: null };
     try {
       await this.#options.secrets.set(request.name, request.apiKey);
     } catch (error) {
@@ -113,16 +120,17 @@ export class SettingsService {
     }
     this.#options.onSecretsChanged();
     const raw = this.#readRaw();
-    const credentials = Array.isArray(raw.credentials)
-      ? (raw.credentials as Array<Record<string, unknown>>)
-      : [];
-    const existing = credentials.find((entry) => entry.name === request.name);
-    if (existing) existing.origin = request.origin;
-    else
-      credentials.push({ name: request.name, origin: request.origin, apiKeyEnv: envNameFor(request.name) });
+    const credentials = rawCredentials(raw);
+    let entry = credentials.find((candidate) => candidate.name === request.name);
+    if (entry) entry.origin = request.origin;
+    else {
+      entry = { name: request.name, origin: request.origin, apiKeyEnv: envNameFor(request.name) };
+      credentials.push(entry);
+    }
+    markVerified(entry, test.ok);
     raw.credentials = credentials;
     await this.#writeRaw(raw);
-    return this.describe(request.name);
+    return { saved: true, test, credential: await this.describe(request.name) };
   }
 
   async clearCredential(name: string): Promise<CredentialView> {
@@ -134,19 +142,27 @@ export class SettingsService {
       throw error;
     }
     this.#options.onSecretsChanged();
+    // The mark belonged to the key just cleared; whatever key is left (the environment's) is untested.
+    await this.#setMark(name, true);
     return this.describe(name);
   }
 
-  async testCredential(name: string): Promise<ChannelResponse<"credentials:test">> {
+  async testCredential(name: string): Promise<CredentialTestResult> {
     const credential = this.#config.credentials.find((entry) => entry.name === name);
     if (!credential) throw new CoreError("not-found", "No credential with that name.");
     const key = await this.#options.secrets.get(name);
     if (key === undefined)
       return { ok: false, httpStatus: null, message: "No key is set for this credential." };
+    const test = await this.#probe(name, credential.origin, key);
+    if (test.ok && credential.notVerified) await this.#setMark(name, true);
+    return test;
+  }
+
+  async #probe(name: string, origin: string, key: string): Promise<CredentialTestResult> {
     let client: CreateosClient;
     try {
       client = new CreateosClient({
-        apiUrl: credential.origin,
+        apiUrl: origin,
         apiKey: key,
         credential: name,
         timeoutMs: this.#config.requestTimeoutMs,
@@ -156,16 +172,30 @@ export class SettingsService {
       return {
         ok: false,
         httpStatus: null,
-        message: "The key or the origin breaks the CreateOS plugin's rules.",
+        message: "The key or the API URL breaks the CreateOS plugin's rules, so the key was not tried.",
       };
     }
     try {
       const answer = await client.whoami();
       return { ok: true, httpStatus: answer.httpStatus, message: "CreateOS accepted the key." };
     } catch (error) {
-      if (isCreateosError(error)) return { ok: false, httpStatus: error.httpStatus, message: error.message };
+      if (isCreateosError(error))
+        return { ok: false, httpStatus: error.httpStatus, message: keyTestFailure(error) };
       throw error;
     }
+  }
+
+  /** Writes or removes a credential's `notVerified` mark, only when it changes. */
+  async #setMark(name: string, verified: boolean): Promise<void> {
+    const current = this.#config.credentials.find((entry) => entry.name === name);
+    if (!current || (current.notVerified === true) === !verified) return;
+    const raw = this.#readRaw();
+    const credentials = rawCredentials(raw);
+    const entry = credentials.find((candidate) => candidate.name === name);
+    if (!entry) return;
+    markVerified(entry, verified);
+    raw.credentials = credentials;
+    await this.#writeRaw(raw);
   }
 
   #readRaw(): Record<string, unknown> {
@@ -226,4 +256,33 @@ export class SettingsService {
 /** The variable a vault-only credential is registered under, for when the operator prefers the env later. */
 function envNameFor(name: string): string {
   return `LEASEKEEPER_KEY_${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`.slice(0, 128);
+}
+
+function rawCredentials(raw: Record<string, unknown>): Array<Record<string, unknown>> {
+  return Array.isArray(raw.credentials) ? (raw.credentials as Array<Record<string, unknown>>) : [];
+}
+
+function markVerified(entry: Record<string, unknown>, verified: boolean): void {
+  if (verified) delete entry.notVerified;
+  else entry.notVerified = true;
+}
+
+/**
+ * What a failed key test means, in one sentence. The client's own message already names the status, so
+ * nothing is appended to it; the refusals an operator can act on say what to do.
+ */
+export function keyTestFailure(error: CreateosError): string {
+  const status = error.httpStatus === null ? "" : ` (HTTP ${error.httpStatus})`;
+  switch (error.kind) {
+    case "unauthorized":
+      return `CreateOS refused this key${status}: it is wrong, revoked, or not a key for this API URL.`;
+    case "forbidden":
+      return `CreateOS accepted the key but refused it access${status}: check the account's permissions.`;
+    case "network":
+      return "CreateOS could not be reached at this API URL, so the key could not be tested.";
+    case "timeout":
+      return "CreateOS did not answer in time, so the key could not be tested.";
+    default:
+      return error.message;
+  }
 }

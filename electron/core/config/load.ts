@@ -14,6 +14,8 @@ export interface CredentialConfig {
   /** Normalised CreateOS origin (`https://host`, no `/v1`). */
   origin: string;
   apiKeyEnv: string;
+  /** The key failed its test when it was saved, and the operator kept it anyway. */
+  notVerified?: true;
 }
 
 /** The config with defaults applied and every path absolute. */
@@ -90,7 +92,12 @@ function resolveConfig(config: ConfigFile, file: string): LeasekeeperConfig {
   return {
     file: path.resolve(file),
     sources,
-    credentials: config.credentials.map(({ name, origin, apiKeyEnv }) => ({ name, origin, apiKeyEnv })),
+    credentials: config.credentials.map(({ name, origin, apiKeyEnv, notVerified }) => ({
+      name,
+      origin,
+      apiKeyEnv,
+      ...(notVerified ? { notVerified } : {}),
+    })),
     dataDir: path.resolve(base, config.dataDir),
     rateLimitPerMinute: config.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
     requestTimeoutMs: config.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,

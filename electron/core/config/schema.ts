@@ -58,6 +58,8 @@ export const CredentialConfigSchema = z.strictObject({
   name: displayName,
   origin: createosOrigin,
   apiKeyEnv: envVarName,
+  /** Set when a key that failed its test was saved anyway; never the key itself. */
+  notVerified: z.literal(true).optional(),
 });
 
 export const ConfigFileSchema = z

@@ -53,6 +53,7 @@ export class LayeredSecretStore {
     name: string;
     origin: string;
     apiKeyEnv: string | null;
+    notVerified?: boolean;
   }): Promise<CredentialView> {
     const found = await this.resolve(credential.name);
     return {
@@ -62,6 +63,7 @@ export class LayeredSecretStore {
       last4: found ? lastFour(found.value) : null,
       storedIn: found?.storedIn ?? null,
       apiKeyEnv: credential.apiKeyEnv,
+      notVerified: found !== undefined && credential.notVerified === true,
     };
   }
 

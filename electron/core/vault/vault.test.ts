@@ -256,6 +256,7 @@ describe("env store and layered resolution", () => {
       last4: "1a2b",
       storedIn: "env",
       apiKeyEnv: "LK_TEST_LEGACY",
+      notVerified: false,
     });
   });
 

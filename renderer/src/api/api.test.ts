@@ -40,6 +40,12 @@ describe("the token in the URL", () => {
     expect(replaced).toEqual(["/?view=audit"]);
   });
 
+  it("leaves the rest of the fragment (the view a link opens) in place", () => {
+    const { env, replaced } = environment("http://127.0.0.1:5000/#token=t2&view=audit&q=sbx-1");
+    expect(takeToken(env)).toBe("t2");
+    expect(replaced).toEqual(["/#view=audit&q=sbx-1"]);
+  });
+
   it("after a reload, comes from sessionStorage", () => {
     const { env, storage, replaced } = environment("http://127.0.0.1:5000/");
     storage.set(TOKEN_STORAGE_KEY, "kept");

@@ -12,15 +12,18 @@ export interface TokenEnvironment {
 }
 
 export function takeToken(env: TokenEnvironment): string | null {
-  const fromHash = new URLSearchParams(env.location.hash.replace(/^#/, "")).get("token");
+  const fragment = new URLSearchParams(env.location.hash.replace(/^#/, ""));
+  const fromHash = fragment.get("token");
   const fromQuery = new URLSearchParams(env.location.search).get("token");
   const fromUrl = fromHash ?? fromQuery;
   if (fromUrl) {
     env.sessionStorage.setItem(TOKEN_STORAGE_KEY, fromUrl);
     const url = new URL(env.location.href);
-    url.hash = "";
     url.searchParams.delete("token");
-    env.history.replaceState(null, "", `${url.pathname}${url.search}`);
+    // The rest of the fragment is the view a link opens (see the app's url-state); only the token goes.
+    fragment.delete("token");
+    const rest = fragment.toString();
+    env.history.replaceState(null, "", `${url.pathname}${url.search}${rest ? `#${rest}` : ""}`);
     return fromUrl;
   }
   return env.sessionStorage.getItem(TOKEN_STORAGE_KEY);

@@ -1,3 +1,4 @@
+import { useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { Text } from "../components/Text";
 import { ActionsHost } from "../features/actions/ActionsHost";
@@ -7,14 +8,17 @@ import { LeaseDrawer } from "../features/lease-detail/LeaseDrawer";
 import { LeasesView } from "../features/leases/LeasesView";
 import { PicturesView } from "../features/pictures/PicturesView";
 import { SettingsView } from "../features/settings/SettingsView";
+import { ShortcutsDialog } from "../features/shortcuts/ShortcutsDialog";
 import { Sidebar } from "../features/sidebar/Sidebar";
 import { StatusBar } from "../features/status-bar/StatusBar";
 import { UntrackedView } from "../features/untracked/UntrackedView";
-import { useUi } from "./ui-store";
+import { attentionCount, pageTitle } from "./page-title";
+import { type Scope, useUi, type View } from "./ui-store";
 import { useAutoRefresh } from "./use-auto-refresh";
 import { useGlobalKeys } from "./use-global-keys";
 import { useInventory, useRefreshInventory } from "./use-inventory";
 import { useMainEvents } from "./use-main-events";
+import { useUrlState } from "./use-url-state";
 
 const TITLES = {
   leases: "Leases",
@@ -24,24 +28,38 @@ const TITLES = {
   untracked: "Untracked sandboxes",
 };
 
+function viewTitle(view: View, scope: Scope): string {
+  if (view !== "leases") return TITLES[view];
+  return scope.kind === "environment" ? scope.name || "(unnamed environment)" : "All environments";
+}
+
+/** The tab names the view and how many leases need attention, so a glance at the tab answers. */
+function usePageTitle(): void {
+  const view = useUi((state) => state.view);
+  const scope = useUi((state) => state.scope);
+  const inventory = useInventory();
+  const attention = inventory.data ? attentionCount(inventory.data.view) : null;
+  const name = view === "leases" && scope.kind === "environment" ? viewTitle(view, scope) : null;
+  const title = pageTitle(name ? `Leases in ${name}` : TITLES[view], attention);
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
+}
+
 function TopBar() {
-  const { view, scope, setPaletteOpen, theme, setTheme } = useUi(
+  const { view, scope, setPaletteOpen, setShortcutsOpen, theme, setTheme } = useUi(
     useShallow((state) => ({
       view: state.view,
       scope: state.scope,
       setPaletteOpen: state.setPaletteOpen,
+      setShortcutsOpen: state.setShortcutsOpen,
       theme: state.theme,
       setTheme: state.setTheme,
     })),
   );
   const inventory = useInventory();
   const refresh = useRefreshInventory();
-  const title =
-    view === "leases"
-      ? scope.kind === "environment"
-        ? scope.name || "(unnamed environment)"
-        : "All environments"
-      : TITLES[view];
+  const title = viewTitle(view, scope);
   const dark =
     theme === "dark" || (theme === "system" && window.matchMedia?.("(prefers-color-scheme: dark)").matches);
   return (
@@ -67,6 +85,16 @@ function TopBar() {
         title="Command palette"
       >
         Commands <kbd>Ctrl K</kbd>
+      </button>
+      <button
+        type="button"
+        className="btn btn-small btn-ghost"
+        data-testid="open-shortcuts"
+        aria-label="Keyboard shortcuts"
+        title="Keyboard shortcuts (?)"
+        onClick={() => setShortcutsOpen(true)}
+      >
+        ?
       </button>
       <button
         type="button"
@@ -100,6 +128,8 @@ export function App() {
   useGlobalKeys();
   useMainEvents();
   useAutoRefresh();
+  useUrlState();
+  usePageTitle();
   return (
     <div className="app">
       <Sidebar />
@@ -110,6 +140,7 @@ export function App() {
       <StatusBar />
       <LeaseDrawer />
       <CommandPalette />
+      <ShortcutsDialog />
       <ActionsHost />
     </div>
   );

@@ -14,7 +14,11 @@ export function inDialog(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && target.closest("[role='dialog'], [role='alertdialog']") !== null;
 }
 
-/** Whether a modal dialog is open anywhere (the plan dialog or the palette): the table keys pause. */
+/** Whether a modal dialog is open anywhere (the plan, the palette, the shortcuts): the table keys pause. */
 export function modalOpen(): boolean {
-  return document.querySelector("[data-testid='plan-dialog'], [data-testid='command-palette']") !== null;
+  return (
+    document.querySelector(
+      "[data-testid='plan-dialog'], [data-testid='command-palette'], [data-testid='shortcuts-dialog']",
+    ) !== null
+  );
 }

@@ -41,6 +41,7 @@ interface UiState {
   drawerLeaseId: string | null;
   theme: ThemeChoice;
   paletteOpen: boolean;
+  shortcutsOpen: boolean;
   pendingAction: PendingAction | null;
   /** Jobs whose progress panel is shown (the newest last). */
   watchedJobIds: readonly string[];
@@ -61,6 +62,7 @@ interface UiState {
   closeDrawer(): void;
   setTheme(theme: ThemeChoice): void;
   setPaletteOpen(open: boolean): void;
+  setShortcutsOpen(open: boolean): void;
   startAction(action: PendingAction): void;
   cancelAction(): void;
   watchJob(jobId: string): void;
@@ -100,6 +102,7 @@ export const useUi = create<UiState>()((set) => ({
   drawerLeaseId: null,
   theme: storedTheme(),
   paletteOpen: false,
+  shortcutsOpen: false,
   pendingAction: null,
   watchedJobIds: [],
 
@@ -141,6 +144,7 @@ export const useUi = create<UiState>()((set) => ({
     set({ theme });
   },
   setPaletteOpen: (paletteOpen) => set({ paletteOpen }),
+  setShortcutsOpen: (shortcutsOpen) => set({ shortcutsOpen }),
   startAction: (pendingAction) => set({ pendingAction, paletteOpen: false }),
   cancelAction: () => set({ pendingAction: null }),
   watchJob: (jobId) =>

@@ -6,7 +6,8 @@ import { useRefreshInventory } from "./use-inventory";
 
 /**
  * Keys that work everywhere: Ctrl/Cmd-K opens the command palette, R refreshes the inventory, / jumps to
- * the search. Electron's menu sends the same commands as `app:command` events.
+ * the search, ? lists every shortcut. Electron's menu sends the same commands as `app:command` events.
+ * A key bound here is listed in shortcuts.ts.
  */
 export function useGlobalKeys(): void {
   const refresh = useRefreshInventory();
@@ -19,7 +20,10 @@ export function useGlobalKeys(): void {
         return;
       }
       if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target) || modalOpen()) return;
-      if (event.key === "r" || event.key === "R") {
+      if (event.key === "?") {
+        event.preventDefault();
+        ui.setShortcutsOpen(true);
+      } else if (event.key === "r" || event.key === "R") {
         event.preventDefault();
         void refresh();
       } else if (event.key === "/") {

@@ -10,6 +10,7 @@ import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
 import { clip, formatCount, originHost, parseTime } from "../../lib/format";
+import { newestFirst, type PlanState, planScope, planStates } from "./audit-story";
 import { saveFile } from "./download";
 import "./audit.css";
 
@@ -61,6 +62,11 @@ export function AuditView() {
     return [...seen.entries()].sort((a, b) => a[1].localeCompare(b[1]));
   }, [inventory.data]);
   const names = useMemo(() => new Map(environments), [environments]);
+  const story = useMemo(() => {
+    const entries = audit.data?.entries ?? [];
+    return { newest: newestFirst(entries), states: planStates(entries, Date.now()) };
+  }, [audit.data]);
+  const environmentName = (id: string) => names.get(id) ?? id;
   const set = <K extends keyof Filters>(key: K, value: Filters[K]) =>
     setFilters((current) => ({ ...current, [key]: value }));
 
@@ -172,7 +178,7 @@ export function AuditView() {
               <col style={{ width: 84 }} />
               <col style={{ width: 56 }} />
               <col style={{ width: 70 }} />
-              <col style={{ width: 104 }} />
+              <col style={{ width: 130 }} />
               <col />
               <col />
               <col style={{ width: 150 }} />
@@ -186,51 +192,23 @@ export function AuditView() {
                 <th>Action</th>
                 <th>Outcome</th>
                 <th>Sandbox</th>
-                <th>Lease</th>
+                <th>Lease or scope</th>
                 <th>Environment</th>
                 <th>Verdict</th>
                 <th>HTTP</th>
               </tr>
             </thead>
             <tbody>
-              {audit.data.entries.map((entry) => (
+              {story.newest.map((entry) => (
                 <Fragment key={entry.id}>
-                  <tr
-                    className="audit-row"
-                    data-testid="audit-row"
-                    data-kind={entry.kind}
-                    data-action={entry.action}
-                    data-outcome={entry.outcome}
-                    data-sandbox-id={entry.sandboxId ?? ""}
-                    aria-expanded={expanded === entry.id}
-                    onClick={() => setExpanded(expanded === entry.id ? null : entry.id)}
-                  >
-                    <td>
-                      <RelativeTime atMs={parseTime(entry.at)} />
-                    </td>
-                    <td>{entry.kind}</td>
-                    <td>{entry.action}</td>
-                    <td>
-                      <span className={`outcome outcome-${entry.outcome}`}>
-                        <Text value={entry.outcome} />
-                      </span>
-                    </td>
-                    <td>
-                      <Text value={entry.sandboxId} mono />
-                    </td>
-                    <td>
-                      <Text value={entry.leaseId} mono />
-                    </td>
-                    <td>
-                      <Text
-                        value={
-                          entry.environmentId ? (names.get(entry.environmentId) ?? entry.environmentId) : null
-                        }
-                      />
-                    </td>
-                    <td>{entry.verdict ? <HeadlineBadge headline={entry.verdict.headline} /> : "—"}</td>
-                    <td>{entry.httpStatus ?? "—"}</td>
-                  </tr>
+                  <AuditRow
+                    entry={entry}
+                    entries={audit.data.entries}
+                    planState={entry.kind === "plan" ? (story.states.get(entry.planId) ?? "open") : null}
+                    environmentName={environmentName}
+                    expanded={expanded === entry.id}
+                    onToggle={() => setExpanded(expanded === entry.id ? null : entry.id)}
+                  />
                   {expanded === entry.id && (
                     <tr className="audit-detail">
                       <td colSpan={9}>
@@ -246,6 +224,101 @@ export function AuditView() {
       )}
     </div>
   );
+}
+
+const PLAN_STATE_LABELS: Record<PlanState, string> = {
+  executed: "run",
+  expired: "expired, never run",
+  open: "not run yet",
+};
+
+function AuditRow(props: {
+  entry: AuditEntry;
+  entries: readonly AuditEntry[];
+  planState: PlanState | null;
+  environmentName: (id: string) => string;
+  expanded: boolean;
+  onToggle: () => void;
+}) {
+  const { entry, planState } = props;
+  const scope = entry.kind === "plan" ? planScope(entry, props.entries, props.environmentName) : null;
+  const environment = scope
+    ? scope.environments.join(", ")
+    : entry.environmentId
+      ? entry.environmentName || props.environmentName(entry.environmentId)
+      : null;
+  const untracked = entry.kind === "item" && entry.leaseId === null && entry.sandboxId !== null;
+  return (
+    <tr
+      className="audit-row"
+      data-testid="audit-row"
+      data-entry-id={entry.id}
+      data-kind={entry.kind}
+      data-action={entry.action}
+      data-outcome={entry.outcome}
+      data-plan-state={planState ?? undefined}
+      data-sandbox-id={entry.sandboxId ?? scope?.sandboxId ?? ""}
+      onClick={props.onToggle}
+    >
+      <td>
+        {/* The row is clickable; this button is the same toggle for the keyboard and for screen readers. */}
+        <button
+          type="button"
+          className="audit-toggle"
+          aria-expanded={props.expanded}
+          aria-label={`${props.expanded ? "Hide" : "Show"} the evidence of this ${entry.kind}`}
+          data-testid="audit-toggle"
+          onClick={(event) => {
+            event.stopPropagation();
+            props.onToggle();
+          }}
+        >
+          <RelativeTime atMs={parseTime(entry.at)} />
+        </button>
+      </td>
+      <td>{entry.kind}</td>
+      <td>{entry.action}</td>
+      <td>
+        <span className={`outcome outcome-${entry.outcome}`}>
+          <Text value={entry.outcome} />
+        </span>
+        {planState && (
+          <span className={`plan-state plan-state-${planState}`} data-testid="audit-plan-state">
+            {PLAN_STATE_LABELS[planState]}
+          </span>
+        )}
+      </td>
+      <td>
+        <Text value={entry.sandboxId ?? scope?.sandboxId} mono />
+      </td>
+      <td data-testid={scope ? "audit-plan-scope" : undefined}>
+        {scope ? (
+          <Text value={scope.counts ? `${scope.what} · ${scope.counts}` : scope.what} />
+        ) : (
+          <Text value={entry.leaseId} mono placeholder={untracked ? "untracked" : "—"} />
+        )}
+      </td>
+      <td>
+        <Text value={environment} />
+      </td>
+      <td>
+        {entry.verdict ? (
+          <span className="audit-verdict" title={verdictCodes(entry).join(", ")}>
+            <HeadlineBadge headline={entry.verdict.headline} />
+            {untracked && <span className="muted"> untracked</span>}
+          </span>
+        ) : (
+          "—"
+        )}
+      </td>
+      <td>{entry.httpStatus ?? "—"}</td>
+    </tr>
+  );
+}
+
+function verdictCodes(entry: AuditEntry): string[] {
+  if (!entry.verdict) return [];
+  return [entry.verdict.headline, ...entry.verdict.ownership, entry.verdict.provider, ...entry.verdict.flags];
 }
 
 function AuditEvidence({ entry }: { entry: AuditEntry }) {
@@ -264,16 +337,7 @@ function AuditEvidence({ entry }: { entry: AuditEntry }) {
         <Text value={entry.origin ? originHost(entry.origin) : null} mono />
       </dd>
       <dt>Verdict</dt>
-      <dd className="mono">
-        {entry.verdict
-          ? [
-              entry.verdict.headline,
-              ...entry.verdict.ownership,
-              entry.verdict.provider,
-              ...entry.verdict.flags,
-            ].join(", ")
-          : "—"}
-      </dd>
+      <dd className="mono">{entry.verdict ? verdictCodes(entry).join(", ") : "—"}</dd>
       <dt>Confirmation</dt>
       <dd>
         {entry.confirmation ?? "—"}
@@ -283,8 +347,13 @@ function AuditEvidence({ entry }: { entry: AuditEntry }) {
       <dd>{entry.message ? <span className="text-wrap">{entry.message}</span> : "—"}</dd>
       <dt>Evidence</dt>
       <dd>
-        <pre className="evidence">
-          {entry.evidence ? clip(JSON.stringify(entry.evidence, null, 2), 4000) : "—"}
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls, so the keyboard must be able to reach it */}
+        <pre className="evidence" tabIndex={0}>
+          {entry.evidence
+            ? clip(JSON.stringify(entry.evidence, null, 2), 4000)
+            : entry.kind === "item" && entry.leaseId === null
+              ? "None recorded: an untracked sandbox has no lease row whose metadata could be judged."
+              : "—"}
         </pre>
       </dd>
     </dl>

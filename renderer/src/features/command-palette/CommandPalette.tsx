@@ -1,17 +1,28 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { Command } from "cmdk";
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
-import { HEADLINES } from "../../../../shared/domain/codes";
 import { useUi } from "../../app/ui-store";
 import { useInventory, useRefreshInventory } from "../../app/use-inventory";
 import { actionLabel, isOffered, singleLeaseAction } from "../actions/ActionButton";
 import { selectionAction } from "../leases/SelectionBar";
+import {
+  companyEntries,
+  environmentEntries,
+  leaseEntries,
+  type PaletteCommand,
+  type PaletteEntry,
+  placeEntries,
+  rankEntries,
+} from "./palette-entries";
 import "./command-palette.css";
 
 /**
- * Ctrl/Cmd-K: every action the UI offers, by name. Release and Destroy act on the selection, or on the
- * row under the cursor; an action main does not allow for that row is listed but disabled, with why.
+ * Ctrl/Cmd-K: find an environment, a company, a lease (by lease or sandbox id) or an action by name.
+ * Release and Destroy act on the selection or the row under the cursor; an action main does not allow
+ * for that row is listed but disabled. Bulk actions for an environment ask main for a plan, as the
+ * table's own buttons do. The palette ranks its entries itself (exact ids first), so it never renders
+ * one item per lease.
  */
 export function CommandPalette() {
   const ui = useUi(
@@ -21,138 +32,167 @@ export function CommandPalette() {
       selected: state.selected,
       cursorId: state.cursorId,
       drawerLeaseId: state.drawerLeaseId,
-      startAction: state.startAction,
-      showView: state.showView,
-      setScope: state.setScope,
-      toggleHeadline: state.toggleHeadline,
-      clearFilters: state.clearFilters,
-      setTheme: state.setTheme,
-      openDrawer: state.openDrawer,
     })),
   );
+  const [query, setQuery] = useState("");
   const inventory = useInventory();
   const refresh = useRefreshInventory();
   const rows = inventory.data?.rows;
+  const view = inventory.data?.view;
   const focusId = ui.drawerLeaseId ?? ui.cursorId;
   const focused = useMemo(
     () => (focusId ? rows?.find((row) => row.leaseId === focusId) : undefined),
     [rows, focusId],
   );
 
-  const run = (effect: () => void) => {
-    ui.setOpen(false);
-    effect();
+  const found = useMemo(
+    () => [
+      ...(view ? environmentEntries(view) : []),
+      ...(view ? companyEntries(view) : []),
+      ...(rows ? leaseEntries(rows) : []),
+      ...placeEntries(),
+    ],
+    [view, rows],
+  );
+  const contextual = useMemo((): PaletteEntry[] => {
+    const entries: PaletteEntry[] = [];
+    if (ui.selected.size > 0) {
+      for (const action of ["release", "destroy"] as const) {
+        const pending = selectionAction(action, ui.selected, rows ?? []);
+        entries.push({
+          key: `selection ${action}`,
+          group: "action",
+          label: `${actionLabel(action)} ${ui.selected.size} selected lease${ui.selected.size === 1 ? "" : "s"}…`,
+          terms: [`${action} selected leases`],
+          command: { kind: "plan", ...pending },
+        });
+      }
+    }
+    if (focused) {
+      for (const action of ["release", "destroy"] as const) {
+        entries.push({
+          key: `row ${action}`,
+          group: "action",
+          label: `${actionLabel(action)} lease ${focused.leaseId}`,
+          terms: [`${action} this lease`],
+          command: { kind: "plan", ...singleLeaseAction(action, focused) },
+          ...(isOffered(action, focused) ? {} : { disabled: "not allowed — open it to see why" }),
+        });
+      }
+      entries.push({
+        key: "row open",
+        group: "action",
+        label: `Open details of ${focused.leaseId}`,
+        terms: ["open details of this lease"],
+        command: { kind: "open-lease", leaseId: focused.leaseId },
+      });
+    }
+    return entries;
+  }, [ui.selected, focused, rows]);
+  const ranked = useMemo(() => rankEntries([...contextual, ...found], query), [contextual, found, query]);
+
+  const setOpen = (open: boolean) => {
+    if (!open) setQuery("");
+    ui.setOpen(open);
+  };
+  const choose = (command: PaletteCommand) => {
+    setOpen(false);
+    runCommand(command, () => void refresh());
   };
 
   return (
-    <Dialog.Root open={ui.open} onOpenChange={ui.setOpen}>
+    <Dialog.Root open={ui.open} onOpenChange={setOpen}>
       <Dialog.Portal>
         <Dialog.Overlay className="overlay" />
         <Dialog.Content className="dialog palette" data-testid="command-palette" aria-describedby={undefined}>
           <Dialog.Title className="visually-hidden">Command palette</Dialog.Title>
-          <Command label="Commands" loop>
+          <Command label="Commands" loop shouldFilter={false}>
             <Command.Input
               className="palette-input"
-              placeholder="Type a command…"
+              placeholder="Find a lease, sandbox, environment or command…"
               data-testid="palette-input"
+              value={query}
+              onValueChange={setQuery}
               autoFocus
             />
-            <Command.List className="palette-list">
-              <Command.Empty className="palette-empty">No command matches.</Command.Empty>
-              {(ui.selected.size > 0 || focused) && (
-                <Command.Group heading="Actions">
-                  {ui.selected.size > 0 &&
-                    (["release", "destroy"] as const).map((action) => (
-                      <Command.Item
-                        key={`selection-${action}`}
-                        value={`${action} selected leases`}
-                        data-testid={`palette-${action}-selection`}
-                        onSelect={() =>
-                          run(() => ui.startAction(selectionAction(action, ui.selected, rows ?? [])))
-                        }
-                      >
-                        {actionLabel(action)} {ui.selected.size} selected lease
-                        {ui.selected.size === 1 ? "" : "s"}…
-                      </Command.Item>
-                    ))}
-                  {focused &&
-                    (["release", "destroy"] as const).map((action) => {
-                      const offered = isOffered(action, focused);
-                      return (
-                        <Command.Item
-                          key={`row-${action}`}
-                          value={`${action} this lease ${focused.leaseId}`}
-                          disabled={!offered}
-                          data-testid={`palette-${action}-row`}
-                          onSelect={() => run(() => ui.startAction(singleLeaseAction(action, focused)))}
-                        >
-                          {actionLabel(action)} lease <bdi className="mono palette-id">{focused.leaseId}</bdi>
-                          {!offered && <span className="palette-hint">not allowed — open it to see why</span>}
-                        </Command.Item>
-                      );
-                    })}
-                  {focused && (
-                    <Command.Item
-                      value="open details of this lease"
-                      onSelect={() => run(() => ui.openDrawer(focused.leaseId))}
-                    >
-                      Open details of <bdi className="mono palette-id">{focused.leaseId}</bdi>
-                    </Command.Item>
+            <Command.List className="palette-list" label="Matches">
+              <Command.Empty className="palette-empty">Nothing matches.</Command.Empty>
+              {ranked.map((entry) => (
+                <Command.Item
+                  key={entry.key}
+                  value={entry.key}
+                  disabled={entry.disabled !== undefined}
+                  data-testid={testIdOf(entry)}
+                  data-group={entry.group}
+                  onSelect={() => choose(entry.command)}
+                >
+                  <span className="palette-label">
+                    <bdi className="palette-title">{entry.label}</bdi>
+                    {entry.detail && <bdi className="palette-detail mono">{entry.detail}</bdi>}
+                  </span>
+                  {entry.disabled ? (
+                    <span className="palette-hint">{entry.disabled}</span>
+                  ) : (
+                    <span className="palette-group">{entry.group}</span>
                   )}
-                </Command.Group>
-              )}
-              <Command.Group heading="Go to">
-                <Command.Item
-                  value="all environments leases"
-                  onSelect={() => run(() => ui.setScope({ kind: "all" }))}
-                >
-                  All environments
                 </Command.Item>
-                <Command.Item value="pictures charts" onSelect={() => run(() => ui.showView("pictures"))}>
-                  Pictures
-                </Command.Item>
-                <Command.Item value="audit log" onSelect={() => run(() => ui.showView("audit"))}>
-                  Audit log
-                </Command.Item>
-                <Command.Item
-                  value="settings credentials sources"
-                  onSelect={() => run(() => ui.showView("settings"))}
-                >
-                  Settings
-                </Command.Item>
-              </Command.Group>
-              <Command.Group heading="Filter">
-                {HEADLINES.map((headline) => (
-                  <Command.Item
-                    key={headline}
-                    value={`filter ${headline}`}
-                    onSelect={() => run(() => ui.toggleHeadline(headline))}
-                  >
-                    Toggle filter: {headline}
-                  </Command.Item>
-                ))}
-                <Command.Item value="clear filters" onSelect={() => run(ui.clearFilters)}>
-                  Clear filters
-                </Command.Item>
-              </Command.Group>
-              <Command.Group heading="App">
-                <Command.Item value="refresh inventory" onSelect={() => run(() => void refresh())}>
-                  Refresh inventory <kbd>R</kbd>
-                </Command.Item>
-                <Command.Item value="theme light" onSelect={() => run(() => ui.setTheme("light"))}>
-                  Theme: light
-                </Command.Item>
-                <Command.Item value="theme dark" onSelect={() => run(() => ui.setTheme("dark"))}>
-                  Theme: dark
-                </Command.Item>
-                <Command.Item value="theme system" onSelect={() => run(() => ui.setTheme("system"))}>
-                  Theme: follow the system
-                </Command.Item>
-              </Command.Group>
+              ))}
             </Command.List>
           </Command>
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
   );
+}
+
+/** The test ids the palette's items have always had, so the keyboard specs keep finding them. */
+function testIdOf(entry: PaletteEntry): string {
+  if (entry.key.startsWith("selection ")) return `palette-${entry.key.slice(10)}-selection`;
+  if (entry.key === "row open") return "palette-open-row";
+  if (entry.key.startsWith("row ")) return `palette-${entry.key.slice(4)}-row`;
+  return `palette-${entry.group.replace(" ", "-")}`;
+}
+
+function runCommand(command: PaletteCommand, refresh: () => void): void {
+  const ui = useUi.getState();
+  switch (command.kind) {
+    case "plan":
+      ui.startAction({
+        action: command.action,
+        selection: command.selection,
+        label: command.label,
+        sandboxId: command.sandboxId,
+      });
+      return;
+    case "open-lease":
+      ui.showView("leases");
+      ui.openDrawer(command.leaseId);
+      return;
+    case "scope":
+      ui.setScope(command.scope);
+      return;
+    case "company":
+      // Companies have no view of their own: the search finds every lease of the company.
+      ui.setScope({ kind: "all" });
+      ui.setSearch(command.companyId);
+      return;
+    case "view":
+      ui.showView(command.view);
+      return;
+    case "toggle-filter":
+      ui.toggleHeadline(command.headline);
+      return;
+    case "clear-filters":
+      ui.clearFilters();
+      return;
+    case "refresh":
+      refresh();
+      return;
+    case "theme":
+      ui.setTheme(command.theme);
+      return;
+    case "shortcuts":
+      ui.setShortcutsOpen(true);
+      return;
+  }
 }

@@ -54,7 +54,9 @@ export function PicturesView() {
   const agedTotal = ages.reduce((sum, bucket) => sum + bucket.stale + bucket.leaking, 0);
 
   return (
-    <div className="view-scroll pictures" data-testid="pictures-view">
+    // A region of charts with nothing to tab to: focusable itself, so keyboard users can scroll it.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus to be scrolled by keys
+    <section className="view-scroll pictures" data-testid="pictures-view" tabIndex={0} aria-label="Pictures">
       <section className="card">
         <h2>Headlines per environment</h2>
         <Legend />
@@ -125,6 +127,6 @@ export function PicturesView() {
           <AgeHistogram buckets={ages} />
         )}
       </section>
-    </div>
+    </section>
   );
 }

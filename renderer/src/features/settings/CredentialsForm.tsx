@@ -7,10 +7,13 @@ import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
 import { fieldErrors } from "./field-errors";
 
+type SaveOutcome = { kind: "saved" | "saved-unverified" | "refused" | "error"; message: string };
+
 /**
  * CreateOS credentials: keys are written, tested and cleared, never read back. The key field is
  * uncontrolled (its value never enters React state or the DOM's attributes) and is emptied as soon as
- * the key is sent.
+ * the key is saved. A key is tested against its API URL first; one that fails is saved only when the
+ * operator chooses "Save anyway", and is then shown as not verified.
  */
 export function CredentialsForm({ settings }: { settings: SettingsView }) {
   const client = useQueryClient();
@@ -19,7 +22,7 @@ export function CredentialsForm({ settings }: { settings: SettingsView }) {
   const [origin, setOrigin] = useState("");
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
-  const [result, setResult] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<SaveOutcome | null>(null);
   const vault = settings.vault;
 
   const acceptWeak = useMutation({
@@ -27,7 +30,7 @@ export function CredentialsForm({ settings }: { settings: SettingsView }) {
     onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.settings }),
   });
 
-  const submit = async () => {
+  const submit = async (saveUnverified: boolean) => {
     const input = keyInput.current;
     const check = CredentialSetSchema.safeParse({ name, origin, apiKey: input?.value ?? "" });
     if (!check.success) {
@@ -36,16 +39,30 @@ export function CredentialsForm({ settings }: { settings: SettingsView }) {
     }
     setErrors({});
     setSaving(true);
-    setResult(null);
+    setOutcome(null);
     try {
       // The key goes straight from the field to main; nothing here keeps it.
-      await api.invoke("credentials:set", { name, origin, apiKey: input!.value });
+      const answer = await api.invoke("credentials:set", {
+        name,
+        origin,
+        apiKey: input!.value,
+        ...(saveUnverified ? { saveUnverified: true } : {}),
+      });
+      if (!answer.saved) {
+        // Kept in the field (not in state) so "Save anyway" can send the same key.
+        setOutcome({ kind: "refused", message: answer.test.message });
+        return;
+      }
       input!.value = "";
-      setResult(`Saved the key for ${name}.`);
+      setOutcome(
+        answer.test.ok
+          ? { kind: "saved", message: `Tested and saved the key for ${name}.` }
+          : { kind: "saved-unverified", message: `Saved the key for ${name}, not verified.` },
+      );
       await client.invalidateQueries({ queryKey: queryKeys.settings });
       void client.invalidateQueries({ queryKey: queryKeys.inventory });
     } catch (error) {
-      setResult(errorMessage(error));
+      setOutcome({ kind: "error", message: errorMessage(error) });
     } finally {
       setSaving(false);
     }
@@ -97,7 +114,7 @@ export function CredentialsForm({ settings }: { settings: SettingsView }) {
         autoComplete="off"
         onSubmit={(event) => {
           event.preventDefault();
-          void submit();
+          void submit(false);
         }}
       >
         <h3>Set a key</h3>
@@ -150,14 +167,32 @@ export function CredentialsForm({ settings }: { settings: SettingsView }) {
         </div>
         <div className="row-flex">
           <button type="submit" className="btn btn-primary" disabled={saving} data-testid="credential-save">
-            {saving ? "Saving…" : "Save key"}
+            {saving ? "Testing…" : "Test and save key"}
           </button>
-          {result && (
-            <span className="muted" data-testid="credential-result">
-              {result}
-            </span>
+          {outcome?.kind === "refused" && (
+            <button
+              type="button"
+              className="btn btn-danger-outline"
+              disabled={saving}
+              data-testid="credential-save-anyway"
+              onClick={() => void submit(true)}
+            >
+              Save anyway, not verified
+            </button>
           )}
         </div>
+        {outcome && (
+          <p
+            className={
+              outcome.kind === "saved" ? "credential-outcome match-yes" : "credential-outcome field-error"
+            }
+            role={outcome.kind === "saved" ? "status" : "alert"}
+            data-testid="credential-result"
+            data-outcome={outcome.kind}
+          >
+            {outcome.kind === "refused" ? `Not saved. ${outcome.message}` : outcome.message}
+          </p>
+        )}
       </form>
     </section>
   );
@@ -165,7 +200,14 @@ export function CredentialsForm({ settings }: { settings: SettingsView }) {
 
 function CredentialRow({ credential }: { credential: CredentialView }) {
   const client = useQueryClient();
-  const test = useMutation({ mutationFn: () => api.invoke("credentials:test", { name: credential.name }) });
+  const test = useMutation({
+    mutationFn: () => api.invoke("credentials:test", { name: credential.name }),
+    // A passing test clears the credential's "not verified" mark in main.
+    onSuccess: (answer) => {
+      if (answer.ok && credential.notVerified)
+        void client.invalidateQueries({ queryKey: queryKeys.settings });
+    },
+  });
   const clear = useMutation({
     mutationFn: () => api.invoke("credentials:clear", { name: credential.name }),
     onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.settings }),
@@ -183,17 +225,28 @@ function CredentialRow({ credential }: { credential: CredentialView }) {
           <>
             set, ends in …<span className="mono">{credential.last4}</span>
             {credential.storedIn && <span className="muted"> ({credential.storedIn})</span>}
+            {credential.notVerified && (
+              <span
+                className="badge badge-plain tone-stale credential-mark"
+                data-testid="credential-not-verified"
+                title="This key failed its test when it was saved. Test it again once it should work."
+              >
+                not verified
+              </span>
+            )}
           </>
         ) : (
           <span className="field-error">missing</span>
         )}
         {test.data && (
-          <div className={test.data.ok ? "match-yes" : "field-error"} data-testid="credential-test-result">
+          <div
+            className={`credential-outcome ${test.data.ok ? "match-yes" : "field-error"}`}
+            data-testid="credential-test-result"
+          >
             {test.data.message}
-            {test.data.httpStatus ? ` (HTTP ${test.data.httpStatus})` : ""}
           </div>
         )}
-        {test.isError && <div className="field-error">{errorMessage(test.error)}</div>}
+        {test.isError && <div className="credential-outcome field-error">{errorMessage(test.error)}</div>}
       </td>
       <td>
         <div className="row-flex">

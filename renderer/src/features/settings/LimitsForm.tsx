@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { SettingsUpdateSchema, type SettingsView } from "../../../../shared/contract";
+import { RATE_LIMIT_BOUNDS, REFRESH_INTERVAL_BOUNDS, type SettingsView } from "../../../../shared/contract";
 import { api } from "../../api";
 import { queryKeys } from "../../app/query-keys";
 import { errorMessage } from "../../lib/errors";
-import { fieldErrors } from "./field-errors";
+import { checkLimits } from "./limits-draft";
 
 /** The request budget per CreateOS origin and how often the inventory refreshes on its own. */
 export function LimitsForm({ settings }: { settings: SettingsView }) {
@@ -15,16 +15,13 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
     setRate(String(settings.rateLimitPerMinute));
     setIntervalText(String(settings.refreshIntervalSeconds));
   }, [settings]);
-  const request = { rateLimitPerMinute: Number(rate), refreshIntervalSeconds: Number(interval) };
-  const check = SettingsUpdateSchema.safeParse(request);
-  const errors = check.success ? {} : fieldErrors(check.error);
-  if (rate.trim() === "" || !Number.isInteger(Number(rate)))
-    errors.rateLimitPerMinute = "must be a whole number";
-  if (interval.trim() === "" || !Number.isInteger(Number(interval)))
-    errors.refreshIntervalSeconds = "must be a whole number";
-  const valid = Object.keys(errors).length === 0;
+  const check = checkLimits({ rate, interval });
+  const errors = check.ok ? {} : check.errors;
   const save = useMutation({
-    mutationFn: () => api.invoke("settings:update", request),
+    mutationFn: () => {
+      if (!check.ok) throw new Error("The limits are not valid yet.");
+      return api.invoke("settings:update", check.request);
+    },
     onSuccess: (next) => client.setQueryData(queryKeys.settings, next),
   });
 
@@ -35,7 +32,7 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
         className="form-grid"
         onSubmit={(event) => {
           event.preventDefault();
-          if (valid) save.mutate();
+          if (check.ok) save.mutate();
         }}
       >
         <div className="field">
@@ -43,14 +40,20 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
           <input
             id="rate-limit"
             className="input"
-            inputMode="numeric"
+            type="number"
+            min={RATE_LIMIT_BOUNDS.min}
+            max={RATE_LIMIT_BOUNDS.max}
+            step={1}
             value={rate}
             aria-invalid={Boolean(errors.rateLimitPerMinute)}
+            aria-describedby={errors.rateLimitPerMinute ? "rate-limit-error" : undefined}
             data-testid="rate-limit"
             onChange={(event) => setRate(event.target.value)}
           />
           {errors.rateLimitPerMinute ? (
-            <span className="field-error">Budget {errors.rateLimitPerMinute}</span>
+            <span className="field-error" id="rate-limit-error" data-testid="rate-limit-error">
+              {errors.rateLimitPerMinute}
+            </span>
           ) : (
             <span className="field-hint">
               CreateOS allows about 300 per minute per IP, shared with Paperclip.
@@ -58,18 +61,24 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
           )}
         </div>
         <div className="field">
-          <label htmlFor="refresh-interval">Refresh interval (seconds, 0 = off)</label>
+          <label htmlFor="refresh-interval">Refresh interval (seconds)</label>
           <input
             id="refresh-interval"
             className="input"
-            inputMode="numeric"
+            type="number"
+            min={REFRESH_INTERVAL_BOUNDS.min}
+            max={REFRESH_INTERVAL_BOUNDS.max}
+            step={1}
             value={interval}
             aria-invalid={Boolean(errors.refreshIntervalSeconds)}
+            aria-describedby={errors.refreshIntervalSeconds ? "refresh-interval-error" : undefined}
             data-testid="refresh-interval"
             onChange={(event) => setIntervalText(event.target.value)}
           />
           {errors.refreshIntervalSeconds ? (
-            <span className="field-error">Interval {errors.refreshIntervalSeconds}</span>
+            <span className="field-error" id="refresh-interval-error" data-testid="refresh-interval-error">
+              {errors.refreshIntervalSeconds}
+            </span>
           ) : (
             <span className="field-hint">Automatic refresh pauses while the window is hidden.</span>
           )}
@@ -78,7 +87,7 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
           <button
             type="submit"
             className="btn btn-primary"
-            disabled={!valid || save.isPending}
+            disabled={!check.ok || save.isPending}
             data-testid="limits-save"
           >
             Save

@@ -1,0 +1,60 @@
+import { expect, test } from "../support/leasekeeper.js";
+import { environmentOf, openConsole, plantedLease } from "./operator.js";
+
+test("a reload keeps the environment, the filters and the search, and the address never holds the token", async ({
+  page,
+  world,
+}) => {
+  const notFound: string[] = [];
+  page.on("response", (response) => {
+    if (response.status() === 404) notFound.push(response.url());
+  });
+  await openConsole(page, world);
+  expect(notFound, "nothing the page loads answers 404 (favicon included)").toEqual([]);
+  await expect(page).toHaveTitle(/^Leases · [\d,]+ need attention — Leasekeeper$/);
+
+  const stale = plantedLease(world, "metadata-missing");
+  const environment = environmentOf(world, stale);
+  await page
+    .locator(`[data-testid="sidebar-environment"][data-environment-id="${environment.id}"]`)
+    .first()
+    .click();
+  await page.getByTestId("filter-headline-stale").click();
+  await page.getByTestId("search").fill(stale);
+  await expect(page.getByTestId("filter-headline-stale")).toHaveAttribute("aria-pressed", "true");
+  await expect(page).toHaveURL(/#.*q=/);
+  expect(page.url()).not.toContain(world.token);
+  await expect(page).toHaveTitle(new RegExp(`^Leases in ${literally(environment.name)}`));
+
+  await page.reload();
+  await expect(page.getByTestId("search")).toHaveValue(stale);
+  await expect(page.getByTestId("filter-headline-stale")).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("view-title")).toHaveText(environment.name);
+  await expect(page.locator(`[data-testid="lease-row"][data-lease-id="${stale}"]`)).toBeVisible();
+
+  // Back returns to the environment list before it was chosen.
+  await page.goBack();
+  await expect(page.getByTestId("view-title")).toHaveText("All environments");
+  expect(notFound).toEqual([]);
+});
+
+test('"?" lists the shortcuts, and the palette can open the same list', async ({ page, world }) => {
+  await openConsole(page, world);
+  await page.getByTestId("lease-table").focus();
+  await page.keyboard.press("?");
+  const dialog = page.getByTestId("shortcuts-dialog");
+  await expect(dialog).toBeVisible();
+  for (const key of ["Ctrl K", "?", "/", "R", "J", "K", "Space", "Enter", "X"])
+    await expect(dialog.locator("kbd", { hasText: new RegExp(`^${literally(key)}$`) }).first()).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+
+  await page.keyboard.press("Control+k");
+  await page.getByTestId("palette-input").fill("shortcuts");
+  await page.keyboard.press("Enter");
+  await expect(dialog).toBeVisible();
+});
+
+function literally(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,83 @@
+import { useEffect } from "react";
+import { environmentKey } from "../features/leases/row-model";
+import { useUi } from "./ui-store";
+import { decodeUrlState, encodeUrlState, type UrlState } from "./url-state";
+import { useInventory } from "./use-inventory";
+
+const DEFAULTS: UrlState = {
+  view: "leases",
+  scope: { kind: "all" },
+  headlines: new Set(),
+  providers: new Set(),
+  search: "",
+  drawerLeaseId: null,
+};
+
+function fragment(): string {
+  return window.location.hash.replace(/^#/, "");
+}
+
+/** Puts the state a fragment names into the store; what it does not name goes back to the default. */
+export function applyUrlState(from: string): void {
+  const decoded = { ...DEFAULTS, ...decodeUrlState(from) };
+  const current = useUi.getState();
+  // As choosing an environment in the sidebar does, another scope starts with nothing selected.
+  const selection = sameScope(current.scope, decoded.scope)
+    ? {}
+    : { selected: new Set<string>(), anchorId: null };
+  useUi.setState({ ...decoded, ...selection, cursorId: decoded.drawerLeaseId ?? current.cursorId });
+}
+
+/** Called once before the first render, so a reload opens straight into the view the address names. */
+export function restoreUrlState(): void {
+  applyUrlState(fragment());
+}
+
+function sameScope(a: UrlState["scope"], b: UrlState["scope"]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Keeps the address in step with the store. A change of view or environment is a history entry (Back
+ * returns to it); filters, search and the open lease replace the current entry. Entries are built from
+ * the store alone, so the launch token, read and stripped before the first render, never enters one.
+ */
+export function useUrlState(): void {
+  useEffect(() => {
+    let written = encodeUrlState(useUi.getState());
+    const stopStore = useUi.subscribe((state, previous) => {
+      const next = encodeUrlState(state);
+      // Until the transport has taken the launch token out of the address, the address is not ours.
+      if (next === written || new URLSearchParams(fragment()).has("token")) return;
+      written = next;
+      const url = `${window.location.pathname}${window.location.search}${next ? `#${next}` : ""}`;
+      if (state.view !== previous.view || !sameScope(state.scope, previous.scope))
+        window.history.pushState(null, "", url);
+      else window.history.replaceState(null, "", url);
+    });
+    const onNavigate = () => {
+      const now = fragment();
+      // The host's launch URL (`#token=…`) is read once, at start; it says nothing about the view.
+      if (now === written || new URLSearchParams(now).has("token")) return;
+      written = now;
+      applyUrlState(now);
+    };
+    window.addEventListener("popstate", onNavigate);
+    window.addEventListener("hashchange", onNavigate);
+    return () => {
+      stopStore();
+      window.removeEventListener("popstate", onNavigate);
+      window.removeEventListener("hashchange", onNavigate);
+    };
+  }, []);
+
+  // A restored environment knows only its key until the inventory arrives with its name.
+  const inventory = useInventory();
+  const environments = inventory.data?.view.environments;
+  useEffect(() => {
+    const scope = useUi.getState().scope;
+    if (scope.kind !== "environment" || scope.name !== "" || !environments) return;
+    const match = environments.find((ref) => environmentKey(ref.sourceId, ref.environmentId) === scope.key);
+    if (match?.name) useUi.setState({ scope: { ...scope, name: match.name } });
+  }, [environments]);
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { checkLimits } from "./limits-draft";
+
+describe("pacing and refresh limits as typed", () => {
+  it.each([
+    [
+      "a budget above the provider's ceiling",
+      { rate: "6001", interval: "300" },
+      "rateLimitPerMinute",
+      "The rate budget must be at most 6,000 requests a minute.",
+    ],
+    [
+      "a zero budget",
+      { rate: "0", interval: "300" },
+      "rateLimitPerMinute",
+      "The rate budget must be at least 1 request a minute.",
+    ],
+    [
+      "an empty budget",
+      { rate: "", interval: "300" },
+      "rateLimitPerMinute",
+      "The rate budget must be a whole number of requests a minute.",
+    ],
+    [
+      "a fractional budget",
+      { rate: "12.5", interval: "300" },
+      "rateLimitPerMinute",
+      "The rate budget must be a whole number of requests a minute.",
+    ],
+    [
+      "an exponent",
+      { rate: "1e3", interval: "300" },
+      "rateLimitPerMinute",
+      "The rate budget must be a whole number of requests a minute.",
+    ],
+    [
+      "an interval under ten seconds",
+      { rate: "120", interval: "5" },
+      "refreshIntervalSeconds",
+      "The refresh interval must be at least 10 seconds.",
+    ],
+    [
+      "an interval over a day",
+      { rate: "120", interval: "90000" },
+      "refreshIntervalSeconds",
+      "The refresh interval must be at most 86,400 seconds (a day).",
+    ],
+  ])("%s is refused in a sentence", (_, draft, field, message) => {
+    const check = checkLimits(draft);
+    expect(check.ok).toBe(false);
+    if (!check.ok) expect(check.errors[field as keyof typeof check.errors]).toBe(message);
+  });
+
+  it("never shows the validator's own wording", () => {
+    const check = checkLimits({ rate: "99999", interval: "1" });
+    expect(JSON.stringify(check)).not.toMatch(/Too (big|small)|expected number/);
+  });
+
+  it("accepts whole numbers within bounds, with spaces around them, as numbers", () => {
+    expect(checkLimits({ rate: " 120 ", interval: "600" })).toEqual({
+      ok: true,
+      request: { rateLimitPerMinute: 120, refreshIntervalSeconds: 600 },
+    });
+  });
+});
