@@ -119,7 +119,7 @@ describe("reconcile: a small world, row by row", () => {
       "running",
       ["leaking"],
     ],
-    ["no sandbox id", "no-id", "stale", "unknown", []],
+    ["a failed row that records no sandbox is history", "no-id", "closed", "unknown", []],
     ["§6.6 orphan row", "orphan", "foreign", "running", []],
     ["absent from the OK listing, the other key failed: unknown", "ghost", "unknown", "unknown", []],
     ["another company's row in the ledger, listed under its own environment", "theirs", "ok", "paused", []],
@@ -173,9 +173,13 @@ describe("reconcile: a small world, row by row", () => {
     expect(
       inventory.environments.map((summary) => [summary.companyId, summary.name, summary.counts]),
     ).toEqual([
-      ["company-a", "lab", { foreign: 1, stale: 0, leaking: 0, unknown: 0, ok: 0 }],
-      ["company-a", "Production", { foreign: 0, stale: 3, leaking: 1, unknown: 1, ok: 3 }],
-      [OTHER_COMPANY, "Another company's", { foreign: 0, stale: 0, leaking: 0, unknown: 0, ok: 1 }],
+      ["company-a", "lab", { closed: 0, foreign: 1, stale: 0, leaking: 0, unknown: 0, ok: 0 }],
+      ["company-a", "Production", { closed: 1, foreign: 0, stale: 2, leaking: 1, unknown: 1, ok: 3 }],
+      [
+        OTHER_COMPANY,
+        "Another company's",
+        { closed: 0, foreign: 0, stale: 0, leaking: 0, unknown: 0, ok: 1 },
+      ],
     ]);
   });
 
@@ -210,8 +214,9 @@ describe("reconcile: a small world, row by row", () => {
 
   it("summarizeCounts adds up every headline", () => {
     expect(summarizeCounts(inventory.leases)).toEqual({
+      closed: 1,
       foreign: 3,
-      stale: 3,
+      stale: 2,
       leaking: 1,
       unknown: 1,
       ok: 4,

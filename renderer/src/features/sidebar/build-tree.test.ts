@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { InventoryView } from "../../../../shared/contract";
 import { buildTree, untrackedNodes } from "./build-tree";
 
-const counts = (foreign: number, ok: number) => ({ foreign, stale: 0, leaking: 0, unknown: 0, ok });
+const counts = (foreign: number, ok: number) => ({
+  closed: 0,
+  foreign,
+  stale: 0,
+  leaking: 0,
+  unknown: 0,
+  ok,
+});
 
 const view = {
   generatedAt: "2025-06-01T00:00:00Z",
@@ -42,7 +49,7 @@ describe("buildTree", () => {
   });
 
   it("totals every headline for the triage view", () => {
-    expect(tree.totals).toEqual({ foreign: 5, stale: 0, leaking: 0, unknown: 0, ok: 6 });
+    expect(tree.totals).toEqual({ closed: 0, foreign: 5, stale: 0, leaking: 0, unknown: 0, ok: 6 });
   });
 
   it("keeps orphan rows' environment, marked unknown", () => {
