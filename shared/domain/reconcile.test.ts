@@ -404,3 +404,80 @@ describe("reconcile: scale", () => {
     expect(first?.verdict.flags).toEqual(["shared"]);
   });
 });
+
+describe("reconcile: incomplete sources never make orphans", () => {
+  const listed = [
+    okListing(ORIGIN, "k", [sandbox("sbx_named", "running"), sandbox("sbx_lost", "running")]),
+    okListing(OLD_ORIGIN, "k-old", [sandbox("sbx_old_lost", "running")]),
+  ];
+  const snapshot = (gaps: SourceSnapshot["gaps"]): SourceSnapshot => ({
+    sourceId: "paperclip",
+    environments: [PROD],
+    leases: [lease("named", "sbx_named")],
+    companies: [],
+    problems: [],
+    gaps,
+  });
+  const run = (gaps: SourceSnapshot["gaps"]) =>
+    reconcile({ snapshots: [snapshot(gaps)], listings: listed, now: NOW, requests: 2 });
+
+  it("calls a sandbox untracked when every source loaded completely", () => {
+    const result = run([]);
+    expect(result.untracked.map((u) => u.sandboxId)).toEqual(["sbx_lost", "sbx_old_lost"]);
+    expect(result.untrackedUncertain).toEqual([]);
+  });
+
+  it("a gap at one origin makes only that origin's unnamed sandboxes uncertain, with the reason", () => {
+    const gap = {
+      source: "paperclip",
+      origin: `${ORIGIN}/v1`,
+      message: 'environment "Staging" config is hidden',
+    };
+    const result = run([gap]);
+    expect(result.untracked.map((u) => u.sandboxId)).toEqual(["sbx_old_lost"]);
+    expect(result.untrackedUncertain.map((u) => [u.sandboxId, u.origin, u.reason])).toEqual([
+      [
+        "sbx_lost",
+        ORIGIN,
+        'cannot tell: sources incomplete — paperclip: environment "Staging" config is hidden',
+      ],
+    ]);
+    expect(result.gaps).toEqual([gap]);
+  });
+
+  it("a gap that could be at any origin makes every unnamed sandbox uncertain", () => {
+    const result = run([
+      { source: "paperclip", origin: null, message: "leases of env-x could not be listed" },
+    ]);
+    expect(result.untracked).toEqual([]);
+    expect(result.untrackedUncertain.map((u) => u.sandboxId)).toEqual(["sbx_lost", "sbx_old_lost"]);
+  });
+
+  it("a named sandbox is never uncertain, gap or not", () => {
+    const result = run([{ source: "paperclip", origin: null, message: "x" }]);
+    expect(result.untrackedUncertain.map((u) => u.sandboxId)).not.toContain("sbx_named");
+  });
+
+  it("merges the companies every source names, the first name winning", () => {
+    const result = reconcile({
+      snapshots: [
+        { ...snapshot([]), companies: [{ id: "c1", name: "Acme" }] },
+        {
+          ...snapshot([]),
+          sourceId: "ledger",
+          companies: [
+            { id: "c1", name: "Other" },
+            { id: "c2", name: "Beta" },
+          ],
+        },
+      ],
+      listings: [],
+      now: NOW,
+      requests: 0,
+    });
+    expect(result.companies).toEqual([
+      { id: "c1", name: "Acme" },
+      { id: "c2", name: "Beta" },
+    ]);
+  });
+});
