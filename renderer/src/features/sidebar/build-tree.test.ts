@@ -33,6 +33,9 @@ const view = {
     { credential: "ops", origin: "https://b", count: 2 },
     { credential: "legacy", origin: "https://a", count: 5 },
   ],
+  companyNames: [null, null],
+  untrackedUncertain: [],
+  gaps: [],
 } satisfies InventoryView;
 
 describe("buildTree", () => {
