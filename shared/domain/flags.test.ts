@@ -43,11 +43,12 @@ describe("stale-config: the next resume would expire the lease", () => {
   it.each<[string, Record<string, unknown>, Partial<Environment["config"]>, string[]]>([
     ["nothing differs", {}, {}, []],
     ["reuseLease turned off since", {}, { reuseLease: false }, ["reuseLease"]],
-    ["timeoutMs set since", {}, { timeoutMs: 60_000 }, ["timeoutMs"]],
+    ["timeoutMs changed since", { timeoutMs: 300_000 }, { timeoutMs: 60_000 }, ["timeoutMs"]],
+    ["a field an older host never recorded is not compared", {}, { timeoutMs: 60_000 }, []],
     ["timeoutMs recorded and unchanged", { timeoutMs: 60_000 }, { timeoutMs: 60_000 }, []],
     [
-      "a field only the config names (the fingerprint covers the whole stored config)",
-      {},
+      "any other stored-config field (the fingerprint covers the whole stored config)",
+      { egressAllowlist: [] },
       { egressAllowlist: ["a.test"] } as never,
       ["egressAllowlist"],
     ],
@@ -59,7 +60,7 @@ describe("stale-config: the next resume would expire the lease", () => {
     ],
     [
       "several fields, in fingerprint order",
-      { region: "eu" },
+      { region: "eu", timeoutMs: 1 },
       { shape: "s-2vcpu-4gb", timeoutMs: 5 },
       ["shape", "region", "timeoutMs"],
     ],

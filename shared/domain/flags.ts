@@ -59,8 +59,10 @@ const SECRET_KEY = /(api[-_]?key|token|secret|passw|credential)/i;
  * The fields whose recorded value differs from the environment's current config: the fingerprint fields
  * and every other field the current config sets. Values are compared as JSON with keys sorted, as the
  * fingerprint serialises them; the plugin records an unset rootfs or region as null while a config may
- * simply omit it, so null and undefined are alike. A config with no fields at all is one Paperclip did not
- * show (its redacted view), so nothing is compared against it.
+ * simply omit it, so null and undefined are alike. Beyond the plugin's own shape, rootfs and region, a
+ * field is compared only when the lease recorded it: a lease an older host wrote kept only the plugin's
+ * fields, and its absence says nothing about the config it was acquired with. A config with no fields at
+ * all is one Paperclip did not show (its redacted view), so nothing is compared against it.
  */
 export function driftedFields(metadata: LeaseMetadata, environment: Environment): string[] {
   const config = environment.config as Record<string, unknown>;
@@ -72,7 +74,11 @@ export function driftedFields(metadata: LeaseMetadata, environment: Environment)
     if (isSecretRef(config[key])) continue;
     fields.push(key);
   }
-  return fields.filter((field) => differs(recorded(metadata, field), config[field]));
+  return fields.filter(
+    (field) =>
+      ((DRIFT_FIELDS as readonly string[]).includes(field) || Object.hasOwn(metadata, field)) &&
+      differs(recorded(metadata, field), config[field]),
+  );
 }
 
 export function hasDrifted(metadata: LeaseMetadata, environment: Environment, field: DriftField): boolean {

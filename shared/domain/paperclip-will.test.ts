@@ -46,7 +46,7 @@ describe("paperclipWill: what Paperclip itself will do with the lease", () => {
     [
       "a lease whose config fingerprint changed",
       classified(
-        row({ metadata: meta({ shape: "s-2vcpu-4gb", reuseLease: true }) }),
+        row({ metadata: meta({ shape: "s-2vcpu-4gb", reuseLease: true, timeoutMs: 300_000 }) }),
         undefined,
         environment({ config: { timeoutMs: 1000 } }),
       ),
