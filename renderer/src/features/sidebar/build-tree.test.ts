@@ -55,6 +55,24 @@ describe("buildTree", () => {
     expect(tree.totals).toEqual({ closed: 0, foreign: 5, stale: 0, leaking: 0, unknown: 0, ok: 6 });
   });
 
+  it("names a company where a source gave its name, sorting by the name shown", () => {
+    const named = buildTree({ ...view, companyNames: [null, "Acme"] });
+    expect(named.companies.map((company) => [company.companyId, company.name])).toEqual([
+      ["(no company)", null],
+      [view.companies[1], "Acme"],
+      [view.companies[0], null],
+    ]);
+  });
+
+  it("counts closed rows in the totals but never as flagged", () => {
+    const withHistory = {
+      ...view,
+      environments: [{ ...view.environments[0]!, counts: { ...counts(0, 1), closed: 7 } }],
+    };
+    const [company] = buildTree(withHistory).companies;
+    expect(company!.environments[0]).toMatchObject({ total: 8, flagged: 0 });
+  });
+
   it("keeps orphan rows' environment, marked unknown", () => {
     expect(tree.companies[0]!.environments[0]).toMatchObject({ known: false, environmentId: null });
   });

@@ -14,6 +14,8 @@ export interface EnvironmentNode {
 
 export interface CompanyNode {
   companyId: string;
+  /** The company's name where a source gave one; the sidebar shows it, with the id on hover. */
+  name: string | null;
   environments: EnvironmentNode[];
   counts: Record<Headline, number>;
   total: number;
@@ -59,10 +61,13 @@ export function buildTree(view: InventoryView): {
   totals: Record<Headline, number>;
 } {
   const byCompany = new Map<string, Map<string, EnvironmentNode>>();
+  const names = new Map<string, string>();
   const totals = zero();
   for (const environment of view.environments) {
     const companyId =
       (environment.company >= 0 ? view.companies[environment.company] : undefined) ?? "(no company)";
+    const name = environment.company >= 0 ? view.companyNames?.[environment.company] : null;
+    if (name) names.set(companyId, name);
     const environments = byCompany.get(companyId) ?? new Map<string, EnvironmentNode>();
     byCompany.set(companyId, environments);
     const next = node(environment);
@@ -82,9 +87,15 @@ export function buildTree(view: InventoryView): {
     );
     const counts = zero();
     for (const environment of list) add(counts, environment.counts);
-    return { companyId, environments: list, counts, total: list.reduce((sum, e) => sum + e.total, 0) };
+    return {
+      companyId,
+      name: names.get(companyId) ?? null,
+      environments: list,
+      counts,
+      total: list.reduce((sum, e) => sum + e.total, 0),
+    };
   });
-  companies.sort((a, b) => a.companyId.localeCompare(b.companyId));
+  companies.sort((a, b) => (a.name ?? a.companyId).localeCompare(b.name ?? b.companyId));
   return { companies, totals };
 }
 
