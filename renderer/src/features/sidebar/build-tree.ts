@@ -24,7 +24,10 @@ export interface CompanyNode {
 export interface UntrackedNode {
   credential: string;
   origin: string;
+  /** Orphans: unnamed sandboxes while every source loaded completely. */
   count: number;
+  /** Unnamed sandboxes at this origin while a source was incomplete: never orphans. */
+  uncertain: number;
 }
 
 const FLAGGED: readonly Headline[] = ["foreign", "stale", "leaking", "unknown"];
@@ -101,9 +104,23 @@ export function buildTree(view: InventoryView): {
 
 /** One entry per account (credential) that lists sandboxes no lease row names. */
 export function untrackedNodes(view: InventoryView): UntrackedNode[] {
-  return view.untracked
-    .map((entry) => ({ credential: entry.credential, origin: entry.origin, count: entry.count }))
-    .sort((a, b) => a.credential.localeCompare(b.credential) || a.origin.localeCompare(b.origin));
+  const nodes = new Map<string, UntrackedNode>();
+  const nodeOf = (credential: string, origin: string) => {
+    const key = JSON.stringify([credential, origin]);
+    let node = nodes.get(key);
+    if (node === undefined) {
+      node = { credential, origin, count: 0, uncertain: 0 };
+      nodes.set(key, node);
+    }
+    return node;
+  };
+  for (const entry of view.untracked) nodeOf(entry.credential, entry.origin).count += entry.count;
+  // An account whose unnamed sandboxes are all uncertain still gets an entry, so they can be seen.
+  for (const entry of view.untrackedUncertain ?? [])
+    nodeOf(entry.credential, entry.origin).uncertain += entry.count;
+  return [...nodes.values()].sort(
+    (a, b) => a.credential.localeCompare(b.credential) || a.origin.localeCompare(b.origin),
+  );
 }
 
 export const FLAGGED_HEADLINES = FLAGGED;
