@@ -17,6 +17,8 @@ export interface ScanReport {
   environments: {
     environmentId: string;
     companyId: string | null;
+    /** The company's name where a source gave one. */
+    companyName: string | null;
     name: string;
     sourceId: string;
     counts: Record<Headline, number>;
@@ -73,6 +75,7 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
   const wanted = options.environmentId;
   const leases = inventory.leases.filter((lease) => wanted === undefined || environmentOf(lease) === wanted);
   const counts = summarizeCounts(leases);
+  const companyNames = new Map(inventory.companies.map((company) => [company.id, company.name]));
   const attention = HEADLINES.filter((headline) => !QUIET_HEADLINES.includes(headline)).reduce(
     (sum, headline) => sum + counts[headline],
     0,
@@ -86,6 +89,7 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
       .map(({ environmentId, companyId, name, sourceId, counts }) => ({
         environmentId,
         companyId,
+        companyName: companyId === null ? null : (companyNames.get(companyId) ?? null),
         name,
         sourceId,
         counts: { ...counts },
@@ -174,7 +178,7 @@ export function formatScanTable(report: ScanReport): string {
     );
     byEnvironment.delete(environment.environmentId);
     lines.push(
-      `${environment.name} (${environment.environmentId}, company ${environment.companyId}): ${rows.length} lease${
+      `${environment.name} (${environment.environmentId}${companyLabel(environment)}): ${rows.length} lease${
         rows.length === 1 ? "" : "s"
       } — ${HEADLINES.map((headline) => `${environment.counts[headline]} ${headline}`).join(", ")}`,
     );
@@ -240,6 +244,12 @@ export function formatScanTable(report: ScanReport): string {
     `Scanned ${report.generatedAt} with ${report.requests} CreateOS request${report.requests === 1 ? "" : "s"}.`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** The company an environment belongs to in the older, company-scoped shape; current ones are shared. */
+function companyLabel(environment: ScanReport["environments"][number]): string {
+  if (environment.companyId === null) return ", shared by every company";
+  return `, company ${environment.companyName ?? environment.companyId}`;
 }
 
 function leaseTable(rows: ScanReport["leases"]): string[] {
