@@ -100,6 +100,7 @@ describe("leasekeeper scan on a generated demo world", () => {
     expect(baseline.environments.length).toBeGreaterThan(0);
     for (const environment of baseline.environments) {
       expect(Object.keys(environment.counts).sort()).toEqual([
+        "closed",
         "foreign",
         "leaking",
         "ok",
@@ -145,21 +146,26 @@ describe("leasekeeper scan on a generated demo world", () => {
     expect(baseline.requests).toBe(expected);
   });
 
-  it("gives every row the headline its codes call for (first match of foreign, stale, leaking, unknown, ok)", () => {
+  it("gives every row the headline its codes call for (first match of closed, foreign, stale, leaking, unknown, ok)", () => {
     for (const lease of baseline.leases) {
-      const expected = lease.ownership.some((code) => code.startsWith("foreign-"))
-        ? "foreign"
-        : lease.ownership.some((code) =>
-              ["api-url-changed", "metadata-missing", "no-sandbox-id"].includes(code),
-            ) ||
-            lease.flags.includes("stale-config") ||
-            lease.provider === "gone"
-          ? "stale"
-          : lease.flags.includes("leaking")
-            ? "leaking"
-            : lease.provider === "unknown" || lease.provider === "not-visible"
-              ? "unknown"
-              : "ok";
+      const history =
+        ["released", "expired", "failed"].includes(lease.status) &&
+        (["gone", "not-visible"].includes(lease.provider) || lease.ownership.includes("no-sandbox-id"));
+      const expected = history
+        ? "closed"
+        : lease.ownership.some((code) => code.startsWith("foreign-"))
+          ? "foreign"
+          : lease.ownership.some((code) =>
+                ["api-url-changed", "metadata-missing", "no-sandbox-id"].includes(code),
+              ) ||
+              lease.flags.includes("stale-config") ||
+              lease.provider === "gone"
+            ? "stale"
+            : lease.flags.includes("leaking")
+              ? "leaking"
+              : lease.provider === "unknown" || lease.provider === "not-visible"
+                ? "unknown"
+                : "ok";
       expect(lease.headline, `lease ${lease.leaseId}`).toBe(expected);
     }
   });
@@ -170,8 +176,10 @@ describe("leasekeeper scan on a generated demo world", () => {
       if (["unknown", "not-visible"].includes(lease.provider) || lease.flags.includes("host-cleanup")) {
         expect(lease.allowedActions, why).toEqual([]);
       }
+      if (lease.headline === "closed") expect(lease.allowedActions, why).toEqual([]);
       if (lease.allowedActions.includes("release")) {
-        expect(lease.ownership, why).toEqual(["owned"]);
+        // The host releases with the recorded config, so an edited API URL does not stop a release.
+        expect(["owned", "api-url-changed"], why).toContain(lease.ownership[0]);
         expect(lease.sandboxId, why).not.toBeNull();
       }
       if (lease.flags.includes("in-use")) expect(lease.allowedActions, why).not.toContain("destroy");
@@ -216,9 +224,9 @@ describe("leasekeeper scan on a generated demo world", () => {
       expect(lease.ownership).toContain("foreign-provider");
       expect(lease.allowedActions).not.toContain("release");
     }
-    for (const [scenario, code] of [
-      ["api-url-changed", "api-url-changed"],
-      ["metadata-missing", "metadata-missing"],
+    for (const [scenario, code, allowed] of [
+      ["api-url-changed", "api-url-changed", ["release", "destroy"]],
+      ["metadata-missing", "metadata-missing", ["destroy"]],
     ] as const) {
       for (const lease of r(scenario)) {
         // Read at the origin the row recorded (the legacy alias for api-url-changed), where it is live.
@@ -228,11 +236,17 @@ describe("leasekeeper scan on a generated demo world", () => {
           destroyConfirmation: "typed-id",
         });
         expect(lease.ownership).toContain(code);
-        expect(lease.allowedActions).toEqual(["destroy"]);
+        expect(lease.allowedActions).toEqual(allowed);
       }
     }
+    const overOrStale = (status: string) =>
+      ["released", "expired", "failed"].includes(status) ? "closed" : "stale";
     for (const lease of r("no-sandbox-id")) {
-      expect(lease).toMatchObject({ headline: "stale", sandboxId: null, allowedActions: [] });
+      expect(lease).toMatchObject({
+        headline: overOrStale(lease.status),
+        sandboxId: null,
+        allowedActions: [],
+      });
       expect(lease.ownership).toContain("no-sandbox-id");
     }
     for (const scenario of ["stale-config", "malformed-marker"] as const) {
@@ -242,11 +256,12 @@ describe("leasekeeper scan on a generated demo world", () => {
       }
     }
     for (const lease of r("gone")) {
-      expect(lease).toMatchObject({ headline: "stale", provider: "gone" });
+      expect(lease).toMatchObject({ headline: overOrStale(lease.status), provider: "gone" });
       expect(lease.allowedActions).not.toContain("release");
     }
     for (const lease of r("not-visible")) {
-      expect(lease).toMatchObject({ headline: "unknown", provider: "not-visible", allowedActions: [] });
+      const headline = ["released", "expired", "failed"].includes(lease.status) ? "closed" : "unknown";
+      expect(lease).toMatchObject({ headline, provider: "not-visible", allowedActions: [] });
     }
     for (const lease of r("unknown")) {
       // Recorded at an origin no credential covers: never concluded gone.

@@ -6,7 +6,11 @@ import {
   type InvokeChannel,
 } from "./contract/channels.js";
 import { InventoryViewSchema } from "./contract/inventory-view.js";
-import { LeaseDetailSchema, UntrackedSandboxViewSchema } from "./contract/lease-detail.js";
+import {
+  LeaseDetailSchema,
+  UncertainSandboxViewSchema,
+  UntrackedSandboxViewSchema,
+} from "./contract/lease-detail.js";
 import { ProveRequestSchema, ProveResponseSchema } from "./contract/marker-proof.js";
 import {
   CredentialNameSchema,
@@ -77,6 +81,8 @@ export const contract = {
     response: z.object({
       generatedAt: z.string().nullable(),
       sandboxes: z.array(UntrackedSandboxViewSchema),
+      /** Unnamed sandboxes that cannot be called orphans while a source is incomplete at their origin. */
+      uncertain: z.array(UncertainSandboxViewSchema),
     }),
   },
   "markers:prove": { request: ProveRequestSchema, response: ProveResponseSchema },

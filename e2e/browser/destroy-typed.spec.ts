@@ -1,8 +1,16 @@
 import { expect, test } from "../support/leasekeeper.js";
-import { leaseRow, openConsole, plantedLease, sandboxOf, showLease, simSandbox } from "./operator.js";
+import {
+  leaseRow,
+  ledgerLease,
+  openConsole,
+  plantedLease,
+  sandboxOf,
+  showLease,
+  simSandbox,
+} from "./operator.js";
 
 // Done-when 5: destroying a stale sandbox requires its id typed back; a wrong id keeps the button disabled;
-// after confirming, /_sim/sandboxes shows it destroyed and the row shows `gone`.
+// after confirming, /_sim/sandboxes shows it destroyed and the row shows `gone` (as history when the lease is over).
 test("destroying a stale sandbox needs its id typed back, then the simulator and the row both show it gone", async ({
   page,
   world,
@@ -37,5 +45,10 @@ test("destroying a stale sandbox needs its id typed back, then the simulator and
   await expect(summary).toBeVisible({ timeout: 15_000 });
   await expect(summary).toHaveAttribute("data-confirmed", "1");
   expect(["destroyed", undefined]).toContain((await simSandbox(world, sandboxId))?.status);
+  // A lease that is over becomes history once its sandbox is gone, shown behind the History chip.
+  if (["released", "expired", "failed"].includes(ledgerLease(world, leaseId).status)) {
+    await expect(leaseRow(page, leaseId)).toHaveCount(0, { timeout: 10_000 });
+    await page.getByTestId("filter-history").click();
+  }
   await expect(leaseRow(page, leaseId)).toHaveAttribute("data-provider", "gone", { timeout: 10_000 });
 });

@@ -153,7 +153,7 @@ export function makeInventoryFixture(options: InventoryFixtureOptions): Inventor
     });
     if (environment) {
       const key = environment.id;
-      const tally = counts.get(key) ?? { foreign: 0, stale: 0, leaking: 0, unknown: 0, ok: 0 };
+      const tally = counts.get(key) ?? { closed: 0, foreign: 0, stale: 0, leaking: 0, unknown: 0, ok: 0 };
       tally[headline] += 1;
       counts.set(key, tally);
     }
@@ -163,7 +163,7 @@ export function makeInventoryFixture(options: InventoryFixtureOptions): Inventor
     environmentId: environment.id,
     companyId: environment.companyId,
     name: environment.name,
-    counts: counts.get(environment.id) ?? { foreign: 0, stale: 0, leaking: 0, unknown: 0, ok: 0 },
+    counts: counts.get(environment.id) ?? { closed: 0, foreign: 0, stale: 0, leaking: 0, unknown: 0, ok: 0 },
   }));
   // Rows listed under the paperclip source need their own environment summaries too.
   for (const lease of leases) {
@@ -177,7 +177,7 @@ export function makeInventoryFixture(options: InventoryFixtureOptions): Inventor
           environmentId: lease.environment.id,
           companyId: lease.environment.companyId,
           name: lease.environment.name,
-          counts: { foreign: 0, stale: 0, leaking: 0, unknown: 0, ok: 0 },
+          counts: { closed: 0, foreign: 0, stale: 0, leaking: 0, unknown: 0, ok: 0 },
         });
       }
     }

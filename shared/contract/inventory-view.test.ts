@@ -34,6 +34,8 @@ function expectedRow(
     acquiredAtMs: seconds(lease.acquiredAt),
     lastUsedAtMs: seconds(lease.lastUsedAt),
     sharedCount: classified.sharedWithCount ?? classified.sharedWith.length,
+    companyName: null,
+    destroyedByLeasekeeper: false,
   };
 }
 
@@ -109,5 +111,35 @@ describe("compact inventory", () => {
     const distinctFlagArrays = new Set(rows.map((row) => row.flags));
     expect(distinctFlagArrays.size).toBeLessThanOrEqual(2 ** 5);
     expect(Object.isFrozen(rows[0]!.flags)).toBe(true);
+  });
+
+  it("carries company names, source gaps, uncertain sandboxes and a Leasekeeper destroy", () => {
+    const inventory = makeInventoryFixture({ rows: 20, seed: 4 });
+    const first = inventory.leases[0]!;
+    first.provider = { ...first.provider, destroyedBy: { jobId: "job-1", at: "2026-11-30T12:00:00.000Z" } };
+    inventory.companies = [{ id: first.lease.companyId, name: "Acme Robotics" }];
+    inventory.gaps = [{ source: "paperclip", origin: null, message: "environment 2 could not be parsed" }];
+    const sandbox = { id: "sbx_maybe", status: "running" };
+    inventory.untrackedUncertain = [
+      {
+        sandboxId: "sbx_maybe",
+        origin: "https://o",
+        credential: "ops",
+        status: "running",
+        sandbox,
+        reason: "cannot tell",
+      },
+    ];
+    const view = InventoryViewSchema.parse(encodeInventory(inventory));
+    const rows = decodeInventoryRows(view);
+    expect(rows[0]).toMatchObject({ companyName: "Acme Robotics", destroyedByLeasekeeper: true });
+    expect(rows.slice(1).every((row) => !row.destroyedByLeasekeeper)).toBe(true);
+    expect(view.gaps).toEqual(inventory.gaps);
+    expect(view.untrackedUncertain).toEqual([
+      { credential: "ops", origin: "https://o", count: 1, reason: "cannot tell" },
+    ]);
+    expect(view.untracked.some((entry) => entry.credential === "ops" && entry.origin === "https://o")).toBe(
+      false,
+    );
   });
 });

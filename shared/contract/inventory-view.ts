@@ -41,6 +41,7 @@ export const ROW = {
   shared: 14,
   company: 15,
   unknownReason: 16,
+  destroyedByLeasekeeper: 17,
 } as const;
 
 const index = z.number().int().min(-1);
@@ -65,6 +66,7 @@ export const LeaseRowTupleSchema = z.tuple([
   z.number().int().min(0), // number of other rows naming the same sandbox
   index, // company index (companies table), the row's own companyId
   index, // unknown reason index (UNKNOWN_REASONS)
+  z.number().int().min(0), // 1 when a Leasekeeper job destroyed the sandbox, else 0
 ]);
 export type LeaseRowTuple = z.infer<typeof LeaseRowTupleSchema>;
 
@@ -104,6 +106,13 @@ export const SourceProblemViewSchema = z.object({
 /** At most this many source problems travel with the inventory; `problemCount` gives the total. */
 export const MAX_PROBLEMS_IN_VIEW = 200;
 
+/** Something a source could not read completely; while it stands, no sandbox at its origin is an orphan. */
+export const SourceGapViewSchema = z.object({
+  source: z.string(),
+  origin: z.string().nullable(),
+  message: z.string(),
+});
+
 export const InventoryViewSchema = z.object({
   generatedAt: z.string(),
   requests: z.number().int().min(0),
@@ -111,6 +120,8 @@ export const InventoryViewSchema = z.object({
   environmentId: z.string().nullable(),
   environments: z.array(EnvironmentRefSchema),
   companies: z.array(z.string()),
+  /** The name of each entry of `companies`, where a source named it; null where none did. */
+  companyNames: z.array(z.string().nullable()),
   origins: z.array(z.string()),
   statuses: z.array(z.string()),
   policies: z.array(z.string()),
@@ -118,6 +129,16 @@ export const InventoryViewSchema = z.object({
   untracked: z.array(
     z.object({ credential: z.string(), origin: z.string(), count: z.number().int().min(0) }),
   ),
+  /** Unnamed sandboxes that cannot be called orphans (a source was incomplete at their origin). */
+  untrackedUncertain: z.array(
+    z.object({
+      credential: z.string(),
+      origin: z.string(),
+      count: z.number().int().min(0),
+      reason: z.string(),
+    }),
+  ),
+  gaps: z.array(SourceGapViewSchema),
   originHealth: z.array(OriginHealthViewSchema),
   problems: z.array(SourceProblemViewSchema),
   problemCount: z.number().int().min(0),
@@ -132,6 +153,8 @@ export interface LeaseRowView {
   environmentName: string;
   environmentKnown: boolean;
   companyId: string | null;
+  /** The company's name where a source gave it, else null (show the id). */
+  companyName: string | null;
   sandboxId: string | null;
   status: string;
   leasePolicy: string;
@@ -148,6 +171,8 @@ export interface LeaseRowView {
   acquiredAtMs: number;
   lastUsedAtMs: number;
   sharedCount: number;
+  /** A Leasekeeper job destroyed this row's sandbox. */
+  destroyedByLeasekeeper: boolean;
 }
 
 function toMask<T extends string>(vocabulary: readonly T[], values: readonly T[]): number {
@@ -282,8 +307,26 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
       classified.sharedWithCount ?? classified.sharedWith.length,
       companies.indexOf(lease.companyId),
       provider.unknownReason ? UNKNOWN_REASONS.indexOf(provider.unknownReason) : -1,
+      provider.destroyedBy ? 1 : 0,
     ]);
   }
+
+  const uncertainCounts = new Map<
+    string,
+    { credential: string; origin: string; count: number; reason: string }
+  >();
+  for (const sandbox of inventory.untrackedUncertain) {
+    const key = JSON.stringify([sandbox.credential, sandbox.origin]);
+    const entry = uncertainCounts.get(key) ?? {
+      credential: sandbox.credential,
+      origin: sandbox.origin,
+      count: 0,
+      reason: sandbox.reason,
+    };
+    entry.count += 1;
+    uncertainCounts.set(key, entry);
+  }
+  const companyName = new Map(inventory.companies.map((company) => [company.id, company.name]));
 
   const untrackedCounts = new Map<string, { credential: string; origin: string; count: number }>();
   for (const sandbox of inventory.untracked) {
@@ -303,11 +346,18 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
     environmentId: filter,
     environments,
     companies: companies.values,
+    companyNames: companies.values.map((id) => companyName.get(id) ?? null),
     origins: origins.values,
     statuses: statuses.values,
     policies: policies.values,
     rows,
     untracked: [...untrackedCounts.values()],
+    untrackedUncertain: [...uncertainCounts.values()],
+    gaps: inventory.gaps.slice(0, MAX_PROBLEMS_IN_VIEW).map(({ source, origin, message }) => ({
+      source,
+      origin,
+      message,
+    })),
     originHealth: inventory.origins.map((health) => ({
       origin: health.origin,
       credential: health.credential,
@@ -354,6 +404,7 @@ export function decodeInventoryRows(view: InventoryView): LeaseRowView[] {
       environmentName: environment.name,
       environmentKnown: environment.known,
       companyId: at(view.companies, row[ROW.company]),
+      companyName: at(view.companyNames, row[ROW.company]),
       sandboxId: row[ROW.sandboxId],
       status: at(view.statuses, row[ROW.status]) ?? "",
       leasePolicy: at(view.policies, row[ROW.policy]) ?? "",
@@ -369,6 +420,7 @@ export function decodeInventoryRows(view: InventoryView): LeaseRowView[] {
       acquiredAtMs: row[ROW.acquiredAt] * 1000,
       lastUsedAtMs: row[ROW.lastUsedAt] * 1000,
       sharedCount: row[ROW.shared],
+      destroyedByLeasekeeper: row[ROW.destroyedByLeasekeeper] === 1,
     };
   });
 }

@@ -98,6 +98,23 @@ export const LeaseDetailSchema = z.object({
   ownershipEvidence: z.array(FieldEvidenceSchema),
   /** One sentence, in the operator's words, of why the row has its headline. */
   explanation: text,
+  /** One sentence of what Paperclip itself will do with this lease. */
+  paperclipWill: text,
+  /** The config fields whose recorded value differs from the environment's (behind `stale-config`). */
+  staleConfigFields: z.array(text),
+  /**
+   * What a release does: the reuseLease the lease recorded decides (the host releases with the recorded
+   * config); the environment's current value is shown beside it when they differ.
+   */
+  releaseEffect: z.object({
+    recordedReuseLease: z.boolean().nullable(),
+    currentReuseLease: z.boolean().nullable(),
+    effect: z.enum(["pause", "delete"]),
+  }),
+  /** The row's company, with its name where a source gave one. */
+  company: z.object({ id: text, name: nullableText }),
+  /** Set when a Leasekeeper job destroyed this sandbox. */
+  destroyedBy: z.object({ jobId: text, at: text }).nullable(),
   provider: z.object({
     code: z.enum(PROVIDER_CODES),
     origin: nullableText,
@@ -139,3 +156,7 @@ export const UntrackedSandboxViewSchema = z.object({
   createdAt: nullableText,
 });
 export type UntrackedSandboxView = z.infer<typeof UntrackedSandboxViewSchema>;
+
+/** An unnamed sandbox at an origin where a source was incomplete: shown, never offered for destroy. */
+export const UncertainSandboxViewSchema = UntrackedSandboxViewSchema.extend({ reason: text });
+export type UncertainSandboxView = z.infer<typeof UncertainSandboxViewSchema>;

@@ -103,15 +103,15 @@ describe("allowed actions and the confirmation each needs", () => {
       null,
     ],
     [
-      "§6.3 api-url-changed, running",
+      "§6.3 api-url-changed, running: the host releases at the recorded URL",
       ["api-url-changed"],
       "running",
       [],
       [],
-      ["destroy"],
+      ["release", "destroy"],
       [],
       "typed-id",
-      "api-url-changed",
+      null,
       null,
     ],
     [
@@ -159,7 +159,7 @@ describe("allowed actions and the confirmation each needs", () => {
       [],
       [],
       null,
-      "api-url-changed",
+      "gone",
       "gone",
     ],
     [
@@ -171,7 +171,7 @@ describe("allowed actions and the confirmation each needs", () => {
       [],
       [],
       null,
-      "api-url-changed",
+      "unknown",
       "unknown",
     ],
     [
@@ -362,12 +362,27 @@ describe("allowed actions and the confirmation each needs", () => {
   });
 });
 
+describe("a closed row (history)", () => {
+  it.each<[string, OwnershipCode[], ProviderCode]>([
+    ["owned, gone", ["owned"], "gone"],
+    ["owned, not listed any more", ["owned"], "not-visible"],
+    ["foreign, gone", ["foreign-company"], "gone"],
+    ["no sandbox id", ["owned", "no-sandbox-id"], "unknown"],
+  ])("offers no action: %s", (_, ownership, provider) => {
+    const decision = decideActions({ ownership, provider, flags: [], otherRowsOnSandbox: [], closed: true });
+    expect(decision.allowedActions).toEqual([]);
+    expect(decision.overridableActions).toEqual([]);
+    expect(decision.destroyConfirmation).toBeNull();
+    expect(decision.refusals.release?.message).toBe(REFUSAL_MESSAGES.closed);
+    expect(decision.refusals.destroy?.reason).toBe("closed");
+  });
+});
+
 describe("refusal messages", () => {
   it.each<[string, OwnershipCode[], ProviderCode, RowFlag[], string[], ActionKind, string]>([
     ["foreign-company release", ["foreign-company"], "running", [], [], "release", FOREIGN],
     ["foreign-environment release", ["foreign-environment"], "running", [], [], "release", FOREIGN],
     ["foreign-provider release", ["foreign-provider"], "running", [], [], "release", FOREIGN],
-    ["api-url-changed release", ["api-url-changed"], "running", [], [], "release", FOREIGN],
     ["metadata-missing release", ["metadata-missing"], "running", [], [], "release", FOREIGN],
     ["no sandbox id", ["owned", "no-sandbox-id"], "unknown", [], [], "destroy", REFUSAL_MESSAGES.noSandboxId],
     ["host cleanup", ["owned"], "running", ["host-cleanup"], [], "release", REFUSAL_MESSAGES.hostCleanup],

@@ -26,6 +26,8 @@ export const REFUSAL_MESSAGES = {
     "A run is using this sandbox right now and acting on it would kill the run's commands; wait for the run to end, or override if it is stuck.",
   shared:
     "Another lease on this sandbox is active or retained and acting on it would break that lease too; override only if you know that lease is finished.",
+  closed:
+    "This lease is over and nothing of it lives at CreateOS; it is history, and there is nothing to do.",
 } as const;
 
 export interface ActionEvidence {
@@ -33,6 +35,8 @@ export interface ActionEvidence {
   provider: ProviderCode;
   flags: readonly RowFlag[];
   otherRowsOnSandbox: readonly LeaseRow[];
+  /** The row is history (headline `closed`): no action is offered. */
+  closed?: boolean;
 }
 
 export type ActionDecision = Pick<
@@ -51,6 +55,10 @@ export function decideActions(evidence: ActionEvidence): ActionDecision {
     destroyConfirmation: null,
     refusals: {},
   };
+  if (evidence.closed === true) {
+    decision.refusals = { release: refusal("closed"), destroy: refusal("closed") };
+    return decision;
+  }
   const override = overrideNeeded(evidence);
   settle(decision, "release", releaseBlock(evidence), override);
   const destroyBlocked = destroyBlock(evidence);
@@ -83,6 +91,7 @@ function settle(
  * Release has the plugin's semantics, so it is refused where the plugin would refuse (a lease with no
  * sandbox id first, as the plugin returns before checking ownership), and where this program cannot see
  * what it would act on. A gone sandbox has nothing to pause, and a pause of a destroyed sandbox fails.
+ * An edited API URL is no refusal: the host releases with the recorded config, at the recorded URL.
  */
 function releaseBlock(evidence: ActionEvidence): Refusal | null {
   if (evidence.ownership.includes("no-sandbox-id")) return refusal("no-sandbox-id");
@@ -129,6 +138,7 @@ const MESSAGE_BY_REASON = {
   gone: REFUSAL_MESSAGES.gone,
   "in-use": REFUSAL_MESSAGES.inUse,
   shared: REFUSAL_MESSAGES.shared,
+  closed: REFUSAL_MESSAGES.closed,
 } as const;
 
 type FixedReason = keyof typeof MESSAGE_BY_REASON;
@@ -152,7 +162,6 @@ const FOREIGN_REFUSALS = frozenRefusals<OwnershipMismatch>({
   "foreign-company": PLUGIN_MESSAGES.foreignLease,
   "foreign-environment": PLUGIN_MESSAGES.foreignLease,
   "foreign-provider": PLUGIN_MESSAGES.foreignLease,
-  "api-url-changed": PLUGIN_MESSAGES.foreignLease,
   "metadata-missing": PLUGIN_MESSAGES.foreignLease,
 });
 

@@ -3,7 +3,11 @@
  * the CLI's JSON output and the UI; adding a code here is a deliberate, reviewed change.
  */
 
-/** How a lease's metadata compares with the environment it is listed under (the plugin's own rule). */
+/**
+ * How a lease's metadata compares with what the host passes the plugin for this row (the plugin's own
+ * rule), plus `company-scope-mismatch`: the row's company is not the company its (company-scoped)
+ * environment belongs to, a finding the plugin does not check but an operator should see.
+ */
 export const OWNERSHIP_CODES = [
   "owned",
   "foreign-company",
@@ -11,6 +15,7 @@ export const OWNERSHIP_CODES = [
   "foreign-provider",
   "api-url-changed",
   "metadata-missing",
+  "company-scope-mismatch",
   "no-sandbox-id",
 ] as const;
 export type OwnershipCode = (typeof OWNERSHIP_CODES)[number];
@@ -51,9 +56,18 @@ export const BILLING_PROVIDER_STATES: readonly LiveProviderState[] = ["running",
 export const ROW_FLAGS = ["stale-config", "leaking", "in-use", "host-cleanup", "shared"] as const;
 export type RowFlag = (typeof ROW_FLAGS)[number];
 
-/** One headline per row, in precedence order: the first that applies wins. */
-export const HEADLINES = ["foreign", "stale", "leaking", "unknown", "ok"] as const;
+/**
+ * One headline per row, in precedence order: the first that applies wins. `closed` is history: the
+ * lease is over and nothing of it lives at the provider, the normal end of most rows.
+ */
+export const HEADLINES = ["closed", "foreign", "stale", "leaking", "unknown", "ok"] as const;
 export type Headline = (typeof HEADLINES)[number];
+
+/** Headlines that ask nothing of an operator; every other headline counts as needing attention. */
+export const QUIET_HEADLINES: readonly Headline[] = ["closed", "ok"];
+
+/** Lease statuses Paperclip gives a lease that is over: it will never resume or release it again. */
+export const ENDED_LEASE_STATUSES = ["released", "expired", "failed"] as const;
 
 export const ACTION_KINDS = ["release", "destroy"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];

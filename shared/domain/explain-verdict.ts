@@ -25,6 +25,8 @@ type Explanation = [meaning: string, next: string | null];
 
 function explanation(classified: ClassifiedLease): Explanation {
   switch (classified.verdict.headline) {
+    case "closed":
+      return explainClosed(classified);
     case "foreign":
       return explainForeign(
         classified,
@@ -42,6 +44,27 @@ function explanation(classified: ClassifiedLease): Explanation {
 }
 
 const REFUSES = "so Paperclip will refuse to release it from this environment";
+
+function explainClosed({ lease, provider, verdict }: ClassifiedLease): Explanation {
+  const status = displayValue(lease.status);
+  if (provider.destroyedBy != null) {
+    return [
+      `Leasekeeper destroyed this sandbox (job ${displayValue(provider.destroyedBy.jobId)}) and the lease is ${status}; it is history.`,
+      "Nothing needs doing.",
+    ];
+  }
+  if (verdict.ownership.includes("no-sandbox-id")) {
+    return [
+      `This lease is ${status} and records no sandbox (Paperclip clears it when a resume finds the sandbox gone); it is history.`,
+      "Nothing needs doing.",
+    ];
+  }
+  const where =
+    provider.code === "gone"
+      ? `CreateOS lists its sandbox as ${displayValue(provider.rawStatus)} at ${whereAsked(provider)}`
+      : `no account at ${whereAsked(provider)} lists its sandbox any more (CreateOS purges destroyed sandboxes)`;
+  return [`This lease is ${status} and ${where}; it is history.`, "Nothing needs doing."];
+}
 
 function explainForeign(classified: ClassifiedLease, code: OwnershipCode): Explanation {
   const { lease, environment } = classified;
@@ -84,7 +107,10 @@ function explainStale(classified: ClassifiedLease): Explanation {
   }
   if (verdict.ownership.includes("api-url-changed")) {
     const meaning =
-      "The environment's API URL was changed after this sandbox was acquired; Paperclip will refuse to release it.";
+      "The environment's API URL was changed after this sandbox was acquired: Paperclip still releases it at the recorded URL, but will never resume it.";
+    if (verdict.allowedActions.includes("release")) {
+      return [meaning, `Release it at the old API URL (${whereAsked(provider)}) if no run needs it.`];
+    }
     if (verdict.allowedActions.includes("destroy")) {
       return [meaning, `Destroy it at the old API URL (${whereAsked(provider)}).`];
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ProviderCode, RowFlag } from "./codes.js";
-import { rowFlags } from "./flags.js";
+import { driftedFields, rowFlags } from "./flags.js";
+import { metadataObject } from "./lease-metadata.js";
 import type { Environment, LeaseRow } from "./paperclip.js";
 import { environment, MARKER, meta, NOW, row } from "./test-fixtures.js";
 
@@ -37,6 +38,43 @@ describe("stale-config: the next resume would expire the lease", () => {
 
   it("is never raised for metadata that is not an object", () => {
     expect(flagsOf(row({ metadata: "createos" }))).toEqual([]);
+  });
+
+  it.each<[string, Record<string, unknown>, Partial<Environment["config"]>, string[]]>([
+    ["nothing differs", {}, {}, []],
+    ["reuseLease turned off since", {}, { reuseLease: false }, ["reuseLease"]],
+    ["timeoutMs changed since", { timeoutMs: 300_000 }, { timeoutMs: 60_000 }, ["timeoutMs"]],
+    ["a field an older host never recorded is not compared", {}, { timeoutMs: 60_000 }, []],
+    ["timeoutMs recorded and unchanged", { timeoutMs: 60_000 }, { timeoutMs: 60_000 }, []],
+    [
+      "any other stored-config field (the fingerprint covers the whole stored config)",
+      { egressAllowlist: [] },
+      { egressAllowlist: ["a.test"] } as never,
+      ["egressAllowlist"],
+    ],
+    [
+      "a nested field equal with its keys in another order",
+      { limits: { b: 1, a: 2 } },
+      { limits: { a: 2, b: 1 } } as never,
+      [],
+    ],
+    [
+      "several fields, in fingerprint order",
+      { region: "eu", timeoutMs: 1 },
+      { shape: "s-2vcpu-4gb", timeoutMs: 5 },
+      ["shape", "region", "timeoutMs"],
+    ],
+    ["the API URL has its own code, never stale-config", {}, { apiUrl: "https://new.example" }, []],
+    ["a secret in the config is fingerprinted by version, not compared", {}, { apiKey: "k-2" } as never, []],
+  ])("lists the fields whose recorded value differs: %s", (_, recorded, config, expected) => {
+    const metadata = metadataObject(meta(recorded));
+    if (metadata === null) throw new Error("metadata");
+    expect(driftedFields(metadata, environment({ config }))).toEqual(expected);
+  });
+
+  it("compares nothing against a config Paperclip did not show (the redacted view is {})", () => {
+    const hidden = { ...environment(), config: {} };
+    expect(flagsOf(row({ metadata: meta({ shape: "x" }) }), "paused", hidden)).toEqual([]);
   });
 
   it("still checks the marker of an orphan row, which has no config to drift from", () => {

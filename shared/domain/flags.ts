@@ -1,4 +1,10 @@
-import { BILLING_PROVIDER_STATES, CREATEOS_PROVIDER, type ProviderCode, type RowFlag } from "./codes.js";
+import {
+  BILLING_PROVIDER_STATES,
+  CREATEOS_PROVIDER,
+  ENDED_LEASE_STATUSES,
+  type ProviderCode,
+  type RowFlag,
+} from "./codes.js";
 import {
   isWellFormedMarker,
   type LeaseMetadata,
@@ -30,25 +36,82 @@ export function rowFlags(
   return flags;
 }
 
-/** The config fields the plugin compares on resume, before any HTTP call. */
+/** The config fields the plugin itself compares on resume, before any HTTP call. */
 export const DRIFT_FIELDS = ["shape", "rootfs", "region"] as const;
 export type DriftField = (typeof DRIFT_FIELDS)[number];
 
 /**
- * The fields whose recorded value differs from the environment's current config. The plugin records an
- * unset rootfs or region as null while a config may simply omit it, so null and undefined are alike.
+ * The stored-config fields every reuse fingerprint covers, compared even when the current config omits
+ * them: the host records the environment's stored config in the lease's metadata at acquisition and
+ * fingerprints the same config when it looks for a lease to resume, so any field that differs now makes
+ * the fingerprint differ and the candidate is destroyed instead of resumed.
  */
-export function driftedFields(metadata: LeaseMetadata, environment: Environment): DriftField[] {
-  return DRIFT_FIELDS.filter((field) => hasDrifted(metadata, environment, field));
+export const FINGERPRINT_FIELDS = ["shape", "rootfs", "region", "reuseLease", "timeoutMs"] as const;
+
+/**
+ * Config keys not compared here: the provider and API URL have their own ownership codes, and secrets
+ * are fingerprinted by version at Paperclip, which no lease row records.
+ */
+const NOT_DRIFT_COMPARED = new Set(["provider", "apiUrl"]);
+const SECRET_KEY = /(api[-_]?key|token|secret|passw|credential)/i;
+
+/**
+ * The fields whose recorded value differs from the environment's current config: the fingerprint fields
+ * and every other field the current config sets. Values are compared as JSON with keys sorted, as the
+ * fingerprint serialises them; the plugin records an unset rootfs or region as null while a config may
+ * simply omit it, so null and undefined are alike. Beyond the plugin's own shape, rootfs and region, a
+ * field is compared only when the lease recorded it: a lease an older host wrote kept only the plugin's
+ * fields, and its absence says nothing about the config it was acquired with. A config with no fields at
+ * all is one Paperclip did not show (its redacted view), so nothing is compared against it.
+ */
+export function driftedFields(metadata: LeaseMetadata, environment: Environment): string[] {
+  const config = environment.config as Record<string, unknown>;
+  const keys = Object.keys(config);
+  if (keys.length === 0) return [];
+  const fields: string[] = [...FINGERPRINT_FIELDS];
+  for (const key of keys) {
+    if (fields.includes(key) || NOT_DRIFT_COMPARED.has(key) || SECRET_KEY.test(key)) continue;
+    if (isSecretRef(config[key])) continue;
+    fields.push(key);
+  }
+  return fields.filter(
+    (field) =>
+      ((DRIFT_FIELDS as readonly string[]).includes(field) || Object.hasOwn(metadata, field)) &&
+      differs(recorded(metadata, field), config[field]),
+  );
 }
 
 export function hasDrifted(metadata: LeaseMetadata, environment: Environment, field: DriftField): boolean {
-  return (recorded(metadata, field) ?? null) !== (environment.config[field] ?? null);
+  return differs(recorded(metadata, field), environment.config[field]);
+}
+
+function differs(recordedValue: unknown, current: unknown): boolean {
+  return stableJson(recordedValue ?? null) !== stableJson(current ?? null);
+}
+
+function isSecretRef(value: unknown): boolean {
+  const object = metadataObject(value);
+  return (
+    object !== null &&
+    (recorded(object, "secretId") !== undefined || recorded(object, "type") === "secret_ref")
+  );
+}
+
+/** JSON with object keys sorted, own keys only; depth-capped so a hostile value cannot recurse forever. */
+function stableJson(value: unknown, depth = 0): string {
+  if (depth > 20) return '"(deep)"';
+  if (Array.isArray(value)) return `[${value.map((entry) => stableJson(entry, depth + 1)).join(",")}]`;
+  const object = metadataObject(value);
+  if (object !== null) {
+    const keys = Object.keys(object).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${stableJson(recorded(object, key), depth + 1)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 /**
- * The next resume will expire this lease (and Paperclip will destroy its sandbox): its shape, rootfs or
- * region no longer match the environment, or its marker is not the UUID the plugin checks. Only for rows
+ * The next resume will expire this lease (and Paperclip will destroy its sandbox): a field its reuse
+ * fingerprint covers no longer matches the environment, or its marker is not the UUID the plugin checks. Only for rows
  * the CreateOS plugin wrote; an orphan row has no config to drift from, but its marker still counts.
  */
 export function hasStaleConfig(row: LeaseRow, environment: Environment | null): boolean {
@@ -59,7 +122,7 @@ export function hasStaleConfig(row: LeaseRow, environment: Environment | null): 
 }
 
 /** Paperclip considers these rows finished: a sandbox billing behind one is money nobody is using. */
-const ENDED_LEASE_STATUSES: readonly string[] = ["released", "expired", "failed"];
+const ENDED_STATUSES: readonly string[] = ENDED_LEASE_STATUSES;
 
 /**
  * The sandbox bills compute although its lease is over, or although Paperclip's cleanup of it failed (a
@@ -75,7 +138,7 @@ export function isLeaking(
   otherRowsOnSandbox: readonly LeaseRow[],
 ): boolean {
   if (!(BILLING_PROVIDER_STATES as readonly string[]).includes(provider)) return false;
-  if (!ENDED_LEASE_STATUSES.includes(row.status) && row.cleanupStatus !== "failed") return false;
+  if (!ENDED_STATUSES.includes(row.status) && row.cleanupStatus !== "failed") return false;
   return !isInUse(row) && !otherRowsOnSandbox.some(holdsSandbox);
 }
 

@@ -58,6 +58,17 @@ export interface ProviderObservation {
   rawStatus: string | null;
   unknownReason: UnknownReason | null;
   sandbox: ProviderSandbox | null;
+  /**
+   * Set when a Leasekeeper job confirmed it destroyed (or released by deleting) this sandbox, so the row
+   * reads as it now is without waiting for a fresh listing or for Paperclip to update the row.
+   */
+  destroyedBy?: DestroyedByLeasekeeper | null;
+}
+
+export interface DestroyedByLeasekeeper {
+  jobId: string;
+  /** When the job confirmed it, ISO. */
+  at: string;
 }
 
 /** A refusal is a value: the UI shows `message`, tests check `reason`, the audit log keeps both. */

@@ -184,7 +184,7 @@ describe("explainVerdict: what the verdict means and what to do", () => {
   it("says the example sentence for an apiUrl edit", () => {
     const lease = row({ metadata: meta({ apiUrl: OLD_ORIGIN }) });
     expect(explainVerdict(classified(lease, running(OLD_ORIGIN)))).toBe(
-      "The environment's API URL was changed after this sandbox was acquired; Paperclip will refuse to release it. Destroy it at the old API URL (https://old.example).",
+      "The environment's API URL was changed after this sandbox was acquired: Paperclip still releases it at the recorded URL, but will never resume it. Release it at the old API URL (https://old.example) if no run needs it.",
     );
   });
 
@@ -197,14 +197,16 @@ describe("explainVerdict: what the verdict means and what to do", () => {
     ],
     [
       "foreign-company, gone",
-      classified(row({ metadata: meta({ companyId: OTHER_COMPANY }) }), [
+      classified(row({ status: "retained", metadata: meta({ companyId: OTHER_COMPANY }) }), [
         okListing(ORIGIN, "k", [sandbox(SANDBOX, "failed")]),
       ]),
       /another company.*already lists this sandbox as destroyed or failed/,
     ],
     [
       "foreign-company, not visible",
-      classified(row({ metadata: meta({ companyId: OTHER_COMPANY }) }), [okListing(ORIGIN, "k", [])]),
+      classified(row({ status: "retained", metadata: meta({ companyId: OTHER_COMPANY }) }), [
+        okListing(ORIGIN, "k", []),
+      ]),
       /another company.*lists it at https:\/\/api\.sb\.createos\.sh; add the key/,
     ],
     [
@@ -235,7 +237,7 @@ describe("explainVerdict: what the verdict means and what to do", () => {
     ["metadata-missing, null", classified(row({ metadata: null }), running()), /missing or not an object/],
     [
       "no-sandbox-id",
-      classified(row({ providerLeaseId: null })),
+      classified(row({ status: "retained", providerLeaseId: null })),
       /records no sandbox id.*nothing needs doing/,
     ],
   ])("covers ownership code %s", (_, lease, expected) => {
@@ -252,7 +254,9 @@ describe("explainVerdict: what the verdict means and what to do", () => {
         row({ metadata: meta({ apiUrl: OLD_ORIGIN }) }),
         row({ metadata: null }),
         row({ providerLeaseId: null }),
-      ].flatMap((lease) => classified(lease).verdict.ownership),
+      ]
+        .flatMap((lease) => classified(lease).verdict.ownership)
+        .concat(classified(row(), undefined, environment({ companyId: OTHER_COMPANY })).verdict.ownership),
     );
     expect([...covered].sort()).toEqual([...OWNERSHIP_CODES].sort());
   });
@@ -269,8 +273,8 @@ describe("explainVerdict: what the verdict means and what to do", () => {
       /workspace marker is missing or malformed/,
     ],
     [
-      "gone",
-      classified(row(), [okListing(ORIGIN, "key", [sandbox(SANDBOX, "destroyed")])]),
+      "gone under a row not yet over",
+      classified(row({ status: "retained" }), [okListing(ORIGIN, "key", [sandbox(SANDBOX, "destroyed")])]),
       /lists this sandbox as destroyed at https:\/\/api\.sb\.createos\.sh, so nothing of it is left running\. The row is history/,
     ],
     [
@@ -310,7 +314,7 @@ describe("explainVerdict: what the verdict means and what to do", () => {
     ],
     [
       "not-visible",
-      classified(row(), [okListing(ORIGIN, "k", [])]),
+      classified(row({ status: "retained" }), [okListing(ORIGIN, "k", [])]),
       /purged, or it belongs to another account.*Add that account's key/,
     ],
     [
@@ -352,6 +356,7 @@ describe("explainVerdict: what the verdict means and what to do", () => {
 
   it("has a distinct explanation of at most two sentences for every headline", () => {
     const samples = [
+      classified(row(), [okListing(ORIGIN, "k", [sandbox(SANDBOX, "destroyed")])]),
       classified(row({ metadata: meta({ companyId: OTHER_COMPANY }) })),
       classified(row({ metadata: null })),
       classified(row(), running()),
@@ -362,6 +367,27 @@ describe("explainVerdict: what the verdict means and what to do", () => {
     const sentences = samples.map(explainVerdict);
     expect(new Set(sentences).size).toBe(samples.length);
     for (const sentence of sentences) expect(sentence.split(/(?<=\.)\s/).length).toBeLessThanOrEqual(2);
+  });
+
+  it.each<[string, ClassifiedLease, RegExp]>([
+    [
+      "released, sandbox destroyed",
+      classified(row(), [okListing(ORIGIN, "k", [sandbox(SANDBOX, "destroyed")])]),
+      /lease is released and CreateOS lists its sandbox as destroyed.*history\. Nothing needs doing\./,
+    ],
+    [
+      "expired, no sandbox recorded",
+      classified(row({ status: "expired", providerLeaseId: null, metadata: { expired: true } })),
+      /lease is expired and records no sandbox.*history/,
+    ],
+    [
+      "failed, purged",
+      classified(row({ status: "failed" }), [okListing(ORIGIN, "k", [])]),
+      /lease is failed and no account at https:\/\/api\.sb\.createos\.sh lists its sandbox any more/,
+    ],
+  ])("explains a closed row: %s", (_, lease, expected) => {
+    expect(lease.verdict.headline).toBe("closed");
+    expect(explainVerdict(lease)).toMatch(expected);
   });
 
   it("never shows the marker or a URL's credentials", () => {

@@ -12,7 +12,22 @@ import {
   row,
 } from "./test-fixtures.js";
 
-describe("ownership: the plugin's metadataMatches against the environment the row is listed under", () => {
+describe("ownership: the plugin's metadataMatches as the host calls it for this row", () => {
+  it("an instance-scoped environment owns every company's rows: the company compared is the row's own", () => {
+    const shared = environment({ companyId: null });
+    const first = row({ companyId: COMPANY, metadata: meta({ companyId: COMPANY }) });
+    const second = row({ companyId: OTHER_COMPANY, metadata: meta({ companyId: OTHER_COMPANY }) });
+    expect(ownership(first, shared)).toEqual(["owned"]);
+    expect(ownership(second, shared)).toEqual(["owned"]);
+  });
+
+  it("metadata naming another company than the row's is foreign, whatever the environment's company", () => {
+    const shared = environment({ companyId: null });
+    expect(ownership(row({ companyId: OTHER_COMPANY, metadata: meta() }), shared)).toEqual([
+      "foreign-company",
+    ]);
+  });
+
   it.each<[string, unknown, OwnershipCode[]]>([
     ["all four fields match", meta(), ["owned"]],
     ["apiUrl recorded with a /v1 suffix", meta({ apiUrl: `${ORIGIN}/v1` }), ["owned"]],
@@ -113,7 +128,23 @@ describe("ownership: the plugin's metadataMatches against the environment the ro
     });
   });
 
-  it("is listed under an environment of the same id but another company", () => {
-    expect(ownership(row(), environment({ companyId: OTHER_COMPANY }))).toEqual(["foreign-company"]);
+  it("a row of another company than its company-scoped environment's is its own finding, not foreign", () => {
+    expect(ownership(row(), environment({ companyId: OTHER_COMPANY }))).toEqual([
+      "owned",
+      "company-scope-mismatch",
+    ]);
+  });
+
+  it("an instance-scoped environment never makes that finding", () => {
+    expect(
+      ownership(
+        row({ companyId: OTHER_COMPANY, metadata: meta({ companyId: OTHER_COMPANY }) }),
+        environment({ companyId: null }),
+      ),
+    ).toEqual(["owned"]);
+  });
+
+  it("compares the recorded environment with the row's own environmentId", () => {
+    expect(ownership(row({ environmentId: OTHER_ENV_ID }), environment())).toEqual(["foreign-environment"]);
   });
 });

@@ -5,21 +5,29 @@ import type { Environment, LeaseRow } from "./paperclip.js";
 import { recordedSandboxId } from "./sandbox-id.js";
 
 /**
- * Whose lease this is: the plugin's `metadataMatches`, applied to the environment the row is listed under.
- * The plugin refuses every call on a lease that fails it, so each failed test gets its own code and the
- * operator sees every reason at once, not only the first.
+ * Whose lease this is: the plugin's `metadataMatches`, applied to what the host passes it for this row.
+ * For release, destroy and execute the host passes the lease row's own company and environment, and the
+ * config recovered from the lease's metadata; so the company compared is the row's (on an instance-scoped
+ * environment, shared by every company, each company's rows are its own), and an edited API URL does not
+ * make release or destroy fail: it only makes the next resume fail (`api-url-changed`). The plugin refuses
+ * every call on a lease that fails the other tests, so each failed test gets its own code and the operator
+ * sees every reason at once, not only the first.
  *
  * Codes come in a fixed order: `metadata-missing`, or the foreign codes that apply (provider, company,
- * environment), or else `api-url-changed` or `owned`; then `no-sandbox-id` when the row names no sandbox.
+ * environment), or else `api-url-changed` or `owned`; then `company-scope-mismatch` when the row's company
+ * is not its company-scoped environment's; then `no-sandbox-id` when the row names no sandbox.
  */
 export function ownership(row: LeaseRow, environment: Environment | null): OwnershipCode[] {
-  const codes = metadataVerdict(row.metadata, environment);
+  const codes = metadataVerdict(row, environment);
+  if (environment !== null && environment.companyId !== null && environment.companyId !== row.companyId) {
+    codes.push("company-scope-mismatch");
+  }
   if (recordedSandboxId(row) === null) codes.push("no-sandbox-id");
   return codes;
 }
 
-function metadataVerdict(rawMetadata: unknown, environment: Environment | null): OwnershipCode[] {
-  const metadata = ownershipMetadata(rawMetadata);
+function metadataVerdict(row: LeaseRow, environment: Environment | null): OwnershipCode[] {
+  const metadata = ownershipMetadata(row.metadata);
   if (metadata === null) return ["metadata-missing"];
 
   const codes: OwnershipCode[] = [];
@@ -31,8 +39,10 @@ function metadataVerdict(rawMetadata: unknown, environment: Environment | null):
     codes.push("foreign-environment");
     return codes;
   }
-  if (recorded(metadata, "companyId") !== environment.companyId) codes.push("foreign-company");
-  if (recorded(metadata, "environmentId") !== environment.id) codes.push("foreign-environment");
+  if (recorded(metadata, "companyId") !== row.companyId) codes.push("foreign-company");
+  if (recorded(metadata, "environmentId") !== (row.environmentId ?? environment.id)) {
+    codes.push("foreign-environment");
+  }
   if (codes.length > 0) return codes;
 
   return [sameApiUrl(recorded(metadata, "apiUrl"), environment.config.apiUrl) ? "owned" : "api-url-changed"];
@@ -49,12 +59,29 @@ export function isForeign(code: OwnershipCode): boolean {
   return FOREIGN_CODES.includes(code);
 }
 
-/** The codes that make the plugin refuse a lease ("does not belong to this environment"). */
-export type OwnershipMismatch = Exclude<OwnershipCode, "owned" | "no-sandbox-id">;
+/**
+ * The codes that make the plugin refuse a release or destroy ("does not belong to this environment").
+ * `api-url-changed` is not one: the host releases with the config recorded in the lease, whose API URL is
+ * the recorded one, so the plugin's URL test passes at release and only fails at resume.
+ */
+export type OwnershipMismatch = Exclude<
+  OwnershipCode,
+  "owned" | "no-sandbox-id" | "api-url-changed" | "company-scope-mismatch"
+>;
 
-/** The first code that makes the plugin refuse this lease, or null when the metadata matches. */
+const NOT_REFUSED: readonly OwnershipCode[] = [
+  "owned",
+  "no-sandbox-id",
+  "api-url-changed",
+  "company-scope-mismatch",
+];
+
+/** The first code that makes the plugin refuse to release this lease, or null when it accepts it. */
 export function ownershipMismatch(codes: readonly OwnershipCode[]): OwnershipMismatch | null {
-  return (
-    codes.find((code): code is OwnershipMismatch => code !== "owned" && code !== "no-sandbox-id") ?? null
-  );
+  return codes.find((code): code is OwnershipMismatch => !NOT_REFUSED.includes(code)) ?? null;
+}
+
+/** The plugin would accept a release of this lease as the host makes it (it may still find no sandbox). */
+export function pluginAcceptsRelease(codes: readonly OwnershipCode[]): boolean {
+  return ownershipMismatch(codes) === null && !codes.includes("no-sandbox-id");
 }

@@ -119,7 +119,7 @@ describe("reconcile: a small world, row by row", () => {
       "running",
       ["leaking"],
     ],
-    ["no sandbox id", "no-id", "stale", "unknown", []],
+    ["a failed row that records no sandbox is history", "no-id", "closed", "unknown", []],
     ["§6.6 orphan row", "orphan", "foreign", "running", []],
     ["absent from the OK listing, the other key failed: unknown", "ghost", "unknown", "unknown", []],
     ["another company's row in the ledger, listed under its own environment", "theirs", "ok", "paused", []],
@@ -173,9 +173,13 @@ describe("reconcile: a small world, row by row", () => {
     expect(
       inventory.environments.map((summary) => [summary.companyId, summary.name, summary.counts]),
     ).toEqual([
-      ["company-a", "lab", { foreign: 1, stale: 0, leaking: 0, unknown: 0, ok: 0 }],
-      ["company-a", "Production", { foreign: 0, stale: 3, leaking: 1, unknown: 1, ok: 3 }],
-      [OTHER_COMPANY, "Another company's", { foreign: 0, stale: 0, leaking: 0, unknown: 0, ok: 1 }],
+      ["company-a", "lab", { closed: 0, foreign: 1, stale: 0, leaking: 0, unknown: 0, ok: 0 }],
+      ["company-a", "Production", { closed: 1, foreign: 0, stale: 2, leaking: 1, unknown: 1, ok: 3 }],
+      [
+        OTHER_COMPANY,
+        "Another company's",
+        { closed: 0, foreign: 0, stale: 0, leaking: 0, unknown: 0, ok: 1 },
+      ],
     ]);
   });
 
@@ -210,8 +214,9 @@ describe("reconcile: a small world, row by row", () => {
 
   it("summarizeCounts adds up every headline", () => {
     expect(summarizeCounts(inventory.leases)).toEqual({
+      closed: 1,
       foreign: 3,
-      stale: 3,
+      stale: 2,
       leaking: 1,
       unknown: 1,
       ok: 4,
@@ -397,5 +402,82 @@ describe("reconcile: scale", () => {
     // The one active row, last in the input, still guards every released row and keeps them from leaking.
     expect(first?.verdict.overridableActions).toEqual(["release", "destroy"]);
     expect(first?.verdict.flags).toEqual(["shared"]);
+  });
+});
+
+describe("reconcile: incomplete sources never make orphans", () => {
+  const listed = [
+    okListing(ORIGIN, "k", [sandbox("sbx_named", "running"), sandbox("sbx_lost", "running")]),
+    okListing(OLD_ORIGIN, "k-old", [sandbox("sbx_old_lost", "running")]),
+  ];
+  const snapshot = (gaps: SourceSnapshot["gaps"]): SourceSnapshot => ({
+    sourceId: "paperclip",
+    environments: [PROD],
+    leases: [lease("named", "sbx_named")],
+    companies: [],
+    problems: [],
+    gaps,
+  });
+  const run = (gaps: SourceSnapshot["gaps"]) =>
+    reconcile({ snapshots: [snapshot(gaps)], listings: listed, now: NOW, requests: 2 });
+
+  it("calls a sandbox untracked when every source loaded completely", () => {
+    const result = run([]);
+    expect(result.untracked.map((u) => u.sandboxId)).toEqual(["sbx_lost", "sbx_old_lost"]);
+    expect(result.untrackedUncertain).toEqual([]);
+  });
+
+  it("a gap at one origin makes only that origin's unnamed sandboxes uncertain, with the reason", () => {
+    const gap = {
+      source: "paperclip",
+      origin: `${ORIGIN}/v1`,
+      message: 'environment "Staging" config is hidden',
+    };
+    const result = run([gap]);
+    expect(result.untracked.map((u) => u.sandboxId)).toEqual(["sbx_old_lost"]);
+    expect(result.untrackedUncertain.map((u) => [u.sandboxId, u.origin, u.reason])).toEqual([
+      [
+        "sbx_lost",
+        ORIGIN,
+        'cannot tell: sources incomplete — paperclip: environment "Staging" config is hidden',
+      ],
+    ]);
+    expect(result.gaps).toEqual([gap]);
+  });
+
+  it("a gap that could be at any origin makes every unnamed sandbox uncertain", () => {
+    const result = run([
+      { source: "paperclip", origin: null, message: "leases of env-x could not be listed" },
+    ]);
+    expect(result.untracked).toEqual([]);
+    expect(result.untrackedUncertain.map((u) => u.sandboxId)).toEqual(["sbx_lost", "sbx_old_lost"]);
+  });
+
+  it("a named sandbox is never uncertain, gap or not", () => {
+    const result = run([{ source: "paperclip", origin: null, message: "x" }]);
+    expect(result.untrackedUncertain.map((u) => u.sandboxId)).not.toContain("sbx_named");
+  });
+
+  it("merges the companies every source names, the first name winning", () => {
+    const result = reconcile({
+      snapshots: [
+        { ...snapshot([]), companies: [{ id: "c1", name: "Acme" }] },
+        {
+          ...snapshot([]),
+          sourceId: "ledger",
+          companies: [
+            { id: "c1", name: "Other" },
+            { id: "c2", name: "Beta" },
+          ],
+        },
+      ],
+      listings: [],
+      now: NOW,
+      requests: 0,
+    });
+    expect(result.companies).toEqual([
+      { id: "c1", name: "Acme" },
+      { id: "c2", name: "Beta" },
+    ]);
   });
 });

@@ -8,9 +8,10 @@ import type {
   OriginHealth,
   SandboxListing,
   SourceSnapshot,
+  UncertainSandbox,
   UntrackedSandbox,
 } from "./inventory.js";
-import type { Environment, LeaseRow } from "./paperclip.js";
+import type { Company, Environment, LeaseRow, SourceGap } from "./paperclip.js";
 import { indexListingsSteps, observeProvider } from "./provider-state.js";
 import { recordedSandboxId } from "./sandbox-id.js";
 import { classifyLease } from "./verdict.js";
@@ -91,16 +92,17 @@ export function* reconcileSteps({
   yield;
   const environmentSummaries = summarizeEnvironments(snapshots, leases);
   yield;
-  const untracked = yield* untrackedSandboxes(listings, leases);
+  const gaps = snapshots.flatMap((snapshot) => snapshot.gaps);
+  const { untracked, uncertain } = splitByGaps(yield* untrackedSandboxes(listings, leases), gaps);
   return {
     generatedAt: now.toISOString(),
     requests,
     environments: environmentSummaries,
     leases,
     untracked,
-    untrackedUncertain: [],
-    companies: [],
-    gaps: [],
+    untrackedUncertain: uncertain,
+    companies: mergeCompanies(snapshots),
+    gaps,
     problems: snapshots.flatMap((snapshot) => snapshot.problems),
     origins: listings.map(originHealth),
   };
@@ -271,6 +273,61 @@ function* untrackedSandboxes(
     }
   }
   return untracked;
+}
+
+/**
+ * A listed sandbox no row names is an orphan only if every source that could name it was read
+ * completely: a gap at its origin (or a gap that could be at any origin) may hide the row that names it,
+ * so such a sandbox is reported as uncertain, with the gaps as the reason, and never offered for destroy.
+ */
+function splitByGaps(
+  candidates: UntrackedSandbox[],
+  gaps: readonly SourceGap[],
+): { untracked: UntrackedSandbox[]; uncertain: UncertainSandbox[] } {
+  if (gaps.length === 0) return { untracked: candidates, uncertain: [] };
+  const anywhere = gaps.filter((gap) => gap.origin === null);
+  const byOrigin = new Map<string, SourceGap[]>();
+  for (const gap of gaps) {
+    if (gap.origin === null) continue;
+    const origin = originOf(gap.origin) ?? gap.origin;
+    byOrigin.set(origin, [...(byOrigin.get(origin) ?? []), gap]);
+  }
+  const untracked: UntrackedSandbox[] = [];
+  const uncertain: UncertainSandbox[] = [];
+  const reasons = new Map<string, string>();
+  for (const candidate of candidates) {
+    const hiding = [...(byOrigin.get(candidate.origin) ?? []), ...anywhere];
+    if (hiding.length === 0) {
+      untracked.push(candidate);
+      continue;
+    }
+    let reason = reasons.get(candidate.origin);
+    if (reason === undefined) {
+      reason = uncertainReason(hiding);
+      reasons.set(candidate.origin, reason);
+    }
+    uncertain.push({ ...candidate, reason });
+  }
+  return { untracked, uncertain };
+}
+
+const REASON_GAPS = 3;
+
+function uncertainReason(gaps: readonly SourceGap[]): string {
+  const named = gaps.slice(0, REASON_GAPS).map((gap) => `${gap.source}: ${gap.message}`);
+  const more = gaps.length > REASON_GAPS ? `; and ${gaps.length - REASON_GAPS} more` : "";
+  return `cannot tell: sources incomplete — ${named.join("; ")}${more}`;
+}
+
+/** Companies by id across sources; the first name a source gives wins. */
+function mergeCompanies(snapshots: readonly SourceSnapshot[]): Company[] {
+  const byId = new Map<string, Company>();
+  for (const { companies } of snapshots) {
+    for (const company of companies) {
+      if (!byId.has(company.id)) byId.set(company.id, { id: company.id, name: company.name });
+    }
+  }
+  return [...byId.values()];
 }
 
 function originHealth(listing: SandboxListing): OriginHealth {

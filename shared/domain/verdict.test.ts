@@ -125,7 +125,8 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
         headline: "stale",
         ownership: ["api-url-changed"],
         provider: "running",
-        allowed: ["destroy"],
+        // The host releases with the recorded config, so the plugin accepts it at the old URL.
+        allowed: ["release", "destroy"],
         confirmation: "typed-id",
       },
     ],
@@ -143,7 +144,7 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
     ],
     [
       "§6.4 API key rotated to another account: not-visible, shown as unknown",
-      row(),
+      row({ status: "retained" }),
       { listings: [okListing(ORIGIN, "key-other-account", [sandbox("sbx_other", "running")])] },
       { headline: "unknown", provider: "not-visible", allowed: [], confirmation: null },
     ],
@@ -160,10 +161,10 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       { headline: "leaking", flags: ["leaking"], allowed: ["release", "destroy"], confirmation: "click" },
     ],
     [
-      "§6.5 released row with cleanup failed and a destroyed sandbox is stale, not leaking",
+      "§6.5 released row with cleanup failed and a destroyed sandbox is history, not leaking",
       row({ status: "released", cleanupStatus: "failed" }),
       { listings: at(ORIGIN, "destroyed") },
-      { headline: "stale", provider: "gone", flags: [], allowed: ["destroy"], confirmation: "click" },
+      { headline: "closed", provider: "gone", flags: [], allowed: [], confirmation: null },
     ],
     [
       "§6.6 pending_cleanup in flight: Paperclip's sweep owns it, no actions",
@@ -276,8 +277,8 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       { headline: "ok", flags: [] },
     ],
     [
-      "no sandbox id: stale, nothing to act on",
-      row({ providerLeaseId: null }),
+      "no sandbox id on a live row: stale, nothing to act on",
+      row({ status: "retained", providerLeaseId: null }),
       {},
       {
         headline: "stale",
@@ -288,8 +289,8 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       },
     ],
     [
-      "gone + owned → stale; release refused, destroy harmless",
-      row(),
+      "gone + owned on a row not yet over → stale; release refused, destroy harmless",
+      row({ status: "pending_cleanup" }),
       { listings: at(ORIGIN, "failed") },
       { headline: "stale", provider: "gone", allowed: ["destroy"], confirmation: "click" },
     ],
@@ -307,5 +308,108 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
     ],
   ])("%s", (_, lease, world, expected) => {
     expectVerdict(judge(lease, world), expected);
+  });
+});
+
+describe("classifyLease: history is closed, checked first", () => {
+  const purged = { listings: [okListing(ORIGIN, "key-a", [sandbox("sbx_other", "running")])] };
+  const expired = { status: "expired", providerLeaseId: null, metadata: { expired: true } } as const;
+  it.each<[string, LeaseRow, World]>([
+    ["released, sandbox destroyed", row({ status: "released" }), { listings: at(ORIGIN, "destroyed") }],
+    ["released, sandbox purged (no account lists it)", row({ status: "released" }), purged],
+    [
+      "released, cleanup failed, sandbox destroyed",
+      row({ cleanupStatus: "failed" }),
+      { listings: at(ORIGIN, "destroyed") },
+    ],
+    [
+      "expired, destroyed by a fingerprint mismatch",
+      row({ status: "expired", failureReason: "lease_fingerprint_mismatch" }),
+      { listings: at(ORIGIN, "destroyed") },
+    ],
+    ["expired with providerLeaseId null and metadata {expired:true}", row(expired), {}],
+    ["expired with no sandbox id and no listing at all", row(expired), { listings: [] }],
+    ["failed, sandbox failed at CreateOS", row({ status: "failed" }), { listings: at(ORIGIN, "failed") }],
+    ["failed, purged", row({ status: "failed" }), purged],
+    ["failed, never recorded a sandbox", row({ status: "failed", providerLeaseId: null }), {}],
+    [
+      "released, ephemeral, deleted",
+      row({ leasePolicy: "ephemeral" }),
+      { listings: at(ORIGIN, "destroyed") },
+    ],
+    [
+      "released under an environment that now names another company: foreign metadata stays in the detail",
+      row({ metadata: meta({ companyId: OTHER_COMPANY }) }),
+      { listings: at(ORIGIN, "destroyed") },
+    ],
+    [
+      "released, metadata missing, purged",
+      row({ metadata: null }),
+      { listings: [okListing(ORIGIN, "k", [])] },
+    ],
+    [
+      "released orphan row, destroyed",
+      row({ environmentId: null }),
+      { env: null, listings: at(ORIGIN, "destroyed") },
+    ],
+  ])("%s", (_, lease, world) => {
+    const verdict = judge(lease, world);
+    expect(verdict.headline).toBe("closed");
+    expect(verdict.allowedActions).toEqual([]);
+    expect(verdict.overridableActions).toEqual([]);
+    expect(verdict.destroyConfirmation).toBeNull();
+    expect(verdict.refusals.destroy?.reason).toBe("closed");
+  });
+
+  it("keeps the ownership codes and flags of a closed row", () => {
+    const verdict = judge(row({ metadata: meta({ companyId: OTHER_COMPANY, shape: "x" }) }), {
+      listings: at(ORIGIN, "destroyed"),
+    });
+    expect(verdict.headline).toBe("closed");
+    expect(verdict.ownership).toEqual(["foreign-company"]);
+    expect(verdict.flags).toEqual(["stale-config"]);
+  });
+
+  it.each<[string, LeaseRow, World, Headline]>([
+    ["released, sandbox still paused (warm, reusable)", row(), {}, "ok"],
+    [
+      "released, sandbox running: leaking, not history",
+      row(),
+      { listings: at(ORIGIN, "running") },
+      "leaking",
+    ],
+    [
+      "released, listing failed: unknown, not history",
+      row(),
+      { listings: [failedListing(ORIGIN, "k", "timeout")] },
+      "unknown",
+    ],
+    ["released, no key for its origin: unknown, not history", row(), { listings: [] }, "unknown"],
+    [
+      "active, sandbox destroyed: stale, a run still thinks it has it",
+      row({ status: "active" }),
+      { listings: at(ORIGIN, "destroyed") },
+      "stale",
+    ],
+    [
+      "retained, purged: unknown",
+      row({ status: "retained" }),
+      { listings: [okListing(ORIGIN, "k", [])] },
+      "unknown",
+    ],
+    [
+      "pending_cleanup, destroyed: stale",
+      row({ status: "pending_cleanup" }),
+      { listings: at(ORIGIN, "destroyed") },
+      "stale",
+    ],
+    [
+      "a status Paperclip does not define, destroyed: stale",
+      row({ status: "archived" }),
+      { listings: at(ORIGIN, "destroyed") },
+      "stale",
+    ],
+  ])("a row that is not history keeps its live verdict: %s", (_, lease, world, expected) => {
+    expect(judge(lease, world).headline).toBe(expected);
   });
 });

@@ -1,6 +1,6 @@
 import { decideActions } from "./allowed-actions.js";
 import { type FlagContext, rowFlags } from "./flags.js";
-import { headline } from "./headline.js";
+import { headline, isClosed } from "./headline.js";
 import type { LeaseVerdict, ProviderObservation } from "./inventory.js";
 import { ownership } from "./ownership.js";
 import type { Environment, LeaseRow } from "./paperclip.js";
@@ -20,17 +20,19 @@ export function classifyLease(
   const ownershipCodes = ownership(row, environment);
   const provider = observation.code;
   const flags = rowFlags(row, environment, provider, context);
+  const evidence = { ownership: ownershipCodes, provider, flags, leaseStatus: row.status };
   const actions = decideActions({
     ownership: ownershipCodes,
     provider,
     flags,
     otherRowsOnSandbox: context.otherRowsOnSandbox,
+    closed: isClosed(evidence),
   });
   return {
     ownership: ownershipCodes,
     provider,
     flags,
-    headline: headline({ ownership: ownershipCodes, provider, flags }),
+    headline: headline(evidence),
     allowedActions: actions.allowedActions,
     overridableActions: actions.overridableActions,
     destroyConfirmation: actions.destroyConfirmation,

@@ -23,6 +23,37 @@ async function cli(args: string[]) {
   return { code, stdout, stderr };
 }
 
+describe("leasekeeper scan after a destroy", () => {
+  it("counts the destroyed sandbox's row closed, out of the attention count", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-leaky" }, { id: "sb-warm", status: "paused" }],
+      environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: true }],
+      leases: [
+        { id: "lease-leaky", environmentId: "env-1", sandboxId: "sb-leaky", status: "expired" },
+        { id: "lease-warm", environmentId: "env-1", sandboxId: "sb-warm" },
+      ],
+    });
+    type Report = {
+      counts: Record<string, number>;
+      leases: { leaseId: string; headline: string; paperclipWill: string }[];
+    };
+    const scan = async () => JSON.parse((await cli(["scan", "--json"])).stdout) as Report;
+    const before = await scan();
+    expect(before.counts).toMatchObject({ leaking: 1, ok: 1, closed: 0, attention: 1 });
+
+    const planned = await cli(["plan", "--action", "destroy", "--lease", "lease-leaky", "--json"]);
+    const plan = JSON.parse(planned.stdout) as Plan;
+    expect((await cli(["apply", "--plan", plan.planId])).code).toBe(0);
+
+    const after = await scan();
+    expect(after.counts).toMatchObject({ leaking: 0, ok: 1, closed: 1, attention: 0 });
+    expect(after.leases.find((lease) => lease.leaseId === "lease-leaky")).toMatchObject({
+      headline: "closed",
+      paperclipWill: expect.stringMatching(/^Nothing: .*history/),
+    });
+  });
+});
+
 describe("leasekeeper plan and apply", () => {
   it("plans, skips a forced destroy not confirmed with --confirm, does it once confirmed, and audits it", async () => {
     world = await buildWorld({

@@ -97,7 +97,7 @@ describe("re-check just before acting", () => {
     expect(await world.statusOf("sb-adopted")).toBe("running");
   });
 
-  it("skips a release when the environment's reuseLease changed after the plan", async () => {
+  it("skips a release when the lease's recorded reuseLease changed after the plan", async () => {
     world = await buildWorld({
       sandboxes: [{ id: "sb-flip" }],
       environments: [ENV],
@@ -109,7 +109,7 @@ describe("re-check just before acting", () => {
       selection: { kind: "leases", leaseIds: ["lease-sb-flip"] },
     });
     expect(plan.items[0]?.effect).toBe("delete");
-    (world.ledger.environments[0] as { config: { reuseLease: boolean } }).config.reuseLease = true;
+    (world.ledger.leases[0] as { metadata: { reuseLease: boolean } }).metadata.reuseLease = true;
     world.writeLedger();
 
     const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PLUGIN_MESSAGES } from "../../../shared/domain/codes.js";
 import { buildWorld, type World } from "./testing/world.js";
 
-// Release with the plugin's semantics, against the simulator over HTTP: the environment's current
-// reuseLease decides pause or delete, and a lease the plugin would refuse costs no request at all.
+// Release with the plugin's semantics, against the simulator over HTTP: the reuseLease the lease
+// recorded decides pause or delete, and a lease the plugin would refuse costs no request at all.
 
 const COMPANY = "company-1";
 let world: World | null = null;
@@ -54,7 +54,8 @@ describe("release", () => {
     expect((await world.requestsFor("sb-once"))["POST /v1/sandboxes/:id/pause"]).toBeUndefined();
   });
 
-  it("follows the environment's current reuseLease, not the one recorded in the lease", async () => {
+  // The host releases with the config recovered from the lease's metadata, so the recorded value decides.
+  it("follows the reuseLease recorded in the lease, not the environment's current one", async () => {
     world = await buildWorld({
       sandboxes: [{ id: "sb-flip" }],
       environments: [{ id: "env-flip", name: "Flip", companyId: COMPANY, reuseLease: false }],
@@ -67,7 +68,7 @@ describe("release", () => {
       action: "release",
       selection: { kind: "leases", leaseIds: ["lease-flip"] },
     });
-    expect(plan.items[0]?.effect).toBe("delete");
+    expect(plan.items[0]?.effect).toBe("pause");
   });
 
   it("refuses a foreign lease with the plugin's message, and not one request reaches CreateOS for it", async () => {

@@ -114,6 +114,50 @@ describe("leases:detail", () => {
   });
 });
 
+describe("a sandbox Leasekeeper destroyed", () => {
+  it("reads as destroyed by Leasekeeper at once, and its row leaves the attention counts", async () => {
+    const leaseId = demo.world.planted.leaking[0]!;
+    const before = decodeInventoryRows(await call("inventory:get")).find((row) => row.leaseId === leaseId)!;
+    expect(before.headline).toBe("leaking");
+    const changesBefore = changes.length;
+
+    const plan = await call("actions:plan", {
+      action: "destroy",
+      selection: { kind: "leases", leaseIds: [leaseId] },
+    });
+    expect(plan.items).toMatchObject([{ leaseId, decision: "do", confirmation: "click" }]);
+    const { jobId } = await call("actions:execute", { planId: plan.planId });
+    let job = await call("jobs:get", { jobId });
+    while (job.state === "running") {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      job = await call("jobs:get", { jobId });
+    }
+    expect(job.items).toMatchObject([{ leaseId, state: "confirmed", effect: "delete" }]);
+
+    // No refresh: the job's confirmation alone updates the inventory and announces the change.
+    const row = decodeInventoryRows(await call("inventory:get")).find(
+      (candidate) => candidate.leaseId === leaseId,
+    )!;
+    expect(row).toMatchObject({
+      headline: "closed",
+      provider: "gone",
+      destroyedByLeasekeeper: true,
+      allowedActions: [],
+    });
+    expect(changes.length).toBeGreaterThan(changesBefore);
+    const detail = await call("leases:detail", { leaseId });
+    expect(detail.destroyedBy).toMatchObject({ jobId });
+    expect(detail.explanation).toContain(`Leasekeeper destroyed this sandbox (job ${jobId})`);
+    expect(detail.paperclipWill).toMatch(/^Nothing: .*history/);
+
+    // A fresh scan (CreateOS now lists it destroyed) keeps both the verdict and who destroyed it.
+    const after = decodeInventoryRows(await call("inventory:get", { refresh: true })).find(
+      (candidate) => candidate.leaseId === leaseId,
+    )!;
+    expect(after).toMatchObject({ headline: "closed", destroyedByLeasekeeper: true });
+  });
+});
+
 describe("settings and credentials", () => {
   it("shows each credential as set or missing, where it is kept, and its last four characters only", async () => {
     const settings = await call("settings:get");

@@ -133,7 +133,10 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
   };
   const actions =
     options.actions === false ? unavailableActions() : (options.actions ?? engineActions)(actionDeps);
-  const stopJobEvents = actions.onEvent((event) => events.emit("jobs:event", event));
+  const stopJobEvents = actions.onEvent((event) => {
+    events.emit("jobs:event", event);
+    inventory.noteJobEvent(event);
+  });
 
   const info = (): AppInfo => ({
     mode: options.mode,

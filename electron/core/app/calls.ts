@@ -3,7 +3,7 @@ import type { CoreCalls } from "../handlers/table.js";
 import type { MarkerService } from "../markers/index.js";
 import type { LayeredSecretStore } from "../vault/index.js";
 import type { ActionsPort } from "./actions.js";
-import { leaseDetail, untrackedView } from "./detail.js";
+import { clipText, leaseDetail, untrackedView } from "./detail.js";
 import type { InventoryService } from "./inventory-service.js";
 import type { SettingsService } from "./settings-service.js";
 import { statusView } from "./status.js";
@@ -25,16 +25,21 @@ export function coreCalls(core: CoreServices): CoreCalls {
     "inventory:get": (request) => inventory.view(request),
     "leases:detail": async (request) => {
       const found = await inventory.find(request.leaseId, request.sourceId);
-      return leaseDetail(found.lease, found.byId);
+      const companies = inventory.latest?.companies ?? [];
+      return leaseDetail(found.lease, found.byId, new Map(companies.map(({ id, name }) => [id, name])));
     },
     "untracked:list": async (request) => {
       const current = await inventory.ensure();
-      const sandboxes = current.untracked.filter(
-        (sandbox) =>
-          (request.credential === undefined || sandbox.credential === request.credential) &&
-          (request.origin === undefined || sandbox.origin === request.origin),
-      );
-      return { generatedAt: current.generatedAt, sandboxes: sandboxes.map(untrackedView) };
+      const wanted = (sandbox: { credential: string; origin: string }) =>
+        (request.credential === undefined || sandbox.credential === request.credential) &&
+        (request.origin === undefined || sandbox.origin === request.origin);
+      return {
+        generatedAt: current.generatedAt,
+        sandboxes: current.untracked.filter(wanted).map(untrackedView),
+        uncertain: current.untrackedUncertain
+          .filter(wanted)
+          .map((sandbox) => ({ ...untrackedView(sandbox), reason: clipText(sandbox.reason) })),
+      };
     },
     "markers:prove": async (request) => ({ proofs: await markers.prove(request) }),
     "actions:plan": (request, context) => actions.plan(request, context.host),

@@ -27,6 +27,37 @@ describe("lease detail", () => {
     expect(JSON.stringify(detail)).not.toContain(MARKER);
   });
 
+  it("says what Paperclip will do, which config fields changed, and the release effect as recorded and current", () => {
+    const lease = row({ companyId: "company-a", metadata: meta({ shape: "s-2vcpu-4gb", reuseLease: true }) });
+    const env = environment({ config: { reuseLease: false } });
+    const provider = observation("paused");
+    const detail = leaseDetail(
+      {
+        sourceId: "ledger:test",
+        lease,
+        environment: env,
+        provider: { ...provider, destroyedBy: null },
+        verdict: classifyLease(lease, env, provider, { now: NOW, otherRowsOnSandbox: [] }),
+        sharedWith: [],
+      },
+      new Map(),
+      new Map([["company-a", "Acme Robotics"]]),
+    );
+    expect(LeaseDetailSchema.parse(detail)).toEqual(detail);
+    expect(detail.staleConfigFields).toEqual(["shape", "reuseLease"]);
+    expect(detail.paperclipWill).toMatch(
+      /^Expires it at the next resume because its config fingerprint changed \(shape, reuseLease\)/,
+    );
+    // The host releases with the recorded config: the recorded reuseLease decides, the current one is shown.
+    expect(detail.releaseEffect).toEqual({
+      recordedReuseLease: true,
+      currentReuseLease: false,
+      effect: "pause",
+    });
+    expect(detail.company).toEqual({ id: "company-a", name: "Acme Robotics" });
+    expect(detail.destroyedBy).toBeNull();
+  });
+
   it("withholds values under secret-looking keys, at any depth, and cuts URLs to their origin", () => {
     const detail = leaseDetail(
       classified(

@@ -5,6 +5,8 @@ import { explainVerdict } from "../../../shared/domain/explain-verdict.js";
 import type { ClassifiedLease, UntrackedSandbox } from "../../../shared/domain/inventory.js";
 import { metadataObject, recorded } from "../../../shared/domain/lease-metadata.js";
 import { ownershipEvidence } from "../../../shared/domain/ownership-evidence.js";
+import { paperclipWill, recordedReuseLease } from "../../../shared/domain/paperclip-will.js";
+import { staleConfigFields } from "../inventory/report.js";
 
 /**
  * One lease as the detail view shows it. Everything is copied field by field into the contract's shape:
@@ -23,6 +25,11 @@ const MARKER_KEY = /^(marker|workspaceSentinel)$/i;
 
 function clip(text: string, limit: number): string {
   return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
+
+/** Free text crossing the contract, capped. */
+export function clipText(text: string): string {
+  return clip(text, MAX_TEXT);
 }
 
 function markerPrefix(value: unknown): string | null {
@@ -92,8 +99,13 @@ const nullableText = (value: string | null | undefined, limit = MAX_TEXT) =>
 export function leaseDetail(
   classified: ClassifiedLease,
   byId: ReadonlyMap<string, ClassifiedLease>,
+  companyNames: ReadonlyMap<string, string> = new Map(),
 ): LeaseDetail {
   const { lease, environment, verdict, provider } = classified;
+  const recordedReuse = recordedReuseLease(lease.metadata);
+  const currentReuse =
+    typeof environment?.config.reuseLease === "boolean" ? environment.config.reuseLease : null;
+  const companyName = companyNames.get(lease.companyId);
   const config = environment?.config;
   const configText = (value: unknown) => (typeof value === "string" ? clip(value, MAX_VALUE) : null);
   return {
@@ -155,6 +167,17 @@ export function leaseDetail(
       match: field.match,
     })),
     explanation: explainVerdict(classified),
+    paperclipWill: paperclipWill(classified),
+    staleConfigFields: staleConfigFields(classified).map((field) => clip(field, 100)),
+    releaseEffect: {
+      recordedReuseLease: recordedReuse,
+      currentReuseLease: currentReuse,
+      effect: recordedReuse === true ? "pause" : "delete",
+    },
+    company: { id: lease.companyId, name: companyName === undefined ? null : clip(companyName, MAX_VALUE) },
+    destroyedBy: provider.destroyedBy
+      ? { jobId: clip(provider.destroyedBy.jobId, 200), at: provider.destroyedBy.at }
+      : null,
     provider: {
       code: provider.code,
       origin: provider.origin,

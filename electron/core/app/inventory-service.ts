@@ -1,10 +1,12 @@
 import { encodeInventory, type InventoryView } from "../../../shared/contract.js";
+import type { JobEvent } from "../../../shared/domain/actions.js";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
 import type { LeasekeeperConfig } from "../config/load.js";
 import { ConfigError } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
 import { CoreError } from "../handlers/errors.js";
 import type { EventHub } from "../handlers/events.js";
+import { LeasekeeperDestroys } from "../inventory/leasekeeper-destroys.js";
 import { scanInventory } from "../inventory/scan.js";
 import { createSources, SourceError } from "../leases/index.js";
 import type { InventoryStore } from "../store/inventory-store.js";
@@ -43,6 +45,7 @@ export class InventoryService {
   #running: Promise<Inventory> | null = null;
   #lastRefreshAt: string | null = null;
   #timer: ReturnType<typeof setInterval> | null = null;
+  readonly #destroyed = new LeasekeeperDestroys();
 
   constructor(options: InventoryServiceOptions) {
     this.#options = options;
@@ -124,6 +127,30 @@ export class InventoryService {
     return { lease: found, byId: this.#byId };
   }
 
+  /**
+   * A job's progress: when an item confirms a delete (a destroy, or a release that deletes), the rows
+   * naming that sandbox see it destroyed by Leasekeeper at once, without waiting for the next scan or for
+   * Paperclip to update its row, and the change is announced like a scan's.
+   */
+  noteJobEvent(event: JobEvent): void {
+    if (event.type !== "item") return;
+    const { item } = event;
+    if (item.state !== "confirmed" || item.effect !== "delete") return;
+    if (item.origin === null || item.sandboxId === null) return;
+    const at = item.finishedAt ?? this.#now().toISOString();
+    if (!this.#destroyed.note(item.origin, item.sandboxId, { jobId: event.jobId, at })) return;
+    const current = this.#inventory;
+    if (current === null) return;
+    const updated = this.#destroyed.apply(current, this.#now());
+    if (updated === current) return;
+    this.#accept(updated, { applyDestroys: false });
+    this.#options.events.emit("inventory:changed", { generatedAt: updated.generatedAt });
+  }
+
+  #now(): Date {
+    return (this.#options.now ?? (() => new Date()))();
+  }
+
   startAutoRefresh(seconds: number): void {
     this.stopAutoRefresh();
     if (seconds <= 0) return;
@@ -172,10 +199,11 @@ export class InventoryService {
     this.#options.store?.saveInBackground(inventory).catch((error: unknown) => {
       this.#options.log.warn("the inventory could not be saved; it is still shown", error);
     });
-    return inventory;
+    return this.#inventory ?? inventory;
   }
 
-  #accept(inventory: Inventory): void {
+  #accept(received: Inventory, { applyDestroys = true } = {}): void {
+    const inventory = applyDestroys ? this.#destroyed.apply(received, this.#now()) : received;
     const byId = new Map<string, ClassifiedLease>();
     for (const classified of inventory.leases) {
       byId.set(leaseKey(classified.sourceId, classified.lease.id), classified);

@@ -84,7 +84,7 @@ export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
     "leases:detail": record("leases:detail", () => {
       throw new Error("no detail in the fake");
     }),
-    "untracked:list": record("untracked:list", () => ({ generatedAt: NOW, sandboxes: [] })),
+    "untracked:list": record("untracked:list", () => ({ generatedAt: NOW, sandboxes: [], uncertain: [] })),
     "markers:prove": record("markers:prove", () => ({ proofs: [] })),
     "actions:plan": record("actions:plan", () => FAKE_PLAN),
     "actions:execute": record("actions:execute", () => FAKE_JOB),

@@ -66,7 +66,7 @@ describe("classifyInSlices", () => {
     expect(inventory).toEqual(expected);
     // The world is varied enough for the comparison to mean something.
     expect(new Set(expected.leases.map((lease) => lease.verdict.headline))).toEqual(
-      new Set(["ok", "foreign", "stale", "leaking", "unknown"]),
+      new Set(["closed", "ok", "foreign", "stale", "leaking", "unknown"]),
     );
     expect(expected.untracked.length).toBeGreaterThan(0);
     expect(stats.slices).toBeGreaterThan(10);

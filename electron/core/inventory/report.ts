@@ -1,5 +1,9 @@
-import { HEADLINES, type Headline } from "../../../shared/domain/codes.js";
+import { HEADLINES, type Headline, QUIET_HEADLINES } from "../../../shared/domain/codes.js";
+import { driftedFields } from "../../../shared/domain/flags.js";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+import { metadataObject } from "../../../shared/domain/lease-metadata.js";
+import { paperclipWill } from "../../../shared/domain/paperclip-will.js";
+import { summarizeCounts } from "../../../shared/domain/reconcile.js";
 
 /**
  * The scan as scripts read it (`leasekeeper scan --json`) and as a person reads it (the table). The
@@ -8,9 +12,13 @@ import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventor
 export interface ScanReport {
   generatedAt: string;
   requests: number;
+  /** Rows per headline over the leases reported, and how many of them need an operator (not closed, not ok). */
+  counts: Record<Headline, number> & { attention: number };
   environments: {
     environmentId: string;
     companyId: string | null;
+    /** The company's name where a source gave one. */
+    companyName: string | null;
     name: string;
     sourceId: string;
     counts: Record<Headline, number>;
@@ -33,8 +41,24 @@ export interface ScanReport {
     unknownReason: string | null;
     sharedWith: string[];
     newSinceLastScan: boolean;
+    /** One sentence of what Paperclip itself will do with the lease. */
+    paperclipWill: string;
+    /** The config fields whose recorded value differs from the environment's (behind `stale-config`). */
+    staleConfigFields: string[];
+    /** Set when a Leasekeeper job destroyed the sandbox. */
+    destroyedBy: { jobId: string; at: string } | null;
   }[];
   untracked: { sandboxId: string; origin: string; status: string; credential: string }[];
+  /** Sandboxes no row names at an origin where a source was incomplete: never orphans. */
+  untrackedUncertain: {
+    sandboxId: string;
+    origin: string;
+    status: string;
+    credential: string;
+    reason: string;
+  }[];
+  companies: { id: string; name: string }[];
+  gaps: { source: string; origin: string | null; message: string }[];
   problems: { source: string; index: number; message: string }[];
   origins: Inventory["origins"];
   newSinceLastScan: string[];
@@ -50,14 +74,22 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
   const fresh = new Set(options.newSinceLastScan ?? []);
   const wanted = options.environmentId;
   const leases = inventory.leases.filter((lease) => wanted === undefined || environmentOf(lease) === wanted);
+  const counts = summarizeCounts(leases);
+  const companyNames = new Map(inventory.companies.map((company) => [company.id, company.name]));
+  const attention = HEADLINES.filter((headline) => !QUIET_HEADLINES.includes(headline)).reduce(
+    (sum, headline) => sum + counts[headline],
+    0,
+  );
   return {
     generatedAt: inventory.generatedAt,
     requests: inventory.requests,
+    counts: { ...counts, attention },
     environments: inventory.environments
       .filter((environment) => wanted === undefined || environment.environmentId === wanted)
       .map(({ environmentId, companyId, name, sourceId, counts }) => ({
         environmentId,
         companyId,
+        companyName: companyId === null ? null : (companyNames.get(companyId) ?? null),
         name,
         sourceId,
         counts: { ...counts },
@@ -82,6 +114,9 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
         unknownReason: provider.unknownReason,
         sharedWith: [...classified.sharedWith],
         newSinceLastScan: fresh.has(lease.id),
+        paperclipWill: paperclipWill(classified),
+        staleConfigFields: staleConfigFields(classified),
+        destroyedBy: provider.destroyedBy ? { ...provider.destroyedBy } : null,
       };
     }),
     untracked: inventory.untracked.map(({ sandboxId, origin, status, credential }) => ({
@@ -90,6 +125,17 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
       status,
       credential,
     })),
+    untrackedUncertain: inventory.untrackedUncertain.map(
+      ({ sandboxId, origin, status, credential, reason }) => ({
+        sandboxId,
+        origin,
+        status,
+        credential,
+        reason,
+      }),
+    ),
+    companies: inventory.companies.map(({ id, name }) => ({ id, name })),
+    gaps: inventory.gaps.map(({ source, origin, message }) => ({ source, origin, message })),
     problems: inventory.problems.map(({ source, index, message }) => ({ source, index, message })),
     origins: inventory.origins,
     newSinceLastScan: leases.map((lease) => lease.lease.id).filter((id) => fresh.has(id)),
@@ -102,6 +148,13 @@ export function knowsEnvironment(inventory: Inventory, environmentId: string): b
     inventory.environments.some((environment) => environment.environmentId === environmentId) ||
     inventory.leases.some((lease) => environmentOf(lease) === environmentId)
   );
+}
+
+/** The fields behind a `stale-config` flag, in fingerprint order; none when the row has no such flag. */
+export function staleConfigFields({ lease, environment, verdict }: ClassifiedLease): string[] {
+  if (!verdict.flags.includes("stale-config") || environment === null) return [];
+  const metadata = metadataObject(lease.metadata);
+  return metadata === null ? [] : driftedFields(metadata, environment);
 }
 
 function environmentOf(lease: ClassifiedLease): string | null {
@@ -125,7 +178,7 @@ export function formatScanTable(report: ScanReport): string {
     );
     byEnvironment.delete(environment.environmentId);
     lines.push(
-      `${environment.name} (${environment.environmentId}, company ${environment.companyId}): ${rows.length} lease${
+      `${environment.name} (${environment.environmentId}${companyLabel(environment)}): ${rows.length} lease${
         rows.length === 1 ? "" : "s"
       } — ${HEADLINES.map((headline) => `${environment.counts[headline]} ${headline}`).join(", ")}`,
     );
@@ -153,6 +206,25 @@ export function formatScanTable(report: ScanReport): string {
       "",
     );
   }
+  if (report.untrackedUncertain.length > 0) {
+    lines.push(
+      `Unnamed sandboxes Leasekeeper cannot judge (a source was incomplete at their origin): ${report.untrackedUncertain.length}`,
+    );
+    lines.push(
+      ...indent(
+        table(
+          ["SANDBOX", "STATUS", "ORIGIN", "REASON"],
+          report.untrackedUncertain.map((sandbox) => [
+            sandbox.sandboxId,
+            sandbox.status,
+            sandbox.origin,
+            sandbox.reason,
+          ]),
+        ),
+      ),
+      "",
+    );
+  }
   const failed = report.origins.filter((origin) => !origin.ok);
   for (const origin of failed) {
     const status = origin.httpStatus === null ? "" : ` (HTTP ${origin.httpStatus})`;
@@ -166,9 +238,18 @@ export function formatScanTable(report: ScanReport): string {
       lines.push(`  ${problem.source} #${problem.index}: ${problem.message}`);
   }
   lines.push(
+    `${report.counts.attention} lease${report.counts.attention === 1 ? "" : "s"} need attention; ${report.counts.closed} closed (history).`,
+  );
+  lines.push(
     `Scanned ${report.generatedAt} with ${report.requests} CreateOS request${report.requests === 1 ? "" : "s"}.`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** The company an environment belongs to in the older, company-scoped shape; current ones are shared. */
+function companyLabel(environment: ScanReport["environments"][number]): string {
+  if (environment.companyId === null) return ", shared by every company";
+  return `, company ${environment.companyName ?? environment.companyId}`;
 }
 
 function leaseTable(rows: ScanReport["leases"]): string[] {

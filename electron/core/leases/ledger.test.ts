@@ -49,6 +49,38 @@ describe("LedgerSource", () => {
     ]);
   });
 
+  it("reads the optional companies list, reporting a malformed entry by index, never fatal", async () => {
+    const source = await ledgerAt({
+      companies: [{ id: "c1", name: "Acme", extra: true }, { id: "c2" }, "junk"],
+      environments: [environment()],
+      leases: [leaseRow(API, "sb-1")],
+    });
+    const snapshot = await source.load();
+    expect(snapshot.companies).toEqual([{ id: "c1", name: "Acme" }]);
+    expect(snapshot.problems.map((problem) => [problem.index, problem.message])).toEqual([
+      [1, expect.stringMatching(/^companies\[1\]\.name: /)],
+      [2, expect.stringMatching(/^companies\[2\]: /)],
+    ]);
+    expect(snapshot.leases).toHaveLength(1);
+    const without = await (await ledgerAt({ environments: [], leases: [], companies: "nope" })).load();
+    expect(without.companies).toEqual([]);
+  });
+
+  it("reports an entry it could not read as a gap at the origin the entry names, or anywhere", async () => {
+    const row = leaseRow(API, "sb-1");
+    const source = await ledgerAt({
+      environments: [environment(), { ...environment(), id: "", name: "broken" }],
+      leases: [row, { ...row, status: "active" }, { ...leaseRow(API, "sb-2"), acquiredAt: "soon" }, 42],
+    });
+    const snapshot = await source.load();
+    expect(snapshot.gaps).toEqual([
+      { source: "ledger:test", origin: API, message: "environments[1] could not be read" },
+      // leases[1] only repeats leases[0]'s id: it hides no row.
+      { source: "ledger:test", origin: API, message: "leases[2] could not be read" },
+      { source: "ledger:test", origin: null, message: "leases[3] could not be read" },
+    ]);
+  });
+
   it("never keeps a credential a row or a config carries", async () => {
     const row = leaseRow(API, "sb-1");
     (row.metadata as Record<string, unknown>).apiKey = SECRET_KEY;

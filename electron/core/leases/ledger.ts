@@ -3,11 +3,19 @@ import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
 import { runInSlices } from "../time-slices.js";
 import { parseJsonSteps } from "./json-in-slices.js";
-import { parseEnvironment, parseEnvironments, parseLeaseRow, parseLeaseRowsSteps } from "./rows.js";
+import {
+  gapsOf,
+  parseCompanies,
+  parseEnvironment,
+  parseEnvironments,
+  parseLeaseRow,
+  parseLeaseRowsSteps,
+} from "./rows.js";
 import { type LeaseSource, SourceError } from "./source.js";
 
 /**
- * A ledger file: `{ "environments": [...], "leases": [...] }` in Paperclip's own JSON shapes. It is how
+ * A ledger file: `{ "environments": [...], "leases": [...] }` in Paperclip's own JSON shapes, with an
+ * optional `"companies": [{ "id", "name" }]` beside them so the UI can name companies. It is how
  * the demo and the tests feed the program, and how an operator without REST access can export rows.
  * Read afresh on every call, so a re-read before an action sees the file as it is now.
  */
@@ -26,13 +34,17 @@ export class LedgerSource implements LeaseSource {
     const environments = parseEnvironments(ledger.environments, this.id, "environments");
     // Checked in slices: 20,000 rows take the better part of a second, which the event loop must not wait for.
     const { value: leases } = await runInSlices(parseLeaseRowsSteps(ledger.leases, this.id, "leases"));
+    const companies = parseCompanies(ledger.companies, this.id, "companies");
     return {
       sourceId: this.id,
       environments: environments.rows,
       leases: leases.rows,
-      companies: [],
-      problems: [...environments.problems, ...leases.problems],
-      gaps: [],
+      companies: companies.rows,
+      problems: [...environments.problems, ...leases.problems, ...companies.problems],
+      gaps: [
+        ...gapsOf(environments, ledger.environments, "environments"),
+        ...gapsOf(leases, ledger.leases, "leases"),
+      ],
     };
   }
 
@@ -54,7 +66,7 @@ export class LedgerSource implements LeaseSource {
     return parsed.environment;
   }
 
-  async #read(): Promise<{ environments: unknown[]; leases: unknown[] }> {
+  async #read(): Promise<{ environments: unknown[]; leases: unknown[]; companies: unknown[] }> {
     let text: string;
     try {
       text = await readFile(this.path, "utf8");
@@ -69,7 +81,7 @@ export class LedgerSource implements LeaseSource {
     } catch {
       throw new SourceError(this.id, `ledger file ${this.path} is not valid JSON.`);
     }
-    const ledger = raw as { environments?: unknown; leases?: unknown } | null;
+    const ledger = raw as { environments?: unknown; leases?: unknown; companies?: unknown } | null;
     if (
       typeof ledger !== "object" ||
       ledger === null ||
@@ -81,7 +93,13 @@ export class LedgerSource implements LeaseSource {
         `ledger file ${this.path} must hold { "environments": [...], "leases": [...] }.`,
       );
     }
-    return { environments: ledger.environments, leases: ledger.leases };
+    // Names are a convenience: a companies entry that is not a list is read as none (each bad entry of a
+    // list is reported on its own), never a reason to refuse the ledger.
+    return {
+      environments: ledger.environments,
+      leases: ledger.leases,
+      companies: Array.isArray(ledger.companies) ? ledger.companies : [],
+    };
   }
 }
 

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { originOf } from "../../../shared/domain/api-url.js";
 import {
   type Company,
   CompanySchema,
@@ -6,6 +7,7 @@ import {
   EnvironmentSchema,
   type LeaseRow,
   LeaseRowSchema,
+  type SourceGap,
   type SourceProblem,
 } from "../../../shared/domain/paperclip.js";
 import { runToEnd } from "../time-slices.js";
@@ -33,10 +35,6 @@ export function parseEnvironments(
   return parsed;
 }
 
-export function parseCompanies(items: readonly unknown[], sourceId: string, list: string): Parsed<Company> {
-  return runToEnd(parseEach(items, CompanySchema, sourceId, list));
-}
-
 export function parseLeaseRows(items: readonly unknown[], sourceId: string, list: string): Parsed<LeaseRow> {
   return runToEnd(parseLeaseRowsSteps(items, sourceId, list));
 }
@@ -60,6 +58,44 @@ export function* parseLeaseRowsSteps(
     row.metadata = withoutSecrets(row.metadata);
   }
   return parsed;
+}
+
+/** Companies a source names (for their names); a malformed entry is a problem, never fatal. */
+export function parseCompanies(items: readonly unknown[], sourceId: string, list: string): Parsed<Company> {
+  const parsed = runToEnd(parseEach(items, CompanySchema, sourceId, list));
+  return { ...parsed, rows: parsed.rows.map(({ id, name }) => ({ id, name })) };
+}
+
+/**
+ * The gaps that unreadable entries leave: an environment or lease entry that could not be parsed may be
+ * the one that names a listed sandbox, so no sandbox at its origin may be called an orphan. The origin is
+ * read from the entry where it can be (an environment's config.apiUrl, a lease's metadata.apiUrl), else
+ * the gap could be anywhere. An entry refused only because its id repeats an earlier one hides nothing.
+ */
+export function gapsOf(
+  parsed: Pick<Parsed<{ id: string }>, "rows" | "problems">,
+  items: readonly unknown[],
+  list: "environments" | "leases",
+): SourceGap[] {
+  const read = new Set(parsed.rows.map((row) => row.id));
+  const gaps: SourceGap[] = [];
+  for (const problem of parsed.problems) {
+    const item = items[problem.index];
+    const id = ownValue(item, "id");
+    if (typeof id === "string" && read.has(id)) continue;
+    const holder = ownValue(item, list === "environments" ? "config" : "metadata");
+    gaps.push({
+      source: problem.source,
+      origin: originOf(ownValue(holder, "apiUrl")),
+      message: `${list}[${problem.index}] could not be read`,
+    });
+  }
+  return gaps;
+}
+
+function ownValue(value: unknown, key: string): unknown {
+  if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined;
+  return (value as Record<string, unknown>)[key];
 }
 
 /** One row, or why it cannot be used (for the re-read before an action). */

@@ -23,7 +23,9 @@ const CHUNKS_PER_CHECKPOINT = 8;
 const COMPARE_BATCH = 2000;
 
 export type SourcePayload = Pick<Inventory, "environments" | "leases" | "problems">;
-export type ScanPayload = Pick<Inventory, "untracked" | "origins">;
+/** Scan-wide parts of an inventory; the last three are absent from payloads saved before they existed. */
+export type ScanPayload = Pick<Inventory, "untracked" | "origins"> &
+  Partial<Pick<Inventory, "untrackedUncertain" | "companies" | "gaps">>;
 
 export interface SaveResult {
   newSinceLastScan: string[];
@@ -115,6 +117,9 @@ export function* saveSteps(
   const scanPayload = JSON.stringify({
     untracked: inventory.untracked,
     origins: inventory.origins,
+    untrackedUncertain: inventory.untrackedUncertain,
+    companies: inventory.companies,
+    gaps: inventory.gaps,
   } satisfies ScanPayload);
   const sourceIdsJson = JSON.stringify(sourceIds);
   yield;

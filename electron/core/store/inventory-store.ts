@@ -132,7 +132,13 @@ export class InventoryStore {
           newSinceLastScan: JSON.stringify(changed),
         });
       }
-      const scanPayload: ScanPayload = { untracked: inventory.untracked, origins: inventory.origins };
+      const scanPayload: ScanPayload = {
+        untracked: inventory.untracked,
+        origins: inventory.origins,
+        untrackedUncertain: inventory.untrackedUncertain,
+        companies: inventory.companies,
+        gaps: inventory.gaps,
+      };
       upsertScan.run({
         generatedAt: inventory.generatedAt,
         requests: inventory.requests,
@@ -156,17 +162,19 @@ export class InventoryStore {
     const readChunks = this.#db
       .prepare("SELECT data FROM inventory_chunks WHERE generation = ? AND source_id = ? ORDER BY seq")
       .pluck();
-    const { untracked, origins } = JSON.parse(scan.payload) as ScanPayload;
+    const { untracked, origins, untrackedUncertain, companies, gaps } = JSON.parse(
+      scan.payload,
+    ) as ScanPayload;
     const inventory: Inventory = {
       generatedAt: scan.generated_at,
       requests: scan.requests,
       environments: [],
       leases: [],
       untracked,
-      untrackedUncertain: [],
-      companies: [],
+      untrackedUncertain: untrackedUncertain ?? [],
+      companies: companies ?? [],
       problems: [],
-      gaps: [],
+      gaps: gaps ?? [],
       origins,
     };
     const newSinceLastScan: string[] = [];

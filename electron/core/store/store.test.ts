@@ -51,6 +51,38 @@ describe("store", () => {
     db.close();
   });
 
+  it.each(["save", "saveInBackground"] as const)(
+    "keeps companies, source gaps and uncertain sandboxes across a restart (%s)",
+    async (method) => {
+      const uncertain = {
+        sandboxId: "sbx_maybe",
+        origin: "https://api.sb.createos.sh",
+        credential: "key-a",
+        status: "running",
+        sandbox: { id: "sbx_maybe", status: "running" },
+        reason: "cannot tell: sources incomplete — paperclip: environment 3 could not be parsed",
+      };
+      const saved: Inventory = {
+        ...inventory([lease("a", "l1", "closed")]),
+        companies: [{ id: "c1", name: "Acme" }],
+        gaps: [{ source: "a", origin: null, message: "environment 3 could not be parsed" }],
+        untrackedUncertain: [uncertain],
+      };
+      const first = openDatabase(dir);
+      if (method === "save") new InventoryStore(first).save(saved, ["a"]);
+      else await new InventoryStore(first).saveInBackground(saved, ["a"]);
+      first.close();
+
+      const db = openDatabase(dir);
+      const loaded = new InventoryStore(db).loadLast()?.inventory;
+      db.close();
+      expect(loaded?.companies).toEqual(saved.companies);
+      expect(loaded?.gaps).toEqual(saved.gaps);
+      expect(loaded?.untrackedUncertain).toEqual([uncertain]);
+      expect(loaded?.leases.map((classified) => classified.verdict.headline)).toEqual(["closed"]);
+    },
+  );
+
   it("is idempotent: reopening and re-migrating applies nothing and keeps the data", () => {
     const first = openDatabase(dir);
     new InventoryStore(first).save(inventory([lease("a", "l1", "ok")]), ["a"]);

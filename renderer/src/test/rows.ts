@@ -9,6 +9,7 @@ export function row(overrides: Partial<LeaseRowView> = {}): LeaseRowView {
     environmentName: "Production",
     environmentKnown: true,
     companyId: "company-1",
+    companyName: null,
     sandboxId: "sb-1",
     status: "active",
     leasePolicy: "ephemeral",
@@ -24,6 +25,7 @@ export function row(overrides: Partial<LeaseRowView> = {}): LeaseRowView {
     acquiredAtMs: Date.parse("2025-06-01T00:00:00Z"),
     lastUsedAtMs: Date.parse("2025-06-02T00:00:00Z"),
     sharedCount: 0,
+    destroyedByLeasekeeper: false,
     ...overrides,
   };
 }

@@ -8,7 +8,9 @@ import {
   type ProviderCode,
 } from "../../../../shared/domain/codes.js";
 import type { LeaseVerdict, ProviderObservation, Refusal } from "../../../../shared/domain/inventory.js";
+import { pluginAcceptsRelease } from "../../../../shared/domain/ownership.js";
 import type { Environment, LeaseRow } from "../../../../shared/domain/paperclip.js";
+import { recordedReuseLease } from "../../../../shared/domain/paperclip-will.js";
 import { isValidSandboxId, recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 
 /**
@@ -16,7 +18,7 @@ import { isValidSandboxId, recordedSandboxId } from "../../../../shared/domain/s
  * rules are a second, independent line in main that refuses whatever must never reach CreateOS, whatever
  * the verdict says: no sandbox id or a malformed one, a state we could not read or cannot see, a sandbox
  * Paperclip's sweep holds, no credential for its origin. They also decide what the verdict leaves open:
- * the effect (release follows the environment's current `reuseLease`), how a destroy is confirmed (typed
+ * the effect (release follows the `reuseLease` the lease recorded), how a destroy is confirmed (typed
  * id for anything but an owned row), and whether an explicit override is needed (in use, or another row
  * `active`/`retained` on the same sandbox).
  */
@@ -83,8 +85,8 @@ export function decideLease(action: ActionKind, facts: LeaseFacts): ItemDecision
   if (action === "release") {
     return {
       decision: "do",
-      // The plugin reads reuseLease from the environment's current config, not from the lease metadata.
-      effect: facts.environment?.config.reuseLease === true ? "pause" : "delete",
+      // The host releases with the config recovered from the lease's metadata: the recorded reuseLease.
+      effect: recordedReuseLease(facts.lease.metadata) === true ? "pause" : "delete",
       confirmation: null,
       overrideReason: allowed ? overrideReason : (overrideReason ?? verdictOverrideReason(verdict)),
     };
@@ -114,7 +116,7 @@ export function decideUntracked(action: ActionKind, facts: UntrackedFacts): Item
 function hardRefusal(action: ActionKind, facts: LeaseFacts): Refusal | null {
   const sandboxId = recordedSandboxId(facts.lease);
   if (sandboxId === null) return REFUSALS.noSandboxId;
-  if (action === "release" && !isOwnedOnly(facts)) {
+  if (action === "release" && !pluginAcceptsRelease(facts.verdict.ownership)) {
     // The plugin's own check comes before anything else it does, and it makes no request.
     return (
       facts.verdict.refusals.release ?? {

@@ -33,7 +33,7 @@ export const RECHECK_MESSAGES = {
   rowChanged: "The lease row or its sandbox changed since the plan was made; nothing was done.",
   sandboxChanged: "The sandbox changed at CreateOS since the plan was made; nothing was done.",
   effectChanged:
-    "The environment's reuseLease changed since the plan was made, so release would now do something else.",
+    "The lease's recorded reuseLease changed since the plan was made, so release would now do something else.",
   confirmationChanged: "This sandbox now needs its id typed back to be destroyed; make a new plan.",
   overrideChanged: "This sandbox is now in use or shared with a live lease; make a new plan.",
   providerUnreadable:

@@ -62,14 +62,16 @@ const destroy = (leaseIds: string[]): PlanRequest => ({
 
 describe("release", () => {
   it.each([
-    ["reuseLease true pauses", { reuseLease: true }, "pause"],
-    ["reuseLease false deletes", { reuseLease: false }, "delete"],
-    ["reuseLease unset deletes", { reuseLease: undefined }, "delete"],
-  ])("%s", (_, config, effect) => {
-    const lease = row({ id: "l1", metadata: meta({ reuseLease: !config.reuseLease }) });
+    // The host releases with the config recorded in the lease, so the current environment's does not count.
+    ["recorded reuseLease true pauses", { reuseLease: true }, "pause"],
+    ["recorded reuseLease false deletes", { reuseLease: false }, "delete"],
+    ["recorded reuseLease unset deletes", { reuseLease: undefined }, "delete"],
+  ])("%s", (_, recordedConfig, effect) => {
+    const lease = row({ id: "l1", metadata: meta(recordedConfig) });
+    const current = { reuseLease: recordedConfig.reuseLease !== true };
     const plan = planFor(
       release(["l1"]),
-      inventoryOf({ leases: [lease], environments: [environment({ config })] }),
+      inventoryOf({ leases: [lease], environments: [environment({ config: current })] }),
     );
     expect(plan.items).toMatchObject([
       { decision: "do", effect, confirmation: null, requiresOverride: false },
@@ -80,12 +82,20 @@ describe("release", () => {
     ["another company's lease", { metadata: meta({ companyId: OTHER_COMPANY }) }, "foreign-company"],
     ["another environment's lease", { metadata: meta({ environmentId: "env-x" }) }, "foreign-environment"],
     ["another provider's lease", { metadata: meta({ provider: "e2b" }) }, "foreign-provider"],
-    ["a lease from before an apiUrl edit", { metadata: meta({ apiUrl: OLD_ORIGIN }) }, "api-url-changed"],
     ["a lease with nested metadata", { metadata: { providerMetadata: meta() } }, "metadata-missing"],
   ])("refuses %s with the plugin's own message", (_, overrides, reason) => {
     const plan = planFor(release(["l1"]), inventoryOf({ leases: [row({ id: "l1", ...overrides })] }));
     expect(plan.items).toMatchObject([
       { decision: "skip", skipReason: reason, skipMessage: PLUGIN_MESSAGES.foreignLease, effect: null },
+    ]);
+  });
+
+  it("releases a lease from before an apiUrl edit at its recorded URL, as the host does", () => {
+    const lease = row({ id: "l1", metadata: meta({ apiUrl: OLD_ORIGIN }) });
+    const listings = [okListing(OLD_ORIGIN, "key-old", [sandbox("sbx_1", "paused")])];
+    const plan = planFor(release(["l1"]), inventoryOf({ leases: [lease], listings }));
+    expect(plan.items).toMatchObject([
+      { decision: "do", effect: "pause", origin: OLD_ORIGIN, credential: "key-old" },
     ]);
   });
 
@@ -267,6 +277,40 @@ describe("selection", () => {
       inventory,
     );
     expect(releasePlan.items).toMatchObject([{ decision: "skip", skipReason: "no-lease-row" }]);
+  });
+
+  it("never plans a destroy of a sandbox no row names while a source is incomplete at its origin", () => {
+    const inventory = reconcile({
+      snapshots: [
+        {
+          sourceId: "paperclip",
+          environments: [environment()],
+          leases: [],
+          companies: [],
+          problems: [],
+          gaps: [{ source: "paperclip", origin: ORIGIN, message: "environment env-2 could not be parsed" }],
+        },
+      ],
+      listings: [okListing(ORIGIN, "key-a", [sandbox("sbx_maybe", "running")])],
+      now: NOW,
+      requests: 1,
+    });
+    expect(inventory.untracked).toEqual([]);
+    for (const selection of [
+      { kind: "untracked", credential: "key-a" },
+      { kind: "untracked", credential: "key-a", sandboxIds: ["sbx_maybe"] },
+    ] satisfies PlanRequest["selection"][]) {
+      const plan = planFor({ action: "destroy", selection }, inventory);
+      expect(plan.items).toMatchObject([
+        {
+          sandboxId: "sbx_maybe",
+          decision: "skip",
+          skipReason: "sources-incomplete",
+          skipMessage: "cannot tell: sources incomplete — paperclip: environment env-2 could not be parsed",
+        },
+      ]);
+      expect(plan.counts.do).toBe(0);
+    }
   });
 
   it("counts what will be done and what is skipped, by reason", () => {

@@ -9,6 +9,7 @@ import type {
   ClassifiedLease,
   Inventory,
   Refusal,
+  UncertainSandbox,
   UntrackedSandbox,
 } from "../../../../shared/domain/inventory.js";
 import { providerCodeOf } from "../../../../shared/domain/provider-state.js";
@@ -50,6 +51,7 @@ const DUPLICATE_SANDBOX: Refusal = {
   reason: "duplicate-sandbox",
   message: "Another item of this plan already acts on this sandbox.",
 };
+export const SOURCES_INCOMPLETE = "sources-incomplete";
 const NOT_FOUND: Refusal = {
   reason: "not-found",
   message: "Nothing by this id is in the current inventory.",
@@ -85,8 +87,12 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
     });
   };
 
-  const addUntracked = (sandbox: UntrackedSandbox) => {
-    const decision = decideUntracked(request.action, sandbox);
+  const addUntracked = (sandbox: UntrackedSandbox | UncertainSandbox) => {
+    // A sandbox no row names at an origin where a source was incomplete may be a lease's: never acted on.
+    const decision: ItemDecision =
+      "reason" in sandbox
+        ? { decision: "skip", refusal: { reason: SOURCES_INCOMPLETE, message: sandbox.reason } }
+        : decideUntracked(request.action, sandbox);
     const item = untrackedItem(nextId(), sandbox, decision);
     pushItem(item, {
       itemId: item.itemId,
@@ -143,7 +149,7 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
 
 interface TargetSink {
   addLease(classified: ClassifiedLease): void;
-  addUntracked(sandbox: UntrackedSandbox): void;
+  addUntracked(sandbox: UntrackedSandbox | UncertainSandbox): void;
   addMissing(leaseId: string | null, sandboxId: string | null): void;
 }
 
@@ -174,7 +180,7 @@ function selectTargets(
       return;
     }
     case "untracked": {
-      const ofCredential = inventory.untracked.filter(
+      const ofCredential = [...inventory.untracked, ...inventory.untrackedUncertain].filter(
         (sandbox) => sandbox.credential === selection.credential,
       );
       if (selection.sandboxIds === undefined) {

@@ -6,6 +6,7 @@ import { useUi } from "../../app/ui-store";
 import { useInventory } from "../../app/use-inventory";
 import { HeadlineBadge } from "../../components/Badge";
 import { CopyButton } from "../../components/CopyButton";
+import { RelativeTime } from "../../components/RelativeTime";
 import { ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
@@ -140,10 +141,43 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
               placeholder="(environment not listed by its source)"
             />
           </dd>
+          <dt>Company</dt>
+          <dd title={detail.company.id}>
+            <Text value={detail.company.name ?? detail.company.id} mono={detail.company.name === null} />
+          </dd>
           <dt>Codes</dt>
           <dd className="mono" data-testid="drawer-codes">
             {[...detail.verdict.ownership, detail.verdict.provider, ...detail.verdict.flags].join(", ")}
           </dd>
+          <dt>Paperclip will</dt>
+          <dd data-testid="drawer-paperclip-will">{detail.paperclipWill}</dd>
+          {detail.destroyedBy && (
+            <>
+              <dt>Destroyed</dt>
+              <dd data-testid="drawer-destroyed-by">
+                destroyed by Leasekeeper (job <Text value={detail.destroyedBy.jobId} mono />) at{" "}
+                <RelativeTime atMs={Date.parse(detail.destroyedBy.at)} />
+              </dd>
+            </>
+          )}
+          <dt>Release</dt>
+          <dd data-testid="drawer-release-effect">
+            {detail.releaseEffect.effect === "pause" ? "pauses the sandbox" : "deletes the sandbox"} (recorded
+            reuseLease {String(detail.releaseEffect.recordedReuseLease ?? false)}
+            {detail.releaseEffect.currentReuseLease !== null &&
+            detail.releaseEffect.currentReuseLease !== (detail.releaseEffect.recordedReuseLease ?? false)
+              ? `; the environment now says ${String(detail.releaseEffect.currentReuseLease)}`
+              : ""}
+            )
+          </dd>
+          {detail.staleConfigFields.length > 0 && (
+            <>
+              <dt>Config changed</dt>
+              <dd className="mono" data-testid="drawer-stale-fields">
+                {detail.staleConfigFields.join(", ")}
+              </dd>
+            </>
+          )}
         </dl>
       </section>
 

@@ -2,6 +2,7 @@ import { useShallow } from "zustand/react/shallow";
 import { HEADLINES, type Headline, PROVIDER_CODES, type ProviderCode } from "../../../../shared/domain/codes";
 import { useUi } from "../../app/ui-store";
 import { Badge } from "../../components/Badge";
+import { HISTORY } from "./filter-rows";
 
 /** One chip per headline and one per provider state present; each shows how many rows it would show. */
 export function FilterChips({
@@ -26,7 +27,7 @@ export function FilterChips({
     <>
       <div className="toolbar-row" data-testid="headline-chips">
         <span className="toolbar-label">Headline</span>
-        {HEADLINES.map((headline) => (
+        {HEADLINES.filter((headline) => headline !== HISTORY).map((headline) => (
           <button
             key={headline}
             type="button"
@@ -39,6 +40,16 @@ export function FilterChips({
             <span className="count">{(headlineCounts.get(headline) ?? 0).toLocaleString("en-US")}</span>
           </button>
         ))}
+        <button
+          type="button"
+          className="chip chip-plain"
+          aria-pressed={headlines.has(HISTORY)}
+          data-testid="filter-history"
+          title="Leases that are over with nothing left at CreateOS; hidden unless shown here"
+          onClick={() => toggleHeadline(HISTORY)}
+        >
+          History ({(headlineCounts.get(HISTORY) ?? 0).toLocaleString("en-US")})
+        </button>
         {anyFilter && (
           <button
             type="button"

@@ -98,7 +98,13 @@ export const LeaseRow = memo(function LeaseRow({
         false,
         lease.environmentKnown ? "—" : "(environment not listed)",
       )}
-      {textCell("lt-company", lease.companyId, true)}
+      {lease.companyName ? (
+        <td className="lt-cell lt-company lt-text" title={clip(lease.companyId ?? "", 500)}>
+          {shown(lease.companyName)}
+        </td>
+      ) : (
+        textCell("lt-company", lease.companyId, true)
+      )}
       {known ? (
         textCell("lt-status", lease.status)
       ) : (
@@ -114,7 +120,7 @@ export const LeaseRow = memo(function LeaseRow({
           data-testid="provider-state"
           title={lease.unknownReason ? `could not ask CreateOS: ${lease.unknownReason}` : undefined}
         >
-          {lease.provider}
+          {lease.destroyedByLeasekeeper ? "destroyed by Leasekeeper" : lease.provider}
         </span>
       </td>
       {textCell("lt-origin", originHost(lease.origin))}

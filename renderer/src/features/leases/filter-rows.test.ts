@@ -3,7 +3,7 @@ import { decodeInventoryRows, encodeInventory } from "../../../../shared/contrac
 import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture";
 import type { Headline, ProviderCode } from "../../../../shared/domain/codes";
 import { row } from "../../test/rows";
-import { countBy, filterRows, type RowFilter } from "./filter-rows";
+import { applyChips, countBy, filterRows, type RowFilter } from "./filter-rows";
 import { environmentKey, reasonCodes } from "./row-model";
 import { sortOrder } from "./sort-rows";
 
@@ -108,5 +108,24 @@ describe("reasonCodes", () => {
     ],
   ])("%s", (_, input, expected) => {
     expect(reasonCodes(input)).toEqual(expected);
+  });
+});
+
+describe("applyChips: history behind its chip", () => {
+  const rows = [
+    row({ leaseId: "live", headline: "leaking", provider: "running" }),
+    row({ leaseId: "history", headline: "closed", provider: "gone" }),
+    row({ leaseId: "warm", headline: "ok", provider: "paused" }),
+  ];
+  const ids = (list: readonly { leaseId: string }[]) => list.map((entry) => entry.leaseId);
+
+  it("hides closed rows while no headline chip is pressed", () => {
+    expect(ids(applyChips(rows, new Set(), new Set()))).toEqual(["live", "warm"]);
+    expect(ids(applyChips(rows, new Set(), new Set(["gone"])))).toEqual([]);
+  });
+
+  it("the History chip shows them", () => {
+    expect(ids(applyChips(rows, new Set(["closed"]), new Set()))).toEqual(["history"]);
+    expect(ids(applyChips(rows, new Set(["closed", "ok"]), new Set()))).toEqual(["history", "warm"]);
   });
 });

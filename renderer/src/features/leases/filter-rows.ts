@@ -124,6 +124,25 @@ export function filterRows(
   return result;
 }
 
+/**
+ * The rows the headline and provider chips let through. History (`closed`) is hidden while no headline
+ * chip is pressed: most rows of a long-lived instance are history, and they ask nothing of anyone; the
+ * History chip shows them.
+ */
+export function applyChips(
+  rows: readonly LeaseRowView[],
+  headlines: ReadonlySet<Headline>,
+  providers: ReadonlySet<ProviderCode>,
+): LeaseRowView[] {
+  return rows.filter(
+    (row) =>
+      (headlines.size === 0 ? row.headline !== HISTORY : headlines.has(row.headline)) &&
+      (providers.size === 0 || providers.has(row.provider)),
+  );
+}
+
+export const HISTORY: Headline = "closed";
+
 /** How many rows of each value a facet would show, counted within the other filters' result. */
 export function countBy<K extends string>(rows: readonly LeaseRowView[], key: (row: LeaseRowView) => K) {
   const counts = new Map<K, number>();

@@ -2,7 +2,7 @@ import { useDeferredValue, useEffect, useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { Headline, ProviderCode } from "../../../../shared/domain/codes";
 import { useUi } from "../../app/ui-store";
-import { countBy, filterRows, warmHaystacks } from "./filter-rows";
+import { applyChips, countBy, filterRows, warmHaystacks } from "./filter-rows";
 import type { LeaseRowView } from "./row-model";
 import { sortOrder } from "./sort-rows";
 
@@ -49,22 +49,11 @@ export function useVisibleRows(all: LeaseRowView[] | undefined): VisibleRows {
     () => filterRows(rows, { environment, headlines: NONE, providers: NONE, search: deferredSearch }, order),
     [rows, order, environment, deferredSearch],
   );
-  const visible = useMemo(() => {
-    if (headlines.size === 0 && providers.size === 0) return scoped;
-    return scoped.filter(
-      (row) =>
-        (headlines.size === 0 || headlines.has(row.headline)) &&
-        (providers.size === 0 || providers.has(row.provider)),
-    );
-  }, [scoped, headlines, providers]);
+  const visible = useMemo(() => applyChips(scoped, headlines, providers), [scoped, headlines, providers]);
 
   const headlineCounts = useMemo(() => countBy(scoped, (row) => row.headline), [scoped]);
   const providerCounts = useMemo(
-    () =>
-      countBy(
-        headlines.size === 0 ? scoped : scoped.filter((row) => headlines.has(row.headline)),
-        (row) => row.provider,
-      ),
+    () => countBy(applyChips(scoped, headlines, NONE), (row) => row.provider),
     [scoped, headlines],
   );
   const ids = useMemo(() => visible.map((row) => row.leaseId), [visible]);

@@ -87,7 +87,8 @@ export function Sidebar() {
             {tree.companies.map((company) => (
               <div key={company.companyId} className="sb-group" data-testid="sidebar-company">
                 <div className="sb-group-title" title={company.companyId}>
-                  <span className="muted">Company</span> <Text value={company.companyId} mono />
+                  <span className="muted">Company</span>{" "}
+                  {company.name ? <Text value={company.name} /> : <Text value={company.companyId} mono />}
                 </div>
                 {company.environments.map((environment) => {
                   const candidate: Scope = {

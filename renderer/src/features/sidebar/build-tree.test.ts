@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { InventoryView } from "../../../../shared/contract";
 import { buildTree, untrackedNodes } from "./build-tree";
 
-const counts = (foreign: number, ok: number) => ({ foreign, stale: 0, leaking: 0, unknown: 0, ok });
+const counts = (foreign: number, ok: number) => ({
+  closed: 0,
+  foreign,
+  stale: 0,
+  leaking: 0,
+  unknown: 0,
+  ok,
+});
 
 const view = {
   generatedAt: "2025-06-01T00:00:00Z",
@@ -26,6 +33,9 @@ const view = {
     { credential: "ops", origin: "https://b", count: 2 },
     { credential: "legacy", origin: "https://a", count: 5 },
   ],
+  companyNames: [null, null],
+  untrackedUncertain: [],
+  gaps: [],
 } satisfies InventoryView;
 
 describe("buildTree", () => {
@@ -42,7 +52,25 @@ describe("buildTree", () => {
   });
 
   it("totals every headline for the triage view", () => {
-    expect(tree.totals).toEqual({ foreign: 5, stale: 0, leaking: 0, unknown: 0, ok: 6 });
+    expect(tree.totals).toEqual({ closed: 0, foreign: 5, stale: 0, leaking: 0, unknown: 0, ok: 6 });
+  });
+
+  it("names a company where a source gave its name, sorting by the name shown", () => {
+    const named = buildTree({ ...view, companyNames: [null, "Acme"] });
+    expect(named.companies.map((company) => [company.companyId, company.name])).toEqual([
+      ["(no company)", null],
+      [view.companies[1], "Acme"],
+      [view.companies[0], null],
+    ]);
+  });
+
+  it("counts closed rows in the totals but never as flagged", () => {
+    const withHistory = {
+      ...view,
+      environments: [{ ...view.environments[0]!, counts: { ...counts(0, 1), closed: 7 } }],
+    };
+    const [company] = buildTree(withHistory).companies;
+    expect(company!.environments[0]).toMatchObject({ total: 8, flagged: 0 });
   });
 
   it("keeps orphan rows' environment, marked unknown", () => {

@@ -14,6 +14,8 @@ export interface EnvironmentNode {
 
 export interface CompanyNode {
   companyId: string;
+  /** The company's name where a source gave one; the sidebar shows it, with the id on hover. */
+  name: string | null;
   environments: EnvironmentNode[];
   counts: Record<Headline, number>;
   total: number;
@@ -22,7 +24,10 @@ export interface CompanyNode {
 export interface UntrackedNode {
   credential: string;
   origin: string;
+  /** Orphans: unnamed sandboxes while every source loaded completely. */
   count: number;
+  /** Unnamed sandboxes at this origin while a source was incomplete: never orphans. */
+  uncertain: number;
 }
 
 const FLAGGED: readonly Headline[] = ["foreign", "stale", "leaking", "unknown"];
@@ -59,10 +64,13 @@ export function buildTree(view: InventoryView): {
   totals: Record<Headline, number>;
 } {
   const byCompany = new Map<string, Map<string, EnvironmentNode>>();
+  const names = new Map<string, string>();
   const totals = zero();
   for (const environment of view.environments) {
     const companyId =
       (environment.company >= 0 ? view.companies[environment.company] : undefined) ?? "(no company)";
+    const name = environment.company >= 0 ? view.companyNames?.[environment.company] : null;
+    if (name) names.set(companyId, name);
     const environments = byCompany.get(companyId) ?? new Map<string, EnvironmentNode>();
     byCompany.set(companyId, environments);
     const next = node(environment);
@@ -82,17 +90,37 @@ export function buildTree(view: InventoryView): {
     );
     const counts = zero();
     for (const environment of list) add(counts, environment.counts);
-    return { companyId, environments: list, counts, total: list.reduce((sum, e) => sum + e.total, 0) };
+    return {
+      companyId,
+      name: names.get(companyId) ?? null,
+      environments: list,
+      counts,
+      total: list.reduce((sum, e) => sum + e.total, 0),
+    };
   });
-  companies.sort((a, b) => a.companyId.localeCompare(b.companyId));
+  companies.sort((a, b) => (a.name ?? a.companyId).localeCompare(b.name ?? b.companyId));
   return { companies, totals };
 }
 
 /** One entry per account (credential) that lists sandboxes no lease row names. */
 export function untrackedNodes(view: InventoryView): UntrackedNode[] {
-  return view.untracked
-    .map((entry) => ({ credential: entry.credential, origin: entry.origin, count: entry.count }))
-    .sort((a, b) => a.credential.localeCompare(b.credential) || a.origin.localeCompare(b.origin));
+  const nodes = new Map<string, UntrackedNode>();
+  const nodeOf = (credential: string, origin: string) => {
+    const key = JSON.stringify([credential, origin]);
+    let node = nodes.get(key);
+    if (node === undefined) {
+      node = { credential, origin, count: 0, uncertain: 0 };
+      nodes.set(key, node);
+    }
+    return node;
+  };
+  for (const entry of view.untracked) nodeOf(entry.credential, entry.origin).count += entry.count;
+  // An account whose unnamed sandboxes are all uncertain still gets an entry, so they can be seen.
+  for (const entry of view.untrackedUncertain ?? [])
+    nodeOf(entry.credential, entry.origin).uncertain += entry.count;
+  return [...nodes.values()].sort(
+    (a, b) => a.credential.localeCompare(b.credential) || a.origin.localeCompare(b.origin),
+  );
 }
 
 export const FLAGGED_HEADLINES = FLAGGED;

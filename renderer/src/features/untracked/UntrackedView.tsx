@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
+import type { UncertainSandboxView } from "../../../../shared/contract";
 import { api } from "../../api";
 import { queryKeys } from "../../app/query-keys";
 import { useUi } from "../../app/ui-store";
@@ -26,6 +27,7 @@ export function UntrackedView() {
   });
   const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
   const sandboxes = useMemo(() => list.data?.sandboxes ?? [], [list.data]);
+  const uncertain = useMemo(() => list.data?.uncertain ?? [], [list.data]);
 
   if (scope.kind !== "untracked") return null;
   if (list.isPending) return <SkeletonRows rows={8} />;
@@ -144,6 +146,53 @@ export function UntrackedView() {
           </table>
         </div>
       )}
+      {uncertain.length > 0 && <UncertainSandboxes sandboxes={uncertain} />}
     </div>
+  );
+}
+
+/**
+ * Unnamed sandboxes at an origin where a source could not be read completely: the row that names one
+ * may be the one the source did not show, so they are listed apart, with the reason, and never offered
+ * for destroy.
+ */
+function UncertainSandboxes({ sandboxes }: { sandboxes: readonly UncertainSandboxView[] }) {
+  return (
+    <section className="view-scroll" data-testid="uncertain-sandboxes">
+      <h3 className="section-title">
+        Cannot tell: sources incomplete ({sandboxes.length.toLocaleString("en-US")})
+      </h3>
+      <p className="muted" style={{ margin: 0 }}>
+        No lease row Leasekeeper could read names these, but a source was incomplete at their origin, so they
+        may belong to a lease it could not see. Nothing is offered for them until every source loads.
+      </p>
+      <table className="data-table">
+        <thead>
+          <tr>
+            <th>Sandbox</th>
+            <th>Status</th>
+            <th>Why</th>
+          </tr>
+        </thead>
+        <tbody>
+          {sandboxes.map((sandbox) => (
+            <tr key={sandbox.sandboxId} data-testid="uncertain-row" data-sandbox-id={sandbox.sandboxId}>
+              <td>
+                <span className="cell-with-action">
+                  <Text value={sandbox.sandboxId} mono />
+                  <CopyButton value={sandbox.sandboxId} label="Copy sandbox id" />
+                </span>
+              </td>
+              <td>
+                <Text value={sandbox.status} mono />
+              </td>
+              <td>
+                <Text value={sandbox.reason} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
   );
 }

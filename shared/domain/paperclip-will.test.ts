@@ -1,0 +1,154 @@
+import { describe, expect, it } from "vitest";
+import { PLUGIN_MESSAGES } from "./codes.js";
+import type { ClassifiedLease, SandboxListing } from "./inventory.js";
+import type { Environment, LeaseRow } from "./paperclip.js";
+import { paperclipWill, recordedReuseLease } from "./paperclip-will.js";
+import { indexListings, observeProvider } from "./provider-state.js";
+import {
+  environment,
+  failedListing,
+  meta,
+  NOW,
+  OLD_ORIGIN,
+  ORIGIN,
+  OTHER_COMPANY,
+  okListing,
+  row,
+  SANDBOX,
+  sandbox,
+} from "./test-fixtures.js";
+import { classifyLease } from "./verdict.js";
+
+function classified(
+  lease: LeaseRow,
+  listings: SandboxListing[] = [okListing(ORIGIN, "k", [sandbox(SANDBOX, "paused")])],
+  env: Environment | null = environment(),
+): ClassifiedLease {
+  const provider = observeProvider(lease, env, indexListings(listings));
+  const verdict = classifyLease(lease, env, provider, { now: NOW, otherRowsOnSandbox: [] });
+  return { sourceId: "s", lease, environment: env, verdict, provider, sharedWith: [] };
+}
+
+const at = (origin: string, status: string) => [okListing(origin, "k", [sandbox(SANDBOX, status)])];
+
+describe("paperclipWill: what Paperclip itself will do with the lease", () => {
+  it.each<[string, ClassifiedLease, string | RegExp]>([
+    [
+      "a reusable released lease, as recorded",
+      classified(row()),
+      "Resumes it for the next run of the same agent in the same workspace; until then the sandbox stays as it is.",
+    ],
+    [
+      "a foreign row it would still call about",
+      classified(row({ metadata: meta({ companyId: OTHER_COMPANY }) })),
+      `Refuses it with "${PLUGIN_MESSAGES.foreignLease}" whenever it releases, resumes or cleans it up.`,
+    ],
+    [
+      "a lease whose config fingerprint changed",
+      classified(
+        row({ metadata: meta({ shape: "s-2vcpu-4gb", reuseLease: true, timeoutMs: 300_000 }) }),
+        undefined,
+        environment({ config: { timeoutMs: 1000 } }),
+      ),
+      "Expires it at the next resume because its config fingerprint changed (shape, timeoutMs): Paperclip destroys the sandbox instead of resuming it.",
+    ],
+    [
+      "a lease whose environment's API URL was edited",
+      classified(row({ metadata: meta({ apiUrl: OLD_ORIGIN }) }), at(OLD_ORIGIN, "paused")),
+      /^Expires it at the next resume: the environment's API URL changed/,
+    ],
+    [
+      "pending cleanup against an unreachable recorded URL",
+      classified(row({ status: "pending_cleanup", metadata: meta({ apiUrl: OLD_ORIGIN }) }), [
+        failedListing(OLD_ORIGIN, "k", "network"),
+      ]),
+      "Keeps retrying cleanup against an unreachable recorded URL (https://old.example).",
+    ],
+    [
+      "pending cleanup it can reach",
+      classified(row({ status: "pending_cleanup" }), at(ORIGIN, "running")),
+      /^Retries its cleanup at the next sweep: destroys the sandbox at the recorded URL \(https:\/\/api\.sb\.createos\.sh\)/,
+    ],
+    [
+      "pending cleanup under its sweep's claim",
+      classified(
+        row({
+          status: "pending_cleanup",
+          metadata: meta({
+            pendingCleanupInFlight: true,
+            pendingCleanupLeaseExpiresAtMs: NOW.getTime() + 1000,
+          }),
+        }),
+      ),
+      "Is cleaning it up now: its sweep holds a claim on the lease.",
+    ],
+    [
+      "a run holds it; release pauses because the lease recorded reuseLease",
+      classified(
+        row({ status: "active", heartbeatRunId: "run-1" }),
+        at(ORIGIN, "running"),
+        environment({ config: { reuseLease: false } }),
+      ),
+      "Releases it normally when the run ends: pauses the sandbox (recorded reuseLease) at https://api.sb.createos.sh.",
+    ],
+    [
+      "a run holds it; release deletes because the lease recorded no reuse",
+      classified(
+        row({ status: "active", heartbeatRunId: "run-1", metadata: meta({ reuseLease: false }) }),
+        at(ORIGIN, "running"),
+        environment({ config: { reuseLease: false } }),
+      ),
+      /deletes the sandbox \(recorded reuseLease off\)/,
+    ],
+    [
+      "active with no run",
+      classified(row({ status: "active" }), at(ORIGIN, "running")),
+      /^Moves it to pending_cleanup/,
+    ],
+    [
+      "retained",
+      classified(row({ status: "retained" })),
+      "Keeps it: a retained lease waits until someone releases it.",
+    ],
+    [
+      "an ephemeral released lease whose sandbox still runs",
+      classified(row({ leasePolicy: "ephemeral" }), at(ORIGIN, "running")),
+      "Nothing: the lease is released, and Paperclip never calls CreateOS about it again.",
+    ],
+    [
+      "an expired lease whose sandbox still runs",
+      classified(row({ status: "expired" }), at(ORIGIN, "running")),
+      "Nothing: the lease is expired, and Paperclip never calls CreateOS about it again.",
+    ],
+    [
+      "history",
+      classified(row(), at(ORIGIN, "destroyed")),
+      "Nothing: the lease is over and nothing of it is left at CreateOS; it is history.",
+    ],
+    [
+      "the environment stopped reusing leases",
+      classified(row(), undefined, environment({ config: { reuseLease: false } })),
+      /^Expires it at the next resume because its config fingerprint changed \(reuseLease\)/,
+    ],
+    [
+      "an orphan row",
+      classified(row({ status: "pending_cleanup", environmentId: null }), at(ORIGIN, "running"), null),
+      /environment is gone/,
+    ],
+    [
+      "a status Paperclip does not define",
+      classified(row({ status: "archived" })),
+      'Nothing Leasekeeper can predict: Paperclip defines no lease status "archived".',
+    ],
+  ])("%s", (_, lease, expected) => {
+    if (typeof expected === "string") expect(paperclipWill(lease)).toBe(expected);
+    else expect(paperclipWill(lease)).toMatch(expected);
+  });
+
+  it("reads reuseLease as the host rebuilds it from the metadata: only true is on", () => {
+    expect(recordedReuseLease(meta())).toBe(true);
+    expect(recordedReuseLease(meta({ reuseLease: "true" }))).toBe(false);
+    expect(recordedReuseLease(meta({ reuseLease: undefined }))).toBe(false);
+    expect(recordedReuseLease(null)).toBeNull();
+  });
+});
