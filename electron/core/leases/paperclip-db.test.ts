@@ -1,10 +1,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isInUse, isStranded } from "../../../shared/domain/flags.js";
 import type { LeaseRow } from "../../../shared/domain/paperclip.js";
 import { type PostgresServer, startPostgres, type TestDatabase } from "../../../test/support/postgres.js";
+import { runCli } from "../cli/run.js";
 import { PaperclipDbSource, readOnlyTransaction } from "./paperclip-db.js";
 import { SourceError } from "./source.js";
 import {
@@ -405,6 +408,39 @@ describe("the connection string stays secret", () => {
       expect(everything).not.toContain("leasekeeper_reader");
     } finally {
       await source.close();
+    }
+  });
+});
+
+describe("leasekeeper scan over a paperclip-db source", () => {
+  it("judges the database's rows, says which shape it read, and never prints the URL", async () => {
+    const world = await seedWorld("instance-scoped");
+    const dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-paperclip-db-cli-"));
+    try {
+      await writeFile(
+        path.join(dir, "leasekeeper.config.json"),
+        JSON.stringify({
+          sources: [{ kind: "paperclip-db", urlEnv: "PAPERCLIP_DATABASE_URL" }],
+          dataDir: "data",
+        }),
+      );
+      const out = { stdout: "", stderr: "" };
+      const code = await runCli(["scan", "--json"], {
+        stdout: { write: (text: string) => (out.stdout += text) },
+        stderr: { write: (text: string) => (out.stderr += text) },
+        env: { PAPERCLIP_DATABASE_URL: world.db.url },
+        cwd: dir,
+      });
+      expect(code).toBe(0);
+      expect(out.stderr).toContain("read instance-scoped environments");
+      for (const id of [world.ids.live, world.ids.stranded, world.ids.orphan!, world.ids.switched]) {
+        expect(out.stdout).toContain(id);
+      }
+      const password = new URL(world.db.url).password;
+      expect(`${out.stdout}${out.stderr}`).not.toContain(password);
+      expect(`${out.stdout}${out.stderr}`).not.toContain(SECRET_CANARY);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -8,7 +8,7 @@ import {
   detectSchemaShape,
   type PaperclipSchemaShape,
 } from "./paperclip-db-schema.js";
-import { parseEnvironment, parseEnvironments, parseLeaseRow, parseLeaseRowsSteps } from "./rows.js";
+import { parseEnvironment, parseEnvironments, parseLeaseRow } from "./rows.js";
 import { isValidRowId, type LeaseSource, SourceError } from "./source.js";
 
 export interface PaperclipDbSourceOptions {
@@ -32,7 +32,27 @@ const DEFAULT_PAGE_SIZE = 5_000;
 const CREATEOS = "createos";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const LEASE_COLUMNS = COLUMNS_READ.environment_leases.map((column) => `l.${column}`).join(", ");
+const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set([
+  "acquired_at",
+  "last_used_at",
+  "expires_at",
+  "released_at",
+  "created_at",
+  "updated_at",
+]);
+const camelCase = (column: string) =>
+  column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+const isoText = (expression: string) =>
+  `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+// Each row built by the server as the JSON object LeaseRowSchema reads, timestamps already ISO text: the
+// driver then parses one JSON document per page instead of converting every column of every row. The
+// run's status is null when the row names no run or its run is gone (Paperclip's sweep treats both alike).
+const LEASE_JSON = `json_build_object(${COLUMNS_READ.environment_leases
+  .map(
+    (column) =>
+      `'${camelCase(column)}', ${TIMESTAMP_COLUMNS.has(column) ? isoText(`l.${column}`) : `l.${column}`}`,
+  )
+  .join(", ")}, 'heartbeatRunStatus', r.status)`;
 // Rows the CreateOS plugin wrote: under a CreateOS environment, or recorded as CreateOS wherever their
 // environment went (deleted, or switched to another driver or provider).
 const CREATEOS_ROW = `(
@@ -40,19 +60,22 @@ const CREATEOS_ROW = `(
   OR l.provider ILIKE '%${CREATEOS}%'
   OR l.metadata->>'provider' = '${CREATEOS}'
 )`;
-const LEASES_QUERY = `
-  SELECT ${LEASE_COLUMNS}, r.id AS run_id, r.status AS run_status
-    FROM environment_leases l
-    LEFT JOIN environments e ON e.id = l.environment_id
-    LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
-   WHERE l.id > $1::uuid AND ${CREATEOS_ROW}
-   ORDER BY l.id
-   LIMIT $2`;
+const LEASES_PAGE_QUERY = `
+  SELECT coalesce(json_agg(page.row ORDER BY page.id), '[]'::json) AS rows
+    FROM (SELECT l.id, ${LEASE_JSON} AS row
+            FROM environment_leases l
+            LEFT JOIN environments e ON e.id = l.environment_id
+            LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
+           WHERE l.id > $1::uuid AND ${CREATEOS_ROW}
+           ORDER BY l.id
+           LIMIT $2) page`;
 const LEASE_QUERY = `
-  SELECT ${LEASE_COLUMNS}, r.id AS run_id, r.status AS run_status
+  SELECT ${LEASE_JSON} AS row
     FROM environment_leases l
     LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
    WHERE l.id = $1::uuid`;
+/** Rows checked between two turns of the event loop. */
+const ROWS_PER_STEP = 100;
 const FIRST_UUID = "00000000-0000-0000-0000-000000000000";
 
 type Row = Record<string, unknown>;
@@ -70,6 +93,8 @@ export class PaperclipDbSource implements LeaseSource {
   readonly #pool: pg.Pool;
   readonly #timeoutMs: number;
   readonly #pageSize: number;
+  /** What the last `load` found, for a caller that sees only the inventory (the CLI says it). */
+  lastSchemaNote: string | null = null;
 
   constructor(options: PaperclipDbSourceOptions) {
     this.id = options.id;
@@ -93,43 +118,68 @@ export class PaperclipDbSource implements LeaseSource {
       const companies = await client.query<{ id: string; name: string }>(
         "SELECT id, name FROM companies ORDER BY id",
       );
-      const environments = await client.query<Row>(environmentsQuery(shape));
-      const leases: Row[] = [];
-      let after = FIRST_UUID;
-      for (;;) {
-        signal?.throwIfAborted();
-        const page = await client.query<Row>(LEASES_QUERY, [after, this.#pageSize]);
-        leases.push(...page.rows);
-        if (page.rows.length < this.#pageSize) break;
-        after = String(page.rows[page.rows.length - 1]!.id);
+      const environmentRows = await client.query<Row>(`${environmentsQuery(shape)} ORDER BY id`);
+      const environments = parseEnvironments(
+        environmentRows.rows.map(environmentFromRow),
+        this.id,
+        "environments",
+      );
+      const byId = new Map(environments.rows.map((environment) => [environment.id, environment]));
+      const leases: LeaseRow[] = [];
+      const problems: SourceProblem[] = [...environments.problems];
+      // The next page is asked for before this one is checked, so the server works while the rows are.
+      const pageAfter = (id: string) => {
+        const query = client.query<{ rows: Row[] }>(LEASES_PAGE_QUERY, [id, this.#pageSize]);
+        // Awaited below, unless the scan stops first: then its failure must not go unhandled.
+        query.catch(() => undefined);
+        return query;
+      };
+      let pending = pageAfter(FIRST_UUID);
+      for (let offset = 0; ; ) {
+        const page = (await pending).rows[0]?.rows ?? [];
+        const full = page.length === this.#pageSize;
+        if (full) pending = pageAfter(String(page[page.length - 1]!.id));
+        await runInSlices(this.#checkRows(page, offset, byId, leases, problems), { signal });
+        offset += page.length;
+        if (!full) break;
       }
-      return { shape, companies: companies.rows, environments: environments.rows, leases };
+      return { shape, companies: companies.rows, environments: environments.rows, leases, problems };
     });
 
-    const parsedEnvironments = parseEnvironments(
-      read.environments.map(environmentFromRow),
-      this.id,
-      "environments",
-    );
-    const problems: SourceProblem[] = [...parsedEnvironments.problems];
-    const byId = new Map(parsedEnvironments.rows.map((environment) => [environment.id, environment]));
-    const environments = parsedEnvironments.rows.filter(isCreateosEnvironment);
-    const raw = read.leases.map((row) => leaseFromRow(row, byId));
-    const { value: leases } = await runInSlices(parseLeaseRowsSteps(raw, this.id, "environment_leases"), {
-      signal,
-    });
-    problems.push(...leases.problems);
-    const companies: Company[] = read.companies.map(({ id, name }) => ({ id, name }));
+    this.lastSchemaNote = `read ${describeShape(read.shape)}`;
     return {
       sourceId: this.id,
-      environments,
-      leases: leases.rows,
-      companies,
-      problems,
+      environments: read.environments.filter(isCreateosEnvironment),
+      leases: read.leases,
+      companies: read.companies.map(({ id, name }): Company => ({ id, name })),
+      problems: read.problems,
       gaps: [],
       schemaShape: read.shape,
-      schemaNote: `read ${describeShape(read.shape)}`,
+      schemaNote: this.lastSchemaNote,
     };
+  }
+
+  /** Each row parsed on its own; a malformed one is a problem naming its id (a database has no index). */
+  *#checkRows(
+    page: readonly Row[],
+    offset: number,
+    environments: ReadonlyMap<string, Environment>,
+    into: LeaseRow[],
+    problems: SourceProblem[],
+  ): Generator<void, void, void> {
+    for (let at = 0; at < page.length; at++) {
+      if ((at + 1) % ROWS_PER_STEP === 0) yield;
+      const item = page[at]!;
+      const parsed = parseLeaseRow(withEnvironmentChange(item, environments));
+      if (parsed.ok) into.push(parsed.row);
+      else {
+        problems.push({
+          source: this.id,
+          index: offset + at,
+          message: `environment_leases row ${String(item.id)}: ${parsed.message}`,
+        });
+      }
+    }
   }
 
   async readLease(leaseId: string, options: { signal?: AbortSignal } = {}): Promise<LeaseRow | null> {
@@ -138,13 +188,13 @@ export class PaperclipDbSource implements LeaseSource {
     if (!UUID.test(leaseId)) return null;
     options.signal?.throwIfAborted();
     const found = await this.#readOnly("reading a lease", options.signal, async (client, shape) => {
-      const lease = await client.query<Row>(LEASE_QUERY, [leaseId]);
-      const row = lease.rows[0];
+      const lease = await client.query<{ row: Row }>(LEASE_QUERY, [leaseId]);
+      const row = lease.rows[0]?.row;
       if (row === undefined) return null;
       const environment =
-        row.environment_id === null
+        row.environmentId === null
           ? undefined
-          : (await client.query<Row>(`${environmentsQuery(shape)} WHERE id = $1::uuid`, [row.environment_id]))
+          : (await client.query<Row>(`${environmentsQuery(shape)} WHERE id = $1::uuid`, [row.environmentId]))
               .rows[0];
       return { row, environment };
     });
@@ -154,7 +204,7 @@ export class PaperclipDbSource implements LeaseSource {
       const parsed = parseEnvironment(environmentFromRow(found.environment));
       if (parsed.ok) environments.set(parsed.environment.id, parsed.environment);
     }
-    const parsed = parseLeaseRow(leaseFromRow(found.row, environments));
+    const parsed = parseLeaseRow(withEnvironmentChange(found.row, environments));
     if (!parsed.ok) throw new SourceError(this.id, `the lease row is malformed (${parsed.message})`);
     return parsed.row;
   }
@@ -264,44 +314,18 @@ function isCreateosEnvironment(environment: Environment): boolean {
 
 /** What became of a row's environment, when it is no longer the CreateOS environment the row was made in. */
 function environmentChange(row: Row, environments: ReadonlyMap<string, Environment>): string | undefined {
-  if (row.environment_id === null) return "deleted";
-  const environment = environments.get(String(row.environment_id));
+  if (row.environmentId === null || row.environmentId === undefined) return "deleted";
+  const environment = environments.get(String(row.environmentId));
   if (environment === undefined) return "deleted";
   if (isCreateosEnvironment(environment)) return undefined;
   if (environment.driver !== "sandbox") return `now ${environment.driver}`;
   return `now ${environment.config.provider ?? "sandbox"}`;
 }
 
-function leaseFromRow(row: Row, environments: ReadonlyMap<string, Environment>): unknown {
+function withEnvironmentChange(row: Row, environments: ReadonlyMap<string, Environment>): Row {
   const change = environmentChange(row, environments);
-  return {
-    id: row.id,
-    companyId: row.company_id,
-    environmentId: row.environment_id,
-    executionWorkspaceId: row.execution_workspace_id,
-    issueId: row.issue_id,
-    heartbeatRunId: row.heartbeat_run_id,
-    status: row.status,
-    leasePolicy: row.lease_policy,
-    provider: row.provider,
-    providerLeaseId: row.provider_lease_id,
-    acquiredAt: isoDate(row.acquired_at),
-    lastUsedAt: isoDate(row.last_used_at),
-    expiresAt: isoDate(row.expires_at),
-    releasedAt: isoDate(row.released_at),
-    failureReason: row.failure_reason,
-    cleanupStatus: row.cleanup_status,
-    metadata: row.metadata,
-    createdAt: isoDate(row.created_at),
-    updatedAt: isoDate(row.updated_at),
-    // A run id whose run row is gone is as good as no run: Paperclip's sweep treats both alike.
-    heartbeatRunStatus: row.run_id === null ? null : row.run_status,
-    ...(change === undefined ? {} : { environmentChange: change }),
-  };
-}
-
-function isoDate(value: unknown): unknown {
-  return value instanceof Date ? value.toISOString() : value;
+  if (change !== undefined) row.environmentChange = change;
+  return row;
 }
 
 const DATABASE_ERRORS: Record<string, string> = {
