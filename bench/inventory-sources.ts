@@ -98,7 +98,9 @@ export async function runSourceComparison(options: SourceComparisonOptions): Pro
     const leasesByEnvironment: Record<string, unknown[]> = {};
     for (const lease of leases) {
       if (lease.environmentId === null || !environmentIds.has(lease.environmentId)) continue;
-      (leasesByEnvironment[lease.environmentId] ??= []).push(lease);
+      const list = leasesByEnvironment[lease.environmentId];
+      if (list === undefined) leasesByEnvironment[lease.environmentId] = [lease];
+      else list.push(lease);
     }
     const paperclip = await startFakePaperclip({
       companies: companyIds.map((id, at) => ({ id, name: `Company ${at + 1}` })),
