@@ -57,7 +57,14 @@ export async function startPostgres(): Promise<PostgresServer> {
     onError: (error) => log.push(String(error)),
   });
   try {
-    await server.initialise();
+    try {
+      await server.initialise();
+    } catch {
+      // Two test processes on a fresh machine may both try to create the postgres user; the loser
+      // finds it there on a second try.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await server.initialise();
+    }
     await server.start();
   } catch (error) {
     await server.stop().catch(() => undefined);

@@ -232,8 +232,8 @@ describe.each<PaperclipSchemaShape>(["company-scoped", "instance-scoped"])(
         leasePolicy: "reuse_by_environment",
         provider: "createos",
         providerLeaseId: "sbx-warm",
-        releasedAt: "2026-11-30T10:00:00.000Z",
       });
+      expect(Date.parse(released.releasedAt!)).toBe(Date.parse("2026-11-30T10:00:00.000Z"));
       expect(Date.parse(released.acquiredAt)).not.toBeNaN();
       expect((released.metadata as Record<string, unknown>).sandboxId).toBe("sbx-warm");
       expect(byId.get(world.ids.unknownStatus)).toMatchObject({

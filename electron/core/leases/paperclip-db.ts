@@ -32,26 +32,14 @@ const DEFAULT_PAGE_SIZE = 5_000;
 const CREATEOS = "createos";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set([
-  "acquired_at",
-  "last_used_at",
-  "expires_at",
-  "released_at",
-  "created_at",
-  "updated_at",
-]);
 const camelCase = (column: string) =>
   column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-const isoText = (expression: string) =>
-  `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-// Each row built by the server as the JSON object LeaseRowSchema reads, timestamps already ISO text: the
-// driver then parses one JSON document per page instead of converting every column of every row. The
-// run's status is null when the row names no run or its run is gone (Paperclip's sweep treats both alike).
+// Each row built by the server as the JSON object LeaseRowSchema reads (timestamps become ISO 8601 in
+// the transaction's UTC zone): the driver then parses one JSON document per page instead of converting
+// every column of every row. The run's status is null when the row names no run or its run is gone
+// (Paperclip's sweep treats both alike).
 const LEASE_JSON = `json_build_object(${COLUMNS_READ.environment_leases
-  .map(
-    (column) =>
-      `'${camelCase(column)}', ${TIMESTAMP_COLUMNS.has(column) ? isoText(`l.${column}`) : `l.${column}`}`,
-  )
+  .map((column) => `'${camelCase(column)}', l.${column}`)
   .join(", ")}, 'heartbeatRunStatus', r.status)`;
 // Rows the CreateOS plugin wrote: under a CreateOS environment, or recorded as CreateOS wherever their
 // environment went (deleted, or switched to another driver or provider).
@@ -283,6 +271,7 @@ export async function readOnlyTransaction<T>(
   await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   try {
     await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+    await client.query("SET LOCAL TimeZone = 'UTC'");
     const result = await body(client);
     await client.query("COMMIT");
     return result;
