@@ -32,15 +32,26 @@ const DEFAULT_PAGE_SIZE = 5_000;
 const CREATEOS = "createos";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set([
+  "acquired_at",
+  "last_used_at",
+  "expires_at",
+  "released_at",
+  "created_at",
+  "updated_at",
+]);
 const camelCase = (column: string) =>
   column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-// Each row built by the server as the JSON object LeaseRowSchema reads (timestamps become ISO 8601 in
-// the transaction's UTC zone): the driver then parses one JSON document per page instead of converting
-// every column of every row. The run's status is null when the row names no run or its run is gone
-// (Paperclip's sweep treats both alike).
-const LEASE_JSON = `json_build_object(${COLUMNS_READ.environment_leases
-  .map((column) => `'${camelCase(column)}', l.${column}`)
-  .join(", ")}, 'heartbeatRunStatus', r.status)`;
+// Each row comes out already in the shape LeaseRowSchema reads: columns named as Paperclip's JSON names
+// them, timestamps as ISO 8601 text (in the transaction's UTC zone) so the driver never parses a date.
+// The run's status is null when the row names no run or its run is gone (Paperclip's sweep treats both
+// alike).
+const LEASE_SELECT = `${COLUMNS_READ.environment_leases
+  .map((column) => {
+    const value = TIMESTAMP_COLUMNS.has(column) ? `to_json(l.${column}) #>> '{}'` : `l.${column}`;
+    return `${value} AS "${camelCase(column)}"`;
+  })
+  .join(", ")}, r.status AS "heartbeatRunStatus"`;
 // Rows the CreateOS plugin wrote: under a CreateOS environment, or recorded as CreateOS wherever their
 // environment went (deleted, or switched to another driver or provider).
 const CREATEOS_ROW = `(
@@ -49,16 +60,15 @@ const CREATEOS_ROW = `(
   OR l.metadata->>'provider' = '${CREATEOS}'
 )`;
 const LEASES_PAGE_QUERY = `
-  SELECT coalesce(json_agg(page.row ORDER BY page.id), '[]'::json) AS rows
-    FROM (SELECT l.id, ${LEASE_JSON} AS row
-            FROM environment_leases l
-            LEFT JOIN environments e ON e.id = l.environment_id
-            LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
-           WHERE l.id > $1::uuid AND ${CREATEOS_ROW}
-           ORDER BY l.id
-           LIMIT $2) page`;
+  SELECT ${LEASE_SELECT}
+    FROM environment_leases l
+    LEFT JOIN environments e ON e.id = l.environment_id
+    LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
+   WHERE l.id > $1::uuid AND ${CREATEOS_ROW}
+   ORDER BY l.id
+   LIMIT $2`;
 const LEASE_QUERY = `
-  SELECT ${LEASE_JSON} AS row
+  SELECT ${LEASE_SELECT}
     FROM environment_leases l
     LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
    WHERE l.id = $1::uuid`;
@@ -117,14 +127,14 @@ export class PaperclipDbSource implements LeaseSource {
       const problems: SourceProblem[] = [...environments.problems];
       // The next page is asked for before this one is checked, so the server works while the rows are.
       const pageAfter = (id: string) => {
-        const query = client.query<{ rows: Row[] }>(LEASES_PAGE_QUERY, [id, this.#pageSize]);
+        const query = client.query<Row>(LEASES_PAGE_QUERY, [id, this.#pageSize]);
         // Awaited below, unless the scan stops first: then its failure must not go unhandled.
         query.catch(() => undefined);
         return query;
       };
       let pending = pageAfter(FIRST_UUID);
       for (let offset = 0; ; ) {
-        const page = (await pending).rows[0]?.rows ?? [];
+        const page = (await pending).rows;
         const full = page.length === this.#pageSize;
         if (full) pending = pageAfter(String(page[page.length - 1]!.id));
         await runInSlices(this.#checkRows(page, offset, byId, leases, problems), { signal });
@@ -176,8 +186,8 @@ export class PaperclipDbSource implements LeaseSource {
     if (!UUID.test(leaseId)) return null;
     options.signal?.throwIfAborted();
     const found = await this.#readOnly("reading a lease", options.signal, async (client, shape) => {
-      const lease = await client.query<{ row: Row }>(LEASE_QUERY, [leaseId]);
-      const row = lease.rows[0]?.row;
+      const lease = await client.query<Row>(LEASE_QUERY, [leaseId]);
+      const row = lease.rows[0];
       if (row === undefined) return null;
       const environment =
         row.environmentId === null
