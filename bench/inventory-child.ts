@@ -1,5 +1,6 @@
 // The measured side of the inventory benchmark, in a fresh process of its own (see bench/inventory.ts):
 //   scan      one Leasekeeper scan of the world's config, with the event loop, memory and CPU watched
+//   read      the sources alone, read once (no listing beside them)
 //   baseline  the plugin's way on a sample of leases: one GET /v1/sandboxes/{id} per lease, same client
 //             and same per-origin pacer
 // Prints one JSON line on stdout.
@@ -51,6 +52,14 @@ export interface ScanChildResult {
   headlines: Record<string, number>;
 }
 
+/** Reading the sources alone, no CreateOS listing beside it: wall time, and CPU time for a shared machine. */
+export interface ReadChildResult {
+  rows: number;
+  wallMs: number;
+  cpuMs: number;
+  memory: { heapUsedMaxMB: number; maxRssMB: number; baselineRssMB: number };
+}
+
 export interface BaselineTarget {
   sandboxId: string;
   origin: string;
@@ -83,6 +92,9 @@ if (values.mode === "scan") {
   const result = await measureBaseline(
     JSON.parse(await readFile(values.targets!, "utf8")) as BaselineTarget[],
   );
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+} else if (values.mode === "read") {
+  const result = await measureRead();
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
   throw new Error(`unknown mode ${values.mode}`);
@@ -178,6 +190,25 @@ async function measureScan(): Promise<ScanChildResult> {
       maxBlockCpuMs: storeReport.maxBlockCpuMs,
     },
     headlines,
+  };
+}
+
+async function measureRead(): Promise<ReadChildResult> {
+  const sources = createSources(config);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const baselineRssMB = round(process.memoryUsage().rss / 1024 ** 2);
+  const memory = new MemoryProbe().start();
+  const cpuStart = process.cpuUsage();
+  const started = performance.now();
+  const snapshots = await Promise.all(sources.map((source) => source.load()));
+  const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuStart);
+  const { heapUsedMaxMB, maxRssMB } = memory.stop();
+  return {
+    rows: snapshots.reduce((sum, snapshot) => sum + snapshot.leases.length, 0),
+    wallMs: round(wallMs),
+    cpuMs: round((cpu.user + cpu.system) / 1000),
+    memory: { heapUsedMaxMB, maxRssMB, baselineRssMB },
   };
 }
 

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { originOf } from "../shared/domain/api-url.js";
-import { generateDemoWorld, writeDemoWorld } from "../simulator/index.js";
+import { type DemoWorld, generateDemoWorld, writeDemoWorld } from "../simulator/index.js";
 import type { BaselineChildResult, BaselineTarget, ScanChildResult } from "./inventory-child.js";
 import { ROOT, runJsonChild, startSimulatorProcess } from "./lib/processes.js";
 import type { Figure } from "./lib/report.js";
@@ -83,19 +83,7 @@ export async function runInventoryBench(options: InventoryBenchOptions): Promise
     const writeBudget = (perMinute: number) =>
       writeFile(configFile, JSON.stringify({ ...config, rateLimitPerMinute: perMinute }));
 
-    // The floor: every credential lists its account's sandboxes once, 500 to a page.
-    const sandboxesByKey = new Map(
-      world.fleet.accounts.map((account) => [account.apiKey, account.sandboxes?.length ?? 0]),
-    );
-    const requestFloorByOrigin: Record<string, number> = {};
-    for (const credential of world.config.credentials) {
-      const listed = sandboxesByKey.get(world.keys[credential.apiKeyEnv]!) ?? 0;
-      const pages = Math.max(1, Math.ceil(listed / LIST_PAGE_SIZE));
-      requestFloorByOrigin[credential.origin] = (requestFloorByOrigin[credential.origin] ?? 0) + pages;
-    }
-    const requestFloor = Object.values(requestFloorByOrigin).reduce((sum, n) => sum + n, 0);
-    const pacingFloor = (perMinute: number) =>
-      ((Math.max(...Object.values(requestFloorByOrigin)) - 1) * 60_000) / perMinute;
+    const { requestFloorByOrigin, requestFloor, pacingFloorMs: pacingFloor } = requestFloors(world);
 
     await writeBudget(budget);
     const scan = await runJsonChild<ScanChildResult>(CHILD, ["--mode", "scan", "--config", configFile], {
@@ -182,6 +170,28 @@ export async function runInventoryBench(options: InventoryBenchOptions): Promise
     await sim.stop();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The floors a world's fleet sets: every credential lists its account's sandboxes once, 500 to a page. */
+export function requestFloors(world: DemoWorld): {
+  requestFloorByOrigin: Record<string, number>;
+  requestFloor: number;
+  /** (requests at the busiest origin − 1) × 60 000 / budget: the last page cannot start earlier. */
+  pacingFloorMs: (perMinute: number) => number;
+} {
+  const sandboxesByKey = new Map(
+    world.fleet.accounts.map((account) => [account.apiKey, account.sandboxes?.length ?? 0]),
+  );
+  const requestFloorByOrigin: Record<string, number> = {};
+  for (const credential of world.config.credentials) {
+    const listed = sandboxesByKey.get(world.keys[credential.apiKeyEnv]!) ?? 0;
+    const pages = Math.max(1, Math.ceil(listed / LIST_PAGE_SIZE));
+    requestFloorByOrigin[credential.origin] = (requestFloorByOrigin[credential.origin] ?? 0) + pages;
+  }
+  const requestFloor = Object.values(requestFloorByOrigin).reduce((sum, n) => sum + n, 0);
+  const pacingFloorMs = (perMinute: number) =>
+    ((Math.max(...Object.values(requestFloorByOrigin)) - 1) * 60_000) / perMinute;
+  return { requestFloorByOrigin, requestFloor, pacingFloorMs };
 }
 
 const round1 = (value: number) => Math.round(value * 10) / 10;

@@ -2,6 +2,7 @@
 //
 //   npm run bench                                        everything → bench/results/latest.{json,md}
 //   npm run bench -- inventory --size 10000 [--budget 300] [--fast-budget 6000] [--baseline-sample 50]
+//   npm run bench -- inventory --source paperclip-db --size 100000 [--budget 300]
 //   npm run bench -- destroy --count 1000 --rate-limit 6000
 //   npm run bench -- ui [--size 20000]
 //   npm run bench -- startup [--runs 3]
@@ -14,6 +15,7 @@ import { parseArgs } from "node:util";
 import { bundleFigures, runBundleBench } from "./bundle.js";
 import { destroyFigures, runDestroy } from "./destroy-figures.js";
 import { inventoryFigures, runInventoryBench } from "./inventory.js";
+import { runSourceComparison, sourceComparisonFigures } from "./inventory-sources.js";
 import { ROOT } from "./lib/processes.js";
 import { type BenchReport, type Figure, machine, renderText, verdictOf, writeReport } from "./lib/report.js";
 import { runStartupBench, startupFigures } from "./startup.js";
@@ -32,6 +34,7 @@ const { values, positionals } = parseArgs({
     count: { type: "string" },
     "rate-limit": { type: "string" },
     runs: { type: "string" },
+    source: { type: "string" },
     "no-write": { type: "boolean", default: false },
   },
 });
@@ -83,7 +86,18 @@ for (const name of order) {
     });
   } else if (name === "inventory") {
     const sizes = values.size?.map(Number) ?? [2_000, 10_000, 20_000];
-    for (const size of sizes) {
+    if (values.source !== undefined && values.source !== "paperclip-db") {
+      say(`bench: --source must be paperclip-db (the ledger is the default way)`);
+      process.exit(2);
+    }
+    for (const size of values.source === "paperclip-db" ? sizes : []) {
+      await step(`inventory ${size} by source`, async () => {
+        const result = await runSourceComparison({ size, budget: number(values.budget, 300) });
+        details[`inventory-sources-${size}`] = result;
+        return sourceComparisonFigures(result);
+      });
+    }
+    for (const size of values.source === undefined ? sizes : []) {
       await step(`inventory ${size}`, async () => {
         const result = await runInventoryBench({
           size,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ProviderCode, RowFlag } from "./codes.js";
-import { driftedFields, rowFlags } from "./flags.js";
+import { driftedFields, isStranded, rowFlags } from "./flags.js";
 import { metadataObject } from "./lease-metadata.js";
 import type { Environment, LeaseRow } from "./paperclip.js";
 import { environment, MARKER, meta, NOW, row } from "./test-fixtures.js";
@@ -151,8 +151,37 @@ describe("in-use: a run holds the lease", () => {
     ["§6.10 active with a heartbeat run", { status: "active", heartbeatRunId: "run-1" }, true],
     ["§6.7 active without a run (orphaned active)", { status: "active", heartbeatRunId: null }, false],
     ["released, run id left behind", { status: "released", heartbeatRunId: "run-1" }, false],
+    [
+      "active, its run seen running",
+      { status: "active", heartbeatRunId: "run-1", heartbeatRunStatus: "running" },
+      true,
+    ],
+    [
+      "§6.7 active, its run seen finished (stranded)",
+      { status: "active", heartbeatRunId: "run-1", heartbeatRunStatus: "succeeded" },
+      false,
+    ],
+    [
+      "§6.7 active, its run row gone (stranded)",
+      { status: "active", heartbeatRunId: "run-1", heartbeatRunStatus: null },
+      false,
+    ],
   ])("%s → %s", (_, overrides, expected) => {
     expect(flagsOf(row(overrides)).includes("in-use")).toBe(expected);
+  });
+});
+
+describe("stranded: an active row whose run the source sees over or gone", () => {
+  it.each<[string, Partial<LeaseRow>, boolean]>([
+    ["run queued", { status: "active", heartbeatRunId: "run-1", heartbeatRunStatus: "queued" }, false],
+    ["run scheduled for retry", { status: "active", heartbeatRunStatus: "scheduled_retry" }, false],
+    ["run failed", { status: "active", heartbeatRunId: "run-1", heartbeatRunStatus: "failed" }, true],
+    ["run status unknown to Paperclip", { status: "active", heartbeatRunStatus: "paused-ish" }, true],
+    ["run missing", { status: "active", heartbeatRunId: "run-1", heartbeatRunStatus: null }, true],
+    ["source cannot see runs", { status: "active", heartbeatRunId: "run-1" }, false],
+    ["released row, run over", { status: "released", heartbeatRunStatus: "succeeded" }, false],
+  ])("%s → %s", (_, overrides, expected) => {
+    expect(isStranded(row(overrides))).toBe(expected);
   });
 });
 

@@ -152,7 +152,20 @@ export function holdsSandbox(row: LeaseRow): boolean {
 
 /** A run holds this lease now: the plugin has commands in flight on its sandbox (§6.10). */
 export function isInUse(row: LeaseRow): boolean {
-  return row.status === "active" && row.heartbeatRunId !== null;
+  return row.status === "active" && row.heartbeatRunId !== null && !isStranded(row);
+}
+
+/** Run statuses Paperclip counts as still holding a lease; any other is terminal (or unknown to it). */
+const LIVE_RUN_STATUSES: readonly string[] = ["queued", "scheduled_retry", "running"];
+
+/**
+ * An `active` row whose run the source can see is over or gone (§6.7): no command is in flight, and
+ * Paperclip's own orphaned-lease sweep will move it to `pending_cleanup`. Only a source that reads the
+ * run (`heartbeatRunStatus` present) can tell; elsewhere an active row with a run id stays in use.
+ */
+export function isStranded(row: LeaseRow): boolean {
+  if (row.status !== "active" || row.heartbeatRunStatus === undefined) return false;
+  return row.heartbeatRunStatus === null || !LIVE_RUN_STATUSES.includes(row.heartbeatRunStatus);
 }
 
 /**

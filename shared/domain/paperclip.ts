@@ -107,6 +107,16 @@ export const LeaseRowSchema = z.object({
     .transform((value) => (value === undefined ? null : value)),
   createdAt: nullableIsoDate,
   updatedAt: nullableIsoDate,
+  /**
+   * The status of the run behind `heartbeatRunId`, for a source that can see it (Paperclip's database):
+   * null when the run is missing, absent when the source cannot tell (REST, a ledger file).
+   */
+  heartbeatRunStatus: z.string().max(100).nullable().optional(),
+  /**
+   * What became of the row's environment, for a source that can see it: `deleted`, or `now <driver>` when
+   * the environment no longer runs on CreateOS. Absent while the environment is as the row expects.
+   */
+  environmentChange: z.string().max(200).optional(),
 });
 export type LeaseRow = z.infer<typeof LeaseRowSchema>;
 

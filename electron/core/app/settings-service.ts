@@ -52,16 +52,21 @@ export class SettingsService {
     return {
       configPath: config.file,
       dataDir: config.dataDir,
-      sources: config.sources.map((source): SourceView => {
-        if (source.kind === "ledger") return { kind: "ledger", id: source.id, path: source.path };
+      // A database source is set in the config file only (the UI cannot name its URL variable), so the
+      // settings form neither shows nor rewrites it.
+      sources: config.sources.flatMap((source): SourceView[] => {
+        if (source.kind === "paperclip-db") return [];
+        if (source.kind === "ledger") return [{ kind: "ledger", id: source.id, path: source.path }];
         const token = source.tokenEnv === null ? undefined : this.#options.env[source.tokenEnv];
-        return {
-          kind: "paperclip",
-          id: source.id,
-          url: source.url,
-          tokenEnv: source.tokenEnv,
-          tokenState: source.tokenEnv === null ? "not-needed" : token?.trim() ? "set" : "missing",
-        };
+        return [
+          {
+            kind: "paperclip",
+            id: source.id,
+            url: source.url,
+            tokenEnv: source.tokenEnv,
+            tokenState: source.tokenEnv === null ? "not-needed" : token?.trim() ? "set" : "missing",
+          },
+        ];
       }),
       credentials: await Promise.all(config.credentials.map((credential) => this.describe(credential.name))),
       rateLimitPerMinute: config.rateLimitPerMinute,
@@ -73,7 +78,10 @@ export class SettingsService {
   async update(request: ParsedRequest<"settings:update">): Promise<SettingsView> {
     const raw = this.#readRaw();
     if (request.sources) {
-      raw.sources = request.sources.map((source) => {
+      const fileOnly = (
+        Array.isArray(raw.sources) ? (raw.sources as Array<Record<string, unknown>>) : []
+      ).filter((source) => source.kind === "paperclip-db");
+      const fromUi = request.sources.map((source) => {
         if (source.kind === "ledger") {
           if (!path.isAbsolute(source.path) || !source.path.endsWith(".json")) {
             throw new CoreError(
@@ -91,6 +99,7 @@ export class SettingsService {
           ...this.#keepName(raw, "url", source.url),
         };
       });
+      raw.sources = [...fromUi, ...fileOnly];
     }
     if (request.rateLimitPerMinute !== undefined) raw.rateLimitPerMinute = request.rateLimitPerMinute;
     if (request.refreshIntervalSeconds !== undefined)

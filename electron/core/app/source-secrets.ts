@@ -2,15 +2,30 @@ import type { LeasekeeperConfig } from "../config/load.js";
 
 /**
  * Secrets other than CreateOS keys that this process holds for its sources: each Paperclip source's
- * board token, read from the variable its config names. The redactor and the audit evidence scrubber
+ * board token and each database source's connection string (and the password in it), read from the
+ * variables their config names. The redactor and the audit evidence scrubber
  * must know them too, or a row whose data happens to carry one would show it (e2e reliability-secrets).
  */
 export function sourceSecrets(config: LeasekeeperConfig, env: NodeJS.ProcessEnv): string[] {
   const values: string[] = [];
   for (const source of config.sources) {
+    if (source.kind === "paperclip-db") {
+      const url = env[source.urlEnv]?.trim();
+      if (url) values.push(url, ...databasePassword(url));
+      continue;
+    }
     if (source.kind !== "paperclip" || source.tokenEnv === null) continue;
     const token = env[source.tokenEnv]?.trim();
     if (token) values.push(token);
   }
   return values;
+}
+
+function databasePassword(url: string): string[] {
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password ? [password] : [];
+  } catch {
+    return [];
+  }
 }

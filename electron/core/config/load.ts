@@ -7,7 +7,8 @@ import { type ConfigFile, ConfigFileSchema } from "./schema.js";
 
 export type SourceConfig =
   | { kind: "ledger"; id: string; path: string }
-  | { kind: "paperclip"; id: string; url: string; tokenEnv: string | null };
+  | { kind: "paperclip"; id: string; url: string; tokenEnv: string | null }
+  | { kind: "paperclip-db"; id: string; urlEnv: string };
 
 export interface CredentialConfig {
   name: string;
@@ -80,6 +81,13 @@ function resolveConfig(config: ConfigFile, file: string): LeasekeeperConfig {
         kind: "ledger",
         id: source.name ?? uniqueId(`ledger:${path.basename(absolute)}`),
         path: absolute,
+      };
+    }
+    if (source.kind === "paperclip-db") {
+      return {
+        kind: "paperclip-db",
+        id: source.name ?? uniqueId(`paperclip-db:${source.urlEnv}`),
+        urlEnv: source.urlEnv,
       };
     }
     return {

@@ -52,6 +52,8 @@ export const SourceConfigSchema = z.discriminatedUnion("kind", [
     tokenEnv: envVarName.optional(),
     name: displayName.optional(),
   }),
+  // Paperclip's own database; the connection string (it carries a password) only ever in the variable.
+  z.strictObject({ kind: z.literal("paperclip-db"), urlEnv: envVarName, name: displayName.optional() }),
 ]);
 
 export const CredentialConfigSchema = z.strictObject({

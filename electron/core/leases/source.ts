@@ -9,7 +9,7 @@ import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js"
  */
 export interface LeaseSource {
   readonly id: string;
-  readonly kind: "ledger" | "paperclip";
+  readonly kind: "ledger" | "paperclip" | "paperclip-db";
   load(options?: { signal?: AbortSignal }): Promise<SourceSnapshot>;
   /** The row as the source holds it now; null when it no longer exists. Throws if it is malformed. */
   readLease(leaseId: string, options?: { signal?: AbortSignal }): Promise<LeaseRow | null>;

@@ -4,7 +4,7 @@ import { CONFIG_FILE_NAME, loadConfig } from "../../config/load.js";
 import { EnvSecretStore } from "../../config/secrets.js";
 import { formatScanTable, knowsEnvironment, scanReport } from "../../inventory/report.js";
 import { scanInventory } from "../../inventory/scan.js";
-import { createSources } from "../../leases/index.js";
+import { createSources, PaperclipDbSource } from "../../leases/index.js";
 import { openDatabase } from "../../store/database.js";
 import { InventoryStore } from "../../store/inventory-store.js";
 import { type CliCommand, EXIT } from "../command.js";
@@ -61,6 +61,12 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
       io.stderr.write(
         `leasekeeper scan: the result was not saved (${error instanceof Error ? error.message : "store error"}).\n`,
       );
+    }
+
+    for (const source of sources) {
+      if (source instanceof PaperclipDbSource && source.lastSchemaNote !== null) {
+        io.stderr.write(`leasekeeper scan: ${source.id}: ${source.lastSchemaNote}.\n`);
+      }
     }
 
     const report = scanReport(inventory, { environmentId: values.environment, newSinceLastScan });

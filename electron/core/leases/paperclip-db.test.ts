@@ -1,0 +1,457 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isInUse, isStranded } from "../../../shared/domain/flags.js";
+import type { LeaseRow } from "../../../shared/domain/paperclip.js";
+import { type PostgresServer, startPostgres, type TestDatabase } from "../../../test/support/postgres.js";
+import { runCli } from "../cli/run.js";
+import { PaperclipDbSource, readOnlyTransaction } from "./paperclip-db.js";
+import { SourceError } from "./source.js";
+import {
+  createPaperclipSchema,
+  type PaperclipSchemaShape,
+  PaperclipSeed,
+} from "./testing/paperclip-db/seed.js";
+
+let server: PostgresServer;
+
+beforeAll(async () => {
+  server = await startPostgres();
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+const API_URL = "https://api.sb.createos.sh";
+const SECRET_CANARY = `canary-${randomBytes(8).toString("hex")}`;
+
+async function withClient<T>(url: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await body(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function metadataFor(
+  companyId: string,
+  environmentId: string | null,
+  sandbox: string,
+): Record<string, unknown> {
+  return {
+    provider: "createos",
+    apiUrl: API_URL,
+    companyId,
+    environmentId,
+    sandboxId: sandbox,
+    marker: randomUUID(),
+    shape: "s-1vcpu-1gb",
+    apiKey: SECRET_CANARY,
+  };
+}
+
+interface World {
+  db: TestDatabase;
+  companies: { acme: string; globex: string };
+  createosEnvironment: string;
+  ids: {
+    live: string;
+    stranded: string;
+    noRun: string;
+    released: string;
+    unknownStatus: string;
+    switched: string;
+    orphan: string | null;
+    local: string;
+  };
+}
+
+/** One small Paperclip: a CreateOS environment, one switched to SSH, a local one, and rows of each kind. */
+async function seedWorld(shape: PaperclipSchemaShape): Promise<World> {
+  const db = await server.createDatabase(shape.replace("-", "_"));
+  return withClient(db.url, async (client) => {
+    await createPaperclipSchema(client, shape);
+    const seed = new PaperclipSeed(client, shape);
+    const acme = await seed.company("Acme Robotics");
+    const globex = await seed.company("Globex");
+    await seed.secret(acme, "CREATEOS_API_KEY", SECRET_CANARY);
+    const createosEnvironment = await seed.environment({
+      companyId: acme,
+      name: "CreateOS sandboxes",
+      config: { provider: "createos", apiUrl: API_URL, shape: "s-1vcpu-1gb", apiKey: SECRET_CANARY },
+      envVars: { CREATEOS_API_KEY: SECRET_CANARY },
+    });
+    const switchedEnvironment = await seed.environment({
+      companyId: acme,
+      name: "Moved to SSH",
+      driver: "ssh",
+      config: { host: "builder.internal" },
+    });
+    const localEnvironment = await seed.environment({ companyId: globex, name: "Local", driver: "local" });
+    const running = await seed.run(acme, "running");
+    const finished = await seed.run(acme, "succeeded");
+
+    const row = (overrides: Parameters<PaperclipSeed["lease"]>[0]) => seed.lease(overrides);
+    const live = await row({
+      companyId: acme,
+      environmentId: createosEnvironment,
+      heartbeatRunId: running,
+      providerLeaseId: "sbx-live",
+      metadata: metadataFor(acme, createosEnvironment, "sbx-live"),
+    });
+    const stranded = await row({
+      companyId: acme,
+      environmentId: createosEnvironment,
+      heartbeatRunId: finished,
+      providerLeaseId: "sbx-stranded",
+      metadata: metadataFor(acme, createosEnvironment, "sbx-stranded"),
+    });
+    const noRun = await row({
+      companyId: globex,
+      environmentId: createosEnvironment,
+      heartbeatRunId: null,
+      providerLeaseId: "sbx-probe",
+      metadata: metadataFor(globex, createosEnvironment, "sbx-probe"),
+    });
+    const released = await row({
+      companyId: acme,
+      environmentId: createosEnvironment,
+      status: "released",
+      leasePolicy: "reuse_by_environment",
+      providerLeaseId: "sbx-warm",
+      releasedAt: "2026-11-30T10:00:00.000Z",
+      metadata: metadataFor(acme, createosEnvironment, "sbx-warm"),
+    });
+    const unknownStatus = await row({
+      companyId: acme,
+      environmentId: createosEnvironment,
+      status: "hibernating",
+      leasePolicy: "reuse_later",
+      cleanupStatus: "deferred",
+      providerLeaseId: "sbx-odd",
+      metadata: metadataFor(acme, createosEnvironment, "sbx-odd"),
+    });
+    const switched = await row({
+      companyId: acme,
+      environmentId: switchedEnvironment,
+      status: "released",
+      providerLeaseId: "sbx-switched",
+      metadata: metadataFor(acme, switchedEnvironment, "sbx-switched"),
+    });
+    const local = await row({
+      companyId: globex,
+      environmentId: localEnvironment,
+      provider: "local",
+      metadata: { provider: "local" },
+    });
+    let orphan: string | null = null;
+    if (shape === "instance-scoped") {
+      const doomed = await seed.environment({
+        name: "Deleted later",
+        config: { provider: "createos", apiUrl: API_URL },
+      });
+      orphan = await row({
+        companyId: acme,
+        environmentId: doomed,
+        status: "pending_cleanup",
+        failureReason: "environment_deleted",
+        providerLeaseId: "sbx-orphan",
+        metadata: metadataFor(acme, doomed, "sbx-orphan"),
+      });
+      // ON DELETE SET NULL leaves the row behind with no environment: the orphan no REST route lists.
+      await client.query("DELETE FROM environments WHERE id = $1", [doomed]);
+    }
+    return {
+      db,
+      companies: { acme, globex },
+      createosEnvironment,
+      ids: { live, stranded, noRun, released, unknownStatus, switched, orphan, local },
+    };
+  });
+}
+
+function sourceFor(url: string, pageSize?: number): PaperclipDbSource {
+  return new PaperclipDbSource({
+    id: "paperclip-db",
+    url,
+    timeoutMs: 10_000,
+    ...(pageSize ? { pageSize } : {}),
+  });
+}
+
+describe.each<PaperclipSchemaShape>(["company-scoped", "instance-scoped"])(
+  "a %s Paperclip database",
+  (shape) => {
+    let world: World;
+    let source: PaperclipDbSource;
+
+    beforeAll(async () => {
+      world = await seedWorld(shape);
+      source = sourceFor(world.db.url);
+    }, 60_000);
+
+    afterAll(async () => {
+      await source?.close();
+    });
+
+    it("reads every CreateOS row, says which shape it found, and leaves other drivers' rows out", async () => {
+      const snapshot = await source.load();
+      const expected = Object.entries(world.ids)
+        .filter(([name, id]) => name !== "local" && id !== null)
+        .map(([, id]) => id);
+      expect(snapshot.leases.map((lease) => lease.id).sort()).toEqual([...expected].sort());
+      expect(snapshot.problems).toEqual([]);
+      expect(snapshot.schemaShape).toBe(shape);
+      expect(snapshot.schemaNote).toContain(shape);
+      expect(snapshot.companies).toEqual(
+        expect.arrayContaining([
+          { id: world.companies.acme, name: "Acme Robotics" },
+          { id: world.companies.globex, name: "Globex" },
+        ]),
+      );
+      expect(snapshot.environments.map((environment) => environment.id)).toEqual([world.createosEnvironment]);
+      expect(snapshot.environments[0]!.companyId).toBe(
+        shape === "company-scoped" ? world.companies.acme : null,
+      );
+    });
+
+    it("keeps each column as Paperclip stored it, and unknown vocabularies as the strings they are", async () => {
+      const snapshot = await source.load();
+      const byId = new Map(snapshot.leases.map((lease) => [lease.id, lease]));
+      const released = byId.get(world.ids.released)!;
+      expect(released).toMatchObject({
+        companyId: world.companies.acme,
+        environmentId: world.createosEnvironment,
+        status: "released",
+        leasePolicy: "reuse_by_environment",
+        provider: "createos",
+        providerLeaseId: "sbx-warm",
+      });
+      expect(Date.parse(released.releasedAt!)).toBe(Date.parse("2026-11-30T10:00:00.000Z"));
+      expect(Date.parse(released.acquiredAt)).not.toBeNaN();
+      expect((released.metadata as Record<string, unknown>).sandboxId).toBe("sbx-warm");
+      expect(byId.get(world.ids.unknownStatus)).toMatchObject({
+        status: "hibernating",
+        leasePolicy: "reuse_later",
+        cleanupStatus: "deferred",
+      });
+    });
+
+    it("shows a row under an environment that left CreateOS, and (where it can exist) an orphan row", async () => {
+      const snapshot = await source.load();
+      const byId = new Map(snapshot.leases.map((lease) => [lease.id, lease]));
+      expect(byId.get(world.ids.switched)?.environmentChange).toBe("now ssh");
+      expect(byId.get(world.ids.live)?.environmentChange).toBeUndefined();
+      if (world.ids.orphan !== null) {
+        expect(byId.get(world.ids.orphan)).toMatchObject({
+          environmentId: null,
+          environmentChange: "deleted",
+          status: "pending_cleanup",
+        });
+      }
+    });
+
+    it("carries each row's run status: an active row whose run finished is stranded, not in use", async () => {
+      const snapshot = await source.load();
+      const byId = new Map(snapshot.leases.map((lease) => [lease.id, lease]));
+      const live = byId.get(world.ids.live)!;
+      const stranded = byId.get(world.ids.stranded)!;
+      const noRun = byId.get(world.ids.noRun)!;
+      expect(live.heartbeatRunStatus).toBe("running");
+      expect(stranded.heartbeatRunStatus).toBe("succeeded");
+      expect(noRun.heartbeatRunStatus).toBeNull();
+      expect([isInUse(live), isStranded(live)]).toEqual([true, false]);
+      expect([isInUse(stranded), isStranded(stranded)]).toEqual([false, true]);
+      expect([isInUse(noRun), isStranded(noRun)]).toEqual([false, true]);
+    });
+
+    it("re-reads one row and one environment by id", async () => {
+      const lease = (await source.readLease(world.ids.stranded)) as LeaseRow;
+      expect(lease).toMatchObject({ id: world.ids.stranded, heartbeatRunStatus: "succeeded" });
+      expect((await source.readLease(world.ids.switched))?.environmentChange).toBe("now ssh");
+      expect(await source.readLease(randomUUID())).toBeNull();
+      expect(await source.readLease("not-a-uuid")).toBeNull();
+      const environment = await source.readEnvironment(world.createosEnvironment);
+      expect(environment).toMatchObject({ id: world.createosEnvironment, driver: "sandbox" });
+      expect(environment?.config.provider).toBe("createos");
+      expect(await source.readEnvironment(randomUUID())).toBeNull();
+    });
+
+    it("never brings a secret along: no secret table, no env_vars, no apiKey in a config or metadata", async () => {
+      const snapshot = await source.load();
+      const lease = await source.readLease(world.ids.live);
+      const environment = await source.readEnvironment(world.createosEnvironment);
+      expect(JSON.stringify([snapshot, lease, environment])).not.toContain(SECRET_CANARY);
+    });
+  },
+);
+
+describe("reading inside a READ ONLY transaction", () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await server.createDatabase("readonly");
+    await withClient(db.url, (client) => createPaperclipSchema(client, "instance-scoped"));
+  });
+
+  it("refuses a write attempted inside the source's transaction, and nothing is written", async () => {
+    await withClient(db.url, async (client) => {
+      const attempt = readOnlyTransaction(client, 5_000, (inside) =>
+        inside.query("INSERT INTO companies (name) VALUES ('written by a reader')"),
+      );
+      await expect(attempt).rejects.toMatchObject({ code: "25006" });
+      const count = await client.query<{ n: string }>("SELECT count(*) AS n FROM companies");
+      expect(count.rows[0]!.n).toBe("0");
+    });
+  });
+
+  it("cancels a statement that outlasts the timeout", async () => {
+    await withClient(db.url, async (client) => {
+      const attempt = readOnlyTransaction(client, 50, (inside) => inside.query("SELECT pg_sleep(5)"));
+      await expect(attempt).rejects.toMatchObject({ code: "57014" });
+    });
+  });
+});
+
+describe("keyset pagination", () => {
+  it("reads every row once across many pages", async () => {
+    const db = await server.createDatabase("pages");
+    const ids = await withClient(db.url, async (client) => {
+      await createPaperclipSchema(client, "instance-scoped");
+      const seed = new PaperclipSeed(client, "instance-scoped");
+      const company = await seed.company("Paged");
+      const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
+      return seed.leases(
+        Array.from({ length: 53 }, (_, index) => ({
+          companyId: company,
+          environmentId: environment,
+          status: "released",
+          providerLeaseId: `sbx-${index}`,
+        })),
+      );
+    });
+    const source = sourceFor(db.url, 7);
+    try {
+      const snapshot = await source.load();
+      const read = snapshot.leases.map((lease) => lease.id);
+      expect(read).toHaveLength(53);
+      expect(new Set(read)).toEqual(new Set(ids));
+
+      // A row Leasekeeper cannot use (an empty status) is a problem naming its id; the others still load.
+      const broken = [...ids].sort()[20]!;
+      await withClient(db.url, (client) =>
+        client.query("UPDATE environment_leases SET status = '' WHERE id = $1", [broken]),
+      );
+      const again = await source.load();
+      expect(again.leases).toHaveLength(52);
+      expect(again.problems).toHaveLength(1);
+      expect(again.problems[0]!.message).toContain(broken);
+      expect(again.problems[0]!.index).toBe(20);
+    } finally {
+      await source.close();
+    }
+  });
+});
+
+describe("the connection string stays secret", () => {
+  const password = `pw-${randomBytes(12).toString("hex")}`;
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await server.createDatabase("leastprivilege");
+    const docs = await readFile(new URL("../../../docs/paperclip-database.md", import.meta.url), "utf8");
+    const grants = /## A least-privilege role[\s\S]*?```sql\n([\s\S]*?)```/.exec(docs)?.[1];
+    if (grants === undefined) throw new Error("docs/paperclip-database.md lost its GRANT block");
+    await withClient(db.url, async (client) => {
+      await createPaperclipSchema(client, "instance-scoped");
+      const seed = new PaperclipSeed(client, "instance-scoped");
+      const company = await seed.company("Least privilege");
+      await seed.secret(company, "CREATEOS_API_KEY", SECRET_CANARY);
+      const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
+      await seed.lease({ companyId: company, environmentId: environment, providerLeaseId: "sbx-1" });
+      await client.query(
+        grants.replaceAll("change-me", password).replace("DATABASE paperclip", `DATABASE "${db.name}"`),
+      );
+    });
+  });
+
+  it("works with exactly the documented grants, which do not reach the secret table", async () => {
+    const url = db.urlFor("leasekeeper_reader", password);
+    const source = sourceFor(url);
+    try {
+      const snapshot = await source.load();
+      expect(snapshot.leases).toHaveLength(1);
+      expect(JSON.stringify(snapshot)).not.toContain(password);
+      await withClient(url, async (client) => {
+        await expect(client.query("SELECT value FROM company_secrets")).rejects.toMatchObject({
+          code: "42501",
+        });
+      });
+    } finally {
+      await source.close();
+    }
+  });
+
+  it.each<[string, (url: string) => string, RegExp]>([
+    ["a wrong password", (url) => url.replace(password, `${password}-wrong`), /refused the login/],
+    ["a database that does not exist", (url) => url.replace(`/${db?.name}`, "/no_such_db"), /does not exist/],
+    ["a port nobody listens on", (url) => url.replace(`:${server?.port}/`, ":1/"), /could not be reached/],
+  ])("an error from %s names the Paperclip database, never the URL", async (_, broken, expected) => {
+    const url = broken(db.urlFor("leasekeeper_reader", password));
+    const source = sourceFor(url);
+    try {
+      const error = await source.load().then(
+        () => null,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(SourceError);
+      const message = (error as Error).message;
+      expect(message).toMatch(expected);
+      const everything = `${message} ${(error as Error).stack ?? ""} ${JSON.stringify(error)}`;
+      expect(everything).not.toContain(password);
+      expect(everything).not.toContain(url);
+      expect(everything).not.toContain("leasekeeper_reader");
+    } finally {
+      await source.close();
+    }
+  });
+});
+
+describe("leasekeeper scan over a paperclip-db source", () => {
+  it("judges the database's rows, says which shape it read, and never prints the URL", async () => {
+    const world = await seedWorld("instance-scoped");
+    const dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-paperclip-db-cli-"));
+    try {
+      await writeFile(
+        path.join(dir, "leasekeeper.config.json"),
+        JSON.stringify({
+          sources: [{ kind: "paperclip-db", urlEnv: "PAPERCLIP_DATABASE_URL" }],
+          dataDir: "data",
+        }),
+      );
+      const out = { stdout: "", stderr: "" };
+      const code = await runCli(["scan", "--json"], {
+        stdout: { write: (text: string) => (out.stdout += text) },
+        stderr: { write: (text: string) => (out.stderr += text) },
+        env: { PAPERCLIP_DATABASE_URL: world.db.url },
+        cwd: dir,
+      });
+      expect(code).toBe(0);
+      expect(out.stderr).toContain("read instance-scoped environments");
+      for (const id of [world.ids.live, world.ids.stranded, world.ids.orphan!, world.ids.switched]) {
+        expect(out.stdout).toContain(id);
+      }
+      const password = new URL(world.db.url).password;
+      expect(`${out.stdout}${out.stderr}`).not.toContain(password);
+      expect(`${out.stdout}${out.stderr}`).not.toContain(SECRET_CANARY);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,354 @@
+import pg from "pg";
+import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
+import type { Company, Environment, LeaseRow, SourceProblem } from "../../../shared/domain/paperclip.js";
+import { runInSlices } from "../time-slices.js";
+import {
+  COLUMNS_READ,
+  describeShape,
+  detectSchemaShape,
+  type PaperclipSchemaShape,
+} from "./paperclip-db-schema.js";
+import { parseEnvironment, parseEnvironments, parseLeaseRow } from "./rows.js";
+import { isValidRowId, type LeaseSource, SourceError } from "./source.js";
+
+export interface PaperclipDbSourceOptions {
+  id: string;
+  /** The connection string, from the environment; it is never shown, logged or put in a message. */
+  url: string;
+  /** Each statement's limit, and the connection attempt's. */
+  timeoutMs: number;
+  /** Lease rows per keyset page. */
+  pageSize?: number;
+}
+
+/** A database snapshot also says which shape of Paperclip's tables it found. */
+export interface PaperclipDbSnapshot extends SourceSnapshot {
+  schemaShape: PaperclipSchemaShape;
+  /** One line for the CLI and the UI, e.g. "read instance-scoped environments (a current Paperclip)". */
+  schemaNote: string;
+}
+
+const DEFAULT_PAGE_SIZE = 5_000;
+const CREATEOS = "createos";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set([
+  "acquired_at",
+  "last_used_at",
+  "expires_at",
+  "released_at",
+  "created_at",
+  "updated_at",
+]);
+const camelCase = (column: string) =>
+  column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+// Each row comes out already in the shape LeaseRowSchema reads: columns named as Paperclip's JSON names
+// them, timestamps as ISO 8601 text (in the transaction's UTC zone) so the driver never parses a date.
+// The run's status is null when the row names no run or its run is gone (Paperclip's sweep treats both
+// alike).
+const LEASE_SELECT = `${COLUMNS_READ.environment_leases
+  .map((column) => {
+    const value = TIMESTAMP_COLUMNS.has(column) ? `to_json(l.${column}) #>> '{}'` : `l.${column}`;
+    return `${value} AS "${camelCase(column)}"`;
+  })
+  .join(", ")}, r.status AS "heartbeatRunStatus"`;
+// Rows the CreateOS plugin wrote: under a CreateOS environment, or recorded as CreateOS wherever their
+// environment went (deleted, or switched to another driver or provider).
+const CREATEOS_ROW = `(
+  (e.driver = 'sandbox' AND e.config->>'provider' = '${CREATEOS}')
+  OR l.provider ILIKE '%${CREATEOS}%'
+  OR l.metadata->>'provider' = '${CREATEOS}'
+)`;
+const LEASES_PAGE_QUERY = `
+  SELECT ${LEASE_SELECT}
+    FROM environment_leases l
+    LEFT JOIN environments e ON e.id = l.environment_id
+    LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
+   WHERE l.id > $1::uuid AND ${CREATEOS_ROW}
+   ORDER BY l.id
+   LIMIT $2`;
+const LEASE_QUERY = `
+  SELECT ${LEASE_SELECT}
+    FROM environment_leases l
+    LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
+   WHERE l.id = $1::uuid`;
+/** Rows checked between two turns of the event loop. */
+const ROWS_PER_STEP = 100;
+const FIRST_UUID = "00000000-0000-0000-0000-000000000000";
+
+type Row = Record<string, unknown>;
+
+/**
+ * Paperclip's own PostgreSQL database, read-only: `environment_leases` page by page (keyset on id), with
+ * `environments`, `companies` (names) and the run behind each `heartbeat_run_id` (its status). It sees
+ * what the REST API cannot: orphan rows whose environment was deleted, rows left under an environment
+ * that no longer runs on CreateOS, and whether an `active` row's run is still alive. Every read is one
+ * `READ ONLY` transaction with a statement timeout; no secret table is ever named.
+ */
+export class PaperclipDbSource implements LeaseSource {
+  readonly kind = "paperclip-db" as const;
+  readonly id: string;
+  readonly #pool: pg.Pool;
+  readonly #timeoutMs: number;
+  readonly #pageSize: number;
+  /** What the last `load` found, for a caller that sees only the inventory (the CLI says it). */
+  lastSchemaNote: string | null = null;
+
+  constructor(options: PaperclipDbSourceOptions) {
+    this.id = options.id;
+    this.#timeoutMs = Math.max(1, Math.floor(options.timeoutMs));
+    this.#pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
+    this.#pool = new pg.Pool({
+      connectionString: options.url,
+      max: 2,
+      idleTimeoutMillis: 10_000,
+      allowExitOnIdle: true,
+      connectionTimeoutMillis: this.#timeoutMs,
+      application_name: "leasekeeper",
+    });
+    // An idle connection that breaks is dropped by the pool; the next read reports it.
+    this.#pool.on("error", () => undefined);
+  }
+
+  async load(options: { signal?: AbortSignal } = {}): Promise<PaperclipDbSnapshot> {
+    const signal = options.signal;
+    const read = await this.#readOnly("reading leases", signal, async (client, shape) => {
+      const companies = await client.query<{ id: string; name: string }>(
+        "SELECT id, name FROM companies ORDER BY id",
+      );
+      const environmentRows = await client.query<Row>(`${environmentsQuery(shape)} ORDER BY id`);
+      const environments = parseEnvironments(
+        environmentRows.rows.map(environmentFromRow),
+        this.id,
+        "environments",
+      );
+      const byId = new Map(environments.rows.map((environment) => [environment.id, environment]));
+      const leases: LeaseRow[] = [];
+      const problems: SourceProblem[] = [...environments.problems];
+      // The next page is asked for before this one is checked, so the server works while the rows are.
+      const pageAfter = (id: string) => {
+        const query = client.query<Row>(LEASES_PAGE_QUERY, [id, this.#pageSize]);
+        // Awaited below, unless the scan stops first: then its failure must not go unhandled.
+        query.catch(() => undefined);
+        return query;
+      };
+      let pending = pageAfter(FIRST_UUID);
+      for (let offset = 0; ; ) {
+        const page = (await pending).rows;
+        const full = page.length === this.#pageSize;
+        if (full) pending = pageAfter(String(page[page.length - 1]!.id));
+        await runInSlices(this.#checkRows(page, offset, byId, leases, problems), { signal });
+        offset += page.length;
+        if (!full) break;
+      }
+      return { shape, companies: companies.rows, environments: environments.rows, leases, problems };
+    });
+
+    this.lastSchemaNote = `read ${describeShape(read.shape)}`;
+    return {
+      sourceId: this.id,
+      environments: read.environments.filter(isCreateosEnvironment),
+      leases: read.leases,
+      companies: read.companies.map(({ id, name }): Company => ({ id, name })),
+      problems: read.problems,
+      gaps: [],
+      schemaShape: read.shape,
+      schemaNote: this.lastSchemaNote,
+    };
+  }
+
+  /** Each row parsed on its own; a malformed one is a problem naming its id (a database has no index). */
+  *#checkRows(
+    page: readonly Row[],
+    offset: number,
+    environments: ReadonlyMap<string, Environment>,
+    into: LeaseRow[],
+    problems: SourceProblem[],
+  ): Generator<void, void, void> {
+    for (let at = 0; at < page.length; at++) {
+      if ((at + 1) % ROWS_PER_STEP === 0) yield;
+      const item = page[at]!;
+      const parsed = parseLeaseRow(withEnvironmentChange(item, environments));
+      if (parsed.ok) into.push(parsed.row);
+      else {
+        problems.push({
+          source: this.id,
+          index: offset + at,
+          message: `environment_leases row ${String(item.id)}: ${parsed.message}`,
+        });
+      }
+    }
+  }
+
+  async readLease(leaseId: string, options: { signal?: AbortSignal } = {}): Promise<LeaseRow | null> {
+    if (!isValidRowId(leaseId)) throw new SourceError(this.id, "the lease id is not valid.");
+    // Paperclip's ids are UUIDs: any other id names no row there.
+    if (!UUID.test(leaseId)) return null;
+    options.signal?.throwIfAborted();
+    const found = await this.#readOnly("reading a lease", options.signal, async (client, shape) => {
+      const lease = await client.query<Row>(LEASE_QUERY, [leaseId]);
+      const row = lease.rows[0];
+      if (row === undefined) return null;
+      const environment =
+        row.environmentId === null
+          ? undefined
+          : (await client.query<Row>(`${environmentsQuery(shape)} WHERE id = $1::uuid`, [row.environmentId]))
+              .rows[0];
+      return { row, environment };
+    });
+    if (found === null) return null;
+    const environments = new Map<string, Environment>();
+    if (found.environment !== undefined) {
+      const parsed = parseEnvironment(environmentFromRow(found.environment));
+      if (parsed.ok) environments.set(parsed.environment.id, parsed.environment);
+    }
+    const parsed = parseLeaseRow(withEnvironmentChange(found.row, environments));
+    if (!parsed.ok) throw new SourceError(this.id, `the lease row is malformed (${parsed.message})`);
+    return parsed.row;
+  }
+
+  async readEnvironment(
+    environmentId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Environment | null> {
+    if (!isValidRowId(environmentId)) throw new SourceError(this.id, "the environment id is not valid.");
+    if (!UUID.test(environmentId)) return null;
+    options.signal?.throwIfAborted();
+    const row = await this.#readOnly("reading an environment", options.signal, async (client, shape) => {
+      const result = await client.query<Row>(`${environmentsQuery(shape)} WHERE id = $1::uuid`, [
+        environmentId,
+      ]);
+      return result.rows[0] ?? null;
+    });
+    if (row === null) return null;
+    const parsed = parseEnvironment(environmentFromRow(row));
+    if (!parsed.ok) throw new SourceError(this.id, `the environment is malformed (${parsed.message})`);
+    return parsed.environment;
+  }
+
+  /** Closes the pool's connections (a process that exits need not: idle connections do not hold it). */
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  /**
+   * One read-only transaction (`readOnlyTransaction`); the schema shape is read from the catalog first. Errors become a `SourceError` that names
+   * "the Paperclip database" and a PostgreSQL or network code, never the connection string or server text.
+   */
+  async #readOnly<T>(
+    activity: string,
+    signal: AbortSignal | undefined,
+    body: (client: pg.PoolClient, shape: PaperclipSchemaShape) => Promise<T>,
+  ): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw new SourceError(this.id, `${describeDatabaseError(error)} while ${activity}.`);
+    }
+    let broken = false;
+    try {
+      return await readOnlyTransaction(client, this.#timeoutMs, async (inside) => {
+        const check = await detectSchemaShape(inside);
+        if (!check.ok) {
+          throw new SourceError(
+            this.id,
+            `the Paperclip database lacks ${check.missing.join(", ")} (not Paperclip's schema, or the role may not read them).`,
+          );
+        }
+        return body(client, check.shape);
+      });
+    } catch (error) {
+      if (error instanceof SourceError) throw error;
+      if (signal?.aborted) throw signal.reason;
+      broken = true;
+      throw new SourceError(this.id, `${describeDatabaseError(error)} while ${activity}.`);
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+/**
+ * Runs `body` in one `READ ONLY` transaction (repeatable read, so every page of a scan sees the same
+ * moment) whose statements are cancelled after `timeoutMs`; rolled back when `body` throws.
+ */
+export async function readOnlyTransaction<T>(
+  client: pg.ClientBase,
+  timeoutMs: number,
+  body: (client: pg.ClientBase) => Promise<T>,
+): Promise<T> {
+  await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  try {
+    await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+    await client.query("SET LOCAL TimeZone = 'UTC'");
+    const result = await body(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}
+
+function environmentsQuery(shape: PaperclipSchemaShape): string {
+  const company = shape === "company-scoped" ? ", company_id" : "";
+  return `SELECT id, name, driver, status, config${company} FROM environments`;
+}
+
+function environmentFromRow(row: Row): unknown {
+  return {
+    id: row.id,
+    companyId: row.company_id ?? null,
+    name: row.name,
+    driver: row.driver,
+    status: row.status,
+    config: row.config ?? {},
+  };
+}
+
+function isCreateosEnvironment(environment: Environment): boolean {
+  return environment.driver === "sandbox" && environment.config.provider === CREATEOS;
+}
+
+/** What became of a row's environment, when it is no longer the CreateOS environment the row was made in. */
+function environmentChange(row: Row, environments: ReadonlyMap<string, Environment>): string | undefined {
+  if (row.environmentId === null || row.environmentId === undefined) return "deleted";
+  const environment = environments.get(String(row.environmentId));
+  if (environment === undefined) return "deleted";
+  if (isCreateosEnvironment(environment)) return undefined;
+  if (environment.driver !== "sandbox") return `now ${environment.driver}`;
+  return `now ${environment.config.provider ?? "sandbox"}`;
+}
+
+function withEnvironmentChange(row: Row, environments: ReadonlyMap<string, Environment>): Row {
+  const change = environmentChange(row, environments);
+  if (change !== undefined) row.environmentChange = change;
+  return row;
+}
+
+const DATABASE_ERRORS: Record<string, string> = {
+  "28P01": "the Paperclip database refused the login",
+  "28000": "the Paperclip database refused the login",
+  "3D000": "the Paperclip database does not exist",
+  "42501": "the Paperclip database role may not read a table Leasekeeper needs",
+  "42P01": "the Paperclip database lacks a table Leasekeeper needs",
+  "57014": "the Paperclip database did not answer in time",
+  "25006": "the Paperclip database refused a write in a read-only transaction",
+  ECONNREFUSED: "the Paperclip database could not be reached",
+  ENOTFOUND: "the Paperclip database host is unknown",
+  ETIMEDOUT: "the Paperclip database could not be reached",
+  ECONNRESET: "the Paperclip database closed the connection",
+};
+
+/** A message from a code alone: server text and driver messages may quote the host, user or query. */
+export function describeDatabaseError(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && /^[A-Z0-9_]{1,20}$/.test(code)) {
+    return DATABASE_ERRORS[code] ?? `the Paperclip database could not be read (${code})`;
+  }
+  if (error instanceof Error && /timeout/i.test(error.message)) {
+    return "the Paperclip database did not answer in time";
+  }
+  return "the Paperclip database could not be read";
+}

@@ -1,0 +1,91 @@
+-- Paperclip's tables as a Leasekeeper database source reads them: the current, instance-scoped shape.
+-- Environments belong to the instance (`environments.company_id` dropped, `env_vars` added), and a lease
+-- row outlives a deleted environment (`environment_id` nullable, ON DELETE SET NULL): an orphan.
+--
+-- Written from the Drizzle schema and migrations of paperclipai/paperclip:
+--   packages/db/src/schema/environment_leases.ts  at 02846c88a899c33fb8a84dc4890c72b71fb8aba8
+--   packages/db/src/schema/heartbeat_runs.ts      at 01110e8a5688541c86e05c8dede3f03b6f2d1f35
+--   packages/db/src/schema/companies.ts           at 05872674fdd222db988f2833ce4d44a9e8c26aab
+--   packages/db/src/migrations/0105_instance_scoped_environments.sql, read in the fork
+--     thomseb/paperclip at bf62f26497269cdaf9161cacfe9afafac0c49d95 (drops environments.company_id,
+--     adds env_vars and the instance-wide indexes)
+--   the migration that makes environment_leases.environment_id nullable with ON DELETE set null
+-- Only the columns and constraints that matter to a reader are kept; `heartbeat_runs.agent_id` keeps its
+-- NOT NULL but not its key to `agents`, which is not recreated here.
+
+CREATE TABLE "companies" (
+  "id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "name" text NOT NULL,
+  "status" text DEFAULT 'active' NOT NULL,
+  "created_at" timestamp with time zone DEFAULT now() NOT NULL,
+  "updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+
+-- A table the source must never read; a seeded value here is a canary.
+CREATE TABLE "company_secrets" (
+  "id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "company_id" uuid NOT NULL REFERENCES "companies"("id") ON DELETE CASCADE,
+  "name" text NOT NULL,
+  "value" text NOT NULL
+);
+
+CREATE TABLE "heartbeat_runs" (
+  "id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "company_id" uuid NOT NULL REFERENCES "companies"("id"),
+  "agent_id" uuid NOT NULL,
+  "status" text DEFAULT 'queued' NOT NULL,
+  "started_at" timestamp with time zone,
+  "finished_at" timestamp with time zone,
+  "created_at" timestamp with time zone DEFAULT now() NOT NULL,
+  "updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE "environments" (
+  "id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "name" text NOT NULL,
+  "description" text,
+  "driver" text DEFAULT 'local' NOT NULL,
+  "status" text DEFAULT 'active' NOT NULL,
+  "config" jsonb DEFAULT '{}'::jsonb NOT NULL,
+  -- May hold secrets; the source never selects it.
+  "env_vars" jsonb DEFAULT '{}'::jsonb NOT NULL,
+  "metadata" jsonb,
+  "created_at" timestamp with time zone DEFAULT now() NOT NULL,
+  "updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE "environment_leases" (
+  "id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "company_id" uuid NOT NULL,
+  "environment_id" uuid,
+  "execution_workspace_id" uuid,
+  "issue_id" uuid,
+  "heartbeat_run_id" uuid,
+  "status" text DEFAULT 'active' NOT NULL,
+  "lease_policy" text DEFAULT 'ephemeral' NOT NULL,
+  "provider" text,
+  "provider_lease_id" text,
+  "acquired_at" timestamp with time zone DEFAULT now() NOT NULL,
+  "last_used_at" timestamp with time zone DEFAULT now() NOT NULL,
+  "expires_at" timestamp with time zone,
+  "released_at" timestamp with time zone,
+  "failure_reason" text,
+  "cleanup_status" text,
+  "metadata" jsonb,
+  "created_at" timestamp with time zone DEFAULT now() NOT NULL,
+  "updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE "environment_leases" ADD CONSTRAINT "environment_leases_company_id_companies_id_fk"
+  FOREIGN KEY ("company_id") REFERENCES "public"."companies"("id") ON DELETE cascade ON UPDATE no action;
+ALTER TABLE "environment_leases" ADD CONSTRAINT "environment_leases_environment_id_environments_id_fk"
+  FOREIGN KEY ("environment_id") REFERENCES "public"."environments"("id") ON DELETE set null ON UPDATE no action;
+ALTER TABLE "environment_leases" ADD CONSTRAINT "environment_leases_heartbeat_run_id_heartbeat_runs_id_fk"
+  FOREIGN KEY ("heartbeat_run_id") REFERENCES "public"."heartbeat_runs"("id") ON DELETE set null ON UPDATE no action;
+
+CREATE INDEX "environments_status_idx" ON "environments" USING btree ("status");
+CREATE UNIQUE INDEX "environments_name_idx" ON "environments" USING btree ("name");
+CREATE INDEX "environment_leases_company_environment_status_idx"
+  ON "environment_leases" USING btree ("company_id", "environment_id", "status");
+CREATE INDEX "environment_leases_heartbeat_run_idx" ON "environment_leases" USING btree ("heartbeat_run_id");
+CREATE INDEX "environment_leases_provider_lease_idx" ON "environment_leases" USING btree ("provider_lease_id");
