@@ -61,14 +61,17 @@ describe("destroy", () => {
     expect(unconfirmed.items).toMatchObject([{ state: "skipped", reason: "not-confirmed" }]);
     expect(await world.requestsFor("sb-foreign")).toEqual({});
 
+    // A plan runs once, so each attempt is a new plan.
+    const replan = () =>
+      engine.plan({ action: "destroy", selection: { kind: "leases", leaseIds: ["lease-foreign"] } });
     const wrongId = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, confirmSandboxIds: ["sb-other"] })).jobId,
+      (await engine.execute({ planId: (await replan()).planId, confirmSandboxIds: ["sb-other"] })).jobId,
     );
     expect(wrongId.items[0]?.state).toBe("skipped");
     expect(await world.requestsFor("sb-foreign")).toEqual({});
 
     const confirmed = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, confirmSandboxIds: ["sb-foreign"] })).jobId,
+      (await engine.execute({ planId: (await replan()).planId, confirmSandboxIds: ["sb-foreign"] })).jobId,
     );
     expect(confirmed.items).toMatchObject([{ state: "confirmed", reason: null }]);
     expect(await world.statusOf("sb-foreign")).toBe("destroyed");
@@ -96,8 +99,12 @@ describe("destroy", () => {
     );
     expect(wrong.counts.skipped).toBe(2);
 
+    const again = await engine.plan({
+      action: "destroy",
+      selection: { kind: "headline", headlines: ["foreign", "stale"], environmentIds: ["env-1"] },
+    });
     const job = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, confirmationPhrase: " Production  agents 2 " })).jobId,
+      (await engine.execute({ planId: again.planId, confirmationPhrase: " Production  agents 2 " })).jobId,
     );
     expect(job.counts.confirmed).toBe(2);
   });
@@ -256,8 +263,12 @@ describe("destroy", () => {
     ]);
     expect(await world.requestsFor("sb-busy")).toEqual({});
 
+    const again = await engine.plan({
+      action: "destroy",
+      selection: { kind: "leases", leaseIds: ["lease-busy", "lease-old"] },
+    });
     const forced = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, override: true })).jobId,
+      (await engine.execute({ planId: again.planId, override: true })).jobId,
     );
     expect(forced.counts.confirmed).toBe(2);
     const audited = engine.queryAudit({ outcome: "confirmed" });

@@ -18,6 +18,8 @@ import { openDatabase } from "../store/database.js";
 import type { Database } from "../store/migrations.js";
 import { AuditLog, type AuditRecord } from "./audit/audit-log.js";
 import { type AuditExportFormat, exportAudit } from "./audit/export.js";
+import type { SandboxClaims } from "./claims/claims.js";
+import { SqliteClaims } from "./claims/sqlite-claims.js";
 import { ActionError } from "./errors.js";
 import { OVERRIDE_REFUSALS } from "./guard/rules.js";
 import { isJobAbandoned, markLive, markNotLive } from "./jobs/liveness.js";
@@ -70,6 +72,10 @@ export type ExecuteRequestInput = z.input<typeof ExecuteRequestSchema>;
 export const ENGINE_MESSAGES = {
   planNotFound: "No plan with this id; make a new plan.",
   planExpired: "This plan has expired; make a new plan so that it reflects what is true now.",
+  planConsumed: (jobId: string) =>
+    `This plan was already run, by job ${jobId}; a plan runs once. Make a new plan to act again.`,
+  expiredUnsent:
+    "The plan expired before this item was sent, so it was not sent; make a new plan to act on it.",
   jobNotFound: "No job with this id.",
   jobNotInterrupted: "Only an interrupted job can be resumed.",
   jobRunning: "This job is still running.",
@@ -80,6 +86,15 @@ export const ENGINE_MESSAGES = {
   notConfirmed:
     "This forced destroy needs the sandbox id typed back (or the plan's confirmation phrase); it was not given, so nothing was done.",
 } as const;
+
+/** One item of a job about to be created: its plan item, its outcome if it ends before starting. */
+interface JobInput {
+  planItem: PlanItem;
+  outcome: ItemOutcome | null;
+  recheck: boolean;
+  sentAt?: string | null;
+  verifyOnly?: boolean;
+}
 
 interface LiveJob {
   stop: "cancel" | "shutdown" | null;
@@ -97,6 +112,9 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   db.pragma("synchronous = FULL");
   const journal = new ActionJournal(db);
   const audit = new AuditLog(db);
+  const claims: SandboxClaims = new SqliteClaims(db);
+  // A claim outlives a missed heartbeat or two, never a dead process by much.
+  const claimTtlMs = options.heartbeatMs * 6;
   const events = new EventEmitter();
   events.setMaxListeners(0);
   const live = new Map<string, LiveJob>();
@@ -113,7 +131,14 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   };
 
   const heartbeat = setInterval(() => {
-    if (live.size > 0) journal.heartbeat([...live.keys()], now().toISOString());
+    if (live.size === 0) return;
+    try {
+      journal.heartbeat([...live.keys()], now().toISOString());
+      claims.renew(instance, now(), claimTtlMs);
+    } catch {
+      // A heartbeat that cannot be written only makes the job look abandoned sooner; the next write that
+      // matters (an item's) fails too and stops the job.
+    }
   }, options.heartbeatMs);
   heartbeat.unref();
 
@@ -135,13 +160,43 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   // Whatever a crashed or closed process left running is shown for what it is from the start.
   sweepInterrupted();
 
-  function loadPlan(planId: string): StoredPlan {
+  function loadPlan(planId: string, allowExpired = false): StoredPlan {
     const stored = journal.loadPlan(planId);
     if (stored === null) throw new ActionError("plan-not-found", ENGINE_MESSAGES.planNotFound);
-    if (Date.parse(stored.plan.expiresAt) <= now().getTime()) {
+    if (!allowExpired && isExpired(stored)) {
       throw new ActionError("plan-expired", ENGINE_MESSAGES.planExpired);
     }
     return stored;
+  }
+
+  function isExpired(stored: StoredPlan): boolean {
+    return Date.parse(stored.plan.expiresAt) <= now().getTime();
+  }
+
+  /** The CreateOS user id behind each credential the plan acts with, so a later job can tell a swapped key. */
+  async function plannedAccounts(
+    plan: Plan,
+  ): Promise<{ origin: string; credential: string; accountId: string }[]> {
+    const pairs = new Map<string, { origin: string; credential: string }>();
+    for (const item of plan.items) {
+      if (item.decision !== "do" || item.origin === null || item.credential === null) continue;
+      pairs.set(`${item.origin}\u0000${item.credential}`, {
+        origin: item.origin,
+        credential: item.credential,
+      });
+    }
+    const found = await Promise.all(
+      [...pairs.values()].map(async (pair) => {
+        try {
+          const client = await deps.provider.account(pair.origin, pair.credential);
+          return client === null ? [] : [{ ...pair, accountId: await client.whoami() }];
+        } catch {
+          // Not learnt now: the first job to act pins it, and every later one is compared with that.
+          return [];
+        }
+      }),
+    );
+    return found.flat();
   }
 
   function requireJob(jobId: string): JobRow {
@@ -159,8 +214,10 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     stored: StoredPlan;
     override: boolean;
     parentJobId: string | null;
-    items: { planItem: PlanItem; outcome: ItemOutcome | null; recheck: boolean }[];
+    items: JobInput[];
     resumes?: string;
+    /** A first run of the plan: refused if any job ran it already. */
+    consumesPlan?: boolean;
   }): Job {
     const createdAt = now().toISOString();
     const row: JobRow = {
@@ -179,21 +236,25 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       ownerInstance: instance,
       heartbeatAt: createdAt,
     };
-    const items: JournalItem[] = input.items.map(({ planItem, outcome, recheck }, seq) => ({
-      seq,
-      itemId: planItem.itemId,
-      leaseId: planItem.leaseId,
-      sandboxId: planItem.sandboxId,
-      origin: planItem.origin,
-      effect: planItem.effect,
-      state: outcome?.state ?? "pending",
-      reason: outcome?.reason ?? null,
-      message: outcome?.message ?? null,
-      httpStatus: outcome?.httpStatus ?? null,
-      startedAt: null,
-      finishedAt: outcome === null ? null : createdAt,
-      recheck,
-    }));
+    const items: JournalItem[] = input.items.map(
+      ({ planItem, outcome, recheck, sentAt, verifyOnly }, seq) => ({
+        seq,
+        itemId: planItem.itemId,
+        leaseId: planItem.leaseId,
+        sandboxId: planItem.sandboxId,
+        origin: planItem.origin,
+        effect: planItem.effect,
+        state: outcome?.state ?? "pending",
+        reason: outcome?.reason ?? null,
+        message: outcome?.message ?? null,
+        httpStatus: outcome?.httpStatus ?? null,
+        startedAt: null,
+        finishedAt: outcome === null ? null : createdAt,
+        recheck,
+        sentAt: sentAt ?? null,
+        verifyOnly: verifyOnly ?? false,
+      }),
+    );
     const records: AuditRecord[] = input.items.flatMap(({ planItem, outcome }) =>
       outcome === null
         ? []
@@ -210,6 +271,10 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
           ],
     );
     journal.transaction(() => {
+      if (input.consumesPlan) {
+        const ranBy = journal.consumePlan(row.planId, row.jobId, createdAt);
+        if (ranBy !== null) throw new ActionError("plan-consumed", ENGINE_MESSAGES.planConsumed(ranBy));
+      }
       journal.createJob(row, items);
       audit.append(records);
       if (input.resumes !== undefined) journal.setResumedBy(input.resumes, row.jobId);
@@ -223,19 +288,33 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       let state: JobState | null = null;
       try {
         state = await runJob(
-          { journal, audit, provider: deps.provider, leases: deps.leases, now, operator, options, emit },
+          {
+            journal,
+            audit,
+            claims,
+            holder: { owner: instance, jobId: row.jobId },
+            claimTtlMs,
+            provider: deps.provider,
+            leases: deps.leases,
+            now,
+            operator,
+            options,
+            emit,
+          },
           { job: row, stored: input.stored, items, stopRequested: () => entry.stop },
         );
       } catch {
-        // The journal could not be written: the job stops here, and it is left `running` so that the next
-        // look at it (this process or another) shows it interrupted and resumable.
+        // Anything unforeseen stops the job as a failed write does: interrupted, resumable.
+        state = "interrupted";
       }
       live.delete(row.jobId);
       markNotLive(row.jobId);
-      if (state !== null) {
-        journal.setJobState(row.jobId, state, now().toISOString());
-        emit({ type: "job", jobId: row.jobId, state });
+      try {
+        journal.setJobState(row.jobId, state, state === "interrupted" ? null : now().toISOString());
+      } catch {
+        // Left `running`: the next look at it (this process or another) finds it abandoned, interrupted.
       }
+      emit({ type: "job", jobId: row.jobId, state });
       return journal.job(row.jobId)!;
     })();
     return journal.job(row.jobId)!;
@@ -254,7 +333,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         throw new ActionError("inventory-unavailable", ENGINE_MESSAGES.inventoryUnavailable);
       }
       const knownSecrets = (await deps.knownSecrets?.()) ?? new Set<string>();
-      const { plan, frozen } = buildPlan({
+      const built = buildPlan({
         planId: ulid(),
         request: parsed.data,
         inventory,
@@ -263,6 +342,8 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         operator: operator.name,
         knownSecrets,
       });
+      const { plan, frozen } = built;
+      const accounts = await plannedAccounts(plan);
       const record: AuditRecord = {
         at: plan.createdAt,
         kind: "plan",
@@ -294,6 +375,9 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       };
       journal.transaction(() => {
         journal.savePlan(plan, parsed.data, frozen, operator.host);
+        for (const account of accounts) {
+          journal.pinPlannedAccount(plan.planId, account.origin, account.credential, account.accountId);
+        }
         audit.append([record]);
       });
       return plan;
@@ -315,7 +399,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
           overrideReason: stored.frozen.get(planItem.itemId)?.overrideReason ?? null,
         }),
       }));
-      return startJob({ stored, override, parentJobId: null, items });
+      return startJob({ stored, override, parentJobId: null, items, consumesPlan: true });
     },
 
     getJob(jobId) {
@@ -343,11 +427,11 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       assertOpen();
       const row = requireJob(jobId);
       if (row.state === "running") throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
-      const failed = new Set(
+      const failed = new Map(
         journal
           .items(jobId)
           .filter((item) => item.state === "failed")
-          .map((item) => item.itemId),
+          .map((item) => [item.itemId, item.sentAt]),
       );
       if (failed.size === 0) throw new ActionError("nothing-to-retry", ENGINE_MESSAGES.nothingToRetry);
       const stored = loadPlan(row.planId);
@@ -355,7 +439,12 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       // sandbox before sending anything again.
       const items = stored.plan.items
         .filter((planItem) => failed.has(planItem.itemId))
-        .map((planItem) => ({ planItem, outcome: null, recheck: true }));
+        .map((planItem) => ({
+          planItem,
+          outcome: null,
+          recheck: true,
+          sentAt: failed.get(planItem.itemId) ?? null,
+        }));
       return startJob({ stored, override: row.override, parentJobId: jobId, items });
     },
 
@@ -374,12 +463,28 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
           .filter((item) => item.state === "pending" || item.state === "running")
           .map((item) => [item.itemId, item]),
       );
-      const stored = loadPlan(row.planId);
-      const items = stored.plan.items.flatMap((planItem) => {
+      // What a crashed or closed run sent is found out whatever the plan's age; only what was never sent
+      // needs a plan that still holds.
+      const stored = loadPlan(row.planId, true);
+      const expired = isExpired(stored);
+      const items = stored.plan.items.flatMap((planItem): JobInput[] => {
         const previous = unfinished.get(planItem.itemId);
-        return previous === undefined
-          ? []
-          : [{ planItem, outcome: null, recheck: previous.recheck || previous.state === "running" }];
+        if (previous === undefined) return [];
+        const maybeSent = previous.sentAt !== null || previous.state === "running";
+        const base = {
+          planItem,
+          sentAt: previous.sentAt,
+          recheck: previous.recheck || previous.state === "running",
+        };
+        if (!expired) return [{ ...base, outcome: null }];
+        if (maybeSent) return [{ ...base, outcome: null, verifyOnly: true }];
+        const unsent: ItemOutcome = {
+          state: "skipped",
+          reason: "plan-expired",
+          message: ENGINE_MESSAGES.expiredUnsent,
+          httpStatus: null,
+        };
+        return [{ ...base, outcome: unsent }];
       });
       return startJob({ stored, override: row.override, parentJobId: jobId, items, resumes: jobId });
     },
@@ -416,6 +521,11 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       for (const entry of live.values()) entry.stop = "shutdown";
       await Promise.all([...live.values()].map((entry) => entry.done.catch(() => undefined)));
       closed = true;
+      try {
+        claims.releaseOwner(instance);
+      } catch {
+        // They lapse on their own.
+      }
       clearInterval(heartbeat);
       events.removeAllListeners();
       db.close();

@@ -8,6 +8,7 @@ export const ACTION_ERROR_CODES = [
   "invalid-request",
   "plan-not-found",
   "plan-expired",
+  "plan-consumed",
   "job-not-found",
   "job-not-interrupted",
   "job-already-resumed",

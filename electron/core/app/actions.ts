@@ -58,6 +58,7 @@ const ACTION_ERROR_CODES: Record<ActionErrorCode, ErrorCode> = {
   "invalid-request": "invalid-request",
   "plan-not-found": "not-found",
   "plan-expired": "plan-expired",
+  "plan-consumed": "plan-consumed",
   "job-not-found": "not-found",
   "job-not-interrupted": "conflict",
   "job-already-resumed": "conflict",
@@ -106,7 +107,10 @@ export function engineActions(deps: ActionDeps): ActionsPort {
   const engine: ActionEngine = createActionEngine({
     dataDir: deps.config().dataDir,
     inventory: deps.inventory,
-    leases: { reread: (refs) => current().leases.reread(refs) },
+    leases: {
+      reread: (refs) => current().leases.reread(refs),
+      namedSandboxes: (sandboxIds) => current().leases.namedSandboxes(sandboxIds),
+    },
     provider: {
       listPageSize: 500,
       account: (origin, credential) => current().provider.account(origin, credential),

@@ -47,6 +47,7 @@ export class ItemRecorder {
   #pending: Pending[] = [];
   #scheduled = false;
   readonly #unsettled = new Set<Promise<void>>();
+  readonly #onWriteFailed: () => void;
 
   constructor(options: {
     journal: ActionJournal;
@@ -55,7 +56,10 @@ export class ItemRecorder {
     operator: Operator;
     emit: (event: JobEvent) => void;
     items: readonly JournalItem[];
+    /** A commit failed: the job must send nothing more (called before any waiter hears of it). */
+    onWriteFailed?: () => void;
   }) {
+    this.#onWriteFailed = options.onWriteFailed ?? (() => undefined);
     this.#journal = options.journal;
     this.#audit = options.audit;
     this.#job = options.job;
@@ -68,7 +72,12 @@ export class ItemRecorder {
   start(itemIds: readonly string[]): void {
     if (itemIds.length === 0) return;
     const startedAt = new Date().toISOString();
-    this.#journal.transaction(() => this.#journal.markRunning(this.#job.jobId, itemIds, startedAt));
+    try {
+      this.#journal.transaction(() => this.#journal.markRunning(this.#job.jobId, itemIds, startedAt));
+    } catch (error) {
+      this.#onWriteFailed();
+      throw error;
+    }
     const now = performance.now();
     for (const itemId of itemIds) {
       const item = this.#items.get(itemId);
@@ -78,6 +87,19 @@ export class ItemRecorder {
       this.#started.set(itemId, now);
       this.#emitItem(item);
     }
+  }
+
+  /** Records, durably, that the item's request is about to leave; throws (and nothing may be sent) if not. */
+  sending(itemId: string): void {
+    const at = new Date().toISOString();
+    try {
+      this.#journal.transaction(() => this.#journal.markSending(this.#job.jobId, itemId, at));
+    } catch (error) {
+      this.#onWriteFailed();
+      throw error;
+    }
+    const item = this.#items.get(itemId);
+    if (item !== undefined) item.sentAt = at;
   }
 
   /**
@@ -143,6 +165,7 @@ export class ItemRecorder {
       });
     } catch (error) {
       // Not durable, so not done: nothing is reported, and the job stops as if the process had died.
+      this.#onWriteFailed();
       for (const entry of batch) entry.failed(error);
       return;
     }
