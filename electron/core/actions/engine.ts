@@ -470,7 +470,8 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       const items = stored.plan.items.flatMap((planItem): JobInput[] => {
         const previous = unfinished.get(planItem.itemId);
         if (previous === undefined) return [];
-        const maybeSent = previous.sentAt !== null || previous.state === "running";
+        // Every request is journalled as sending before it leaves, so an item without the mark was not sent.
+        const maybeSent = previous.sentAt !== null;
         const base = {
           planItem,
           sentAt: previous.sentAt,
@@ -478,6 +479,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         };
         if (!expired) return [{ ...base, outcome: null }];
         if (maybeSent) return [{ ...base, outcome: null, verifyOnly: true }];
+        // Never sent, and the plan no longer holds: nothing is sent on its say-so.
         const unsent: ItemOutcome = {
           state: "skipped",
           reason: "plan-expired",
