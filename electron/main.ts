@@ -121,11 +121,13 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<MainHa
   // Quitting waits (bounded) for the core to close, so a job's last outcomes reach the journal and the
   // audit log; the quit is then let through.
   let coreClosed = false;
-  let closing: Promise<unknown> | null = null;
+  let closing = false;
   app.on("before-quit", (event: { preventDefault(): void }) => {
     if (coreClosed) return;
     event.preventDefault();
-    closing ??= closeWithin(() => core.close()).finally(() => {
+    if (closing) return;
+    closing = true;
+    void closeWithin(() => core.close()).finally(() => {
       coreClosed = true;
       app.quit();
     });

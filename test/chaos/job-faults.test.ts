@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { ActionEngine } from "../../electron/core/actions/engine.js";
 import type { ActionOptions } from "../../electron/core/actions/options.js";
+import { withTypedCount } from "../../electron/core/actions/testing/world.js";
 import type { Job, JobEvent } from "../../shared/domain/actions.js";
 import type { FaultRule, SimStats } from "../../simulator/index.js";
 import {
@@ -237,7 +238,9 @@ async function runScenario(scenario: Scenario, seed: number): Promise<void> {
     world.sim.setFaults(scenario.faults);
 
     let outage: Promise<void> = Promise.resolve();
-    const job = await engine.execute({ planId: plan.planId, confirmSandboxIds: world.confirmedSandboxIds });
+    const job = await engine.execute(
+      withTypedCount(plan, { planId: plan.planId, confirmSandboxIds: world.confirmedSandboxIds }),
+    );
     let stopWatching = () => {};
     if (scenario.outage) {
       const { afterItems, backAfterMs } = scenario.outage;

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import {
   type AuditEntry,
   AuditQuerySchema,
+  type ConfirmationMethod,
   ExecuteRequestSchema,
   type Job,
   type JobEvent,
@@ -14,6 +15,7 @@ import {
   type PlanRequest,
   PlanRequestSchema,
 } from "../../../shared/domain/actions.js";
+import { typedCountMatches, typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
 import { openDatabase } from "../store/database.js";
 import type { Database } from "../store/migrations.js";
 import { AuditLog, type AuditRecord } from "./audit/audit-log.js";
@@ -29,7 +31,7 @@ import { ActionJournal, type JobRow, type JournalItem, type StoredPlan } from ".
 import { currentOperator } from "./operator.js";
 import { type ActionOptions, DEFAULT_ACTION_OPTIONS } from "./options.js";
 import { buildPlan } from "./plan/build-plan.js";
-import { confirmsItem } from "./plan/confirmation.js";
+import { confirmationMethod } from "./plan/confirmation.js";
 import type { InventoryPort, LeaseRereader, ProviderPort } from "./ports.js";
 
 export interface ActionEngineDeps {
@@ -40,6 +42,8 @@ export interface ActionEngineDeps {
   provider: ProviderPort;
   /** Configured API keys, so that evidence can never carry one even where a row was built by hand. */
   knownSecrets?: () => Promise<ReadonlySet<string>>;
+  /** The configured threshold above which a destroy needs its count typed back, read at each plan. */
+  typedCountAbove?: () => number;
   now?: () => Date;
   operator?: Operator;
   options?: Partial<ActionOptions>;
@@ -49,6 +53,8 @@ export interface ActionEngine {
   plan(request: PlanRequest): Promise<Plan>;
   /** Creates the job (durably) and starts it; resolves with the job as created, items pending or skipped. */
   execute(request: ExecuteRequestInput): Promise<Job>;
+  /** A plan as it was made (expired or not); null when there is none with this id. */
+  getPlan(planId: string): Plan | null;
   getJob(jobId: string): Job | null;
   listJobs(options?: { limit?: number }): Job[];
   /** Stops the job before its next item; items already sent are seen through. */
@@ -74,6 +80,8 @@ export const ENGINE_MESSAGES = {
   planExpired: "This plan has expired; make a new plan so that it reflects what is true now.",
   planConsumed: (jobId: string) =>
     `This plan was already run, by job ${jobId}; a plan runs once. Make a new plan to act again.`,
+  countNotConfirmed: (expected: string) =>
+    `This plan needs its count typed back: type "${expected}" to confirm. Nothing was done.`,
   expiredUnsent:
     "The plan expired before this item was sent, so it was not sent; make a new plan to act on it.",
   jobNotFound: "No job with this id.",
@@ -94,6 +102,7 @@ interface JobInput {
   recheck: boolean;
   sentAt?: string | null;
   verifyOnly?: boolean;
+  confirmedBy?: ConfirmationMethod | null;
 }
 
 interface LiveJob {
@@ -199,6 +208,15 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     return found.flat();
   }
 
+  /** The chain of jobs a job continues, nearest first. */
+  function ancestorsOf(jobId: string | null): string[] {
+    const chain: string[] = [];
+    for (let id = jobId; id !== null && !chain.includes(id); id = journal.jobRow(id)?.parentJobId ?? null) {
+      chain.push(id);
+    }
+    return chain;
+  }
+
   function requireJob(jobId: string): JobRow {
     sweepInterrupted();
     const row = journal.jobRow(jobId);
@@ -237,7 +255,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       heartbeatAt: createdAt,
     };
     const items: JournalItem[] = input.items.map(
-      ({ planItem, outcome, recheck, sentAt, verifyOnly }, seq) => ({
+      ({ planItem, outcome, recheck, sentAt, verifyOnly, confirmedBy }, seq) => ({
         seq,
         itemId: planItem.itemId,
         leaseId: planItem.leaseId,
@@ -253,6 +271,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         recheck,
         sentAt: sentAt ?? null,
         verifyOnly: verifyOnly ?? false,
+        confirmedBy: confirmedBy ?? null,
       }),
     );
     const records: AuditRecord[] = input.items.flatMap(({ planItem, outcome }) =>
@@ -263,6 +282,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
               job: row,
               operator,
               planItem,
+              confirmedBy: null,
               frozen: input.stored.frozen.get(planItem.itemId),
               outcome,
               at: createdAt,
@@ -301,7 +321,13 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
             options,
             emit,
           },
-          { job: row, stored: input.stored, items, stopRequested: () => entry.stop },
+          {
+            job: row,
+            stored: input.stored,
+            items,
+            stopRequested: () => entry.stop,
+            predecessors: ancestorsOf(row.parentJobId),
+          },
         );
       } catch {
         // Anything unforeseen stops the job as a failed write does: interrupted, resumable.
@@ -339,6 +365,8 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         inventory,
         now: now(),
         ttlMs: options.planTtlMs,
+        // A threshold given to the engine itself wins over the configured one (tests, benchmarks).
+        typedCountAbove: deps.options?.typedCountAbove ?? deps.typedCountAbove?.() ?? options.typedCountAbove,
         operator: operator.name,
         knownSecrets,
       });
@@ -387,19 +415,32 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       assertOpen();
       const parsed = ExecuteRequestSchema.safeParse(request);
       if (!parsed.success) throw new ActionError("invalid-request", "The execute request is malformed.");
-      const { planId, confirmSandboxIds, confirmationPhrase, override } = parsed.data;
+      const { planId, confirmSandboxIds, confirmationPhrase, typedCount, override } = parsed.data;
       const stored = loadPlan(planId);
       const confirmed = new Set(confirmSandboxIds);
-      const items = stored.plan.items.map((planItem) => ({
-        planItem,
-        recheck: false,
-        outcome: gateItem(planItem, {
+      const items = stored.plan.items.map((planItem): JobInput => {
+        const method = confirmationMethod(planItem, stored.plan, { confirmed, phrase: confirmationPhrase });
+        const outcome = gateItem(planItem, {
           override,
-          typedIdConfirmed: confirmsItem(planItem, stored.plan, { confirmed, phrase: confirmationPhrase }),
+          typedIdConfirmed: method !== null,
           overrideReason: stored.frozen.get(planItem.itemId)?.overrideReason ?? null,
-        }),
-      }));
+        });
+        return { planItem, recheck: false, outcome, confirmedBy: outcome === null ? method : null };
+      });
+      // A risky or large destroy goes ahead only with the number it acts on typed back, nothing less.
+      if (stored.plan.countConfirmation) {
+        const acting = items.filter((item) => item.outcome === null);
+        const expected = typedCountPhrase(stored.plan.action, acting.length);
+        if (acting.length > 0 && !typedCountMatches(expected, typedCount)) {
+          throw new ActionError("count-not-confirmed", ENGINE_MESSAGES.countNotConfirmed(expected));
+        }
+        for (const item of acting) if (item.confirmedBy === "click") item.confirmedBy = "typed-count";
+      }
       return startJob({ stored, override, parentJobId: null, items, consumesPlan: true });
+    },
+
+    getPlan(planId) {
+      return journal.loadPlan(planId)?.plan ?? null;
     },
 
     getJob(jobId) {
@@ -431,7 +472,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         journal
           .items(jobId)
           .filter((item) => item.state === "failed")
-          .map((item) => [item.itemId, item.sentAt]),
+          .map((item) => [item.itemId, item]),
       );
       if (failed.size === 0) throw new ActionError("nothing-to-retry", ENGINE_MESSAGES.nothingToRetry);
       const stored = loadPlan(row.planId);
@@ -443,7 +484,8 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
           planItem,
           outcome: null,
           recheck: true,
-          sentAt: failed.get(planItem.itemId) ?? null,
+          sentAt: failed.get(planItem.itemId)?.sentAt ?? null,
+          confirmedBy: failed.get(planItem.itemId)?.confirmedBy ?? null,
         }));
       return startJob({ stored, override: row.override, parentJobId: jobId, items });
     },
@@ -475,6 +517,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         const base = {
           planItem,
           sentAt: previous.sentAt,
+          confirmedBy: previous.confirmedBy,
           recheck: previous.recheck || previous.state === "running",
         };
         if (!expired) return [{ ...base, outcome: null }];

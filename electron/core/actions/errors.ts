@@ -9,6 +9,7 @@ export const ACTION_ERROR_CODES = [
   "plan-not-found",
   "plan-expired",
   "plan-consumed",
+  "count-not-confirmed",
   "job-not-found",
   "job-not-interrupted",
   "job-already-resumed",

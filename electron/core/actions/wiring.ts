@@ -45,6 +45,7 @@ export function createConfiguredActionEngine(options: ConfiguredEngineOptions): 
     leases: sourceRereader(sources),
     provider: configuredProvider(config, secrets, options.client),
     knownSecrets: options.knownSecrets ?? (() => configuredKeys(config, secrets)),
+    typedCountAbove: options.typedCountAbove ?? (() => config.typedCountAbove),
   });
 }
 

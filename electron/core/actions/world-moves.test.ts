@@ -3,7 +3,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { DATABASE_FILE_NAME } from "../store/database.js";
 import { ActionError } from "./errors.js";
-import { buildWorld, KEY_B, type World } from "./testing/world.js";
+import { buildWorld, KEY_B, type World, withTypedCount } from "./testing/world.js";
 
 // The destroy path while the world moves between plan and apply: a lease row starts naming an orphan,
 // a plan is run twice, the credential now belongs to another account, CreateOS answers 404 to a DELETE,
@@ -32,10 +32,12 @@ describe("a plan is single-use", () => {
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-once"] },
     });
-    const first = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const first = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(first.items).toMatchObject([{ state: "confirmed" }]);
 
-    const second = await engine.execute({ planId: plan.planId }).then(
+    const second = await engine.execute(withTypedCount(plan, { planId: plan.planId })).then(
       () => null,
       (error: unknown) => error,
     );
@@ -59,8 +61,8 @@ describe("a plan is single-use", () => {
       selection: { kind: "leases", leaseIds: ["lease-twice"] },
     });
     const [a, b] = await Promise.allSettled([
-      engine.execute({ planId: plan.planId }),
-      other.execute({ planId: plan.planId }),
+      engine.execute(withTypedCount(plan, { planId: plan.planId })),
+      other.execute(withTypedCount(plan, { planId: plan.planId })),
     ]);
     const refused = [a, b].filter((result) => result.status === "rejected");
     expect(refused).toHaveLength(1);
@@ -105,8 +107,11 @@ describe("re-check against the sources, not only CreateOS", () => {
     world.writeLedger();
 
     const job = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, confirmationPhrase: plan.confirmationPhrase ?? "" }))
-        .jobId,
+      (
+        await engine.execute(
+          withTypedCount(plan, { planId: plan.planId, confirmationPhrase: plan.confirmationPhrase ?? "" }),
+        )
+      ).jobId,
     );
     const byId = new Map(job.items.map((item) => [item.sandboxId, item]));
     expect(byId.get("sb-orphan")).toMatchObject({ state: "skipped", reason: "claimed-since-plan" });
@@ -129,7 +134,9 @@ describe("confirmation only from evidence", () => {
       selection: { kind: "leases", leaseIds: ["lease-404"] },
     });
     world.sim.setFaults([{ method: "DELETE", path: "^/v1/sandboxes/sb-404$", status: 404, count: 1 }]);
-    const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const job = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(job.items).toMatchObject([{ state: "unconfirmed", httpStatus: 404 }]);
     expect((await world.stats()).byRoute[DELETE]?.["404"], "the injected 404 fired").toBe(1);
     expect(await world.statusOf("sb-404")).toBe("running");
@@ -147,7 +154,9 @@ describe("confirmation only from evidence", () => {
       selection: { kind: "leases", leaseIds: ["lease-kept"] },
     });
     world.sim.setFaults([{ method: "DELETE", path: "^/v1/sandboxes/", status: 500 }]);
-    const failed = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const failed = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(failed.items).toMatchObject([{ state: "failed" }]);
     world.sim.setFaults([]);
     const deletesBefore = (await world.requestsFor("sb-kept"))[DELETE] ?? 0;
@@ -191,7 +200,9 @@ describe("a failed journal write stops the whole job", () => {
              BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
     db.close();
 
-    const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const job = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(job.state).toBe("interrupted");
     const stats = await world.stats();
     const deletes = [...alpha, ...bravo].reduce(
@@ -201,5 +212,123 @@ describe("a failed journal write stops the whole job", () => {
     // Each account had at most its in-flight requests out when the write failed; nothing after.
     expect(deletes).toBeLessThanOrEqual(2);
     expect(job.items.filter((item) => item.state === "pending").length).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe("bulk safety", () => {
+  const lease = (id: string, extra: Record<string, unknown> = {}) => ({
+    id: `lease-${id}`,
+    environmentId: "env-1",
+    sandboxId: id,
+    ...extra,
+  });
+
+  it("destroying an ok sandbox needs the count typed back; the plan says what it does by headline and environment", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-ok-1" }, { id: "sb-ok-2" }, { id: "sb-leak" }],
+      environments: [ENV],
+      leases: [
+        lease("sb-ok-1", { status: "active" }),
+        lease("sb-ok-2", { status: "active" }),
+        lease("sb-leak"),
+      ],
+    });
+    const engine = await world.engine();
+    const plan = await engine.plan({
+      action: "destroy",
+      selection: { kind: "leases", leaseIds: ["lease-sb-ok-1", "lease-sb-ok-2", "lease-sb-leak"] },
+    });
+    expect(plan.breakdown).toEqual([
+      { headline: "ok", environmentId: "env-1", environmentName: "Agents", count: 2 },
+      { headline: "leaking", environmentId: "env-1", environmentName: "Agents", count: 1 },
+    ]);
+    expect(plan.countConfirmation).toMatchObject({ reasons: ["ok-sandboxes"] });
+
+    for (const typedCount of [undefined, "destroy 2", "3"]) {
+      const refused = await engine
+        .execute({ planId: plan.planId, ...(typedCount === undefined ? {} : { typedCount }) })
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
+      expect((refused as ActionError).code, `typed ${typedCount}`).toBe("count-not-confirmed");
+      expect((refused as ActionError).message).toContain('"destroy 3"');
+    }
+    expect(engine.listJobs(), "a refused count leaves the plan unused").toHaveLength(0);
+    for (const id of ["sb-ok-1", "sb-ok-2", "sb-leak"]) expect(await world.requestsFor(id)).toEqual({});
+
+    const job = await engine.waitForJob(
+      (await engine.execute({ planId: plan.planId, typedCount: " Destroy  3 " })).jobId,
+    );
+    expect(job.counts.confirmed).toBe(3);
+    const audited = engine.queryAudit({ outcome: "confirmed" });
+    expect(audited.map((entry) => entry.confirmation)).toEqual(["typed-count", "typed-count", "typed-count"]);
+  });
+
+  it("more items than the threshold need the count typed back, and the count follows the override", async () => {
+    const ids = ["sb-t1", "sb-t2", "sb-t3", "sb-busy"];
+    world = await buildWorld({
+      sandboxes: ids.map((id) => ({ id })),
+      environments: [ENV],
+      leases: [
+        lease("sb-t1"),
+        lease("sb-t2"),
+        lease("sb-t3"),
+        lease("sb-busy", { status: "active", heartbeatRunId: "run-1" }),
+      ],
+    });
+    const engine = await world.engine({ typedCountAbove: 3 });
+    const selection = { kind: "leases" as const, leaseIds: ids.map((id) => `lease-${id}`) };
+    const plan = await engine.plan({ action: "destroy", selection });
+    expect(plan.counts.do).toBe(4);
+    expect(plan.countConfirmation?.reasons).toContain("over-threshold");
+
+    // Without the override the in-use sandbox is skipped, so the count is 3, not 4.
+    await expect(engine.execute({ planId: plan.planId, typedCount: "destroy 4" })).rejects.toMatchObject({
+      code: "count-not-confirmed",
+    });
+    const job = await engine.waitForJob(
+      (await engine.execute({ planId: plan.planId, typedCount: "destroy 3" })).jobId,
+    );
+    expect(job.counts).toMatchObject({ confirmed: 3, skipped: 1 });
+    expect(await world.statusOf("sb-busy")).toBe("running");
+
+    const few = await engine.plan({
+      action: "destroy",
+      selection: { kind: "leases", leaseIds: ["lease-sb-t1", "lease-sb-t2"] },
+    });
+    expect(few.countConfirmation ?? null, "two sandboxes, none ok: under the threshold").toBeNull();
+  });
+
+  it("audits how each item was confirmed: its id typed back, or the plan's phrase", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-f1" }, { id: "sb-f2" }],
+      environments: [ENV],
+      leases: [
+        lease("sb-f1", { metadata: { companyId: "company-2" } }),
+        lease("sb-f2", { metadata: { companyId: "company-2" } }),
+      ],
+    });
+    const engine = await world.engine();
+    const byId = await engine.plan({
+      action: "destroy",
+      selection: { kind: "leases", leaseIds: ["lease-sb-f1"] },
+    });
+    await engine.waitForJob(
+      (await engine.execute({ planId: byId.planId, confirmSandboxIds: ["sb-f1"] })).jobId,
+    );
+    const byPhrase = await engine.plan({
+      action: "destroy",
+      selection: { kind: "leases", leaseIds: ["lease-sb-f2"] },
+    });
+    expect(byPhrase.confirmationPhrase).toBe("Agents 1");
+    await engine.waitForJob(
+      (await engine.execute({ planId: byPhrase.planId, confirmationPhrase: "Agents 1" })).jobId,
+    );
+    const audited = engine.queryAudit({ outcome: "confirmed" });
+    expect(audited.map((entry) => [entry.sandboxId, entry.confirmation])).toEqual([
+      ["sb-f1", "typed-id"],
+      ["sb-f2", "phrase"],
+    ]);
   });
 });

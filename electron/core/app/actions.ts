@@ -59,6 +59,7 @@ const ACTION_ERROR_CODES: Record<ActionErrorCode, ErrorCode> = {
   "plan-not-found": "not-found",
   "plan-expired": "plan-expired",
   "plan-consumed": "plan-consumed",
+  "count-not-confirmed": "refused",
   "job-not-found": "not-found",
   "job-not-interrupted": "conflict",
   "job-already-resumed": "conflict",
@@ -115,6 +116,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
       listPageSize: 500,
       account: (origin, credential) => current().provider.account(origin, credential),
     },
+    typedCountAbove: () => deps.config().typedCountAbove,
     knownSecrets: async () =>
       new Set([
         ...(await deps.secrets.knownSecrets(deps.config().credentials.map((credential) => credential.name))),

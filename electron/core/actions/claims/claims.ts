@@ -29,15 +29,15 @@ export interface SandboxClaims {
   /**
    * Takes, atomically, every claim among `sandboxes` that is free, lapsed, or already this holder's, and
    * returns the keys (`claimKey`) of those now held. A claim held by anyone else, unexpired, is left alone,
-   * except one held by `succeeds`: the job this one continues, which is known to run no more (a resume
-   * takes over what its interrupted job held when it died, without waiting for the claims to lapse).
+   * except one held by a job in `succeeds`: the jobs this one continues, known to run no more (a resume
+   * takes over what its interrupted jobs held when they died, without waiting for the claims to lapse).
    */
   claim(
     sandboxes: readonly SandboxRef[],
     holder: ClaimHolder,
     now: Date,
     ttlMs: number,
-    succeeds?: string | null,
+    succeeds?: readonly string[],
   ): Set<string>;
   /** Frees the claim, only if `holder` holds it. */
   release(sandbox: SandboxRef, holder: ClaimHolder): void;

@@ -27,8 +27,9 @@ export class SqliteClaims implements SandboxClaims {
     holder: ClaimHolder,
     now: Date,
     ttlMs: number,
-    succeeds: string | null = null,
+    succeeds: readonly string[] = [],
   ): Set<string> {
+    const predecessors = new Set(succeeds);
     const taken = new Set<string>();
     if (sandboxes.length === 0) return taken;
     const at = now.toISOString();
@@ -48,8 +49,7 @@ export class SqliteClaims implements SandboxClaims {
           const mine = current?.owner === holder.owner && current.job_id === holder.jobId;
           const lapsed =
             current !== undefined &&
-            (Date.parse(current.expires_at) <= now.getTime() ||
-              (succeeds !== null && current.job_id === succeeds));
+            (Date.parse(current.expires_at) <= now.getTime() || predecessors.has(current.job_id));
           if (current !== undefined && !mine && !lapsed) continue;
           upsert.run(sandbox.origin, sandbox.sandboxId, holder.owner, holder.jobId, at, expiresAt);
           taken.add(claimKey(sandbox));

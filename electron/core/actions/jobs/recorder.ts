@@ -1,4 +1,9 @@
-import type { JobEvent, JobItemState, PlanItem } from "../../../../shared/domain/actions.js";
+import type {
+  ConfirmationMethod,
+  JobEvent,
+  JobItemState,
+  PlanItem,
+} from "../../../../shared/domain/actions.js";
 import type { AuditLog, AuditRecord } from "../audit/audit-log.js";
 import {
   type ActionJournal,
@@ -122,6 +127,7 @@ export class ItemRecorder {
       job: this.#job,
       operator: this.#operator,
       planItem,
+      confirmedBy: item.confirmedBy,
       frozen,
       outcome,
       at: finishedAt,
@@ -190,6 +196,8 @@ export function itemAuditRecord(input: {
   job: Pick<JobRow, "jobId" | "planId" | "action" | "override">;
   operator: Operator;
   planItem: PlanItem;
+  /** How the operator confirmed it; null when it never got that far (skipped before acting). */
+  confirmedBy: ConfirmationMethod | null;
   frozen: FrozenItem | undefined;
   outcome: ItemOutcome;
   at: string;
@@ -215,7 +223,7 @@ export function itemAuditRecord(input: {
     effect: planItem.effect,
     verdict: planItem.verdict,
     evidence: input.frozen?.evidence ?? null,
-    confirmation: planItem.confirmation,
+    confirmation: input.confirmedBy,
     // Recorded only where it changed the outcome: an item that needed the override and got it.
     override: input.job.override && planItem.requiresOverride,
     outcome: outcome.state,

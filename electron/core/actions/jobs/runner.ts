@@ -48,6 +48,8 @@ export interface JobRun {
    * closing; nothing more is written, so the job is found interrupted and resumable next time.
    */
   stopRequested: () => "cancel" | "shutdown" | null;
+  /** The jobs this one continues (parent, its parent, …): none runs any more, so their claims are ours. */
+  predecessors?: readonly string[];
 }
 
 export const RUN_MESSAGES = {
@@ -269,8 +271,8 @@ class AccountRun {
         this.#deps.holder,
         this.#deps.now(),
         this.#deps.claimTtlMs,
-        // Resume and retry start only once their parent job runs no more.
-        this.#run.job.parentJobId,
+        // Resume and retry start only once the jobs they continue run no more.
+        this.#run.predecessors ?? [],
       );
     } catch {
       this.#halt.failed = true;

@@ -1,4 +1,5 @@
 import {
+  type ConfirmationMethod,
   JOB_ITEM_STATES,
   type Job,
   type JobItem,
@@ -49,6 +50,8 @@ export interface JournalItem extends JobItem {
   sentAt: string | null;
   /** Only find out what an earlier request did; send nothing (its plan has expired). Not stored. */
   verifyOnly?: boolean;
+  /** How the operator confirmed it when the plan was executed; null for items that ended unconfirmed. */
+  confirmedBy: ConfirmationMethod | null;
 }
 
 export interface ItemEnd {
@@ -92,6 +95,7 @@ interface ItemRecord {
   finished_at: string | null;
   recheck: number;
   sent_at: string | null;
+  confirmed_by: string | null;
 }
 
 export class ActionJournal {
@@ -161,8 +165,8 @@ export class ActionJournal {
     );
     const insertItem = this.#db.prepare(
       `INSERT INTO action_job_items (job_id, seq, item_id, lease_id, sandbox_id, origin, effect, state, reason,
-         message, http_status, started_at, finished_at, recheck, sent_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         message, http_status, started_at, finished_at, recheck, sent_at, confirmed_by)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     insertJob.run(
       job.jobId,
@@ -197,6 +201,7 @@ export class ActionJournal {
         item.finishedAt,
         item.recheck ? 1 : 0,
         item.sentAt,
+        item.confirmedBy,
       );
     }
   }
@@ -353,7 +358,14 @@ export function toJob(row: JobRow, items: readonly JournalItem[]): Job {
 }
 
 export function publicItem(item: JournalItem): JobItem {
-  const { seq: _seq, recheck: _recheck, sentAt: _sentAt, verifyOnly: _verifyOnly, ...rest } = item;
+  const {
+    seq: _seq,
+    recheck: _recheck,
+    sentAt: _sentAt,
+    verifyOnly: _verifyOnly,
+    confirmedBy: _confirmedBy,
+    ...rest
+  } = item;
   return rest;
 }
 
@@ -401,5 +413,6 @@ function toJournalItem(row: ItemRecord): JournalItem {
     finishedAt: row.finished_at,
     recheck: row.recheck === 1,
     sentAt: row.sent_at,
+    confirmedBy: row.confirmed_by as ConfirmationMethod | null,
   };
 }

@@ -121,7 +121,8 @@ export const ACTIONS_MIGRATIONS: readonly Migration[] = [
  * - `sandbox_claims`: one action per sandbox across every process on this data directory; a claim has an
  *   owner and an expiry, renewed while held, so a crashed holder's claim lapses on its own.
  * - `action_job_items.sent_at`: written before an item's request leaves, so a crash after it is always
- *   verified on resume, never sent again blind and never forgotten.
+ *   verified on resume, never sent again blind and never forgotten; `confirmed_by`: how the operator
+ *   confirmed it, carried into every job that continues it.
  */
 export const ACTIONS_CLAIMS_MIGRATIONS: readonly Migration[] = [
   {
@@ -157,6 +158,9 @@ export const ACTIONS_CLAIMS_MIGRATIONS: readonly Migration[] = [
       const columns = db.prepare("PRAGMA table_info(action_job_items)").all() as { name: string }[];
       if (!columns.some((column) => column.name === "sent_at"))
         db.exec("ALTER TABLE action_job_items ADD COLUMN sent_at TEXT");
+      // How the operator confirmed the item (click, typed-id, typed-count, phrase), for its audit rows.
+      if (!columns.some((column) => column.name === "confirmed_by"))
+        db.exec("ALTER TABLE action_job_items ADD COLUMN confirmed_by TEXT");
     },
   },
 ];
