@@ -30,6 +30,8 @@ export interface ActionsPort {
   exportAudit(request: ParsedRequest<"audit:export">): Promise<ChannelResponse<"audit:export">>;
   onEvent(listener: (event: JobEvent) => void): () => void;
   close(): void | Promise<void>;
+  /** The engine itself, for the CLI, which drives it directly through the same composition. */
+  readonly engine?: ActionEngine;
 }
 
 export const ACTIONS_UNAVAILABLE =
@@ -123,13 +125,16 @@ export function engineActions(deps: ActionDeps): ActionsPort {
         ...sourceSecrets(deps.config(), deps.env),
       ]),
   });
+  // The refresh a job's end starts is awaited on close, so the store is never closed under its save.
+  let refreshAfterJob: Promise<unknown> = Promise.resolve();
   const stopRefreshing = engine.onEvent((event) => {
     if (event.type === "job" && event.state !== "running")
-      void deps.inventory.refresh().catch(() => undefined);
+      refreshAfterJob = deps.inventory.refresh().catch(() => undefined);
   });
   const fileStamp = () => new Date().toISOString().replace(/[:.]/g, "-");
 
   return {
+    engine,
     plan: (request) => translated(() => engine.plan(request)),
     execute: (request) => translated(() => engine.execute(request)),
     listJobs: (request) =>
@@ -161,8 +166,9 @@ export function engineActions(deps: ActionDeps): ActionsPort {
       })),
     onEvent: (listener) => engine.onEvent(listener),
     async close() {
-      stopRefreshing();
       await engine.close();
+      stopRefreshing();
+      await refreshAfterJob;
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { AppInfo } from "../../../shared/contract.js";
+import type { ActionEngine } from "../actions/engine.js";
 import { type LeasekeeperConfig, loadConfig } from "../config/load.js";
 import { configureOrigin } from "../createos/index.js";
 import { EventHub } from "../handlers/events.js";
@@ -51,6 +52,8 @@ export interface LeasekeeperApp {
   readonly log: RedactingLogger;
   readonly inventory: InventoryService;
   readonly settings: SettingsService;
+  /** The guarded-action engine, when the real one is wired (the CLI drives it directly). */
+  readonly engine: ActionEngine | null;
   info(): AppInfo;
   close(): Promise<void>;
 }
@@ -105,6 +108,8 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
   };
   applyBudgets(config);
 
+  // Awaited on close, so the store is never closed under the save of a refresh a settings change started.
+  let refreshAfterChange: Promise<unknown> = Promise.resolve();
   const settings = new SettingsService({
     config,
     secrets,
@@ -116,7 +121,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
       applyBudgets(next);
       refreshRedactions();
       if (options.autoRefresh !== false) inventory.startAutoRefresh(next.refreshIntervalSeconds);
-      void inventory.refresh().catch(() => undefined);
+      refreshAfterChange = inventory.refresh().catch(() => undefined);
     },
     onSecretsChanged: refreshRedactions,
   });
@@ -155,11 +160,13 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     log,
     inventory,
     settings,
+    engine: actions.engine ?? null,
     info,
     async close() {
       inventory.stopAutoRefresh();
       stopJobEvents();
       await actions.close();
+      await refreshAfterChange;
       // A background save still writing would otherwise fail half-way (harmless, but a needless warning).
       await store?.idle();
       database?.close();

@@ -1,23 +1,9 @@
-import path from "node:path";
 import type { Job, JobEvent, JobItem, Plan } from "../../../../shared/domain/actions.js";
 import { actedOnCount, typedCountPhrase } from "../../../../shared/domain/bulk-confirmation.js";
 import type { CliIo } from "../../cli/command.js";
-import { CONFIG_FILE_NAME, loadConfig } from "../../config/load.js";
-import { EnvSecretStore } from "../../config/secrets.js";
-import { createSources } from "../../leases/index.js";
 import type { ActionEngine } from "../engine.js";
-import { createConfiguredActionEngine } from "../wiring.js";
 
 /** What the action commands (`plan`, `apply`, `jobs`, `resume`, `audit`) share: the engine and the text. */
-
-export async function openCliEngine(configArg: string | undefined, io: CliIo): Promise<ActionEngine> {
-  const config = await loadConfig(path.resolve(io.cwd, configArg ?? CONFIG_FILE_NAME));
-  return createConfiguredActionEngine({
-    config,
-    sources: createSources(config, { env: io.env }),
-    secrets: new EnvSecretStore(config.credentials, io.env),
-  });
-}
 
 export function formatPlan(plan: Plan, configArg: string | undefined): string {
   const lines = [
