@@ -4,12 +4,13 @@ import { type LeasekeeperConfig, loadConfig } from "../config/load.js";
 import { configureOrigin } from "../createos/index.js";
 import { EventHub } from "../handlers/events.js";
 import { createHandlerTable, type HandlerTable } from "../handlers/table.js";
-import { type Database, InventoryStore, openDatabase } from "../store/index.js";
+import { type Database, openDatabase } from "../store/index.js";
 import { EnvStore, FileVault, LayeredSecretStore, PASSPHRASE_ENV, type SecretStore } from "../vault/index.js";
 import { type ActionsPort, engineActions, unavailableActions } from "./actions.js";
 import { coreCalls } from "./calls.js";
 import { InventoryService, type ScanContext } from "./inventory-service.js";
 import { createLogger, type RedactingLogger } from "./log.js";
+import { RedactingInventoryStore } from "./redacting-inventory-store.js";
 import { SettingsService } from "./settings-service.js";
 import { sourceSecrets } from "./source-secrets.js";
 
@@ -92,7 +93,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     env,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const store = database ? new InventoryStore(database) : null;
+  const store = database ? new RedactingInventoryStore(database, log.redactor) : null;
   const inventory = new InventoryService({
     context: scanContext,
     store,

@@ -15,7 +15,7 @@ import type {
 } from "../../../../shared/domain/inventory.js";
 import { providerCodeOf } from "../../../../shared/domain/provider-state.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
-import { redactEvidence } from "../audit/redact.js";
+import { redactEvidence, withoutSecrets } from "../audit/redact.js";
 import { decideLease, decideUntracked, type ItemDecision, type OverrideReason } from "../guard/rules.js";
 import { leaseFingerprint, untrackedFingerprint } from "./fingerprint.js";
 
@@ -129,6 +129,11 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
   };
 
   selectTargets(request.selection, inventory, byLeaseId, { addLease, addUntracked, addMissing });
+  // Names come from the sources as typed; a key pasted into one is not written into the plan or the log.
+  const secrets = input.knownSecrets ?? new Set<string>();
+  for (const item of items) {
+    if (item.environmentName !== null) item.environmentName = withoutSecrets(item.environmentName, secrets);
+  }
 
   const createdAt = input.now.toISOString();
   const plan: Plan = {
