@@ -60,6 +60,21 @@ export interface LeasekeeperApp {
 }
 
 /**
+ * Where every host finds keys: the host's vault (Electron's safeStorage one, or by default the encrypted
+ * file vault in the data directory), then the environment variables the config names.
+ */
+export function openSecrets(
+  config: LeasekeeperConfig,
+  env: NodeJS.ProcessEnv,
+  vault?: (config: LeasekeeperConfig) => SecretStore | null,
+): LayeredSecretStore {
+  const store = vault
+    ? vault(config)
+    : new FileVault({ dir: config.dataDir, passphrase: env[PASSPHRASE_ENV] });
+  return new LayeredSecretStore(store, new EnvStore(config.credentials, env));
+}
+
+/**
  * The composition root: everything the hosts need, built from one config file. Electron's main, the
  * browser host and tests call this and then only talk to `handlers` and `events`.
  */
@@ -67,10 +82,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
   const env = options.env ?? process.env;
   const log = options.log ?? createLogger();
   let config = await loadConfig(options.configPath);
-  const vault = options.vault
-    ? options.vault(config)
-    : new FileVault({ dir: config.dataDir, passphrase: env[PASSPHRASE_ENV] });
-  const secrets = new LayeredSecretStore(vault, new EnvStore(config.credentials, env));
+  const secrets = openSecrets(config, env, options.vault);
   const events = new EventHub(log.redactor);
 
   const loadRedactions = async () => {
