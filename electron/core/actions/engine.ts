@@ -290,7 +290,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
             }),
           ],
     );
-    journal.transaction(() => {
+    journal.exclusive(() => {
       if (input.consumesPlan) {
         const ranBy = journal.consumePlan(row.planId, row.jobId, createdAt);
         if (ranBy !== null) throw new ActionError("plan-consumed", ENGINE_MESSAGES.planConsumed(ranBy));

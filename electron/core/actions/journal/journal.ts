@@ -341,6 +341,14 @@ export class ActionJournal {
   transaction<T>(work: () => T): T {
     return this.#db.transaction(work)();
   }
+
+  /**
+   * A transaction that takes the write lock before it reads, for a read-then-write another process may
+   * race (whether a plan already ran): the second waits for the first instead of reading a stale answer.
+   */
+  exclusive<T>(work: () => T): T {
+    return this.#db.transaction(work).immediate();
+  }
 }
 
 export function toJob(row: JobRow, items: readonly JournalItem[]): Job {
