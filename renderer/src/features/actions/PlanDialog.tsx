@@ -160,7 +160,8 @@ function PlanBody({
     !executing &&
     need.kind !== "nothing-to-do" &&
     need.kind !== "impossible";
-  const expired = errorCode(executeError) === "plan-expired";
+  // An expired plan, or one already run (a plan runs once), can only be made again.
+  const expired = ["plan-expired", "plan-consumed"].includes(errorCode(executeError) ?? "");
   const destroy = plan.action === "destroy";
 
   return (
