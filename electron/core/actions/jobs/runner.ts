@@ -442,6 +442,8 @@ class AccountRun {
     continuation: Continuation,
   ): RecheckResult | { kind: "source-unreadable" } {
     const { plan } = work;
+    // Finding out what an earlier request did needs CreateOS only, whatever the sources say now.
+    if (continuation.verifyOnly) return recheckUntracked(plan, read, continuation, false);
     if (plan.leaseId === null || plan.sourceId === null) {
       if (named === null) return { kind: "source-unreadable" };
       return recheckUntracked(plan, read, continuation, named.has(plan.sandboxId!));
