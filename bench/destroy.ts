@@ -5,7 +5,7 @@
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_ACTION_OPTIONS } from "../electron/core/actions/options.js";
-import { buildWorld } from "../electron/core/actions/testing/world.js";
+import { buildWorld, withTypedCount } from "../electron/core/actions/testing/world.js";
 
 export interface DestroyBenchOptions {
   count: number;
@@ -71,7 +71,9 @@ export async function runDestroyBench(options: DestroyBenchOptions): Promise<Des
 
     const before = await world.stats();
     const started = performance.now();
-    const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const job = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     const wallMs = performance.now() - started;
     const after = await world.stats();
 

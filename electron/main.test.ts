@@ -271,6 +271,26 @@ describe("main process", () => {
     expect(roles).not.toContain("reload");
   });
 
+  it("holds a quit until the core has closed, then lets it through", async () => {
+    const { core } = await start();
+    let closed = false;
+    const close = core.close.bind(core);
+    core.close = async () => {
+      await close();
+      closed = true;
+    };
+    const first = fake.fakeEvent();
+    fake.app.emit("before-quit", first);
+    expect(first.defaultPrevented).toBe(true);
+    expect(fake.app.quits).toBe(0);
+    await vi.waitFor(() => expect(fake.app.quits).toBe(1));
+    expect(closed).toBe(true);
+    // The quit it sends itself then goes through.
+    const second = fake.fakeEvent();
+    fake.app.emit("before-quit", second);
+    expect(second.defaultPrevented).toBe(false);
+  });
+
   it("with no configuration, says so in a dialog and quits", async () => {
     const previous = process.cwd();
     process.chdir(temporary("lk-empty-"));

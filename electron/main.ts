@@ -2,7 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { app, BrowserWindow, dialog, ipcMain, safeStorage, session } from "electron";
 import { resolveConfigPath } from "./core/app/config-path.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "./core/app/index.js";
+import { closeWithin, createLeasekeeperApp, type LeasekeeperApp } from "./core/app/index.js";
 import { CONFIG_FILE_NAME } from "./core/config/index.js";
 import { SafeStorageVault } from "./core/vault/index.js";
 import {
@@ -118,8 +118,19 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<MainHa
     dev: !app.isPackaged,
     command: (command) => core.events.emit("app:command", { command }),
   });
-  app.on("before-quit", () => {
-    void core.close();
+  // Quitting waits (bounded) for the core to close, so a job's last outcomes reach the journal and the
+  // audit log; the quit is then let through.
+  let coreClosed = false;
+  let closing = false;
+  app.on("before-quit", (event: { preventDefault(): void }) => {
+    if (coreClosed) return;
+    event.preventDefault();
+    if (closing) return;
+    closing = true;
+    void closeWithin(() => core.close()).finally(() => {
+      coreClosed = true;
+      app.quit();
+    });
   });
 
   await window.loadURL(devServerUrl ?? APP_URL);

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { ensureRenderer, RENDERER_DIR, ROOT } from "../scripts/build-support.js";
+import { closeWithin } from "./core/app/closing.js";
 import { resolveConfigPath } from "./core/app/config-path.js";
 import { launchBrowserHost } from "./core/http-host/launch.js";
 
@@ -52,7 +53,7 @@ try {
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    void running.close().finally(() => process.exit(0));
+    void closeWithin(() => running.close()).finally(() => process.exit(0));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -45,7 +45,7 @@ const id = z.string().min(1).max(200);
 const empty = z.strictObject({});
 
 export const AppInfoSchema = z.object({
-  mode: z.enum(["electron", "browser"]),
+  mode: z.enum(["electron", "browser", "cli"]),
   version: z.string(),
   /** True when `npm start` runs the generated demo world against the simulator. */
   demo: z.boolean(),

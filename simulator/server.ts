@@ -54,6 +54,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: ServerPa
   };
 
   const fault = parts.faults.pick({ method, pathname: url.pathname, apiKey });
+  if (fault) parts.stats.fault(fault);
   if (fault && (await injected(fault, req, record, answer))) return;
 
   const admission = parts.limiter.admit(req.socket.remoteAddress ?? "unknown");

@@ -11,6 +11,10 @@ export interface SimStats {
   rateLimited: number;
   /** sandbox id (as it appeared in the path) → "<METHOD> <route template>" → count. */
   perSandbox: Record<string, Record<string, number>>;
+  /** Fault rules that fired (latency included), so a fault scenario can show its faults happened. */
+  faultsFired: number;
+  /** Rule label (its id, else "<METHOD or *> <path>") → times it fired. */
+  faultsByRule: Record<string, number>;
 }
 
 export interface RecordedRequest {
@@ -31,6 +35,13 @@ export class StatsRecorder {
     if (request.sandboxId !== undefined) bump(this.stats.perSandbox, request.sandboxId, request.route);
   }
 
+  /** A fault rule fired for a request (recorded before the request's own outcome). */
+  fault(rule: { id?: string; method?: string; path: string }): void {
+    this.stats.faultsFired += 1;
+    const label = faultLabel(rule);
+    this.stats.faultsByRule[label] = (this.stats.faultsByRule[label] ?? 0) + 1;
+  }
+
   snapshot(): SimStats {
     return structuredClone(this.stats);
   }
@@ -41,7 +52,11 @@ export class StatsRecorder {
 }
 
 function empty(): SimStats {
-  return { total: 0, byRoute: {}, rateLimited: 0, perSandbox: {} };
+  return { total: 0, byRoute: {}, rateLimited: 0, perSandbox: {}, faultsFired: 0, faultsByRule: {} };
+}
+
+export function faultLabel(rule: { id?: string; method?: string; path: string }): string {
+  return rule.id ?? `${rule.method?.toUpperCase() ?? "*"} ${rule.path}`;
 }
 
 function bump(table: Record<string, Record<string, number>>, outer: string, inner: string): void {

@@ -1,6 +1,6 @@
 import { test as base } from "@playwright/test";
 import { expect } from "../support/leasekeeper.js";
-import { openConsole, ownWorld, simSandboxes } from "./operator.js";
+import { openConsole, ownWorld, simSandboxes, typeCountIfAsked } from "./operator.js";
 
 // Done-when 6: "select all matching" on a filter of several hundred rows, a plan with skipped items, a run
 // with injected failures, cancel, and retry-failed — the summary counts match the simulator.
@@ -48,6 +48,9 @@ base(
     ]);
     const destroyedBefore = await destroyedCount();
 
+    // Healthy sandboxes: the count is typed back before anything can be destroyed.
+    await expect(dialog.getByTestId("confirm-button")).toBeDisabled();
+    expect(await typeCountIfAsked(dialog)).not.toBeNull();
     await expect(dialog.getByTestId("confirm-button")).toBeEnabled();
     await dialog.getByTestId("confirm-button").click();
     const panel = page.getByTestId("progress-panel").last();

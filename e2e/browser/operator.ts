@@ -135,3 +135,28 @@ export function ownWorld(options: DemoOptions): () => LeasekeeperWorld {
 export async function focusTable(page: Page): Promise<void> {
   await page.getByTestId("lease-table").focus();
 }
+
+/**
+ * Types the count back where the plan asks for it ("destroy 248"), as the operator reads it off the
+ * dialog; returns what was typed, or null when the plan asked for no count.
+ */
+export async function typeCountIfAsked(dialog: Locator): Promise<string | null> {
+  const field = dialog.getByTestId("count-field");
+  if (!(await field.isVisible())) return null;
+  const expected = (await field.locator(".confirm-expected").textContent()) ?? "";
+  await dialog.getByTestId("count-input").fill(expected);
+  return expected;
+}
+
+/** Pauses a sandbox at CreateOS as its owner would (someone else acting between plan and apply). */
+export async function pauseAsOwner(world: LeasekeeperWorld, sandboxId: string): Promise<void> {
+  for (const key of Object.values(world.demo.keys)) {
+    const response = await fetch(`${world.demo.simulator.url}/v1/sandboxes/${sandboxId}/pause`, {
+      method: "POST",
+      headers: { "X-Api-Key": key },
+    });
+    await response.arrayBuffer();
+    if (response.status === 202 || response.status === 200) return;
+  }
+  throw new Error(`no account of the demo world could pause ${sandboxId}`);
+}

@@ -9,6 +9,7 @@ import { type FakePaperclip, startFakePaperclip } from "../../electron/core/leas
 import { ensureRenderer } from "../../scripts/build-support.js";
 import { generateDemoWorld, type Simulator, startSimulator, writeDemoWorld } from "../../simulator/index.js";
 import { LEASE_ROW } from "../support/leasekeeper.js";
+import { typeCountIfAsked } from "./operator.js";
 
 // A recognizable key for every credential Leasekeeper handles: each CreateOS account's API key, a key the
 // provider refuses (to provoke 401s), a Paperclip board token, the vault passphrase, and a key typed into
@@ -299,6 +300,7 @@ test("no key, in any encoding, appears in responses, events, the DOM, storage, l
   await expect(dialog.getByTestId("plan-body")).toBeVisible({ timeout: 15_000 });
   await snapshot("plan dialog");
   simulator.setFaults([{ method: "DELETE", path: "^/v1/sandboxes/", status: 500, count: 3 }]);
+  await typeCountIfAsked(dialog);
   await dialog.getByTestId("confirm-button").click();
   const panel = page.getByTestId("progress-panel").last();
   await expect(panel).toHaveAttribute("data-state", /completed|cancelled/, { timeout: 60_000 });

@@ -53,6 +53,7 @@ export const ERROR_CODES = [
   "not-found",
   "refused",
   "plan-expired",
+  "plan-consumed",
   "conflict",
   "unavailable",
   "internal",

@@ -75,6 +75,16 @@ export const PlanItemSchema = z.object({
 });
 export type PlanItem = z.infer<typeof PlanItemSchema>;
 
+export const PlanBreakdownSchema = z.object({
+  headline: z.enum(HEADLINES),
+  environmentId: z.string().nullable(),
+  environmentName: z.string().nullable(),
+  count: z.number().int(),
+});
+export type PlanBreakdown = z.infer<typeof PlanBreakdownSchema>;
+
+export const COUNT_CONFIRMATION_REASONS = ["ok-sandboxes", "over-threshold"] as const;
+
 export const PlanSchema = z.object({
   planId: z.string(),
   action: z.enum(ACTION_KINDS),
@@ -105,6 +115,16 @@ export const PlanSchema = z.object({
    * (environment name plus count); core accepts it as the typed confirmation for all typed-id items.
    */
   confirmationPhrase: z.string().nullable(),
+  /** What will be done, by headline and environment ("150 ok, 3 stale in Agents"), largest first. */
+  breakdown: z.array(PlanBreakdownSchema).optional(),
+  /**
+   * Set when the plan needs the count typed back ("destroy 248"): it destroys an `ok` sandbox, or more
+   * items than the threshold. The count is what will be acted on, with or without the override.
+   */
+  countConfirmation: z
+    .object({ reasons: z.array(z.enum(COUNT_CONFIRMATION_REASONS)), threshold: z.number().int() })
+    .nullable()
+    .optional(),
 });
 export type Plan = z.infer<typeof PlanSchema>;
 
@@ -112,6 +132,8 @@ export const ExecuteRequestSchema = z.strictObject({
   planId: z.string().min(1).max(200),
   confirmSandboxIds: z.array(sandboxIdField).max(50_000).default([]),
   confirmationPhrase: z.string().max(1000).optional(),
+  /** The count typed back for a plan that needs it: "destroy 248". */
+  typedCount: z.string().max(100).optional(),
   override: z.boolean().default(false),
 });
 export type ExecuteRequest = z.infer<typeof ExecuteRequestSchema>;
@@ -167,6 +189,8 @@ export const JobEventSchema = z.discriminatedUnion("type", [
 export type JobEvent = z.infer<typeof JobEventSchema>;
 
 export const AUDIT_KINDS = ["plan", "item"] as const;
+export const CONFIRMATION_METHODS = [...DESTROY_CONFIRMATIONS, "typed-count", "phrase"] as const;
+export type ConfirmationMethod = (typeof CONFIRMATION_METHODS)[number];
 
 export const AuditEntrySchema = z.object({
   id: z.number().int(),
@@ -185,7 +209,8 @@ export const AuditEntrySchema = z.object({
   verdict: VerdictSnapshotSchema.nullable(),
   /** The row metadata the verdict was judged on, with the workspace marker redacted. */
   evidence: z.record(z.string(), z.unknown()).nullable(),
-  confirmation: z.enum(DESTROY_CONFIRMATIONS).nullable(),
+  /** How the operator confirmed the item: a click, its id typed back, the count typed back, the plan's phrase. */
+  confirmation: z.enum(CONFIRMATION_METHODS).nullable(),
   override: z.boolean(),
   outcome: z.string(),
   httpStatus: z.number().int().nullable(),

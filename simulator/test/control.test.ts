@@ -29,8 +29,29 @@ describe("the /_sim control endpoints", () => {
         "sb-paused": { "DELETE /v1/sandboxes/:id": 2 },
         "sb-running": { "GET /v1/sandboxes/:id": 1 },
       },
+      faultsFired: 0,
+      faultsByRule: {},
     });
     expect(sim.stats()).toEqual(body.data);
+  });
+
+  it("counts each fault rule that fires, latency included, so a fault scenario can show its faults happened", async () => {
+    sim.reset();
+    sim.setFaults([
+      { id: "slow", method: "GET", path: "^/v1/sandboxes/sb-running$", latencyMs: 1 },
+      { method: "DELETE", path: "^/v1/sandboxes/", status: 503, count: 1 },
+    ]);
+    try {
+      await call(sim.url, "/v1/sandboxes/sb-running", { key: BOB });
+      await call(sim.url, "/v1/sandboxes/sb-paused", { key: ALICE, method: "DELETE" });
+      await call(sim.url, "/v1/sandboxes/sb-paused", { key: ALICE, method: "DELETE" });
+      expect(sim.stats()).toMatchObject({
+        faultsFired: 2,
+        faultsByRule: { slow: 1, "DELETE ^/v1/sandboxes/": 1 },
+      });
+    } finally {
+      sim.setFaults([]);
+    }
   });
 
   it("does not count itself", async () => {

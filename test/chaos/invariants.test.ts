@@ -80,7 +80,7 @@ function audit(outcome: string, httpStatus = 200): AuditEntry[] {
 }
 
 function stats(perSandbox: SimStats["perSandbox"]): SimStats {
-  return { total: 0, byRoute: {}, rateLimited: 0, perSandbox };
+  return { total: 0, byRoute: {}, rateLimited: 0, perSandbox, faultsFired: 0, faultsByRule: {} };
 }
 
 const DELETE = "DELETE /v1/sandboxes/:id";

@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { ActionEngine } from "../../electron/core/actions/engine.js";
 import type { ActionOptions } from "../../electron/core/actions/options.js";
+import { withTypedCount } from "../../electron/core/actions/testing/world.js";
 import type { Job, JobEvent } from "../../shared/domain/actions.js";
 import type { FaultRule, SimStats } from "../../simulator/index.js";
+import { faultLabel } from "../../simulator/stats.js";
 import {
   ACCOUNTS,
   ACTED_ROLES,
@@ -161,6 +163,8 @@ const totals = {
   items: 0,
   itemsLost: 0,
   faultsInjected: 0,
+  /** Fault rules that fired, latency included (the simulator's own count). */
+  faultRulesFired: 0,
   requests: 0,
   writes: 0,
   outages: 0,
@@ -170,6 +174,7 @@ const totals = {
     seed: number;
     items: number;
     faults: number;
+    rulesFired: Record<string, number>;
     /** How the first job ended, before any retry-failed. */
     firstJob: Record<string, number>;
     outcomes: Record<string, number>;
@@ -237,7 +242,9 @@ async function runScenario(scenario: Scenario, seed: number): Promise<void> {
     world.sim.setFaults(scenario.faults);
 
     let outage: Promise<void> = Promise.resolve();
-    const job = await engine.execute({ planId: plan.planId, confirmSandboxIds: world.confirmedSandboxIds });
+    const job = await engine.execute(
+      withTypedCount(plan, { planId: plan.planId, confirmSandboxIds: world.confirmedSandboxIds }),
+    );
     let stopWatching = () => {};
     if (scenario.outage) {
       const { afterItems, backAfterMs } = scenario.outage;
@@ -275,15 +282,13 @@ async function runScenario(scenario: Scenario, seed: number): Promise<void> {
       stats,
       statuses: world.statuses(),
     });
-    expect(check.violations, `${scenario.name} (seed ${seed})`).toEqual([]);
-    expect(check.itemsLost).toBe(0);
-    scenario.expect?.({ world, jobs, stats, planSkips });
-
+    // Counted first, asserted after: a figure that fails its check still reaches the figures file.
     const faults = faultsIn(stats);
     totals.runs += 1;
     totals.items += check.items;
     totals.itemsLost += check.itemsLost;
     totals.faultsInjected += faults;
+    totals.faultRulesFired += stats.faultsFired;
     totals.requests += stats.total;
     totals.writes += check.mutatingRequests;
     for (const [state, n] of Object.entries(check.outcomes))
@@ -296,9 +301,22 @@ async function runScenario(scenario: Scenario, seed: number): Promise<void> {
       seed,
       items: check.items,
       faults,
+      rulesFired: stats.faultsByRule,
       firstJob,
       outcomes: check.outcomes,
     });
+
+    expect(check.violations, `${scenario.name} (seed ${seed})`).toEqual([]);
+    expect(check.itemsLost).toBe(0);
+    // A fault scenario proves something only if its faults happened: every rule fired at least once.
+    for (const rule of [...scenario.faults, ...(scenario.faultsWhilePlanning ?? [])]) {
+      expect(
+        stats.faultsByRule[faultLabel(rule)] ?? 0,
+        `${scenario.name}: rule ${faultLabel(rule)} fired`,
+      ).toBeGreaterThan(0);
+    }
+    if (scenario.outage) expect(totals.outages, `${scenario.name}: the outage happened`).toBeGreaterThan(0);
+    scenario.expect?.({ world, jobs, stats, planSkips });
   } finally {
     await world.sim.resume().catch(() => undefined);
     await world.close();

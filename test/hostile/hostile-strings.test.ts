@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withTypedCount } from "../../electron/core/actions/testing/world.js";
 import { createLeasekeeperApp, type LeasekeeperApp } from "../../electron/core/app/app.js";
 import { memoryLogger } from "../../electron/core/app/log.js";
 import { type HttpHost, startHttpHost } from "../../electron/core/http-host/host.js";
@@ -9,7 +10,7 @@ import {
   type InventoryView,
   type LeaseDetail,
 } from "../../shared/contract.js";
-import type { AuditEntry } from "../../shared/domain/actions.js";
+import type { AuditEntry, Plan } from "../../shared/domain/actions.js";
 import { writeFigures } from "../chaos/support/figures.js";
 import { HOSTILE_STRINGS } from "./corpus.js";
 import { buildHostileWorld, type HostileWorld } from "./support/hostile-world.js";
@@ -184,12 +185,16 @@ describe("hostile strings through ledger, scan, contract and audit export", () =
     const shown = decodeInventoryRows(await call<InventoryView>("inventory:get", {})).map(
       (row) => row.leaseId,
     );
-    const plan = await call<{ planId: string; items: { decision: string }[] }>("actions:plan", {
+    const plan = await call<Plan>("actions:plan", {
       action: "destroy",
       selection: { kind: "leases", leaseIds: shown },
     });
     expect(plan.items.some((item) => item.decision === "do")).toBe(true);
-    const job = await call<{ jobId: string }>("actions:execute", { planId: plan.planId });
+    // The operator types the count back, as a plan of this size asks.
+    const job = await call<{ jobId: string }>(
+      "actions:execute",
+      withTypedCount(plan, { planId: plan.planId }),
+    );
     for (let attempt = 0; attempt < 200; attempt++) {
       const current = await call<{ state: string }>("jobs:get", { jobId: job.jobId });
       if (current.state !== "running") break;

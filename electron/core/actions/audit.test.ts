@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { PLUGIN_MESSAGES } from "../../../shared/domain/codes.js";
-import { buildWorld, KEY_A, KEY_B, marker, type World } from "./testing/world.js";
+import { buildWorld, KEY_A, KEY_B, marker, type World, withTypedCount } from "./testing/world.js";
 
 // The audit log as an auditor meets it: every plan and every item, with the evidence it was judged on,
 // queryable, and exportable as CSV and JSON with no key and no full workspace marker anywhere.
@@ -42,13 +42,19 @@ describe("audit log", () => {
       selection: { kind: "leases", leaseIds: ["lease-a1", "lease-a2"] },
     });
     await engine.waitForJob(
-      (await engine.execute({ planId: destroyPlan.planId, confirmSandboxIds: ["sb-audit-2"] })).jobId,
+      (
+        await engine.execute(
+          withTypedCount(destroyPlan, { planId: destroyPlan.planId, confirmSandboxIds: ["sb-audit-2"] }),
+        )
+      ).jobId,
     );
     const releasePlan = await engine.plan({
       action: "release",
       selection: { kind: "leases", leaseIds: ["lease-a2", "lease-a3"] },
     });
-    await engine.waitForJob((await engine.execute({ planId: releasePlan.planId })).jobId);
+    await engine.waitForJob(
+      (await engine.execute(withTypedCount(releasePlan, { planId: releasePlan.planId }))).jobId,
+    );
 
     const entries = engine.queryAudit();
     expect(entries.filter((entry) => entry.kind === "plan").map((entry) => entry.planId)).toEqual([
@@ -113,7 +119,7 @@ describe("audit log", () => {
       action: "release",
       selection: { kind: "leases", leaseIds: ["lease-x"] },
     });
-    await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    await engine.waitForJob((await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId);
     expect(engine.queryAudit({ outcome: "skipped" })).toMatchObject([
       { leaseId: "lease-x", reason: "foreign-provider", message: PLUGIN_MESSAGES.foreignLease },
     ]);

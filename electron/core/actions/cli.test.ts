@@ -100,13 +100,22 @@ describe("leasekeeper plan and apply", () => {
     expect(first.stdout).toMatch(/confirmed\s+sb-cli-own \(lease lease-own\) HTTP 200/);
     expect(await world.statusOf("sb-cli-foreign")).toBe("running");
 
-    const second = await cli(["apply", "--plan", plan.planId, "--confirm", "sb-cli-foreign", "--json"]);
+    // A plan runs once: applying it again is refused, names the job that ran it, and sends nothing.
+    const firstJobId = /^Job (\S+) /m.exec(first.stdout)?.[1];
+    const again = await cli(["apply", "--plan", plan.planId, "--confirm", "sb-cli-foreign"]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`already run, by job ${firstJobId}`);
+    expect(await world.statusOf("sb-cli-foreign")).toBe("running");
+
+    const replanned = JSON.parse(
+      (await cli(["plan", "--action", "destroy", "--lease", "lease-foreign", "--json"])).stdout,
+    ) as Plan;
+    const second = await cli(["apply", "--plan", replanned.planId, "--confirm", "sb-cli-foreign", "--json"]);
     expect(second.code).toBe(0);
     const job = JSON.parse(second.stdout) as Job;
     expect(job.items.find((item) => item.sandboxId === "sb-cli-foreign")?.state).toBe("confirmed");
-    // The owned sandbox is destroyed now, so the second run skips it as changed rather than deleting again.
-    expect(job.items.find((item) => item.sandboxId === "sb-cli-own")?.reason).toBe("changed-since-plan");
     expect((await world.requestsFor("sb-cli-own"))["DELETE /v1/sandboxes/:id"]).toBe(1);
+    expect((await world.requestsFor("sb-cli-foreign"))["DELETE /v1/sandboxes/:id"]).toBe(1);
 
     const jobs = await cli(["jobs", "--json"]);
     expect((JSON.parse(jobs.stdout) as Job[]).map((entry) => entry.state)).toEqual([

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { REFUSAL_MESSAGES } from "../../../shared/domain/allowed-actions.js";
-import { buildWorld, type World } from "./testing/world.js";
+import { buildWorld, type World, withTypedCount } from "./testing/world.js";
 
 // Destroy against the simulator over HTTP: who needs the sandbox id typed back, what is never
 // destroyed whatever is typed, and what an override unlocks.
@@ -30,7 +30,9 @@ describe("destroy", () => {
     expect(plan.items).toMatchObject([{ decision: "do", effect: "delete", confirmation: "click" }]);
     expect(plan.confirmationPhrase).toBeNull();
 
-    const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const job = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(job.state).toBe("completed");
     expect(job.items).toMatchObject([{ state: "confirmed", httpStatus: 200 }]);
     expect(await world.statusOf("sb-owned")).toBe("destroyed");
@@ -57,18 +59,23 @@ describe("destroy", () => {
     expect(plan.items).toMatchObject([{ decision: "do", confirmation: "typed-id", sandboxId: "sb-foreign" }]);
     expect(plan.counts.typedId).toBe(1);
 
-    const unconfirmed = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const unconfirmed = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(unconfirmed.items).toMatchObject([{ state: "skipped", reason: "not-confirmed" }]);
     expect(await world.requestsFor("sb-foreign")).toEqual({});
 
+    // A plan runs once, so each attempt is a new plan.
+    const replan = () =>
+      engine.plan({ action: "destroy", selection: { kind: "leases", leaseIds: ["lease-foreign"] } });
     const wrongId = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, confirmSandboxIds: ["sb-other"] })).jobId,
+      (await engine.execute({ planId: (await replan()).planId, confirmSandboxIds: ["sb-other"] })).jobId,
     );
     expect(wrongId.items[0]?.state).toBe("skipped");
     expect(await world.requestsFor("sb-foreign")).toEqual({});
 
     const confirmed = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, confirmSandboxIds: ["sb-foreign"] })).jobId,
+      (await engine.execute({ planId: (await replan()).planId, confirmSandboxIds: ["sb-foreign"] })).jobId,
     );
     expect(confirmed.items).toMatchObject([{ state: "confirmed", reason: null }]);
     expect(await world.statusOf("sb-foreign")).toBe("destroyed");
@@ -92,12 +99,24 @@ describe("destroy", () => {
     expect(plan.confirmationPhrase).toBe("Production agents 2");
 
     const wrong = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, confirmationPhrase: "Production agents 3" })).jobId,
+      (
+        await engine.execute(
+          withTypedCount(plan, { planId: plan.planId, confirmationPhrase: "Production agents 3" }),
+        )
+      ).jobId,
     );
     expect(wrong.counts.skipped).toBe(2);
 
+    const again = await engine.plan({
+      action: "destroy",
+      selection: { kind: "headline", headlines: ["foreign", "stale"], environmentIds: ["env-1"] },
+    });
     const job = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, confirmationPhrase: " Production  agents 2 " })).jobId,
+      (
+        await engine.execute(
+          withTypedCount(again, { planId: again.planId, confirmationPhrase: " Production  agents 2 " }),
+        )
+      ).jobId,
     );
     expect(job.counts.confirmed).toBe(2);
   });
@@ -115,10 +134,14 @@ describe("destroy", () => {
     });
     expect(plan.items.map((item) => item.sandboxId).sort()).toEqual(["sb-orphan-a1", "sb-orphan-a2"]);
     expect(plan.items.every((item) => item.confirmation === "typed-id")).toBe(true);
-    expect(plan.confirmationPhrase).toBe("selection 2");
+    expect(plan.confirmationPhrase).toBe("untracked alpha 2");
 
     const job = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, confirmSandboxIds: ["sb-orphan-a1"] })).jobId,
+      (
+        await engine.execute(
+          withTypedCount(plan, { planId: plan.planId, confirmSandboxIds: ["sb-orphan-a1"] }),
+        )
+      ).jobId,
     );
     expect(job.items.find((item) => item.sandboxId === "sb-orphan-a1")?.state).toBe("confirmed");
     expect(job.items.find((item) => item.sandboxId === "sb-orphan-a2")?.reason).toBe("not-confirmed");
@@ -145,7 +168,8 @@ describe("destroy", () => {
     ]);
     await world.sim.resume();
     const job = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, confirmSandboxIds: ["sb-dark"] })).jobId,
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId, confirmSandboxIds: ["sb-dark"] })))
+        .jobId,
     );
     expect(job.items).toMatchObject([{ state: "skipped", reason: "unknown" }]);
     expect((await world.requestsFor("sb-dark"))["DELETE /v1/sandboxes/:id"]).toBeUndefined();
@@ -178,7 +202,9 @@ describe("destroy", () => {
     });
     expect(seen.items).toMatchObject([{ decision: "do" }]);
     world.sim.setFaults([{ path: "^/v1/sandboxes", status: 503, retryAfterSeconds: 0 }]);
-    const job = await engine2.waitForJob((await engine2.execute({ planId: seen.planId })).jobId);
+    const job = await engine2.waitForJob(
+      (await engine2.execute(withTypedCount(seen, { planId: seen.planId }))).jobId,
+    );
     expect(job.items).toMatchObject([{ state: "failed", reason: "provider-unknown", httpStatus: 503 }]);
     expect((await world.requestsFor("sb-later"))["DELETE /v1/sandboxes/:id"]).toBeUndefined();
     expect((await world.requestsFor("sb-503"))["DELETE /v1/sandboxes/:id"]).toBeUndefined();
@@ -249,15 +275,21 @@ describe("destroy", () => {
       { leaseId: "lease-old", decision: "do", requiresOverride: true },
     ]);
 
-    const refused = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const refused = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(refused.items.map((item) => [item.leaseId, item.state, item.reason])).toEqual([
       ["lease-busy", "skipped", "in-use"],
       ["lease-old", "skipped", "shared"],
     ]);
     expect(await world.requestsFor("sb-busy")).toEqual({});
 
+    const again = await engine.plan({
+      action: "destroy",
+      selection: { kind: "leases", leaseIds: ["lease-busy", "lease-old"] },
+    });
     const forced = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, override: true })).jobId,
+      (await engine.execute(withTypedCount(again, { planId: again.planId, override: true }))).jobId,
     );
     expect(forced.counts.confirmed).toBe(2);
     const audited = engine.queryAudit({ outcome: "confirmed" });

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import {
   type AuditEntry,
   AuditQuerySchema,
+  type ConfirmationMethod,
   ExecuteRequestSchema,
   type Job,
   type JobEvent,
@@ -14,10 +15,13 @@ import {
   type PlanRequest,
   PlanRequestSchema,
 } from "../../../shared/domain/actions.js";
+import { typedCountMatches, typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
 import { openDatabase } from "../store/database.js";
 import type { Database } from "../store/migrations.js";
 import { AuditLog, type AuditRecord } from "./audit/audit-log.js";
 import { type AuditExportFormat, exportAudit } from "./audit/export.js";
+import type { SandboxClaims } from "./claims/claims.js";
+import { SqliteClaims } from "./claims/sqlite-claims.js";
 import { ActionError } from "./errors.js";
 import { OVERRIDE_REFUSALS } from "./guard/rules.js";
 import { isJobAbandoned, markLive, markNotLive } from "./jobs/liveness.js";
@@ -27,7 +31,7 @@ import { ActionJournal, type JobRow, type JournalItem, type StoredPlan } from ".
 import { currentOperator } from "./operator.js";
 import { type ActionOptions, DEFAULT_ACTION_OPTIONS } from "./options.js";
 import { buildPlan } from "./plan/build-plan.js";
-import { confirmsItem } from "./plan/confirmation.js";
+import { confirmationMethod } from "./plan/confirmation.js";
 import type { InventoryPort, LeaseRereader, ProviderPort } from "./ports.js";
 
 export interface ActionEngineDeps {
@@ -38,6 +42,8 @@ export interface ActionEngineDeps {
   provider: ProviderPort;
   /** Configured API keys, so that evidence can never carry one even where a row was built by hand. */
   knownSecrets?: () => Promise<ReadonlySet<string>>;
+  /** The configured threshold above which a destroy needs its count typed back, read at each plan. */
+  typedCountAbove?: () => number;
   now?: () => Date;
   operator?: Operator;
   options?: Partial<ActionOptions>;
@@ -47,6 +53,8 @@ export interface ActionEngine {
   plan(request: PlanRequest): Promise<Plan>;
   /** Creates the job (durably) and starts it; resolves with the job as created, items pending or skipped. */
   execute(request: ExecuteRequestInput): Promise<Job>;
+  /** A plan as it was made (expired or not); null when there is none with this id. */
+  getPlan(planId: string): Plan | null;
   getJob(jobId: string): Job | null;
   listJobs(options?: { limit?: number }): Job[];
   /** Stops the job before its next item; items already sent are seen through. */
@@ -70,6 +78,12 @@ export type ExecuteRequestInput = z.input<typeof ExecuteRequestSchema>;
 export const ENGINE_MESSAGES = {
   planNotFound: "No plan with this id; make a new plan.",
   planExpired: "This plan has expired; make a new plan so that it reflects what is true now.",
+  planConsumed: (jobId: string) =>
+    `This plan was already run, by job ${jobId}; a plan runs once. Make a new plan to act again.`,
+  countNotConfirmed: (expected: string) =>
+    `This plan needs its count typed back: type "${expected}" to confirm. Nothing was done.`,
+  expiredUnsent:
+    "The plan expired before this item was sent, so it was not sent; make a new plan to act on it.",
   jobNotFound: "No job with this id.",
   jobNotInterrupted: "Only an interrupted job can be resumed.",
   jobRunning: "This job is still running.",
@@ -80,6 +94,16 @@ export const ENGINE_MESSAGES = {
   notConfirmed:
     "This forced destroy needs the sandbox id typed back (or the plan's confirmation phrase); it was not given, so nothing was done.",
 } as const;
+
+/** One item of a job about to be created: its plan item, its outcome if it ends before starting. */
+interface JobInput {
+  planItem: PlanItem;
+  outcome: ItemOutcome | null;
+  recheck: boolean;
+  sentAt?: string | null;
+  verifyOnly?: boolean;
+  confirmedBy?: ConfirmationMethod | null;
+}
 
 interface LiveJob {
   stop: "cancel" | "shutdown" | null;
@@ -97,6 +121,9 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   db.pragma("synchronous = FULL");
   const journal = new ActionJournal(db);
   const audit = new AuditLog(db);
+  const claims: SandboxClaims = new SqliteClaims(db);
+  // A claim outlives a missed heartbeat or two, never a dead process by much.
+  const claimTtlMs = options.heartbeatMs * 6;
   const events = new EventEmitter();
   events.setMaxListeners(0);
   const live = new Map<string, LiveJob>();
@@ -113,7 +140,14 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   };
 
   const heartbeat = setInterval(() => {
-    if (live.size > 0) journal.heartbeat([...live.keys()], now().toISOString());
+    if (live.size === 0) return;
+    try {
+      journal.heartbeat([...live.keys()], now().toISOString());
+      claims.renew(instance, now(), claimTtlMs);
+    } catch {
+      // A heartbeat that cannot be written only makes the job look abandoned sooner; the next write that
+      // matters (an item's) fails too and stops the job.
+    }
   }, options.heartbeatMs);
   heartbeat.unref();
 
@@ -135,13 +169,52 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   // Whatever a crashed or closed process left running is shown for what it is from the start.
   sweepInterrupted();
 
-  function loadPlan(planId: string): StoredPlan {
+  function loadPlan(planId: string, allowExpired = false): StoredPlan {
     const stored = journal.loadPlan(planId);
     if (stored === null) throw new ActionError("plan-not-found", ENGINE_MESSAGES.planNotFound);
-    if (Date.parse(stored.plan.expiresAt) <= now().getTime()) {
+    if (!allowExpired && isExpired(stored)) {
       throw new ActionError("plan-expired", ENGINE_MESSAGES.planExpired);
     }
     return stored;
+  }
+
+  function isExpired(stored: StoredPlan): boolean {
+    return Date.parse(stored.plan.expiresAt) <= now().getTime();
+  }
+
+  /** The CreateOS user id behind each credential the plan acts with, so a later job can tell a swapped key. */
+  async function plannedAccounts(
+    plan: Plan,
+  ): Promise<{ origin: string; credential: string; accountId: string }[]> {
+    const pairs = new Map<string, { origin: string; credential: string }>();
+    for (const item of plan.items) {
+      if (item.decision !== "do" || item.origin === null || item.credential === null) continue;
+      pairs.set(`${item.origin}\u0000${item.credential}`, {
+        origin: item.origin,
+        credential: item.credential,
+      });
+    }
+    const found = await Promise.all(
+      [...pairs.values()].map(async (pair) => {
+        try {
+          const client = await deps.provider.account(pair.origin, pair.credential);
+          return client === null ? [] : [{ ...pair, accountId: await client.whoami() }];
+        } catch {
+          // Not learnt now: the first job to act pins it, and every later one is compared with that.
+          return [];
+        }
+      }),
+    );
+    return found.flat();
+  }
+
+  /** The chain of jobs a job continues, nearest first. */
+  function ancestorsOf(jobId: string | null): string[] {
+    const chain: string[] = [];
+    for (let id = jobId; id !== null && !chain.includes(id); id = journal.jobRow(id)?.parentJobId ?? null) {
+      chain.push(id);
+    }
+    return chain;
   }
 
   function requireJob(jobId: string): JobRow {
@@ -159,8 +232,10 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     stored: StoredPlan;
     override: boolean;
     parentJobId: string | null;
-    items: { planItem: PlanItem; outcome: ItemOutcome | null; recheck: boolean }[];
+    items: JobInput[];
     resumes?: string;
+    /** A first run of the plan: refused if any job ran it already. */
+    consumesPlan?: boolean;
   }): Job {
     const createdAt = now().toISOString();
     const row: JobRow = {
@@ -179,21 +254,26 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       ownerInstance: instance,
       heartbeatAt: createdAt,
     };
-    const items: JournalItem[] = input.items.map(({ planItem, outcome, recheck }, seq) => ({
-      seq,
-      itemId: planItem.itemId,
-      leaseId: planItem.leaseId,
-      sandboxId: planItem.sandboxId,
-      origin: planItem.origin,
-      effect: planItem.effect,
-      state: outcome?.state ?? "pending",
-      reason: outcome?.reason ?? null,
-      message: outcome?.message ?? null,
-      httpStatus: outcome?.httpStatus ?? null,
-      startedAt: null,
-      finishedAt: outcome === null ? null : createdAt,
-      recheck,
-    }));
+    const items: JournalItem[] = input.items.map(
+      ({ planItem, outcome, recheck, sentAt, verifyOnly, confirmedBy }, seq) => ({
+        seq,
+        itemId: planItem.itemId,
+        leaseId: planItem.leaseId,
+        sandboxId: planItem.sandboxId,
+        origin: planItem.origin,
+        effect: planItem.effect,
+        state: outcome?.state ?? "pending",
+        reason: outcome?.reason ?? null,
+        message: outcome?.message ?? null,
+        httpStatus: outcome?.httpStatus ?? null,
+        startedAt: null,
+        finishedAt: outcome === null ? null : createdAt,
+        recheck,
+        sentAt: sentAt ?? null,
+        verifyOnly: verifyOnly ?? false,
+        confirmedBy: confirmedBy ?? null,
+      }),
+    );
     const records: AuditRecord[] = input.items.flatMap(({ planItem, outcome }) =>
       outcome === null
         ? []
@@ -202,6 +282,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
               job: row,
               operator,
               planItem,
+              confirmedBy: null,
               frozen: input.stored.frozen.get(planItem.itemId),
               outcome,
               at: createdAt,
@@ -209,7 +290,11 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
             }),
           ],
     );
-    journal.transaction(() => {
+    journal.exclusive(() => {
+      if (input.consumesPlan) {
+        const ranBy = journal.consumePlan(row.planId, row.jobId, createdAt);
+        if (ranBy !== null) throw new ActionError("plan-consumed", ENGINE_MESSAGES.planConsumed(ranBy));
+      }
       journal.createJob(row, items);
       audit.append(records);
       if (input.resumes !== undefined) journal.setResumedBy(input.resumes, row.jobId);
@@ -223,19 +308,39 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       let state: JobState | null = null;
       try {
         state = await runJob(
-          { journal, audit, provider: deps.provider, leases: deps.leases, now, operator, options, emit },
-          { job: row, stored: input.stored, items, stopRequested: () => entry.stop },
+          {
+            journal,
+            audit,
+            claims,
+            holder: { owner: instance, jobId: row.jobId },
+            claimTtlMs,
+            provider: deps.provider,
+            leases: deps.leases,
+            now,
+            operator,
+            options,
+            emit,
+          },
+          {
+            job: row,
+            stored: input.stored,
+            items,
+            stopRequested: () => entry.stop,
+            predecessors: ancestorsOf(row.parentJobId),
+          },
         );
       } catch {
-        // The journal could not be written: the job stops here, and it is left `running` so that the next
-        // look at it (this process or another) shows it interrupted and resumable.
+        // Anything unforeseen stops the job as a failed write does: interrupted, resumable.
+        state = "interrupted";
       }
       live.delete(row.jobId);
       markNotLive(row.jobId);
-      if (state !== null) {
-        journal.setJobState(row.jobId, state, now().toISOString());
-        emit({ type: "job", jobId: row.jobId, state });
+      try {
+        journal.setJobState(row.jobId, state, state === "interrupted" ? null : now().toISOString());
+      } catch {
+        // Left `running`: the next look at it (this process or another) finds it abandoned, interrupted.
       }
+      emit({ type: "job", jobId: row.jobId, state });
       return journal.job(row.jobId)!;
     })();
     return journal.job(row.jobId)!;
@@ -254,15 +359,19 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         throw new ActionError("inventory-unavailable", ENGINE_MESSAGES.inventoryUnavailable);
       }
       const knownSecrets = (await deps.knownSecrets?.()) ?? new Set<string>();
-      const { plan, frozen } = buildPlan({
+      const built = buildPlan({
         planId: ulid(),
         request: parsed.data,
         inventory,
         now: now(),
         ttlMs: options.planTtlMs,
+        // A threshold given to the engine itself wins over the configured one (tests, benchmarks).
+        typedCountAbove: deps.options?.typedCountAbove ?? deps.typedCountAbove?.() ?? options.typedCountAbove,
         operator: operator.name,
         knownSecrets,
       });
+      const { plan, frozen } = built;
+      const accounts = await plannedAccounts(plan);
       const record: AuditRecord = {
         at: plan.createdAt,
         kind: "plan",
@@ -294,6 +403,9 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       };
       journal.transaction(() => {
         journal.savePlan(plan, parsed.data, frozen, operator.host);
+        for (const account of accounts) {
+          journal.pinPlannedAccount(plan.planId, account.origin, account.credential, account.accountId);
+        }
         audit.append([record]);
       });
       return plan;
@@ -303,19 +415,32 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       assertOpen();
       const parsed = ExecuteRequestSchema.safeParse(request);
       if (!parsed.success) throw new ActionError("invalid-request", "The execute request is malformed.");
-      const { planId, confirmSandboxIds, confirmationPhrase, override } = parsed.data;
+      const { planId, confirmSandboxIds, confirmationPhrase, typedCount, override } = parsed.data;
       const stored = loadPlan(planId);
       const confirmed = new Set(confirmSandboxIds);
-      const items = stored.plan.items.map((planItem) => ({
-        planItem,
-        recheck: false,
-        outcome: gateItem(planItem, {
+      const items = stored.plan.items.map((planItem): JobInput => {
+        const method = confirmationMethod(planItem, stored.plan, { confirmed, phrase: confirmationPhrase });
+        const outcome = gateItem(planItem, {
           override,
-          typedIdConfirmed: confirmsItem(planItem, stored.plan, { confirmed, phrase: confirmationPhrase }),
+          typedIdConfirmed: method !== null,
           overrideReason: stored.frozen.get(planItem.itemId)?.overrideReason ?? null,
-        }),
-      }));
-      return startJob({ stored, override, parentJobId: null, items });
+        });
+        return { planItem, recheck: false, outcome, confirmedBy: outcome === null ? method : null };
+      });
+      // A risky or large destroy goes ahead only with the number it acts on typed back, nothing less.
+      if (stored.plan.countConfirmation) {
+        const acting = items.filter((item) => item.outcome === null);
+        const expected = typedCountPhrase(stored.plan.action, acting.length);
+        if (acting.length > 0 && !typedCountMatches(expected, typedCount)) {
+          throw new ActionError("count-not-confirmed", ENGINE_MESSAGES.countNotConfirmed(expected));
+        }
+        for (const item of acting) if (item.confirmedBy === "click") item.confirmedBy = "typed-count";
+      }
+      return startJob({ stored, override, parentJobId: null, items, consumesPlan: true });
+    },
+
+    getPlan(planId) {
+      return journal.loadPlan(planId)?.plan ?? null;
     },
 
     getJob(jobId) {
@@ -343,11 +468,11 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       assertOpen();
       const row = requireJob(jobId);
       if (row.state === "running") throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
-      const failed = new Set(
+      const failed = new Map(
         journal
           .items(jobId)
           .filter((item) => item.state === "failed")
-          .map((item) => item.itemId),
+          .map((item) => [item.itemId, item]),
       );
       if (failed.size === 0) throw new ActionError("nothing-to-retry", ENGINE_MESSAGES.nothingToRetry);
       const stored = loadPlan(row.planId);
@@ -355,7 +480,13 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       // sandbox before sending anything again.
       const items = stored.plan.items
         .filter((planItem) => failed.has(planItem.itemId))
-        .map((planItem) => ({ planItem, outcome: null, recheck: true }));
+        .map((planItem) => ({
+          planItem,
+          outcome: null,
+          recheck: true,
+          sentAt: failed.get(planItem.itemId)?.sentAt ?? null,
+          confirmedBy: failed.get(planItem.itemId)?.confirmedBy ?? null,
+        }));
       return startJob({ stored, override: row.override, parentJobId: jobId, items });
     },
 
@@ -374,12 +505,31 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
           .filter((item) => item.state === "pending" || item.state === "running")
           .map((item) => [item.itemId, item]),
       );
-      const stored = loadPlan(row.planId);
-      const items = stored.plan.items.flatMap((planItem) => {
+      // What a crashed or closed run sent is found out whatever the plan's age; only what was never sent
+      // needs a plan that still holds.
+      const stored = loadPlan(row.planId, true);
+      const expired = isExpired(stored);
+      const items = stored.plan.items.flatMap((planItem): JobInput[] => {
         const previous = unfinished.get(planItem.itemId);
-        return previous === undefined
-          ? []
-          : [{ planItem, outcome: null, recheck: previous.recheck || previous.state === "running" }];
+        if (previous === undefined) return [];
+        // Every request is journalled as sending before it leaves, so an item without the mark was not sent.
+        const maybeSent = previous.sentAt !== null;
+        const base = {
+          planItem,
+          sentAt: previous.sentAt,
+          confirmedBy: previous.confirmedBy,
+          recheck: previous.recheck || previous.state === "running",
+        };
+        if (!expired) return [{ ...base, outcome: null }];
+        if (maybeSent) return [{ ...base, outcome: null, verifyOnly: true }];
+        // Never sent, and the plan no longer holds: nothing is sent on its say-so.
+        const unsent: ItemOutcome = {
+          state: "skipped",
+          reason: "plan-expired",
+          message: ENGINE_MESSAGES.expiredUnsent,
+          httpStatus: null,
+        };
+        return [{ ...base, outcome: unsent }];
       });
       return startJob({ stored, override: row.override, parentJobId: jobId, items, resumes: jobId });
     },
@@ -416,6 +566,11 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       for (const entry of live.values()) entry.stop = "shutdown";
       await Promise.all([...live.values()].map((entry) => entry.done.catch(() => undefined)));
       closed = true;
+      try {
+        claims.releaseOwner(instance);
+      } catch {
+        // They lapse on their own.
+      }
       clearInterval(heartbeat);
       events.removeAllListeners();
       db.close();

@@ -8,6 +8,8 @@ export const ACTION_ERROR_CODES = [
   "invalid-request",
   "plan-not-found",
   "plan-expired",
+  "plan-consumed",
+  "count-not-confirmed",
   "job-not-found",
   "job-not-interrupted",
   "job-already-resumed",

@@ -1,4 +1,6 @@
 export { AUDIT_EXPORT_FORMATS, type AuditExportFormat, exportAudit } from "./audit/export.js";
+export type { ClaimHolder, SandboxClaims, SandboxRef } from "./claims/claims.js";
+export { SqliteClaims } from "./claims/sqlite-claims.js";
 export {
   type ActionEngine,
   type ActionEngineDeps,

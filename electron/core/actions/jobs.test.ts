@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { JobEvent } from "../../../shared/domain/actions.js";
 import { PLUGIN_MESSAGES } from "../../../shared/domain/codes.js";
 import { ActionError } from "./errors.js";
-import { buildWorld, eventually, type World } from "./testing/world.js";
+import { buildWorld, eventually, type World, withTypedCount } from "./testing/world.js";
 
 // Jobs against the simulator over HTTP: the last-moment re-check, single-flight per sandbox, rate-limit
 // storms and server errors, expiry, cancel and retry.
@@ -46,7 +46,9 @@ describe("re-check just before acting", () => {
     expect(await world.callAsOwner("POST", "/v1/sandboxes/sb-moved/pause")).toBe(202);
     await new Promise((resolve) => setTimeout(resolve, 50));
 
-    const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const job = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(job.items.map((item) => [item.sandboxId, item.state, item.reason])).toEqual([
       ["sb-moved", "skipped", "changed-since-plan"],
       ["sb-still", "confirmed", null],
@@ -91,7 +93,9 @@ describe("re-check just before acting", () => {
     change(world.ledger.leases[0]!);
     world.writeLedger();
 
-    const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const job = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(job.items).toMatchObject([{ state: "skipped", reason: "changed-since-plan" }]);
     expect(await world.requestsFor("sb-adopted")).not.toHaveProperty("DELETE /v1/sandboxes/:id");
     expect(await world.statusOf("sb-adopted")).toBe("running");
@@ -112,7 +116,9 @@ describe("re-check just before acting", () => {
     (world.ledger.leases[0] as { metadata: { reuseLease: boolean } }).metadata.reuseLease = true;
     world.writeLedger();
 
-    const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const job = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(job.items).toMatchObject([{ state: "skipped", reason: "changed-since-plan" }]);
     expect(await world.statusOf("sb-flip")).toBe("running");
   });
@@ -133,8 +139,8 @@ describe("single-flight per sandbox", () => {
     const second = await other.plan({ action: "release", selection });
 
     const [a, b] = await Promise.all([
-      engine.execute({ planId: first.planId }),
-      other.execute({ planId: second.planId }),
+      engine.execute(withTypedCount(first, { planId: first.planId })),
+      other.execute(withTypedCount(second, { planId: second.planId })),
     ]);
     const jobs = [await engine.waitForJob(a.jobId), await other.waitForJob(b.jobId)];
     const states = jobs.map((job) => job.items[0]).sort((x, y) => x!.state.localeCompare(y!.state));
@@ -176,7 +182,9 @@ describe("faults", () => {
     const plan = await engine.plan({ action: "destroy", selection: everyLease(fleet) });
     expect(plan.counts.do).toBe(24);
 
-    const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const job = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(job.items).toHaveLength(24);
     for (const item of job.items) expect(["confirmed", "unconfirmed", "failed"]).toContain(item.state);
     // A 500 on every attempt fails the item with that status; a 429 that outlasts the retries fails it
@@ -208,7 +216,9 @@ describe("faults", () => {
     });
     const engine = await world.engine({ verifyTimeoutMs: 300 });
     const plan = await engine.plan({ action: "destroy", selection: everyLease([{ id: "sb-slow" }]) });
-    const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const job = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(job.items).toMatchObject([{ state: "unconfirmed", reason: "verify-deadline", httpStatus: 200 }]);
     expect(await world.statusOf("sb-slow")).toBe("destroying");
   });
@@ -223,7 +233,9 @@ describe("faults", () => {
     });
     const engine = await world.engine();
     const plan = await engine.plan({ action: "destroy", selection: everyLease(fleet) });
-    const first = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const first = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(first.counts).toMatchObject({ confirmed: 3, failed: 1 });
     expect(first.items.find((item) => item.state === "failed")).toMatchObject({
       sandboxId: "sb-002",
@@ -254,7 +266,9 @@ describe("plans and jobs", () => {
     });
     expect(Date.parse(plan.expiresAt) - Date.parse(plan.createdAt)).toBe(100);
     await new Promise((resolve) => setTimeout(resolve, 150));
-    const refusal = await engine.execute({ planId: plan.planId }).catch((error: unknown) => error);
+    const refusal = await engine
+      .execute(withTypedCount(plan, { planId: plan.planId }))
+      .catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(ActionError);
     expect(refusal).toMatchObject({ code: "plan-expired" });
     expect(await world.requestsFor("sb-late")).toEqual({});
@@ -273,7 +287,9 @@ describe("plans and jobs", () => {
     });
     await before.close();
     const after = await world.engine();
-    const job = await after.waitForJob((await after.execute({ planId: plan.planId })).jobId);
+    const job = await after.waitForJob(
+      (await after.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(job.items).toMatchObject([{ state: "confirmed" }]);
   });
 
@@ -289,7 +305,7 @@ describe("plans and jobs", () => {
     const plan = await engine.plan({ action: "destroy", selection: everyLease(fleet) });
     const events: JobEvent[] = [];
     engine.onEvent((event) => events.push(event));
-    const started = await engine.execute({ planId: plan.planId });
+    const started = await engine.execute(withTypedCount(plan, { planId: plan.planId }));
     await new Promise((resolve) => setTimeout(resolve, 600));
     engine.cancel(started.jobId);
     const job = await engine.waitForJob(started.jobId);
@@ -319,7 +335,7 @@ describe("plans and jobs", () => {
     });
     const first = await world.engine();
     const plan = await first.plan({ action: "destroy", selection: everyLease(fleet) });
-    const started = await first.execute({ planId: plan.planId });
+    const started = await first.execute(withTypedCount(plan, { planId: plan.planId }));
     await eventually(
       async () => (await world!.stats()).byRoute["DELETE /v1/sandboxes/:id"]?.["200"] === 3,
       "three deletes",
@@ -350,7 +366,7 @@ describe("plans and jobs", () => {
         auditedWhenReported &&= rows.some((row) => row.sandboxId === event.item.sandboxId);
       }
     });
-    await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    await engine.waitForJob((await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId);
     for (const { id } of fleet)
       expect(seen).toEqual(expect.arrayContaining([`${id}:running`, `${id}:confirmed`]));
     expect(seen.indexOf("sb-000:running")).toBeLessThan(seen.indexOf("sb-000:confirmed"));

@@ -1,3 +1,5 @@
+import { DEFAULT_TYPED_COUNT_ABOVE } from "../../../shared/domain/bulk-confirmation.js";
+
 /** The engine's knobs, with the defaults an operator gets. Tests shorten the waits. */
 export interface ActionOptions {
   /** How long a plan may be executed after it was made. */
@@ -24,6 +26,8 @@ export interface ActionOptions {
   inFlightWindowMs: number;
   /** A running job's row is touched this often; a row untouched for 6× as long is an abandoned job. */
   heartbeatMs: number;
+  /** A destroy of more items than this needs the count typed back (any `ok` sandbox always does). */
+  typedCountAbove: number;
 }
 
 export const DEFAULT_ACTION_OPTIONS: ActionOptions = {
@@ -36,4 +40,5 @@ export const DEFAULT_ACTION_OPTIONS: ActionOptions = {
   actConcurrency: 16,
   inFlightWindowMs: 250,
   heartbeatMs: 5_000,
+  typedCountAbove: DEFAULT_TYPED_COUNT_ABOVE,
 };

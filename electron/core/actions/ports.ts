@@ -35,6 +35,12 @@ export interface RereadLease {
  */
 export interface LeaseRereader {
   reread(refs: readonly LeaseRef[]): Promise<Map<string, RereadLease | null>>;
+  /**
+   * Which of these sandbox ids any row of any source names now. An untracked sandbox is an orphan only
+   * while no row names it: Paperclip writes the row of a sandbox it is provisioning after creating it.
+   * Throws when a source cannot be read (the items are then failed, never acted on).
+   */
+  namedSandboxes(sandboxIds: readonly string[]): Promise<Set<string>>;
 }
 
 export function leaseKey(sourceId: string, leaseId: string): string {
@@ -53,11 +59,13 @@ export interface AccountClient {
   readonly credential: string;
   /** The origin's shared request budget; sizes how many items one re-check read may cover. */
   readonly requestsPerMinute: number;
+  /** `GET /v1/whoami`: whose key this is (the account's user id), whatever the credential is called. */
+  whoami(): Promise<string>;
   /** Every sandbox the account lists, all pages (`GET /v1/sandboxes?limit=500&offset=…`). */
   listSandboxes(): Promise<ProviderSandbox[]>;
   /** `GET /v1/sandboxes/{id}`; null on 404 (missing, or another account's). */
   getSandbox(sandboxId: string): Promise<ProviderSandbox | null>;
-  /** `DELETE /v1/sandboxes/{id}`; 404 counts as done and is reported as such. */
+  /** `DELETE /v1/sandboxes/{id}`; a 404 is reported as such (it proves nothing: it is read back). */
   deleteSandbox(sandboxId: string): Promise<{ httpStatus: number }>;
   pauseSandbox(sandboxId: string): Promise<{ answer: PauseAnswer; httpStatus: number }>;
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { PLUGIN_MESSAGES } from "../../../shared/domain/codes.js";
-import { buildWorld, type World } from "./testing/world.js";
+import { buildWorld, type World, withTypedCount } from "./testing/world.js";
 
 // Release with the plugin's semantics, against the simulator over HTTP: the reuseLease the lease
 // recorded decides pause or delete, and a lease the plugin would refuse costs no request at all.
@@ -28,7 +28,9 @@ describe("release", () => {
     });
     expect(plan.items).toMatchObject([{ decision: "do", effect: "pause", confirmation: null }]);
 
-    const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const job = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(job.items).toMatchObject([{ leaseId: "lease-warm", state: "confirmed", httpStatus: 202 }]);
     expect(await world.statusOf("sb-warm")).toBe("paused");
     expect(await world.requestsFor("sb-warm")).toMatchObject({ "POST /v1/sandboxes/:id/pause": 1 });
@@ -48,7 +50,9 @@ describe("release", () => {
     });
     expect(plan.items).toMatchObject([{ decision: "do", effect: "delete" }]);
 
-    const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const job = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(job.items).toMatchObject([{ state: "confirmed", httpStatus: 200 }]);
     expect(await world.statusOf("sb-once")).toBe("destroyed");
     expect((await world.requestsFor("sb-once"))["POST /v1/sandboxes/:id/pause"]).toBeUndefined();
@@ -98,7 +102,9 @@ describe("release", () => {
     });
     expect(plan.counts).toMatchObject({ do: 1, skip: 1, skippedByReason: { "foreign-company": 1 } });
 
-    const job = await engine.waitForJob((await engine.execute({ planId: plan.planId })).jobId);
+    const job = await engine.waitForJob(
+      (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
+    );
     expect(job.items.find((item) => item.leaseId === "lease-theirs")).toMatchObject({
       state: "skipped",
       reason: "foreign-company",

@@ -45,6 +45,7 @@ export function createConfiguredActionEngine(options: ConfiguredEngineOptions): 
     leases: sourceRereader(sources),
     provider: configuredProvider(config, secrets, options.client),
     knownSecrets: options.knownSecrets ?? (() => configuredKeys(config, secrets)),
+    typedCountAbove: options.typedCountAbove ?? (() => config.typedCountAbove),
   });
 }
 
@@ -102,6 +103,21 @@ export function sourceRereader(sources: readonly LeaseSource[]): LeaseRereader {
         }),
       );
       return result;
+    },
+    async namedSandboxes(sandboxIds) {
+      const wanted = new Set(sandboxIds);
+      const named = new Set<string>();
+      if (wanted.size === 0) return named;
+      const snapshots = await Promise.all(sources.map((source) => source.load()));
+      for (const snapshot of snapshots) {
+        // A source read only in part cannot say that no row names a sandbox.
+        if (snapshot.gaps.length > 0) throw new Error(`${snapshot.sourceId} was read only in part.`);
+        for (const row of snapshot.leases) {
+          const sandboxId = recordedSandboxId(row);
+          if (sandboxId !== null && wanted.has(sandboxId)) named.add(sandboxId);
+        }
+      }
+      return named;
     },
   };
 }
@@ -200,6 +216,10 @@ class PacedAccount implements AccountClient {
 
   get requestsPerMinute(): number {
     return pacerFor(this.origin).requestsPerMinute;
+  }
+
+  async whoami() {
+    return (await this.#client.whoami()).userId;
   }
 
   async listSandboxes() {

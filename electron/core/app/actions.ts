@@ -30,6 +30,8 @@ export interface ActionsPort {
   exportAudit(request: ParsedRequest<"audit:export">): Promise<ChannelResponse<"audit:export">>;
   onEvent(listener: (event: JobEvent) => void): () => void;
   close(): void | Promise<void>;
+  /** The engine itself, for the CLI, which drives it directly through the same composition. */
+  readonly engine?: ActionEngine;
 }
 
 export const ACTIONS_UNAVAILABLE =
@@ -58,6 +60,8 @@ const ACTION_ERROR_CODES: Record<ActionErrorCode, ErrorCode> = {
   "invalid-request": "invalid-request",
   "plan-not-found": "not-found",
   "plan-expired": "plan-expired",
+  "plan-consumed": "plan-consumed",
+  "count-not-confirmed": "refused",
   "job-not-found": "not-found",
   "job-not-interrupted": "conflict",
   "job-already-resumed": "conflict",
@@ -106,24 +110,31 @@ export function engineActions(deps: ActionDeps): ActionsPort {
   const engine: ActionEngine = createActionEngine({
     dataDir: deps.config().dataDir,
     inventory: deps.inventory,
-    leases: { reread: (refs) => current().leases.reread(refs) },
+    leases: {
+      reread: (refs) => current().leases.reread(refs),
+      namedSandboxes: (sandboxIds) => current().leases.namedSandboxes(sandboxIds),
+    },
     provider: {
       listPageSize: 500,
       account: (origin, credential) => current().provider.account(origin, credential),
     },
+    typedCountAbove: () => deps.config().typedCountAbove,
     knownSecrets: async () =>
       new Set([
         ...(await deps.secrets.knownSecrets(deps.config().credentials.map((credential) => credential.name))),
         ...sourceSecrets(deps.config(), deps.env),
       ]),
   });
+  // The refresh a job's end starts is awaited on close, so the store is never closed under its save.
+  let refreshAfterJob: Promise<unknown> = Promise.resolve();
   const stopRefreshing = engine.onEvent((event) => {
     if (event.type === "job" && event.state !== "running")
-      void deps.inventory.refresh().catch(() => undefined);
+      refreshAfterJob = deps.inventory.refresh().catch(() => undefined);
   });
   const fileStamp = () => new Date().toISOString().replace(/[:.]/g, "-");
 
   return {
+    engine,
     plan: (request) => translated(() => engine.plan(request)),
     execute: (request) => translated(() => engine.execute(request)),
     listJobs: (request) =>
@@ -155,8 +166,9 @@ export function engineActions(deps: ActionDeps): ActionsPort {
       })),
     onEvent: (listener) => engine.onEvent(listener),
     async close() {
-      stopRefreshing();
       await engine.close();
+      stopRefreshing();
+      await refreshAfterJob;
     },
   };
 }

@@ -1,15 +1,17 @@
 import type { AppInfo } from "../../../shared/contract.js";
+import type { ActionEngine } from "../actions/engine.js";
 import { type LeasekeeperConfig, loadConfig } from "../config/load.js";
 import { configureOrigin } from "../createos/index.js";
 import { EventHub } from "../handlers/events.js";
 import { createHandlerTable, type HandlerTable } from "../handlers/table.js";
 import { MarkerService, proverClients } from "../markers/index.js";
-import { type Database, InventoryStore, openDatabase } from "../store/index.js";
+import { type Database, openDatabase } from "../store/index.js";
 import { EnvStore, FileVault, LayeredSecretStore, PASSPHRASE_ENV, type SecretStore } from "../vault/index.js";
 import { type ActionsPort, engineActions, unavailableActions } from "./actions.js";
 import { coreCalls } from "./calls.js";
 import { InventoryService, type ScanContext } from "./inventory-service.js";
 import { createLogger, type RedactingLogger } from "./log.js";
+import { RedactingInventoryStore } from "./redacting-inventory-store.js";
 import { SettingsService } from "./settings-service.js";
 import { sourceSecrets } from "./source-secrets.js";
 
@@ -52,8 +54,25 @@ export interface LeasekeeperApp {
   readonly log: RedactingLogger;
   readonly inventory: InventoryService;
   readonly settings: SettingsService;
+  /** The guarded-action engine, when the real one is wired (the CLI drives it directly). */
+  readonly engine: ActionEngine | null;
   info(): AppInfo;
   close(): Promise<void>;
+}
+
+/**
+ * Where every host finds keys: the host's vault (Electron's safeStorage one, or by default the encrypted
+ * file vault in the data directory), then the environment variables the config names.
+ */
+export function openSecrets(
+  config: LeasekeeperConfig,
+  env: NodeJS.ProcessEnv,
+  vault?: (config: LeasekeeperConfig) => SecretStore | null,
+): LayeredSecretStore {
+  const store = vault
+    ? vault(config)
+    : new FileVault({ dir: config.dataDir, passphrase: env[PASSPHRASE_ENV] });
+  return new LayeredSecretStore(store, new EnvStore(config.credentials, env));
 }
 
 /**
@@ -64,10 +83,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
   const env = options.env ?? process.env;
   const log = options.log ?? createLogger();
   let config = await loadConfig(options.configPath);
-  const vault = options.vault
-    ? options.vault(config)
-    : new FileVault({ dir: config.dataDir, passphrase: env[PASSPHRASE_ENV] });
-  const secrets = new LayeredSecretStore(vault, new EnvStore(config.credentials, env));
+  const secrets = openSecrets(config, env, options.vault);
   const events = new EventHub(log.redactor);
 
   const loadRedactions = async () => {
@@ -90,7 +106,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     env,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const store = database ? new InventoryStore(database) : null;
+  const store = database ? new RedactingInventoryStore(database, log.redactor) : null;
   const inventory = new InventoryService({
     context: scanContext,
     store,
@@ -106,6 +122,8 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
   };
   applyBudgets(config);
 
+  // Awaited on close, so the store is never closed under the save of a refresh a settings change started.
+  let refreshAfterChange: Promise<unknown> = Promise.resolve();
   const settings = new SettingsService({
     config,
     secrets,
@@ -117,7 +135,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
       applyBudgets(next);
       refreshRedactions();
       if (options.autoRefresh !== false) inventory.startAutoRefresh(next.refreshIntervalSeconds);
-      void inventory.refresh().catch(() => undefined);
+      refreshAfterChange = inventory.refresh().catch(() => undefined);
     },
     onSecretsChanged: refreshRedactions,
   });
@@ -166,11 +184,13 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     log,
     inventory,
     settings,
+    engine: actions.engine ?? null,
     info,
     async close() {
       inventory.stopAutoRefresh();
       stopJobEvents();
       await actions.close();
+      await refreshAfterChange;
       // A background save still writing would otherwise fail half-way (harmless, but a needless warning).
       await store?.idle();
       database?.close();

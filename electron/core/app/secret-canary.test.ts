@@ -235,7 +235,7 @@ describe("no key ever leaves the main side", () => {
     }
   }, 60_000);
 
-  it("keeps no key in clear (or base64) in any file it wrote", () => {
+  it("keeps no key in clear (or base64) in any file of the data directory, SQLite's -wal and -shm included", () => {
     const files: string[] = [];
     const walk = (folder: string) => {
       for (const name of readdirSync(folder)) {
@@ -245,10 +245,16 @@ describe("no key ever leaves the main side", () => {
       }
     };
     walk(app.settings.config.dataDir);
-    expect(files.length).toBeGreaterThan(0);
+    // The write-ahead log holds the newest pages until a checkpoint: it is where a key would be found.
+    expect(
+      files.some((file) => file.endsWith("-wal")),
+      `the data directory holds ${files.join(", ")}`,
+    ).toBe(true);
+    // Every key: the accounts' (one sits in a hostile row's metadata and an environment's name) and the vault's.
+    expect(keys.length).toBeGreaterThan(1);
     for (const file of files) {
       const content = readFileSync(file).toString("latin1");
-      for (const key of keys.slice(-1)) {
+      for (const key of keys) {
         for (const form of formsOf(key)) expect(content.includes(form), `${form} in ${file}`).toBe(false);
       }
     }

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { DEFAULT_TYPED_COUNT_ABOVE } from "../../../shared/domain/bulk-confirmation.js";
 import { DEFAULT_REQUESTS_PER_MINUTE } from "../createos/pacer.js";
 import { DEFAULT_TIMEOUT_MS } from "../createos/transport.js";
 import { describeIssue } from "../validation.js";
@@ -28,6 +29,7 @@ export interface LeasekeeperConfig {
   rateLimitPerMinute: number;
   requestTimeoutMs: number;
   refreshIntervalSeconds: number;
+  typedCountAbove: number;
 }
 
 export const CONFIG_FILE_NAME = "leasekeeper.config.json";
@@ -110,5 +112,6 @@ function resolveConfig(config: ConfigFile, file: string): LeasekeeperConfig {
     rateLimitPerMinute: config.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
     requestTimeoutMs: config.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     refreshIntervalSeconds: config.refreshIntervalSeconds ?? DEFAULT_REFRESH_INTERVAL_SECONDS,
+    typedCountAbove: config.typedCountAbove ?? DEFAULT_TYPED_COUNT_ABOVE,
   };
 }

@@ -72,6 +72,8 @@ export const ConfigFileSchema = z
     rateLimitPerMinute: z.number().int().min(1).max(6000).optional(),
     requestTimeoutMs: z.number().int().min(1).max(86_400_000).optional(),
     refreshIntervalSeconds: z.number().int().min(10).max(86_400).optional(),
+    /** A destroy of more items than this needs the count typed back ("destroy 248"). */
+    typedCountAbove: z.number().int().min(1).max(1_000_000).optional(),
   })
   .superRefine((config, ctx) => {
     const names = new Set<string>();

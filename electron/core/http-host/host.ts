@@ -42,6 +42,7 @@ const STATUS_FOR: Record<ErrorCode, number> = {
   refused: 409,
   conflict: 409,
   "plan-expired": 410,
+  "plan-consumed": 409,
   unavailable: 503,
   internal: 500,
 };

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from "better-sqlite3";
-import { ACTIONS_MIGRATIONS } from "../actions/journal/migrations.js";
+import { ACTIONS_CLAIMS_MIGRATIONS, ACTIONS_MIGRATIONS } from "../actions/journal/migrations.js";
 
 export type Database = BetterSqlite3.Database;
 
@@ -74,4 +74,5 @@ export const MIGRATIONS: readonly Migration[] = [
         db.exec("ALTER TABLE source_inventories ADD COLUMN generation INTEGER");
     },
   },
+  ...ACTIONS_CLAIMS_MIGRATIONS,
 ];

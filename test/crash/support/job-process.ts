@@ -9,6 +9,7 @@
 
 import { isActionError } from "../../../electron/core/actions/errors.js";
 import { createConfiguredActionEngine } from "../../../electron/core/actions/index.js";
+import { withTypedCount } from "../../../electron/core/actions/testing/world.js";
 import { loadConfig } from "../../../electron/core/config/load.js";
 import { EnvSecretStore } from "../../../electron/core/config/secrets.js";
 import { createSources } from "../../../electron/core/leases/index.js";
@@ -48,7 +49,10 @@ for (const job of jobs.filter((candidate) => candidate.state === "interrupted"))
     throw error;
   }
 }
-if (started === null && jobs.length === 0) started = await engine.execute({ planId });
+// The operator typed the count back, where the plan asks for it.
+const plan = engine.getPlan(planId);
+if (started === null && jobs.length === 0 && plan !== null)
+  started = await engine.execute(withTypedCount(plan, { planId }));
 if (started === null) {
   say("finished");
 } else {

@@ -32,6 +32,13 @@ describe("audit evidence redaction", () => {
     expect(evidence).toStrictEqual({ list: ["a"] });
   });
 
+  it("cuts a configured API key out of a longer text", () => {
+    const secrets = new Set(["sk-live-123456"]);
+    expect(redactEvidence({ note: "copied from a shell: sk-live-123456 ok" }, secrets)).toStrictEqual({
+      note: "copied from a shell: [redacted] ok",
+    });
+  });
+
   it("keeps what an operator judged on", () => {
     const metadata = {
       provider: "createos",

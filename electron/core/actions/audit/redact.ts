@@ -2,7 +2,7 @@
  * The audit log keeps the metadata a verdict was judged on, minus what must never be written down: the
  * workspace marker authenticates a sandbox on resume (kept to its first 8 characters), and any key named
  * like a credential is dropped whatever its value (a hand-built row may carry one). Values equal to a
- * configured API key are dropped too, wherever they sit. Depth and size are bounded so a hostile row
+ * configured API key are dropped too, wherever they sit, and a key inside a longer text is cut out. Depth and size are bounded so a hostile row
  * cannot bloat the log.
  */
 
@@ -56,6 +56,14 @@ function redactObject(value: object, secrets: ReadonlySet<string>, depth: number
 
 const DROP = Symbol("drop");
 
+/** A key pasted inside a longer text ("copied from a shell: sk-…") is cut out of it. */
+export function withoutSecrets(value: string, secrets: ReadonlySet<string>): string {
+  let out = value;
+  for (const secret of secrets)
+    if (secret.length >= 8 && out.includes(secret)) out = out.split(secret).join("[redacted]");
+  return out;
+}
+
 function redactValue(
   value: unknown,
   secrets: ReadonlySet<string>,
@@ -65,7 +73,8 @@ function redactValue(
   if (typeof value === "string") {
     if (secrets.has(value) || secrets.has(value.trim())) return DROP;
     if (isMarker) return redactMarker(value);
-    return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…` : value;
+    const scrubbed = withoutSecrets(value, secrets);
+    return scrubbed.length > MAX_STRING ? `${scrubbed.slice(0, MAX_STRING)}…` : scrubbed;
   }
   if (value === null || typeof value !== "object") return isMarker && value !== null ? "…" : value;
   if (depth >= MAX_DEPTH) return "…";

@@ -1,22 +1,9 @@
-import path from "node:path";
 import type { Job, JobEvent, JobItem, Plan } from "../../../../shared/domain/actions.js";
+import { actedOnCount, typedCountPhrase } from "../../../../shared/domain/bulk-confirmation.js";
 import type { CliIo } from "../../cli/command.js";
-import { CONFIG_FILE_NAME, loadConfig } from "../../config/load.js";
-import { EnvSecretStore } from "../../config/secrets.js";
-import { createSources } from "../../leases/index.js";
 import type { ActionEngine } from "../engine.js";
-import { createConfiguredActionEngine } from "../wiring.js";
 
 /** What the action commands (`plan`, `apply`, `jobs`, `resume`, `audit`) share: the engine and the text. */
-
-export async function openCliEngine(configArg: string | undefined, io: CliIo): Promise<ActionEngine> {
-  const config = await loadConfig(path.resolve(io.cwd, configArg ?? CONFIG_FILE_NAME));
-  return createConfiguredActionEngine({
-    config,
-    sources: createSources(config, { env: io.env }),
-    secrets: new EnvSecretStore(config.credentials, io.env),
-  });
-}
 
 export function formatPlan(plan: Plan, configArg: string | undefined): string {
   const lines = [
@@ -46,6 +33,16 @@ export function formatPlan(plan: Plan, configArg: string | undefined): string {
     "",
     `${counts.do} to do (${counts.delete} delete, ${counts.pause} pause; ${counts.typedId} need the sandbox id typed back, ${counts.needsOverride} need an override), ${counts.skip} skipped${skipped === "" ? "" : ` (${skipped})`}.`,
   );
+  if (plan.breakdown !== undefined && plan.breakdown.length > 0) {
+    lines.push(`What will be done: ${describeBreakdown(plan)}.`);
+  }
+  if (plan.countConfirmation) {
+    const withoutOverride = typedCountPhrase(plan.action, actedOnCount(plan, false));
+    const withOverride = typedCountPhrase(plan.action, actedOnCount(plan, true));
+    lines.push(
+      `This plan ${plan.countConfirmation.reasons.includes("ok-sandboxes") ? "destroys sandboxes nothing is wrong with" : `acts on more than ${plan.countConfirmation.threshold} sandboxes`}: pass --confirm-count "${withoutOverride}"${withOverride === withoutOverride ? "" : ` (or "${withOverride}" with --override-in-use)`}.`,
+    );
+  }
   if (plan.confirmationPhrase !== null) {
     lines.push(
       `To confirm every forced destroy at once, pass --confirm-phrase "${plan.confirmationPhrase}".`,
@@ -67,6 +64,16 @@ const MARKS: Record<JobItem["state"], string> = {
   skipped: "-",
   cancelled: "×",
 };
+
+/** "150 ok in Agents, 3 stale in Staging" — what the plan will do, by headline and environment. */
+export function describeBreakdown(plan: Plan): string {
+  return (plan.breakdown ?? [])
+    .map((group) => {
+      const place = group.environmentName ?? group.environmentId;
+      return `${group.count} ${group.headline}${place === null ? "" : ` in ${place}`}`;
+    })
+    .join(", ");
+}
 
 export function formatItemLine(item: JobItem): string {
   const who = `${item.sandboxId ?? "-"}${item.leaseId === null ? "" : ` (lease ${item.leaseId})`}`;

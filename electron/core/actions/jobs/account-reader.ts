@@ -25,6 +25,7 @@ export class AccountReader {
   #knownSize: number;
   #listeners: ((snapshot: ListingSnapshot) => void)[] = [];
   #listing: Promise<ListingSnapshot> | null = null;
+  readonly #seenLive = new Set<string>();
 
   constructor(client: AccountClient, options: { pageSize: number; knownSize: number }) {
     this.client = client;
@@ -35,6 +36,20 @@ export class AccountReader {
   /** Requests one list pass costs now (from the last listing's size). */
   get listCost(): number {
     return Math.max(1, Math.ceil(this.#knownSize / this.#pageSize));
+  }
+
+  /** Whether this account listed the sandbox live (not destroyed or failed) during this job. */
+  hasSeenLive(sandboxId: string): boolean {
+    return this.#seenLive.has(sandboxId);
+  }
+
+  /** Carries over what an earlier run of the job saw: it sent a request only after listing the sandbox live. */
+  markSeenLive(sandboxId: string): void {
+    this.#seenLive.add(sandboxId);
+  }
+
+  #observe(sandbox: ProviderSandbox): void {
+    if (sandbox.status !== "destroyed" && sandbox.status !== "failed") this.#seenLive.add(sandbox.id);
   }
 
   onListing(listener: (snapshot: ListingSnapshot) => void): void {
@@ -66,6 +81,7 @@ export class AccountReader {
     try {
       const sandbox = await this.client.getSandbox(sandboxId);
       const observedAt = new Date().toISOString();
+      if (sandbox !== null) this.#observe(sandbox);
       return sandbox === null ? { kind: "absent", observedAt } : { kind: "listed", sandbox, observedAt };
     } catch (error) {
       return { kind: "failed", failure: providerFailure(error) };
@@ -79,6 +95,7 @@ export class AccountReader {
       try {
         const sandboxes = await this.client.listSandboxes();
         this.#knownSize = sandboxes.length;
+        for (const sandbox of sandboxes) this.#observe(sandbox);
         const snapshot: ListingSnapshot = {
           sandboxes: new Map(sandboxes.map((sandbox) => [sandbox.id, sandbox])),
           observedAt: new Date().toISOString(),

@@ -24,14 +24,19 @@ export type RecheckResult =
   | { kind: "skip"; refusal: Refusal }
   | { kind: "already-done"; message: string }
   | { kind: "await-verification" }
+  /** An earlier request's effect cannot be shown; nothing more is sent. */
+  | { kind: "unconfirmed"; reason: string; message: string }
   | { kind: "provider-unreadable"; httpStatus: number | null; message: string };
 
 export const CHANGED = "changed-since-plan";
+export const CLAIMED = "claimed-since-plan";
 
 export const RECHECK_MESSAGES = {
   rowGone: "The lease row is no longer in its source.",
   rowChanged: "The lease row or its sandbox changed since the plan was made; nothing was done.",
   sandboxChanged: "The sandbox changed at CreateOS since the plan was made; nothing was done.",
+  claimedSincePlan:
+    "A lease row names this sandbox now (Paperclip may be provisioning it), so it is no orphan; nothing was done.",
   effectChanged:
     "The lease's recorded reuseLease changed since the plan was made, so release would now do something else.",
   confirmationChanged: "This sandbox now needs its id typed back to be destroyed; make a new plan.",
@@ -44,18 +49,28 @@ function changed(message: string): RecheckResult {
   return { kind: "skip", refusal: { reason: CHANGED, message } };
 }
 
+/** What an item carries from earlier runs of its job. */
+export interface Continuation {
+  /** It may already have been acted on: look before sending again. */
+  recheck: boolean;
+  /** Only find out what was already sent; send nothing. */
+  verifyOnly: boolean;
+  /** This account listed the sandbox live in this job (before an earlier request, or just now). */
+  seenLive: boolean;
+}
+
 export interface LeaseRecheckInput {
   action: ActionKind;
   item: PlanItem;
   fresh: RereadLease | null;
   read: SandboxRead;
   now: Date;
-  recheck: boolean;
+  continuation: Continuation;
 }
 
 export function recheckLease(input: LeaseRecheckInput): RecheckResult {
   const { item, fresh, read } = input;
-  const resumed = resumedOutcome(input.recheck, item, read);
+  const resumed = resumedOutcome(input.continuation, item, read);
   if (resumed !== null) return resumed;
   if (fresh === null) return changed(RECHECK_MESSAGES.rowGone);
   if (read.kind === "failed") return unreadable(read);
@@ -86,9 +101,17 @@ export function recheckLease(input: LeaseRecheckInput): RecheckResult {
   return { kind: "act" };
 }
 
-export function recheckUntracked(item: PlanItem, read: SandboxRead, recheck: boolean): RecheckResult {
-  const resumed = resumedOutcome(recheck, item, read);
+/** `namedNow`: whether a lease row of any source names the sandbox now. */
+export function recheckUntracked(
+  item: PlanItem,
+  read: SandboxRead,
+  continuation: Continuation,
+  namedNow: boolean,
+): RecheckResult {
+  const resumed = resumedOutcome(continuation, item, read);
   if (resumed !== null) return resumed;
+  if (namedNow)
+    return { kind: "skip", refusal: { reason: CLAIMED, message: RECHECK_MESSAGES.claimedSincePlan } };
   if (read.kind === "failed") return unreadable(read);
   if (read.kind === "absent") return changed(RECHECK_MESSAGES.sandboxChanged);
   const fingerprint = untrackedFingerprint({
@@ -100,10 +123,16 @@ export function recheckUntracked(item: PlanItem, read: SandboxRead, recheck: boo
   return fingerprint === item.fingerprint ? { kind: "act" } : changed(RECHECK_MESSAGES.sandboxChanged);
 }
 
-function resumedOutcome(recheck: boolean, item: PlanItem, read: SandboxRead): RecheckResult | null {
-  if (!recheck || item.effect === null) return null;
-  const judged = judgeReadBack(item.effect, read);
+function resumedOutcome(continuation: Continuation, item: PlanItem, read: SandboxRead): RecheckResult | null {
+  const { recheck, verifyOnly, seenLive } = continuation;
+  if ((!recheck && !verifyOnly) || item.effect === null) return null;
+  const judged = judgeReadBack(item.effect, read, seenLive);
   if (judged.kind === "confirmed") return { kind: "already-done", message: judged.message };
+  if (verifyOnly) {
+    return judged.kind === "unconfirmed" || judged.kind === "failed"
+      ? { kind: "unconfirmed", reason: judged.reason, message: judged.message }
+      : { kind: "await-verification" };
+  }
   if (isTransitioningTo(item.effect, read)) return { kind: "await-verification" };
   return null;
 }

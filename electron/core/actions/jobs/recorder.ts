@@ -1,4 +1,9 @@
-import type { JobEvent, JobItemState, PlanItem } from "../../../../shared/domain/actions.js";
+import type {
+  ConfirmationMethod,
+  JobEvent,
+  JobItemState,
+  PlanItem,
+} from "../../../../shared/domain/actions.js";
 import type { AuditLog, AuditRecord } from "../audit/audit-log.js";
 import {
   type ActionJournal,
@@ -47,6 +52,7 @@ export class ItemRecorder {
   #pending: Pending[] = [];
   #scheduled = false;
   readonly #unsettled = new Set<Promise<void>>();
+  readonly #onWriteFailed: () => void;
 
   constructor(options: {
     journal: ActionJournal;
@@ -55,7 +61,10 @@ export class ItemRecorder {
     operator: Operator;
     emit: (event: JobEvent) => void;
     items: readonly JournalItem[];
+    /** A commit failed: the job must send nothing more (called before any waiter hears of it). */
+    onWriteFailed?: () => void;
   }) {
+    this.#onWriteFailed = options.onWriteFailed ?? (() => undefined);
     this.#journal = options.journal;
     this.#audit = options.audit;
     this.#job = options.job;
@@ -68,7 +77,12 @@ export class ItemRecorder {
   start(itemIds: readonly string[]): void {
     if (itemIds.length === 0) return;
     const startedAt = new Date().toISOString();
-    this.#journal.transaction(() => this.#journal.markRunning(this.#job.jobId, itemIds, startedAt));
+    try {
+      this.#journal.transaction(() => this.#journal.markRunning(this.#job.jobId, itemIds, startedAt));
+    } catch (error) {
+      this.#onWriteFailed();
+      throw error;
+    }
     const now = performance.now();
     for (const itemId of itemIds) {
       const item = this.#items.get(itemId);
@@ -78,6 +92,19 @@ export class ItemRecorder {
       this.#started.set(itemId, now);
       this.#emitItem(item);
     }
+  }
+
+  /** Records, durably, that the item's request is about to leave; throws (and nothing may be sent) if not. */
+  sending(itemId: string): void {
+    const at = new Date().toISOString();
+    try {
+      this.#journal.transaction(() => this.#journal.markSending(this.#job.jobId, itemId, at));
+    } catch (error) {
+      this.#onWriteFailed();
+      throw error;
+    }
+    const item = this.#items.get(itemId);
+    if (item !== undefined) item.sentAt = at;
   }
 
   /**
@@ -100,6 +127,7 @@ export class ItemRecorder {
       job: this.#job,
       operator: this.#operator,
       planItem,
+      confirmedBy: item.confirmedBy,
       frozen,
       outcome,
       at: finishedAt,
@@ -143,6 +171,7 @@ export class ItemRecorder {
       });
     } catch (error) {
       // Not durable, so not done: nothing is reported, and the job stops as if the process had died.
+      this.#onWriteFailed();
       for (const entry of batch) entry.failed(error);
       return;
     }
@@ -167,6 +196,8 @@ export function itemAuditRecord(input: {
   job: Pick<JobRow, "jobId" | "planId" | "action" | "override">;
   operator: Operator;
   planItem: PlanItem;
+  /** How the operator confirmed it; null when it never got that far (skipped before acting). */
+  confirmedBy: ConfirmationMethod | null;
   frozen: FrozenItem | undefined;
   outcome: ItemOutcome;
   at: string;
@@ -192,7 +223,7 @@ export function itemAuditRecord(input: {
     effect: planItem.effect,
     verdict: planItem.verdict,
     evidence: input.frozen?.evidence ?? null,
-    confirmation: planItem.confirmation,
+    confirmation: input.confirmedBy,
     // Recorded only where it changed the outcome: an item that needed the override and got it.
     override: input.job.override && planItem.requiresOverride,
     outcome: outcome.state,

@@ -1,28 +1,35 @@
 import type { JobEvent, JobState, PlanItem } from "../../../../shared/domain/actions.js";
 import { PLUGIN_MESSAGES } from "../../../../shared/domain/codes.js";
 import type { AuditLog } from "../audit/audit-log.js";
-import { releaseSandbox, tryAcquireSandbox } from "../guard/single-flight.js";
+import { type ClaimHolder, claimKey, type SandboxClaims } from "../claims/claims.js";
+import { providerFailure } from "../errors.js";
 import type { ActionJournal, JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
 import type { ActionOptions } from "../options.js";
 import type { FrozenItem } from "../plan/build-plan.js";
 import { type LeaseRereader, leaseKey, type ProviderPort, type RereadLease } from "../ports.js";
 import { AccountReader, type SandboxRead } from "./account-reader.js";
 import { act } from "./act.js";
-import { type RecheckResult, recheckLease, recheckUntracked } from "./recheck.js";
+import { type Continuation, type RecheckResult, recheckLease, recheckUntracked } from "./recheck.js";
 import { type ItemOutcome, ItemRecorder, type Operator } from "./recorder.js";
 import { Verifier, type VerifyOutcome } from "./verify.js";
 
 /**
- * Runs one job: its items grouped by CreateOS account, each account's items in batches. For a batch,
- * in this order: take each sandbox's single-flight slot; re-read the rows from their sources and the
- * sandboxes from CreateOS; re-check each item against its plan; journal the survivors as running; send
- * each one request through the origin's shared, paced queue; hand it to the verifier. Accounts run side
- * by side (their origins' queues pace them); a cancel is honoured between items, never mid-request.
+ * Runs one job: its items grouped by CreateOS account, each account's items in batches. First, each
+ * account is asked who it is (whoami): a key that now belongs to another account than the planned one
+ * acts on nothing. For a batch, in this order: claim each sandbox in the store (one action per sandbox
+ * across processes); re-read the rows from their sources and the sandboxes from CreateOS; re-check each
+ * item against its plan; journal the ends and the survivors as running; before each request, journal
+ * that it is being sent; send it through the origin's shared, paced queue; hand it to the verifier.
+ * Accounts run side by side (their origins' queues pace them); a cancel is honoured between items, never
+ * mid-request. A journal or audit write that fails stops every account's run before its next request.
  */
 
 export interface RunnerDeps {
   journal: ActionJournal;
   audit: AuditLog;
+  claims: SandboxClaims;
+  holder: ClaimHolder;
+  claimTtlMs: number;
   provider: ProviderPort;
   leases: LeaseRereader;
   now: () => Date;
@@ -41,6 +48,8 @@ export interface JobRun {
    * closing; nothing more is written, so the job is found interrupted and resumable next time.
    */
   stopRequested: () => "cancel" | "shutdown" | null;
+  /** The jobs this one continues (parent, its parent, …): none runs any more, so their claims are ours. */
+  predecessors?: readonly string[];
 }
 
 export const RUN_MESSAGES = {
@@ -48,6 +57,9 @@ export const RUN_MESSAGES = {
   noCredential: PLUGIN_MESSAGES.missingApiKey,
   sourceUnreadable: "The lease source could not be re-read just before acting, so nothing was done.",
   invalidItem: "This item names no sandbox, origin or effect to act on; nothing was sent.",
+  accountChanged:
+    "The key behind this credential now belongs to another CreateOS account than the one the plan was made with, so nothing was sent and no read by it counts.",
+  accountUnknown: "CreateOS could not say whose key this credential holds, so nothing was sent",
 } as const;
 
 interface Prepared {
@@ -62,8 +74,18 @@ interface Work {
   frozen: FrozenItem | undefined;
 }
 
-/** The job's end state, or null when it was left for a later resume (the engine shut down). */
-export async function runJob(deps: RunnerDeps, run: JobRun): Promise<JobState | null> {
+/** A write of the journal or the audit log failed: nothing more may be sent by any run of the job. */
+class Halt {
+  failed = false;
+}
+
+/** The job's end state: `interrupted` when it was left for a later resume (shut down, or a write failed). */
+export async function runJob(deps: RunnerDeps, outer: JobRun): Promise<JobState> {
+  const halt = new Halt();
+  const run: JobRun = {
+    ...outer,
+    stopRequested: () => (halt.failed ? "shutdown" : outer.stopRequested()),
+  };
   const recorder = new ItemRecorder({
     journal: deps.journal,
     audit: deps.audit,
@@ -71,6 +93,9 @@ export async function runJob(deps: RunnerDeps, run: JobRun): Promise<JobState | 
     operator: deps.operator,
     emit: deps.emit,
     items: run.items,
+    onWriteFailed: () => {
+      halt.failed = true;
+    },
   });
   const planItems = new Map(run.stored.plan.items.map((item) => [item.itemId, item]));
   const byAccount = new Map<string, Work[]>();
@@ -98,13 +123,16 @@ export async function runJob(deps: RunnerDeps, run: JobRun): Promise<JobState | 
     else list.push(work);
   }
 
-  await Promise.all([
+  const runs = await Promise.allSettled([
     ...unrunnable,
-    ...[...byAccount.values()].map((works) => new AccountRun(deps, run, recorder, works).run()),
+    ...[...byAccount.values()].map((works) => new AccountRun(deps, run, recorder, works, halt).run()),
   ]);
-  await recorder.flush();
-  const stop = run.stopRequested();
-  return stop === "shutdown" ? null : stop === "cancel" ? "cancelled" : "completed";
+  await recorder.flush().catch(() => {
+    halt.failed = true;
+  });
+  if (halt.failed || runs.some((result) => result.status === "rejected")) return "interrupted";
+  const stop = outer.stopRequested();
+  return stop === "shutdown" ? "interrupted" : stop === "cancel" ? "cancelled" : "completed";
 }
 
 class AccountRun {
@@ -115,12 +143,16 @@ class AccountRun {
   readonly #origin: string;
   readonly #credential: string;
   readonly #endings: Promise<void>[] = [];
+  readonly #halt: Halt;
+  /** Items whose sandbox this run has claimed and not yet released. */
+  readonly #claimed = new Set<Work>();
 
-  constructor(deps: RunnerDeps, run: JobRun, recorder: ItemRecorder, works: Work[]) {
+  constructor(deps: RunnerDeps, run: JobRun, recorder: ItemRecorder, works: Work[], halt: Halt) {
     this.#deps = deps;
     this.#run = run;
     this.#recorder = recorder;
     this.#works = works;
+    this.#halt = halt;
     this.#origin = works[0]!.plan.origin!;
     this.#credential = works[0]!.plan.credential!;
   }
@@ -136,7 +168,11 @@ class AccountRun {
           httpStatus: null,
         });
       }
-      await Promise.all(this.#endings);
+      await Promise.allSettled(this.#endings);
+      return;
+    }
+    if (!(await this.#sameAccount(client))) {
+      await Promise.allSettled(this.#endings);
       return;
     }
     const listed = this.#run.stored.plan.origins.find(
@@ -146,6 +182,9 @@ class AccountRun {
       pageSize: this.#deps.provider.listPageSize,
       knownSize: listed ?? this.#works.length,
     });
+    // A request went only after this account listed the sandbox live; that stays true on resume.
+    for (const work of this.#works)
+      if (work.journal.sentAt !== null) reader.markSeenLive(work.plan.sandboxId!);
     const verifier = new Verifier(reader, {
       pollMs: this.#deps.options.verifyPollMs,
       timeoutMs: this.#deps.options.verifyTimeoutMs,
@@ -175,16 +214,76 @@ class AccountRun {
     }
     for (const work of this.#works.slice(next)) this.#cancel(work);
     await verifier.drain(() => this.#run.stopRequested() === "shutdown");
-    await Promise.all(this.#endings);
+    await Promise.allSettled(this.#endings);
+    // Whatever is left unfinished (shut down, or a write failed) is resumed later, by this process or
+    // another; its claims must not stand in that job's way.
+    for (const work of this.#claimed) this.#release(work);
   }
 
-  /** Takes the batch's single-flight slots, re-reads it, and ends every item that must not act. */
+  /**
+   * Whether the credential's key still belongs to the account the plan was made with (the first job to
+   * ask pins it when planning could not). Otherwise every item ends here, with nothing sent.
+   */
+  async #sameAccount(client: { whoami(): Promise<string> }): Promise<boolean> {
+    const { planId } = this.#run.job;
+    let accountId: string;
+    try {
+      accountId = await client.whoami();
+    } catch (error) {
+      const failure = providerFailure(error);
+      for (const work of this.#works) {
+        this.#end(work, {
+          state: mayHaveBeenSent(work) ? "unconfirmed" : "failed",
+          reason: "provider-unknown",
+          message: `${RUN_MESSAGES.accountUnknown} (${failure.message})`,
+          httpStatus: failure.httpStatus,
+        });
+      }
+      return false;
+    }
+    let planned: string | null;
+    try {
+      this.#deps.journal.pinPlannedAccount(planId, this.#origin, this.#credential, accountId);
+      planned = this.#deps.journal.plannedAccount(planId, this.#origin, this.#credential);
+    } catch {
+      this.#halt.failed = true;
+      return false;
+    }
+    if (planned === accountId) return true;
+    for (const work of this.#works) {
+      this.#end(work, {
+        state: mayHaveBeenSent(work) ? "unconfirmed" : "skipped",
+        reason: "account-changed",
+        message: RUN_MESSAGES.accountChanged,
+        httpStatus: null,
+      });
+    }
+    return false;
+  }
+
+  /** Claims the batch's sandboxes, re-reads it, and ends every item that must not act. */
   async #prepare(batch: Work[], reader: AccountReader): Promise<Prepared> {
-    const holder = this.#run.job.jobId;
+    const prepared: Prepared = { toAct: [], toVerify: [] };
+    let taken: Set<string>;
+    try {
+      taken = this.#deps.claims.claim(
+        batch.map((work) => this.#ref(work)),
+        this.#deps.holder,
+        this.#deps.now(),
+        this.#deps.claimTtlMs,
+        // Resume and retry start only once the jobs they continue run no more.
+        this.#run.predecessors ?? [],
+      );
+    } catch {
+      this.#halt.failed = true;
+      return prepared;
+    }
     const locked: Work[] = [];
     for (const work of batch) {
-      if (tryAcquireSandbox(this.#origin, work.plan.sandboxId!, holder)) locked.push(work);
-      else {
+      if (taken.has(claimKey(this.#ref(work)))) {
+        locked.push(work);
+        this.#claimed.add(work);
+      } else {
         this.#end(work, {
           state: "skipped",
           reason: "cleanup-in-progress",
@@ -193,15 +292,23 @@ class AccountRun {
         });
       }
     }
-    const prepared: Prepared = { toAct: [], toVerify: [] };
     if (locked.length === 0) return prepared;
 
-    const [rows, reads] = await Promise.all([
+    const untracked = locked.filter((work) => work.plan.leaseId === null || work.plan.sourceId === null);
+    const [rows, reads, named] = await Promise.all([
       this.#rereadRows(locked),
       reader.readMany(locked.map((work) => work.plan.sandboxId!)),
+      untracked.length === 0
+        ? Promise.resolve(new Set<string>())
+        : this.#deps.leases.namedSandboxes(untracked.map((work) => work.plan.sandboxId!)).catch(() => null),
     ]);
     for (const work of locked) {
-      const result = this.#recheck(work, rows, reads.get(work.plan.sandboxId!)!);
+      const continuation: Continuation = {
+        recheck: work.journal.recheck,
+        verifyOnly: work.journal.verifyOnly === true,
+        seenLive: reader.hasSeenLive(work.plan.sandboxId!),
+      };
+      const result = this.#recheck(work, rows, named, reads.get(work.plan.sandboxId!)!, continuation);
       switch (result.kind) {
         case "act":
           prepared.toAct.push(work);
@@ -219,6 +326,14 @@ class AccountRun {
           break;
         case "skip":
           this.#end(work, { state: "skipped", ...refusalFields(result.refusal), httpStatus: null });
+          break;
+        case "unconfirmed":
+          this.#end(work, {
+            state: "unconfirmed",
+            reason: result.reason,
+            message: result.message,
+            httpStatus: null,
+          });
           break;
         case "provider-unreadable":
           this.#end(work, {
@@ -238,6 +353,12 @@ class AccountRun {
           break;
       }
     }
+    // What the re-check ended is durable before anything of the batch is sent; if it cannot be, nothing is.
+    try {
+      await this.#recorder.flush();
+    } catch {
+      this.#halt.failed = true;
+    }
     return prepared;
   }
 
@@ -254,7 +375,12 @@ class AccountRun {
       for (const work of [...toVerify, ...toAct]) this.#cancel(work);
       return;
     }
-    this.#recorder.start([...toVerify, ...toAct].map((work) => work.journal.itemId));
+    try {
+      this.#recorder.start([...toVerify, ...toAct].map((work) => work.journal.itemId));
+    } catch {
+      this.#halt.failed = true;
+      return;
+    }
     for (const work of toVerify) this.#verify(work, verifier, null);
 
     let cursor = 0;
@@ -267,16 +393,15 @@ class AccountRun {
           this.#cancel(work);
           continue;
         }
+        try {
+          this.#recorder.sending(work.journal.itemId);
+        } catch {
+          this.#halt.failed = true;
+          continue;
+        }
         const result = await act(reader, work.plan.effect!, work.plan.sandboxId!);
         if (result.kind === "verify") this.#verify(work, verifier, result.httpStatus);
-        else if (result.kind === "done") {
-          this.#end(work, {
-            state: "confirmed",
-            reason: null,
-            message: result.message,
-            httpStatus: result.httpStatus,
-          });
-        } else {
+        else {
           this.#end(work, {
             state: "failed",
             reason: result.reason,
@@ -312,11 +437,16 @@ class AccountRun {
   #recheck(
     work: Work,
     rows: Map<string, RereadLease | null> | null,
+    named: Set<string> | null,
     read: SandboxRead,
+    continuation: Continuation,
   ): RecheckResult | { kind: "source-unreadable" } {
     const { plan } = work;
+    // Finding out what an earlier request did needs CreateOS only, whatever the sources say now.
+    if (continuation.verifyOnly) return recheckUntracked(plan, read, continuation, false);
     if (plan.leaseId === null || plan.sourceId === null) {
-      return recheckUntracked(plan, read, work.journal.recheck);
+      if (named === null) return { kind: "source-unreadable" };
+      return recheckUntracked(plan, read, continuation, named.has(plan.sandboxId!));
     }
     if (rows === null) return { kind: "source-unreadable" };
     return recheckLease({
@@ -325,7 +455,7 @@ class AccountRun {
       fresh: rows.get(leaseKey(plan.sourceId, plan.leaseId)) ?? null,
       read,
       now: this.#deps.now(),
-      recheck: work.journal.recheck,
+      continuation,
     });
   }
 
@@ -333,7 +463,7 @@ class AccountRun {
     const watched = verifier.watch(work.plan.sandboxId!, work.plan.effect!).then((outcome: VerifyOutcome) => {
       if (outcome.state === "abandoned") {
         // Left running in the journal: a resume reads CreateOS and confirms it without a second request.
-        releaseSandbox(this.#origin, work.plan.sandboxId!, this.#run.job.jobId);
+        this.#release(work);
         return;
       }
       const reason = outcome.state === "confirmed" ? null : outcome.reason;
@@ -344,7 +474,7 @@ class AccountRun {
 
   #cancel(work: Work): void {
     if (this.#run.stopRequested() === "shutdown") {
-      releaseSandbox(this.#origin, work.plan.sandboxId!, this.#run.job.jobId);
+      this.#release(work);
       return;
     }
     this.#end(work, {
@@ -360,11 +490,26 @@ class AccountRun {
   }
 
   #endNow(work: Work, outcome: ItemOutcome): Promise<void> {
-    const sandboxId = work.plan.sandboxId!;
-    return this.#recorder.finish(work.plan, work.frozen, outcome, () =>
-      releaseSandbox(this.#origin, sandboxId, this.#run.job.jobId),
-    );
+    return this.#recorder.finish(work.plan, work.frozen, outcome, () => this.#release(work));
   }
+
+  #ref(work: Work) {
+    return { origin: this.#origin, sandboxId: work.plan.sandboxId! };
+  }
+
+  #release(work: Work): void {
+    if (!this.#claimed.delete(work)) return;
+    try {
+      this.#deps.claims.release(this.#ref(work), this.#deps.holder);
+    } catch {
+      // It lapses at its expiry.
+    }
+  }
+}
+
+/** An item an earlier run may already have acted on: it is never reported as simply not done. */
+function mayHaveBeenSent(work: Work): boolean {
+  return work.journal.sentAt !== null || work.journal.recheck || work.journal.verifyOnly === true;
 }
 
 function refusalFields(refusal: {

@@ -16,21 +16,24 @@ const failed: SandboxRead = {
 };
 
 describe("reading an action back", () => {
+  // Absence counts only after this account listed the sandbox live in this job: a 404 is never proof.
   it.each([
-    ["delete", listed("destroyed"), "confirmed"],
-    ["delete", listed("failed"), "confirmed"],
-    ["delete", absent, "confirmed"],
-    ["delete", listed("destroying"), "waiting"],
-    ["delete", listed("running"), "waiting"],
-    ["delete", failed, "waiting"],
-    ["pause", listed("paused"), "confirmed"],
-    ["pause", listed("pausing"), "waiting"],
-    ["pause", listed("running"), "waiting"],
-    ["pause", absent, "confirmed"],
-    ["pause", listed("error"), "failed"],
-    ["pause", failed, "waiting"],
-  ] as const)("%s, then %o: %s", (effect, read, expected) => {
-    expect(judgeReadBack(effect, read).kind).toBe(expected);
+    ["delete", listed("destroyed"), false, "confirmed"],
+    ["delete", listed("failed"), false, "confirmed"],
+    ["delete", absent, true, "confirmed"],
+    ["delete", absent, false, "unconfirmed"],
+    ["delete", listed("destroying"), true, "waiting"],
+    ["delete", listed("running"), true, "waiting"],
+    ["delete", failed, true, "waiting"],
+    ["pause", listed("paused"), false, "confirmed"],
+    ["pause", listed("pausing"), true, "waiting"],
+    ["pause", listed("running"), true, "waiting"],
+    ["pause", absent, true, "confirmed"],
+    ["pause", absent, false, "unconfirmed"],
+    ["pause", listed("error"), true, "failed"],
+    ["pause", failed, true, "waiting"],
+  ] as const)("%s, then %o (seen live before: %s): %s", (effect, read, seenLive, expected) => {
+    expect(judgeReadBack(effect, read, seenLive).kind).toBe(expected);
   });
 
   it("knows a sandbox already on its way (a crashed run's request got through)", () => {

@@ -11,11 +11,15 @@ import type { AccountReader, SandboxRead } from "./account-reader.js";
 export type ReadBack =
   | { kind: "confirmed"; message: string }
   | { kind: "waiting" }
-  | { kind: "failed"; reason: string; message: string };
+  | { kind: "failed"; reason: string; message: string }
+  | { kind: "unconfirmed"; reason: string; message: string };
 
 export const VERIFY_MESSAGES = {
   destroyed: "CreateOS lists the sandbox as destroyed.",
-  vanished: "CreateOS no longer knows the sandbox (404), which counts as done.",
+  vanished:
+    "CreateOS no longer lists the sandbox that this account listed live earlier in this job: destroyed and purged.",
+  notListed:
+    "The planning account does not list this sandbox, and this job never saw it live there; another account's sandbox is not listed either, so this proves nothing. Check it in CreateOS.",
   paused: "CreateOS lists the sandbox as paused.",
   pauseTargetGone: "The sandbox no longer exists, so nothing is left running; the release is done.",
   didNotPause: "CreateOS sandbox did not reach paused.",
@@ -25,13 +29,24 @@ export const VERIFY_MESSAGES = {
     "CreateOS accepted the pause but did not show the sandbox paused before the verification deadline; check it again later.",
 } as const;
 
-/** What one read says about an action's effect. A failed read says nothing: keep waiting. */
-export function judgeReadBack(effect: ActionEffect, read: SandboxRead): ReadBack {
+/**
+ * What one read says about an action's effect. A failed read says nothing: keep waiting. Absence is
+ * evidence only after the same account listed the sandbox live in this job: CreateOS answers 404, and
+ * leaves out of its listing, another account's sandbox exactly as it does a purged one.
+ */
+export function judgeReadBack(effect: ActionEffect, read: SandboxRead, seenLive: boolean): ReadBack {
   if (read.kind === "failed") return { kind: "waiting" };
-  const status = read.kind === "absent" ? null : read.sandbox.status;
-  const gone = status === null || status === "destroyed" || status === "failed";
+  if (read.kind === "absent") {
+    return seenLive
+      ? {
+          kind: "confirmed",
+          message: effect === "delete" ? VERIFY_MESSAGES.vanished : VERIFY_MESSAGES.pauseTargetGone,
+        }
+      : { kind: "unconfirmed", reason: "not-listed", message: VERIFY_MESSAGES.notListed };
+  }
+  const status = read.sandbox.status;
+  const gone = status === "destroyed" || status === "failed";
   if (effect === "delete") {
-    if (status === null) return { kind: "confirmed", message: VERIFY_MESSAGES.vanished };
     return gone ? { kind: "confirmed", message: VERIFY_MESSAGES.destroyed } : { kind: "waiting" };
   }
   if (status === "paused") return { kind: "confirmed", message: VERIFY_MESSAGES.paused };
@@ -50,7 +65,7 @@ export function isTransitioningTo(effect: ActionEffect, read: SandboxRead): bool
 export type VerifyOutcome =
   | { state: "confirmed"; message: string }
   | { state: "failed"; reason: string; message: string }
-  | { state: "unconfirmed"; reason: "verify-deadline"; message: string }
+  | { state: "unconfirmed"; reason: string; message: string }
   /** The engine shut down before the outcome was known; nothing is recorded. */
   | { state: "abandoned" };
 
@@ -111,11 +126,11 @@ export class Verifier {
   }
 
   #settle(sandboxId: string, watch: Watch, read: SandboxRead, expire: boolean): void {
-    const judged = judgeReadBack(watch.effect, read);
+    const judged = judgeReadBack(watch.effect, read, this.#reader.hasSeenLive(sandboxId));
     let outcome: VerifyOutcome | null = null;
     if (judged.kind === "confirmed") outcome = { state: "confirmed", message: judged.message };
-    else if (judged.kind === "failed")
-      outcome = { state: "failed", reason: judged.reason, message: judged.message };
+    else if (judged.kind === "failed" || judged.kind === "unconfirmed")
+      outcome = { state: judged.kind, reason: judged.reason, message: judged.message };
     else if (expire && Date.now() >= watch.deadline) {
       outcome = {
         state: "unconfirmed",

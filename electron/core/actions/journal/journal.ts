@@ -1,4 +1,5 @@
 import {
+  type ConfirmationMethod,
   JOB_ITEM_STATES,
   type Job,
   type JobItem,
@@ -45,6 +46,12 @@ export interface JournalItem extends JobItem {
   seq: number;
   /** The item may already have been acted on: read CreateOS before sending anything. */
   recheck: boolean;
+  /** When its request was about to leave (in this job or the one it continues); null if it never was. */
+  sentAt: string | null;
+  /** Only find out what an earlier request did; send nothing (its plan has expired). Not stored. */
+  verifyOnly?: boolean;
+  /** How the operator confirmed it when the plan was executed; null for items that ended unconfirmed. */
+  confirmedBy: ConfirmationMethod | null;
 }
 
 export interface ItemEnd {
@@ -87,6 +94,8 @@ interface ItemRecord {
   started_at: string | null;
   finished_at: string | null;
   recheck: number;
+  sent_at: string | null;
+  confirmed_by: string | null;
 }
 
 export class ActionJournal {
@@ -156,8 +165,8 @@ export class ActionJournal {
     );
     const insertItem = this.#db.prepare(
       `INSERT INTO action_job_items (job_id, seq, item_id, lease_id, sandbox_id, origin, effect, state, reason,
-         message, http_status, started_at, finished_at, recheck)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         message, http_status, started_at, finished_at, recheck, sent_at, confirmed_by)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     insertJob.run(
       job.jobId,
@@ -191,8 +200,61 @@ export class ActionJournal {
         item.startedAt,
         item.finishedAt,
         item.recheck ? 1 : 0,
+        item.sentAt,
+        item.confirmedBy,
       );
     }
+  }
+
+  /**
+   * Records, single-use, that `jobId` runs the plan. Refused (returns the job that already ran it) when
+   * any job did, in this process or another: the primary key decides, inside the caller's transaction.
+   */
+  consumePlan(planId: string, jobId: string, at: string): string | null {
+    const existing = this.planRun(planId);
+    if (existing !== null) return existing;
+    try {
+      this.#db
+        .prepare("INSERT INTO action_plan_runs (plan_id, job_id, run_at) VALUES (?, ?, ?)")
+        .run(planId, jobId, at);
+    } catch (error) {
+      if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") return this.planRun(planId);
+      throw error;
+    }
+    return null;
+  }
+
+  planRun(planId: string): string | null {
+    const row = this.#db.prepare("SELECT job_id FROM action_plan_runs WHERE plan_id = ?").get(planId) as
+      | { job_id: string }
+      | undefined;
+    return row?.job_id ?? null;
+  }
+
+  /** The CreateOS user id a planned credential answered with; null when it was not learnt yet. */
+  plannedAccount(planId: string, origin: string, credential: string): string | null {
+    const row = this.#db
+      .prepare(
+        "SELECT account_id FROM action_plan_accounts WHERE plan_id = ? AND origin = ? AND credential = ?",
+      )
+      .get(planId, origin, credential) as { account_id: string } | undefined;
+    return row?.account_id ?? null;
+  }
+
+  /** Pins the account a planned credential belongs to; the first one recorded stays. */
+  pinPlannedAccount(planId: string, origin: string, credential: string, accountId: string): void {
+    this.#db
+      .prepare(
+        "INSERT OR IGNORE INTO action_plan_accounts (plan_id, origin, credential, account_id) VALUES (?, ?, ?, ?)",
+      )
+      .run(planId, origin, credential, accountId);
+  }
+
+  /** Durable before the item's request leaves: a crash after this is verified on resume, never forgotten. */
+  markSending(jobId: string, itemId: string, at: string): void {
+    this.#db
+      .prepare("UPDATE action_job_items SET sent_at = ? WHERE job_id = ? AND item_id = ?")
+      .run(at, jobId, itemId);
   }
 
   markRunning(jobId: string, itemIds: readonly string[], startedAt: string): void {
@@ -279,6 +341,14 @@ export class ActionJournal {
   transaction<T>(work: () => T): T {
     return this.#db.transaction(work)();
   }
+
+  /**
+   * A transaction that takes the write lock before it reads, for a read-then-write another process may
+   * race (whether a plan already ran): the second waits for the first instead of reading a stale answer.
+   */
+  exclusive<T>(work: () => T): T {
+    return this.#db.transaction(work).immediate();
+  }
 }
 
 export function toJob(row: JobRow, items: readonly JournalItem[]): Job {
@@ -296,7 +366,14 @@ export function toJob(row: JobRow, items: readonly JournalItem[]): Job {
 }
 
 export function publicItem(item: JournalItem): JobItem {
-  const { seq: _seq, recheck: _recheck, ...rest } = item;
+  const {
+    seq: _seq,
+    recheck: _recheck,
+    sentAt: _sentAt,
+    verifyOnly: _verifyOnly,
+    confirmedBy: _confirmedBy,
+    ...rest
+  } = item;
   return rest;
 }
 
@@ -343,5 +420,7 @@ function toJournalItem(row: ItemRecord): JournalItem {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     recheck: row.recheck === 1,
+    sentAt: row.sent_at,
+    confirmedBy: row.confirmed_by as ConfirmationMethod | null,
   };
 }

@@ -111,3 +111,56 @@ export const ACTIONS_MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
+
+/**
+ * Appended after the store's own version 3. Version 20 leaves room for the store's next migrations.
+ * - `action_plan_runs`: the one job a plan ran as (its primary key makes a second run impossible, across
+ *   processes).
+ * - `action_plan_accounts`: the CreateOS identity (whoami user id) each planned credential answered with,
+ *   so that a job acting later can tell when the key behind the name now belongs to someone else.
+ * - `sandbox_claims`: one action per sandbox across every process on this data directory; a claim has an
+ *   owner and an expiry, renewed while held, so a crashed holder's claim lapses on its own.
+ * - `action_job_items.sent_at`: written before an item's request leaves, so a crash after it is always
+ *   verified on resume, never sent again blind and never forgotten; `confirmed_by`: how the operator
+ *   confirmed it, carried into every job that continues it.
+ */
+export const ACTIONS_CLAIMS_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 20,
+    name: "single-use plans, planned identities, sandbox claims, sent marks",
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS action_plan_runs (
+          plan_id  TEXT PRIMARY KEY REFERENCES action_plans (plan_id) ON DELETE CASCADE,
+          job_id   TEXT NOT NULL,
+          run_at   TEXT NOT NULL
+        ) STRICT;
+
+        CREATE TABLE IF NOT EXISTS action_plan_accounts (
+          plan_id     TEXT NOT NULL REFERENCES action_plans (plan_id) ON DELETE CASCADE,
+          origin      TEXT NOT NULL,
+          credential  TEXT NOT NULL,
+          account_id  TEXT NOT NULL,
+          PRIMARY KEY (plan_id, origin, credential)
+        ) STRICT;
+
+        CREATE TABLE IF NOT EXISTS sandbox_claims (
+          origin      TEXT NOT NULL,
+          sandbox_id  TEXT NOT NULL,
+          owner       TEXT NOT NULL,
+          job_id      TEXT NOT NULL,
+          claimed_at  TEXT NOT NULL,
+          expires_at  TEXT NOT NULL,
+          PRIMARY KEY (origin, sandbox_id)
+        ) STRICT;
+        CREATE INDEX IF NOT EXISTS sandbox_claims_by_owner ON sandbox_claims (owner);
+      `);
+      const columns = db.prepare("PRAGMA table_info(action_job_items)").all() as { name: string }[];
+      if (!columns.some((column) => column.name === "sent_at"))
+        db.exec("ALTER TABLE action_job_items ADD COLUMN sent_at TEXT");
+      // How the operator confirmed the item (click, typed-id, typed-count, phrase), for its audit rows.
+      if (!columns.some((column) => column.name === "confirmed_by"))
+        db.exec("ALTER TABLE action_job_items ADD COLUMN confirmed_by TEXT");
+    },
+  },
+];

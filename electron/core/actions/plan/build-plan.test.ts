@@ -271,7 +271,7 @@ describe("selection", () => {
         credential: "key-a",
       },
     ]);
-    expect(destroyPlan.confirmationPhrase).toBe("selection 1");
+    expect(destroyPlan.confirmationPhrase).toBe("untracked key-a 1");
     const releasePlan = planFor(
       { action: "release", selection: { kind: "untracked", credential: "key-a" } },
       inventory,

@@ -1,10 +1,12 @@
 import type {
   ActionSelection,
   Plan,
+  PlanBreakdown,
   PlanItem,
   PlanRequest,
   VerdictSnapshot,
 } from "../../../../shared/domain/actions.js";
+import { DEFAULT_TYPED_COUNT_ABOVE } from "../../../../shared/domain/bulk-confirmation.js";
 import type {
   ClassifiedLease,
   Inventory,
@@ -14,7 +16,7 @@ import type {
 } from "../../../../shared/domain/inventory.js";
 import { providerCodeOf } from "../../../../shared/domain/provider-state.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
-import { redactEvidence } from "../audit/redact.js";
+import { redactEvidence, withoutSecrets } from "../audit/redact.js";
 import { decideLease, decideUntracked, type ItemDecision, type OverrideReason } from "../guard/rules.js";
 import { leaseFingerprint, untrackedFingerprint } from "./fingerprint.js";
 
@@ -45,6 +47,8 @@ export interface PlanBuildInput {
   operator: string;
   /** Configured API keys, scrubbed from evidence wherever they appear as a value. */
   knownSecrets?: ReadonlySet<string>;
+  /** Destroying more items than this needs the count typed back. */
+  typedCountAbove?: number;
 }
 
 const DUPLICATE_SANDBOX: Refusal = {
@@ -131,6 +135,11 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
   };
 
   selectTargets(request.selection, inventory, byLeaseId, { addLease, addUntracked, addMissing });
+  // Names come from the sources as typed; a key pasted into one is not written into the plan or the log.
+  const secrets = input.knownSecrets ?? new Set<string>();
+  for (const item of items) {
+    if (item.environmentName !== null) item.environmentName = withoutSecrets(item.environmentName, secrets);
+  }
 
   const createdAt = input.now.toISOString();
   const plan: Plan = {
@@ -143,8 +152,50 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
     counts: countItems(items),
     origins: originsOf(items, inventory),
     confirmationPhrase: confirmationPhraseFor(items),
+    breakdown: breakdownOf(items),
+    countConfirmation: countConfirmationFor(
+      request.action,
+      items,
+      input.typedCountAbove ?? DEFAULT_TYPED_COUNT_ABOVE,
+    ),
   };
   return { plan, frozen };
+}
+
+/** The do-items by headline and environment, largest group first. */
+export function breakdownOf(items: readonly PlanItem[]): PlanBreakdown[] {
+  const groups = new Map<string, PlanBreakdown>();
+  for (const item of items) {
+    if (item.decision !== "do") continue;
+    const key = `${item.verdict.headline}\u0000${item.environmentId ?? ""}`;
+    const group = groups.get(key);
+    if (group === undefined) {
+      groups.set(key, {
+        headline: item.verdict.headline,
+        environmentId: item.environmentId,
+        environmentName: item.environmentName,
+        count: 1,
+      });
+    } else group.count += 1;
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
+}
+
+/**
+ * A destroy of any `ok` sandbox (one nothing is wrong with), or of more items than the threshold, is
+ * confirmed by typing the count back: one click must not be able to destroy a fleet.
+ */
+export function countConfirmationFor(
+  action: Plan["action"],
+  items: readonly PlanItem[],
+  threshold: number,
+): Plan["countConfirmation"] {
+  if (action !== "destroy") return null;
+  const doing = items.filter((item) => item.decision === "do");
+  const reasons: NonNullable<Plan["countConfirmation"]>["reasons"] = [];
+  if (doing.some((item) => item.verdict.headline === "ok")) reasons.push("ok-sandboxes");
+  if (doing.length > threshold) reasons.push("over-threshold");
+  return reasons.length === 0 ? null : { reasons, threshold };
 }
 
 interface TargetSink {
@@ -353,16 +404,22 @@ function originsOf(items: readonly PlanItem[], inventory: Inventory): Plan["orig
 }
 
 /**
- * The phrase an operator may type instead of every sandbox id of a forced destroy: the environment's
- * name when all forced items are in one environment, else "selection", and how many there are. Typing
- * a count is what makes a bulk forced destroy a decision rather than a reflex.
+ * The phrase an operator may type instead of every sandbox id of a forced destroy: what the forced items
+ * are (their environments by name, or "untracked" and the credential for orphans) and how many there
+ * are. Typing where and how many is what makes a bulk forced destroy a decision rather than a reflex.
  */
 export function confirmationPhraseFor(items: readonly PlanItem[]): string | null {
   const forced = items.filter((item) => item.decision === "do" && item.confirmation === "typed-id");
   if (forced.length === 0) return null;
-  const names = new Set(forced.map((item) => item.environmentName));
-  const [only] = names;
+  const names = [...new Set(forced.map(placeOf))].sort();
   const label =
-    names.size === 1 && typeof only === "string" && only.trim() !== "" ? only.trim() : "selection";
+    names.length <= 3 ? names.join(", ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
   return `${label} ${forced.length}`;
+}
+
+function placeOf(item: PlanItem): string {
+  const name = item.environmentName?.trim().replace(/\s+/g, " ");
+  if (name) return name;
+  if (item.leaseId === null) return `untracked ${item.credential ?? ""}`.trim();
+  return item.environmentId ?? "no environment";
 }

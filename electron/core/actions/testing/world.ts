@@ -4,14 +4,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { Plan } from "../../../../shared/domain/actions.js";
+import { isActedOn, typedCountPhrase } from "../../../../shared/domain/bulk-confirmation.js";
 import type { FaultRule } from "../../../../simulator/faults.js";
 import type { FleetInput } from "../../../../simulator/fleet.js";
 import { type SimStats, type Simulator, startSimulator } from "../../../../simulator/index.js";
 import { loadConfig } from "../../config/load.js";
 import { EnvSecretStore } from "../../config/secrets.js";
 import { createSources } from "../../leases/index.js";
-import type { ActionEngine } from "../engine.js";
+import type { ActionEngine, ExecuteRequestInput } from "../engine.js";
 import type { ActionOptions } from "../options.js";
+import { confirmsItem } from "../plan/confirmation.js";
 import { createConfiguredActionEngine } from "../wiring.js";
 
 /**
@@ -304,4 +307,21 @@ export async function eventually(check: () => Promise<boolean> | boolean, what: 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * An execute request with the count typed back, as an operator types it for a plan that needs it
+ * ("destroy 3"): the tests that act on ok sandboxes, or many at once, type it; the typed-count rule has
+ * tests of its own.
+ */
+export function withTypedCount<T extends ExecuteRequestInput>(plan: Plan, request: T): T {
+  if (!plan.countConfirmation) return request;
+  const confirmed = new Set(request.confirmSandboxIds ?? []);
+  const override = request.override ?? false;
+  const acting = plan.items.filter(
+    (item) =>
+      isActedOn(item, override) &&
+      confirmsItem(item, plan, { confirmed, phrase: request.confirmationPhrase }),
+  ).length;
+  return { ...request, typedCount: typedCountPhrase(plan.action, acting) };
 }

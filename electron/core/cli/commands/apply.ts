@@ -1,17 +1,21 @@
 import { parseArgs } from "node:util";
-import { followJob, openCliEngine } from "../../actions/cli/support.js";
+import { followJob } from "../../actions/cli/support.js";
 import { type CliCommand, EXIT } from "../command.js";
+import { openCliEngine } from "../core.js";
 
 export const command: CliCommand = {
   name: "apply",
   summary: "Run a plan: re-check each item, act, verify, and write every outcome to the audit log.",
   usage: `Usage: leasekeeper apply [--config FILE] --plan ID [--confirm SANDBOX_ID…] [--confirm-phrase TEXT]
-                         [--override-in-use] [--json]
+                         [--confirm-count "destroy N"] [--override-in-use] [--json]
 
   --plan ID             the plan to run (from "leasekeeper plan")
   --confirm ID          type back the id of a sandbox to force-destroy (repeatable); a forced item
                         whose id is not given is skipped, not done
   --confirm-phrase T    the plan's confirmation phrase, confirming every forced item at once
+  --confirm-count T     the count typed back, for a plan that destroys an ok sandbox or many at once
+                        ("destroy 248": the number of sandboxes it will act on); without it such a
+                        plan is refused and nothing is done
   --override-in-use     also act on sandboxes in use by a run or held by another live lease
   --json                print the finished job as JSON instead of a line per item
 
@@ -25,6 +29,7 @@ Ctrl-C stops the job before its next item. Exit code 1 when any item failed.`,
         plan: { type: "string" },
         confirm: { type: "string", multiple: true },
         "confirm-phrase": { type: "string" },
+        "confirm-count": { type: "string" },
         "override-in-use": { type: "boolean", default: false },
         json: { type: "boolean", default: false },
       },
@@ -39,6 +44,7 @@ Ctrl-C stops the job before its next item. Exit code 1 when any item failed.`,
         confirmSandboxIds: values.confirm ?? [],
         override: values["override-in-use"],
         ...(values["confirm-phrase"] === undefined ? {} : { confirmationPhrase: values["confirm-phrase"] }),
+        ...(values["confirm-count"] === undefined ? {} : { typedCount: values["confirm-count"] }),
       });
       const done = await followJob(engine, job, io, values.json);
       return done.counts.failed > 0 ? EXIT.failed : EXIT.ok;

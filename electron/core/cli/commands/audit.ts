@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { ACTION_KINDS, type ActionKind } from "../../../../shared/domain/codes.js";
-import { openCliEngine } from "../../actions/cli/support.js";
 import { type CliCommand, EXIT, UsageError } from "../command.js";
+import { openCliEngine } from "../core.js";
 
 export const command: CliCommand = {
   name: "audit",

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
-import { formatJobs, openCliEngine } from "../../actions/cli/support.js";
+import { formatJobs } from "../../actions/cli/support.js";
 import { type CliCommand, EXIT } from "../command.js";
+import { openCliEngine } from "../core.js";
 
 export const command: CliCommand = {
   name: "jobs",

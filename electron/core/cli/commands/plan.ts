@@ -1,8 +1,9 @@
 import { parseArgs } from "node:util";
 import type { ActionSelection } from "../../../../shared/domain/actions.js";
 import { ACTION_KINDS, type ActionKind, HEADLINES, type Headline } from "../../../../shared/domain/codes.js";
-import { formatPlan, openCliEngine } from "../../actions/cli/support.js";
+import { formatPlan } from "../../actions/cli/support.js";
 import { type CliCommand, EXIT, UsageError } from "../command.js";
+import { openCliEngine } from "../core.js";
 
 export const command: CliCommand = {
   name: "plan",

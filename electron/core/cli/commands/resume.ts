@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
-import { followJob, openCliEngine } from "../../actions/cli/support.js";
+import { followJob } from "../../actions/cli/support.js";
 import { type CliCommand, EXIT } from "../command.js";
+import { openCliEngine } from "../core.js";
 
 export const command: CliCommand = {
   name: "resume",

@@ -1,12 +1,14 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { openSecrets } from "../../app/app.js";
+import { RedactingInventoryStore } from "../../app/redacting-inventory-store.js";
+import { SecretRedactor } from "../../app/redactor.js";
+import { sourceSecrets } from "../../app/source-secrets.js";
 import { CONFIG_FILE_NAME, loadConfig } from "../../config/load.js";
-import { EnvSecretStore } from "../../config/secrets.js";
 import { formatScanTable, knowsEnvironment, scanReport } from "../../inventory/report.js";
 import { scanInventory } from "../../inventory/scan.js";
 import { createSources, PaperclipDbSource } from "../../leases/index.js";
 import { openDatabase } from "../../store/database.js";
-import { InventoryStore } from "../../store/inventory-store.js";
 import { type CliCommand, EXIT } from "../command.js";
 
 export const command: CliCommand = {
@@ -33,11 +35,16 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
     });
     const config = await loadConfig(path.resolve(io.cwd, values.config ?? CONFIG_FILE_NAME));
     const sources = createSources(config, { env: io.env });
-    const inventory = await scanInventory({
-      config,
-      sources,
-      secrets: new EnvSecretStore(config.credentials, io.env),
-    });
+    // The same keys as the app (its vault, then the environment), and the same redacting writer.
+    const secrets = openSecrets(config, io.env);
+    const inventory = await scanInventory({ config, sources, secrets });
+    const redactor = new SecretRedactor();
+    redactor.set([
+      ...(await secrets
+        .knownSecrets(config.credentials.map((credential) => credential.name))
+        .catch(() => [])),
+      ...sourceSecrets(config, io.env),
+    ]);
 
     if (values.environment !== undefined && !knowsEnvironment(inventory, values.environment)) {
       io.stderr.write(`leasekeeper scan: no source lists an environment "${values.environment}".\n`);
@@ -50,7 +57,7 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
     try {
       const db = openDatabase(config.dataDir);
       try {
-        ({ newSinceLastScan } = new InventoryStore(db).save(
+        ({ newSinceLastScan } = new RedactingInventoryStore(db, redactor).save(
           inventory,
           sources.map((source) => source.id),
         ));

@@ -2,6 +2,7 @@ import * as Dialog from "@radix-ui/react-dialog";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { Plan, PlanItem } from "../../../../shared/domain/actions";
+import { actedOnCount } from "../../../../shared/domain/bulk-confirmation";
 import { api } from "../../api";
 import { queryKeys } from "../../app/query-keys";
 import { type PendingAction, useUi } from "../../app/ui-store";
@@ -11,7 +12,14 @@ import { Text } from "../../components/Text";
 import { errorCode, errorMessage } from "../../lib/errors";
 import { formatCount, plural } from "../../lib/format";
 import { actionLabel } from "./ActionButton";
-import { type ConfirmationNeed, confirmationMatches, confirmationNeed, executeRequest } from "./confirmation";
+import {
+  type ConfirmationNeed,
+  confirmationMatches,
+  confirmationNeed,
+  countMatches,
+  countToType,
+  executeRequest,
+} from "./confirmation";
 import "./actions.css";
 
 const SHOWN_ITEMS = 200;
@@ -111,7 +119,9 @@ function PlanContent({ pending }: { pending: PendingAction }) {
             execute.reset();
             plan.mutate();
           }}
-          onConfirm={(need, typed, override) => execute.mutate([plan.data, need, typed, override])}
+          onConfirm={(need, typed, override, typedCount) =>
+            execute.mutate([plan.data, need, typed, override, typedCount])
+          }
         />
       )}
     </>
@@ -128,18 +138,30 @@ function PlanBody({
   plan: Plan;
   executing: boolean;
   executeError: unknown;
-  onConfirm(need: ConfirmationNeed, typed: string, override: boolean): void;
+  onConfirm(need: ConfirmationNeed, typed: string, override: boolean, typedCount: string | null): void;
   onReplan(): void;
 }) {
   const need = useMemo(() => confirmationNeed(plan), [plan]);
   const [typed, setTyped] = useState("");
+  const [typedCount, setTypedCount] = useState("");
   const [override, setOverride] = useState(false);
+  // The button, the count to type and what main acts on are one number, and it follows the override.
+  const acting = actedOnCount(plan, override);
+  const expectedCount = countToType(plan, override);
+  const countOk = countMatches(expectedCount, typedCount);
   const doItems = useMemo(() => plan.items.filter((item) => item.decision === "do"), [plan]);
   const skipGroups = useMemo(() => groupSkips(plan.items), [plan]);
   const overrideItems = doItems.filter((item) => item.requiresOverride).length;
   const matches = confirmationMatches(need, typed);
-  const canConfirm = matches && !executing && need.kind !== "nothing-to-do" && need.kind !== "impossible";
-  const expired = errorCode(executeError) === "plan-expired";
+  const canConfirm =
+    matches &&
+    countOk &&
+    acting > 0 &&
+    !executing &&
+    need.kind !== "nothing-to-do" &&
+    need.kind !== "impossible";
+  // An expired plan, or one already run (a plan runs once), can only be made again.
+  const expired = ["plan-expired", "plan-consumed"].includes(errorCode(executeError) ?? "");
   const destroy = plan.action === "destroy";
 
   return (
@@ -147,7 +169,7 @@ function PlanBody({
       style={{ display: "contents" }}
       onSubmit={(event) => {
         event.preventDefault();
-        if (canConfirm) onConfirm(need, typed, override);
+        if (canConfirm) onConfirm(need, typed, override, expectedCount === null ? null : typedCount);
       }}
     >
       <div className="dialog-body plan" data-testid="plan-body" data-plan-id={plan.planId}>
@@ -171,6 +193,27 @@ function PlanBody({
           <div className="plan-count" data-testid="plan-count-skip" data-count={plan.counts.skip}>
             <strong>{formatCount(plan.counts.skip)}</strong> skipped
           </div>
+          {plan.breakdown && plan.breakdown.length > 0 && (
+            <div className="plan-count plan-breakdown" data-testid="plan-breakdown">
+              {plan.breakdown.map((group, index) => (
+                <span
+                  key={`${group.headline} ${group.environmentId ?? ""}`}
+                  data-headline={group.headline}
+                  data-environment-id={group.environmentId ?? ""}
+                  data-count={group.count}
+                >
+                  {index > 0 ? ", " : ""}
+                  <strong>{formatCount(group.count)}</strong> {group.headline}
+                  {group.environmentName || group.environmentId ? (
+                    <>
+                      {" "}
+                      in <Text value={group.environmentName ?? group.environmentId} />
+                    </>
+                  ) : null}
+                </span>
+              ))}
+            </div>
+          )}
           {plan.counts.typedId > 0 && (
             <div className="plan-count">
               <strong>{formatCount(plan.counts.typedId)}</strong> forced destroy
@@ -296,6 +339,33 @@ function PlanBody({
             {typed !== "" && !matches && <span className="field-error">That does not match yet.</span>}
           </div>
         )}
+        {expectedCount !== null && (
+          <div className="field confirm-field" data-testid="count-field">
+            <label htmlFor="count-input">
+              {plan.countConfirmation?.reasons.includes("ok-sandboxes")
+                ? "This destroys sandboxes nothing is wrong with."
+                : `This destroys more than ${formatCount(plan.countConfirmation?.threshold ?? 0)} sandboxes.`}{" "}
+              Type <code className="confirm-expected">{expectedCount}</code> to confirm.
+            </label>
+            <input
+              id="count-input"
+              className="input mono"
+              data-testid="count-input"
+              autoComplete="off"
+              spellCheck={false}
+              value={typedCount}
+              aria-invalid={typedCount !== "" && !countOk}
+              onChange={(event) => setTypedCount(event.target.value)}
+            />
+            {typedCount !== "" && !countOk && <span className="field-error">That does not match yet.</span>}
+          </div>
+        )}
+        {need.kind !== "nothing-to-do" && acting === 0 && (
+          <p className="muted" data-testid="plan-needs-override">
+            Every sandbox in this plan is in use or shared with a live lease: nothing will be done without the
+            override.
+          </p>
+        )}
         {need.kind === "impossible" && <p className="field-error">{need.message}</p>}
         {need.kind === "nothing-to-do" && (
           <p className="muted" data-testid="plan-nothing">
@@ -328,12 +398,13 @@ function PlanBody({
             className={`btn ${destroy ? "btn-danger" : "btn-primary"}`}
             disabled={!canConfirm}
             data-testid="confirm-button"
+            data-count={acting}
             // biome-ignore lint/a11y/noAutofocus: with nothing to type, confirming is the next step
-            autoFocus={need.kind === "click"}
+            autoFocus={need.kind === "click" && expectedCount === null}
           >
             {executing
               ? "Starting…"
-              : `${actionLabel(plan.action)} ${plural(plan.counts.do, destroy ? "sandbox" : "lease", destroy ? "sandboxes" : "leases")}`}
+              : `${actionLabel(plan.action)} ${plural(acting, destroy ? "sandbox" : "lease", destroy ? "sandboxes" : "leases")}`}
           </button>
         )}
       </div>

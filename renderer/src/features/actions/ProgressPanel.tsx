@@ -12,7 +12,9 @@ import {
   countItems,
   type ItemCounts,
   isFinished,
+  isSuccess,
   jobHeadline,
+  notDoneReasons,
   retryableCount,
   summarizeCounts,
 } from "./job-summary";
@@ -106,6 +108,7 @@ function JobProgress({ jobId }: { jobId: string }) {
     .sort((a, b) => ITEM_ORDER[a.state] - ITEM_ORDER[b.state])
     .slice(0, SHOWN_ITEMS);
   const counts: ItemCounts = { ...live, ...data.counts };
+  const reasons = finished ? notDoneReasons(data.items) : [];
   const mutationError = cancel.error ?? retry.error ?? resume.error;
 
   return (
@@ -117,8 +120,12 @@ function JobProgress({ jobId }: { jobId: string }) {
       aria-label={`${data.action} job progress`}
     >
       <div className="row-flex" style={{ justifyContent: "space-between" }}>
-        <strong>
-          {jobHeadline(data)} · {formatCount(done)} of {formatCount(total)}
+        <strong
+          data-testid="progress-headline"
+          data-success={finished ? String(isSuccess(data, counts)) : undefined}
+        >
+          {finished && isSuccess(data, counts) ? "✓ " : ""}
+          {jobHeadline(finished ? { ...data, counts } : data)} · {formatCount(done)} of {formatCount(total)}
         </strong>
         <div className="row-flex">
           {data.state === "running" && (
@@ -183,6 +190,21 @@ function JobProgress({ jobId }: { jobId: string }) {
       >
         {summarizeCounts(counts)}
       </div>
+      {reasons.length > 0 && (
+        <ul className="plain-list progress-reasons" data-testid="progress-reasons">
+          {reasons.map((group) => (
+            <li
+              key={`${group.state} ${group.reason}`}
+              data-state={group.state}
+              data-reason={group.reason}
+              data-count={group.count}
+            >
+              {formatCount(group.count)} {group.state} ({group.reason})
+              {group.message ? <span className="muted">: {group.message}</span> : null}
+            </li>
+          ))}
+        </ul>
+      )}
       {mutationError && <div className="field-error">{errorMessage(mutationError)}</div>}
       <div className="progress-items" data-testid="progress-items">
         {items.map((item) => (
@@ -214,13 +236,13 @@ function useSummaryNotification(job: Job | undefined) {
     if (!job || announced.has(job.jobId)) return;
     announced.add(job.jobId);
     const counts: ItemCounts = { ...countItems(job.items), ...job.counts };
-    const bad = counts.failed + counts.unconfirmed > 0;
-    const text = `${jobHeadline(job)}: ${summarizeCounts(counts)}`;
-    const show = bad || job.state !== "completed" ? toast.warning : toast.success;
+    const text = `${jobHeadline({ ...job, counts })}: ${summarizeCounts(counts)}`;
+    const show = isSuccess(job, counts) ? toast.success : toast.warning;
     show(
       <span
         data-testid="job-summary"
         data-job-id={job.jobId}
+        data-success={String(isSuccess(job, counts))}
         data-confirmed={counts.confirmed}
         data-failed={counts.failed}
         data-unconfirmed={counts.unconfirmed}

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Plan, PlanItem } from "../../../../shared/domain/actions";
-import { confirmationMatches, confirmationNeed, executeRequest } from "./confirmation";
+import {
+  confirmationMatches,
+  confirmationNeed,
+  countMatches,
+  countToType,
+  executeRequest,
+} from "./confirmation";
 
 function item(overrides: Partial<PlanItem>): PlanItem {
   return {
@@ -125,6 +131,41 @@ describe("executeRequest", () => {
       confirmSandboxIds: [],
       confirmationPhrase: "x",
       override: true,
+    });
+  });
+});
+
+describe("countToType", () => {
+  const risky = (items: PlanItem[]) => ({
+    action: "destroy" as const,
+    items,
+    countConfirmation: { reasons: ["ok-sandboxes" as const], threshold: 20 },
+  });
+
+  it("asks for the number that will be acted on, which follows the override", () => {
+    const items = [item({}), item({ itemId: "j" }), item({ itemId: "k", requiresOverride: true })];
+    expect(countToType(risky(items), false)).toBe("destroy 2");
+    expect(countToType(risky(items), true)).toBe("destroy 3");
+  });
+
+  it("asks for nothing when the plan needs no count, or nothing would be acted on", () => {
+    expect(countToType({ ...risky([item({})]), countConfirmation: null }, false)).toBeNull();
+    expect(countToType(risky([item({ requiresOverride: true })]), false)).toBeNull();
+  });
+
+  it.each([
+    ["destroy 2", "destroy 2", true],
+    ["destroy 2", " Destroy   2 ", true],
+    ["destroy 2", "destroy 3", false],
+    ["destroy 2", "2", false],
+    ["destroy 2", "", false],
+  ])("expected %j, typed %j: %s", (expected, typed, ok) => {
+    expect(countMatches(expected, typed)).toBe(ok);
+  });
+
+  it("sends the typed count with the request", () => {
+    expect(executeRequest({ planId: "p" }, { kind: "click" }, "", false, " destroy 2 ")).toMatchObject({
+      typedCount: "destroy 2",
     });
   });
 });

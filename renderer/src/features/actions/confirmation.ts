@@ -1,4 +1,9 @@
 import type { ExecuteRequest, Plan } from "../../../../shared/domain/actions";
+import {
+  actedOnCount,
+  typedCountMatches,
+  typedCountPhrase,
+} from "../../../../shared/domain/bulk-confirmation";
 
 /**
  * What the operator must do before a plan can run, read from the plan main made. A click for ordinary
@@ -40,16 +45,35 @@ export function confirmationMatches(need: ConfirmationNeed, typed: string): bool
   }
 }
 
+/**
+ * The count a plan needs typed back ("destroy 248"), for the override as chosen; null when the plan
+ * needs none. The same number the confirm button shows and main acts on.
+ */
+export function countToType(
+  plan: Pick<Plan, "action" | "items" | "countConfirmation">,
+  override: boolean,
+): string | null {
+  if (!plan.countConfirmation) return null;
+  const acting = actedOnCount(plan, override);
+  return acting === 0 ? null : typedCountPhrase(plan.action, acting);
+}
+
+export function countMatches(expected: string | null, typed: string): boolean {
+  return expected === null || typedCountMatches(expected, typed);
+}
+
 export function executeRequest(
   plan: Pick<Plan, "planId">,
   need: ConfirmationNeed,
   typed: string,
   override: boolean,
+  typedCount: string | null = null,
 ): ExecuteRequest {
   return {
     planId: plan.planId,
     confirmSandboxIds: need.kind === "sandbox-id" ? [typed.trim()] : [],
     ...(need.kind === "phrase" ? { confirmationPhrase: typed.trim() } : {}),
+    ...(typedCount === null ? {} : { typedCount: typedCount.trim() }),
     override,
   };
 }

@@ -4,7 +4,9 @@ import {
   applyItem,
   countItems,
   emptyCounts,
+  isSuccess,
   jobHeadline,
+  notDoneReasons,
   retryableCount,
   summarizeCounts,
 } from "./job-summary";
@@ -71,5 +73,33 @@ describe("job progress", () => {
   it("names how the job ended", () => {
     expect(jobHeadline({ action: "destroy", state: "completed" })).toBe("Destroy finished");
     expect(jobHeadline({ action: "release", state: "cancelled" })).toBe("Release was cancelled");
+  });
+
+  it("says a finished job that confirmed nothing did nothing, and never calls it a success", () => {
+    const skippedOnly = { ...emptyCounts(), skipped: 1 };
+    expect(jobHeadline({ action: "destroy", state: "completed", counts: skippedOnly })).toBe(
+      "Destroy did nothing",
+    );
+    expect(isSuccess({ state: "completed" }, skippedOnly)).toBe(false);
+    expect(isSuccess({ state: "completed" }, { ...emptyCounts(), confirmed: 2, skipped: 1 })).toBe(true);
+    expect(isSuccess({ state: "completed" }, { ...emptyCounts(), confirmed: 2, unconfirmed: 1 })).toBe(false);
+  });
+
+  it("groups what was not done by state and reason, largest first", () => {
+    const skip = (id: string, reason: string): JobItem => ({
+      ...jobItem(id, "skipped"),
+      reason,
+      message: reason,
+    });
+    const groups = notDoneReasons([
+      skip("1", "changed-since-plan"),
+      skip("2", "in-use"),
+      skip("3", "changed-since-plan"),
+      jobItem("4", "confirmed"),
+    ]);
+    expect(groups.map((group) => [group.reason, group.count])).toEqual([
+      ["changed-since-plan", 2],
+      ["in-use", 1],
+    ]);
   });
 });

@@ -63,7 +63,40 @@ const ENDING: Record<Job["state"], string> = {
   interrupted: "was interrupted",
 };
 
-/** The one notification a finished job gets, e.g. "Destroy finished: 40 confirmed, 2 failed". */
-export function jobHeadline(job: Pick<Job, "action" | "state">): string {
+/**
+ * The one notification a finished job gets, e.g. "Destroy finished: 40 confirmed, 2 failed". A finished
+ * job that confirmed nothing says so: a job of skips is not a success.
+ */
+export function jobHeadline(job: Pick<Job, "action" | "state"> & { counts?: ItemCounts }): string {
+  if (job.state !== "running" && job.counts !== undefined && job.counts.confirmed === 0) {
+    return `${VERB[job.action]} ${job.state === "completed" ? "did nothing" : ENDING[job.state]}`;
+  }
   return `${VERB[job.action]} ${ENDING[job.state]}`;
+}
+
+/** Whether a finished job earns the success notification: something confirmed, nothing failed or unverified. */
+export function isSuccess(job: Pick<Job, "state">, counts: ItemCounts): boolean {
+  return job.state === "completed" && counts.confirmed > 0 && counts.failed + counts.unconfirmed === 0;
+}
+
+export interface ReasonGroup {
+  state: JobItemState;
+  reason: string;
+  message: string;
+  count: number;
+}
+
+/** Items that were not confirmed, by state and reason, largest first: what was skipped, and why. */
+export function notDoneReasons(items: readonly JobItem[]): ReasonGroup[] {
+  const groups = new Map<string, ReasonGroup>();
+  for (const item of items) {
+    if (item.state === "confirmed" || item.state === "pending" || item.state === "running") continue;
+    const reason = item.reason ?? item.state;
+    const key = `${item.state}\u0000${reason}`;
+    const group = groups.get(key);
+    if (group === undefined) {
+      groups.set(key, { state: item.state, reason, message: item.message ?? "", count: 1 });
+    } else group.count += 1;
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
 }
