@@ -23,6 +23,8 @@ export interface DemoOptions {
   transitionMs?: number;
   /** `paperclip` (default): a realistic world served by the Paperclip stand-in. `ledger`: the ledger file. */
   leases?: "paperclip" | "ledger";
+  /** The Paperclip world's environment shape; current Paperclip's instance-scoped one by default. */
+  environmentShape?: "instance-scoped" | "company-scoped";
 }
 
 export interface Demo {
@@ -46,7 +48,12 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const size = options.size ?? DEMO_SIZE;
   const seed = options.seed ?? DEMO_SEED;
   const fromPaperclip = (options.leases ?? "paperclip") === "paperclip";
-  const shape = fromPaperclip ? REALISTIC_WORLD : {};
+  const shape = fromPaperclip
+    ? {
+        ...REALISTIC_WORLD,
+        ...(options.environmentShape ? { environmentShape: options.environmentShape } : {}),
+      }
+    : {};
   // The fleet does not depend on the URLs, so the simulator can start before the ports are known.
   const draft = generateDemoWorld({ size, seed, ...shape });
   const simulator = await startSimulator({
