@@ -108,6 +108,8 @@ export const SettingsViewSchema = z.object({
   credentials: z.array(CredentialViewSchema),
   rateLimitPerMinute: z.number().int(),
   refreshIntervalSeconds: z.number().int(),
+  /** A destroy of more items than this needs the count typed back ("destroy 248"). */
+  typedCountAbove: z.number().int(),
   vault: VaultStatusSchema,
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
@@ -115,6 +117,7 @@ export type SettingsView = z.infer<typeof SettingsViewSchema>;
 /** The bounds the config file allows, with the sentence an operator reads when a value is outside them. */
 export const RATE_LIMIT_BOUNDS = { min: 1, max: 6000 } as const;
 export const REFRESH_INTERVAL_BOUNDS = { min: 10, max: 86_400 } as const;
+export const TYPED_COUNT_BOUNDS = { min: 1, max: 1_000_000 } as const;
 
 export const LIMIT_MESSAGES = {
   rateWhole: "The rate budget must be a whole number of requests a minute.",
@@ -123,6 +126,9 @@ export const LIMIT_MESSAGES = {
   intervalWhole: "The refresh interval must be a whole number of seconds.",
   intervalMin: "The refresh interval must be at least 10 seconds.",
   intervalMax: "The refresh interval must be at most 86,400 seconds (a day).",
+  typedCountWhole: "The typed-count threshold must be a whole number of sandboxes.",
+  typedCountMin: "The typed-count threshold must be at least 1 sandbox.",
+  typedCountMax: "The typed-count threshold must be at most 1,000,000 sandboxes.",
 } as const;
 
 export const SettingsUpdateSchema = z.strictObject({
@@ -138,6 +144,12 @@ export const SettingsUpdateSchema = z.strictObject({
     .int(LIMIT_MESSAGES.intervalWhole)
     .min(REFRESH_INTERVAL_BOUNDS.min, LIMIT_MESSAGES.intervalMin)
     .max(REFRESH_INTERVAL_BOUNDS.max, LIMIT_MESSAGES.intervalMax)
+    .optional(),
+  typedCountAbove: z
+    .number(LIMIT_MESSAGES.typedCountWhole)
+    .int(LIMIT_MESSAGES.typedCountWhole)
+    .min(TYPED_COUNT_BOUNDS.min, LIMIT_MESSAGES.typedCountMin)
+    .max(TYPED_COUNT_BOUNDS.max, LIMIT_MESSAGES.typedCountMax)
     .optional(),
 });
 export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;

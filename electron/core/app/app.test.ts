@@ -295,6 +295,25 @@ describe("settings and credentials", () => {
     await call("settings:update", { rateLimitPerMinute: 300 });
   });
 
+  it("applies a typed-count threshold set in settings to the next plan", async () => {
+    // Two rows a click would destroy (not ok: an ok sandbox always needs the count, whatever the threshold).
+    const leaseIds = decodeInventoryRows(await call("inventory:get"))
+      .filter((row) => row.headline !== "ok" && row.allowedActions.includes("destroy"))
+      .filter((row) => row.destroyConfirmation === "click")
+      .slice(0, 2)
+      .map((row) => row.leaseId);
+    expect(leaseIds).toHaveLength(2);
+    const plan = () => call("actions:plan", { action: "destroy", selection: { kind: "leases", leaseIds } });
+
+    expect((await call("settings:update", { typedCountAbove: 1 })).typedCountAbove).toBe(1);
+    const raw = JSON.parse(readFileSync(demo.configPath, "utf8")) as Record<string, unknown>;
+    expect(raw.typedCountAbove).toBe(1);
+    expect((await plan()).countConfirmation).toMatchObject({ reasons: ["over-threshold"], threshold: 1 });
+
+    await call("settings:update", { typedCountAbove: 20 });
+    expect((await plan()).countConfirmation ?? null).toBeNull();
+  });
+
   it("refuses invalid settings with a clear message", async () => {
     expect(await refuse("settings:update", { refreshIntervalSeconds: 5 })).toMatchObject({
       code: "invalid-request",

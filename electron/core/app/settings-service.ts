@@ -71,6 +71,7 @@ export class SettingsService {
       credentials: await Promise.all(config.credentials.map((credential) => this.describe(credential.name))),
       rateLimitPerMinute: config.rateLimitPerMinute,
       refreshIntervalSeconds: config.refreshIntervalSeconds,
+      typedCountAbove: config.typedCountAbove,
       vault: this.#options.secrets.status(),
     };
   }
@@ -104,6 +105,7 @@ export class SettingsService {
     if (request.rateLimitPerMinute !== undefined) raw.rateLimitPerMinute = request.rateLimitPerMinute;
     if (request.refreshIntervalSeconds !== undefined)
       raw.refreshIntervalSeconds = request.refreshIntervalSeconds;
+    if (request.typedCountAbove !== undefined) raw.typedCountAbove = request.typedCountAbove;
     await this.#writeRaw(raw);
     return this.view();
   }

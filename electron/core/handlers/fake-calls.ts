@@ -57,6 +57,7 @@ export function fakeSettings(): SettingsView {
     ],
     rateLimitPerMinute: 300,
     refreshIntervalSeconds: 60,
+    typedCountAbove: 20,
     vault: { encryption: "key-file", persistAllowed: true, weakStoreAccepted: false, message: "ok" },
   };
 }

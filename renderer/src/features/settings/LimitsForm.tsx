@@ -1,21 +1,31 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { RATE_LIMIT_BOUNDS, REFRESH_INTERVAL_BOUNDS, type SettingsView } from "../../../../shared/contract";
+import {
+  RATE_LIMIT_BOUNDS,
+  REFRESH_INTERVAL_BOUNDS,
+  type SettingsView,
+  TYPED_COUNT_BOUNDS,
+} from "../../../../shared/contract";
 import { api } from "../../api";
 import { queryKeys } from "../../app/query-keys";
 import { errorMessage } from "../../lib/errors";
 import { checkLimits } from "./limits-draft";
 
-/** The request budget per CreateOS origin and how often the inventory refreshes on its own. */
+/**
+ * The request budget per CreateOS origin, how often the inventory refreshes on its own, and how large a
+ * destroy may be before its count must be typed back.
+ */
 export function LimitsForm({ settings }: { settings: SettingsView }) {
   const client = useQueryClient();
   const [rate, setRate] = useState(String(settings.rateLimitPerMinute));
   const [interval, setIntervalText] = useState(String(settings.refreshIntervalSeconds));
+  const [typedCount, setTypedCount] = useState(String(settings.typedCountAbove));
   useEffect(() => {
     setRate(String(settings.rateLimitPerMinute));
     setIntervalText(String(settings.refreshIntervalSeconds));
+    setTypedCount(String(settings.typedCountAbove));
   }, [settings]);
-  const check = checkLimits({ rate, interval });
+  const check = checkLimits({ rate, interval, typedCount });
   const errors = check.ok ? {} : check.errors;
   const save = useMutation({
     mutationFn: () => {
@@ -27,7 +37,7 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
 
   return (
     <section className="card" data-testid="settings-limits">
-      <h2>Pacing and refresh</h2>
+      <h2>Pacing, refresh and bulk safety</h2>
       <form
         className="form-grid"
         onSubmit={(event) => {
@@ -81,6 +91,31 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
             </span>
           ) : (
             <span className="field-hint">Automatic refresh pauses while the window is hidden.</span>
+          )}
+        </div>
+        <div className="field">
+          <label htmlFor="typed-count-above">Type the count back for destroys of more than (sandboxes)</label>
+          <input
+            id="typed-count-above"
+            className="input"
+            type="number"
+            min={TYPED_COUNT_BOUNDS.min}
+            max={TYPED_COUNT_BOUNDS.max}
+            step={1}
+            value={typedCount}
+            aria-invalid={Boolean(errors.typedCountAbove)}
+            aria-describedby={errors.typedCountAbove ? "typed-count-above-error" : undefined}
+            data-testid="typed-count-above"
+            onChange={(event) => setTypedCount(event.target.value)}
+          />
+          {errors.typedCountAbove ? (
+            <span className="field-error" id="typed-count-above-error" data-testid="typed-count-above-error">
+              {errors.typedCountAbove}
+            </span>
+          ) : (
+            <span className="field-hint">
+              Destroying any ok sandbox always needs the count typed back, whatever this says.
+            </span>
           )}
         </div>
         <div className="row-flex">

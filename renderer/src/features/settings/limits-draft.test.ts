@@ -5,43 +5,55 @@ describe("pacing and refresh limits as typed", () => {
   it.each([
     [
       "a budget above the provider's ceiling",
-      { rate: "6001", interval: "300" },
+      { rate: "6001", interval: "300", typedCount: "20" },
       "rateLimitPerMinute",
       "The rate budget must be at most 6,000 requests a minute.",
     ],
     [
       "a zero budget",
-      { rate: "0", interval: "300" },
+      { rate: "0", interval: "300", typedCount: "20" },
       "rateLimitPerMinute",
       "The rate budget must be at least 1 request a minute.",
     ],
     [
       "an empty budget",
-      { rate: "", interval: "300" },
+      { rate: "", interval: "300", typedCount: "20" },
       "rateLimitPerMinute",
       "The rate budget must be a whole number of requests a minute.",
     ],
     [
       "a fractional budget",
-      { rate: "12.5", interval: "300" },
+      { rate: "12.5", interval: "300", typedCount: "20" },
       "rateLimitPerMinute",
       "The rate budget must be a whole number of requests a minute.",
     ],
     [
       "an exponent",
-      { rate: "1e3", interval: "300" },
+      { rate: "1e3", interval: "300", typedCount: "20" },
       "rateLimitPerMinute",
       "The rate budget must be a whole number of requests a minute.",
     ],
     [
       "an interval under ten seconds",
-      { rate: "120", interval: "5" },
+      { rate: "120", interval: "5", typedCount: "20" },
       "refreshIntervalSeconds",
       "The refresh interval must be at least 10 seconds.",
     ],
     [
+      "a typed-count threshold of zero",
+      { rate: "120", interval: "600", typedCount: "0" },
+      "typedCountAbove",
+      "The typed-count threshold must be at least 1 sandbox.",
+    ],
+    [
+      "a fractional typed-count threshold",
+      { rate: "120", interval: "600", typedCount: "2.5" },
+      "typedCountAbove",
+      "The typed-count threshold must be a whole number of sandboxes.",
+    ],
+    [
       "an interval over a day",
-      { rate: "120", interval: "90000" },
+      { rate: "120", interval: "90000", typedCount: "20" },
       "refreshIntervalSeconds",
       "The refresh interval must be at most 86,400 seconds (a day).",
     ],
@@ -52,14 +64,14 @@ describe("pacing and refresh limits as typed", () => {
   });
 
   it("never shows the validator's own wording", () => {
-    const check = checkLimits({ rate: "99999", interval: "1" });
+    const check = checkLimits({ rate: "99999", interval: "1", typedCount: "20" });
     expect(JSON.stringify(check)).not.toMatch(/Too (big|small)|expected number/);
   });
 
   it("accepts whole numbers within bounds, with spaces around them, as numbers", () => {
-    expect(checkLimits({ rate: " 120 ", interval: "600" })).toEqual({
+    expect(checkLimits({ rate: " 120 ", interval: "600", typedCount: "20" })).toEqual({
       ok: true,
-      request: { rateLimitPerMinute: 120, refreshIntervalSeconds: 600 },
+      request: { rateLimitPerMinute: 120, refreshIntervalSeconds: 600, typedCountAbove: 20 },
     });
   });
 });
