@@ -450,7 +450,8 @@ describe("leasekeeper scan on a generated demo world", () => {
 
     const badFlag = await scan("--frobnicate");
     expect(badFlag.code).toBe(2);
-  });
+    // Five CLI processes in a row, each starting tsx: give a loaded machine room.
+  }, 120_000);
 
   it("runs through the leasekeeper bin", async () => {
     const help = await run([path.join(ROOT, "bin/leasekeeper.js"), "--help"], {});
