@@ -185,3 +185,37 @@ test.describe("at 1280×720", () => {
     }
   });
 });
+
+test.describe("at 1280×720, untracked", () => {
+  test.use({ viewport: { width: 1280, height: 720 } });
+
+  test("an untracked sandbox opens to what CreateOS says of it, who lists it, and its marker evidence", async ({
+    page,
+    world,
+  }) => {
+    await openConsole(page, world);
+    const entry = page.getByTestId("sidebar-untracked").first();
+    await entry.scrollIntoViewIfNeeded();
+    await expect(entry).toBeInViewport();
+    // Nothing of the untracked section sits behind the views at the sidebar's foot.
+    const lastEntry = page.getByTestId("sidebar-untracked").last();
+    await lastEntry.scrollIntoViewIfNeeded();
+    const entryBox = await lastEntry.boundingBox();
+    const viewsBox = await page.locator(".sb-views").boundingBox();
+    expect(entryBox && viewsBox && entryBox.y + entryBox.height <= viewsBox.y + 1).toBe(true);
+    const credential = (await entry.getAttribute("data-credential")) ?? "";
+    await entry.click();
+    await page.getByTestId("untracked-open").first().click();
+    const detail = page.getByTestId("untracked-detail");
+    await expect(detail).toBeVisible();
+    await expect(detail.getByTestId("untracked-detail-id")).toHaveText(/\S+/);
+    await expect(detail.getByTestId("untracked-detail-status")).toHaveText(/\S+/);
+    await expect(detail.getByTestId("untracked-detail-listed-by")).toContainText(credential);
+    await expect(detail.getByTestId("untracked-detail-created-by")).not.toHaveText("");
+    await detail.getByTestId("prove-button").click();
+    await expect(detail.getByTestId("prove-answer")).toHaveAttribute(
+      "data-answer",
+      /^(proven|another-lease|no-marker|cannot-read)$/,
+    );
+  });
+});

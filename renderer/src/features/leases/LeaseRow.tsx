@@ -94,7 +94,7 @@ function sameRow(a: LeaseRowProps, b: LeaseRowProps): boolean {
 }
 
 /** At most this many reason chips fit beside the badge; the rest are counted, and all are in the title. */
-const CHIPS_SHOWN = 2;
+const CHIPS_SHOWN = 1;
 
 function cell(column: ColumnId, lease: LeaseRowView, tabIndex: number): ReactNode {
   switch (column) {
