@@ -22,6 +22,22 @@ const PLACES: readonly Place[] = [
       await expect(page.getByTestId("view-title")).toHaveText("Untracked sandboxes");
     },
   },
+  {
+    name: "untracked detail",
+    open: async (page) => {
+      await page.getByTestId("sidebar-untracked").first().click();
+      await page.getByTestId("untracked-open").first().click();
+      await expect(page.getByTestId("untracked-detail")).toBeVisible();
+    },
+  },
+  {
+    name: "column chooser",
+    open: async (page) => {
+      await page.getByTestId("sidebar-all").click();
+      await page.getByTestId("column-chooser").click();
+      await expect(page.getByTestId("column-menu")).toBeVisible();
+    },
+  },
   { name: "pictures", open: async (page) => void (await page.getByTestId("nav-pictures").click()) },
   {
     name: "audit",
