@@ -11,7 +11,9 @@ export function ColumnChooser() {
   const picked = useUi((state) => state.columns);
   const toggleColumn = useUi((state) => state.toggleColumn);
   return (
-    <Menu.Root>
+    // Not modal: the table stays readable to assistive tech while the menu is open, and nothing behind
+    // it is hidden with focusable controls inside.
+    <Menu.Root modal={false}>
       <Menu.Trigger asChild>
         <button type="button" className="btn btn-small" data-testid="column-chooser">
           Columns{picked.size > 0 ? ` (+${picked.size})` : ""}
