@@ -13,7 +13,7 @@ test.skip(
   process.env.LEASEKEEPER_SCREENSHOTS !== "1",
   "screenshots are taken only with LEASEKEEPER_SCREENSHOTS=1",
 );
-test.use({ viewport: { width: 1440, height: 900 } });
+test.use({ viewport: { width: 1280, height: 720 } });
 
 test("screenshots of the table, drawer, plan dialog, pictures and audit log, light and dark", async ({
   page,
@@ -40,7 +40,7 @@ test("screenshots of the table, drawer, plan dialog, pictures and audit log, lig
     await page.mouse.move(0, 0);
     await page.screenshot({ path: `${OUT}table-${scheme}.png` });
 
-    const foreign = await showLease(page, plantedLease(world, "api-url-changed"));
+    const foreign = await showLease(page, plantedLease(world, "foreign-environment"));
     await foreign.click();
     await expect(page.getByTestId("ownership-table")).toBeVisible();
     await page.waitForTimeout(300);
@@ -69,6 +69,8 @@ test("screenshots of the table, drawer, plan dialog, pictures and audit log, lig
 
     await page.getByTestId("sidebar-untracked").first().click();
     await expect(page.getByTestId("untracked-table")).toBeVisible();
+    await page.getByTestId("untracked-open").first().click();
+    await expect(page.getByTestId("untracked-detail")).toBeVisible();
     await page.screenshot({ path: `${OUT}untracked-${scheme}.png` });
 
     await page.getByTestId("nav-settings").click();

@@ -14,6 +14,10 @@ function expectedRow(
 ): Omit<LeaseRowView, "environmentName" | "environmentKnown"> {
   const { lease, verdict, provider } = classified;
   const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000) * 1000;
+  const recordedShape =
+    lease.metadata !== null && typeof lease.metadata === "object" && !Array.isArray(lease.metadata)
+      ? (lease.metadata as { shape?: unknown }).shape
+      : undefined;
   return {
     leaseId: lease.id,
     sourceId: classified.sourceId,
@@ -36,6 +40,7 @@ function expectedRow(
     sharedCount: classified.sharedWithCount ?? classified.sharedWith.length,
     companyName: null,
     destroyedByLeasekeeper: false,
+    shape: provider.sandbox?.shape ?? (typeof recordedShape === "string" ? recordedShape : null),
   };
 }
 

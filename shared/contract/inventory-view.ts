@@ -14,6 +14,7 @@ import {
   type RowFlag,
 } from "../domain/codes.js";
 import { type Inventory, UNKNOWN_REASONS, type UnknownReason } from "../domain/inventory.js";
+import { metadataObject, recorded } from "../domain/lease-metadata.js";
 
 /**
  * The compact inventory that crosses the contract (issue 7: under 250 bytes per row at 20,000 rows).
@@ -42,6 +43,7 @@ export const ROW = {
   company: 15,
   unknownReason: 16,
   destroyedByLeasekeeper: 17,
+  shape: 18,
 } as const;
 
 const index = z.number().int().min(-1);
@@ -67,6 +69,7 @@ export const LeaseRowTupleSchema = z.tuple([
   index, // company index (companies table), the row's own companyId
   index, // unknown reason index (UNKNOWN_REASONS)
   z.number().int().min(0), // 1 when a Leasekeeper job destroyed the sandbox, else 0
+  index, // shape index (shapes table): as CreateOS lists the sandbox, else as the lease recorded it
 ]);
 export type LeaseRowTuple = z.infer<typeof LeaseRowTupleSchema>;
 
@@ -125,6 +128,7 @@ export const InventoryViewSchema = z.object({
   origins: z.array(z.string()),
   statuses: z.array(z.string()),
   policies: z.array(z.string()),
+  shapes: z.array(z.string()),
   rows: z.array(LeaseRowTupleSchema),
   untracked: z.array(
     z.object({ credential: z.string(), origin: z.string(), count: z.number().int().min(0) }),
@@ -173,6 +177,8 @@ export interface LeaseRowView {
   sharedCount: number;
   /** A Leasekeeper job destroyed this row's sandbox. */
   destroyedByLeasekeeper: boolean;
+  /** The sandbox's shape (s-2vcpu-4gb): as CreateOS lists it, else as the lease recorded it; null if neither. */
+  shape: string | null;
 }
 
 function toMask<T extends string>(vocabulary: readonly T[], values: readonly T[]): number {
@@ -201,6 +207,13 @@ function maskDecoder<T extends string>(vocabulary: readonly T[]): (bits: number)
     }
     return values;
   };
+}
+
+/** A short shape string recorded in the lease's metadata, for a sandbox the listing did not show. */
+function recordedShape(metadata: unknown): string | null {
+  const object = metadataObject(metadata);
+  const shape = object === null ? undefined : recorded(object, "shape");
+  return typeof shape === "string" && shape.length <= 100 ? shape : null;
 }
 
 function epochSeconds(iso: string | null | undefined): number {
@@ -240,6 +253,7 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
   const origins = new Interner();
   const statuses = new Interner();
   const policies = new Interner();
+  const shapes = new Interner();
   const environments: EnvironmentRef[] = [];
   const environmentIndex = new Map<string, number>();
   const synthesized = new Set<number>();
@@ -308,6 +322,7 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
       companies.indexOf(lease.companyId),
       provider.unknownReason ? UNKNOWN_REASONS.indexOf(provider.unknownReason) : -1,
       provider.destroyedBy ? 1 : 0,
+      shapes.indexOf(provider.sandbox?.shape ?? recordedShape(lease.metadata)),
     ]);
   }
 
@@ -350,6 +365,7 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
     origins: origins.values,
     statuses: statuses.values,
     policies: policies.values,
+    shapes: shapes.values,
     rows,
     untracked: [...untrackedCounts.values()],
     untrackedUncertain: [...uncertainCounts.values()],
@@ -421,6 +437,7 @@ export function decodeInventoryRows(view: InventoryView): LeaseRowView[] {
       lastUsedAtMs: row[ROW.lastUsedAt] * 1000,
       sharedCount: row[ROW.shared],
       destroyedByLeasekeeper: row[ROW.destroyedByLeasekeeper] === 1,
+      shape: at(view.shapes, row[ROW.shape]),
     };
   });
 }

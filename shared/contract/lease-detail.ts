@@ -154,6 +154,9 @@ export const UntrackedSandboxViewSchema = z.object({
   vcpu: z.number().nullable(),
   memMib: z.number().nullable(),
   createdAt: nullableText,
+  /** The name given at create, and who CreateOS says created it, where it gives them. */
+  name: nullableText,
+  createdBy: nullableText,
 });
 export type UntrackedSandboxView = z.infer<typeof UntrackedSandboxViewSchema>;
 

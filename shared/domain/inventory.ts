@@ -35,6 +35,10 @@ export interface ProviderSandbox {
   vcpu?: number;
   memMib?: number;
   createdAt?: string;
+  /** The name given at create, where there is one. */
+  name?: string;
+  /** The identity CreateOS says created it, where it says. */
+  createdBy?: string;
 }
 
 /** What listing every sandbox of one credential at one origin produced. */

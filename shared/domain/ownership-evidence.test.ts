@@ -142,14 +142,30 @@ describe("ownershipEvidence: field by field, for the detail view", () => {
     expect(lines.find((line) => line.field === "companyId")?.expected).toBe(COMPANY);
   });
 
-  it("compares only the provider and the marker for an orphan row", () => {
+  it("checks the company against the lease row's own, as the plugin does, also for an instance-scoped environment", () => {
+    const shared = environment({ companyId: null });
+    expect(evidenceOf(row(), shared).companyId).toEqual({
+      field: "companyId",
+      recorded: COMPANY,
+      expected: COMPANY,
+      match: "match",
+    });
+    expect(evidenceOf(row({ metadata: meta({ companyId: OTHER_COMPANY }) }), shared).companyId).toEqual({
+      field: "companyId",
+      recorded: OTHER_COMPANY,
+      expected: COMPANY,
+      match: "mismatch",
+    });
+  });
+
+  it("compares the provider, the row's company and the marker for an orphan row", () => {
     const matches = ownershipEvidence(row({ environmentId: null }), null).map((line) => [
       line.field,
       line.match,
     ]);
     expect(matches).toEqual([
       ["provider", "match"],
-      ["companyId", "not-compared"],
+      ["companyId", "match"],
       ["environmentId", "not-compared"],
       ["apiUrl", "not-compared"],
       ["shape", "not-compared"],

@@ -36,14 +36,15 @@ const MARKER_PREFIX = 8;
 
 /**
  * The lease's metadata set against the environment it is listed under, field by field. Nothing is
- * compared when the metadata is not an object (there is nothing recorded), nor against an environment
- * that is not there. The marker authenticates the workspace on resume (§6.18), so it is only ever shown
- * as a short prefix, and it is checked for form, not against anything.
+ * compared when the metadata is not an object (there is nothing recorded), nor an environment's field
+ * against an environment that is not there (the company is the row's own, so it is always compared).
+ * The marker authenticates the workspace on resume (§6.18), so it is only ever shown as a short prefix,
+ * and it is checked for form, not against anything.
  */
 export function ownershipEvidence(row: LeaseRow, environment: Environment | null): FieldEvidence[] {
   const metadata = metadataObject(row.metadata);
   return EVIDENCE_FIELDS.map((field) => {
-    const expected = expectedValue(field, environment);
+    const expected = expectedValue(field, row, environment);
     if (metadata === null) return { field, recorded: null, expected, match: "not-compared" };
     if (field === "marker") {
       const marker = recorded(metadata, "marker");
@@ -58,15 +59,19 @@ export function ownershipEvidence(row: LeaseRow, environment: Environment | null
       field,
       recorded: shownValue(metadata, field),
       expected,
-      match: compare(field, metadata, environment),
+      match: compare(field, metadata, row, environment),
     };
   });
 }
 
-function expectedValue(field: EvidenceField, environment: Environment | null): string | null {
+/**
+ * The company is the lease row's own: the host passes the row's companyId when it releases or destroys,
+ * so that is what the plugin holds the metadata to, whatever (if anything) the environment names.
+ */
+function expectedValue(field: EvidenceField, row: LeaseRow, environment: Environment | null): string | null {
   if (field === "provider") return CREATEOS_PROVIDER;
+  if (field === "companyId") return row.companyId;
   if (environment === null || field === "marker") return null;
-  if (field === "companyId") return environment.companyId;
   if (field === "environmentId") return environment.id;
   if (field === "apiUrl") return displayApiUrl(environment.config.apiUrl);
   return displayValue(environment.config[field]);
@@ -80,14 +85,14 @@ function shownValue(metadata: LeaseMetadata, field: EvidenceField): string | nul
 function compare(
   field: Exclude<EvidenceField, "marker">,
   metadata: LeaseMetadata,
+  row: LeaseRow,
   environment: Environment | null,
 ): EvidenceMatch {
   const value = recorded(metadata, field);
   if (field === "provider") return value === CREATEOS_PROVIDER ? "match" : "mismatch";
+  if (field === "companyId") return value === row.companyId ? "match" : "mismatch";
   if (environment === null) return "not-compared";
   switch (field) {
-    case "companyId":
-      return value === environment.companyId ? "match" : "mismatch";
     case "environmentId":
       return value === environment.id ? "match" : "mismatch";
     case "apiUrl":

@@ -205,7 +205,11 @@ export function generateDemoWorld(options: DemoWorldOptions): DemoWorld {
         sandboxes: (b.sandboxes.get(account) ?? []).sort((x, y) => compare(x.id, y.id)),
       })),
     },
-    ledger: { environments: ledgerEnvironments, leases },
+    ledger: {
+      companies: companies.map(({ id, name }) => ({ id, name })),
+      environments: ledgerEnvironments,
+      leases,
+    },
     config: {
       sources: options.paperclipUrl
         ? [

@@ -47,6 +47,8 @@ export interface LedgerLease {
 }
 
 export interface Ledger {
+  /** The companies' names, so a console reading the file can name them (the rows carry only ids). */
+  companies?: { id: string; name: string }[];
   environments: LedgerEnvironment[];
   leases: LedgerLease[];
 }

@@ -220,5 +220,7 @@ export function untrackedView(sandbox: UntrackedSandbox): UntrackedSandboxView {
     vcpu: sandbox.sandbox.vcpu ?? null,
     memMib: sandbox.sandbox.memMib ?? null,
     createdAt: text(sandbox.sandbox.createdAt, 100),
+    name: text(sandbox.sandbox.name, 200),
+    createdBy: text(sandbox.sandbox.createdBy, 200),
   };
 }

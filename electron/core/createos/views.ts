@@ -19,12 +19,14 @@ const SandboxViewSchema = z.object({
   vcpu: optionalNumber,
   mem_mib: optionalNumber,
   created_at: optionalString,
+  name: optionalString,
+  created_by: optionalString,
 });
 
 export function readSandboxView(view: unknown): ProviderSandbox | null {
   const parsed = SandboxViewSchema.safeParse(view);
   if (!parsed.success) return null;
-  const { id, status, shape, rootfs, region, vcpu, mem_mib, created_at } = parsed.data;
+  const { id, status, shape, rootfs, region, vcpu, mem_mib, created_at, name, created_by } = parsed.data;
   const sandbox: ProviderSandbox = { id, status };
   if (shape !== undefined) sandbox.shape = shape;
   if (rootfs !== undefined) sandbox.rootfs = rootfs;
@@ -32,5 +34,7 @@ export function readSandboxView(view: unknown): ProviderSandbox | null {
   if (vcpu !== undefined) sandbox.vcpu = vcpu;
   if (mem_mib !== undefined) sandbox.memMib = mem_mib;
   if (created_at !== undefined) sandbox.createdAt = created_at;
+  if (name !== undefined) sandbox.name = name;
+  if (created_by !== undefined) sandbox.createdBy = created_by;
   return sandbox;
 }

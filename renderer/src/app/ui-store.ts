@@ -1,7 +1,14 @@
 import { create } from "zustand";
 import type { ActionSelection } from "../../../shared/domain/actions";
 import type { ActionKind, Headline, ProviderCode } from "../../../shared/domain/codes";
-import { moveCursor, selectAllMatching, selectRange, toggleOne } from "../features/leases/selection";
+import { storeColumns, storedColumns } from "../features/leases/column-choice";
+import {
+  keepLiveSelection,
+  moveCursor,
+  selectAllMatching,
+  selectRange,
+  toggleOne,
+} from "../features/leases/selection";
 import type { ColumnId, SortState } from "../features/leases/sort-rows";
 
 /**
@@ -36,6 +43,8 @@ interface UiState {
   search: string;
   sort: SortState | null;
   selected: ReadonlySet<string>;
+  /** The optional lease-table columns this operator picked (remembered in this profile). */
+  columns: ReadonlySet<ColumnId>;
   anchorId: string | null;
   cursorId: string | null;
   drawerLeaseId: string | null;
@@ -56,6 +65,9 @@ interface UiState {
   toggleSelected(id: string, visibleIds: readonly string[], range: boolean): void;
   selectAll(visibleIds: readonly string[]): void;
   clearSelection(): void;
+  /** Drops selected leases that are no longer listed, or are over, after the inventory changed. */
+  pruneSelection(rows: readonly { leaseId: string; headline: string }[]): void;
+  toggleColumn(column: ColumnId): void;
   setCursor(id: string | null): void;
   moveCursor(visibleIds: readonly string[], delta: number): void;
   openDrawer(leaseId: string): void;
@@ -97,6 +109,7 @@ export const useUi = create<UiState>()((set) => ({
   search: "",
   sort: { column: "headline", desc: false },
   selected: EMPTY,
+  columns: storedColumns(globalThis.localStorage),
   anchorId: null,
   cursorId: null,
   drawerLeaseId: null,
@@ -129,6 +142,17 @@ export const useUi = create<UiState>()((set) => ({
     })),
   selectAll: (visibleIds) => set({ selected: selectAllMatching(visibleIds) }),
   clearSelection: () => set({ selected: EMPTY, anchorId: null }),
+  pruneSelection: (rows) =>
+    set((state) => {
+      const selected = keepLiveSelection(state.selected, rows);
+      return selected === state.selected ? state : { selected };
+    }),
+  toggleColumn: (column) =>
+    set((state) => {
+      const columns = toggled(state.columns, column);
+      storeColumns(globalThis.localStorage, columns);
+      return { columns };
+    }),
   setCursor: (cursorId) => set({ cursorId }),
   moveCursor: (visibleIds, delta) =>
     set((state) => ({ cursorId: moveCursor(visibleIds, state.cursorId, delta) })),

@@ -26,6 +26,7 @@ export function row(overrides: Partial<LeaseRowView> = {}): LeaseRowView {
     lastUsedAtMs: Date.parse("2025-06-02T00:00:00Z"),
     sharedCount: 0,
     destroyedByLeasekeeper: false,
+    shape: null,
     ...overrides,
   };
 }

@@ -1,6 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef } from "react";
-import { toast } from "sonner";
 import type { Job, JobItemState } from "../../../../shared/domain/actions";
 import { api } from "../../api";
 import { queryKeys } from "../../app/query-keys";
@@ -40,9 +39,6 @@ const ITEM_ORDER: Record<JobItemState, number> = {
   cancelled: 6,
 };
 
-/** Jobs already announced: a job gets exactly one summary notification, however often it re-renders. */
-const announced = new Set<string>();
-
 /** The dock of progress panels, one per watched job. */
 export function ProgressDock() {
   const jobIds = useUi((state) => state.watchedJobIds);
@@ -76,18 +72,21 @@ function JobProgress({ jobId }: { jobId: string }) {
     unwatchJob(jobId);
     watchJob(next.jobId);
   };
+  // A retry is a job of its own: its panel opens beside this one, which keeps the first run's summary.
   const retry = useMutation({
     mutationFn: () => api.invoke("jobs:retry-failed", { jobId }),
-    onSuccess: follow,
+    onSuccess: (next: Job) => {
+      client.setQueryData(queryKeys.job(next.jobId), next);
+      watchJob(next.jobId);
+    },
   });
   const resume = useMutation({ mutationFn: () => api.invoke("jobs:resume", { jobId }), onSuccess: follow });
 
   const data = job.data;
   const live = useMemo(() => (data ? countItems(data.items) : null), [data]);
   const finished = data ? isFinished(data) : false;
-  // Announce only once main's own account of the finished job is in (not a half-merged event stream).
+  // The summary waits for main's own account of the finished job (not a half-merged event stream).
   const settled = finished && job.fetchStatus === "idle";
-  useSummaryNotification(settled ? data : undefined);
   const lastState = useRef<string | null>(null);
   useEffect(() => {
     if (data && lastState.current === "running" && data.state !== "running") invalidateAfterAction(client);
@@ -178,6 +177,7 @@ function JobProgress({ jobId }: { jobId: string }) {
           ) : null,
         )}
       </div>
+      {settled && <JobSummary job={data} counts={counts} />}
       <div
         className="muted"
         data-testid={settled ? "progress-summary" : "progress-counts"}
@@ -230,28 +230,27 @@ function JobProgress({ jobId }: { jobId: string }) {
   );
 }
 
-/** One notification per finished job, never one per item. */
-function useSummaryNotification(job: Job | undefined) {
-  useEffect(() => {
-    if (!job || announced.has(job.jobId)) return;
-    announced.add(job.jobId);
-    const counts: ItemCounts = { ...countItems(job.items), ...job.counts };
-    const text = `${jobHeadline({ ...job, counts })}: ${summarizeCounts(counts)}`;
-    const show = isSuccess(job, counts) ? toast.success : toast.warning;
-    show(
-      <span
-        data-testid="job-summary"
-        data-job-id={job.jobId}
-        data-success={String(isSuccess(job, counts))}
-        data-confirmed={counts.confirmed}
-        data-failed={counts.failed}
-        data-unconfirmed={counts.unconfirmed}
-        data-skipped={counts.skipped}
-        data-cancelled={counts.cancelled}
-      >
-        {text}
-      </span>,
-      { id: `job-${job.jobId}`, duration: 10_000 },
-    );
-  }, [job]);
+/**
+ * What the finished job did, in one sentence, in the panel itself: the panel is the one place progress
+ * is shown, so the outcome is announced there (a live region) rather than in a notification over it.
+ * A job that confirmed nothing says so and is never shown as a success.
+ */
+function JobSummary({ job, counts }: { job: Job; counts: ItemCounts }) {
+  const success = isSuccess(job, counts);
+  return (
+    <div
+      role="status"
+      className={`job-summary ${success ? "job-summary-ok" : "job-summary-warning"}`}
+      data-testid="job-summary"
+      data-job-id={job.jobId}
+      data-success={String(success)}
+      data-confirmed={counts.confirmed}
+      data-failed={counts.failed}
+      data-unconfirmed={counts.unconfirmed}
+      data-skipped={counts.skipped}
+      data-cancelled={counts.cancelled}
+    >
+      {jobHeadline({ ...job, counts })}: {summarizeCounts(counts)}
+    </div>
+  );
 }

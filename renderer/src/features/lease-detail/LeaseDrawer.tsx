@@ -6,11 +6,11 @@ import { useUi } from "../../app/ui-store";
 import { useInventory } from "../../app/use-inventory";
 import { HeadlineBadge } from "../../components/Badge";
 import { CopyButton } from "../../components/CopyButton";
-import { RelativeTime } from "../../components/RelativeTime";
 import { ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
-import { ActionButton, type ActionTarget } from "../actions/ActionButton";
+import { WhatIsWrong, WhatToDo, WhoseItIs } from "./DrawerAnswers";
+import { knownNames } from "./mismatches";
 import { OwnershipTable } from "./OwnershipTable";
 import { PaperclipFields } from "./PaperclipFields";
 import { ProviderEvidence } from "./ProviderEvidence";
@@ -77,9 +77,10 @@ export function LeaseDrawer() {
                 </button>
               </Dialog.Close>
             </div>
-            {detail.data && <DrawerActions detail={detail.data} />}
           </div>
-          <div className="drawer-body">
+          {/* The body scrolls, so it takes focus: the keyboard can scroll it too. */}
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to be scrolled from the keyboard */}
+          <section className="drawer-body" tabIndex={0} aria-label="Lease details">
             {detail.isPending ? (
               <SkeletonRows rows={10} />
             ) : detail.isError ? (
@@ -87,79 +88,38 @@ export function LeaseDrawer() {
             ) : (
               <DetailBody detail={detail.data} />
             )}
-          </div>
+          </section>
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
   );
 }
 
-function DrawerActions({ detail }: { detail: LeaseDetail }) {
-  const target: ActionTarget = {
-    leaseId: detail.leaseId,
-    sourceId: detail.sourceId,
-    sandboxId: detail.row.providerLeaseId,
-    allowedActions: detail.verdict.allowedActions,
-    overridableActions: detail.verdict.overridableActions,
-  };
-  return (
-    <div className="row-flex" data-testid="drawer-actions">
-      <ActionButton action="release" target={target} />
-      <ActionButton action="destroy" target={target} />
-      {detail.verdict.refusals.length > 0 && (
-        <ul className="refusals" data-testid="drawer-refusals">
-          {detail.verdict.refusals.map((refusal) => (
-            <li key={refusal.action} data-action={refusal.action} data-reason={refusal.reason}>
-              <strong>{refusal.action}:</strong> {refusal.message}
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
-  );
-}
-
 function DetailBody({ detail }: { detail: LeaseDetail }) {
   const openDrawer = useUi((state) => state.openDrawer);
   const sandboxId = detail.row.providerLeaseId;
+  const inventory = useInventory();
+  const names = useMemo(() => knownNames(inventory.data?.view), [inventory.data]);
   return (
     <>
+      <WhoseItIs detail={detail} />
+      <WhatIsWrong detail={detail} names={names} />
+      <WhatToDo detail={detail} />
+
       <section>
-        <p className={`explanation tone-${detail.verdict.headline}`} data-testid="drawer-explanation">
-          {detail.explanation}
-        </p>
+        <h3 className="section-title">Lease</h3>
         <dl className="kv">
           <dt>Sandbox</dt>
           <dd className="row-flex" style={{ flexWrap: "nowrap" }}>
             <Text value={sandboxId} mono placeholder="none recorded" testId="drawer-sandbox-id" />
             {sandboxId && <CopyButton value={sandboxId} label="Copy sandbox id" />}
           </dd>
-          <dt>Environment</dt>
-          <dd>
-            <Text
-              value={detail.environment?.name ?? null}
-              placeholder="(environment not listed by its source)"
-            />
-          </dd>
-          <dt>Company</dt>
-          <dd title={detail.company.id}>
-            <Text value={detail.company.name ?? detail.company.id} mono={detail.company.name === null} />
-          </dd>
           <dt>Codes</dt>
           <dd className="mono" data-testid="drawer-codes">
-            {[...detail.verdict.ownership, detail.verdict.provider, ...detail.verdict.flags].join(", ")}
+            {[
+              ...new Set([...detail.verdict.ownership, detail.verdict.provider, ...detail.verdict.flags]),
+            ].join(", ")}
           </dd>
-          <dt>Paperclip will</dt>
-          <dd data-testid="drawer-paperclip-will">{detail.paperclipWill}</dd>
-          {detail.destroyedBy && (
-            <>
-              <dt>Destroyed</dt>
-              <dd data-testid="drawer-destroyed-by">
-                destroyed by Leasekeeper (job <Text value={detail.destroyedBy.jobId} mono />) at{" "}
-                <RelativeTime atMs={Date.parse(detail.destroyedBy.at)} />
-              </dd>
-            </>
-          )}
           <dt>Release</dt>
           <dd data-testid="drawer-release-effect">
             {detail.releaseEffect.effect === "pause" ? "pauses the sandbox" : "deletes the sandbox"} (recorded
@@ -170,14 +130,6 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
               : ""}
             )
           </dd>
-          {detail.staleConfigFields.length > 0 && (
-            <>
-              <dt>Config changed</dt>
-              <dd className="mono" data-testid="drawer-stale-fields">
-                {detail.staleConfigFields.join(", ")}
-              </dd>
-            </>
-          )}
         </dl>
       </section>
 

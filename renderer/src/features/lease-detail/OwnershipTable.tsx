@@ -1,5 +1,6 @@
 import type { FieldEvidenceView } from "../../../../shared/contract";
 import { Text } from "../../components/Text";
+import { type MarkerCheck, markerCheck } from "./mismatches";
 
 const CHECK: Record<FieldEvidenceView["match"], { text: string; className: string }> = {
   match: { text: "✓ match", className: "match-yes" },
@@ -7,9 +8,18 @@ const CHECK: Record<FieldEvidenceView["match"], { text: string; className: strin
   "not-compared": { text: "– not compared", className: "muted" },
 };
 
+const MARKER: Record<MarkerCheck, { text: string; className: string }> = {
+  "well-formed": { text: "✓ well-formed", className: "match-yes" },
+  malformed: { text: "✗ not a UUID", className: "match-no" },
+  "not-recorded": { text: "✗ none recorded", className: "match-no" },
+  "not-compared": { text: "– not compared", className: "muted" },
+};
+
 /**
- * The ownership check field by field: what the lease recorded, what its environment says, and whether
- * they match. Values arrive in display form from main (URLs cut to origins, the marker cut to a prefix).
+ * The ownership check field by field: what the lease recorded, what the row is held to, and whether
+ * they match. Values arrive in display form from main (URLs cut to origins, the marker cut to a prefix);
+ * a mismatching value wraps instead of being cut, so the two sides can be compared character by
+ * character. The marker has no second side: it is checked for form (a UUID, which the next resume needs).
  */
 export function OwnershipTable({ fields }: { fields: FieldEvidenceView[] }) {
   return (
@@ -24,15 +34,15 @@ export function OwnershipTable({ fields }: { fields: FieldEvidenceView[] }) {
         <tr>
           <th scope="col">Field</th>
           <th scope="col">Recorded in the lease</th>
-          <th scope="col">Environment's value</th>
+          <th scope="col">Held to</th>
           <th scope="col">Check</th>
         </tr>
       </thead>
       <tbody>
         {fields.map((field) => {
-          const check = CHECK[field.match];
-          const recorded =
-            field.field === "marker" && field.recorded !== null ? `${field.recorded}…` : field.recorded;
+          const marker = field.field === "marker";
+          const check = marker ? MARKER[markerCheck(field)] : CHECK[field.match];
+          const whole = field.match === "mismatch";
           return (
             <tr
               key={field.field}
@@ -43,13 +53,19 @@ export function OwnershipTable({ fields }: { fields: FieldEvidenceView[] }) {
             >
               <td className="mono">{field.field}</td>
               <td>
-                <Text value={recorded} mono placeholder="(not recorded)" />
+                <Value value={field.recorded} whole={whole} placeholder="(not recorded)" />
               </td>
               <td>
-                <Text value={field.expected} mono placeholder="(not set)" />
+                {marker ? (
+                  <span className="muted">a UUID (form only)</span>
+                ) : (
+                  <Value value={field.expected} whole={whole} placeholder="(not set)" />
+                )}
               </td>
               <td>
-                <span className={check.className}>{check.text}</span>
+                <span className={check.className} data-testid="ownership-check">
+                  {check.text}
+                </span>
               </td>
             </tr>
           );
@@ -57,4 +73,9 @@ export function OwnershipTable({ fields }: { fields: FieldEvidenceView[] }) {
       </tbody>
     </table>
   );
+}
+
+function Value({ value, whole, placeholder }: { value: string | null; whole: boolean; placeholder: string }) {
+  if (whole && value) return <bdi className="mono text-wrap">{value}</bdi>;
+  return <Text value={value} mono placeholder={placeholder} />;
 }

@@ -3,7 +3,9 @@ import type { ActionKind } from "../../../../shared/domain/codes";
 import { clip, formatExact, formatRelative, originHost } from "../../lib/format";
 import { useNow } from "../../lib/now";
 import { actionLabel, isOffered } from "../actions/ActionButton";
+import type { LeaseColumn } from "./columns";
 import { type LeaseRowView, reasonCodes, UNCERTAIN_PROVIDER } from "./row-model";
+import type { ColumnId } from "./sort-rows";
 
 export const ROW_HEIGHT = 34;
 
@@ -14,6 +16,7 @@ interface LeaseRowProps {
   lease: LeaseRowView;
   index: number;
   top: number;
+  columns: readonly LeaseColumn[];
   gridTemplate: string;
   selected: boolean;
   cursor: boolean;
@@ -21,11 +24,14 @@ interface LeaseRowProps {
 }
 
 /**
- * One lease row, drawn as plain DOM: one element per cell (plus a badge, a copy button and the two
- * actions), no component per cell. Everything interactive is handled by the table body through data
- * attributes (`data-copy`, `data-action`, `data-refusal`, the row checkbox): one click handler and one
+ * One lease row, drawn as plain DOM: one element per cell (plus a badge, reason chips, a copy button and
+ * the two actions), no component per cell. Everything interactive is handled by the table body through
+ * data attributes (`data-copy`, `data-action`, `data-refusal`, the row checkbox): one click handler and one
  * shared refusal tooltip for the whole table, instead of a handler, a copy-button state and a tooltip
- * per row. The cells follow the order of `leaseColumns` (columns.tsx), which draws the header.
+ * per row. The cells follow `columns`, which also draws the header.
+ *
+ * Only the cursor row's controls are Tab stops (a roving tab index): Tab from the table reaches the row
+ * the operator is on, not every button of twenty thousand rows.
  *
  * Memoized on the lease object: a lease keeps its identity across refreshes that did not change it
  * (structural sharing), so a refresh, a scroll, or a keystroke in the search leaves an unchanged row alone.
@@ -34,17 +40,18 @@ export const LeaseRow = memo(function LeaseRow({
   lease,
   index,
   top,
+  columns,
   gridTemplate,
   selected,
   cursor,
   open,
 }: LeaseRowProps) {
-  const uncertain = UNCERTAIN_PROVIDER.includes(lease.provider);
-  const known = KNOWN_STATUSES.has(lease.status);
+  const tabIndex = cursor ? 0 : -1;
   return (
     <tr
       aria-rowindex={index + 2}
       aria-selected={selected}
+      aria-current={cursor || undefined}
       data-testid="lease-row"
       data-lease-id={lease.leaseId}
       data-headline={lease.headline}
@@ -57,80 +64,17 @@ export const LeaseRow = memo(function LeaseRow({
       <td className="lt-cell lt-check">
         <input
           type="checkbox"
-          tabIndex={-1}
+          tabIndex={tabIndex}
           checked={selected}
           readOnly
           aria-label={`Select lease ${lease.leaseId}`}
           data-testid="row-checkbox"
         />
       </td>
-      <td className="lt-cell lt-headline">
-        <span
-          className={`badge tone-${lease.headline}`}
-          data-testid="headline-badge"
-          data-tone={lease.headline}
-        >
-          {lease.headline}
-        </span>
-      </td>
-      {textCell("lt-leaseId", lease.leaseId, true)}
-      {lease.sandboxId ? (
-        <td className="lt-cell lt-sandboxId">
-          <bdi className="text mono" title={clip(lease.sandboxId, 500)} data-testid="sandbox-id">
-            {shown(lease.sandboxId)}
-          </bdi>
-          <button
-            type="button"
-            className="icon-btn copy-btn"
-            aria-label={`Copy sandbox id ${lease.sandboxId.length > 80 ? "value" : lease.sandboxId}`}
-            title="Copy sandbox id"
-            data-testid="copy-button"
-            data-copy={lease.sandboxId}
-            tabIndex={-1}
-          />
-        </td>
-      ) : (
-        <td className="lt-cell lt-sandboxId lt-text muted">none</td>
-      )}
-      {textCell(
-        "lt-environment",
-        lease.environmentName,
-        false,
-        lease.environmentKnown ? "—" : "(environment not listed)",
-      )}
-      {lease.companyName ? (
-        <td className="lt-cell lt-company lt-text" title={clip(lease.companyId ?? "", 500)}>
-          {shown(lease.companyName)}
-        </td>
-      ) : (
-        textCell("lt-company", lease.companyId, true)
-      )}
-      {known ? (
-        textCell("lt-status", lease.status)
-      ) : (
-        <td className="lt-cell lt-status">
-          <span className="badge badge-plain tone-neutral" title="A status Paperclip does not define">
-            {lease.status ? shown(lease.status) : "(empty)"}
-          </span>
-        </td>
-      )}
-      <td className="lt-cell lt-provider">
-        <span
-          className={`provider-state${uncertain ? " provider-uncertain" : ""}${lease.provider === "gone" ? " provider-gone" : ""}`}
-          data-testid="provider-state"
-          title={lease.unknownReason ? `could not ask CreateOS: ${lease.unknownReason}` : undefined}
-        >
-          {lease.destroyedByLeasekeeper ? "destroyed by Leasekeeper" : lease.provider}
-        </span>
-      </td>
-      {textCell("lt-origin", originHost(lease.origin))}
-      {textCell("lt-policy", lease.leasePolicy)}
-      <AgeCell column="lt-acquired" atMs={lease.acquiredAtMs} />
-      <AgeCell column="lt-lastUsed" atMs={lease.lastUsedAtMs} />
-      {textCell("lt-reasons", reasonCodes(lease).join(", "), false, "")}
+      {columns.map((definition) => cell(definition.id, lease, tabIndex))}
       <td className="lt-cell lt-actions">
-        {actionButton("release", lease)}
-        {actionButton("destroy", lease)}
+        {actionButton("release", lease, tabIndex)}
+        {actionButton("destroy", lease, tabIndex)}
       </td>
     </tr>
   );
@@ -141,10 +85,136 @@ function sameRow(a: LeaseRowProps, b: LeaseRowProps): boolean {
     a.lease === b.lease &&
     a.index === b.index &&
     a.top === b.top &&
+    a.columns === b.columns &&
     a.gridTemplate === b.gridTemplate &&
     a.selected === b.selected &&
     a.cursor === b.cursor &&
     a.open === b.open
+  );
+}
+
+/** At most this many reason chips fit beside the badge; the rest are counted, and all are in the title. */
+const CHIPS_SHOWN = 1;
+
+function cell(column: ColumnId, lease: LeaseRowView, tabIndex: number): ReactNode {
+  switch (column) {
+    case "headline":
+      return headlineCell(lease);
+    case "leaseId":
+      return textCell("lt-leaseId", lease.leaseId, true);
+    case "sandboxId":
+      return sandboxCell(lease, tabIndex);
+    case "environment":
+      return namedCell(
+        "lt-environment",
+        lease.environmentName,
+        lease.environmentId,
+        lease.environmentKnown ? "—" : "(environment not listed)",
+      );
+    case "company":
+      return namedCell("lt-company", lease.companyName, lease.companyId, "—");
+    case "status":
+      return statusCell(lease);
+    case "provider":
+      return providerCell(lease);
+    case "age":
+      return <AgeCell key="age" column="lt-age" atMs={lease.acquiredAtMs} />;
+    case "origin":
+      return textCell("lt-origin", originHost(lease.origin));
+    case "policy":
+      return textCell("lt-policy", lease.leasePolicy);
+    case "acquired":
+      return exactCell("lt-acquired", lease.acquiredAtMs);
+    case "lastUsed":
+      return <AgeCell key="lastUsed" column="lt-lastUsed" atMs={lease.lastUsedAtMs} />;
+    case "reasons":
+      return textCell("lt-reasons", reasonCodes(lease).join(", "), false, "");
+  }
+}
+
+/** The headline, and beside it why: each reason code once, as a chip. */
+function headlineCell(lease: LeaseRowView): ReactNode {
+  const reasons = reasonCodes(lease);
+  const more = reasons.length - CHIPS_SHOWN;
+  return (
+    <td key="headline" className="lt-cell lt-headline" title={reasons.join(", ") || undefined}>
+      <span
+        className={`badge tone-${lease.headline}`}
+        data-testid="headline-badge"
+        data-tone={lease.headline}
+      >
+        {lease.headline}
+      </span>
+      {reasons.slice(0, CHIPS_SHOWN).map((reason) => (
+        <span key={reason} className="reason-chip mono" data-testid="reason-chip">
+          {reason}
+        </span>
+      ))}
+      {more > 0 && <span className="reason-more">+{more}</span>}
+    </td>
+  );
+}
+
+function sandboxCell(lease: LeaseRowView, tabIndex: number): ReactNode {
+  if (!lease.sandboxId) {
+    return (
+      <td key="sandboxId" className="lt-cell lt-sandboxId lt-text muted">
+        none
+      </td>
+    );
+  }
+  return (
+    <td key="sandboxId" className="lt-cell lt-sandboxId">
+      <bdi className="text mono" title={clip(lease.sandboxId, 500)} data-testid="sandbox-id">
+        {shown(lease.sandboxId)}
+      </bdi>
+      <button
+        type="button"
+        className="icon-btn copy-btn"
+        aria-label={`Copy sandbox id ${lease.sandboxId.length > 80 ? "value" : lease.sandboxId}`}
+        title="Copy sandbox id"
+        data-testid="copy-button"
+        data-copy={lease.sandboxId}
+        tabIndex={tabIndex}
+      />
+    </td>
+  );
+}
+
+function statusCell(lease: LeaseRowView): ReactNode {
+  if (KNOWN_STATUSES.has(lease.status)) return textCell("lt-status", lease.status);
+  return (
+    <td key="status" className="lt-cell lt-status">
+      <span className="badge badge-plain tone-neutral" title="A status Paperclip does not define">
+        {lease.status ? shown(lease.status) : "(empty)"}
+      </span>
+    </td>
+  );
+}
+
+function providerCell(lease: LeaseRowView): ReactNode {
+  const uncertain = UNCERTAIN_PROVIDER.includes(lease.provider);
+  const text = lease.destroyedByLeasekeeper ? "destroyed by Leasekeeper" : lease.provider;
+  return (
+    <td key="provider" className="lt-cell lt-provider">
+      <span
+        className={`provider-state${uncertain ? " provider-uncertain" : ""}${lease.provider === "gone" ? " provider-gone" : ""}${lease.destroyedByLeasekeeper ? " provider-by-us" : ""}`}
+        data-testid="provider-state"
+        title={lease.unknownReason ? `could not ask CreateOS: ${lease.unknownReason}` : text}
+      >
+        {text}
+      </span>
+    </td>
+  );
+}
+
+/** A name where the source gave one, with its id on hover; the id itself where it did not. */
+function namedCell(column: string, name: string | null, id: string | null, placeholder: string): ReactNode {
+  if (!name) return textCell(column, id, true, placeholder);
+  return (
+    <td key={column} className={`lt-cell ${column} lt-text`} title={clip(id ? `${name} (${id})` : name, 500)}>
+      {shown(name)}
+    </td>
   );
 }
 
@@ -164,10 +234,14 @@ function textCell(
   placeholder = "—",
 ): ReactNode {
   if (value === null || value === undefined || value === "") {
-    return <td className={`lt-cell ${column} lt-text muted`}>{placeholder}</td>;
+    return (
+      <td key={column} className={`lt-cell ${column} lt-text muted`}>
+        {placeholder}
+      </td>
+    );
   }
   return (
-    <td className={`lt-cell ${column} lt-text${mono ? " mono" : ""}`} title={clip(value, 500)}>
+    <td key={column} className={`lt-cell ${column} lt-text${mono ? " mono" : ""}`} title={clip(value, 500)}>
       {shown(value)}
     </td>
   );
@@ -187,12 +261,18 @@ function AgeCell({ column, atMs }: { column: string; atMs: number }) {
   );
 }
 
+/** The exact UTC time, for the operator who picked the Acquired column. */
+function exactCell(column: string, atMs: number): ReactNode {
+  if (!Number.isFinite(atMs) || atMs <= 0) return textCell(column, null);
+  return textCell(column, formatExact(atMs));
+}
+
 /**
  * Release or Destroy, as plain markup: the table body's click handler starts the action. A refused
  * action is disabled inside a `data-refusal` wrapper, which the table's one shared tooltip explains
  * (main's refusal message, fetched on hover).
  */
-function actionButton(action: ActionKind, lease: LeaseRowView): ReactNode {
+function actionButton(action: ActionKind, lease: LeaseRowView, tabIndex: number): ReactNode {
   const offered = isOffered(action, lease);
   const button = (
     <button
@@ -202,14 +282,14 @@ function actionButton(action: ActionKind, lease: LeaseRowView): ReactNode {
       data-testid={`action-${action}`}
       data-action={action}
       aria-label={`${actionLabel(action)} ${lease.leaseId}`}
-      tabIndex={-1}
+      tabIndex={tabIndex}
     >
       {actionLabel(action)}
     </button>
   );
   if (offered) return button;
   return (
-    <span className="tooltip-wrap" data-testid="refusal-hint" data-refusal={action} tabIndex={-1}>
+    <span className="tooltip-wrap" data-testid="refusal-hint" data-refusal={action} tabIndex={tabIndex}>
       {button}
     </span>
   );

@@ -6,6 +6,7 @@ import {
   type PointerEvent,
   useCallback,
   useEffect,
+  useMemo,
   useRef,
   useState,
 } from "react";
@@ -14,27 +15,16 @@ import type { ActionKind } from "../../../../shared/domain/codes";
 import { useUi } from "../../app/ui-store";
 import { copyText } from "../../components/CopyButton";
 import { isOffered, singleLeaseAction } from "../actions/ActionButton";
-import { leaseColumns } from "./columns";
+import { columnDefs, gridTemplate as gridTemplateOf, minimumWidth, shownColumns } from "./columns";
 import { LeaseRow, ROW_HEIGHT } from "./LeaseRow";
 import { hintFor, type RefusalHint, RefusalTooltip } from "./RefusalTooltip";
 import type { LeaseRowView } from "./row-model";
 import { visibleSelectionCount } from "./selection";
 import { type ColumnId, nextSort } from "./sort-rows";
 
-const CHECK_WIDTH = 36;
-const ACTIONS_WIDTH = 150;
 const estimateSize = () => ROW_HEIGHT;
 /** TanStack Table draws the header only; rows are plain markup (LeaseRow), so it is given no data. */
 const NO_ROWS: LeaseRowView[] = [];
-const GRID_TEMPLATE = [
-  `${CHECK_WIDTH}px`,
-  ...leaseColumns.map((definition) =>
-    definition.id === "reasons" ? `minmax(${definition.size}px, 1fr)` : `${definition.size}px`,
-  ),
-  `${ACTIONS_WIDTH}px`,
-].join(" ");
-const MIN_WIDTH =
-  CHECK_WIDTH + ACTIONS_WIDTH + leaseColumns.reduce((sum, definition) => sum + (definition.size ?? 0), 0);
 const COPIED_MS = 1500;
 
 /**
@@ -54,6 +44,9 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
     clearSelection,
     openDrawer,
     startAction,
+    setCursor,
+    picked,
+    oneEnvironment,
   } = useUi(
     useShallow((state) => ({
       sort: state.sort,
@@ -66,11 +59,21 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
       clearSelection: state.clearSelection,
       openDrawer: state.openDrawer,
       startAction: state.startAction,
+      setCursor: state.setCursor,
+      picked: state.columns,
+      oneEnvironment: state.scope.kind === "environment",
     })),
   );
 
-  const gridTemplate = GRID_TEMPLATE;
-  const minWidth = MIN_WIDTH;
+  const { columns, definitions, gridTemplate, minWidth } = useMemo(() => {
+    const columns = shownColumns(picked, oneEnvironment);
+    return {
+      columns,
+      definitions: columnDefs(columns),
+      gridTemplate: gridTemplateOf(columns),
+      minWidth: minimumWidth(columns),
+    };
+  }, [picked, oneEnvironment]);
 
   const scrollRef = useRef<HTMLDivElement>(null);
   // Stable callbacks: the virtualizer re-measures every row whenever one of them changes identity.
@@ -88,7 +91,7 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
   // TanStack Table owns the column model (headers, sizes); the rows are drawn by LeaseRow directly.
   const table = useReactTable({
     data: NO_ROWS,
-    columns: leaseColumns,
+    columns: definitions,
     getCoreRowModel: getCoreRowModel(),
     manualSorting: true,
     manualFiltering: true,
@@ -172,7 +175,24 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
   }, []);
   const onPointerOver = useCallback((event: PointerEvent) => showHint(event.target), [showHint]);
   const onPointerOut = useCallback((event: PointerEvent) => hideHint(event.relatedTarget), [hideHint]);
-  const onFocus = useCallback((event: FocusEvent) => showHint(event.target), [showHint]);
+  // Focus on a row's control makes that row the cursor, so the roving Tab stop follows the operator.
+  const onFocus = useCallback(
+    (event: FocusEvent) => {
+      showHint(event.target);
+      const tr = (event.target as HTMLElement).closest?.<HTMLElement>("tr[data-lease-id]");
+      const leaseId = tr?.dataset.leaseId;
+      if (leaseId !== undefined && useUi.getState().cursorId !== leaseId) setCursor(leaseId);
+    },
+    [showHint, setCursor],
+  );
+  // Entering the table with no cursor puts it on the first row, so the next Tab reaches that row's controls.
+  const onTableFocus = useCallback(
+    (event: FocusEvent<HTMLDivElement>) => {
+      if (event.target !== event.currentTarget) return;
+      if (useUi.getState().cursorId === null && idsRef.current.length > 0) setCursor(idsRef.current[0]!);
+    },
+    [setCursor],
+  );
   const onBlur = useCallback((event: FocusEvent) => hideHint(event.relatedTarget), [hideHint]);
   const onScroll = useCallback(() => {
     if (hintRef.current !== null) setHint(null);
@@ -197,8 +217,16 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
   const allChecked = ids.length > 0 && selectedVisible === ids.length;
 
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: the table takes focus for j/k/space/enter navigation
-    <div className="lt-scroll" ref={scrollRef} data-testid="lease-table" tabIndex={0} onScroll={onScroll}>
+    // biome-ignore lint/a11y/noStaticElementInteractions: focus on the table places the keyboard cursor; the keys are use-table-keyboard's
+    <div
+      className="lt-scroll"
+      ref={scrollRef}
+      data-testid="lease-table"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: the table takes focus for j/k/space/enter navigation
+      tabIndex={0}
+      onScroll={onScroll}
+      onFocus={onTableFocus}
+    >
       <table className="lt" aria-label="Leases" aria-rowcount={rows.length + 1}>
         <thead className="lt-head">
           <tr className="lt-header" aria-rowindex={1} style={{ gridTemplateColumns: gridTemplate, minWidth }}>
@@ -266,6 +294,7 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
                 lease={lease}
                 index={item.index}
                 top={item.start}
+                columns={columns}
                 gridTemplate={gridTemplate}
                 selected={selected.has(lease.leaseId)}
                 cursor={cursorId === lease.leaseId}

@@ -1,9 +1,11 @@
+import { useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useUi } from "../../app/ui-store";
 import { useInventory, useRefreshInventory } from "../../app/use-inventory";
 import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { errorMessage } from "../../lib/errors";
 import { formatCount } from "../../lib/format";
+import { ColumnChooser } from "./ColumnChooser";
 import { FilterChips } from "./FilterChips";
 import { LeaseTable } from "./LeaseTable";
 import { SearchBox } from "./SearchBox";
@@ -18,14 +20,20 @@ export function LeasesView() {
   const refresh = useRefreshInventory();
   const visible = useVisibleRows(inventory.data?.rows);
   useTableKeyboard(visible.ids);
-  const { selectedCount, selectAll, clearFilters, scope } = useUi(
+  const { selectedCount, selectAll, clearFilters, scope, pruneSelection } = useUi(
     useShallow((state) => ({
       selectedCount: state.selected.size,
       selectAll: state.selectAll,
       clearFilters: state.clearFilters,
       scope: state.scope,
+      pruneSelection: state.pruneSelection,
     })),
   );
+  // After an action (or anyone's), a selected lease that is over or gone leaves the selection.
+  const rows = inventory.data?.rows;
+  useEffect(() => {
+    if (rows) pruneSelection(rows);
+  }, [rows, pruneSelection]);
 
   if (inventory.isPending) return <SkeletonRows rows={12} />;
   if (inventory.isError && !inventory.data) {
@@ -39,10 +47,13 @@ export function LeasesView() {
         <div className="toolbar-row">
           <SearchBox pending={visible.searchPending} />
           <span className="muted" data-testid="visible-count" data-count={visible.rows.length}>
-            {formatCount(visible.rows.length)} of {formatCount(visible.scopedTotal)} leases
+            {visible.rows.length === 0
+              ? "No leases match"
+              : `${formatCount(visible.rows.length)} of ${formatCount(visible.scopedTotal)} leases`}
             {scope.kind === "environment" ? " in this environment" : ""}
           </span>
           <span style={{ flex: 1 }} />
+          <ColumnChooser />
           {selectedCount === 0 && visible.ids.length > 0 && (
             <button
               type="button"

@@ -110,6 +110,11 @@ describe("reasonCodes", () => {
       row({ provider: "unknown", unknownReason: "timeout" }),
       ["timeout"],
     ],
+    [
+      "a code two kinds of evidence give is listed once",
+      row({ ownership: ["no-sandbox-id"], provider: "unknown", unknownReason: "no-sandbox-id" }),
+      ["no-sandbox-id"],
+    ],
   ])("%s", (_, input, expected) => {
     expect(reasonCodes(input)).toEqual(expected);
   });

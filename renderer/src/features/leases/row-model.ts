@@ -14,21 +14,30 @@ export function rowEnvironmentKey(row: LeaseRowView): string {
 
 /**
  * The codes that explain a row's headline, in reading order: ownership problems, row flags, then why the
- * provider could not be read. `owned` says nothing is wrong, so it is left out.
+ * provider could not be read. `owned` says nothing is wrong, so it is left out, and a code that two kinds
+ * of evidence give (a row without a sandbox id is both an ownership problem and a reason the provider
+ * was not asked) is listed once.
  */
 export function reasonCodes(row: LeaseRowView): string[] {
-  const reasons: string[] = [];
-  for (const code of row.ownership) if (code !== "owned") reasons.push(code);
-  for (const flag of row.flags) reasons.push(flag);
-  if (row.provider === "gone") reasons.push("gone");
-  if (row.provider === "not-visible") reasons.push("not-visible");
-  if (row.unknownReason) reasons.push(row.unknownReason);
-  return reasons;
+  const reasons = new Set<string>();
+  for (const code of row.ownership) if (code !== "owned") reasons.add(code);
+  for (const flag of row.flags) reasons.add(flag);
+  if (row.provider === "gone") reasons.add("gone");
+  if (row.provider === "not-visible") reasons.add("not-visible");
+  if (row.unknownReason) reasons.add(row.unknownReason);
+  return [...reasons];
 }
 
 /** What the text search looks at: ids and names, lower-cased once per row. */
 export function searchHaystack(row: LeaseRowView): string {
-  return [row.leaseId, row.sandboxId ?? "", row.environmentName, row.environmentId ?? "", row.companyId ?? ""]
+  return [
+    row.leaseId,
+    row.sandboxId ?? "",
+    row.environmentName,
+    row.environmentId ?? "",
+    row.companyId ?? "",
+    row.companyName ?? "",
+  ]
     .join("\u0000")
     .toLowerCase();
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { moveCursor, selectAllMatching, selectRange, toggleOne, visibleSelectionCount } from "./selection";
+import {
+  keepLiveSelection,
+  moveCursor,
+  selectAllMatching,
+  selectRange,
+  toggleOne,
+  visibleSelectionCount,
+} from "./selection";
 
 const visible = ["a", "b", "c", "d", "e"];
 const sorted = (set: Set<string>) => [...set].sort();
@@ -43,5 +50,22 @@ describe("selection", () => {
 
   it("no rows, no cursor", () => {
     expect(moveCursor([], "a", 1)).toBeNull();
+  });
+});
+
+describe("keepLiveSelection: a selection after the inventory changed", () => {
+  const rows = [
+    { leaseId: "a", headline: "stale" },
+    { leaseId: "b", headline: "closed" },
+    { leaseId: "c", headline: "leaking" },
+  ];
+
+  it("drops a lease whose sandbox is now destroyed, and one no longer listed", () => {
+    expect(sorted(new Set(keepLiveSelection(new Set(["a", "b", "gone"]), rows)))).toEqual(["a"]);
+  });
+
+  it("keeps the same set when every selected lease is still live", () => {
+    const selected = new Set(["a", "c"]);
+    expect(keepLiveSelection(selected, rows)).toBe(selected);
   });
 });

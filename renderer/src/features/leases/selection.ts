@@ -59,3 +59,19 @@ export function moveCursor(
   const next = Math.min(visibleIds.length - 1, Math.max(0, at + delta));
   return visibleIds[next]!;
 }
+
+/**
+ * The selection after the inventory changed: a lease no longer listed, or one that is now over (its
+ * sandbox destroyed, by this operator or anyone), leaves it, so the next plan is not built of rows that
+ * have nothing left to act on. Returns the same set when nothing dropped out, so a refresh that changed
+ * nothing re-renders nothing.
+ */
+export function keepLiveSelection(
+  selected: ReadonlySet<string>,
+  rows: readonly { leaseId: string; headline: string }[],
+): ReadonlySet<string> {
+  if (selected.size === 0) return selected;
+  const live = new Set<string>();
+  for (const row of rows) if (row.headline !== "closed" && selected.has(row.leaseId)) live.add(row.leaseId);
+  return live.size === selected.size ? selected : live;
+}

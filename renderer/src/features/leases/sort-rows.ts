@@ -10,6 +10,7 @@ export const COLUMN_IDS = [
   "company",
   "status",
   "provider",
+  "age",
   "origin",
   "policy",
   "acquired",
@@ -40,7 +41,7 @@ export function sortKey(row: LeaseRowView, column: ColumnId): Key {
     case "environment":
       return row.environmentName.toLowerCase();
     case "company":
-      return row.companyId ?? "";
+      return (row.companyName ?? row.companyId ?? "").toLowerCase();
     case "status":
       return row.status;
     case "provider":
@@ -49,6 +50,8 @@ export function sortKey(row: LeaseRowView, column: ColumnId): Key {
       return originHost(row.origin);
     case "policy":
       return row.leasePolicy;
+    case "age":
+      return -row.acquiredAtMs;
     case "acquired":
       return row.acquiredAtMs;
     case "lastUsed":

@@ -8,20 +8,10 @@ import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { errorMessage } from "../../lib/errors";
 import { formatCount, formatMemory } from "../../lib/format";
 import { useNow } from "../../lib/now";
-import type { LeaseRowView } from "../leases/row-model";
 import { AgeHistogram } from "./AgeHistogram";
 import { ageHistogram, environmentBars, holdings } from "./aggregate";
 import { Legend, StackedBars } from "./StackedBars";
 import "./pictures.css";
-
-/**
- * The inventory view carries no shape per lease (sizes come with `leases:detail`); when a later contract
- * adds one to the row, the holdings pick it up here.
- */
-function rowShape(row: LeaseRowView): string | null {
-  const shape = (row as LeaseRowView & { shape?: unknown }).shape;
-  return typeof shape === "string" ? shape : null;
-}
 
 /** Pictures of the same inventory: headlines per environment, what flagged sandboxes hold, and their ages. */
 export function PicturesView() {
@@ -33,7 +23,7 @@ export function PicturesView() {
   });
   const bars = useMemo(() => (inventory.data ? environmentBars(inventory.data.view) : []), [inventory.data]);
   const held = useMemo(
-    () => (inventory.data ? holdings(inventory.data.rows, untracked.data?.sandboxes ?? [], rowShape) : []),
+    () => (inventory.data ? holdings(inventory.data.rows, untracked.data?.sandboxes ?? []) : []),
     [inventory.data, untracked.data],
   );
   const ages = useMemo(

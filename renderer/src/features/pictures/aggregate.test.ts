@@ -30,6 +30,8 @@ describe("holdings", () => {
       vcpu: 1,
       memMib: 1024,
       createdAt: null,
+      name: null,
+      createdBy: null,
     },
     {
       sandboxId: "sb-dead",
@@ -42,24 +44,27 @@ describe("holdings", () => {
       vcpu: null,
       memMib: null,
       createdAt: null,
+      name: null,
+      createdBy: null,
     },
   ];
 
   it("counts distinct live sandboxes per flagged headline, and sizes those with a shape", () => {
     const rows = [
-      { ...row({ leaseId: "1", headline: "foreign", sandboxId: "sb-a" }), shape: "s-2vcpu-4gb" },
-      { ...row({ leaseId: "2", headline: "foreign", sandboxId: "sb-a" }), shape: "s-2vcpu-4gb" },
+      row({ leaseId: "1", headline: "foreign", sandboxId: "sb-a", shape: "s-2vcpu-4gb" }),
+      row({ leaseId: "2", headline: "foreign", sandboxId: "sb-a", shape: "s-2vcpu-4gb" }),
       row({ leaseId: "3", headline: "foreign", sandboxId: "sb-b" }),
+      row({ leaseId: "7", headline: "leaking", sandboxId: "sb-d", shape: "s-0.5vcpu-512mb" }),
+      row({ leaseId: "8", headline: "leaking", sandboxId: "sb-e", shape: "a-shape-of-another-kind" }),
       row({ leaseId: "4", headline: "stale", sandboxId: "sb-c", provider: "gone" }),
       row({ leaseId: "5", headline: "leaking", sandboxId: null }),
       row({ leaseId: "6", headline: "ok", sandboxId: "sb-ok" }),
     ];
-    const shapeOf = (r: (typeof rows)[number]) => ("shape" in r ? (r.shape as string) : null);
-    const result = holdings(rows, [...untracked, { ...untracked[0]!, credential: "alias" }], shapeOf);
+    const result = holdings(rows, [...untracked, { ...untracked[0]!, credential: "alias" }]);
     expect(result).toEqual([
       { label: "foreign", tone: "foreign", sandboxes: 2, sized: 1, vcpu: 2, memMib: 4096 },
       { label: "stale", tone: "stale", sandboxes: 0, sized: 0, vcpu: 0, memMib: 0 },
-      { label: "leaking", tone: "leaking", sandboxes: 0, sized: 0, vcpu: 0, memMib: 0 },
+      { label: "leaking", tone: "leaking", sandboxes: 2, sized: 1, vcpu: 0.5, memMib: 512 },
       { label: "untracked", tone: "neutral", sandboxes: 1, sized: 1, vcpu: 1, memMib: 1024 },
     ]);
   });

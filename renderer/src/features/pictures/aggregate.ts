@@ -69,12 +69,13 @@ const NOT_HELD = new Set(["gone", "not-visible", "unknown"]);
 
 /**
  * What the flagged sandboxes hold: per headline, the distinct live sandboxes and the vCPU and memory of
- * those whose shape is known — the cost of leaving them. Untracked sandboxes count as their own line.
+ * those whose shape is known — the cost of leaving them. A leased sandbox is sized from its shape name
+ * (CreateOS's listing, else the lease's record: s-2vcpu-4gb is 2 vCPU and 4 GiB). Untracked sandboxes
+ * count as their own line.
  */
 export function holdings(
   rows: readonly LeaseRowView[],
   untracked: readonly UntrackedSandboxView[],
-  shapeOf: (row: LeaseRowView) => string | null,
 ): Holding[] {
   const result: Holding[] = [];
   for (const headline of ["foreign", "stale", "leaking"] as const) {
@@ -86,7 +87,7 @@ export function holdings(
       if (seen.has(key)) continue;
       seen.add(key);
       holding.sandboxes += 1;
-      const size = shapeResources(shapeOf(row));
+      const size = shapeResources(row.shape);
       if (size) {
         holding.sized += 1;
         holding.vcpu += size.vcpu;

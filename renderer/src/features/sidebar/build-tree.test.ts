@@ -19,6 +19,7 @@ const view = {
   origins: [],
   statuses: [],
   policies: [],
+  shapes: [],
   rows: [],
   originHealth: [],
   problems: [],

@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import type { UncertainSandboxView } from "../../../../shared/contract";
 import { api } from "../../api";
 import { queryKeys } from "../../app/query-keys";
@@ -10,6 +10,8 @@ import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
 import { formatMemory, originHost, parseTime, plural } from "../../lib/format";
+import { keepLivePicks } from "./picked";
+import { UntrackedDetail } from "./UntrackedDetail";
 
 /**
  * Sandboxes that one account lists and no lease row names (orphans). The only action is a forced
@@ -26,8 +28,12 @@ export function UntrackedView() {
     enabled: scope.kind === "untracked",
   });
   const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const [openId, setOpenId] = useState<string | null>(null);
   const sandboxes = useMemo(() => list.data?.sandboxes ?? [], [list.data]);
   const uncertain = useMemo(() => list.data?.uncertain ?? [], [list.data]);
+  // After a destroy (or a refresh), a sandbox that is gone or destroyed leaves the pick.
+  useEffect(() => setPicked((current) => keepLivePicks(current, sandboxes)), [sandboxes]);
+  const opened = sandboxes.find((sandbox) => sandbox.sandboxId === openId) ?? null;
 
   if (scope.kind !== "untracked") return null;
   if (list.isPending) return <SkeletonRows rows={8} />;
@@ -68,6 +74,13 @@ export function UntrackedView() {
           type its id back.
         </p>
       </div>
+      {opened && (
+        <UntrackedDetail
+          sandbox={opened}
+          onClose={() => setOpenId(null)}
+          onDestroy={() => destroy([opened.sandboxId])}
+        />
+      )}
       {sandboxes.length === 0 ? (
         <EmptyState title="No untracked sandboxes">
           Every sandbox this account lists is named by a lease row.
@@ -97,7 +110,12 @@ export function UntrackedView() {
             </thead>
             <tbody>
               {sandboxes.map((sandbox) => (
-                <tr key={sandbox.sandboxId} data-testid="untracked-row" data-sandbox-id={sandbox.sandboxId}>
+                <tr
+                  key={sandbox.sandboxId}
+                  data-testid="untracked-row"
+                  data-sandbox-id={sandbox.sandboxId}
+                  className={openId === sandbox.sandboxId ? "is-open" : undefined}
+                >
                   <td>
                     <input
                       type="checkbox"
@@ -115,7 +133,15 @@ export function UntrackedView() {
                   </td>
                   <td>
                     <span className="cell-with-action">
-                      <Text value={sandbox.sandboxId} mono />
+                      <button
+                        type="button"
+                        className="link"
+                        onClick={() => setOpenId(openId === sandbox.sandboxId ? null : sandbox.sandboxId)}
+                        aria-expanded={openId === sandbox.sandboxId}
+                        data-testid="untracked-open"
+                      >
+                        <Text value={sandbox.name ?? sandbox.sandboxId} mono={sandbox.name === null} />
+                      </button>
                       <CopyButton value={sandbox.sandboxId} label="Copy sandbox id" />
                     </span>
                   </td>

@@ -1,0 +1,262 @@
+import type { ReactNode } from "react";
+import type { LeaseDetail } from "../../../../shared/contract";
+import { useUi } from "../../app/ui-store";
+import { CopyButton } from "../../components/CopyButton";
+import { RelativeTime } from "../../components/RelativeTime";
+import { Text } from "../../components/Text";
+import { ActionButton, type ActionTarget } from "../actions/ActionButton";
+import { environmentKey } from "../leases/row-model";
+import { ProveOwnership } from "../markers/ProveOwnership";
+import {
+  type KnownNames,
+  type Mismatch,
+  type MismatchSide,
+  markerCheck,
+  mismatches,
+  type NameTarget,
+} from "./mismatches";
+
+/**
+ * The drawer's first three sections, in the order an operator asks: whose is it, what is wrong, and what
+ * to do (and what Paperclip will do by itself). Everything below them is the evidence.
+ */
+
+/** A name that filters the console to it: an environment in the sidebar, or a company in the search. */
+function NameLink({ target, children }: { target: NameTarget; children: ReactNode }) {
+  const setScope = useUi((state) => state.setScope);
+  const setSearch = useUi((state) => state.setSearch);
+  const onClick = () => {
+    if (target.kind === "environment") {
+      setScope({
+        kind: "environment",
+        key: environmentKey(target.sourceId, target.environmentId),
+        name: target.name,
+      });
+    } else {
+      setScope({ kind: "all" });
+      setSearch(target.companyId);
+    }
+  };
+  const title =
+    target.kind === "environment"
+      ? `Show the leases of environment ${target.name} (${target.environmentId})`
+      : `Show the leases of company ${target.name ?? target.companyId}`;
+  return (
+    <button type="button" className="link name-link" title={title} onClick={onClick} data-testid="name-link">
+      {children}
+    </button>
+  );
+}
+
+/** A name with its id beside it, copyable; the id alone where no source gave a name. */
+function Named({ name, id, target }: { name: string | null; id: string; target: NameTarget | null }) {
+  const shown = name ? <strong>{name}</strong> : <bdi className="mono">{id}</bdi>;
+  return (
+    <span className="named">
+      {target ? <NameLink target={target}>{shown}</NameLink> : shown}
+      {name && (
+        <bdi className="mono muted named-id" title={id}>
+          {id}
+        </bdi>
+      )}
+      <CopyButton value={id} label={`Copy id ${id}`} />
+    </span>
+  );
+}
+
+export function WhoseItIs({ detail }: { detail: LeaseDetail }) {
+  const { company, environment, row } = detail;
+  const holders = [
+    row.heartbeatRunId ? (["run", row.heartbeatRunId] as const) : null,
+    row.executionWorkspaceId ? (["workspace", row.executionWorkspaceId] as const) : null,
+    row.issueId ? (["issue", row.issueId] as const) : null,
+  ].filter((holder) => holder !== null);
+  return (
+    <section data-testid="drawer-whose" aria-labelledby="drawer-whose-title">
+      <h3 className="section-title" id="drawer-whose-title">
+        Whose is it
+      </h3>
+      <dl className="kv">
+        <dt>Company</dt>
+        <dd data-testid="drawer-company">
+          <Named
+            name={company.name}
+            id={company.id}
+            target={{ kind: "company", companyId: company.id, name: company.name }}
+          />
+        </dd>
+        <dt>Environment</dt>
+        <dd data-testid="drawer-environment">
+          {environment ? (
+            <Named
+              name={environment.name || null}
+              id={environment.id}
+              target={{
+                kind: "environment",
+                sourceId: environment.sourceId,
+                environmentId: environment.id,
+                name: environment.name,
+              }}
+            />
+          ) : (
+            <span className="muted">
+              not listed by its source
+              {row.environmentId ? (
+                <>
+                  {" "}
+                  (the row names <bdi className="mono">{row.environmentId}</bdi>)
+                </>
+              ) : (
+                " (the row names none)"
+              )}
+            </span>
+          )}
+        </dd>
+        <dt>Held by</dt>
+        <dd data-testid="drawer-holder">
+          {holders.length === 0 ? (
+            <span className="muted">no run, workspace or issue holds it</span>
+          ) : (
+            holders.map(([kind, id], at) => (
+              <span key={kind} className="named">
+                {at > 0 ? "· " : ""}
+                {kind} <bdi className="mono">{id}</bdi>
+                <CopyButton value={id} label={`Copy ${kind} id`} />
+              </span>
+            ))
+          )}
+        </dd>
+      </dl>
+    </section>
+  );
+}
+
+const FIELD_WORDS: Record<string, { recorded: string; expected: string }> = {
+  environmentId: { recorded: "environment", expected: "listed under" },
+  companyId: { recorded: "company", expected: "the row's company" },
+  provider: { recorded: "provider", expected: "the plugin needs" },
+  apiUrl: { recorded: "API URL", expected: "the environment's now" },
+};
+
+function SideText({ side }: { side: MismatchSide }) {
+  if (side.value === null) return <span className="muted">(not set)</span>;
+  const text = side.name ? (
+    <strong>{side.name}</strong>
+  ) : (
+    <bdi className="mono whole-value">{side.value}</bdi>
+  );
+  return side.target ? <NameLink target={side.target}>{text}</NameLink> : text;
+}
+
+function MismatchLine({ mismatch }: { mismatch: Mismatch }) {
+  const words = FIELD_WORDS[mismatch.field] ?? {
+    recorded: mismatch.field,
+    expected: "the environment's now",
+  };
+  return (
+    <li data-testid="drawer-mismatch" data-field={mismatch.field}>
+      recorded: {words.recorded} <SideText side={mismatch.recorded} />; {words.expected}:{" "}
+      <SideText side={mismatch.expected} />
+    </li>
+  );
+}
+
+export function WhatIsWrong({ detail, names }: { detail: LeaseDetail; names: KnownNames }) {
+  const found = mismatches(detail.ownershipEvidence, detail.sourceId, names);
+  const marker = detail.ownershipEvidence.find((line) => line.field === "marker");
+  const markerState = marker ? markerCheck(marker) : "not-compared";
+  const covered = new Set(found.map((mismatch) => mismatch.field));
+  const otherStale = detail.staleConfigFields.filter((field) => !covered.has(field) && field !== "marker");
+  return (
+    <section data-testid="drawer-wrong" aria-labelledby="drawer-wrong-title">
+      <h3 className="section-title" id="drawer-wrong-title">
+        What is wrong
+      </h3>
+      <p className={`explanation tone-${detail.verdict.headline}`} data-testid="drawer-explanation">
+        {detail.explanation}
+      </p>
+      {(found.length > 0 || markerState === "malformed" || markerState === "not-recorded") && (
+        <ul className="mismatches" data-testid="drawer-mismatches">
+          {found.map((mismatch) => (
+            <MismatchLine key={mismatch.field} mismatch={mismatch} />
+          ))}
+          {markerState === "malformed" && (
+            <li data-testid="drawer-mismatch" data-field="marker">
+              the recorded marker is not a UUID, so the next resume cannot check the workspace and starts a
+              new one
+            </li>
+          )}
+          {markerState === "not-recorded" && (
+            <li data-testid="drawer-mismatch" data-field="marker">
+              no marker is recorded, so the next resume cannot check the workspace and starts a new one
+            </li>
+          )}
+        </ul>
+      )}
+      {otherStale.length > 0 && (
+        <p className="muted" data-testid="drawer-stale-fields">
+          Config changed since it was acquired: <span className="mono">{otherStale.join(", ")}</span>
+        </p>
+      )}
+      {detail.metadata.shape !== "object" && (
+        <p className="muted" data-testid="metadata-shape">
+          {detail.metadata.shape === "nested"
+            ? "The CreateOS fields sit nested under providerMetadata (another schema), so the plugin cannot read them."
+            : "The lease's metadata is not a usable object, so nothing in it can name an owner."}
+        </p>
+      )}
+    </section>
+  );
+}
+
+export function WhatToDo({ detail }: { detail: LeaseDetail }) {
+  const watchJob = useUi((state) => state.watchJob);
+  const target: ActionTarget = {
+    leaseId: detail.leaseId,
+    sourceId: detail.sourceId,
+    sandboxId: detail.row.providerLeaseId,
+    allowedActions: detail.verdict.allowedActions,
+    overridableActions: detail.verdict.overridableActions,
+  };
+  return (
+    <section data-testid="drawer-todo" aria-labelledby="drawer-todo-title">
+      <h3 className="section-title" id="drawer-todo-title">
+        What to do
+      </h3>
+      {detail.destroyedBy && (
+        <p className="what-happened" data-testid="drawer-destroyed-by">
+          Destroyed by Leasekeeper <RelativeTime atMs={Date.parse(detail.destroyedBy.at)} />, job{" "}
+          <button
+            type="button"
+            className="link"
+            onClick={() => watchJob(detail.destroyedBy?.jobId ?? "")}
+            data-testid="drawer-job-link"
+          >
+            <Text value={detail.destroyedBy.jobId} mono />
+          </button>
+          .
+        </p>
+      )}
+      <div className="row-flex" data-testid="drawer-actions">
+        <ActionButton action="release" target={target} />
+        <ActionButton action="destroy" target={target} />
+        {detail.verdict.refusals.length > 0 && (
+          <ul className="refusals" data-testid="drawer-refusals">
+            {detail.verdict.refusals.map((refusal) => (
+              <li key={refusal.action} data-action={refusal.action} data-reason={refusal.reason}>
+                <strong>{refusal.action}:</strong> {refusal.message}
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      {detail.row.providerLeaseId && (
+        <ProveOwnership request={{ kind: "lease", leaseId: detail.leaseId, sourceId: detail.sourceId }} />
+      )}
+      <dl className="kv">
+        <dt>Paperclip will</dt>
+        <dd data-testid="drawer-paperclip-will">{detail.paperclipWill}</dd>
+      </dl>
+    </section>
+  );
+}
