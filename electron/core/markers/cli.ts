@@ -2,7 +2,7 @@ import path from "node:path";
 import type { Inventory } from "../../../shared/domain/inventory.js";
 import type { MarkerProof } from "../../../shared/domain/marker-proof.js";
 import type { CliIo } from "../cli/command.js";
-import { CONFIG_FILE_NAME, loadConfig } from "../config/load.js";
+import { CONFIG_FILE_NAME, type LeasekeeperConfig, loadConfig } from "../config/load.js";
 import { EnvSecretStore } from "../config/secrets.js";
 import { scanInventory } from "../inventory/scan.js";
 import { createSources } from "../leases/index.js";
@@ -13,7 +13,7 @@ import { proverClients } from "./open-client.js";
 export async function openCliMarkers(
   configFile: string | undefined,
   io: CliIo,
-): Promise<{ inventory: Inventory; markers: MarkerService }> {
+): Promise<{ config: LeasekeeperConfig; inventory: Inventory; markers: MarkerService }> {
   const config = await loadConfig(path.resolve(io.cwd, configFile ?? CONFIG_FILE_NAME));
   const secrets = new EnvSecretStore(config.credentials, io.env);
   const inventory = await scanInventory({ config, sources: createSources(config, { env: io.env }), secrets });
@@ -21,7 +21,7 @@ export async function openCliMarkers(
     inventory: async () => inventory,
     openClient: proverClients(config, secrets),
   });
-  return { inventory, markers };
+  return { config, inventory, markers };
 }
 
 /** A proof as `--json` prints it: what it is about, then `markerProof`. */
