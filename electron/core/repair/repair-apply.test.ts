@@ -188,8 +188,9 @@ describe.each<PaperclipSchemaShape>(["company-scoped", "instance-scoped"])(
     });
 
     it("applies through the write URL only, refuses a row changed between proof and write", async () => {
-      const { markers } = await openCliMarkers(undefined, { ...ioFor(dir), env });
+      const { markers, close } = await openCliMarkers(undefined, { ...ioFor(dir), env });
       const repairs = await proveAndRepair(markers, [{ leaseId: paperclip.leases["sb-raced"] }]);
+      close();
       expect(repairs[0]!.outcome.ok).toBe(true);
       await withClient(paperclip.db.url, (client) =>
         client.query(`UPDATE environment_leases SET updated_at = now() + interval '1 second' WHERE id = $1`, [

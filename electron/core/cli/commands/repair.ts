@@ -62,11 +62,16 @@ arguments.`,
     if (!values.apply && (format === undefined || !FORMATS.includes(format)))
       throw new UsageError(`--format must be one of ${FORMATS.join(", ")}.`);
 
-    const { config, markers } = await openCliMarkers(values.config, io);
-    const repairs = await proveAndRepair(
-      markers,
-      leases.map((leaseId) => ({ leaseId })),
-    );
+    const { config, markers, close } = await openCliMarkers(values.config, io);
+    let repairs: ProvenRepair[];
+    try {
+      repairs = await proveAndRepair(
+        markers,
+        leases.map((leaseId) => ({ leaseId })),
+      );
+    } finally {
+      close();
+    }
     const outcomes = repairs.map((repair) => repair.outcome);
     for (const outcome of outcomes) {
       if (!outcome.ok)
