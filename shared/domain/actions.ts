@@ -189,6 +189,9 @@ export const JobEventSchema = z.discriminatedUnion("type", [
 export type JobEvent = z.infer<typeof JobEventSchema>;
 
 export const AUDIT_KINDS = ["plan", "item"] as const;
+/** What an audit entry records: a guarded action, or a lease repair written to Paperclip's database. */
+export const AUDIT_ACTIONS = [...ACTION_KINDS, "repair"] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const CONFIRMATION_METHODS = [...DESTROY_CONFIRMATIONS, "typed-count", "phrase"] as const;
 export type ConfirmationMethod = (typeof CONFIRMATION_METHODS)[number];
 
@@ -198,7 +201,7 @@ export const AuditEntrySchema = z.object({
   kind: z.enum(AUDIT_KINDS),
   operator: z.string(),
   host: z.string(),
-  action: z.enum(ACTION_KINDS),
+  action: z.enum(AUDIT_ACTIONS),
   planId: z.string(),
   jobId: z.string().nullable(),
   leaseId: z.string().nullable(),
@@ -229,7 +232,7 @@ export const AuditQuerySchema = z.strictObject({
   since: z.string().datetime({ offset: true }).optional(),
   until: z.string().datetime({ offset: true }).optional(),
   environmentId: z.string().max(200).optional(),
-  action: z.enum(ACTION_KINDS).optional(),
+  action: z.enum(AUDIT_ACTIONS).optional(),
   outcome: z.string().max(100).optional(),
   limit: z.number().int().min(1).max(10_000).default(500),
 });

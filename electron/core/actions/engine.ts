@@ -67,6 +67,8 @@ export interface ActionEngine {
   waitForJob(jobId: string): Promise<Job>;
   onEvent(listener: (event: JobEvent) => void): () => void;
   queryAudit(query?: AuditQueryInput): AuditEntry[];
+  /** Records work done outside a job (a repair written to Paperclip's database), durably, before it is reported. */
+  recordAudit(records: readonly AuditRecord[]): void;
   exportAudit(format: AuditExportFormat, query?: AuditQueryInput): string;
   close(): Promise<void>;
 }
@@ -551,6 +553,11 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
 
     queryAudit(query = {}) {
       return audit.query(parseAuditQuery(query));
+    },
+
+    recordAudit(records) {
+      assertOpen();
+      journal.transaction(() => audit.append(records));
     },
 
     exportAudit(format, query = {}) {

@@ -5,6 +5,7 @@ import { configureOrigin } from "../createos/index.js";
 import { EventHub } from "../handlers/events.js";
 import { createHandlerTable, type HandlerTable } from "../handlers/table.js";
 import { MarkerService, proverClients } from "../markers/index.js";
+import { SqliteProofStore } from "../markers/proof-store.js";
 import { type Database, openDatabase } from "../store/index.js";
 import { EnvStore, FileVault, LayeredSecretStore, PASSPHRASE_ENV, type SecretStore } from "../vault/index.js";
 import { type ActionsPort, engineActions, unavailableActions } from "./actions.js";
@@ -164,9 +165,10 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     dataDir: config.dataDir,
   });
 
-  // Proofs live in memory for now, keyed so an inventory read can attach them.
+  // Proofs are kept with the inventory cache, keyed so an inventory read can attach them.
   const markers = new MarkerService({
     inventory: () => inventory.ensure(),
+    store: database ? new SqliteProofStore(database) : undefined,
     openClient: (credential) =>
       proverClients(config, secrets, options.fetch ? { fetch: options.fetch } : {})(credential),
   });

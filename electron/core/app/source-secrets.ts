@@ -2,7 +2,7 @@ import type { LeasekeeperConfig } from "../config/load.js";
 
 /**
  * Secrets other than CreateOS keys that this process holds for its sources: each Paperclip source's
- * board token and each database source's connection string (and the password in it), read from the
+ * board token and each database source's connection strings, read and write (and the passwords in them), read from the
  * variables their config names. The redactor and the audit evidence scrubber
  * must know them too, or a row whose data happens to carry one would show it (e2e reliability-secrets).
  */
@@ -10,8 +10,10 @@ export function sourceSecrets(config: LeasekeeperConfig, env: NodeJS.ProcessEnv)
   const values: string[] = [];
   for (const source of config.sources) {
     if (source.kind === "paperclip-db") {
-      const url = env[source.urlEnv]?.trim();
-      if (url) values.push(url, ...databasePassword(url));
+      for (const name of [source.urlEnv, source.writeUrlEnv]) {
+        const url = name === null ? undefined : env[name]?.trim();
+        if (url) values.push(url, ...databasePassword(url));
+      }
       continue;
     }
     if (source.kind !== "paperclip" || source.tokenEnv === null) continue;

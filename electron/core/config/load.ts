@@ -9,7 +9,7 @@ import { type ConfigFile, ConfigFileSchema } from "./schema.js";
 export type SourceConfig =
   | { kind: "ledger"; id: string; path: string }
   | { kind: "paperclip"; id: string; url: string; tokenEnv: string | null }
-  | { kind: "paperclip-db"; id: string; urlEnv: string };
+  | { kind: "paperclip-db"; id: string; urlEnv: string; writeUrlEnv: string | null };
 
 export interface CredentialConfig {
   name: string;
@@ -90,6 +90,7 @@ function resolveConfig(config: ConfigFile, file: string): LeasekeeperConfig {
         kind: "paperclip-db",
         id: source.name ?? uniqueId(`paperclip-db:${source.urlEnv}`),
         urlEnv: source.urlEnv,
+        writeUrlEnv: source.writeUrlEnv ?? null,
       };
     }
     return {

@@ -53,7 +53,13 @@ export const SourceConfigSchema = z.discriminatedUnion("kind", [
     name: displayName.optional(),
   }),
   // Paperclip's own database; the connection string (it carries a password) only ever in the variable.
-  z.strictObject({ kind: z.literal("paperclip-db"), urlEnv: envVarName, name: displayName.optional() }),
+  // `writeUrlEnv` names a second one, for applying a repair only: reading never holds a role that writes.
+  z.strictObject({
+    kind: z.literal("paperclip-db"),
+    urlEnv: envVarName,
+    writeUrlEnv: envVarName.optional(),
+    name: displayName.optional(),
+  }),
 ]);
 
 export const CredentialConfigSchema = z.strictObject({

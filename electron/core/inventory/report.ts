@@ -2,6 +2,7 @@ import { HEADLINES, type Headline, QUIET_HEADLINES } from "../../../shared/domai
 import { driftedFields } from "../../../shared/domain/flags.js";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
 import { metadataObject } from "../../../shared/domain/lease-metadata.js";
+import type { MarkerProof, ProofSubject } from "../../../shared/domain/marker-proof.js";
 import { paperclipWill } from "../../../shared/domain/paperclip-will.js";
 import { summarizeCounts } from "../../../shared/domain/reconcile.js";
 
@@ -9,6 +10,8 @@ import { summarizeCounts } from "../../../shared/domain/reconcile.js";
  * The scan as scripts read it (`leasekeeper scan --json`) and as a person reads it (the table). The
  * JSON shape is a stable interface: fields may be added, never renamed or removed.
  */
+export type ReportedProof = Omit<MarkerProof, "subject">;
+
 export interface ScanReport {
   generatedAt: string;
   requests: number;
@@ -47,8 +50,16 @@ export interface ScanReport {
     staleConfigFields: string[];
     /** Set when a Leasekeeper job destroyed the sandbox. */
     destroyedBy: { jobId: string; at: string } | null;
+    /** The latest marker proof kept for the row, when it was ever proven (the marker's prefix only). */
+    markerProof?: ReportedProof;
   }[];
-  untracked: { sandboxId: string; origin: string; status: string; credential: string }[];
+  untracked: {
+    sandboxId: string;
+    origin: string;
+    status: string;
+    credential: string;
+    markerProof?: ReportedProof;
+  }[];
   /** Sandboxes no row names at an origin where a source was incomplete: never orphans. */
   untrackedUncertain: {
     sandboxId: string;
@@ -56,6 +67,7 @@ export interface ScanReport {
     status: string;
     credential: string;
     reason: string;
+    markerProof?: ReportedProof;
   }[];
   companies: { id: string; name: string }[];
   gaps: { source: string; origin: string | null; message: string }[];
@@ -68,6 +80,8 @@ export interface ReportOptions {
   /** Only this environment's leases and summary. */
   environmentId?: string | undefined;
   newSinceLastScan?: readonly string[];
+  /** The latest marker proof kept for a row or an untracked sandbox, if any. */
+  proofFor?: (subject: ProofSubject) => MarkerProof | null;
 }
 
 export function scanReport(inventory: Inventory, options: ReportOptions = {}): ScanReport {
@@ -117,6 +131,7 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
         paperclipWill: paperclipWill(classified),
         staleConfigFields: staleConfigFields(classified),
         destroyedBy: provider.destroyedBy ? { ...provider.destroyedBy } : null,
+        ...proofField(options, { kind: "lease", sourceId: classified.sourceId, leaseId: lease.id }),
       };
     }),
     untracked: inventory.untracked.map(({ sandboxId, origin, status, credential }) => ({
@@ -124,6 +139,7 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
       origin,
       status,
       credential,
+      ...proofField(options, { kind: "untracked", origin, credential, sandboxId }),
     })),
     untrackedUncertain: inventory.untrackedUncertain.map(
       ({ sandboxId, origin, status, credential, reason }) => ({
@@ -132,6 +148,7 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
         status,
         credential,
         reason,
+        ...proofField(options, { kind: "untracked", origin, credential, sandboxId }),
       }),
     ),
     companies: inventory.companies.map(({ id, name }) => ({ id, name })),
@@ -286,4 +303,12 @@ function table(header: string[], rows: string[][]): string[] {
 
 function indent(lines: string[]): string[] {
   return lines.map((line) => `  ${line}`);
+}
+
+/** `markerProof` for a row or sandbox that has one (without its subject: the entry names it). */
+function proofField(options: ReportOptions, subject: ProofSubject): { markerProof?: ReportedProof } {
+  const proof = options.proofFor?.(subject);
+  if (!proof) return {};
+  const { subject: _subject, ...markerProof } = proof;
+  return { markerProof };
 }

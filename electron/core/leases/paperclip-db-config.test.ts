@@ -14,7 +14,12 @@ describe("a paperclip-db source in the config", () => {
   it("names the variable that holds the connection string, and takes its id from it", () => {
     const config = configWith({ kind: "paperclip-db", urlEnv: "PAPERCLIP_DATABASE_URL" });
     expect(config.sources).toEqual([
-      { kind: "paperclip-db", id: "paperclip-db:PAPERCLIP_DATABASE_URL", urlEnv: "PAPERCLIP_DATABASE_URL" },
+      {
+        kind: "paperclip-db",
+        id: "paperclip-db:PAPERCLIP_DATABASE_URL",
+        urlEnv: "PAPERCLIP_DATABASE_URL",
+        writeUrlEnv: null,
+      },
     ]);
     expect(
       configWith({ kind: "paperclip-db", urlEnv: "PAPERCLIP_DATABASE_URL", name: "paperclip" }).sources[0]!
@@ -45,6 +50,22 @@ describe("a paperclip-db source in the config", () => {
     expect(source).toBeInstanceOf(PaperclipDbSource);
     expect(source!.kind).toBe("paperclip-db");
     void (source as PaperclipDbSource).close();
+  });
+
+  it("names a second variable for applying repairs, and hands both URLs and passwords to the redactor", () => {
+    const config = configWith({
+      kind: "paperclip-db",
+      urlEnv: "PAPERCLIP_DATABASE_URL",
+      writeUrlEnv: "PAPERCLIP_REPAIR_URL",
+    });
+    expect(config.sources[0]).toMatchObject({ writeUrlEnv: "PAPERCLIP_REPAIR_URL" });
+    expect(() =>
+      configWith({ kind: "paperclip-db", urlEnv: "PAPERCLIP_DATABASE_URL", writeUrlEnv: "not a variable" }),
+    ).toThrow(ConfigError);
+    const writer = "postgres://repairer:wr1te-canary@db.internal:5432/paperclip";
+    expect(
+      sourceSecrets(config, { PAPERCLIP_DATABASE_URL: URL_WITH_PASSWORD, PAPERCLIP_REPAIR_URL: writer }),
+    ).toEqual([URL_WITH_PASSWORD, "s3cr@t-canary", writer, "wr1te-canary"]);
   });
 
   it("hands the connection string and its password to the redactor", () => {

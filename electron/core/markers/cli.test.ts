@@ -80,3 +80,34 @@ describe("leasekeeper prove", () => {
     expect(missing.stderr).toContain("No lease no-such-lease");
   });
 });
+
+describe("proofs kept with the inventory", () => {
+  it("a later `scan --json`, in a fresh store connection, carries each proven row's and sandbox's markerProof", async () => {
+    const proved = await cli([
+      "prove",
+      "--lease",
+      ours.id,
+      "--untracked",
+      "sb-orphan",
+      "--untracked",
+      "sb-nap",
+    ]);
+    expect(proved.code).toBe(0);
+    const { code, stdout } = await cli(["scan", "--json"]);
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as {
+      leases: { leaseId: string; markerProof?: { answer: string; markerPrefix: string | null } }[];
+      untracked: { sandboxId: string; markerProof?: { answer: string; owners: { leaseId: string }[] } }[];
+    };
+    const row = (id: string) => report.leases.find((entry) => entry.leaseId === id)!;
+    const sandbox = (id: string) => report.untracked.find((entry) => entry.sandboxId === id)!;
+    expect(row(ours.id).markerProof).toMatchObject({ answer: "proven", markerPrefix: marker(1).slice(0, 8) });
+    expect(row(lost.id).markerProof).toBeUndefined();
+    expect(sandbox("sb-orphan").markerProof).toMatchObject({
+      answer: "another-lease",
+      owners: [{ leaseId: lost.id }],
+    });
+    expect(sandbox("sb-nap").markerProof?.answer).toBe("cannot-read");
+    for (const n of [1, 2, 3]) expect(stdout).not.toContain(marker(n));
+  });
+});

@@ -2,26 +2,46 @@ import path from "node:path";
 import type { Inventory } from "../../../shared/domain/inventory.js";
 import type { MarkerProof } from "../../../shared/domain/marker-proof.js";
 import type { CliIo } from "../cli/command.js";
-import { CONFIG_FILE_NAME, loadConfig } from "../config/load.js";
+import { CONFIG_FILE_NAME, type LeasekeeperConfig, loadConfig } from "../config/load.js";
 import { EnvSecretStore } from "../config/secrets.js";
 import { scanInventory } from "../inventory/scan.js";
 import { createSources } from "../leases/index.js";
+import { type Database, openDatabase } from "../store/index.js";
 import { MarkerService } from "./marker-service.js";
 import { proverClients } from "./open-client.js";
+import { SqliteProofStore } from "./proof-store.js";
 
-/** For the CLI: one fresh scan, and a MarkerService that proves against it with the env's keys. */
+/**
+ * For the CLI: one fresh scan, and a MarkerService that proves against it with the env's keys and keeps
+ * its proofs in the data directory's store. Call `close` when done.
+ */
 export async function openCliMarkers(
   configFile: string | undefined,
   io: CliIo,
-): Promise<{ inventory: Inventory; markers: MarkerService }> {
+): Promise<{
+  config: LeasekeeperConfig;
+  inventory: Inventory;
+  markers: MarkerService;
+  close(): void;
+}> {
   const config = await loadConfig(path.resolve(io.cwd, configFile ?? CONFIG_FILE_NAME));
   const secrets = new EnvSecretStore(config.credentials, io.env);
   const inventory = await scanInventory({ config, sources: createSources(config, { env: io.env }), secrets });
+  // Without a store a proof still stands; it is only not kept for the next scan.
+  let db: Database | null = null;
+  try {
+    db = openDatabase(config.dataDir);
+  } catch (error) {
+    io.stderr.write(
+      `leasekeeper: proofs will not be kept (${error instanceof Error ? error.message : "store error"}).\n`,
+    );
+  }
   const markers = new MarkerService({
     inventory: async () => inventory,
     openClient: proverClients(config, secrets),
+    store: db ? new SqliteProofStore(db) : undefined,
   });
-  return { inventory, markers };
+  return { config, inventory, markers, close: () => db?.close() };
 }
 
 /** A proof as `--json` prints it: what it is about, then `markerProof`. */

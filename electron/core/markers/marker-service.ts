@@ -7,6 +7,7 @@ import {
   proofKey,
 } from "../../../shared/domain/marker-proof.js";
 import { CoreError } from "../handlers/errors.js";
+import type { ProofStore } from "./proof-store.js";
 import { type OpenProverClient, proveMarkers } from "./prover.js";
 import { leaseTarget, type ProveTarget, untrackedTarget } from "./targets.js";
 
@@ -19,12 +20,14 @@ export interface MarkerServiceOptions {
   /** The inventory the proofs are read against (the scan's, never a second listing). */
   inventory: () => Promise<Inventory>;
   openClient: OpenProverClient;
+  /** Where proofs outlive the process; without one they are kept in memory only. */
+  store?: ProofStore | undefined;
   now?: () => Date;
 }
 
 /**
  * Proves whose sandboxes are whose, on demand, and keeps the latest proof per row and per untracked
- * sandbox in memory, keyed by `proofKey`, so an inventory read or an action can attach the evidence.
+ * sandbox, keyed by `proofKey` (in memory, and in the store when given one), so an inventory read or an action can attach the evidence.
  * Every row of every source feeds the marker index, so an orphan sandbox can be matched to a row that
  * lost its sandbox id, a row under another provider, or an orphan row of the database.
  */
@@ -35,6 +38,7 @@ export class MarkerService {
 
   constructor(options: MarkerServiceOptions) {
     this.#options = options;
+    for (const proof of options.store?.all() ?? []) this.#proofs.set(proofKey(proof.subject), proof);
   }
 
   async prove(request: ProveRequest, options: { signal?: AbortSignal } = {}): Promise<MarkerProof[]> {
@@ -68,6 +72,7 @@ export class MarkerService {
       ...(options.signal ? { signal: options.signal } : {}),
     });
     for (const proof of proofs) this.#proofs.set(proofKey(proof.subject), proof);
+    this.#options.store?.save(proofs);
     return proofs;
   }
 

@@ -1,5 +1,7 @@
+export { type AppliedRepairs, applyRepairs, RepairApplyError } from "./apply-repair.js";
+export { type RepairApplyOutcome, repairAuditRecord } from "./repair-audit.js";
 export { REPAIR_FORMAT, repairJson } from "./repair-json.js";
-export { repairLeases } from "./repair-service.js";
+export { type ProvenRepair, proveAndRepair, repairLeases } from "./repair-service.js";
 export {
   PAPERCLIP_SCHEMA,
   PAPERCLIP_SWEEP,

@@ -1,5 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { ACTIONS_CLAIMS_MIGRATIONS, ACTIONS_MIGRATIONS } from "../actions/journal/migrations.js";
+import { MARKER_PROOF_MIGRATIONS } from "../markers/proof-store.js";
 
 export type Database = BetterSqlite3.Database;
 
@@ -75,4 +76,5 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   ...ACTIONS_CLAIMS_MIGRATIONS,
+  ...MARKER_PROOF_MIGRATIONS,
 ];

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { ACTION_KINDS, type ActionKind } from "../../../../shared/domain/codes.js";
+import { AUDIT_ACTIONS, type AuditAction } from "../../../../shared/domain/actions.js";
 import { type CliCommand, EXIT, UsageError } from "../command.js";
 import { openCliEngine } from "../core.js";
 
@@ -7,11 +7,11 @@ export const command: CliCommand = {
   name: "audit",
   summary: "Show or export the audit log of every plan and every action item.",
   usage: `Usage: leasekeeper audit [--config FILE] [--since ISO] [--until ISO] [--environment ID]
-                         [--action release|destroy] [--outcome O] [--json|--csv]
+                         [--action release|destroy|repair] [--outcome O] [--json|--csv]
 
   --since, --until   ISO 8601 times bounding the entries
   --environment ID   only this environment's items
-  --action A         only release or destroy
+  --action A         only release, destroy or repair
   --outcome O        only this outcome (planned, confirmed, unconfirmed, failed, skipped, cancelled)
   --json | --csv     export every matching entry (CSV is RFC 4180, formula cells neutralized)`,
 
@@ -32,8 +32,8 @@ export const command: CliCommand = {
       allowPositionals: false,
     });
     if (values.json && values.csv) throw new UsageError("Choose one of --json and --csv.");
-    if (values.action !== undefined && !ACTION_KINDS.includes(values.action as ActionKind)) {
-      throw new UsageError(`--action must be one of ${ACTION_KINDS.join(", ")}.`);
+    if (values.action !== undefined && !AUDIT_ACTIONS.includes(values.action as AuditAction)) {
+      throw new UsageError(`--action must be one of ${AUDIT_ACTIONS.join(", ")}.`);
     }
     for (const [flag, value] of [
       ["--since", values.since],
@@ -46,7 +46,7 @@ export const command: CliCommand = {
       ...(values.since === undefined ? {} : { since: new Date(values.since).toISOString() }),
       ...(values.until === undefined ? {} : { until: new Date(values.until).toISOString() }),
       ...(values.environment === undefined ? {} : { environmentId: values.environment }),
-      ...(values.action === undefined ? {} : { action: values.action as ActionKind }),
+      ...(values.action === undefined ? {} : { action: values.action as AuditAction }),
       ...(values.outcome === undefined ? {} : { outcome: values.outcome }),
     };
     const engine = await openCliEngine(values.config, io);

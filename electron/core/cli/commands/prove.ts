@@ -36,11 +36,16 @@ Exit code 0 when the sandboxes were read, whatever they held; 1 when it could no
     if (values.origin !== undefined && untracked.length === 0) {
       throw new UsageError("--origin goes with --untracked.");
     }
-    const { markers } = await openCliMarkers(values.config, io);
-    const proofs = await markers.prove({
-      leases: leases.map((leaseId) => ({ leaseId })),
-      untracked: untracked.map((sandboxId) => ({ sandboxId, origin: values.origin })),
-    });
+    const { markers, close } = await openCliMarkers(values.config, io);
+    let proofs: Awaited<ReturnType<typeof markers.prove>>;
+    try {
+      proofs = await markers.prove({
+        leases: leases.map((leaseId) => ({ leaseId })),
+        untracked: untracked.map((sandboxId) => ({ sandboxId, origin: values.origin })),
+      });
+    } finally {
+      close();
+    }
     io.stdout.write(
       values.json ? `${JSON.stringify({ proofs: proofs.map(proofEntry) }, null, 2)}\n` : formatProofs(proofs),
     );

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { type MarkerProof, proofKey } from "../../../../shared/domain/marker-proof.js";
 import { openSecrets } from "../../app/app.js";
 import { RedactingInventoryStore } from "../../app/redacting-inventory-store.js";
 import { SecretRedactor } from "../../app/redactor.js";
@@ -8,6 +9,7 @@ import { CONFIG_FILE_NAME, loadConfig } from "../../config/load.js";
 import { formatScanTable, knowsEnvironment, scanReport } from "../../inventory/report.js";
 import { scanInventory } from "../../inventory/scan.js";
 import { createSources, PaperclipDbSource } from "../../leases/index.js";
+import { SqliteProofStore } from "../../markers/proof-store.js";
 import { openDatabase } from "../../store/database.js";
 import { type CliCommand, EXIT } from "../command.js";
 
@@ -54,6 +56,7 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
     // The scan stands without the store: a store that cannot be written costs "new since last scan",
     // not the result.
     let newSinceLastScan: string[] = [];
+    const proofs = new Map<string, MarkerProof>();
     try {
       const db = openDatabase(config.dataDir);
       try {
@@ -61,6 +64,7 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
           inventory,
           sources.map((source) => source.id),
         ));
+        for (const proof of new SqliteProofStore(db).all()) proofs.set(proofKey(proof.subject), proof);
       } finally {
         db.close();
       }
@@ -76,7 +80,11 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
       }
     }
 
-    const report = scanReport(inventory, { environmentId: values.environment, newSinceLastScan });
+    const report = scanReport(inventory, {
+      environmentId: values.environment,
+      newSinceLastScan,
+      proofFor: (subject) => proofs.get(proofKey(subject)) ?? null,
+    });
     io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatScanTable(report));
     return EXIT.ok;
   },
