@@ -143,7 +143,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     if (live.size === 0) return;
     try {
       journal.heartbeat([...live.keys()], now().toISOString());
-      claims.renew(instance, now(), claimTtlMs);
+      void claims.renew(instance, now(), claimTtlMs).catch(() => undefined);
     } catch {
       // A heartbeat that cannot be written only makes the job look abandoned sooner; the next write that
       // matters (an item's) fails too and stops the job.
@@ -567,7 +567,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       await Promise.all([...live.values()].map((entry) => entry.done.catch(() => undefined)));
       closed = true;
       try {
-        claims.releaseOwner(instance);
+        await claims.releaseOwner(instance);
       } catch {
         // They lapse on their own.
       }

@@ -266,7 +266,7 @@ class AccountRun {
     const prepared: Prepared = { toAct: [], toVerify: [] };
     let taken: Set<string>;
     try {
-      taken = this.#deps.claims.claim(
+      taken = await this.#deps.claims.claim(
         batch.map((work) => this.#ref(work)),
         this.#deps.holder,
         this.#deps.now(),
@@ -500,7 +500,8 @@ class AccountRun {
   #release(work: Work): void {
     if (!this.#claimed.delete(work)) return;
     try {
-      this.#deps.claims.release(this.#ref(work), this.#deps.holder);
+      // Not awaited: the item's end is already durable, and a release that fails lapses at its expiry.
+      void this.#deps.claims.release(this.#ref(work), this.#deps.holder).catch(() => undefined);
     } catch {
       // It lapses at its expiry.
     }
