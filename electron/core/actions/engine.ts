@@ -47,6 +47,11 @@ export interface ActionEngineDeps {
   now?: () => Date;
   operator?: Operator;
   options?: Partial<ActionOptions>;
+  /**
+   * Claims shared with other machines (the team's store); closed with the engine. Absent: the claims
+   * live in the data directory's SQLite file, shared only by processes on this machine.
+   */
+  shared?: { claims: SandboxClaims; close(): Promise<void> };
 }
 
 export interface ActionEngine {
@@ -121,7 +126,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   db.pragma("synchronous = FULL");
   const journal = new ActionJournal(db);
   const audit = new AuditLog(db);
-  const claims: SandboxClaims = new SqliteClaims(db);
+  const claims: SandboxClaims = deps.shared?.claims ?? new SqliteClaims(db);
   // A claim outlives a missed heartbeat or two, never a dead process by much.
   const claimTtlMs = options.heartbeatMs * 6;
   const events = new EventEmitter();
@@ -574,6 +579,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       clearInterval(heartbeat);
       events.removeAllListeners();
       db.close();
+      await deps.shared?.close().catch(() => undefined);
     },
   };
 }

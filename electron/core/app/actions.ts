@@ -2,11 +2,13 @@ import type { ChannelResponse, ErrorCode, JobSummary, ParsedRequest } from "../.
 import type { Job, JobEvent } from "../../../shared/domain/actions.js";
 import { type ActionEngine, createActionEngine } from "../actions/engine.js";
 import { type ActionErrorCode, isActionError } from "../actions/errors.js";
+import { currentOperator } from "../actions/operator.js";
 import type { LeaseRereader, ProviderPort } from "../actions/ports.js";
 import { configuredProvider, sourceRereader } from "../actions/wiring.js";
 import type { LeasekeeperConfig } from "../config/load.js";
 import { CoreError } from "../handlers/errors.js";
 import { createSources } from "../leases/index.js";
+import { sharedStoreFor } from "../store/postgres/shared-store.js";
 import type { ActionDeps } from "./app.js";
 import { sourceSecrets } from "./source-secrets.js";
 
@@ -107,8 +109,11 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     }
     return { leases: leases!, provider: provider! };
   };
+  const shared = sharedStoreFor(deps.config(), deps.env);
   const engine: ActionEngine = createActionEngine({
     dataDir: deps.config().dataDir,
+    ...(shared === null ? {} : { shared }),
+    operator: currentOperator(deps.config().operator),
     inventory: deps.inventory,
     leases: {
       reread: (refs) => current().leases.reread(refs),
