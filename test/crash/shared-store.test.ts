@@ -96,7 +96,7 @@ async function engineFor(configFile: string, env: NodeJS.ProcessEnv): Promise<Ac
 }
 
 describe("two leasekeeper processes on separate machines sharing a PostgreSQL store", () => {
-  it("send one DELETE per sandbox between them, however their plans overlap", async () => {
+  it("send one DELETE per sandbox between them and write one audit log naming both operators", async () => {
     const { url } = await server.createDatabase("team");
     const fleet = Array.from({ length: COUNT }, (_, n) => ({ id: `sb-team-${n}` }));
     world = await buildWorld({
@@ -139,6 +139,20 @@ describe("two leasekeeper processes on separate machines sharing a PostgreSQL st
     expect(leftAlone).toHaveLength(COUNT);
     for (const item of leftAlone)
       expect(["cleanup-in-progress", "changed-since-plan"]).toContain(item.reason);
+
+    // One audit log for the team: both operators' plans and items, each with its name, user and host,
+    // read the same from either machine.
+    const audit = await adaEngine.queryAudit({ limit: 10_000 });
+    expect(await beaEngine.queryAudit({ limit: 10_000 })).toEqual(audit);
+    const plans = audit.filter((entry) => entry.kind === "plan");
+    expect(plans.map((entry) => entry.planId).sort()).toEqual([adaPlan.planId, beaPlan.planId].sort());
+    const items = audit.filter((entry) => entry.kind === "item");
+    expect(items).toHaveLength(2 * COUNT);
+    const operators = new Set(audit.map((entry) => entry.operator.replace(/ \(.*\)$/, "")));
+    expect(operators).toEqual(new Set(["ada", "bea"]));
+    for (const entry of audit) expect(entry.operator, "the OS user beside the name").toMatch(/^(ada|bea) \(.+\)$/);
+    const confirmedRows = items.filter((entry) => entry.outcome === "confirmed");
+    expect(confirmedRows.map((entry) => entry.sandboxId).sort()).toEqual(fleet.map((sandbox) => sandbox.id).sort());
 
     // Every claim was released by its holder when its item ended.
     const client = new pg.Client({ connectionString: url });

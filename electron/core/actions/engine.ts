@@ -18,6 +18,7 @@ import {
 import { typedCountMatches, typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
 import { openDatabase } from "../store/database.js";
 import type { Database } from "../store/migrations.js";
+import type { SharedAuditLog } from "../store/postgres/shared-store.js";
 import { AuditLog, type AuditRecord } from "./audit/audit-log.js";
 import { type AuditExportFormat, exportAudit } from "./audit/export.js";
 import type { SandboxClaims } from "./claims/claims.js";
@@ -51,7 +52,7 @@ export interface ActionEngineDeps {
    * Claims shared with other machines (the team's store); closed with the engine. Absent: the claims
    * live in the data directory's SQLite file, shared only by processes on this machine.
    */
-  shared?: { claims: SandboxClaims; close(): Promise<void> };
+  shared?: { claims: SandboxClaims; audit?: SharedAuditLog; close(): Promise<void> };
 }
 
 export interface ActionEngine {
@@ -71,8 +72,8 @@ export interface ActionEngine {
   /** Resolves with the job once it is no longer running in this engine. */
   waitForJob(jobId: string): Promise<Job>;
   onEvent(listener: (event: JobEvent) => void): () => void;
-  queryAudit(query?: AuditQueryInput): AuditEntry[];
-  exportAudit(format: AuditExportFormat, query?: AuditQueryInput): string;
+  queryAudit(query?: AuditQueryInput): Promise<AuditEntry[]>;
+  exportAudit(format: AuditExportFormat, query?: AuditQueryInput): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -127,6 +128,9 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   const journal = new ActionJournal(db);
   const audit = new AuditLog(db);
   const claims: SandboxClaims = deps.shared?.claims ?? new SqliteClaims(db);
+  // The team's audit log, written after each local commit and read by every audit query; absent, the
+  // SQLite file's log is the only one.
+  const sharedAudit: SharedAuditLog | null = deps.shared?.audit ?? null;
   // A claim outlives a missed heartbeat or two, never a dead process by much.
   const claimTtlMs = options.heartbeatMs * 6;
   const events = new EventEmitter();
@@ -312,11 +316,14 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     entry.done = (async () => {
       let state: JobState | null = null;
       try {
+        // Items that ended before starting are in the team's log before anything is acted on.
+        if (sharedAudit !== null && records.length > 0) await sharedAudit.append(records);
         state = await runJob(
           {
             journal,
             audit,
             claims,
+            sharedAudit,
             holder: { owner: instance, jobId: row.jobId },
             claimTtlMs,
             provider: deps.provider,
@@ -413,6 +420,13 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         }
         audit.append([record]);
       });
+      if (sharedAudit !== null) {
+        try {
+          await sharedAudit.append([record]);
+        } catch {
+          throw new Error("The team's audit log could not be written, so the plan is not offered.");
+        }
+      }
       return plan;
     },
 
@@ -554,14 +568,18 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       };
     },
 
-    queryAudit(query = {}) {
-      return audit.query(parseAuditQuery(query));
+    async queryAudit(query = {}) {
+      const parsed = parseAuditQuery(query);
+      return sharedAudit === null ? audit.query(parsed) : sharedAudit.query(parsed);
     },
 
-    exportAudit(format, query = {}) {
+    async exportAudit(format, query = {}) {
       // An export is everything that matches unless a limit is asked for.
       const parsed = parseAuditQuery(query);
-      return exportAudit(audit.query(parsed, query.limit === undefined ? null : parsed.limit), format);
+      const limit = query.limit === undefined ? null : parsed.limit;
+      const entries =
+        sharedAudit === null ? audit.query(parsed, limit) : await sharedAudit.query(parsed, limit);
+      return exportAudit(entries, format);
     },
 
     async close() {

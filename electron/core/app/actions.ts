@@ -162,12 +162,12 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     cancelJob: (jobId) => translated(() => engine.cancel(jobId)),
     retryFailed: (jobId) => translated(() => engine.retryFailed(jobId)),
     resumeJob: (jobId) => translated(() => engine.resume(jobId)),
-    queryAudit: (request) => translated(() => ({ entries: engine.queryAudit(request) })),
+    queryAudit: (request) => translated(async () => ({ entries: await engine.queryAudit(request) })),
     exportAudit: (request) =>
-      translated(() => ({
+      translated(async () => ({
         filename: `leasekeeper-audit-${fileStamp()}.${request.format}`,
         contentType: request.format === "csv" ? ("text/csv" as const) : ("application/json" as const),
-        content: engine.exportAudit(request.format, request.query),
+        content: await engine.exportAudit(request.format, request.query),
       })),
     onEvent: (listener) => engine.onEvent(listener),
     async close() {

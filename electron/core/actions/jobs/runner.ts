@@ -1,5 +1,6 @@
 import type { JobEvent, JobState, PlanItem } from "../../../../shared/domain/actions.js";
 import { PLUGIN_MESSAGES } from "../../../../shared/domain/codes.js";
+import type { SharedAuditLog } from "../../store/postgres/shared-store.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import { type ClaimHolder, claimKey, type SandboxClaims } from "../claims/claims.js";
 import { providerFailure } from "../errors.js";
@@ -27,6 +28,8 @@ import { Verifier, type VerifyOutcome } from "./verify.js";
 export interface RunnerDeps {
   journal: ActionJournal;
   audit: AuditLog;
+  /** The team's audit log, when the store is shared: each batch is in it before it is reported done. */
+  sharedAudit?: SharedAuditLog | null;
   claims: SandboxClaims;
   holder: ClaimHolder;
   claimTtlMs: number;
@@ -89,6 +92,7 @@ export async function runJob(deps: RunnerDeps, outer: JobRun): Promise<JobState>
   const recorder = new ItemRecorder({
     journal: deps.journal,
     audit: deps.audit,
+    sharedAudit: deps.sharedAudit ?? null,
     job: run.job,
     operator: deps.operator,
     emit: deps.emit,

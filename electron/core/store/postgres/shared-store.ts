@@ -1,3 +1,5 @@
+import type { AuditEntry, AuditQuery } from "../../../../shared/domain/actions.js";
+import type { AuditRecord } from "../../actions/audit/audit-log.js";
 import type { SandboxClaims } from "../../actions/claims/claims.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { openPostgresStore, type PostgresStore, SharedStoreError } from "./store.js";
@@ -8,8 +10,14 @@ import { openPostgresStore, type PostgresStore, SharedStoreError } from "./store
  * first call that needs it (a job then stops before sending anything) with a message naming the
  * variable, never its value.
  */
+export interface SharedAuditLog {
+  append(records: readonly AuditRecord[]): Promise<void>;
+  query(query: AuditQuery, limit?: number | null): Promise<AuditEntry[]>;
+}
+
 export interface SharedStore {
   readonly claims: SandboxClaims;
+  readonly audit: SharedAuditLog;
   close(): Promise<void>;
 }
 
@@ -37,6 +45,10 @@ export function sharedStoreFor(config: LeasekeeperConfig, env: NodeJS.ProcessEnv
       renew: async (...args) => (await opened()).claims.renew(...args),
       releaseOwner: async (...args) => (await opened()).claims.releaseOwner(...args),
       holderOf: async (...args) => (await opened()).claims.holderOf(...args),
+    },
+    audit: {
+      append: async (records) => (await opened()).audit.append(records),
+      query: async (query, limit) => (await opened()).audit.query(query, limit),
     },
     async close() {
       const pending = opening;
