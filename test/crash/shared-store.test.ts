@@ -150,9 +150,12 @@ describe("two leasekeeper processes on separate machines sharing a PostgreSQL st
     expect(items).toHaveLength(2 * COUNT);
     const operators = new Set(audit.map((entry) => entry.operator.replace(/ \(.*\)$/, "")));
     expect(operators).toEqual(new Set(["ada", "bea"]));
-    for (const entry of audit) expect(entry.operator, "the OS user beside the name").toMatch(/^(ada|bea) \(.+\)$/);
+    for (const entry of audit)
+      expect(entry.operator, "the OS user beside the name").toMatch(/^(ada|bea) \(.+\)$/);
     const confirmedRows = items.filter((entry) => entry.outcome === "confirmed");
-    expect(confirmedRows.map((entry) => entry.sandboxId).sort()).toEqual(fleet.map((sandbox) => sandbox.id).sort());
+    expect(confirmedRows.map((entry) => entry.sandboxId).sort()).toEqual(
+      fleet.map((sandbox) => sandbox.id).sort(),
+    );
 
     // Every claim was released by its holder when its item ended.
     const client = new pg.Client({ connectionString: url });
