@@ -56,7 +56,7 @@ describe("audit log", () => {
       (await engine.execute(withTypedCount(releasePlan, { planId: releasePlan.planId }))).jobId,
     );
 
-    const entries = engine.queryAudit();
+    const entries = await engine.queryAudit();
     expect(entries.filter((entry) => entry.kind === "plan").map((entry) => entry.planId)).toEqual([
       destroyPlan.planId,
       releasePlan.planId,
@@ -85,8 +85,8 @@ describe("audit log", () => {
     expect(forced.host.length).toBeGreaterThan(0);
     expect(items[3]).toMatchObject({ effect: "pause", environmentName: "Second", jobId: expect.any(String) });
 
-    const csv = engine.exportAudit("csv");
-    const json = engine.exportAudit("json");
+    const csv = await engine.exportAudit("csv");
+    const json = await engine.exportAudit("json");
     for (const text of [csv, json]) {
       expect(text).not.toContain(KEY_A);
       expect(text).not.toContain(KEY_B);
@@ -102,10 +102,12 @@ describe("audit log", () => {
       true,
     );
 
-    expect(engine.queryAudit({ environmentId: "env-2" }).map((entry) => entry.leaseId)).toEqual(["lease-a3"]);
-    expect(engine.queryAudit({ action: "release", outcome: "skipped" })).toHaveLength(1);
-    expect(engine.queryAudit({ since: "2999-01-01T00:00:00Z" })).toEqual([]);
-    expect(engine.queryAudit({ outcome: "planned" })).toHaveLength(2);
+    expect((await engine.queryAudit({ environmentId: "env-2" })).map((entry) => entry.leaseId)).toEqual([
+      "lease-a3",
+    ]);
+    expect(await engine.queryAudit({ action: "release", outcome: "skipped" })).toHaveLength(1);
+    expect(await engine.queryAudit({ since: "2999-01-01T00:00:00Z" })).toEqual([]);
+    expect(await engine.queryAudit({ outcome: "planned" })).toHaveLength(2);
   });
 
   it("records refusals with the plugin's message", async () => {
@@ -120,7 +122,7 @@ describe("audit log", () => {
       selection: { kind: "leases", leaseIds: ["lease-x"] },
     });
     await engine.waitForJob((await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId);
-    expect(engine.queryAudit({ outcome: "skipped" })).toMatchObject([
+    expect(await engine.queryAudit({ outcome: "skipped" })).toMatchObject([
       { leaseId: "lease-x", reason: "foreign-provider", message: PLUGIN_MESSAGES.foreignLease },
     ]);
   });

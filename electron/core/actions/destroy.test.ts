@@ -292,7 +292,7 @@ describe("destroy", () => {
       (await engine.execute(withTypedCount(again, { planId: again.planId, override: true }))).jobId,
     );
     expect(forced.counts.confirmed).toBe(2);
-    const audited = engine.queryAudit({ outcome: "confirmed" });
+    const audited = await engine.queryAudit({ outcome: "confirmed" });
     expect(audited.map((entry) => [entry.leaseId, entry.override])).toEqual([
       ["lease-busy", true],
       ["lease-old", true],

@@ -18,6 +18,7 @@ import {
 import { typedCountMatches, typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
 import { openDatabase } from "../store/database.js";
 import type { Database } from "../store/migrations.js";
+import type { SharedAuditLog } from "../store/postgres/shared-store.js";
 import { AuditLog, type AuditRecord } from "./audit/audit-log.js";
 import { type AuditExportFormat, exportAudit } from "./audit/export.js";
 import type { SandboxClaims } from "./claims/claims.js";
@@ -47,6 +48,11 @@ export interface ActionEngineDeps {
   now?: () => Date;
   operator?: Operator;
   options?: Partial<ActionOptions>;
+  /**
+   * Claims shared with other machines (the team's store); closed with the engine. Absent: the claims
+   * live in the data directory's SQLite file, shared only by processes on this machine.
+   */
+  shared?: { claims: SandboxClaims; audit?: SharedAuditLog; close(): Promise<void> };
 }
 
 export interface ActionEngine {
@@ -66,10 +72,13 @@ export interface ActionEngine {
   /** Resolves with the job once it is no longer running in this engine. */
   waitForJob(jobId: string): Promise<Job>;
   onEvent(listener: (event: JobEvent) => void): () => void;
-  queryAudit(query?: AuditQueryInput): AuditEntry[];
-  /** Records work done outside a job (a repair written to Paperclip's database), durably, before it is reported. */
-  recordAudit(records: readonly AuditRecord[]): void;
-  exportAudit(format: AuditExportFormat, query?: AuditQueryInput): string;
+  queryAudit(query?: AuditQueryInput): Promise<AuditEntry[]>;
+  /**
+   * Records work done outside a job (a repair written to Paperclip's database), durably and in the team's
+   * shared log when there is one, before it is reported.
+   */
+  recordAudit(records: readonly AuditRecord[]): Promise<void>;
+  exportAudit(format: AuditExportFormat, query?: AuditQueryInput): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -123,7 +132,10 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   db.pragma("synchronous = FULL");
   const journal = new ActionJournal(db);
   const audit = new AuditLog(db);
-  const claims: SandboxClaims = new SqliteClaims(db);
+  const claims: SandboxClaims = deps.shared?.claims ?? new SqliteClaims(db);
+  // The team's audit log, written after each local commit and read by every audit query; absent, the
+  // SQLite file's log is the only one.
+  const sharedAudit: SharedAuditLog | null = deps.shared?.audit ?? null;
   // A claim outlives a missed heartbeat or two, never a dead process by much.
   const claimTtlMs = options.heartbeatMs * 6;
   const events = new EventEmitter();
@@ -145,7 +157,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     if (live.size === 0) return;
     try {
       journal.heartbeat([...live.keys()], now().toISOString());
-      claims.renew(instance, now(), claimTtlMs);
+      void claims.renew(instance, now(), claimTtlMs).catch(() => undefined);
     } catch {
       // A heartbeat that cannot be written only makes the job look abandoned sooner; the next write that
       // matters (an item's) fails too and stops the job.
@@ -309,11 +321,14 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     entry.done = (async () => {
       let state: JobState | null = null;
       try {
+        // Items that ended before starting are in the team's log before anything is acted on.
+        if (sharedAudit !== null && records.length > 0) await sharedAudit.append(records);
         state = await runJob(
           {
             journal,
             audit,
             claims,
+            sharedAudit,
             holder: { owner: instance, jobId: row.jobId },
             claimTtlMs,
             provider: deps.provider,
@@ -410,6 +425,13 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         }
         audit.append([record]);
       });
+      if (sharedAudit !== null) {
+        try {
+          await sharedAudit.append([record]);
+        } catch {
+          throw new Error("The team's audit log could not be written, so the plan is not offered.");
+        }
+      }
       return plan;
     },
 
@@ -551,19 +573,24 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       };
     },
 
-    queryAudit(query = {}) {
-      return audit.query(parseAuditQuery(query));
+    async queryAudit(query = {}) {
+      const parsed = parseAuditQuery(query);
+      return sharedAudit === null ? audit.query(parsed) : sharedAudit.query(parsed);
     },
 
-    recordAudit(records) {
+    async recordAudit(records) {
       assertOpen();
       journal.transaction(() => audit.append(records));
+      if (sharedAudit !== null && records.length > 0) await sharedAudit.append(records);
     },
 
-    exportAudit(format, query = {}) {
+    async exportAudit(format, query = {}) {
       // An export is everything that matches unless a limit is asked for.
       const parsed = parseAuditQuery(query);
-      return exportAudit(audit.query(parsed, query.limit === undefined ? null : parsed.limit), format);
+      const limit = query.limit === undefined ? null : parsed.limit;
+      const entries =
+        sharedAudit === null ? audit.query(parsed, limit) : await sharedAudit.query(parsed, limit);
+      return exportAudit(entries, format);
     },
 
     async close() {
@@ -574,13 +601,14 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       await Promise.all([...live.values()].map((entry) => entry.done.catch(() => undefined)));
       closed = true;
       try {
-        claims.releaseOwner(instance);
+        await claims.releaseOwner(instance);
       } catch {
         // They lapse on their own.
       }
       clearInterval(heartbeat);
       events.removeAllListeners();
       db.close();
+      await deps.shared?.close().catch(() => undefined);
     },
   };
 }

@@ -204,7 +204,9 @@ describe("faults", () => {
       // One DELETE per item, plus at most two retries of it in the paced client.
       expect(stats.perSandbox[id]?.["DELETE /v1/sandboxes/:id"] ?? 0).toBeLessThanOrEqual(3);
     }
-    expect(engine.queryAudit({ limit: 1000 }).filter((entry) => entry.kind === "item")).toHaveLength(24);
+    expect((await engine.queryAudit({ limit: 1000 })).filter((entry) => entry.kind === "item")).toHaveLength(
+      24,
+    );
   });
 
   it("reports an accepted destroy that CreateOS never shows finished as unconfirmed, not done", async () => {
@@ -357,16 +359,24 @@ describe("plans and jobs", () => {
     const engine = await world.engine();
     const plan = await engine.plan({ action: "destroy", selection: everyLease(fleet) });
     const seen: string[] = [];
-    let auditedWhenReported = true;
+    // The query is asked the moment the item is reported (it reads the log before its first await), and
+    // its answer checked once the job is done.
+    const checks: Promise<boolean>[] = [];
     engine.onEvent((event) => {
       if (event.type !== "item") return;
       seen.push(`${event.item.sandboxId}:${event.item.state}`);
       if (event.item.state === "confirmed") {
-        const rows = engine.queryAudit({ outcome: "confirmed" });
-        auditedWhenReported &&= rows.some((row) => row.sandboxId === event.item.sandboxId);
+        const sandboxId = event.item.sandboxId;
+        checks.push(
+          engine
+            .queryAudit({ outcome: "confirmed" })
+            .then((rows) => rows.some((row) => row.sandboxId === sandboxId)),
+        );
       }
     });
     await engine.waitForJob((await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId);
+    const auditedWhenReported = (await Promise.all(checks)).every(Boolean);
+    expect(checks).toHaveLength(fleet.length);
     for (const { id } of fleet)
       expect(seen).toEqual(expect.arrayContaining([`${id}:running`, `${id}:confirmed`]));
     expect(seen.indexOf("sb-000:running")).toBeLessThan(seen.indexOf("sb-000:confirmed"));

@@ -9,7 +9,9 @@ import { isCreateosError } from "../createos/errors.js";
 import { pacerFor } from "../createos/pacer.js";
 import { scanInventory } from "../inventory/scan.js";
 import type { LeaseSource } from "../leases/source.js";
+import { sharedStoreFor } from "../store/postgres/shared-store.js";
 import { type ActionEngine, type ActionEngineDeps, createActionEngine } from "./engine.js";
+import { currentOperator } from "./operator.js";
 import {
   type AccountClient,
   type InventoryPort,
@@ -38,8 +40,11 @@ export interface ConfiguredEngineOptions
 
 export function createConfiguredActionEngine(options: ConfiguredEngineOptions): ActionEngine {
   const { config, sources, secrets } = options;
+  const shared = options.shared ?? sharedStoreFor(config, process.env);
   return createActionEngine({
     ...options,
+    ...(shared === null ? {} : { shared }),
+    operator: options.operator ?? currentOperator(config.operator),
     dataDir: options.dataDir ?? config.dataDir,
     inventory: options.inventory ?? scanningInventory(config, sources, secrets, options.client),
     leases: sourceRereader(sources),

@@ -2,11 +2,13 @@ import type { ChannelResponse, ErrorCode, JobSummary, ParsedRequest } from "../.
 import type { Job, JobEvent } from "../../../shared/domain/actions.js";
 import { type ActionEngine, createActionEngine } from "../actions/engine.js";
 import { type ActionErrorCode, isActionError } from "../actions/errors.js";
+import { currentOperator } from "../actions/operator.js";
 import type { LeaseRereader, ProviderPort } from "../actions/ports.js";
 import { configuredProvider, sourceRereader } from "../actions/wiring.js";
 import type { LeasekeeperConfig } from "../config/load.js";
 import { CoreError } from "../handlers/errors.js";
 import { createSources } from "../leases/index.js";
+import { sharedStoreFor } from "../store/postgres/shared-store.js";
 import type { ActionDeps } from "./app.js";
 import { sourceSecrets } from "./source-secrets.js";
 
@@ -107,8 +109,11 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     }
     return { leases: leases!, provider: provider! };
   };
+  const shared = sharedStoreFor(deps.config(), deps.env);
   const engine: ActionEngine = createActionEngine({
     dataDir: deps.config().dataDir,
+    ...(shared === null ? {} : { shared }),
+    operator: currentOperator(deps.config().operator),
     inventory: deps.inventory,
     leases: {
       reread: (refs) => current().leases.reread(refs),
@@ -157,12 +162,12 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     cancelJob: (jobId) => translated(() => engine.cancel(jobId)),
     retryFailed: (jobId) => translated(() => engine.retryFailed(jobId)),
     resumeJob: (jobId) => translated(() => engine.resume(jobId)),
-    queryAudit: (request) => translated(() => ({ entries: engine.queryAudit(request) })),
+    queryAudit: (request) => translated(async () => ({ entries: await engine.queryAudit(request) })),
     exportAudit: (request) =>
-      translated(() => ({
+      translated(async () => ({
         filename: `leasekeeper-audit-${fileStamp()}.${request.format}`,
         contentType: request.format === "csv" ? ("text/csv" as const) : ("application/json" as const),
-        content: engine.exportAudit(request.format, request.query),
+        content: await engine.exportAudit(request.format, request.query),
       })),
     onEvent: (listener) => engine.onEvent(listener),
     async close() {

@@ -2,12 +2,17 @@ import type { LeasekeeperConfig } from "../config/load.js";
 
 /**
  * Secrets other than CreateOS keys that this process holds for its sources: each Paperclip source's
- * board token and each database source's connection strings, read and write (and the passwords in them), read from the
- * variables their config names. The redactor and the audit evidence scrubber
+ * board token, each database source's connection strings (read and write) and the shared store's (and
+ * the password in each), read from the variables their config names. The redactor and the audit evidence scrubber
  * must know them too, or a row whose data happens to carry one would show it (e2e reliability-secrets).
  */
 export function sourceSecrets(config: LeasekeeperConfig, env: NodeJS.ProcessEnv): string[] {
   const values: string[] = [];
+  // The shared store's connection string is as secret as a source's.
+  if (config.store?.kind === "postgres") {
+    const url = env[config.store.urlEnv]?.trim();
+    if (url) values.push(url, ...databasePassword(url));
+  }
   for (const source of config.sources) {
     if (source.kind === "paperclip-db") {
       for (const name of [source.urlEnv, source.writeUrlEnv]) {

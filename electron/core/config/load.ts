@@ -11,6 +11,8 @@ export type SourceConfig =
   | { kind: "paperclip"; id: string; url: string; tokenEnv: string | null }
   | { kind: "paperclip-db"; id: string; urlEnv: string; writeUrlEnv: string | null };
 
+export type StoreConfig = { kind: "sqlite" } | { kind: "postgres"; urlEnv: string };
+
 export interface CredentialConfig {
   name: string;
   /** Normalised CreateOS origin (`https://host`, no `/v1`). */
@@ -26,6 +28,10 @@ export interface LeasekeeperConfig {
   sources: SourceConfig[];
   credentials: CredentialConfig[];
   dataDir: string;
+  /** Absent in a config built by hand: the SQLite store. */
+  store?: StoreConfig;
+  /** The configured operator name; absent: the OS user alone names the operator. */
+  operator?: string;
   rateLimitPerMinute: number;
   requestTimeoutMs: number;
   refreshIntervalSeconds: number;
@@ -110,6 +116,8 @@ function resolveConfig(config: ConfigFile, file: string): LeasekeeperConfig {
       ...(notVerified ? { notVerified } : {}),
     })),
     dataDir: path.resolve(base, config.dataDir),
+    store: config.store ?? { kind: "sqlite" },
+    ...(config.operator === undefined ? {} : { operator: config.operator }),
     rateLimitPerMinute: config.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
     requestTimeoutMs: config.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     refreshIntervalSeconds: config.refreshIntervalSeconds ?? DEFAULT_REFRESH_INTERVAL_SECONDS,

@@ -62,6 +62,16 @@ export const SourceConfigSchema = z.discriminatedUnion("kind", [
   }),
 ]);
 
+/**
+ * Where plans, the job journal, claims and the audit log live: the SQLite file in the data directory
+ * (the default), or a PostgreSQL database a team shares, whose connection string is only ever in the
+ * named variable.
+ */
+export const StoreConfigSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("sqlite") }),
+  z.strictObject({ kind: z.literal("postgres"), urlEnv: envVarName }),
+]);
+
 export const CredentialConfigSchema = z.strictObject({
   name: displayName,
   origin: createosOrigin,
@@ -75,6 +85,9 @@ export const ConfigFileSchema = z
     sources: z.array(SourceConfigSchema).min(1, "needs at least one source"),
     credentials: z.array(CredentialConfigSchema).default([]),
     dataDir: z.string().min(1),
+    store: StoreConfigSchema.optional(),
+    /** The operator's name as the audit log records it, beside the OS user and the host. */
+    operator: displayName.optional(),
     rateLimitPerMinute: z.number().int().min(1).max(6000).optional(),
     requestTimeoutMs: z.number().int().min(1).max(86_400_000).optional(),
     refreshIntervalSeconds: z.number().int().min(10).max(86_400).optional(),

@@ -5,8 +5,9 @@
  * re-check and released when the item ends. It expires unless its owner renews it, so the claims of a
  * process that died lapse by themselves instead of locking their sandboxes forever.
  *
- * This is the whole contract a store has to keep; the SQLite store keeps it in `sqlite-claims.ts`, and a
- * shared database for a team can keep the same one.
+ * This is the whole contract a store has to keep: the SQLite store keeps it in `sqlite-claims.ts`, the
+ * PostgreSQL store a team shares in `store/postgres/pg-claims.ts`. Every call answers asynchronously, as a
+ * store across the network must.
  */
 
 export interface SandboxRef {
@@ -38,15 +39,15 @@ export interface SandboxClaims {
     now: Date,
     ttlMs: number,
     succeeds?: readonly string[],
-  ): Set<string>;
+  ): Promise<Set<string>>;
   /** Frees the claim, only if `holder` holds it. */
-  release(sandbox: SandboxRef, holder: ClaimHolder): void;
+  release(sandbox: SandboxRef, holder: ClaimHolder): Promise<void>;
   /** Pushes back the expiry of every claim `owner` holds. */
-  renew(owner: string, now: Date, ttlMs: number): void;
+  renew(owner: string, now: Date, ttlMs: number): Promise<void>;
   /** Frees every claim `owner` holds (the engine is closing). */
-  releaseOwner(owner: string): void;
+  releaseOwner(owner: string): Promise<void>;
   /** Who holds the sandbox now, expired or not; null when nobody does. */
-  holderOf(sandbox: SandboxRef): HeldClaim | null;
+  holderOf(sandbox: SandboxRef): Promise<HeldClaim | null>;
 }
 
 export function claimKey(sandbox: SandboxRef): string {

@@ -22,13 +22,13 @@ export class SqliteClaims implements SandboxClaims {
     this.#db = db;
   }
 
-  claim(
+  async claim(
     sandboxes: readonly SandboxRef[],
     holder: ClaimHolder,
     now: Date,
     ttlMs: number,
     succeeds: readonly string[] = [],
-  ): Set<string> {
+  ): Promise<Set<string>> {
     const predecessors = new Set(succeeds);
     const taken = new Set<string>();
     if (sandboxes.length === 0) return taken;
@@ -59,23 +59,23 @@ export class SqliteClaims implements SandboxClaims {
     return taken;
   }
 
-  release(sandbox: SandboxRef, holder: ClaimHolder): void {
+  async release(sandbox: SandboxRef, holder: ClaimHolder): Promise<void> {
     this.#db
       .prepare("DELETE FROM sandbox_claims WHERE origin = ? AND sandbox_id = ? AND owner = ? AND job_id = ?")
       .run(sandbox.origin, sandbox.sandboxId, holder.owner, holder.jobId);
   }
 
-  renew(owner: string, now: Date, ttlMs: number): void {
+  async renew(owner: string, now: Date, ttlMs: number): Promise<void> {
     this.#db
       .prepare("UPDATE sandbox_claims SET expires_at = ? WHERE owner = ?")
       .run(new Date(now.getTime() + ttlMs).toISOString(), owner);
   }
 
-  releaseOwner(owner: string): void {
+  async releaseOwner(owner: string): Promise<void> {
     this.#db.prepare("DELETE FROM sandbox_claims WHERE owner = ?").run(owner);
   }
 
-  holderOf(sandbox: SandboxRef): HeldClaim | null {
+  async holderOf(sandbox: SandboxRef): Promise<HeldClaim | null> {
     const row = this.#db
       .prepare("SELECT * FROM sandbox_claims WHERE origin = ? AND sandbox_id = ?")
       .get(sandbox.origin, sandbox.sandboxId) as ClaimRecord | undefined;

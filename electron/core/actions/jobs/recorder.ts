@@ -4,6 +4,7 @@ import type {
   JobItemState,
   PlanItem,
 } from "../../../../shared/domain/actions.js";
+import type { SharedAuditLog } from "../../store/postgres/shared-store.js";
 import type { AuditLog, AuditRecord } from "../audit/audit-log.js";
 import {
   type ActionJournal,
@@ -44,6 +45,7 @@ interface Pending {
 export class ItemRecorder {
   readonly #journal: ActionJournal;
   readonly #audit: AuditLog;
+  readonly #sharedAudit: SharedAuditLog | null;
   readonly #job: JobRow;
   readonly #operator: Operator;
   readonly #emit: (event: JobEvent) => void;
@@ -57,6 +59,7 @@ export class ItemRecorder {
   constructor(options: {
     journal: ActionJournal;
     audit: AuditLog;
+    sharedAudit?: SharedAuditLog | null;
     job: JobRow;
     operator: Operator;
     emit: (event: JobEvent) => void;
@@ -67,6 +70,7 @@ export class ItemRecorder {
     this.#onWriteFailed = options.onWriteFailed ?? (() => undefined);
     this.#journal = options.journal;
     this.#audit = options.audit;
+    this.#sharedAudit = options.sharedAudit ?? null;
     this.#job = options.job;
     this.#operator = options.operator;
     this.#emit = options.emit;
@@ -153,11 +157,11 @@ export class ItemRecorder {
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
-      this.#commit();
+      void this.#commit();
     });
   }
 
-  #commit(): void {
+  async #commit(): Promise<void> {
     const batch = this.#pending;
     this.#pending = [];
     if (batch.length === 0) return;
@@ -169,6 +173,7 @@ export class ItemRecorder {
         );
         this.#audit.append(batch.map((entry) => entry.audit));
       });
+      if (this.#sharedAudit !== null) await this.#sharedAudit.append(batch.map((entry) => entry.audit));
     } catch (error) {
       // Not durable, so not done: nothing is reported, and the job stops as if the process had died.
       this.#onWriteFailed();

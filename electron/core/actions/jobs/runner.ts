@@ -1,5 +1,6 @@
 import type { JobEvent, JobState, PlanItem } from "../../../../shared/domain/actions.js";
 import { PLUGIN_MESSAGES } from "../../../../shared/domain/codes.js";
+import type { SharedAuditLog } from "../../store/postgres/shared-store.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import { type ClaimHolder, claimKey, type SandboxClaims } from "../claims/claims.js";
 import { providerFailure } from "../errors.js";
@@ -27,6 +28,8 @@ import { Verifier, type VerifyOutcome } from "./verify.js";
 export interface RunnerDeps {
   journal: ActionJournal;
   audit: AuditLog;
+  /** The team's audit log, when the store is shared: each batch is in it before it is reported done. */
+  sharedAudit?: SharedAuditLog | null;
   claims: SandboxClaims;
   holder: ClaimHolder;
   claimTtlMs: number;
@@ -89,6 +92,7 @@ export async function runJob(deps: RunnerDeps, outer: JobRun): Promise<JobState>
   const recorder = new ItemRecorder({
     journal: deps.journal,
     audit: deps.audit,
+    sharedAudit: deps.sharedAudit ?? null,
     job: run.job,
     operator: deps.operator,
     emit: deps.emit,
@@ -266,7 +270,7 @@ class AccountRun {
     const prepared: Prepared = { toAct: [], toVerify: [] };
     let taken: Set<string>;
     try {
-      taken = this.#deps.claims.claim(
+      taken = await this.#deps.claims.claim(
         batch.map((work) => this.#ref(work)),
         this.#deps.holder,
         this.#deps.now(),
@@ -500,7 +504,8 @@ class AccountRun {
   #release(work: Work): void {
     if (!this.#claimed.delete(work)) return;
     try {
-      this.#deps.claims.release(this.#ref(work), this.#deps.holder);
+      // Not awaited: the item's end is already durable, and a release that fails lapses at its expiry.
+      void this.#deps.claims.release(this.#ref(work), this.#deps.holder).catch(() => undefined);
     } catch {
       // It lapses at its expiry.
     }

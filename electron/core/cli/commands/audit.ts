@@ -52,10 +52,10 @@ export const command: CliCommand = {
     const engine = await openCliEngine(values.config, io);
     try {
       if (values.json || values.csv) {
-        io.stdout.write(engine.exportAudit(values.csv ? "csv" : "json", query));
+        io.stdout.write(await engine.exportAudit(values.csv ? "csv" : "json", query));
         return EXIT.ok;
       }
-      const entries = engine.queryAudit({ ...query, limit: 10_000 });
+      const entries = await engine.queryAudit({ ...query, limit: 10_000 });
       if (entries.length === 0) io.stdout.write("No audit entries match.\n");
       for (const entry of entries) {
         const target =

@@ -145,7 +145,7 @@ async function apply(
     const runId = ulid();
     const at = new Date().toISOString();
     const operator = currentOperator();
-    engine.recordAudit(
+    await engine.recordAudit(
       repairs.map((repair) =>
         repairAuditRecord({
           runId,

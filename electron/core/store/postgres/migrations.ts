@@ -1,0 +1,112 @@
+import type pg from "pg";
+
+/**
+ * The schema of the store a team shares, in its own `leasekeeper` schema so it can live in a database
+ * that holds other things (Paperclip's own, say). As with the SQLite store: append a migration with the
+ * next version, never edit one that has shipped. Timestamps are ISO 8601 text, as the SQLite store keeps
+ * them, so both stores hand the engine the same strings and compare them the same way.
+ */
+export interface PostgresMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const SCHEMA = "leasekeeper";
+
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: "sandbox claims and the audit log",
+    sql: `
+      CREATE TABLE ${SCHEMA}.sandbox_claims (
+        origin      TEXT NOT NULL,
+        sandbox_id  TEXT NOT NULL,
+        owner       TEXT NOT NULL,
+        job_id      TEXT NOT NULL,
+        claimed_at  TEXT NOT NULL,
+        expires_at  TEXT NOT NULL,
+        PRIMARY KEY (origin, sandbox_id)
+      );
+      CREATE INDEX sandbox_claims_by_owner ON ${SCHEMA}.sandbox_claims (owner);
+
+      -- One row per plan and per executed item, from every operator who shares the store; never updated.
+      CREATE TABLE ${SCHEMA}.action_audit (
+        id                BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at                TEXT NOT NULL,
+        kind              TEXT NOT NULL,
+        operator          TEXT NOT NULL,
+        host              TEXT NOT NULL,
+        action            TEXT NOT NULL,
+        plan_id           TEXT NOT NULL,
+        job_id            TEXT,
+        item_id           TEXT,
+        lease_id          TEXT,
+        sandbox_id        TEXT,
+        origin            TEXT,
+        credential        TEXT,
+        environment_id    TEXT,
+        environment_name  TEXT,
+        company_id        TEXT,
+        effect            TEXT,
+        verdict           TEXT,
+        evidence          TEXT,
+        confirmation      TEXT,
+        override          BOOLEAN NOT NULL,
+        outcome           TEXT NOT NULL,
+        reason            TEXT,
+        http_status       INTEGER,
+        duration_ms       DOUBLE PRECISION,
+        message           TEXT
+      );
+      CREATE INDEX action_audit_by_at ON ${SCHEMA}.action_audit (at);
+    `,
+  },
+];
+
+// Any fixed number: every Leasekeeper process that migrates this database waits on the same one.
+const MIGRATION_LOCK = 0x4c4b5354; // "LKST"
+
+/**
+ * Applies every pending migration in one transaction under a transaction-scoped advisory lock, so two
+ * processes starting at once take turns: the second finds the versions the first recorded and applies
+ * nothing. A failed migration rolls back whole, leaving the schema as it was. Returns the versions applied.
+ */
+export async function migratePostgres(
+  pool: pg.Pool,
+  migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
+): Promise<number[]> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_migrations (
+      version     INTEGER PRIMARY KEY,
+      name        TEXT NOT NULL,
+      applied_at  TEXT NOT NULL
+    )`);
+    const applied = new Set(
+      (await client.query<{ version: number }>(`SELECT version FROM ${SCHEMA}.schema_migrations`)).rows.map(
+        (row) => row.version,
+      ),
+    );
+    const done: number[] = [];
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      await client.query(migration.sql);
+      await client.query(
+        `INSERT INTO ${SCHEMA}.schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+        [migration.version, migration.name, new Date().toISOString()],
+      );
+      done.push(migration.version);
+    }
+    await client.query("COMMIT");
+    return done;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,59 @@
+import type { AuditEntry, AuditQuery } from "../../../../shared/domain/actions.js";
+import type { AuditRecord } from "../../actions/audit/audit-log.js";
+import type { SandboxClaims } from "../../actions/claims/claims.js";
+import type { LeasekeeperConfig } from "../../config/load.js";
+import { openPostgresStore, type PostgresStore, SharedStoreError } from "./store.js";
+
+/**
+ * The shared store as the engine takes it: built at once, connected and migrated on first use, so the
+ * hosts that build an engine synchronously need not change. A store that cannot be opened fails the
+ * first call that needs it (a job then stops before sending anything) with a message naming the
+ * variable, never its value.
+ */
+export interface SharedAuditLog {
+  append(records: readonly AuditRecord[]): Promise<void>;
+  query(query: AuditQuery, limit?: number | null): Promise<AuditEntry[]>;
+}
+
+export interface SharedStore {
+  readonly claims: SandboxClaims;
+  readonly audit: SharedAuditLog;
+  close(): Promise<void>;
+}
+
+/** The configured shared store, or null when the config keeps everything in the SQLite file. */
+export function sharedStoreFor(config: LeasekeeperConfig, env: NodeJS.ProcessEnv): SharedStore | null {
+  const store = config.store;
+  if (store === undefined || store.kind !== "postgres") return null;
+  const url = env[store.urlEnv]?.trim();
+  let opening: Promise<PostgresStore> | null = null;
+  const opened = () => {
+    // Never a quiet fall-back to this machine's claims: that would let two machines act on one sandbox.
+    if (!url)
+      return Promise.reject(new SharedStoreError(`The shared store variable ${store.urlEnv} is not set.`));
+    opening ??= openPostgresStore({ url, urlEnv: store.urlEnv, timeoutMs: config.requestTimeoutMs });
+    // A failed open is tried again by the next call rather than remembered for ever.
+    opening.catch(() => {
+      opening = null;
+    });
+    return opening;
+  };
+  return {
+    claims: {
+      claim: async (...args) => (await opened()).claims.claim(...args),
+      release: async (...args) => (await opened()).claims.release(...args),
+      renew: async (...args) => (await opened()).claims.renew(...args),
+      releaseOwner: async (...args) => (await opened()).claims.releaseOwner(...args),
+      holderOf: async (...args) => (await opened()).claims.holderOf(...args),
+    },
+    audit: {
+      append: async (records) => (await opened()).audit.append(records),
+      query: async (query, limit) => (await opened()).audit.query(query, limit),
+    },
+    async close() {
+      const pending = opening;
+      opening = null;
+      if (pending !== null) await (await pending.catch(() => null))?.close();
+    },
+  };
+}

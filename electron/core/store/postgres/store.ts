@@ -1,0 +1,61 @@
+import pg from "pg";
+import { migratePostgres } from "./migrations.js";
+import { PgAuditLog } from "./pg-audit-log.js";
+import { PgClaims } from "./pg-claims.js";
+
+/** A failure of the shared store, worded from the SQLSTATE alone: server text may quote the URL's user or host. */
+export class SharedStoreError extends Error {
+  override readonly name = "SharedStoreError";
+}
+
+export interface PostgresStore {
+  readonly claims: PgClaims;
+  readonly audit: PgAuditLog;
+  close(): Promise<void>;
+}
+
+export interface PostgresStoreOptions {
+  /** The connection string, from the environment only; never shown, logged or put in a message. */
+  url: string;
+  /** The variable it came from, which messages may name. */
+  urlEnv: string;
+  /** Each statement's limit, and the connection attempt's. */
+  timeoutMs?: number;
+}
+
+/** Connects, applies pending migrations (one process at a time), and hands out the shared tables. */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+    max: 4,
+    application_name: "leasekeeper",
+  });
+  // An idle connection the server drops must not crash the process; the next query reconnects.
+  pool.on("error", () => undefined);
+  try {
+    await migratePostgres(pool);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new SharedStoreError(describeFailure(options.urlEnv, error));
+  }
+  return {
+    claims: new PgClaims(pool),
+    audit: new PgAuditLog(pool),
+    close: () => pool.end(),
+  };
+}
+
+function describeFailure(urlEnv: string, error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === "28P01" || code === "28000")
+    return `The shared store in ${urlEnv} refused the login (SQLSTATE ${code}).`;
+  if (code === "3D000") return `The database named in ${urlEnv} does not exist (SQLSTATE 3D000).`;
+  if (code === "42501")
+    return `The role in ${urlEnv} may not create the leasekeeper schema or its tables (SQLSTATE 42501).`;
+  if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code))
+    return `The shared store in ${urlEnv} could not be prepared (SQLSTATE ${code}).`;
+  return `The shared store in ${urlEnv} could not be reached.`;
+}
