@@ -135,6 +135,11 @@ export const ExecuteRequestSchema = z.strictObject({
   /** The count typed back for a plan that needs it: "destroy 248". */
   typedCount: z.string().max(100).optional(),
   override: z.boolean().default(false),
+  /**
+   * The items the operator kept, when some were removed before confirming; left out, the whole plan.
+   * Main acts on these alone and asks the confirmation they need on their own.
+   */
+  keepItemIds: z.array(z.string().min(1).max(200)).max(50_000).optional(),
 });
 export type ExecuteRequest = z.infer<typeof ExecuteRequestSchema>;
 

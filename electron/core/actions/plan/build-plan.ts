@@ -14,6 +14,7 @@ import type {
   UncertainSandbox,
   UntrackedSandbox,
 } from "../../../../shared/domain/inventory.js";
+import { confirmationPhraseFor, countConfirmationFor } from "../../../../shared/domain/kept-items.js";
 import { providerCodeOf } from "../../../../shared/domain/provider-state.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 import { redactEvidence, withoutSecrets } from "../audit/redact.js";
@@ -179,23 +180,6 @@ export function breakdownOf(items: readonly PlanItem[]): PlanBreakdown[] {
     } else group.count += 1;
   }
   return [...groups.values()].sort((a, b) => b.count - a.count);
-}
-
-/**
- * A destroy of any `ok` sandbox (one nothing is wrong with), or of more items than the threshold, is
- * confirmed by typing the count back: one click must not be able to destroy a fleet.
- */
-export function countConfirmationFor(
-  action: Plan["action"],
-  items: readonly PlanItem[],
-  threshold: number,
-): Plan["countConfirmation"] {
-  if (action !== "destroy") return null;
-  const doing = items.filter((item) => item.decision === "do");
-  const reasons: NonNullable<Plan["countConfirmation"]>["reasons"] = [];
-  if (doing.some((item) => item.verdict.headline === "ok")) reasons.push("ok-sandboxes");
-  if (doing.length > threshold) reasons.push("over-threshold");
-  return reasons.length === 0 ? null : { reasons, threshold };
 }
 
 interface TargetSink {
@@ -401,25 +385,4 @@ function originsOf(items: readonly PlanItem[], inventory: Inventory): Plan["orig
     });
   }
   return [...byAccount.values()];
-}
-
-/**
- * The phrase an operator may type instead of every sandbox id of a forced destroy: what the forced items
- * are (their environments by name, or "untracked" and the credential for orphans) and how many there
- * are. Typing where and how many is what makes a bulk forced destroy a decision rather than a reflex.
- */
-export function confirmationPhraseFor(items: readonly PlanItem[]): string | null {
-  const forced = items.filter((item) => item.decision === "do" && item.confirmation === "typed-id");
-  if (forced.length === 0) return null;
-  const names = [...new Set(forced.map(placeOf))].sort();
-  const label =
-    names.length <= 3 ? names.join(", ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
-  return `${label} ${forced.length}`;
-}
-
-function placeOf(item: PlanItem): string {
-  const name = item.environmentName?.trim().replace(/\s+/g, " ");
-  if (name) return name;
-  if (item.leaseId === null) return `untracked ${item.credential ?? ""}`.trim();
-  return item.environmentId ?? "no environment";
 }
