@@ -20,6 +20,7 @@ import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 import { redactEvidence, withoutSecrets } from "../audit/redact.js";
 import { decideLease, decideUntracked, type ItemDecision, type OverrideReason } from "../guard/rules.js";
 import { leaseFingerprint, untrackedFingerprint } from "./fingerprint.js";
+import { forcedReasonsOfLease, forcedReasonsOfUntracked, planNames } from "./forced-reasons.js";
 
 /**
  * What the engine keeps beside each plan item and never shows: where to re-read the row, which rows
@@ -72,6 +73,7 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
     else list.push(classified);
   }
 
+  const names = planNames(inventory);
   const items: PlanItem[] = [];
   const frozen: FrozenItem[] = [];
   const claimed = new Set<string>();
@@ -83,6 +85,8 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
     );
     const decision = decideLease(request.action, { ...classified, otherRows });
     const item = leaseItem(nextId(), classified, decision);
+    item.companyName = names.company(item.companyId);
+    if (isForced(item)) item.forcedBecause = forcedReasonsOfLease(classified, names);
     pushItem(item, {
       itemId: item.itemId,
       target: "lease",
@@ -99,6 +103,7 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
         ? { decision: "skip", refusal: { reason: SOURCES_INCOMPLETE, message: sandbox.reason } }
         : decideUntracked(request.action, sandbox);
     const item = untrackedItem(nextId(), sandbox, decision);
+    if (isForced(item)) item.forcedBecause = forcedReasonsOfUntracked();
     pushItem(item, {
       itemId: item.itemId,
       target: "untracked",
@@ -138,8 +143,18 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
   selectTargets(request.selection, inventory, byLeaseId, { addLease, addUntracked, addMissing });
   // Names come from the sources as typed; a key pasted into one is not written into the plan or the log.
   const secrets = input.knownSecrets ?? new Set<string>();
+  const scrub = (text: string | null) => (text === null ? null : withoutSecrets(text, secrets));
   for (const item of items) {
-    if (item.environmentName !== null) item.environmentName = withoutSecrets(item.environmentName, secrets);
+    item.environmentName = scrub(item.environmentName);
+    if (item.companyName !== undefined) item.companyName = scrub(item.companyName);
+    item.forcedBecause = item.forcedBecause?.map((reason) => ({
+      ...reason,
+      recorded: scrub(reason.recorded),
+      recordedName: scrub(reason.recordedName),
+      expected: scrub(reason.expected),
+      expectedName: scrub(reason.expectedName),
+    }));
+    if (item.forcedBecause === undefined) delete item.forcedBecause;
   }
 
   const createdAt = input.now.toISOString();
@@ -231,6 +246,10 @@ function selectTargets(
       return;
     }
   }
+}
+
+function isForced(item: PlanItem): boolean {
+  return item.decision === "do" && item.confirmation === "typed-id";
 }
 
 function verdictSnapshot(classified: Pick<ClassifiedLease, "verdict">): VerdictSnapshot {
