@@ -71,7 +71,8 @@ export function forcedReasonsOfLease(classified: ClassifiedLease, names: PlanNam
           const scoped = environment?.companyId ?? null;
           return reason(code, lease.companyId, names.company(lease.companyId), scoped, names.company(scoped));
         }
-        case "api-url-changed":
+        default:
+          // api-url-changed: the last forcing code.
           return reason(
             code,
             displayApiUrl(metadata === null ? null : recorded(metadata, "apiUrl")),
