@@ -27,7 +27,7 @@ function ReasonSentence({ reason, item }: { reason: ForcedReason; item: PlanItem
     case "foreign-company":
       return (
         <>
-          Another company's: the lease records {recorded}; the row is {expected}'s.
+          Another company's: the lease records company {recorded}, the row company {expected}.
         </>
       );
     case "foreign-environment":
@@ -35,7 +35,7 @@ function ReasonSentence({ reason, item }: { reason: ForcedReason; item: PlanItem
         <>Its environment is gone: the lease records {recorded}, and no environment lists the row now.</>
       ) : (
         <>
-          Another environment's: the lease records {recorded}; it is listed under {expected}.
+          Another environment's: the lease records environment {recorded}, listed under {expected}.
         </>
       );
     case "foreign-provider":
