@@ -51,6 +51,32 @@ export const VerdictSnapshotSchema = z.object({
 });
 export type VerdictSnapshot = z.infer<typeof VerdictSnapshotSchema>;
 
+/** Why a destroy is forced (needs the sandbox id typed back): the plugin would not act on it itself. */
+export const FORCED_REASONS = [
+  "foreign-provider",
+  "foreign-company",
+  "foreign-environment",
+  "company-scope-mismatch",
+  "metadata-missing",
+  "api-url-changed",
+  "untracked",
+] as const;
+export type ForcedReasonCode = (typeof FORCED_REASONS)[number];
+
+/**
+ * One reason, with both values whole so that they can be compared: what the lease's metadata records,
+ * and what the row or the environment it is listed under says instead, each with its name when the
+ * sources give one. Both are null where there is nothing to compare (an untracked sandbox).
+ */
+export const ForcedReasonSchema = z.object({
+  code: z.enum(FORCED_REASONS),
+  recorded: z.string().nullable(),
+  recordedName: z.string().nullable(),
+  expected: z.string().nullable(),
+  expectedName: z.string().nullable(),
+});
+export type ForcedReason = z.infer<typeof ForcedReasonSchema>;
+
 export const PlanItemSchema = z.object({
   itemId: z.string(),
   /** null for an untracked sandbox, which no lease row names. */
@@ -59,6 +85,8 @@ export const PlanItemSchema = z.object({
   environmentId: z.string().nullable(),
   environmentName: z.string().nullable(),
   companyId: z.string().nullable(),
+  /** The company's name as the sources give it; absent in plans made before names were carried. */
+  companyName: z.string().nullable().optional(),
   sandboxId: z.string().nullable(),
   origin: z.string().nullable(),
   credential: z.string().nullable(),
@@ -69,6 +97,8 @@ export const PlanItemSchema = z.object({
   /** Machine reason (a verdict code or a guard name) and the sentence shown to the operator. */
   skipReason: z.string().nullable(),
   skipMessage: z.string().nullable(),
+  /** For a forced destroy, every reason it is forced; absent otherwise. */
+  forcedBecause: z.array(ForcedReasonSchema).optional(),
   verdict: VerdictSnapshotSchema,
   /** Hash of row metadata, status, cleanup fields and provider status at plan time. */
   fingerprint: z.string(),
@@ -135,6 +165,11 @@ export const ExecuteRequestSchema = z.strictObject({
   /** The count typed back for a plan that needs it: "destroy 248". */
   typedCount: z.string().max(100).optional(),
   override: z.boolean().default(false),
+  /**
+   * The items the operator kept, when some were removed before confirming; left out, the whole plan.
+   * Main acts on these alone and asks the confirmation they need on their own.
+   */
+  keepItemIds: z.array(z.string().min(1).max(200)).max(50_000).optional(),
 });
 export type ExecuteRequest = z.infer<typeof ExecuteRequestSchema>;
 

@@ -16,6 +16,7 @@ import {
   PlanRequestSchema,
 } from "../../../shared/domain/actions.js";
 import { typedCountMatches, typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
+import { keptPlan } from "../../../shared/domain/kept-items.js";
 import { openDatabase } from "../store/database.js";
 import type { Database } from "../store/migrations.js";
 import type { SharedAuditLog } from "../store/postgres/shared-store.js";
@@ -91,6 +92,9 @@ export const ENGINE_MESSAGES = {
   planExpired: "This plan has expired; make a new plan so that it reflects what is true now.",
   planConsumed: (jobId: string) =>
     `This plan was already run, by job ${jobId}; a plan runs once. Make a new plan to act again.`,
+  notInPlan: "The items to keep must come from this plan; make a new plan to act on anything else.",
+  nothingKept: "Every item of this plan was removed, so there is nothing to do; nothing was sent.",
+  removed: "Removed from the plan before confirming; nothing was sent for it.",
   countNotConfirmed: (expected: string) =>
     `This plan needs its count typed back: type "${expected}" to confirm. Nothing was done.`,
   expiredUnsent:
@@ -439,11 +443,30 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       assertOpen();
       const parsed = ExecuteRequestSchema.safeParse(request);
       if (!parsed.success) throw new ActionError("invalid-request", "The execute request is malformed.");
-      const { planId, confirmSandboxIds, confirmationPhrase, typedCount, override } = parsed.data;
+      const { planId, confirmSandboxIds, confirmationPhrase, typedCount, override, keepItemIds } =
+        parsed.data;
       const stored = loadPlan(planId);
+      // What the operator kept is confirmed as a plan of those items alone would be, never for less.
+      const trimmed = keptPlan(stored.plan, keepItemIds);
+      if (!trimmed.ok) {
+        throw trimmed.reason === "not-in-plan"
+          ? new ActionError("not-in-plan", ENGINE_MESSAGES.notInPlan)
+          : new ActionError("nothing-kept", ENGINE_MESSAGES.nothingKept);
+      }
+      const { kept } = trimmed;
+      const keptIds = new Set(kept.items.map((item) => item.itemId));
       const confirmed = new Set(confirmSandboxIds);
       const items = stored.plan.items.map((planItem): JobInput => {
-        const method = confirmationMethod(planItem, stored.plan, { confirmed, phrase: confirmationPhrase });
+        if (!keptIds.has(planItem.itemId)) {
+          const removed: ItemOutcome = {
+            state: "skipped",
+            reason: "removed",
+            message: ENGINE_MESSAGES.removed,
+            httpStatus: null,
+          };
+          return { planItem, recheck: false, outcome: removed, confirmedBy: null };
+        }
+        const method = confirmationMethod(planItem, kept, { confirmed, phrase: confirmationPhrase });
         const outcome = gateItem(planItem, {
           override,
           typedIdConfirmed: method !== null,
@@ -452,7 +475,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         return { planItem, recheck: false, outcome, confirmedBy: outcome === null ? method : null };
       });
       // A risky or large destroy goes ahead only with the number it acts on typed back, nothing less.
-      if (stored.plan.countConfirmation) {
+      if (kept.countConfirmation) {
         const acting = items.filter((item) => item.outcome === null);
         const expected = typedCountPhrase(stored.plan.action, acting.length);
         if (acting.length > 0 && !typedCountMatches(expected, typedCount)) {

@@ -10,6 +10,8 @@ export const ACTION_ERROR_CODES = [
   "plan-expired",
   "plan-consumed",
   "count-not-confirmed",
+  "not-in-plan",
+  "nothing-kept",
   "job-not-found",
   "job-not-interrupted",
   "job-already-resumed",

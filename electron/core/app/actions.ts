@@ -64,6 +64,8 @@ const ACTION_ERROR_CODES: Record<ActionErrorCode, ErrorCode> = {
   "plan-expired": "plan-expired",
   "plan-consumed": "plan-consumed",
   "count-not-confirmed": "refused",
+  "not-in-plan": "invalid-request",
+  "nothing-kept": "refused",
   "job-not-found": "not-found",
   "job-not-interrupted": "conflict",
   "job-already-resumed": "conflict",

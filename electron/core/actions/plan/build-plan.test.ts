@@ -7,6 +7,7 @@ import type { Environment, LeaseRow } from "../../../../shared/domain/paperclip.
 import { reconcile } from "../../../../shared/domain/reconcile.js";
 import {
   COMPANY,
+  ENV_ID,
   environment,
   failedListing,
   meta,
@@ -14,6 +15,7 @@ import {
   OLD_ORIGIN,
   ORIGIN,
   OTHER_COMPANY,
+  OTHER_ENV_ID,
   okListing,
   row,
   sandbox,
@@ -29,6 +31,7 @@ function inventoryOf(options: {
   leases: LeaseRow[];
   environments?: Environment[];
   listings?: SandboxListing[];
+  companies?: { id: string; name: string }[];
 }) {
   return reconcile({
     snapshots: [
@@ -36,7 +39,7 @@ function inventoryOf(options: {
         sourceId: "ledger",
         environments: options.environments ?? [environment()],
         leases: options.leases,
-        companies: [],
+        companies: options.companies ?? [],
         problems: [],
         gaps: [],
       },
@@ -339,5 +342,119 @@ describe("selection", () => {
     const plan = planFor(destroy(["l1"]), inventoryOf({ leases: [lease] }));
     expect(plan.items[0]?.fingerprint).toBe(leaseFingerprint(lease, "running"));
     expect(plan.items[0]?.companyId).toBe(COMPANY);
+  });
+});
+
+describe("why a destroy is forced", () => {
+  const companies = [
+    { id: COMPANY, name: "Acme" },
+    { id: OTHER_COMPANY, name: "Globex" },
+  ];
+  const staging = environment({ id: OTHER_ENV_ID, name: "Staging" });
+  const at = (origin: string) => [okListing(origin, "key-a", [sandbox("sbx_1", "running")])];
+  const forced = (code: string, fields: Record<string, string | null> = {}) => ({
+    code,
+    recorded: null,
+    recordedName: null,
+    expected: null,
+    expectedName: null,
+    ...fields,
+  });
+
+  it.each([
+    [
+      "another company recorded: both companies, by id and name",
+      meta({ companyId: OTHER_COMPANY }),
+      ORIGIN,
+      [
+        forced("foreign-company", {
+          recorded: OTHER_COMPANY,
+          recordedName: "Globex",
+          expected: COMPANY,
+          expectedName: "Acme",
+        }),
+      ],
+    ],
+    [
+      "another environment recorded: the recorded one and the one it is listed under",
+      meta({ environmentId: OTHER_ENV_ID }),
+      ORIGIN,
+      [
+        forced("foreign-environment", {
+          recorded: OTHER_ENV_ID,
+          recordedName: "Staging",
+          expected: ENV_ID,
+          expectedName: "Production",
+        }),
+      ],
+    ],
+    [
+      "another provider recorded",
+      meta({ provider: "e2b" }),
+      ORIGIN,
+      [forced("foreign-provider", { recorded: "e2b", expected: "createos" })],
+    ],
+    [
+      "the environment's API URL was edited since",
+      meta({ apiUrl: OLD_ORIGIN }),
+      OLD_ORIGIN,
+      [forced("api-url-changed", { recorded: OLD_ORIGIN, expected: ORIGIN })],
+    ],
+    ["no metadata at all", null, ORIGIN, [forced("metadata-missing")]],
+    [
+      "metadata of another schema, named by its keys",
+      { providerMetadata: { sandboxId: "sbx_1" } },
+      ORIGIN,
+      [forced("metadata-missing", { recorded: "an object with providerMetadata" })],
+    ],
+  ])("%s", (_, metadata, origin, expected) => {
+    const lease = row({ id: "l1", status: "released", metadata });
+    const plan = planFor(
+      destroy(["l1"]),
+      inventoryOf({
+        leases: [lease],
+        environments: [environment(), staging],
+        listings: at(origin),
+        companies,
+      }),
+    );
+    expect(plan.items).toMatchObject([{ decision: "do", confirmation: "typed-id", companyName: "Acme" }]);
+    expect(plan.items[0]?.forcedBecause).toEqual(expected);
+  });
+
+  it("an owned row is not forced and carries no reasons; an untracked sandbox is forced as untracked", () => {
+    const owned = row({ id: "l1", status: "released", metadata: meta() });
+    const inventory = inventoryOf({
+      leases: [owned],
+      listings: [okListing(ORIGIN, "key-a", [sandbox("sbx_1", "running"), sandbox("sbx_orphan", "running")])],
+      companies,
+    });
+    const ownedPlan = planFor(destroy(["l1"]), inventory);
+    expect(ownedPlan.items[0]).toMatchObject({ confirmation: "click", companyName: "Acme" });
+    expect(ownedPlan.items[0]).not.toHaveProperty("forcedBecause");
+    const orphans = planFor(
+      { action: "destroy", selection: { kind: "untracked", credential: "key-a" } },
+      inventory,
+    );
+    expect(orphans.items.map((item) => item.forcedBecause)).toEqual([[forced("untracked")]]);
+  });
+
+  it("a key pasted into a recorded value never reaches the plan", () => {
+    const key = "sk-live-pasted-into-metadata-0123";
+    const lease = row({ id: "l1", status: "released", metadata: meta({ companyId: key }) });
+    const plan = buildPlan({
+      planId: "plan-1",
+      request: destroy(["l1"]),
+      inventory: inventoryOf({ leases: [lease], companies }),
+      now: NOW,
+      ttlMs: 900_000,
+      operator: "ops",
+      knownSecrets: new Set([key]),
+    }).plan;
+    expect(plan.items[0]?.forcedBecause?.[0]).toMatchObject({
+      code: "foreign-company",
+      recorded: "[redacted]",
+    });
+    expect(JSON.stringify(plan)).not.toContain(key);
   });
 });

@@ -14,11 +14,13 @@ import type {
   UncertainSandbox,
   UntrackedSandbox,
 } from "../../../../shared/domain/inventory.js";
+import { confirmationPhraseFor, countConfirmationFor } from "../../../../shared/domain/kept-items.js";
 import { providerCodeOf } from "../../../../shared/domain/provider-state.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 import { redactEvidence, withoutSecrets } from "../audit/redact.js";
 import { decideLease, decideUntracked, type ItemDecision, type OverrideReason } from "../guard/rules.js";
 import { leaseFingerprint, untrackedFingerprint } from "./fingerprint.js";
+import { forcedReasonsOfLease, forcedReasonsOfUntracked, planNames } from "./forced-reasons.js";
 
 /**
  * What the engine keeps beside each plan item and never shows: where to re-read the row, which rows
@@ -71,6 +73,7 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
     else list.push(classified);
   }
 
+  const names = planNames(inventory);
   const items: PlanItem[] = [];
   const frozen: FrozenItem[] = [];
   const claimed = new Set<string>();
@@ -82,6 +85,8 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
     );
     const decision = decideLease(request.action, { ...classified, otherRows });
     const item = leaseItem(nextId(), classified, decision);
+    item.companyName = names.company(item.companyId);
+    if (isForced(item)) item.forcedBecause = forcedReasonsOfLease(classified, names);
     pushItem(item, {
       itemId: item.itemId,
       target: "lease",
@@ -98,6 +103,7 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
         ? { decision: "skip", refusal: { reason: SOURCES_INCOMPLETE, message: sandbox.reason } }
         : decideUntracked(request.action, sandbox);
     const item = untrackedItem(nextId(), sandbox, decision);
+    if (isForced(item)) item.forcedBecause = forcedReasonsOfUntracked();
     pushItem(item, {
       itemId: item.itemId,
       target: "untracked",
@@ -137,8 +143,18 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
   selectTargets(request.selection, inventory, byLeaseId, { addLease, addUntracked, addMissing });
   // Names come from the sources as typed; a key pasted into one is not written into the plan or the log.
   const secrets = input.knownSecrets ?? new Set<string>();
+  const scrub = (text: string | null) => (text === null ? null : withoutSecrets(text, secrets));
   for (const item of items) {
-    if (item.environmentName !== null) item.environmentName = withoutSecrets(item.environmentName, secrets);
+    item.environmentName = scrub(item.environmentName);
+    if (item.companyName !== undefined) item.companyName = scrub(item.companyName);
+    item.forcedBecause = item.forcedBecause?.map((reason) => ({
+      ...reason,
+      recorded: scrub(reason.recorded),
+      recordedName: scrub(reason.recordedName),
+      expected: scrub(reason.expected),
+      expectedName: scrub(reason.expectedName),
+    }));
+    if (item.forcedBecause === undefined) delete item.forcedBecause;
   }
 
   const createdAt = input.now.toISOString();
@@ -179,23 +195,6 @@ export function breakdownOf(items: readonly PlanItem[]): PlanBreakdown[] {
     } else group.count += 1;
   }
   return [...groups.values()].sort((a, b) => b.count - a.count);
-}
-
-/**
- * A destroy of any `ok` sandbox (one nothing is wrong with), or of more items than the threshold, is
- * confirmed by typing the count back: one click must not be able to destroy a fleet.
- */
-export function countConfirmationFor(
-  action: Plan["action"],
-  items: readonly PlanItem[],
-  threshold: number,
-): Plan["countConfirmation"] {
-  if (action !== "destroy") return null;
-  const doing = items.filter((item) => item.decision === "do");
-  const reasons: NonNullable<Plan["countConfirmation"]>["reasons"] = [];
-  if (doing.some((item) => item.verdict.headline === "ok")) reasons.push("ok-sandboxes");
-  if (doing.length > threshold) reasons.push("over-threshold");
-  return reasons.length === 0 ? null : { reasons, threshold };
 }
 
 interface TargetSink {
@@ -247,6 +246,10 @@ function selectTargets(
       return;
     }
   }
+}
+
+function isForced(item: PlanItem): boolean {
+  return item.decision === "do" && item.confirmation === "typed-id";
 }
 
 function verdictSnapshot(classified: Pick<ClassifiedLease, "verdict">): VerdictSnapshot {
@@ -401,25 +404,4 @@ function originsOf(items: readonly PlanItem[], inventory: Inventory): Plan["orig
     });
   }
   return [...byAccount.values()];
-}
-
-/**
- * The phrase an operator may type instead of every sandbox id of a forced destroy: what the forced items
- * are (their environments by name, or "untracked" and the credential for orphans) and how many there
- * are. Typing where and how many is what makes a bulk forced destroy a decision rather than a reflex.
- */
-export function confirmationPhraseFor(items: readonly PlanItem[]): string | null {
-  const forced = items.filter((item) => item.decision === "do" && item.confirmation === "typed-id");
-  if (forced.length === 0) return null;
-  const names = [...new Set(forced.map(placeOf))].sort();
-  const label =
-    names.length <= 3 ? names.join(", ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
-  return `${label} ${forced.length}`;
-}
-
-function placeOf(item: PlanItem): string {
-  const name = item.environmentName?.trim().replace(/\s+/g, " ");
-  if (name) return name;
-  if (item.leaseId === null) return `untracked ${item.credential ?? ""}`.trim();
-  return item.environmentId ?? "no environment";
 }

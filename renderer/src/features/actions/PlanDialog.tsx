@@ -1,8 +1,9 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
-import type { Plan, PlanItem } from "../../../../shared/domain/actions";
+import type { ExecuteRequest, Plan, PlanItem } from "../../../../shared/domain/actions";
 import { actedOnCount } from "../../../../shared/domain/bulk-confirmation";
+import { keptPlan } from "../../../../shared/domain/kept-items";
 import { api } from "../../api";
 import { queryKeys } from "../../app/query-keys";
 import { type PendingAction, useUi } from "../../app/ui-store";
@@ -13,13 +14,14 @@ import { errorCode, errorMessage } from "../../lib/errors";
 import { formatCount, plural } from "../../lib/format";
 import { actionLabel } from "./ActionButton";
 import {
-  type ConfirmationNeed,
   confirmationMatches,
   confirmationNeed,
   countMatches,
   countToType,
   executeRequest,
 } from "./confirmation";
+import { ForcedReasons } from "./ForcedReasons";
+import { WholeValue } from "./WholeValue";
 import "./actions.css";
 
 const SHOWN_ITEMS = 200;
@@ -40,7 +42,7 @@ export function PlanDialog() {
     >
       <Dialog.Portal>
         <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog" data-testid="plan-dialog" aria-describedby={undefined}>
+        <Dialog.Content className="dialog plan-dialog" data-testid="plan-dialog" aria-describedby={undefined}>
           {pending && <PlanContent pending={pending} />}
         </Dialog.Content>
       </Dialog.Portal>
@@ -66,8 +68,7 @@ function PlanContent({ pending }: { pending: PendingAction }) {
   }, [plan]);
 
   const execute = useMutation({
-    mutationFn: (request: Parameters<typeof executeRequest>) =>
-      api.invoke("actions:execute", executeRequest(...request)),
+    mutationFn: (request: ExecuteRequest) => api.invoke("actions:execute", request),
     onSuccess: (job) => {
       client.setQueryData(queryKeys.job(job.jobId), job);
       watchJob(job.jobId);
@@ -86,7 +87,8 @@ function PlanContent({ pending }: { pending: PendingAction }) {
           </h2>
         </Dialog.Title>
         <p className="muted" style={{ margin: 0 }}>
-          Main checked every row again and froze this plan. Nothing happens until you confirm.
+          Leasekeeper just read these leases and sandboxes again. Nothing is sent to CreateOS until you
+          confirm; anything that changes before then is left alone.
         </p>
       </div>
       {plan.isPending || plan.isIdle ? (
@@ -119,9 +121,7 @@ function PlanContent({ pending }: { pending: PendingAction }) {
             execute.reset();
             plan.mutate();
           }}
-          onConfirm={(need, typed, override, typedCount) =>
-            execute.mutate([plan.data, need, typed, override, typedCount])
-          }
+          onConfirm={(request) => execute.mutate(request)}
         />
       )}
     </>
@@ -138,22 +138,38 @@ function PlanBody({
   plan: Plan;
   executing: boolean;
   executeError: unknown;
-  onConfirm(need: ConfirmationNeed, typed: string, override: boolean, typedCount: string | null): void;
+  onConfirm(request: ExecuteRequest): void;
   onReplan(): void;
 }) {
-  const need = useMemo(() => confirmationNeed(plan), [plan]);
+  const [removed, setRemoved] = useState<ReadonlySet<string>>(() => new Set());
+  const keepItemIds = useMemo(
+    () =>
+      removed.size === 0
+        ? null
+        : plan.items.filter((item) => !removed.has(item.itemId)).map((item) => item.itemId),
+    [plan, removed],
+  );
+  // What the operator kept is confirmed as main will confirm it: as a plan of those items alone.
+  const trimmed = useMemo(() => keptPlan(plan, keepItemIds ?? undefined), [plan, keepItemIds]);
+  const kept = trimmed.ok ? trimmed.kept : { items: [], confirmationPhrase: null, countConfirmation: null };
+  const keptView = { ...plan, ...kept };
+  const need = confirmationNeed(keptView);
   const [typed, setTyped] = useState("");
   const [typedCount, setTypedCount] = useState("");
   const [override, setOverride] = useState(false);
   // The button, the count to type and what main acts on are one number, and it follows the override.
-  const acting = actedOnCount(plan, override);
-  const expectedCount = countToType(plan, override);
+  const acting = actedOnCount(kept, override);
+  const expectedCount = countToType(keptView, override);
   const countOk = countMatches(expectedCount, typedCount);
   const doItems = useMemo(() => plan.items.filter((item) => item.decision === "do"), [plan]);
+  const keptDo = doItems.filter((item) => !removed.has(item.itemId));
   const skipGroups = useMemo(() => groupSkips(plan.items), [plan]);
-  const overrideItems = doItems.filter((item) => item.requiresOverride).length;
+  const overrideItems = keptDo.filter((item) => item.requiresOverride).length;
+  const forcedItems = keptDo.filter((item) => item.confirmation === "typed-id").length;
   const matches = confirmationMatches(need, typed);
+  const everyItemRemoved = doItems.length > 0 && keptDo.length === 0;
   const canConfirm =
+    trimmed.ok &&
     matches &&
     countOk &&
     acting > 0 &&
@@ -163,36 +179,50 @@ function PlanBody({
   // An expired plan, or one already run (a plan runs once), can only be made again.
   const expired = ["plan-expired", "plan-consumed"].includes(errorCode(executeError) ?? "");
   const destroy = plan.action === "destroy";
+  const toggle = (itemId: string) =>
+    setRemoved((current) => {
+      const next = new Set(current);
+      if (!next.delete(itemId)) next.add(itemId);
+      return next;
+    });
 
   return (
     <form
       style={{ display: "contents" }}
       onSubmit={(event) => {
         event.preventDefault();
-        if (canConfirm) onConfirm(need, typed, override, expectedCount === null ? null : typedCount);
+        if (!canConfirm) return;
+        onConfirm(
+          executeRequest(
+            plan,
+            need,
+            typed,
+            override,
+            expectedCount === null ? null : typedCount,
+            keepItemIds,
+          ),
+        );
       }}
     >
       <div className="dialog-body plan" data-testid="plan-body" data-plan-id={plan.planId}>
         <div className="plan-counts" data-testid="plan-counts">
-          <div className="plan-count" data-testid="plan-count-do" data-count={plan.counts.do}>
-            <strong>{formatCount(plan.counts.do)}</strong> will be done
-            {plan.counts.do > 0 && (
-              <span className="muted">
-                {" "}
-                (
-                {[
-                  plan.counts.pause > 0 ? `${formatCount(plan.counts.pause)} paused` : null,
-                  plan.counts.delete > 0 ? `${formatCount(plan.counts.delete)} deleted` : null,
-                ]
-                  .filter(Boolean)
-                  .join(", ")}
-                )
-              </span>
-            )}
+          <div className="plan-count" data-testid="plan-count-do" data-count={keptDo.length}>
+            <strong>{formatCount(keptDo.length)}</strong> will be {destroy ? "destroyed" : "released"}
+            {keptDo.length > 0 && !destroy && <span className="muted"> ({effectSummary(keptDo)})</span>}
           </div>
+          {removed.size > 0 && (
+            <div className="plan-count" data-testid="plan-count-removed" data-count={removed.size}>
+              <strong>{formatCount(removed.size)}</strong> removed by you
+            </div>
+          )}
           <div className="plan-count" data-testid="plan-count-skip" data-count={plan.counts.skip}>
-            <strong>{formatCount(plan.counts.skip)}</strong> skipped
+            <strong>{formatCount(plan.counts.skip)}</strong> left alone
           </div>
+          {forcedItems > 0 && (
+            <div className="plan-count">
+              <strong>{formatCount(forcedItems)}</strong> forced (not Paperclip's to clean up)
+            </div>
+          )}
           {plan.breakdown && plan.breakdown.length > 0 && (
             <div className="plan-count plan-breakdown" data-testid="plan-breakdown">
               {plan.breakdown.map((group, index) => (
@@ -214,31 +244,41 @@ function PlanBody({
               ))}
             </div>
           )}
-          {plan.counts.typedId > 0 && (
-            <div className="plan-count">
-              <strong>{formatCount(plan.counts.typedId)}</strong> forced destroy
-              {plan.counts.typedId === 1 ? "" : "s"}
-            </div>
-          )}
         </div>
 
-        {plan.origins.length > 0 && (
-          <section>
-            <h3 className="section-title">Origins and credentials used</h3>
-            <ul className="plain-list" data-testid="plan-origins">
-              {plan.origins.map((entry) => (
-                <li key={`${entry.origin} ${entry.credential}`}>
-                  <Text value={entry.origin} mono /> with credential <Text value={entry.credential} mono /> ·{" "}
-                  {plural(entry.items, "item")}
-                </li>
+        {doItems.length > 0 && (
+          <section aria-labelledby="plan-do-title">
+            <h3 className="section-title" id="plan-do-title">
+              What will be done
+            </h3>
+            <ul className="plan-items" data-testid="plan-do-items">
+              <li className="plan-item plan-items-head" aria-hidden="true">
+                <span>Sandbox</span>
+                <span>Lease</span>
+                <span>Environment</span>
+                <span>What happens</span>
+                <span />
+              </li>
+              {doItems.slice(0, SHOWN_ITEMS).map((item) => (
+                <PlanItemRow
+                  key={item.itemId}
+                  item={item}
+                  removed={removed.has(item.itemId)}
+                  onToggle={() => toggle(item.itemId)}
+                />
               ))}
             </ul>
+            {doItems.length > SHOWN_ITEMS && (
+              <p className="muted">
+                …and {formatCount(doItems.length - SHOWN_ITEMS)} more, all counted above.
+              </p>
+            )}
           </section>
         )}
 
         {skipGroups.length > 0 && (
           <section>
-            <h3 className="section-title">Skipped, and why</h3>
+            <h3 className="section-title">Left alone, and why</h3>
             <ul className="plain-list skip-list" data-testid="plan-skips">
               {skipGroups.map((group) => (
                 <li key={group.reason} data-reason={group.reason} data-count={group.items.length}>
@@ -249,50 +289,18 @@ function PlanBody({
             </ul>
           </section>
         )}
-        {doItems.length > 0 && (
+
+        {plan.origins.length > 0 && (
           <section>
-            <h3 className="section-title">What will be done</h3>
-            <table className="data-table" data-testid="plan-do-items">
-              <colgroup>
-                <col style={{ width: "30%" }} />
-                <col style={{ width: "30%" }} />
-                <col style={{ width: "22%" }} />
-                <col style={{ width: "18%" }} />
-              </colgroup>
-              <thead>
-                <tr>
-                  <th>Sandbox</th>
-                  <th>Lease</th>
-                  <th>Environment</th>
-                  <th>Effect</th>
-                </tr>
-              </thead>
-              <tbody>
-                {doItems.slice(0, SHOWN_ITEMS).map((item) => (
-                  <tr key={item.itemId} data-testid="plan-item" data-sandbox-id={item.sandboxId ?? ""}>
-                    <td>
-                      <Text value={item.sandboxId} mono />
-                    </td>
-                    <td>
-                      <Text value={item.leaseId} mono placeholder="(untracked)" />
-                    </td>
-                    <td>
-                      <Text value={item.environmentName} />
-                    </td>
-                    <td>
-                      {item.effect === "pause" ? "pause" : "delete"}
-                      {item.confirmation === "typed-id" && <span className="muted"> · forced</span>}
-                      {item.requiresOverride && <span className="muted"> · override</span>}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {doItems.length > SHOWN_ITEMS && (
-              <p className="muted">
-                …and {formatCount(doItems.length - SHOWN_ITEMS)} more, all counted above.
-              </p>
-            )}
+            <h3 className="section-title">Where Leasekeeper will send the requests</h3>
+            <ul className="plain-list" data-testid="plan-origins">
+              {plan.origins.map((entry) => (
+                <li key={`${entry.origin} ${entry.credential}`} className="text-wrap-inline">
+                  <WholeValue value={entry.origin} /> with the credential{" "}
+                  <WholeValue value={entry.credential} /> · {plural(entry.items, "item")}
+                </li>
+              ))}
+            </ul>
           </section>
         )}
       </div>
@@ -305,7 +313,7 @@ function PlanBody({
               onChange={(event) => setOverride(event.target.checked)}
             />
             Also act on {plural(overrideItems, "sandbox", "sandboxes")} that a run or another live lease still
-            uses (override). Without it they are skipped.
+            uses (override). Without it they are left alone.
           </label>
         )}
 
@@ -314,13 +322,13 @@ function PlanBody({
             <label htmlFor="confirm-input">
               {need.kind === "sandbox-id" ? (
                 <>
-                  This is a forced destroy. Type the sandbox id{" "}
+                  This destroy is forced. Type the sandbox id{" "}
                   <code className="confirm-expected">{need.expected}</code> to confirm.
                 </>
               ) : (
                 <>
-                  This selection includes forced destroys. Type{" "}
-                  <code className="confirm-expected">{need.expected}</code> to confirm.
+                  These destroys are forced. Type <code className="confirm-expected">{need.expected}</code>{" "}
+                  (where, and how many) to confirm.
                 </>
               )}
             </label>
@@ -342,9 +350,9 @@ function PlanBody({
         {expectedCount !== null && (
           <div className="field confirm-field" data-testid="count-field">
             <label htmlFor="count-input">
-              {plan.countConfirmation?.reasons.includes("ok-sandboxes")
+              {kept.countConfirmation?.reasons.includes("ok-sandboxes")
                 ? "This destroys sandboxes nothing is wrong with."
-                : `This destroys more than ${formatCount(plan.countConfirmation?.threshold ?? 0)} sandboxes.`}{" "}
+                : `This destroys more than ${formatCount(kept.countConfirmation?.threshold ?? 0)} sandboxes.`}{" "}
               Type <code className="confirm-expected">{expectedCount}</code> to confirm.
             </label>
             <input
@@ -360,14 +368,21 @@ function PlanBody({
             {typedCount !== "" && !countOk && <span className="field-error">That does not match yet.</span>}
           </div>
         )}
-        {need.kind !== "nothing-to-do" && acting === 0 && (
-          <p className="muted" data-testid="plan-needs-override">
-            Every sandbox in this plan is in use or shared with a live lease: nothing will be done without the
-            override.
+        {everyItemRemoved ? (
+          <p className="muted" data-testid="plan-all-removed">
+            You removed every item, so there is nothing to do. Put an item back, or cancel.
           </p>
+        ) : (
+          need.kind !== "nothing-to-do" &&
+          acting === 0 && (
+            <p className="muted" data-testid="plan-needs-override">
+              Every sandbox kept is in use or shared with a live lease: nothing will be done without the
+              override.
+            </p>
+          )
         )}
         {need.kind === "impossible" && <p className="field-error">{need.message}</p>}
-        {need.kind === "nothing-to-do" && (
+        {need.kind === "nothing-to-do" && !everyItemRemoved && (
           <p className="muted" data-testid="plan-nothing">
             Nothing in this selection can be {plan.action === "release" ? "released" : "destroyed"}; see the
             reasons above.
@@ -380,8 +395,9 @@ function PlanBody({
         )}
       </div>
       <div className="dialog-footer">
-        <span className="muted" style={{ marginRight: "auto" }}>
-          Plan {plan.planId.slice(0, 8)} · expires {new Date(plan.expiresAt).toLocaleTimeString()}
+        <span className="muted plan-expiry">
+          Plan <bdi className="mono">{plan.planId}</bdi> · holds until{" "}
+          {new Date(plan.expiresAt).toLocaleTimeString()}
         </span>
         <Dialog.Close asChild>
           <button type="button" className="btn" data-testid="plan-cancel">
@@ -410,6 +426,68 @@ function PlanBody({
       </div>
     </form>
   );
+}
+
+/** One item of "What will be done": whole ids, where it is listed, what happens, and why it is forced. */
+function PlanItemRow({ item, removed, onToggle }: { item: PlanItem; removed: boolean; onToggle(): void }) {
+  const forced = item.confirmation === "typed-id";
+  return (
+    <li
+      className={`plan-item${removed ? " is-removed" : ""}`}
+      data-testid="plan-item"
+      data-item-id={item.itemId}
+      data-sandbox-id={item.sandboxId ?? ""}
+      data-removed={removed}
+    >
+      <WholeValue value={item.sandboxId} testId="plan-item-sandbox" />
+      <WholeValue value={item.leaseId} placeholder="none (untracked)" testId="plan-item-lease" />
+      <div className="plan-item-where" title={item.companyId ?? undefined}>
+        {item.leaseId === null ? (
+          <span className="muted">no environment</span>
+        ) : (
+          <>
+            <WholeValue value={item.environmentName ?? item.environmentId} placeholder="no environment" />
+            {item.companyName ? (
+              <span className="muted">
+                {" "}
+                · <bdi>{item.companyName}</bdi>
+              </span>
+            ) : null}
+          </>
+        )}
+      </div>
+      <div className="plan-item-effect">
+        {effectWords(item)}
+        {forced && <span className="plan-forced"> · forced</span>}
+        {item.requiresOverride && <span className="muted"> · needs override</span>}
+      </div>
+      <button
+        type="button"
+        className="btn btn-small plan-item-toggle"
+        data-testid={removed ? "plan-item-restore" : "plan-item-remove"}
+        aria-label={`${removed ? "Put back" : "Remove"} sandbox ${item.sandboxId ?? item.leaseId ?? item.itemId}`}
+        onClick={onToggle}
+      >
+        {removed ? "Put back" : "Remove"}
+      </button>
+      {forced && !removed && <ForcedReasons item={item} />}
+    </li>
+  );
+}
+
+function effectWords(item: PlanItem): string {
+  return item.effect === "pause" ? "pause" : "delete";
+}
+
+function effectSummary(items: readonly PlanItem[]): string {
+  const paused = items.filter((item) => item.effect === "pause").length;
+  const deleted = items.length - paused;
+  return [
+    paused > 0 ? `${formatCount(paused)} paused` : null,
+    deleted > 0 ? `${formatCount(deleted)} deleted` : null,
+  ]
+    .filter(Boolean)
+    .join(", ");
 }
 
 interface SkipGroup {

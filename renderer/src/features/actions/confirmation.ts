@@ -17,10 +17,8 @@ export type ConfirmationNeed =
   | { kind: "phrase"; expected: string }
   | { kind: "impossible"; message: string };
 
-export function confirmationNeed(
-  plan: Pick<Plan, "items" | "counts" | "confirmationPhrase">,
-): ConfirmationNeed {
-  if (plan.counts.do === 0) return { kind: "nothing-to-do" };
+export function confirmationNeed(plan: Pick<Plan, "items" | "confirmationPhrase">): ConfirmationNeed {
+  if (!plan.items.some((item) => item.decision === "do")) return { kind: "nothing-to-do" };
   const typed = plan.items.filter((item) => item.decision === "do" && item.confirmation === "typed-id");
   if (typed.length === 0) return { kind: "click" };
   if (typed.length === 1 && typed[0]!.sandboxId) return { kind: "sandbox-id", expected: typed[0]!.sandboxId };
@@ -68,9 +66,12 @@ export function executeRequest(
   typed: string,
   override: boolean,
   typedCount: string | null = null,
+  /** The items kept when the operator removed some; null when the whole plan is kept. */
+  keepItemIds: readonly string[] | null = null,
 ): ExecuteRequest {
   return {
     planId: plan.planId,
+    ...(keepItemIds === null ? {} : { keepItemIds: [...keepItemIds] }),
     confirmSandboxIds: need.kind === "sandbox-id" ? [typed.trim()] : [],
     ...(need.kind === "phrase" ? { confirmationPhrase: typed.trim() } : {}),
     ...(typedCount === null ? {} : { typedCount: typedCount.trim() }),
