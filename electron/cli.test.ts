@@ -393,7 +393,7 @@ describe("leasekeeper scan on a generated demo world", () => {
     expect(result.code).toBe(0);
     for (const environment of baseline.environments) {
       expect(result.stdout).toContain(
-        `${environment.name} (${environment.environmentId}, company ${environment.companyId}):`,
+        `${environment.name} (${environment.environmentId}, company ${environment.companyName ?? environment.companyId}):`,
       );
     }
     expect(result.stdout).toMatch(/LEASE +SANDBOX +STATUS +HEADLINE +PROVIDER/);

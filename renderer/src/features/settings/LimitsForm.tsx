@@ -45,79 +45,33 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
           if (check.ok) save.mutate();
         }}
       >
-        <div className="field">
-          <label htmlFor="rate-limit">Rate budget per origin (requests per minute)</label>
-          <input
-            id="rate-limit"
-            className="input"
-            type="number"
-            min={RATE_LIMIT_BOUNDS.min}
-            max={RATE_LIMIT_BOUNDS.max}
-            step={1}
-            value={rate}
-            aria-invalid={Boolean(errors.rateLimitPerMinute)}
-            aria-describedby={errors.rateLimitPerMinute ? "rate-limit-error" : undefined}
-            data-testid="rate-limit"
-            onChange={(event) => setRate(event.target.value)}
-          />
-          {errors.rateLimitPerMinute ? (
-            <span className="field-error" id="rate-limit-error" data-testid="rate-limit-error">
-              {errors.rateLimitPerMinute}
-            </span>
-          ) : (
-            <span className="field-hint">
-              CreateOS allows about 300 per minute per IP, shared with Paperclip.
-            </span>
-          )}
-        </div>
-        <div className="field">
-          <label htmlFor="refresh-interval">Refresh interval (seconds)</label>
-          <input
-            id="refresh-interval"
-            className="input"
-            type="number"
-            min={REFRESH_INTERVAL_BOUNDS.min}
-            max={REFRESH_INTERVAL_BOUNDS.max}
-            step={1}
-            value={interval}
-            aria-invalid={Boolean(errors.refreshIntervalSeconds)}
-            aria-describedby={errors.refreshIntervalSeconds ? "refresh-interval-error" : undefined}
-            data-testid="refresh-interval"
-            onChange={(event) => setIntervalText(event.target.value)}
-          />
-          {errors.refreshIntervalSeconds ? (
-            <span className="field-error" id="refresh-interval-error" data-testid="refresh-interval-error">
-              {errors.refreshIntervalSeconds}
-            </span>
-          ) : (
-            <span className="field-hint">Automatic refresh pauses while the window is hidden.</span>
-          )}
-        </div>
-        <div className="field">
-          <label htmlFor="typed-count-above">Type the count back for destroys of more than (sandboxes)</label>
-          <input
-            id="typed-count-above"
-            className="input"
-            type="number"
-            min={TYPED_COUNT_BOUNDS.min}
-            max={TYPED_COUNT_BOUNDS.max}
-            step={1}
-            value={typedCount}
-            aria-invalid={Boolean(errors.typedCountAbove)}
-            aria-describedby={errors.typedCountAbove ? "typed-count-above-error" : undefined}
-            data-testid="typed-count-above"
-            onChange={(event) => setTypedCount(event.target.value)}
-          />
-          {errors.typedCountAbove ? (
-            <span className="field-error" id="typed-count-above-error" data-testid="typed-count-above-error">
-              {errors.typedCountAbove}
-            </span>
-          ) : (
-            <span className="field-hint">
-              Destroying any ok sandbox always needs the count typed back, whatever this says.
-            </span>
-          )}
-        </div>
+        <WholeNumberField
+          id="rate-limit"
+          label="Rate budget per origin (requests per minute)"
+          bounds={RATE_LIMIT_BOUNDS}
+          value={rate}
+          error={errors.rateLimitPerMinute}
+          hint="CreateOS allows about 300 per minute per IP, shared with Paperclip."
+          onChange={setRate}
+        />
+        <WholeNumberField
+          id="refresh-interval"
+          label="Refresh interval (seconds)"
+          bounds={REFRESH_INTERVAL_BOUNDS}
+          value={interval}
+          error={errors.refreshIntervalSeconds}
+          hint="Automatic refresh pauses while the window is hidden."
+          onChange={setIntervalText}
+        />
+        <WholeNumberField
+          id="typed-count-above"
+          label="Type the count back for destroys of more than (sandboxes)"
+          bounds={TYPED_COUNT_BOUNDS}
+          value={typedCount}
+          error={errors.typedCountAbove}
+          hint="Destroying any ok sandbox always needs the count typed back, whatever this says."
+          onChange={setTypedCount}
+        />
         <div className="row-flex">
           <button
             type="submit"
@@ -132,5 +86,46 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
         </div>
       </form>
     </section>
+  );
+}
+
+interface WholeNumberFieldProps {
+  /** Also the test id; its error is `<id>-error`. */
+  id: string;
+  label: string;
+  bounds: { min: number; max: number };
+  value: string;
+  error: string | undefined;
+  hint: string;
+  onChange: (text: string) => void;
+}
+
+/** A number input whose error, when there is one, takes the hint's place and is tied to the input. */
+function WholeNumberField({ id, label, bounds, value, error, hint, onChange }: WholeNumberFieldProps) {
+  const errorId = `${id}-error`;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        className="input"
+        type="number"
+        min={bounds.min}
+        max={bounds.max}
+        step={1}
+        value={value}
+        aria-invalid={Boolean(error)}
+        aria-describedby={error ? errorId : undefined}
+        data-testid={id}
+        onChange={(event) => onChange(event.target.value)}
+      />
+      {error ? (
+        <span className="field-error" id={errorId} data-testid={errorId}>
+          {error}
+        </span>
+      ) : (
+        <span className="field-hint">{hint}</span>
+      )}
+    </div>
   );
 }
