@@ -196,7 +196,7 @@ export function requestFloors(world: DemoWorld): {
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
-/** Issue 7: 20,000 rows under 400 ms; issue 3: 10,000 rows under 200 ms. Other sizes are context. */
+/** Targets: 20,000 rows under 400 ms and 10,000 under 200 ms; other sizes are context. */
 function classificationTarget(size: number): Figure["target"] {
   if (size === 20_000) return { kind: "max", value: 400, text: "< 400 ms" };
   if (size === 10_000) return { kind: "max", value: 200, text: "< 200 ms" };

@@ -17,7 +17,7 @@ import type { ScanReport } from "./core/inventory/report.js";
 
 /**
  * `leasekeeper scan` end to end: the CLI as a child process, the simulator over real HTTP, a generated
- * demo world whose every planted scenario is checked row by row against the rules of DESIGN §4.
+ * demo world whose every planted scenario is checked row by row against the verdict rules.
  */
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -170,7 +170,7 @@ describe("leasekeeper scan on a generated demo world", () => {
     }
   });
 
-  it("allows only the actions DESIGN §5 allows, on every row", () => {
+  it("allows only the actions the guard rules allow, on every row", () => {
     for (const lease of baseline.leases) {
       const why = `lease ${lease.leaseId}`;
       if (["unknown", "not-visible"].includes(lease.provider) || lease.flags.includes("host-cleanup")) {

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 /**
  * "Build what is missing": the renderer (dist/renderer) and the Electron entry points (dist-electron)
  * are rebuilt only when absent or older than their sources, so a normal `npm start` does not pay for a
- * full vite build (issue 7: demo launch to first rows under 3 s).
+ * full vite build (demo launch to first rows under 3 s).
  */
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));

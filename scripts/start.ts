@@ -4,7 +4,7 @@ import { buildStartBundle, START_BUNDLE, startBundleNeedsBuild } from "./build-s
 /**
  * `npm start`: runs scripts/start-main.ts. Loading ~100 TypeScript modules through tsx costs about a
  * second on a 2-core machine, so the start path is kept as one prebuilt ESM file (dist-electron/start.mjs)
- * and rebuilt only when a source is newer than it (issue 7: demo launch to first rows under 3 s).
+ * and rebuilt only when a source is newer than it (demo launch to first rows under 3 s).
  */
 let entry = new URL("./start-main.ts", import.meta.url).href;
 try {

@@ -36,7 +36,7 @@ import {
 import { ACTION_KINDS } from "./domain/codes.js";
 
 /**
- * The one contract between the renderer and the main side (DESIGN §2): every channel with a zod schema
+ * The one contract between the renderer and the main side: every channel with a zod schema
  * for its request and its response. The preload exposes exactly these channels; main and the browser host
  * parse every request with its schema before anything runs; answers travel as `Result` values.
  */

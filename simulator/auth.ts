@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 
-// The control plane reads session and OAuth tokens before the API key (createos-api.md §1). The
+// The control plane reads session and OAuth tokens before the API key. The
 // simulator treats all three headers as the same kind of key, so a console can be pointed at it
 // with whichever header its client sends.
 const KEY_HEADERS = ["x-auth-token", "x-access-token", "x-api-key"] as const;

@@ -1,5 +1,4 @@
-// What this control plane offers: statuses, shapes, rootfs images and its one region
-// (createos-api.md §8 and §10).
+// What this control plane offers: statuses, shapes, rootfs images and its one region.
 
 export const SANDBOX_STATUSES = [
   "creating",
@@ -28,7 +27,7 @@ export interface Shape {
   cpu_quota_pct?: number;
 }
 
-// The catalog as published at /v1/shapes on 2026-09-08 (createos-api.md §10).
+// The catalog as published at /v1/shapes on 2026-09-08.
 export const SHAPE_IDS = [
   "s-1vcpu-256mb",
   "s-0.25vcpu-512mb",
@@ -78,5 +77,5 @@ export function isCatalogRootfs(name: string): boolean {
 
 export const DEFAULT_REGION = "eu";
 
-// Default bandwidth quota a new sandbox gets (createos-api.md §11).
+// Default bandwidth quota a new sandbox gets.
 export const DEFAULT_BANDWIDTH_QUOTA_BYTES = 5 * 1024 ** 3;

@@ -7,7 +7,7 @@ export function isValidSandboxId(id: string): boolean {
   return SANDBOX_ID_PATTERN.test(id);
 }
 
-// Both separators appear in official material (createos-api.md §4); newer docs write "sb-".
+// Both separators appear in official material; newer docs write "sb-".
 export type SandboxIdPrefix = "sb-" | "sb_";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";

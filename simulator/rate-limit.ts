@@ -1,4 +1,4 @@
-// 300 requests a minute per caller IP is the figure Paperclip paces itself by (createos-api.md §11).
+// 300 requests a minute per caller IP is the figure Paperclip paces itself by.
 // A token bucket per client: `burst` tokens at most, refilled at perMinute/60 a second.
 
 export interface RateLimitOptions {

@@ -103,7 +103,7 @@ describe("compact inventory", () => {
     expect(json).not.toContain(marker);
   });
 
-  it("stays under 250 bytes per row at 20,000 rows (issue 7)", () => {
+  it("stays under 250 bytes per row at 20,000 rows", () => {
     const inventory = makeInventoryFixture({ rows: 20_000, seed: 20 });
     const bytes = Buffer.byteLength(JSON.stringify(encodeInventory(inventory)), "utf8");
     const perRow = bytes / 20_000;

@@ -17,7 +17,7 @@ import { type Inventory, UNKNOWN_REASONS, type UnknownReason } from "../domain/i
 import { metadataObject, recorded } from "../domain/lease-metadata.js";
 
 /**
- * The compact inventory that crosses the contract (issue 7: under 250 bytes per row at 20,000 rows).
+ * The compact inventory that crosses the contract (under 250 bytes per row at 20,000 rows).
  * Strings that repeat (environments, companies, origins, statuses, policies) travel once in lookup tables;
  * each lease is one tuple of indices, bit masks and epoch seconds. The table decodes it with
  * `decodeInventoryRows`; everything else about a lease comes on demand through `leases:detail`.

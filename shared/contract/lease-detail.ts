@@ -11,7 +11,7 @@ import { UNKNOWN_REASONS } from "../domain/inventory.js";
 
 /**
  * Everything about one lease, fetched on demand when the operator opens it. The workspace marker never
- * travels in full (paperclip-leases §6.18): only its first 8 characters. URLs are cut to their origin,
+ * travels in full: only its first 8 characters. URLs are cut to their origin,
  * and metadata values whose key names a secret are withheld.
  */
 

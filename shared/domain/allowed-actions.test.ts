@@ -103,7 +103,7 @@ describe("allowed actions and the confirmation each needs", () => {
       null,
     ],
     [
-      "§6.3 api-url-changed, running: the host releases at the recorded URL",
+      "api-url-changed, running: the host releases at the recorded URL",
       ["api-url-changed"],
       "running",
       [],
@@ -163,7 +163,7 @@ describe("allowed actions and the confirmation each needs", () => {
       "gone",
     ],
     [
-      "§6.4 api-url-changed, no key for the old origin",
+      "api-url-changed, no key for the old origin",
       ["api-url-changed"],
       "unknown",
       [],
@@ -213,7 +213,7 @@ describe("allowed actions and the confirmation each needs", () => {
     ],
     // Paperclip's sweep owns it.
     [
-      "§6.6 owned, host-cleanup",
+      "owned, host-cleanup",
       ["owned"],
       "running",
       ["host-cleanup"],
@@ -238,7 +238,7 @@ describe("allowed actions and the confirmation each needs", () => {
     ],
     // Overrides: a run or another live lease depends on the sandbox.
     [
-      "§6.10 owned, in use",
+      "owned, in use",
       ["owned"],
       "running",
       ["in-use"],
@@ -250,7 +250,7 @@ describe("allowed actions and the confirmation each needs", () => {
       "in-use",
     ],
     [
-      "§6.8 shared with an active row",
+      "shared with an active row",
       ["owned"],
       "running",
       ["shared"],
@@ -262,7 +262,7 @@ describe("allowed actions and the confirmation each needs", () => {
       "shared",
     ],
     [
-      "§6.8 shared with a retained row",
+      "shared with a retained row",
       ["owned"],
       "paused",
       ["shared"],
@@ -274,7 +274,7 @@ describe("allowed actions and the confirmation each needs", () => {
       "shared",
     ],
     [
-      "§6.8 shared only with released rows: no override",
+      "shared only with released rows: no override",
       ["owned"],
       "paused",
       ["shared"],

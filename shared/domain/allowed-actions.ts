@@ -45,7 +45,7 @@ export type ActionDecision = Pick<
 >;
 
 /**
- * What an operator may do with a row (DESIGN §5). Each action is either allowed, allowed only with an
+ * What an operator may do with a row. Each action is either allowed, allowed only with an
  * explicit override (a run or another live lease depends on the sandbox), or refused with one reason.
  */
 export function decideActions(evidence: ActionEvidence): ActionDecision {

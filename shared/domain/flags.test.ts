@@ -18,20 +18,16 @@ const flagsOf = (
 describe("stale-config: the next resume would expire the lease", () => {
   it.each<[string, Record<string, unknown>, boolean]>([
     ["shape, rootfs, region and marker as recorded", {}, false],
-    ["§6.2 shape changed", { shape: "s-2vcpu-4gb" }, true],
-    ["§6.2 rootfs changed", { rootfs: "ubuntu-24.04" }, true],
-    ["§6.2 region changed", { region: "eu-west" }, true],
+    ["shape changed", { shape: "s-2vcpu-4gb" }, true],
+    ["rootfs changed", { rootfs: "ubuntu-24.04" }, true],
+    ["region changed", { region: "eu-west" }, true],
     ["rootfs recorded as null, config omits it (null and undefined alike)", { rootfs: undefined }, false],
     ["marker missing", { marker: undefined }, true],
     ["marker not a UUID", { marker: "wrong" }, true],
     ["marker in upper case (the plugin's pattern is lower case)", { marker: MARKER.toUpperCase() }, true],
     ["marker a number", { marker: 42 }, true],
     ["another provider's row is never stale-config", { provider: "ssh", shape: "other" }, false],
-    [
-      "§6.22 newer-fork extra fields do not count",
-      { adapterType: "codex", autoPauseAfterSeconds: 300 },
-      false,
-    ],
+    ["newer-fork extra fields do not count", { adapterType: "codex", autoPauseAfterSeconds: 300 }, false],
   ])("%s → %s", (_, overrides, expected) => {
     expect(flagsOf(row({ metadata: meta(overrides) })).includes("stale-config")).toBe(expected);
   });
@@ -89,7 +85,7 @@ describe("leaking: a sandbox billing compute behind a finished lease", () => {
     ["expired lease, sandbox creating", { status: "expired" }, "creating", true],
     ["failed lease, sandbox resuming", { status: "failed" }, "resuming", true],
     [
-      "§6.5 released with cleanup failed, sandbox running",
+      "released with cleanup failed, sandbox running",
       { status: "released", cleanupStatus: "failed" },
       "running",
       true,
@@ -101,7 +97,7 @@ describe("leaking: a sandbox billing compute behind a finished lease", () => {
       true,
     ],
     [
-      "§6.6 pending_cleanup whose cleanup failed, sandbox running: needs an operator",
+      "pending_cleanup whose cleanup failed, sandbox running: needs an operator",
       { status: "pending_cleanup", cleanupStatus: "failed" },
       "running",
       true,
@@ -125,7 +121,7 @@ describe("leaking: a sandbox billing compute behind a finished lease", () => {
       "running",
       false,
     ],
-    ["§6.19 a status Paperclip does not define, sandbox running", { status: "paused" }, "running", false],
+    ["a status Paperclip does not define, sandbox running", { status: "paused" }, "running", false],
   ])("%s → %s", (_, overrides, provider, expected) => {
     expect(flagsOf(row(overrides), provider).includes("leaking")).toBe(expected);
   });
@@ -133,7 +129,7 @@ describe("leaking: a sandbox billing compute behind a finished lease", () => {
 
 describe("leaking: a sandbox that a run or a retained lease holds", () => {
   it.each<[string, string, boolean]>([
-    ["§6.8 resumed by a new run: another row is active", "active", false],
+    ["resumed by a new run: another row is active", "active", false],
     ["another row retains it", "retained", false],
     ["another row is pending_cleanup: Paperclip has not cleaned it, still a leak", "pending_cleanup", true],
     ["every other row is released too", "released", true],
@@ -148,8 +144,8 @@ describe("leaking: a sandbox that a run or a retained lease holds", () => {
 
 describe("in-use: a run holds the lease", () => {
   it.each<[string, Partial<LeaseRow>, boolean]>([
-    ["§6.10 active with a heartbeat run", { status: "active", heartbeatRunId: "run-1" }, true],
-    ["§6.7 active without a run (orphaned active)", { status: "active", heartbeatRunId: null }, false],
+    ["active with a heartbeat run", { status: "active", heartbeatRunId: "run-1" }, true],
+    ["active without a run (orphaned active)", { status: "active", heartbeatRunId: null }, false],
     ["released, run id left behind", { status: "released", heartbeatRunId: "run-1" }, false],
     [
       "active, its run seen running",
@@ -157,12 +153,12 @@ describe("in-use: a run holds the lease", () => {
       true,
     ],
     [
-      "§6.7 active, its run seen finished (stranded)",
+      "active, its run seen finished (stranded)",
       { status: "active", heartbeatRunId: "run-1", heartbeatRunStatus: "succeeded" },
       false,
     ],
     [
-      "§6.7 active, its run row gone (stranded)",
+      "active, its run row gone (stranded)",
       { status: "active", heartbeatRunId: "run-1", heartbeatRunStatus: null },
       false,
     ],
@@ -191,7 +187,7 @@ describe("host-cleanup: Paperclip's sweep holds an unexpired claim", () => {
 
   it.each<[string, LeaseRow, boolean]>([
     [
-      "§6.6 pending_cleanup in flight, claim unexpired",
+      "pending_cleanup in flight, claim unexpired",
       pending({ pendingCleanupInFlight: true, pendingCleanupLeaseExpiresAtMs: IN_FUTURE }),
       true,
     ],
@@ -201,7 +197,7 @@ describe("host-cleanup: Paperclip's sweep holds an unexpired claim", () => {
       true,
     ],
     [
-      "§6.6 claim expired",
+      "claim expired",
       pending({ pendingCleanupInFlight: true, pendingCleanupLeaseExpiresAtMs: IN_PAST }),
       false,
     ],
@@ -245,7 +241,7 @@ describe("host-cleanup: Paperclip's sweep holds an unexpired claim", () => {
 });
 
 describe("shared: another row names the same sandbox", () => {
-  it("§6.8 is raised when another row names the sandbox", () => {
+  it("is raised when another row names the sandbox", () => {
     expect(flagsOf(row(), "paused", environment(), [row({ status: "released" })])).toEqual(["shared"]);
   });
 

@@ -129,7 +129,7 @@ const ENDED_STATUSES: readonly string[] = ENDED_LEASE_STATUSES;
  * `pending_cleanup` row whose sweep keeps failing is the case that needs an operator). Billing is
  * required: a paused sandbox behind a released reusable lease is the normal warm state, and a failed
  * cleanup whose sandbox is paused or gone costs no compute. A sandbox that a run or a retained lease holds
- * is billing for it, not leaking: this row's own run, or another row's (§6.8: a reusable sandbox resumed
+ * is billing for it, not leaking: this row's own run, or another row's (a reusable sandbox resumed
  * by a new run runs for that run, behind the old run's released row).
  */
 export function isLeaking(
@@ -145,12 +145,12 @@ export function isLeaking(
 /** Statuses of a row that someone still relies on: a run holds it, or it is kept on purpose. */
 const HOLDING_LEASE_STATUSES: readonly string[] = ["active", "retained"];
 
-/** This row still holds its sandbox (§6.8: never destroy a sandbox under such a row without an override). */
+/** This row still holds its sandbox (never destroy a sandbox under such a row without an override). */
 export function holdsSandbox(row: LeaseRow): boolean {
   return HOLDING_LEASE_STATUSES.includes(row.status);
 }
 
-/** A run holds this lease now: the plugin has commands in flight on its sandbox (§6.10). */
+/** A run holds this lease now: the plugin has commands in flight on its sandbox. */
 export function isInUse(row: LeaseRow): boolean {
   return row.status === "active" && row.heartbeatRunId !== null && !isStranded(row);
 }
@@ -159,7 +159,7 @@ export function isInUse(row: LeaseRow): boolean {
 const LIVE_RUN_STATUSES: readonly string[] = ["queued", "scheduled_retry", "running"];
 
 /**
- * An `active` row whose run the source can see is over or gone (§6.7): no command is in flight, and
+ * An `active` row whose run the source can see is over or gone: no command is in flight, and
  * Paperclip's own orphaned-lease sweep will move it to `pending_cleanup`. Only a source that reads the
  * run (`heartbeatRunStatus` present) can tell; elsewhere an active row with a run id stays in use.
  */
@@ -169,7 +169,7 @@ export function isStranded(row: LeaseRow): boolean {
 }
 
 /**
- * Paperclip's pending-cleanup sweep holds an unexpired claim on this row (§6.6): it owns the sandbox
+ * Paperclip's pending-cleanup sweep holds an unexpired claim on this row: it owns the sandbox
  * until the claim lapses, and acting beside it would race its teardown.
  */
 export function isHostCleanup(row: LeaseRow, now: Date): boolean {

@@ -70,7 +70,7 @@ describe("ownershipEvidence: field by field, for the detail view", () => {
       { recorded: OTHER_ENV_ID, expected: ENV_ID, match: "mismatch" },
     ],
     [
-      "§6.3 apiUrl edited",
+      "apiUrl edited",
       { apiUrl: OLD_ORIGIN },
       "apiUrl",
       { recorded: OLD_ORIGIN, expected: ORIGIN, match: "mismatch" },
@@ -88,7 +88,7 @@ describe("ownershipEvidence: field by field, for the detail view", () => {
       { recorded: "https://host.test/", match: "mismatch" },
     ],
     [
-      "§6.2 shape drifted",
+      "shape drifted",
       { shape: "s-2vcpu-4gb" },
       "shape",
       { recorded: "s-2vcpu-4gb", expected: "s-1vcpu-1gb", match: "mismatch" },
@@ -115,7 +115,7 @@ describe("ownershipEvidence: field by field, for the detail view", () => {
     expect(evidenceOf(row({ metadata: meta(overrides) }))[field]).toMatchObject(expected);
   });
 
-  describe("§6.18 the marker is never shown in full", () => {
+  describe("the marker is never shown in full", () => {
     it.each<[string, unknown, string | null, "match" | "mismatch"]>([
       ["a UUID shows its first 8 characters", MARKER, `${MARKER.slice(0, 8)}…`, "match"],
       ["a malformed marker is a mismatch", "not-a-uuid-marker-value", "not-a-uu…", "mismatch"],
@@ -352,7 +352,7 @@ describe("explainVerdict: what the verdict means and what to do", () => {
       /sweep holds a claim on this lease until 2026-09-10T12:00:01\.000Z/,
     ],
     [
-      "§6.6 ok, pending_cleanup between sweeps, with its retry count",
+      "ok, pending_cleanup between sweeps, with its retry count",
       classified(row({ status: "pending_cleanup", metadata: meta({ pendingCleanupRetryAttempts: 3 }) })),
       /sweep will retry this lease \(it has tried 3 times\).*unless the retries keep failing/,
     ],

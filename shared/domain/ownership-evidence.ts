@@ -38,7 +38,7 @@ const MARKER_PREFIX = 8;
  * The lease's metadata set against the environment it is listed under, field by field. Nothing is
  * compared when the metadata is not an object (there is nothing recorded), nor an environment's field
  * against an environment that is not there (the company is the row's own, so it is always compared).
- * The marker authenticates the workspace on resume (§6.18), so it is only ever shown as a short prefix,
+ * The marker authenticates the workspace on resume, so it is only ever shown as a short prefix,
  * and it is checked for form, not against anything.
  */
 export function ownershipEvidence(row: LeaseRow, environment: Environment | null): FieldEvidence[] {

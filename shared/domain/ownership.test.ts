@@ -32,10 +32,10 @@ describe("ownership: the plugin's metadataMatches as the host calls it for this 
     ["all four fields match", meta(), ["owned"]],
     ["apiUrl recorded with a /v1 suffix", meta({ apiUrl: `${ORIGIN}/v1` }), ["owned"]],
     ["apiUrl recorded with a trailing /v1/", meta({ apiUrl: `${ORIGIN}/v1/` }), ["owned"]],
-    ["§6.1 provider is another plugin", meta({ provider: "plugin:e2b:sandbox" }), ["foreign-provider"]],
-    ["§6.1 company differs", meta({ companyId: OTHER_COMPANY }), ["foreign-company"]],
+    ["provider is another plugin", meta({ provider: "plugin:e2b:sandbox" }), ["foreign-provider"]],
+    ["company differs", meta({ companyId: OTHER_COMPANY }), ["foreign-company"]],
     [
-      "§6.1 environment differs (copied environment)",
+      "environment differs (copied environment)",
       meta({ environmentId: OTHER_ENV_ID }),
       ["foreign-environment"],
     ],
@@ -49,7 +49,7 @@ describe("ownership: the plugin's metadataMatches as the host calls it for this 
       meta({ companyId: OTHER_COMPANY, apiUrl: OLD_ORIGIN }),
       ["foreign-company"],
     ],
-    ["§6.3 apiUrl was edited after acquisition", meta({ apiUrl: OLD_ORIGIN }), ["api-url-changed"]],
+    ["apiUrl was edited after acquisition", meta({ apiUrl: OLD_ORIGIN }), ["api-url-changed"]],
     ["recorded apiUrl is missing", meta({ apiUrl: undefined }), ["api-url-changed"]],
     ["recorded apiUrl is a number", meta({ apiUrl: 443 }), ["api-url-changed"]],
     [
@@ -62,7 +62,7 @@ describe("ownership: the plugin's metadataMatches as the host calls it for this 
     ["metadata is an array", [meta()], ["metadata-missing"]],
     ["metadata is an empty object", {}, ["metadata-missing"]],
     [
-      "§6.1 metadata nested under providerMetadata (the generic plugin path)",
+      "metadata nested under providerMetadata (the generic plugin path)",
       { driver: "plugin", providerMetadata: meta() },
       ["metadata-missing"],
     ],
@@ -110,11 +110,11 @@ describe("ownership: the plugin's metadataMatches as the host calls it for this 
     expect(ownership(row(), environment({ config: { apiUrl: undefined } }))).toEqual(["api-url-changed"]);
   });
 
-  it("§6.21 an archived environment still owns its leases", () => {
+  it("an archived environment still owns its leases", () => {
     expect(ownership(row(), environment({ status: "archived" }))).toEqual(["owned"]);
   });
 
-  describe("§6.6 orphan rows (no environment to compare with)", () => {
+  describe("orphan rows (no environment to compare with)", () => {
     it.each<[string, unknown, OwnershipCode[]]>([
       ["createos metadata is foreign to every environment", meta(), ["foreign-environment"]],
       [

@@ -29,7 +29,7 @@ describe("observeProvider: what CreateOS says of a lease's sandbox", () => {
     expect(seen).toMatchObject({ code: "gone", rawStatus: status, observedAt: NOW.toISOString() });
   });
 
-  it("§6.19 an unrecognized status string is unknown, with the raw status kept", () => {
+  it("an unrecognized status string is unknown, with the raw status kept", () => {
     const seen = observe([okListing(ORIGIN, "key-a", [sandbox(SANDBOX, "hibernating")])]);
     expect(seen).toMatchObject({
       code: "unknown",
@@ -70,7 +70,7 @@ describe("observeProvider: what CreateOS says of a lease's sandbox", () => {
     },
   );
 
-  it("§6.4 no listing (credential) for the recorded origin is unknown/no-credential", () => {
+  it("no listing (credential) for the recorded origin is unknown/no-credential", () => {
     const seen = observe(
       [okListing(OLD_ORIGIN, "key-old", [sandbox(SANDBOX, "running")])],
       row(),
@@ -79,7 +79,7 @@ describe("observeProvider: what CreateOS says of a lease's sandbox", () => {
     expect(seen).toMatchObject({ code: "unknown", unknownReason: "no-credential", origin: ORIGIN });
   });
 
-  it("§6.3 reads the sandbox at the lease's recorded origin, not the environment's current one", () => {
+  it("reads the sandbox at the lease's recorded origin, not the environment's current one", () => {
     const lease = row({ metadata: meta({ apiUrl: OLD_ORIGIN }) });
     const seen = observe(
       [
@@ -131,7 +131,7 @@ describe("observeProvider: what CreateOS says of a lease's sandbox", () => {
     ["a URL with credentials", "https://user:secret@host.test"],
     ["a URL with a query", "https://host.test/?key=secret"],
     ["another path", "https://host.test/other"],
-  ])("§6.17 a recorded apiUrl that breaks the URL rule (%s) is unknown/invalid-url", (_, apiUrl) => {
+  ])("a recorded apiUrl that breaks the URL rule (%s) is unknown/invalid-url", (_, apiUrl) => {
     const seen = observe(
       [okListing(ORIGIN, "key-a", [sandbox(SANDBOX, "running")])],
       row({ metadata: meta({ apiUrl }) }),

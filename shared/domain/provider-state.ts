@@ -81,7 +81,7 @@ export function* indexListingsSteps(
 
 /**
  * Where this lease's sandbox lives. The recorded `metadata.apiUrl` wins even when the environment has
- * since been edited (§6.3: release and cleanup use the acquisition-time URL). The environment's URL is
+ * since been edited (release and cleanup use the acquisition-time URL). The environment's URL is
  * only a guess, used when there is no metadata to read, and the observation says so.
  */
 export function leaseOrigin(row: LeaseRow, environment: Environment | null): LeaseOrigin {

@@ -95,9 +95,9 @@ const byId = (id: string): ClassifiedLease => {
 describe("reconcile: a small world, row by row", () => {
   it.each<[string, string, Headline, string, string[]]>([
     ["warm paused reusable lease (a ledger row names it too)", "warm", "ok", "paused", ["shared"]],
-    ["§6.5 cleanup failed, sandbox running", "leaky", "leaking", "running", ["leaking"]],
+    ["cleanup failed, sandbox running", "leaky", "leaking", "running", ["leaking"]],
     [
-      "§6.3 apiUrl edited: read at the old origin (recorded with /v1); stale beats leaking",
+      "apiUrl edited: read at the old origin (recorded with /v1); stale beats leaking",
       "moved",
       "stale",
       "running",
@@ -110,8 +110,8 @@ describe("reconcile: a small world, row by row", () => {
       "running",
       ["leaking"],
     ],
-    ["§6.8 released row behind an active one", "old-run", "ok", "running", ["shared"]],
-    ["§6.8 the active one", "new-run", "ok", "running", ["in-use", "shared"]],
+    ["released row behind an active one", "old-run", "ok", "running", ["shared"]],
+    ["the active one", "new-run", "ok", "running", ["in-use", "shared"]],
     [
       "a row of env-prod listed under env-lab; foreign beats leaking",
       "lab-copy",
@@ -120,7 +120,7 @@ describe("reconcile: a small world, row by row", () => {
       ["leaking"],
     ],
     ["a failed row that records no sandbox is history", "no-id", "closed", "unknown", []],
-    ["§6.6 orphan row", "orphan", "foreign", "running", []],
+    ["orphan row", "orphan", "foreign", "running", []],
     ["absent from the OK listing, the other key failed: unknown", "ghost", "unknown", "unknown", []],
     ["another company's row in the ledger, listed under its own environment", "theirs", "ok", "paused", []],
   ])("%s", (_, id, headline, provider, flags) => {
@@ -152,7 +152,7 @@ describe("reconcile: a small world, row by row", () => {
     expect(byId("ghost").provider).toMatchObject({ unknownReason: "unauthorized" });
   });
 
-  it("§6.8 names the other rows on a shared sandbox, across sources", () => {
+  it("names the other rows on a shared sandbox, across sources", () => {
     expect(byId("old-run").sharedWith).toEqual(["new-run"]);
     expect(byId("new-run").sharedWith).toEqual(["old-run"]);
     expect(byId("warm").sharedWith).toEqual(["elsewhere"]);
@@ -381,7 +381,7 @@ describe("reconcile: scale", () => {
     expect(result.untracked).toHaveLength(2_000);
   });
 
-  it("stays linear when 20,000 rows name one reusable sandbox (§6.8), listing at most SHARED_WITH_LIMIT others", () => {
+  it("stays linear when 20,000 rows name one reusable sandbox, listing at most SHARED_WITH_LIMIT others", () => {
     const leases = Array.from({ length: 20_000 }, (_, i) =>
       row({
         id: `run-${i}`,

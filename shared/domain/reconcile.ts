@@ -26,7 +26,7 @@ export interface ReconcileInput {
 
 /**
  * How many other rows one row carries as evidence of sharing. A reusable sandbox resumed by run after run
- * gathers a row per run (§6.8), and listing every other row on every row would grow with the square of
+ * gathers a row per run, and listing every other row on every row would grow with the square of
  * that. Rows that hold the sandbox (`active`, `retained`) come first, so the bound never hides one from
  * the leak rule or the destroy guard unless more than this many hold it at once.
  */
@@ -236,7 +236,7 @@ function summarizeEnvironments(
 
 /**
  * Sandboxes that an OK listing shows alive and that no row names: orphans, such as the one a lost
- * create response leaves behind (§6.14). A row naming the id at any origin counts: CreateOS never reuses
+ * create response leaves behind. A row naming the id at any origin counts: CreateOS never reuses
  * an id, and one control plane can answer at two API URLs (a renamed domain), listing the same sandboxes
  * at both — calling those untracked would invite a forced destroy of a sandbox a lease still names.
  * Listed at several origins, an orphan is reported once, at the first that listed it.

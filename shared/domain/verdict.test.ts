@@ -67,7 +67,7 @@ const CLAIM = {
   pendingCleanupRetryAttempts: 1,
 };
 
-describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () => {
+describe("classifyLease: Paperclip's edge cases, end to end", () => {
   it.each<[string, LeaseRow, World, Expected]>([
     [
       "a normal released reusable lease with a paused sandbox is ok",
@@ -83,7 +83,7 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       },
     ],
     [
-      "§6.1 a row copied from another environment is foreign; only a forced destroy",
+      "a row copied from another environment is foreign; only a forced destroy",
       row({ metadata: meta({ environmentId: OTHER_ENV_ID }) }),
       { listings: at(ORIGIN, "running") },
       {
@@ -94,13 +94,13 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       },
     ],
     [
-      "§6.1 another company's lease is foreign",
+      "another company's lease is foreign",
       row({ metadata: meta({ companyId: OTHER_COMPANY }) }),
       { listings: at(ORIGIN, "running") },
       { headline: "foreign", ownership: ["foreign-company"], allowed: ["destroy"], confirmation: "typed-id" },
     ],
     [
-      "§6.1 metadata nested under providerMetadata is metadata-missing, read at the environment's origin",
+      "metadata nested under providerMetadata is metadata-missing, read at the environment's origin",
       row({ metadata: { driver: "plugin", providerMetadata: meta() } }),
       { listings: at(ORIGIN, "running") },
       {
@@ -112,13 +112,13 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       },
     ],
     [
-      "§6.2 config drift is stale and still releasable",
+      "config drift is stale and still releasable",
       row({ metadata: meta({ shape: "s-4vcpu-8gb" }) }),
       {},
       { headline: "stale", flags: ["stale-config"], allowed: ["release", "destroy"], confirmation: "click" },
     ],
     [
-      "§6.3 apiUrl edit: api-url-changed, sandbox still running at the old origin, forced destroy there",
+      "apiUrl edit: api-url-changed, sandbox still running at the old origin, forced destroy there",
       row({ metadata: meta({ apiUrl: OLD_ORIGIN }) }),
       { listings: [...at(OLD_ORIGIN, "running"), okListing(ORIGIN, "key-new", [])] },
       {
@@ -131,43 +131,43 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       },
     ],
     [
-      "§6.3 apiUrl edit with no key for the old origin: nothing can be done",
+      "apiUrl edit with no key for the old origin: nothing can be done",
       row({ metadata: meta({ apiUrl: OLD_ORIGIN }) }),
       { listings: at(ORIGIN, "running") },
       { headline: "stale", provider: "unknown", allowed: [], overridable: [], confirmation: null },
     ],
     [
-      "§6.4 API key removed: unknown, never gone",
+      "API key removed: unknown, never gone",
       row(),
       { listings: [] },
       { headline: "unknown", provider: "unknown", allowed: [], confirmation: null },
     ],
     [
-      "§6.4 API key rotated to another account: not-visible, shown as unknown",
+      "API key rotated to another account: not-visible, shown as unknown",
       row({ status: "retained" }),
       { listings: [okListing(ORIGIN, "key-other-account", [sandbox("sbx_other", "running")])] },
       { headline: "unknown", provider: "not-visible", allowed: [], confirmation: null },
     ],
     [
-      "§6.4 a 401 on the only key: unknown",
+      "a 401 on the only key: unknown",
       row(),
       { listings: [failedListing(ORIGIN, "key-a", "unauthorized")] },
       { headline: "unknown", provider: "unknown", allowed: [] },
     ],
     [
-      "§6.5 released row with cleanup failed and a running sandbox is leaking",
+      "released row with cleanup failed and a running sandbox is leaking",
       row({ status: "released", cleanupStatus: "failed" }),
       { listings: at(ORIGIN, "running") },
       { headline: "leaking", flags: ["leaking"], allowed: ["release", "destroy"], confirmation: "click" },
     ],
     [
-      "§6.5 released row with cleanup failed and a destroyed sandbox is history, not leaking",
+      "released row with cleanup failed and a destroyed sandbox is history, not leaking",
       row({ status: "released", cleanupStatus: "failed" }),
       { listings: at(ORIGIN, "destroyed") },
       { headline: "closed", provider: "gone", flags: [], allowed: [], confirmation: null },
     ],
     [
-      "§6.6 pending_cleanup in flight: Paperclip's sweep owns it, no actions",
+      "pending_cleanup in flight: Paperclip's sweep owns it, no actions",
       row({
         status: "pending_cleanup",
         metadata: meta({ ...CLAIM, pendingCleanupLeaseExpiresAtMs: NOW.getTime() + 60_000 }),
@@ -176,7 +176,7 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       { headline: "ok", flags: ["host-cleanup"], allowed: [], overridable: [], confirmation: null },
     ],
     [
-      "§6.6 pending_cleanup whose claim expired can be acted on",
+      "pending_cleanup whose claim expired can be acted on",
       row({
         status: "pending_cleanup",
         metadata: meta({ ...CLAIM, pendingCleanupLeaseExpiresAtMs: NOW.getTime() - 1 }),
@@ -185,7 +185,7 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       { headline: "ok", flags: [], allowed: ["release", "destroy"] },
     ],
     [
-      "§6.6 orphan pending_cleanup row (environmentId null) is foreign-environment, forced destroy at its recorded origin",
+      "orphan pending_cleanup row (environmentId null) is foreign-environment, forced destroy at its recorded origin",
       row({ status: "pending_cleanup", environmentId: null }),
       { env: null, listings: at(ORIGIN, "running") },
       {
@@ -197,13 +197,13 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       },
     ],
     [
-      "§6.7 an orphaned active row (no run) is not in use",
+      "an orphaned active row (no run) is not in use",
       row({ status: "active", heartbeatRunId: null, releasedAt: null }),
       { listings: at(ORIGIN, "running") },
       { headline: "ok", flags: [], allowed: ["release", "destroy"] },
     ],
     [
-      "§6.8 two rows on one sandbox: the released one is not leaking, and may not be acted on under the active one without override",
+      "two rows on one sandbox: the released one is not leaking, and may not be acted on under the active one without override",
       row({ status: "released" }),
       { listings: at(ORIGIN, "running"), others: [row({ status: "active", heartbeatRunId: "run-2" })] },
       {
@@ -215,13 +215,13 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       },
     ],
     [
-      "§6.8 two released rows on one sandbox: shared, but nothing holds it",
+      "two released rows on one sandbox: shared, but nothing holds it",
       row({ status: "released" }),
       { others: [row({ status: "released" })] },
       { headline: "ok", flags: ["shared"], allowed: ["release", "destroy"], overridable: [] },
     ],
     [
-      "§6.10 live commands: in use needs an explicit override",
+      "live commands: in use needs an explicit override",
       row({ status: "active", heartbeatRunId: "run-1", releasedAt: null }),
       { listings: at(ORIGIN, "running") },
       {
@@ -233,37 +233,37 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       },
     ],
     [
-      "§6.12 a transitional state is shown as it is",
+      "a transitional state is shown as it is",
       row(),
       { listings: at(ORIGIN, "pausing") },
       { headline: "ok", provider: "pausing" },
     ],
     [
-      "§6.12 an error sandbox is live (resumable)",
+      "an error sandbox is live (resumable)",
       row({ metadata: meta({ companyId: OTHER_COMPANY }) }),
       { listings: at(ORIGIN, "error") },
       { headline: "foreign", provider: "error", allowed: ["destroy"], confirmation: "typed-id" },
     ],
     [
-      "§6.19 an unknown lease status value is kept and judged",
+      "an unknown lease status value is kept and judged",
       row({ status: "paused" }),
       { listings: at(ORIGIN, "running") },
       { headline: "ok", flags: [], allowed: ["release", "destroy"] },
     ],
     [
-      "§6.19 unknown sandbox status value: unknown, nothing done",
+      "unknown sandbox status value: unknown, nothing done",
       row(),
       { listings: at(ORIGIN, "hibernating") },
       { headline: "unknown", provider: "unknown", allowed: [], confirmation: null },
     ],
     [
-      "§6.21 an archived environment's lease is still owned",
+      "an archived environment's lease is still owned",
       row(),
       { env: environment({ status: "archived" }) },
       { headline: "ok", ownership: ["owned"], allowed: ["release", "destroy"] },
     ],
     [
-      "§6.22 newer-fork metadata: extra fields ignored, a released running sandbox is still billing (leaking)",
+      "newer-fork metadata: extra fields ignored, a released running sandbox is still billing (leaking)",
       row({
         metadata: meta({ adapterType: "codex", autoPauseAfterSeconds: 600, effectiveEgressAllowlist: [] }),
       }),
@@ -271,7 +271,7 @@ describe("classifyLease: the paperclip-leases §6 edge cases, end to end", () =>
       { headline: "leaking", ownership: ["owned"], flags: ["leaking"] },
     ],
     [
-      "§6.23 a probe sandbox's active row with no run is not in use",
+      "a probe sandbox's active row with no run is not in use",
       row({ status: "active", heartbeatRunId: null, leasePolicy: "ephemeral", releasedAt: null }),
       { listings: at(ORIGIN, "running") },
       { headline: "ok", flags: [] },

@@ -120,7 +120,7 @@ export class DemoBuilder {
   }
 
   /**
-   * The flat object the host stores (paperclip-leases.md §2.2): host keys, the environment config,
+   * The flat object the host stores: host keys, the environment config,
    * then the plugin's own metadata. `overrides` replaces fields, e.g. an older apiUrl.
    */
   ownedMetadata(env: DemoEnvironment, draft: LeaseDraft, overrides: Record<string, unknown> = {}) {

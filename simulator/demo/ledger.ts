@@ -1,4 +1,4 @@
-// The JSON shapes Paperclip keeps (paperclip-leases.md §3): an environment with its CreateOS config,
+// The JSON shapes Paperclip keeps: an environment with its CreateOS config,
 // and every column of `environment_leases`, dates as ISO strings.
 
 export interface CreateosEnvironmentConfig {
@@ -68,5 +68,5 @@ export const KNOWN_LEASE_POLICIES = [
   "retain_on_failure",
 ];
 
-/** Where the plugin writes the lease marker inside the sandbox (paperclip-leases.md §2.1). */
+/** Where the plugin writes the lease marker inside the sandbox. */
 export const MARKER_PATH = "/paperclip-workspace/.paperclip-runtime/.paperclip-createos-lease";

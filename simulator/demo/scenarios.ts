@@ -3,7 +3,7 @@ import type { DemoBuilder, LeaseDraft, LeaseSpec, Life } from "./builder.js";
 import { type Company, type DemoEnvironment, hex, otherShape, uuid } from "./identities.js";
 import type { LedgerLease } from "./ledger.js";
 
-// Every situation a lease console must recognise (DESIGN.md §4), planted as ledger rows and fleet
+// Every situation a lease console must recognise, planted as ledger rows and fleet
 // sandboxes that produce it. Each planter makes rows that are that case and nothing more alarming:
 // a foreign row's sandbox is paused, so it is not also leaking; a shared pair never leaves a
 // released row over a running sandbox. Counts scale with the world; never fewer than three.

@@ -1,4 +1,4 @@
-// Every list but /v1/rootfs pages the same way (createos-api.md §3): `limit` defaults to 50 and is
+// Every list but /v1/rootfs pages the same way: `limit` defaults to 50 and is
 // silently clamped to 500; the body is `{ data: [...], pagination: { total, limit, offset, count } }`.
 
 export const DEFAULT_PAGE_SIZE = 50;

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 
 // What a handler answers, before it meets the socket. Every JSON answer is a JSend envelope
-// (createos-api.md §2); raw bytes are only for file downloads, NDJSON only for streamed exec.
+//; raw bytes are only for file downloads, NDJSON only for streamed exec.
 
 export type Headers = Record<string, string>;
 

@@ -15,7 +15,7 @@ const listShapes = publicRoute("GET", "/v1/shapes", (ctx) => {
   return success(page(SHAPES, paging.limit, paging.offset));
 });
 
-// The one unpaginated list (createos-api.md §3).
+// The one unpaginated list.
 const listRootfs = publicRoute("GET", "/v1/rootfs", () =>
   success({ rootfs: [...ROOTFS_IMAGES], default: DEFAULT_ROOTFS }),
 );

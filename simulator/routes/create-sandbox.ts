@@ -6,7 +6,7 @@ import { uniqueName } from "../state/names.js";
 import { toView } from "../state/view.js";
 import { accountRoute } from "./context.js";
 
-// `POST /v1/sandboxes` (createos-api.md §6). Only `shape` is required. Fields the simulator does not
+// `POST /v1/sandboxes`. Only `shape` is required. Fields the simulator does not
 // model (networks, disks, egress, ssh keys, node_selector, host_id) are accepted and ignored.
 
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -61,7 +61,7 @@ export const createSandbox = accountRoute("POST", "/v1/sandboxes", async (ctx) =
     return fail(400, problems);
   }
   const request = parsed.data;
-  // One control plane serves one region; there is no cross-region routing (createos-api.md §10).
+  // One control plane serves one region; there is no cross-region routing.
   if (request.region && request.region !== ctx.world.region) {
     return fail(400, { region: `region mismatch: this control plane serves ${ctx.world.region}` });
   }

@@ -5,7 +5,7 @@ import { toView } from "../state/view.js";
 import { type Route, sandboxRoute } from "./context.js";
 
 // Pause and resume answer 202 with the transitional View once accepted, 200 when the sandbox is
-// already where the caller wants it, 409 otherwise (createos-api.md §7–§8). Both return the full
+// already where the caller wants it, 409 otherwise. Both return the full
 // View: a superset of the `{id, status}` the docs show, which satisfies every known client.
 
 /** X-Poll-After in seconds; fractional so a fast simulator is not polled once a second [I]. */

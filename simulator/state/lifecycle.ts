@@ -1,7 +1,7 @@
 import type { SandboxStatus } from "../catalog.js";
 import type { SandboxRecord } from "./sandbox.js";
 
-// The status machine of createos-api.md §8. Transitions are evaluated lazily from timestamps:
+// CreateOS's status machine. Transitions are evaluated lazily from timestamps:
 // a record carries where it is heading and when, and every read settles it first. Nothing runs
 // in the background, so a world with 20,000 sandboxes costs no timers.
 
@@ -47,7 +47,7 @@ export type PauseOutcome = "accepted" | "already-paused" | "not-running";
 
 export function pause(sandbox: SandboxRecord, nowMs: number, transitionMs: number): PauseOutcome {
   if (sandbox.status === "paused") return "already-paused";
-  // A second pause while pausing is a 409 too: Paperclip re-reads the state on 409 (api §8) [I].
+  // A second pause while pausing is a 409 too: Paperclip re-reads the state on 409 [I].
   if (sandbox.status !== "running") return "not-running";
   sandbox.status = "pausing";
   sandbox.settling = { to: "paused", atMs: nowMs + transitionMs };

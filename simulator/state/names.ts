@@ -1,6 +1,6 @@
 import { hashString } from "../random.js";
 
-// Sandboxes created without a name get `<adjective>-<animal>` (createos-api.md §4, "brave-otter").
+// Sandboxes created without a name get `<adjective>-<animal>` ("brave-otter").
 
 const ADJECTIVES =
   "brave calm eager fancy gentle happy jolly keen lively merry nimble proud quiet rapid shy swift tidy vivid witty zesty".split(

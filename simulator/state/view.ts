@@ -1,7 +1,7 @@
 import type { SandboxStatus } from "../catalog.js";
 import type { SandboxRecord } from "./sandbox.js";
 
-/** The sandbox object of createos-api.md §5. Empty optionals are omitted, never null. */
+/** CreateOS's sandbox object. Empty optionals are omitted, never null. */
 export interface SandboxView {
   id: string;
   status: SandboxStatus;

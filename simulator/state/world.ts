@@ -6,7 +6,7 @@ import { nameForId } from "./names.js";
 import type { SandboxRecord } from "./sandbox.js";
 import { Workspace } from "./workspace.js";
 
-// The documented median time-to-interactive of a create (createos-api.md §6).
+// The documented median time-to-interactive of a create.
 const SPAWN_MS = 210;
 
 export interface NewSandbox {

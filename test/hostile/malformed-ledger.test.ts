@@ -11,7 +11,7 @@ import { seededRandom } from "../chaos/support/size.js";
 import { HOSTILE_STRINGS } from "./corpus.js";
 import { ownKeys } from "./support/hostile-world.js";
 
-// A ledger file with 10,000 malformed rows among good ones (DESIGN §7: "a malformed ledger row is reported
+// A ledger file with 10,000 malformed rows among good ones ("a malformed ledger row is reported
 // with its index and skipped, never crashes the inventory"). The source loads exactly the good rows and
 // lists exactly the bad ones, each with its index and a message that names the field, never its content;
 // the console's inventory carries the count and the first problems, and still shows every good row.

@@ -20,7 +20,7 @@ const MAX_TEXT = 2000;
 const MARKER_PREFIX = 8;
 /** Keys whose values are never shown (secret refs are stripped by Paperclip, but rows are hand-built too). */
 const SECRET_KEY = /(api[-_]?key|token|secret|passw|credential|authorization|cookie|session|private)/i;
-/** Keys the workspace is authenticated with (paperclip-leases §6.18). */
+/** Keys the workspace is authenticated with. */
 const MARKER_KEY = /^(marker|workspaceSentinel)$/i;
 
 function clip(text: string, limit: number): string {

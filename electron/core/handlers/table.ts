@@ -40,7 +40,7 @@ export interface AnswerRedactor {
 
 /**
  * Answers built from scratch by a typed encoder are not re-parsed: parsing 20,000 inventory tuples would
- * block the main process for ~50 ms on every refresh (issue 7), and the encoder copies only named fields.
+ * block the main process for ~50 ms on every refresh, and the encoder copies only named fields.
  */
 const ENCODER_BUILT: ReadonlySet<Channel> = new Set<Channel>(["inventory:get"]);
 
