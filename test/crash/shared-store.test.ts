@@ -131,7 +131,7 @@ describe("two leasekeeper processes on separate machines sharing a PostgreSQL st
       expect(await world.statusOf(id)).toBe("destroyed");
     }
     // Each machine keeps its own journal; between them every sandbox was confirmed once.
-    const jobs = [...adaEngine.listJobs(), ...beaEngine.listJobs()];
+    const jobs = [...(await adaEngine.listJobs()), ...(await beaEngine.listJobs())];
     expect(jobs).toHaveLength(2);
     const confirmed = jobs.flatMap((job) => job.items.filter((item) => item.state === "confirmed"));
     expect(confirmed.map((item) => item.sandboxId).sort()).toEqual(fleet.map((sandbox) => sandbox.id).sort());

@@ -57,11 +57,12 @@ export interface ActionEngine {
   /** Creates the job (durably) and starts it; resolves with the job as created, items pending or skipped. */
   execute(request: ExecuteRequestInput): Promise<Job>;
   /** A plan as it was made (expired or not); null when there is none with this id. */
-  getPlan(planId: string): Plan | null;
-  getJob(jobId: string): Job | null;
-  listJobs(options?: { limit?: number }): Job[];
+  getPlan(planId: string): Promise<Plan | null>;
+  getJob(jobId: string): Promise<Job | null>;
+  /** The latest jobs, newest first: in a shared store, every machine's. */
+  listJobs(options?: { limit?: number }): Promise<Job[]>;
   /** Stops the job before its next item; items already sent are seen through. */
-  cancel(jobId: string): Job;
+  cancel(jobId: string): Promise<Job>;
   /** A new job over the failed items of a finished job. */
   retryFailed(jobId: string): Promise<Job>;
   /** A new job over the unfinished items of an interrupted job; items found running are re-checked first. */
@@ -93,7 +94,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   const now = deps.now ?? (() => new Date());
   const operator = deps.operator ?? currentOperator();
   const store = openEngineStore(deps.dataDir, deps.shared);
-  const { journal, audit, sharedAudit } = store;
+  const { journal, auditCopy } = store;
   const auditAccess = new AuditAccess(store);
   const events = new EventEmitter();
   events.setMaxListeners(0);
@@ -121,14 +122,14 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   });
 
   // Whatever a crashed or closed process left running is shown for what it is from the start.
-  jobs.sweepInterrupted();
+  void jobs.sweepInterrupted().catch(() => undefined);
 
   function assertOpen(): void {
     if (closed) throw new ActionError("engine-closed", ENGINE_MESSAGES.closed);
   }
 
-  function loadPlan(planId: string, allowExpired = false): StoredPlan {
-    const stored = journal.loadPlan(planId);
+  async function loadPlan(planId: string, allowExpired = false): Promise<StoredPlan> {
+    const stored = await journal.loadPlan(planId);
     if (stored === null) throw new ActionError("plan-not-found", ENGINE_MESSAGES.planNotFound);
     if (!allowExpired && isExpired(stored)) {
       throw new ActionError("plan-expired", ENGINE_MESSAGES.planExpired);
@@ -140,9 +141,9 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     return Date.parse(stored.plan.expiresAt) <= now().getTime();
   }
 
-  function requireJob(jobId: string): JobRow {
-    jobs.sweepInterrupted();
-    const row = journal.jobRow(jobId);
+  async function requireJob(jobId: string): Promise<JobRow> {
+    await jobs.sweepInterrupted();
+    const row = await journal.jobRow(jobId);
     if (row === null) throw new ActionError("job-not-found", ENGINE_MESSAGES.jobNotFound);
     return row;
   }
@@ -180,16 +181,17 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         operator,
         durationMs: Math.round(performance.now() - started),
       });
-      journal.transaction(() => {
-        journal.savePlan(plan, parsed.data, frozen, operator.host);
-        for (const account of accounts) {
-          journal.pinPlannedAccount(plan.planId, account.origin, account.credential, account.accountId);
-        }
-        audit.append([record]);
+      await journal.savePlan({
+        plan,
+        request: parsed.data,
+        frozen,
+        host: operator.host,
+        accounts,
+        audit: [record],
       });
-      if (sharedAudit !== null) {
+      if (auditCopy !== null) {
         try {
-          await sharedAudit.append([record]);
+          await auditCopy.append([record]);
         } catch {
           throw new Error("The team's audit log could not be written, so the plan is not offered.");
         }
@@ -201,7 +203,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       assertOpen();
       const parsed = ExecuteRequestSchema.safeParse(request);
       if (!parsed.success) throw new ActionError("invalid-request", "The execute request is malformed.");
-      const stored = loadPlan(parsed.data.planId);
+      const stored = await loadPlan(parsed.data.planId);
       const items = gateExecution(stored, parsed.data);
       return jobs.start({
         stored,
@@ -212,60 +214,57 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       });
     },
 
-    getPlan(planId) {
-      return journal.loadPlan(planId)?.plan ?? null;
+    async getPlan(planId) {
+      return (await journal.loadPlan(planId))?.plan ?? null;
     },
 
-    getJob(jobId) {
-      jobs.sweepInterrupted();
+    async getJob(jobId) {
+      await jobs.sweepInterrupted();
       return journal.job(jobId);
     },
 
-    listJobs(query = {}) {
-      jobs.sweepInterrupted();
-      return journal
-        .recentJobRows(query.limit ?? 100)
-        .map((row) => journal.job(row.jobId))
-        .filter((job): job is Job => job !== null);
+    async listJobs(query = {}) {
+      await jobs.sweepInterrupted();
+      return journal.recentJobs(query.limit ?? 100);
     },
 
-    cancel(jobId) {
-      const row = requireJob(jobId);
+    async cancel(jobId) {
+      const row = await requireJob(jobId);
       if (!jobs.cancel(jobId) && row.state === "running")
         throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
-      return journal.job(jobId)!;
+      return (await journal.job(jobId))!;
     },
 
     async retryFailed(jobId) {
       assertOpen();
-      const row = requireJob(jobId);
+      const row = await requireJob(jobId);
       if (row.state === "running") throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
-      const previous = journal.items(jobId);
+      const previous = await journal.items(jobId);
       if (!previous.some((item) => item.state === "failed"))
         throw new ActionError("nothing-to-retry", ENGINE_MESSAGES.nothingToRetry);
-      const stored = loadPlan(row.planId);
+      const stored = await loadPlan(row.planId);
       const items = retryItems(stored, previous);
       return jobs.start({ stored, override: row.override, parentJobId: jobId, items });
     },
 
     async resume(jobId) {
       assertOpen();
-      const row = requireJob(jobId);
+      const row = await requireJob(jobId);
       if (row.state === "running") throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
       if (row.state !== "interrupted")
         throw new ActionError("job-not-interrupted", ENGINE_MESSAGES.jobNotInterrupted);
       if (row.resumedByJobId !== null) {
         throw new ActionError("job-already-resumed", ENGINE_MESSAGES.jobAlreadyResumed);
       }
-      const stored = loadPlan(row.planId, true);
-      const items = resumeItems(stored, journal.items(jobId), isExpired(stored));
+      const stored = await loadPlan(row.planId, true);
+      const items = resumeItems(stored, await journal.items(jobId), isExpired(stored));
       return jobs.start({ stored, override: row.override, parentJobId: jobId, items, resumes: jobId });
     },
 
     async waitForJob(jobId) {
       const running = jobs.done(jobId);
       if (running !== null) return running;
-      const job = journal.job(jobId);
+      const job = await journal.job(jobId);
       if (job === null) throw new ActionError("job-not-found", ENGINE_MESSAGES.jobNotFound);
       return job;
     },

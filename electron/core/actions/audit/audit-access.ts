@@ -9,36 +9,30 @@ export type AuditQueryInput = z.input<typeof AuditQuerySchema>;
 
 /**
  * The audit log as the engine's callers see it: the team's log when the store is shared (so every
- * operator reads every operator's rows), the SQLite file's otherwise. Rows written here land in the
- * SQLite file first and then in the team's log, as a job's rows do.
+ * operator reads every operator's rows), the SQLite file's otherwise. Rows written here go where a
+ * job's rows go: with the journal, then to the team's log when the journal is not in it.
  */
 export class AuditAccess {
-  readonly #store: Pick<EngineStore, "journal" | "audit" | "sharedAudit">;
+  readonly #store: Pick<EngineStore, "journal" | "auditCopy" | "queryAudit">;
 
-  constructor(store: Pick<EngineStore, "journal" | "audit" | "sharedAudit">) {
+  constructor(store: Pick<EngineStore, "journal" | "auditCopy" | "queryAudit">) {
     this.#store = store;
   }
 
   async query(query: AuditQueryInput = {}): Promise<AuditEntry[]> {
-    const parsed = parseAuditQuery(query);
-    const { audit, sharedAudit } = this.#store;
-    return sharedAudit === null ? audit.query(parsed) : sharedAudit.query(parsed);
+    return this.#store.queryAudit(parseAuditQuery(query));
   }
 
   async record(records: readonly AuditRecord[]): Promise<void> {
-    const { journal, audit, sharedAudit } = this.#store;
-    journal.transaction(() => audit.append(records));
-    if (sharedAudit !== null && records.length > 0) await sharedAudit.append(records);
+    await this.#store.journal.appendAudit(records);
+    if (this.#store.auditCopy !== null && records.length > 0) await this.#store.auditCopy.append(records);
   }
 
   async export(format: AuditExportFormat, query: AuditQueryInput = {}): Promise<string> {
     // An export is everything that matches unless a limit is asked for.
     const parsed = parseAuditQuery(query);
     const limit = query.limit === undefined ? null : parsed.limit;
-    const { audit, sharedAudit } = this.#store;
-    const entries =
-      sharedAudit === null ? audit.query(parsed, limit) : await sharedAudit.query(parsed, limit);
-    return exportAudit(entries, format);
+    return exportAudit(await this.#store.queryAudit(parsed, limit), format);
   }
 }
 

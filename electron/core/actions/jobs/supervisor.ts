@@ -4,7 +4,7 @@ import type { AuditRecord } from "../audit/audit-log.js";
 import { ENGINE_MESSAGES } from "../engine-messages.js";
 import type { EngineStore } from "../engine-store.js";
 import { ActionError } from "../errors.js";
-import type { JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
+import type { JobCreation, JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
 import type { ActionOptions } from "../options.js";
 import type { LeaseRereader, ProviderPort } from "../ports.js";
 import type { JobInput } from "./job-input.js";
@@ -62,25 +62,28 @@ export class JobSupervisor {
   #beat(): void {
     if (this.#live.size === 0) return;
     const { journal, claims } = this.#deps.store;
-    try {
-      journal.heartbeat([...this.#live.keys()], this.#deps.now().toISOString());
-      void claims.renew(this.#deps.instance, this.#deps.now(), this.claimTtlMs).catch(() => undefined);
-    } catch {
-      // A heartbeat that cannot be written only makes the job look abandoned sooner; the next write that
-      // matters (an item's) fails too and stops the job.
-    }
+    // A heartbeat that cannot be written only makes the job look abandoned sooner; the next write that
+    // matters (an item's) fails too and stops the job.
+    void journal.heartbeat([...this.#live.keys()], this.#deps.now().toISOString()).catch(() => undefined);
+    void claims.renew(this.#deps.instance, this.#deps.now(), this.claimTtlMs).catch(() => undefined);
   }
 
   /** Jobs left `running` by a process that is gone are shown for what they are: interrupted. */
-  sweepInterrupted(): void {
-    const { journal } = this.#deps.store;
+  async sweepInterrupted(): Promise<void> {
+    const { journal, journalShared } = this.#deps.store;
     const { operator, options, now } = this.#deps;
-    for (const row of journal.jobRowsInState("running")) {
+    for (const row of await journal.jobRowsInState("running")) {
       if (this.#live.has(row.jobId)) continue;
-      if (!isJobAbandoned(row, { host: operator.host, heartbeatMs: options.heartbeatMs, now: now() }))
-        continue;
-      journal.setJobState(row.jobId, "interrupted", null);
-      this.#deps.emit({ type: "job", jobId: row.jobId, state: "interrupted" });
+      const context = {
+        host: operator.host,
+        heartbeatMs: options.heartbeatMs,
+        now: now(),
+        heartbeatOnly: journalShared,
+      };
+      if (!isJobAbandoned(row, context)) continue;
+      // Only a job still `running` in the journal: one that ended meanwhile keeps its end.
+      if (await journal.markInterrupted(row.jobId))
+        this.#deps.emit({ type: "job", jobId: row.jobId, state: "interrupted" });
     }
   }
 
@@ -101,9 +104,9 @@ export class JobSupervisor {
    * Writes the job and all its items in one transaction (with the audit rows of items that end before
    * starting), then runs it in the background.
    */
-  start(input: JobStart): Job {
+  async start(input: JobStart): Promise<Job> {
     const { store, operator, now, instance, emit } = this.#deps;
-    const { journal, audit, sharedAudit } = store;
+    const { journal, auditCopy } = store;
     const createdAt = now().toISOString();
     const row: JobRow = {
       jobId: ulid(),
@@ -157,31 +160,43 @@ export class JobSupervisor {
             }),
           ],
     );
-    journal.exclusive(() => {
-      if (input.consumesPlan) {
-        const ranBy = journal.consumePlan(row.planId, row.jobId, createdAt);
-        if (ranBy !== null) throw new ActionError("plan-consumed", ENGINE_MESSAGES.planConsumed(ranBy));
-      }
-      journal.createJob(row, items);
-      audit.append(records);
-      if (input.resumes !== undefined) journal.setResumedBy(input.resumes, row.jobId);
-    });
-
-    const entry: LiveJob = { stop: null, done: Promise.resolve(journal.job(row.jobId)!) };
+    // Live before it is written, so no sweep (of this engine or another in this process) finds it abandoned.
+    const entry: LiveJob = { stop: null, done: Promise.resolve(null as unknown as Job) };
     this.#live.set(row.jobId, entry);
     markLive(row.jobId);
+    let created: JobCreation;
+    try {
+      created = await journal.createJob({
+        job: row,
+        items,
+        audit: records,
+        consumesPlan: input.consumesPlan === true,
+        resumes: input.resumes ?? null,
+      });
+    } catch (error) {
+      this.#forget(row.jobId);
+      throw error;
+    }
+    if (!created.ok) {
+      this.#forget(row.jobId);
+      throw created.reason === "plan-consumed"
+        ? new ActionError("plan-consumed", ENGINE_MESSAGES.planConsumed(created.ranBy))
+        : new ActionError("job-already-resumed", ENGINE_MESSAGES.jobAlreadyResumed);
+    }
+    const first = (await journal.job(row.jobId))!;
+    entry.done = Promise.resolve(first);
+    const predecessors = await this.#ancestorsOf(row.parentJobId);
     emit({ type: "job", jobId: row.jobId, state: "running" });
     entry.done = (async () => {
       let state: JobState | null = null;
       try {
         // Items that ended before starting are in the team's log before anything is acted on.
-        if (sharedAudit !== null && records.length > 0) await sharedAudit.append(records);
+        if (auditCopy !== null && records.length > 0) await auditCopy.append(records);
         state = await runJob(
           {
             journal,
-            audit,
             claims: store.claims,
-            sharedAudit,
+            sharedAudit: auditCopy,
             holder: { owner: instance, jobId: row.jobId },
             claimTtlMs: this.claimTtlMs,
             provider: this.#deps.provider,
@@ -196,31 +211,40 @@ export class JobSupervisor {
             stored: input.stored,
             items,
             stopRequested: () => entry.stop,
-            predecessors: this.#ancestorsOf(row.parentJobId),
+            predecessors,
           },
         );
       } catch {
         // Anything unforeseen stops the job as a failed write does: interrupted, resumable.
         state = "interrupted";
       }
-      this.#live.delete(row.jobId);
-      markNotLive(row.jobId);
       try {
-        journal.setJobState(row.jobId, state, state === "interrupted" ? null : now().toISOString());
+        await journal.setJobState(row.jobId, state, state === "interrupted" ? null : now().toISOString());
       } catch {
         // Left `running`: the next look at it (this process or another) finds it abandoned, interrupted.
       }
+      // Live until its end is written, so a sweep meanwhile never takes the finished job for abandoned.
+      this.#forget(row.jobId);
       emit({ type: "job", jobId: row.jobId, state });
-      return journal.job(row.jobId)!;
+      return (await journal.job(row.jobId).catch(() => null)) ?? first;
     })();
-    return journal.job(row.jobId)!;
+    return first;
+  }
+
+  #forget(jobId: string): void {
+    this.#live.delete(jobId);
+    markNotLive(jobId);
   }
 
   /** The chain of jobs a job continues, nearest first. */
-  #ancestorsOf(jobId: string | null): string[] {
+  async #ancestorsOf(jobId: string | null): Promise<string[]> {
     const { journal } = this.#deps.store;
     const chain: string[] = [];
-    for (let id = jobId; id !== null && !chain.includes(id); id = journal.jobRow(id)?.parentJobId ?? null) {
+    for (
+      let id = jobId;
+      id !== null && !chain.includes(id);
+      id = (await journal.jobRow(id))?.parentJobId ?? null
+    ) {
       chain.push(id);
     }
     return chain;
