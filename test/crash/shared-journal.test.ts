@@ -1,7 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ActionEngine } from "../../electron/core/actions/engine.js";
@@ -22,6 +24,8 @@ import { bundleJobProcess } from "./support/bundle.js";
 // of them finishes it, the other gets nothing. CreateOS (the simulator, over HTTP) is the judge of what
 // was sent: never more than one DELETE per sandbox.
 
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const CLI = path.join(ROOT, "electron", "cli.ts");
 const COUNT = 16;
 const DELETE = "DELETE /v1/sandboxes/:id";
 const STORE_ENV = "LEASEKEEPER_STORE_URL";
@@ -237,6 +241,19 @@ describe("a job in the team's PostgreSQL store, its process killed mid-way", () 
         [jobId],
       );
       expect(row.rows[0]?.resumed_by_job_id).toBe(resumed.jobId);
+
+      // `leasekeeper jobs` on yet another data directory lists both, as they ended.
+      const listed = await promisify(execFile)(
+        process.execPath,
+        ["--import", "tsx", CLI, "jobs", "--config", dee, "--json"],
+        { cwd: ROOT, env: { ...process.env, ...env } },
+      );
+      const cliJobs = JSON.parse(listed.stdout) as { jobId: string; state: string }[];
+      expect(cliJobs.map((job) => [job.jobId, job.state])).toEqual([
+        [resumed.jobId, "completed"],
+        [jobId, "interrupted"],
+      ]);
+      expect(`${listed.stdout}${listed.stderr}`).not.toContain(url);
 
       // A plan runs once, from any machine.
       const again = await plannerEngine

@@ -161,7 +161,10 @@ export class JobSupervisor {
           ],
     );
     // Live before it is written, so no sweep (of this engine or another in this process) finds it abandoned.
-    const entry: LiveJob = { stop: null, done: Promise.resolve(null as unknown as Job) };
+    let settle!: (end: Promise<Job>) => void;
+    const entry: LiveJob = { stop: null, done: new Promise<Job>((resolve) => (settle = resolve)) };
+    // Rejected when the job is never written or never starts; only a shutdown meanwhile waits on it then.
+    entry.done.catch(() => undefined);
     this.#live.set(row.jobId, entry);
     markLive(row.jobId);
     let created: JobCreation;
@@ -175,59 +178,71 @@ export class JobSupervisor {
       });
     } catch (error) {
       this.#forget(row.jobId);
+      settle(Promise.reject(error));
       throw error;
     }
     if (!created.ok) {
       this.#forget(row.jobId);
+      settle(Promise.reject(new Error("not created")));
       throw created.reason === "plan-consumed"
         ? new ActionError("plan-consumed", ENGINE_MESSAGES.planConsumed(created.ranBy))
         : new ActionError("job-already-resumed", ENGINE_MESSAGES.jobAlreadyResumed);
     }
-    const first = (await journal.job(row.jobId))!;
-    entry.done = Promise.resolve(first);
-    const predecessors = await this.#ancestorsOf(row.parentJobId);
-    emit({ type: "job", jobId: row.jobId, state: "running" });
-    entry.done = (async () => {
-      let state: JobState | null = null;
-      try {
-        // Items that ended before starting are in the team's log before anything is acted on.
-        if (auditCopy !== null && records.length > 0) await auditCopy.append(records);
-        state = await runJob(
-          {
-            journal,
-            claims: store.claims,
-            sharedAudit: auditCopy,
-            holder: { owner: instance, jobId: row.jobId },
-            claimTtlMs: this.claimTtlMs,
-            provider: this.#deps.provider,
-            leases: this.#deps.leases,
-            now,
-            operator,
-            options: this.#deps.options,
-            emit,
-          },
-          {
-            job: row,
-            stored: input.stored,
-            items,
-            stopRequested: () => entry.stop,
-            predecessors,
-          },
-        );
-      } catch {
-        // Anything unforeseen stops the job as a failed write does: interrupted, resumable.
-        state = "interrupted";
-      }
-      try {
-        await journal.setJobState(row.jobId, state, state === "interrupted" ? null : now().toISOString());
-      } catch {
-        // Left `running`: the next look at it (this process or another) finds it abandoned, interrupted.
-      }
-      // Live until its end is written, so a sweep meanwhile never takes the finished job for abandoned.
+    let first: Job;
+    let predecessors: string[];
+    try {
+      first = (await journal.job(row.jobId))!;
+      predecessors = await this.#ancestorsOf(row.parentJobId);
+    } catch (error) {
+      // Written but never started: left `running`, it is found abandoned and resumed like a crashed one.
       this.#forget(row.jobId);
-      emit({ type: "job", jobId: row.jobId, state });
-      return (await journal.job(row.jobId).catch(() => null)) ?? first;
-    })();
+      settle(Promise.reject(error));
+      throw error;
+    }
+    emit({ type: "job", jobId: row.jobId, state: "running" });
+    settle(
+      (async () => {
+        let state: JobState | null = null;
+        try {
+          // Items that ended before starting are in the team's log before anything is acted on.
+          if (auditCopy !== null && records.length > 0) await auditCopy.append(records);
+          state = await runJob(
+            {
+              journal,
+              claims: store.claims,
+              sharedAudit: auditCopy,
+              holder: { owner: instance, jobId: row.jobId },
+              claimTtlMs: this.claimTtlMs,
+              provider: this.#deps.provider,
+              leases: this.#deps.leases,
+              now,
+              operator,
+              options: this.#deps.options,
+              emit,
+            },
+            {
+              job: row,
+              stored: input.stored,
+              items,
+              stopRequested: () => entry.stop,
+              predecessors,
+            },
+          );
+        } catch {
+          // Anything unforeseen stops the job as a failed write does: interrupted, resumable.
+          state = "interrupted";
+        }
+        try {
+          await journal.setJobState(row.jobId, state, state === "interrupted" ? null : now().toISOString());
+        } catch {
+          // Left `running`: the next look at it (this process or another) finds it abandoned, interrupted.
+        }
+        // Live until its end is written, so a sweep meanwhile never takes the finished job for abandoned.
+        this.#forget(row.jobId);
+        emit({ type: "job", jobId: row.jobId, state });
+        return (await journal.job(row.jobId).catch(() => null)) ?? first;
+      })(),
+    );
     return first;
   }
 
