@@ -84,7 +84,7 @@ describe("a job process killed mid-run", () => {
     const deletedBeforeCrash = await deletes();
     expect(deletedBeforeCrash).toBeLessThan(COUNT);
 
-    const interrupted = engine.getJob(jobId!)!;
+    const interrupted = (await engine.getJob(jobId!))!;
     expect(interrupted.state).toBe("interrupted");
     expect(interrupted.counts.confirmed).toBeGreaterThan(0);
     expect(interrupted.counts.pending + interrupted.counts.running).toBeGreaterThan(0);

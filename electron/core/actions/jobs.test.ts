@@ -309,7 +309,7 @@ describe("plans and jobs", () => {
     engine.onEvent((event) => events.push(event));
     const started = await engine.execute(withTypedCount(plan, { planId: plan.planId }));
     await new Promise((resolve) => setTimeout(resolve, 600));
-    engine.cancel(started.jobId);
+    await engine.cancel(started.jobId);
     const job = await engine.waitForJob(started.jobId);
 
     expect(job.state).toBe("cancelled");
@@ -345,7 +345,7 @@ describe("plans and jobs", () => {
     await first.close();
 
     const second = await world.engine();
-    const left = second.getJob(started.jobId)!;
+    const left = (await second.getJob(started.jobId))!;
     expect(left.state).toBe("interrupted");
     expect(left.counts.running).toBe(3);
     const resumed = await second.waitForJob((await second.resume(started.jobId)).jobId);

@@ -145,9 +145,8 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     plan: (request) => translated(() => engine.plan(request)),
     execute: (request) => translated(() => engine.execute(request)),
     listJobs: (request) =>
-      translated(() => ({
-        jobs: engine
-          .listJobs({ limit: request.limit ?? 200 })
+      translated(async () => ({
+        jobs: (await engine.listJobs({ limit: request.limit ?? 200 }))
           .filter(
             (job) =>
               (request.state === undefined || job.state === request.state) &&
@@ -156,8 +155,8 @@ export function engineActions(deps: ActionDeps): ActionsPort {
           .map(summary),
       })),
     getJob: (jobId) =>
-      translated(() => {
-        const job = engine.getJob(jobId);
+      translated(async () => {
+        const job = await engine.getJob(jobId);
         if (job === null) throw new CoreError("not-found", "No job with this id.");
         return job;
       }),

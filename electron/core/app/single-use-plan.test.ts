@@ -66,6 +66,6 @@ describe("a plan is single-use over IPC's handler table and over HTTP", () => {
     expect(await overHttp.json()).toMatchObject({ ok: false, error: { code: "plan-consumed" } });
 
     expect((await world.requestsFor("sb-once"))["DELETE /v1/sandboxes/:id"]).toBe(1);
-    expect(app.engine!.listJobs()).toHaveLength(1);
+    expect(await app.engine!.listJobs()).toHaveLength(1);
   });
 });

@@ -35,7 +35,7 @@ engine.onEvent((event) => {
     say(`${event.item.state} ${event.item.sandboxId}`);
 });
 
-const jobs = engine.listJobs({ limit: 1_000 }).filter((job) => job.planId === planId);
+const jobs = (await engine.listJobs({ limit: 1_000 })).filter((job) => job.planId === planId);
 for (const job of jobs) if (job.state === "interrupted") say(`interrupted ${job.jobId}`);
 
 let started: Job | null = null;
@@ -50,7 +50,7 @@ for (const job of jobs.filter((candidate) => candidate.state === "interrupted"))
   }
 }
 // The operator typed the count back, where the plan asks for it.
-const plan = engine.getPlan(planId);
+const plan = await engine.getPlan(planId);
 if (started === null && jobs.length === 0 && plan !== null)
   started = await engine.execute(withTypedCount(plan, { planId }));
 if (started === null) {

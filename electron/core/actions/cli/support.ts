@@ -134,7 +134,7 @@ export async function followJob(engine: ActionEngine, job: Job, io: CliIo, json:
   const unsubscribe = engine.onEvent(onEvent);
   const onInterrupt = () => {
     io.stderr.write("\nCancelling: no new item will start; requests already sent are seen through.\n");
-    engine.cancel(job.jobId);
+    void engine.cancel(job.jobId).catch(() => undefined);
   };
   process.once("SIGINT", onInterrupt);
   try {

@@ -3,7 +3,8 @@ import type { JobRow } from "../journal/journal.js";
 /**
  * Whether a job the journal says is `running` is really being run. Jobs run by any engine of this process
  * are known here; for a job of another process on this host the owner's pid is asked; for another host,
- * only a heartbeat that stopped (six beats missed) says the job was abandoned.
+ * or in a journal other machines share (where a host name and a pid may be another container's), only a
+ * heartbeat that stopped (six beats missed, as long as a claim lives) says the job was abandoned.
  */
 
 const liveJobs = new Set<string>();
@@ -18,11 +19,11 @@ export function markNotLive(jobId: string): void {
 
 export function isJobAbandoned(
   row: JobRow,
-  context: { host: string; heartbeatMs: number; now: Date },
+  context: { host: string; heartbeatMs: number; now: Date; heartbeatOnly?: boolean },
 ): boolean {
   if (liveJobs.has(row.jobId)) return false;
   const heartbeatStopped = context.now.getTime() - Date.parse(row.heartbeatAt) > context.heartbeatMs * 6;
-  if (row.ownerHost !== context.host) return heartbeatStopped;
+  if (context.heartbeatOnly === true || row.ownerHost !== context.host) return heartbeatStopped;
   if (row.ownerPid === process.pid) return true;
   return heartbeatStopped || !processExists(row.ownerPid);
 }

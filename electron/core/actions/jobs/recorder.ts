@@ -5,10 +5,10 @@ import type {
   PlanItem,
 } from "../../../../shared/domain/actions.js";
 import type { SharedAuditLog } from "../../store/postgres/shared-store.js";
-import type { AuditLog, AuditRecord } from "../audit/audit-log.js";
+import type { AuditRecord } from "../audit/audit-log.js";
 import {
-  type ActionJournal,
   type ItemEnd,
+  type JobJournal,
   type JobRow,
   type JournalItem,
   publicItem,
@@ -31,7 +31,7 @@ interface Pending {
   item: JournalItem;
   end: ItemEnd;
   audit: AuditRecord;
-  after: (() => void) | undefined;
+  after: (() => Promise<void>) | undefined;
   committed: () => void;
   failed: (error: unknown) => void;
 }
@@ -43,8 +43,7 @@ interface Pending {
  * commit is an fsync, so grouping is what keeps a thousand-item job from being bound by the disk.
  */
 export class ItemRecorder {
-  readonly #journal: ActionJournal;
-  readonly #audit: AuditLog;
+  readonly #journal: JobJournal;
   readonly #sharedAudit: SharedAuditLog | null;
   readonly #job: JobRow;
   readonly #operator: Operator;
@@ -57,8 +56,8 @@ export class ItemRecorder {
   readonly #onWriteFailed: () => void;
 
   constructor(options: {
-    journal: ActionJournal;
-    audit: AuditLog;
+    journal: JobJournal;
+    /** The team's audit log when the journal is not in the team's store: each commit is copied there. */
     sharedAudit?: SharedAuditLog | null;
     job: JobRow;
     operator: Operator;
@@ -69,7 +68,6 @@ export class ItemRecorder {
   }) {
     this.#onWriteFailed = options.onWriteFailed ?? (() => undefined);
     this.#journal = options.journal;
-    this.#audit = options.audit;
     this.#sharedAudit = options.sharedAudit ?? null;
     this.#job = options.job;
     this.#operator = options.operator;
@@ -78,11 +76,11 @@ export class ItemRecorder {
   }
 
   /** Marks items running, durably, before any of them sends a request. */
-  start(itemIds: readonly string[]): void {
+  async start(itemIds: readonly string[]): Promise<void> {
     if (itemIds.length === 0) return;
     const startedAt = new Date().toISOString();
     try {
-      this.#journal.transaction(() => this.#journal.markRunning(this.#job.jobId, itemIds, startedAt));
+      await this.#journal.markRunning(this.#job.jobId, itemIds, startedAt);
     } catch (error) {
       this.#onWriteFailed();
       throw error;
@@ -99,10 +97,10 @@ export class ItemRecorder {
   }
 
   /** Records, durably, that the item's request is about to leave; throws (and nothing may be sent) if not. */
-  sending(itemId: string): void {
+  async sending(itemId: string): Promise<void> {
     const at = new Date().toISOString();
     try {
-      this.#journal.transaction(() => this.#journal.markSending(this.#job.jobId, itemId, at));
+      await this.#journal.markSending(this.#job.jobId, itemId, at);
     } catch (error) {
       this.#onWriteFailed();
       throw error;
@@ -112,14 +110,14 @@ export class ItemRecorder {
   }
 
   /**
-   * Ends an item; resolves once its outcome and audit row are committed. `after` runs after the commit
-   * (freeing the sandbox's single-flight slot).
+   * Ends an item; resolves once its outcome and audit row are committed and `after` (freeing the
+   * sandbox's claim), which runs after the commit, is done.
    */
   finish(
     planItem: PlanItem,
     frozen: FrozenItem | undefined,
     outcome: ItemOutcome,
-    after?: () => void,
+    after?: () => Promise<void>,
   ): Promise<void> {
     const item = this.#items.get(planItem.itemId);
     if (item === undefined) return Promise.resolve();
@@ -166,13 +164,11 @@ export class ItemRecorder {
     this.#pending = [];
     if (batch.length === 0) return;
     try {
-      this.#journal.transaction(() => {
-        this.#journal.finishItems(
-          this.#job.jobId,
-          batch.map((entry) => entry.end),
-        );
-        this.#audit.append(batch.map((entry) => entry.audit));
-      });
+      await this.#journal.finishItems(
+        this.#job.jobId,
+        batch.map((entry) => entry.end),
+        batch.map((entry) => entry.audit),
+      );
       if (this.#sharedAudit !== null) await this.#sharedAudit.append(batch.map((entry) => entry.audit));
     } catch (error) {
       // Not durable, so not done: nothing is reported, and the job stops as if the process had died.
@@ -180,13 +176,16 @@ export class ItemRecorder {
       for (const entry of batch) entry.failed(error);
       return;
     }
-    for (const { item, end, after, committed } of batch) {
+    for (const { item, end } of batch) {
       item.state = end.state;
       item.reason = end.reason;
       item.message = end.message;
       item.httpStatus = end.httpStatus;
       item.finishedAt = end.finishedAt;
-      after?.();
+    }
+    // The item's end is durable whatever `after` does; a claim it fails to free lapses at its expiry.
+    await Promise.all(batch.map((entry) => entry.after?.().catch(() => undefined)));
+    for (const { item, committed } of batch) {
       this.#emitItem(item);
       committed();
     }

@@ -1,10 +1,9 @@
 import type { JobEvent, JobState, PlanItem } from "../../../../shared/domain/actions.js";
 import { PLUGIN_MESSAGES } from "../../../../shared/domain/codes.js";
 import type { SharedAuditLog } from "../../store/postgres/shared-store.js";
-import type { AuditLog } from "../audit/audit-log.js";
 import { type ClaimHolder, claimKey, type SandboxClaims } from "../claims/claims.js";
 import { providerFailure } from "../errors.js";
-import type { ActionJournal, JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
+import type { JobJournal, JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
 import type { ActionOptions } from "../options.js";
 import type { FrozenItem } from "../plan/build-plan.js";
 import { type LeaseRereader, leaseKey, type ProviderPort, type RereadLease } from "../ports.js";
@@ -26,9 +25,11 @@ import { Verifier, type VerifyOutcome } from "./verify.js";
  */
 
 export interface RunnerDeps {
-  journal: ActionJournal;
-  audit: AuditLog;
-  /** The team's audit log, when the store is shared: each batch is in it before it is reported done. */
+  journal: JobJournal;
+  /**
+   * The team's audit log when the journal is not in the team's store: each batch is copied there before
+   * it is reported done.
+   */
   sharedAudit?: SharedAuditLog | null;
   claims: SandboxClaims;
   holder: ClaimHolder;
@@ -91,7 +92,6 @@ export async function runJob(deps: RunnerDeps, outer: JobRun): Promise<JobState>
   };
   const recorder = new ItemRecorder({
     journal: deps.journal,
-    audit: deps.audit,
     sharedAudit: deps.sharedAudit ?? null,
     job: run.job,
     operator: deps.operator,
@@ -221,7 +221,7 @@ class AccountRun {
     await Promise.allSettled(this.#endings);
     // Whatever is left unfinished (shut down, or a write failed) is resumed later, by this process or
     // another; its claims must not stand in that job's way.
-    for (const work of this.#claimed) this.#release(work);
+    await Promise.all([...this.#claimed].map((work) => this.#release(work)));
   }
 
   /**
@@ -247,8 +247,8 @@ class AccountRun {
     }
     let planned: string | null;
     try {
-      this.#deps.journal.pinPlannedAccount(planId, this.#origin, this.#credential, accountId);
-      planned = this.#deps.journal.plannedAccount(planId, this.#origin, this.#credential);
+      await this.#deps.journal.pinPlannedAccount(planId, this.#origin, this.#credential, accountId);
+      planned = await this.#deps.journal.plannedAccount(planId, this.#origin, this.#credential);
     } catch {
       this.#halt.failed = true;
       return false;
@@ -380,7 +380,7 @@ class AccountRun {
       return;
     }
     try {
-      this.#recorder.start([...toVerify, ...toAct].map((work) => work.journal.itemId));
+      await this.#recorder.start([...toVerify, ...toAct].map((work) => work.journal.itemId));
     } catch {
       this.#halt.failed = true;
       return;
@@ -398,7 +398,7 @@ class AccountRun {
           continue;
         }
         try {
-          this.#recorder.sending(work.journal.itemId);
+          await this.#recorder.sending(work.journal.itemId);
         } catch {
           this.#halt.failed = true;
           continue;
@@ -467,8 +467,7 @@ class AccountRun {
     const watched = verifier.watch(work.plan.sandboxId!, work.plan.effect!).then((outcome: VerifyOutcome) => {
       if (outcome.state === "abandoned") {
         // Left running in the journal: a resume reads CreateOS and confirms it without a second request.
-        this.#release(work);
-        return;
+        return this.#release(work);
       }
       const reason = outcome.state === "confirmed" ? null : outcome.reason;
       return this.#endNow(work, { state: outcome.state, reason, message: outcome.message, httpStatus });
@@ -478,7 +477,7 @@ class AccountRun {
 
   #cancel(work: Work): void {
     if (this.#run.stopRequested() === "shutdown") {
-      this.#release(work);
+      this.#endings.push(this.#release(work));
       return;
     }
     this.#end(work, {
@@ -501,11 +500,11 @@ class AccountRun {
     return { origin: this.#origin, sandboxId: work.plan.sandboxId! };
   }
 
-  #release(work: Work): void {
+  /** Frees the sandbox's claim; a release that fails is not an error, the claim lapses at its expiry. */
+  async #release(work: Work): Promise<void> {
     if (!this.#claimed.delete(work)) return;
     try {
-      // Not awaited: the item's end is already durable, and a release that fails lapses at its expiry.
-      void this.#deps.claims.release(this.#ref(work), this.#deps.holder).catch(() => undefined);
+      await this.#deps.claims.release(this.#ref(work), this.#deps.holder);
     } catch {
       // It lapses at its expiry.
     }

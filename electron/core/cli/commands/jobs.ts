@@ -19,7 +19,7 @@ export const command: CliCommand = {
     });
     const engine = await openCliEngine(values.config, io);
     try {
-      const jobs = engine.listJobs();
+      const jobs = await engine.listJobs();
       io.stdout.write(values.json ? `${JSON.stringify(jobs, null, 2)}\n` : formatJobs(jobs));
       return EXIT.ok;
     } finally {

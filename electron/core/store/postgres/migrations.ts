@@ -62,6 +62,85 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX action_audit_by_at ON ${SCHEMA}.action_audit (at);
     `,
   },
+  {
+    version: 2,
+    name: "plans and the job journal",
+    sql: `
+      CREATE TABLE ${SCHEMA}.action_plans (
+        plan_id     TEXT PRIMARY KEY,
+        action      TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        expires_at  TEXT NOT NULL,
+        operator    TEXT NOT NULL,
+        host        TEXT NOT NULL,
+        request     TEXT NOT NULL,
+        summary     TEXT NOT NULL
+      );
+      -- item is a PlanItem; frozen is what execution needs and never shows (evidence, shared rows).
+      CREATE TABLE ${SCHEMA}.action_plan_items (
+        plan_id  TEXT NOT NULL REFERENCES ${SCHEMA}.action_plans (plan_id) ON DELETE CASCADE,
+        seq      INTEGER NOT NULL,
+        item_id  TEXT NOT NULL,
+        item     TEXT NOT NULL,
+        frozen   TEXT NOT NULL,
+        PRIMARY KEY (plan_id, item_id)
+      );
+      -- The one job a plan ran as: its primary key makes a second run impossible, from any machine.
+      CREATE TABLE ${SCHEMA}.action_plan_runs (
+        plan_id  TEXT PRIMARY KEY REFERENCES ${SCHEMA}.action_plans (plan_id) ON DELETE CASCADE,
+        job_id   TEXT NOT NULL,
+        run_at   TEXT NOT NULL
+      );
+      CREATE TABLE ${SCHEMA}.action_plan_accounts (
+        plan_id     TEXT NOT NULL REFERENCES ${SCHEMA}.action_plans (plan_id) ON DELETE CASCADE,
+        origin      TEXT NOT NULL,
+        credential  TEXT NOT NULL,
+        account_id  TEXT NOT NULL,
+        PRIMARY KEY (plan_id, origin, credential)
+      );
+      -- owner_* and heartbeat_at tell the other machines whether a job left 'running' is still being
+      -- run; resumed_by_job_id is taken by one conditional UPDATE, so one machine alone resumes a job.
+      -- seq orders jobs created in the same millisecond as they were created.
+      CREATE TABLE ${SCHEMA}.action_jobs (
+        seq                BIGINT GENERATED ALWAYS AS IDENTITY,
+        job_id             TEXT PRIMARY KEY,
+        plan_id            TEXT NOT NULL REFERENCES ${SCHEMA}.action_plans (plan_id),
+        action             TEXT NOT NULL,
+        state              TEXT NOT NULL,
+        created_at         TEXT NOT NULL,
+        finished_at        TEXT,
+        parent_job_id      TEXT REFERENCES ${SCHEMA}.action_jobs (job_id),
+        resumed_by_job_id  TEXT REFERENCES ${SCHEMA}.action_jobs (job_id),
+        override           BOOLEAN NOT NULL,
+        operator           TEXT NOT NULL,
+        owner_host         TEXT NOT NULL,
+        owner_pid          INTEGER NOT NULL,
+        owner_instance     TEXT NOT NULL,
+        heartbeat_at       TEXT NOT NULL
+      );
+      CREATE INDEX action_jobs_by_state ON ${SCHEMA}.action_jobs (state);
+      CREATE INDEX action_jobs_by_created ON ${SCHEMA}.action_jobs (created_at, seq);
+      CREATE TABLE ${SCHEMA}.action_job_items (
+        job_id        TEXT NOT NULL REFERENCES ${SCHEMA}.action_jobs (job_id) ON DELETE CASCADE,
+        seq           INTEGER NOT NULL,
+        item_id       TEXT NOT NULL,
+        lease_id      TEXT,
+        sandbox_id    TEXT,
+        origin        TEXT,
+        effect        TEXT,
+        state         TEXT NOT NULL,
+        reason        TEXT,
+        message       TEXT,
+        http_status   INTEGER,
+        started_at    TEXT,
+        finished_at   TEXT,
+        recheck       BOOLEAN NOT NULL DEFAULT FALSE,
+        sent_at       TEXT,
+        confirmed_by  TEXT,
+        PRIMARY KEY (job_id, item_id)
+      );
+    `,
+  },
 ];
 
 // Any fixed number: every Leasekeeper process that migrates this database waits on the same one.

@@ -72,8 +72,11 @@ export class PgAuditLog {
     this.#pool = pool;
   }
 
-  /** Appends entries in one statement, so a batch is in the log whole or not at all. */
-  async append(records: readonly AuditRecord[]): Promise<void> {
+  /**
+   * Appends entries in one statement, so a batch is in the log whole or not at all; `on` is the
+   * transaction that records what they describe, when there is one.
+   */
+  async append(records: readonly AuditRecord[], on: pg.Pool | pg.PoolClient = this.#pool): Promise<void> {
     if (records.length === 0) return;
     const values: unknown[] = [];
     const tuples = records.map((record) => {
@@ -108,7 +111,7 @@ export class PgAuditLog {
       values.push(...row);
       return `(${row.map((_, index) => `$${start + index + 1}`).join(", ")})`;
     });
-    await this.#pool.query(
+    await on.query(
       `INSERT INTO ${SCHEMA}.action_audit (${COLUMNS.join(", ")}) VALUES ${tuples.join(", ")}`,
       values,
     );

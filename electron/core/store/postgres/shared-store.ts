@@ -1,6 +1,7 @@
 import type { AuditEntry, AuditQuery } from "../../../../shared/domain/actions.js";
 import type { AuditRecord } from "../../actions/audit/audit-log.js";
 import type { SandboxClaims } from "../../actions/claims/claims.js";
+import type { JobJournal } from "../../actions/journal/journal.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { openPostgresStore, type PostgresStore, SharedStoreError } from "./store.js";
 
@@ -18,6 +19,8 @@ export interface SharedAuditLog {
 export interface SharedStore {
   readonly claims: SandboxClaims;
   readonly audit: SharedAuditLog;
+  /** Plans, jobs and their items, shared: a plan runs once from any machine, a job is resumed by one. */
+  readonly journal: JobJournal;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,25 @@ export function sharedStoreFor(config: LeasekeeperConfig, env: NodeJS.ProcessEnv
     audit: {
       append: async (records) => (await opened()).audit.append(records),
       query: async (query, limit) => (await opened()).audit.query(query, limit),
+    },
+    journal: {
+      savePlan: async (...args) => (await opened()).journal.savePlan(...args),
+      loadPlan: async (...args) => (await opened()).journal.loadPlan(...args),
+      createJob: async (...args) => (await opened()).journal.createJob(...args),
+      plannedAccount: async (...args) => (await opened()).journal.plannedAccount(...args),
+      pinPlannedAccount: async (...args) => (await opened()).journal.pinPlannedAccount(...args),
+      markSending: async (...args) => (await opened()).journal.markSending(...args),
+      markRunning: async (...args) => (await opened()).journal.markRunning(...args),
+      finishItems: async (...args) => (await opened()).journal.finishItems(...args),
+      appendAudit: async (...args) => (await opened()).journal.appendAudit(...args),
+      setJobState: async (...args) => (await opened()).journal.setJobState(...args),
+      markInterrupted: async (...args) => (await opened()).journal.markInterrupted(...args),
+      heartbeat: async (...args) => (await opened()).journal.heartbeat(...args),
+      jobRow: async (...args) => (await opened()).journal.jobRow(...args),
+      jobRowsInState: async (...args) => (await opened()).journal.jobRowsInState(...args),
+      recentJobs: async (...args) => (await opened()).journal.recentJobs(...args),
+      items: async (...args) => (await opened()).journal.items(...args),
+      job: async (...args) => (await opened()).journal.job(...args),
     },
     async close() {
       const pending = opening;

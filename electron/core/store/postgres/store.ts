@@ -2,6 +2,7 @@ import pg from "pg";
 import { migratePostgres } from "./migrations.js";
 import { PgAuditLog } from "./pg-audit-log.js";
 import { PgClaims } from "./pg-claims.js";
+import { PgJournal } from "./pg-journal.js";
 
 /** A failure of the shared store, worded from the SQLSTATE alone: server text may quote the URL's user or host. */
 export class SharedStoreError extends Error {
@@ -11,6 +12,7 @@ export class SharedStoreError extends Error {
 export interface PostgresStore {
   readonly claims: PgClaims;
   readonly audit: PgAuditLog;
+  readonly journal: PgJournal;
   close(): Promise<void>;
 }
 
@@ -41,9 +43,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await pool.end().catch(() => undefined);
     throw new SharedStoreError(describeFailure(options.urlEnv, error));
   }
+  const audit = new PgAuditLog(pool);
   return {
     claims: new PgClaims(pool),
-    audit: new PgAuditLog(pool),
+    audit,
+    journal: new PgJournal(pool, audit),
     close: () => pool.end(),
   };
 }

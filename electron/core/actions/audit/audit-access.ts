@@ -1,0 +1,43 @@
+import type { z } from "zod";
+import { type AuditEntry, AuditQuerySchema } from "../../../../shared/domain/actions.js";
+import type { EngineStore } from "../engine-store.js";
+import { ActionError } from "../errors.js";
+import type { AuditRecord } from "./audit-log.js";
+import { type AuditExportFormat, exportAudit } from "./export.js";
+
+export type AuditQueryInput = z.input<typeof AuditQuerySchema>;
+
+/**
+ * The audit log as the engine's callers see it: the team's log when the store is shared (so every
+ * operator reads every operator's rows), the SQLite file's otherwise. Rows written here go where a
+ * job's rows go: with the journal, then to the team's log when the journal is not in it.
+ */
+export class AuditAccess {
+  readonly #store: Pick<EngineStore, "journal" | "auditCopy" | "queryAudit">;
+
+  constructor(store: Pick<EngineStore, "journal" | "auditCopy" | "queryAudit">) {
+    this.#store = store;
+  }
+
+  async query(query: AuditQueryInput = {}): Promise<AuditEntry[]> {
+    return this.#store.queryAudit(parseAuditQuery(query));
+  }
+
+  async record(records: readonly AuditRecord[]): Promise<void> {
+    await this.#store.journal.appendAudit(records);
+    if (this.#store.auditCopy !== null && records.length > 0) await this.#store.auditCopy.append(records);
+  }
+
+  async export(format: AuditExportFormat, query: AuditQueryInput = {}): Promise<string> {
+    // An export is everything that matches unless a limit is asked for.
+    const parsed = parseAuditQuery(query);
+    const limit = query.limit === undefined ? null : parsed.limit;
+    return exportAudit(await this.#store.queryAudit(parsed, limit), format);
+  }
+}
+
+function parseAuditQuery(query: AuditQueryInput) {
+  const parsed = AuditQuerySchema.safeParse(query);
+  if (!parsed.success) throw new ActionError("invalid-request", "The audit query is malformed.");
+  return parsed.data;
+}

@@ -1,0 +1,77 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../config/load.js";
+import { EnvSecretStore } from "../../config/secrets.js";
+import { createSources } from "../../leases/index.js";
+import { openDatabase } from "../../store/database.js";
+import { buildWorld, FAST_OPTIONS, type World, withTypedCount } from "../testing/world.js";
+import { createConfiguredActionEngine } from "../wiring.js";
+import type { HeldClaim } from "./claims.js";
+import { SqliteClaims } from "./sqlite-claims.js";
+
+// An item is reported ended only once its sandbox's claim is freed, so whoever hears of the end (the
+// operator, another job waiting on the sandbox) finds the sandbox free. The store's release is made
+// slow here, as one across the network is; the claims themselves are real, in the data directory's file.
+
+let world: World | null = null;
+afterEach(async () => {
+  await world?.close();
+  world = null;
+});
+
+describe("a sandbox's claim at its item's end", () => {
+  it("is released before the item is reported ended", async () => {
+    const fleet = [{ id: "sb-0" }, { id: "sb-1" }, { id: "sb-2" }];
+    world = await buildWorld({
+      sandboxes: fleet,
+      environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
+      leases: fleet.map((sandbox) => ({
+        id: `lease-${sandbox.id}`,
+        environmentId: "env-1",
+        sandboxId: sandbox.id,
+      })),
+    });
+    const config = await loadConfig(world.configFile);
+    const db = openDatabase(config.dataDir);
+    const claims = new SqliteClaims(db);
+    const engine = createConfiguredActionEngine({
+      config,
+      sources: createSources(config, { env: world.env }),
+      secrets: new EnvSecretStore(config.credentials, world.env),
+      options: FAST_OPTIONS,
+      shared: {
+        claims: {
+          claim: (...args) => claims.claim(...args),
+          renew: (...args) => claims.renew(...args),
+          releaseOwner: (...args) => claims.releaseOwner(...args),
+          holderOf: (...args) => claims.holderOf(...args),
+          async release(...args) {
+            await delay(150);
+            await claims.release(...args);
+          },
+        },
+        close: async () => {
+          db.close();
+        },
+      },
+    });
+    try {
+      const plan = await engine.plan({
+        action: "destroy",
+        selection: { kind: "leases", leaseIds: fleet.map((sandbox) => `lease-${sandbox.id}`) },
+      });
+      const heldAtEnd: Promise<HeldClaim | null>[] = [];
+      engine.onEvent((event) => {
+        if (event.type !== "item" || event.item.state !== "confirmed") return;
+        heldAtEnd.push(claims.holderOf({ origin: event.item.origin!, sandboxId: event.item.sandboxId! }));
+      });
+      const started = await engine.execute(withTypedCount(plan, { planId: plan.planId }));
+      const done = await engine.waitForJob(started.jobId);
+      expect(done.counts.confirmed).toBe(fleet.length);
+      expect(heldAtEnd).toHaveLength(fleet.length);
+      expect(await Promise.all(heldAtEnd)).toEqual(fleet.map(() => null));
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
+});
