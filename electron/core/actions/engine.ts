@@ -17,6 +17,7 @@ import {
 } from "../../../shared/domain/actions.js";
 import { typedCountMatches, typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
 import { keptPlan } from "../../../shared/domain/kept-items.js";
+import { CoreError } from "../errors/core-error.js";
 import { openDatabase } from "../store/database.js";
 import type { Database } from "../store/migrations.js";
 import type { SharedAuditLog } from "../store/postgres/shared-store.js";
@@ -24,7 +25,6 @@ import { AuditLog, type AuditRecord } from "./audit/audit-log.js";
 import { type AuditExportFormat, exportAudit } from "./audit/export.js";
 import type { SandboxClaims } from "./claims/claims.js";
 import { SqliteClaims } from "./claims/sqlite-claims.js";
-import { ActionError } from "./errors.js";
 import { OVERRIDE_REFUSALS } from "./guard/rules.js";
 import { isJobAbandoned, markLive, markNotLive } from "./jobs/liveness.js";
 import { type ItemOutcome, itemAuditRecord, type Operator } from "./jobs/recorder.js";
@@ -170,7 +170,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   heartbeat.unref();
 
   function assertOpen(): void {
-    if (closed) throw new ActionError("engine-closed", ENGINE_MESSAGES.closed);
+    if (closed) throw new CoreError("action", "engine-closed", ENGINE_MESSAGES.closed);
   }
 
   /** Jobs left `running` by a process that is gone are shown for what they are: interrupted. */
@@ -189,9 +189,9 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
 
   function loadPlan(planId: string, allowExpired = false): StoredPlan {
     const stored = journal.loadPlan(planId);
-    if (stored === null) throw new ActionError("plan-not-found", ENGINE_MESSAGES.planNotFound);
+    if (stored === null) throw new CoreError("action", "plan-not-found", ENGINE_MESSAGES.planNotFound);
     if (!allowExpired && isExpired(stored)) {
-      throw new ActionError("plan-expired", ENGINE_MESSAGES.planExpired);
+      throw new CoreError("action", "plan-expired", ENGINE_MESSAGES.planExpired);
     }
     return stored;
   }
@@ -238,7 +238,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   function requireJob(jobId: string): JobRow {
     sweepInterrupted();
     const row = journal.jobRow(jobId);
-    if (row === null) throw new ActionError("job-not-found", ENGINE_MESSAGES.jobNotFound);
+    if (row === null) throw new CoreError("action", "job-not-found", ENGINE_MESSAGES.jobNotFound);
     return row;
   }
 
@@ -311,7 +311,8 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     journal.exclusive(() => {
       if (input.consumesPlan) {
         const ranBy = journal.consumePlan(row.planId, row.jobId, createdAt);
-        if (ranBy !== null) throw new ActionError("plan-consumed", ENGINE_MESSAGES.planConsumed(ranBy));
+        if (ranBy !== null)
+          throw new CoreError("action", "plan-consumed", ENGINE_MESSAGES.planConsumed(ranBy));
       }
       journal.createJob(row, items);
       audit.append(records);
@@ -371,13 +372,13 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     async plan(request) {
       assertOpen();
       const parsed = PlanRequestSchema.safeParse(request);
-      if (!parsed.success) throw new ActionError("invalid-request", "The plan request is malformed.");
+      if (!parsed.success) throw new CoreError("action", "invalid-request", "The plan request is malformed.");
       const started = performance.now();
       let inventory: Awaited<ReturnType<InventoryPort["current"]>>;
       try {
         inventory = await deps.inventory.current({ maxAgeMs: options.inventoryMaxAgeMs });
       } catch {
-        throw new ActionError("inventory-unavailable", ENGINE_MESSAGES.inventoryUnavailable);
+        throw new CoreError("action", "inventory-unavailable", ENGINE_MESSAGES.inventoryUnavailable);
       }
       const knownSecrets = (await deps.knownSecrets?.()) ?? new Set<string>();
       const built = buildPlan({
@@ -442,7 +443,8 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     async execute(request) {
       assertOpen();
       const parsed = ExecuteRequestSchema.safeParse(request);
-      if (!parsed.success) throw new ActionError("invalid-request", "The execute request is malformed.");
+      if (!parsed.success)
+        throw new CoreError("action", "invalid-request", "The execute request is malformed.");
       const { planId, confirmSandboxIds, confirmationPhrase, typedCount, override, keepItemIds } =
         parsed.data;
       const stored = loadPlan(planId);
@@ -450,8 +452,8 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       const trimmed = keptPlan(stored.plan, keepItemIds);
       if (!trimmed.ok) {
         throw trimmed.reason === "not-in-plan"
-          ? new ActionError("not-in-plan", ENGINE_MESSAGES.notInPlan)
-          : new ActionError("nothing-kept", ENGINE_MESSAGES.nothingKept);
+          ? new CoreError("action", "not-in-plan", ENGINE_MESSAGES.notInPlan)
+          : new CoreError("action", "nothing-kept", ENGINE_MESSAGES.nothingKept);
       }
       const { kept } = trimmed;
       const keptIds = new Set(kept.items.map((item) => item.itemId));
@@ -479,7 +481,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         const acting = items.filter((item) => item.outcome === null);
         const expected = typedCountPhrase(stored.plan.action, acting.length);
         if (acting.length > 0 && !typedCountMatches(expected, typedCount)) {
-          throw new ActionError("count-not-confirmed", ENGINE_MESSAGES.countNotConfirmed(expected));
+          throw new CoreError("action", "count-not-confirmed", ENGINE_MESSAGES.countNotConfirmed(expected));
         }
         for (const item of acting) if (item.confirmedBy === "click") item.confirmedBy = "typed-count";
       }
@@ -507,21 +509,23 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       const row = requireJob(jobId);
       const entry = live.get(jobId);
       if (entry !== undefined) entry.stop ??= "cancel";
-      else if (row.state === "running") throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
+      else if (row.state === "running")
+        throw new CoreError("action", "job-running", ENGINE_MESSAGES.jobRunning);
       return journal.job(jobId)!;
     },
 
     async retryFailed(jobId) {
       assertOpen();
       const row = requireJob(jobId);
-      if (row.state === "running") throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
+      if (row.state === "running") throw new CoreError("action", "job-running", ENGINE_MESSAGES.jobRunning);
       const failed = new Map(
         journal
           .items(jobId)
           .filter((item) => item.state === "failed")
           .map((item) => [item.itemId, item]),
       );
-      if (failed.size === 0) throw new ActionError("nothing-to-retry", ENGINE_MESSAGES.nothingToRetry);
+      if (failed.size === 0)
+        throw new CoreError("action", "nothing-to-retry", ENGINE_MESSAGES.nothingToRetry);
       const stored = loadPlan(row.planId);
       // A failed request may still have reached CreateOS (a lost answer), so every retried item reads the
       // sandbox before sending anything again.
@@ -540,11 +544,11 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     async resume(jobId) {
       assertOpen();
       const row = requireJob(jobId);
-      if (row.state === "running") throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
+      if (row.state === "running") throw new CoreError("action", "job-running", ENGINE_MESSAGES.jobRunning);
       if (row.state !== "interrupted")
-        throw new ActionError("job-not-interrupted", ENGINE_MESSAGES.jobNotInterrupted);
+        throw new CoreError("action", "job-not-interrupted", ENGINE_MESSAGES.jobNotInterrupted);
       if (row.resumedByJobId !== null) {
-        throw new ActionError("job-already-resumed", ENGINE_MESSAGES.jobAlreadyResumed);
+        throw new CoreError("action", "job-already-resumed", ENGINE_MESSAGES.jobAlreadyResumed);
       }
       const unfinished = new Map(
         journal
@@ -585,7 +589,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       const entry = live.get(jobId);
       if (entry !== undefined) return entry.done;
       const job = journal.job(jobId);
-      if (job === null) throw new ActionError("job-not-found", ENGINE_MESSAGES.jobNotFound);
+      if (job === null) throw new CoreError("action", "job-not-found", ENGINE_MESSAGES.jobNotFound);
       return job;
     },
 
@@ -638,7 +642,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
 
 function parseAuditQuery(query: AuditQueryInput) {
   const parsed = AuditQuerySchema.safeParse(query);
-  if (!parsed.success) throw new ActionError("invalid-request", "The audit query is malformed.");
+  if (!parsed.success) throw new CoreError("action", "invalid-request", "The audit query is malformed.");
   return parsed.data;
 }
 

@@ -6,7 +6,6 @@ export {
 } from "./credentials.js";
 export {
   CONFIG_FILE_NAME,
-  ConfigError,
   type CredentialConfig,
   type LeasekeeperConfig,
   loadConfig,

@@ -156,7 +156,7 @@ export class CreateosClient {
         ...outcome(record),
       };
     } catch (error) {
-      if (error instanceof CreateosError && error.kind === "not-found") {
+      if (error instanceof CreateosError && error.code === "not-found") {
         return { outcome: "already-gone", sandboxStatus: null, httpStatus: 404, requests: error.requests };
       }
       throw error;

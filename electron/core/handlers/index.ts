@@ -1,4 +1,3 @@
-export { CoreError, describeThrown, FIXED_MESSAGES, isCoreError } from "./errors.js";
 export { EventHub, type EventListener } from "./events.js";
 export {
   type CallContext,

@@ -7,7 +7,7 @@ import {
   type ParsedRequest,
   type Result,
 } from "../../../shared/contract.js";
-import { describeThrown, FIXED_MESSAGES } from "./errors.js";
+import { answerFor, FIXED_MESSAGES } from "../errors/host-answers.js";
 import { invalidRequestMessage } from "./validation.js";
 
 /** Who is calling: recorded in the audit log, never trusted for anything else. */
@@ -80,9 +80,9 @@ function makeHandler<C extends Channel>(
     try {
       answer = await call(parsedRequest.data as ParsedRequest<C>, context);
     } catch (error) {
-      const described = describeThrown(error);
-      if (!described.expected) log.error(`${channel} failed`, error);
-      return failure(described.code, redactor ? redactor.redactDeep(described.message) : described.message);
+      const failed = answerFor(error);
+      if (!failed.expected) log.error(`${channel} failed`, error);
+      return failure(failed.code, redactor ? redactor.redactDeep(failed.message) : failed.message);
     }
     if (ENCODER_BUILT.has(channel))
       return { ok: true, data: redactor ? redactor.redactDeep(answer) : answer };

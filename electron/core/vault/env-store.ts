@@ -1,6 +1,7 @@
 import type { VaultStatus } from "../../../shared/contract.js";
 import { EnvSecretStore } from "../config/secrets.js";
-import { lastFour, type SecretListing, type SecretStore, VaultError } from "./types.js";
+import { CoreError } from "../errors/core-error.js";
+import { lastFour, type SecretListing, type SecretStore } from "./types.js";
 
 /** Keys from the environment variables the config names (`apiKeyEnv`). Read-only: set them in the shell. */
 export class EnvStore implements SecretStore {
@@ -24,14 +25,16 @@ export class EnvStore implements SecretStore {
   }
 
   async set(): Promise<void> {
-    throw new VaultError(
+    throw new CoreError(
+      "vault",
       "read-only",
       "Keys from environment variables are set in the shell that starts Leasekeeper.",
     );
   }
 
   async clear(): Promise<void> {
-    throw new VaultError(
+    throw new CoreError(
+      "vault",
       "read-only",
       "Keys from environment variables are cleared in the shell that starts Leasekeeper.",
     );

@@ -13,7 +13,8 @@ import {
 import path from "node:path";
 import { z } from "zod";
 import type { VaultStatus } from "../../../shared/contract.js";
-import { lastFour, type SecretListing, type SecretStore, VaultError } from "./types.js";
+import { CoreError, isCoreError } from "../errors/core-error.js";
+import { lastFour, type SecretListing, type SecretStore } from "./types.js";
 
 /**
  * The browser host's and the CLI's vault: one JSON file, each key sealed on its own with AES-256-GCM
@@ -122,7 +123,8 @@ export class FileVault implements SecretStore {
     if (sealed === undefined) return undefined;
     const value = open(this.#key(vault), sealed, entryAad(name));
     if (value === null) {
-      throw new VaultError(
+      throw new CoreError(
+        "vault",
         "corrupt",
         `The key "${name}" in ${this.file} is damaged; set it again (other keys are unaffected).`,
       );
@@ -180,7 +182,7 @@ export class FileVault implements SecretStore {
         encryption: "none",
         persistAllowed: false,
         weakStoreAccepted: false,
-        message: error instanceof VaultError ? error.message : `The vault ${this.file} cannot be used.`,
+        message: isCoreError(error, "vault") ? error.message : `The vault ${this.file} cannot be used.`,
       };
     }
   }
@@ -192,7 +194,8 @@ export class FileVault implements SecretStore {
       text = readFileSync(this.file, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw new VaultError(
+      throw new CoreError(
+        "vault",
         "io",
         `The vault ${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}).`,
       );
@@ -208,8 +211,9 @@ export class FileVault implements SecretStore {
     return parsed.data;
   }
 
-  #damaged(what: string): VaultError {
-    return new VaultError(
+  #damaged(what: string): CoreError<"vault"> {
+    return new CoreError(
+      "vault",
       "corrupt",
       `The vault ${this.file} ${what}; it was left as it is. Move it aside to start a new vault (keys from environment variables still work).`,
     );
@@ -242,7 +246,8 @@ export class FileVault implements SecretStore {
     const key =
       vault.kdf.type === "scrypt" ? this.#passphraseKey(vault.kdf) : this.#keyFromFile(vault.kdf.keyFile);
     if (vault.check.data !== "" && open(key, vault.check, CHECK_AAD) !== CHECK_PLAINTEXT) {
-      throw new VaultError(
+      throw new CoreError(
+        "vault",
         "locked",
         vault.kdf.type === "scrypt"
           ? `${PASSPHRASE_ENV} does not open the vault ${this.file}.`
@@ -254,7 +259,8 @@ export class FileVault implements SecretStore {
 
   #passphraseKey(kdf: Extract<VaultFile["kdf"], { type: "scrypt" }>): Buffer {
     if (this.#passphrase === undefined) {
-      throw new VaultError(
+      throw new CoreError(
+        "vault",
         "locked",
         `The vault ${this.file} is protected by a passphrase; set ${PASSPHRASE_ENV}.`,
       );
@@ -276,21 +282,23 @@ export class FileVault implements SecretStore {
     let text: string;
     try {
       if (process.platform !== "win32" && (statSync(file).mode & 0o077) !== 0) {
-        throw new VaultError(
+        throw new CoreError(
+          "vault",
           "locked",
           `The vault key file ${file} is readable by other users; run: chmod 600 ${file}`,
         );
       }
       text = readFileSync(file, "utf8").trim();
     } catch (error) {
-      if (error instanceof VaultError) throw error;
-      throw new VaultError(
+      if (isCoreError(error, "vault")) throw error;
+      throw new CoreError(
+        "vault",
         "locked",
         `The vault key file ${file} is missing or unreadable; the keys in ${this.file} cannot be read.`,
       );
     }
     if (!/^[0-9a-f]{64}$/.test(text))
-      throw new VaultError("corrupt", `The vault key file ${file} is damaged.`);
+      throw new CoreError("vault", "corrupt", `The vault key file ${file} is damaged.`);
     return Buffer.from(text, "hex");
   }
 

@@ -14,11 +14,4 @@ export {
   SafeStorageVault,
   type SafeStorageVaultOptions,
 } from "./safe-storage-vault.js";
-export {
-  isVaultError,
-  lastFour,
-  type SecretListing,
-  type SecretStore,
-  VaultError,
-  type VaultErrorCode,
-} from "./types.js";
+export { lastFour, type SecretListing, type SecretStore } from "./types.js";

@@ -1,6 +1,7 @@
 import type { CredentialView, VaultStatus } from "../../../shared/contract.js";
+import { CoreError, isCoreError } from "../errors/core-error.js";
 import type { EnvStore } from "./env-store.js";
-import { isVaultError, lastFour, type SecretStore, VaultError } from "./types.js";
+import { lastFour, type SecretStore } from "./types.js";
 
 /** A vault that can also remember the operator's consent to a weaker store (Electron's). */
 export interface WeakStoreConsent {
@@ -40,7 +41,7 @@ export class LayeredSecretStore {
         const value = await this.vault.get(name);
         if (value !== undefined) return { value, storedIn: "vault" };
       } catch (error) {
-        if (!isVaultError(error)) throw error;
+        if (!isCoreError(error, "vault")) throw error;
         this.#lastVaultProblem = error.message;
       }
     }
@@ -69,7 +70,8 @@ export class LayeredSecretStore {
 
   async set(name: string, value: string): Promise<void> {
     if (!this.vault)
-      throw new VaultError(
+      throw new CoreError(
+        "vault",
         "read-only",
         "No vault is available here; set the key in an environment variable.",
       );
@@ -78,7 +80,8 @@ export class LayeredSecretStore {
 
   async clear(name: string): Promise<void> {
     if (!this.vault)
-      throw new VaultError(
+      throw new CoreError(
+        "vault",
         "read-only",
         "No vault is available here; unset the environment variable instead.",
       );

@@ -2,8 +2,9 @@ import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { VaultStatus } from "../../../shared/contract.js";
+import { CoreError, isCoreError } from "../errors/core-error.js";
 import { FileVault, writeFileAtomic } from "./file-vault.js";
-import { lastFour, type SecretListing, type SecretStore, VaultError } from "./types.js";
+import { lastFour, type SecretListing, type SecretStore } from "./types.js";
 
 /** The part of Electron's `safeStorage` the vault uses; main.ts passes the real one, tests a fake. */
 export interface SafeStorageLike {
@@ -77,7 +78,8 @@ export class SafeStorageVault implements SecretStore {
     try {
       return this.#safeStorage.decryptString(Buffer.from(encoded, "base64"));
     } catch {
-      throw new VaultError(
+      throw new CoreError(
+        "vault",
         "corrupt",
         `The key "${name}" in ${this.file} cannot be decrypted; set it again (other keys are unaffected).`,
       );
@@ -94,7 +96,8 @@ export class SafeStorageVault implements SecretStore {
     const encryption = this.encryption();
     const store = this.#read() ?? emptyStore();
     if (encryption !== "os" && !store.weakStoreAccepted) {
-      throw new VaultError(
+      throw new CoreError(
+        "vault",
         "refused",
         "This system has no keyring, so keys would be stored with weak protection; accept the weaker store in Settings first, or use an environment variable.",
       );
@@ -147,7 +150,7 @@ export class SafeStorageVault implements SecretStore {
         encryption: "none",
         persistAllowed: false,
         weakStoreAccepted: false,
-        message: error instanceof VaultError ? error.message : `The vault ${this.file} cannot be used.`,
+        message: isCoreError(error, "vault") ? error.message : `The vault ${this.file} cannot be used.`,
       };
     }
     const encryption = this.encryption();
@@ -175,7 +178,7 @@ export class SafeStorageVault implements SecretStore {
       text = readFileSync(this.file, "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw new VaultError("io", `The vault ${this.file} cannot be read.`);
+      throw new CoreError("vault", "io", `The vault ${this.file} cannot be read.`);
     }
     let raw: unknown;
     try {
@@ -198,8 +201,9 @@ function emptyStore(): StoreFile {
   return { format: FORMAT, version: 1, weakStoreAccepted: false, entries: {} };
 }
 
-function damaged(file: string, what: string): VaultError {
-  return new VaultError(
+function damaged(file: string, what: string): CoreError<"vault"> {
+  return new CoreError(
+    "vault",
     "corrupt",
     `The vault ${file} ${what}; it was left as it is. Move it aside to start a new vault (keys from environment variables still work).`,
   );

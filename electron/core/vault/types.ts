@@ -7,7 +7,7 @@ import type { SecretStore as ReadableSecretStore } from "../config/secrets.js";
  * ever returns a key except `get`, and nothing here logs or throws with one.
  */
 export interface SecretStore extends ReadableSecretStore {
-  /** Writes (or replaces) a key. Throws VaultError when the store is read-only or refuses to persist. */
+  /** Writes (or replaces) a key. Throws a vault error when the store is read-only or refuses to persist. */
   set(name: string, value: string): Promise<void>;
   /** Removes a key; removing an absent one is not an error. */
   clear(name: string): Promise<void>;
@@ -19,22 +19,6 @@ export interface SecretStore extends ReadableSecretStore {
 export interface SecretListing {
   name: string;
   last4: string;
-}
-
-export type VaultErrorCode = "read-only" | "refused" | "corrupt" | "locked" | "io";
-
-/** A vault failure in one sentence that names the file when there is one, never a value. */
-export class VaultError extends Error {
-  override readonly name = "VaultError";
-  readonly code: VaultErrorCode;
-  constructor(code: VaultErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
-
-export function isVaultError(value: unknown): value is VaultError {
-  return value instanceof VaultError;
 }
 
 /** The last four characters, or fewer for a key too short to spare them (only the last quarter is shown). */

@@ -2,11 +2,11 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CoreError } from "../errors/core-error.js";
 import { EnvStore } from "./env-store.js";
 import { FileVault, VAULT_FILE_NAME, VAULT_KEY_FILE_NAME } from "./file-vault.js";
 import { LayeredSecretStore } from "./layered.js";
 import { SAFE_STORAGE_FILE_NAME, type SafeStorageLike, SafeStorageVault } from "./safe-storage-vault.js";
-import { VaultError } from "./types.js";
 
 const KEY = "lk_SECRET_canary_7f3a";
 const OTHER = "lk_other_key_1a2b";
@@ -82,9 +82,10 @@ describe("file vault (browser host, CLI)", () => {
     writeFileSync(file, '{"format": "leasekeeper-vault", "entr', { mode: 0o600 });
     const before = snapshotDir();
     const error = await vault.get("primary").catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(VaultError);
-    expect((error as VaultError).code).toBe("corrupt");
-    expect((error as VaultError).message).toContain(file);
+    expect(error).toBeInstanceOf(CoreError);
+    expect((error as CoreError).area).toBe("vault");
+    expect((error as CoreError).code).toBe("corrupt");
+    expect((error as CoreError).message).toContain(file);
     await expect(vault.set("legacy", OTHER)).rejects.toThrow(file);
     await expect(vault.clear("primary")).rejects.toThrow(file);
     expect(snapshotDir()).toEqual(before);
@@ -113,7 +114,7 @@ describe("file vault (browser host, CLI)", () => {
     const stored = JSON.parse(readFileSync(file, "utf8"));
     stored.entries.attacker = stored.entries.primary;
     writeFileSync(file, JSON.stringify(stored), { mode: 0o600 });
-    await expect(vault.get("attacker")).rejects.toThrow(VaultError);
+    await expect(vault.get("attacker")).rejects.toMatchObject({ area: "vault", code: "corrupt" });
   });
 
   it("refuses a key file that other users can read", async () => {
