@@ -9,9 +9,10 @@ import type {
   SourceView,
 } from "../../../shared/contract.js";
 import { type LeasekeeperConfig, loadConfig, parseConfig } from "../config/load.js";
+import { EnvSecretStore } from "../config/secrets.js";
 import { CreateosClient, type CreateosError, isCreateosError } from "../createos/index.js";
 import { CoreError } from "../errors/core-error.js";
-import { EnvStore, type LayeredSecretStore, writeFileAtomic } from "../vault/index.js";
+import { type LayeredSecretStore, writeFileAtomic } from "../vault/index.js";
 import type { Logger } from "./log.js";
 
 export interface SettingsServiceOptions {
@@ -219,7 +220,7 @@ export class SettingsService {
     parseConfig(raw, this.#config.file);
     writeFileAtomic(this.#config.file, `${JSON.stringify(raw, null, 2)}\n`);
     this.#config = await loadConfig(this.#config.file);
-    this.#options.secrets.env = new EnvStore(this.#config.credentials, this.#options.env);
+    this.#options.secrets.env = new EnvSecretStore(this.#config.credentials, this.#options.env);
     this.#options.onConfigChanged(this.#config);
   }
 

@@ -6,7 +6,6 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
-  renameSync,
   statSync,
   writeSync,
 } from "node:fs";
@@ -14,7 +13,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { VaultStatus } from "../../../shared/contract.js";
 import { CoreError, isCoreError } from "../errors/core-error.js";
-import { lastFour, type SecretListing, type SecretStore } from "./types.js";
+import { type EntryCipher, EntryFileVault } from "./entry-file-vault.js";
 
 /**
  * The browser host's and the CLI's vault: one JSON file, each key sealed on its own with AES-256-GCM
@@ -91,82 +90,20 @@ function open(key: Buffer, sealed: Sealed, aad: string): string | null {
 const entryAad = (name: string) => `${FORMAT}:v1:entry:${name}`;
 const CHECK_AAD = `${FORMAT}:v1:check`;
 
-/** Writes via a temporary file and a rename, so a crash leaves the old file or the new one, never half. */
-export function writeFileAtomic(file: string, content: string): void {
-  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fd = openSync(temporary, "wx", 0o600);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temporary, file);
-}
-
-export class FileVault implements SecretStore {
-  readonly file: string;
+export class FileVault extends EntryFileVault<Sealed, VaultFile> {
   readonly keyFile: string;
   readonly #passphrase: string | undefined;
   #derived: { salt: string; key: Buffer } | null = null;
 
   constructor(options: FileVaultOptions) {
-    this.file = path.join(options.dir, options.fileName ?? VAULT_FILE_NAME);
+    super(path.join(options.dir, options.fileName ?? VAULT_FILE_NAME), VaultFileSchema);
     this.keyFile = path.join(options.dir, VAULT_KEY_FILE_NAME);
     this.#passphrase = options.passphrase === "" ? undefined : options.passphrase;
   }
 
-  async get(name: string): Promise<string | undefined> {
-    const vault = this.#read();
-    if (vault === null) return undefined;
-    const sealed = Object.hasOwn(vault.entries, name) ? vault.entries[name] : undefined;
-    if (sealed === undefined) return undefined;
-    const value = open(this.#key(vault), sealed, entryAad(name));
-    if (value === null) {
-      throw new CoreError(
-        "vault",
-        "corrupt",
-        `The key "${name}" in ${this.file} is damaged; set it again (other keys are unaffected).`,
-      );
-    }
-    return value;
-  }
-
-  async has(name: string): Promise<boolean> {
-    const vault = this.#read();
-    return vault !== null && Object.hasOwn(vault.entries, name);
-  }
-
-  async set(name: string, value: string): Promise<void> {
-    const vault = this.#read() ?? this.#create();
-    const key = this.#key(vault);
-    const entries = { ...vault.entries, [name]: seal(key, value, entryAad(name)) };
-    this.#write({ ...vault, entries });
-  }
-
-  async clear(name: string): Promise<void> {
-    const vault = this.#read();
-    if (vault === null || !Object.hasOwn(vault.entries, name)) return;
-    const entries = { ...vault.entries };
-    delete entries[name];
-    this.#write({ ...vault, entries });
-  }
-
-  async list(): Promise<SecretListing[]> {
-    const vault = this.#read();
-    if (vault === null) return [];
-    const key = this.#key(vault);
-    const listed: SecretListing[] = [];
-    for (const [name, sealed] of Object.entries(vault.entries)) {
-      const value = open(key, sealed, entryAad(name));
-      if (value !== null) listed.push({ name, last4: lastFour(value) });
-    }
-    return listed;
-  }
-
   status(): VaultStatus {
     try {
-      const vault = this.#read();
+      const vault = this.read();
       if (vault !== null) this.#key(vault);
       const passphrase = vault ? vault.kdf.type === "scrypt" : this.#passphrase !== undefined;
       return {
@@ -178,48 +115,23 @@ export class FileVault implements SecretStore {
           : `Keys are encrypted in ${this.file}; the key is in ${this.keyFile} (readable by you only).`,
       };
     } catch (error) {
-      return {
-        encryption: "none",
-        persistAllowed: false,
-        weakStoreAccepted: false,
-        message: isCoreError(error, "vault") ? error.message : `The vault ${this.file} cannot be used.`,
-      };
+      return this.unusable(error);
     }
   }
 
-  /** The vault as stored, null when there is none yet. A damaged file is an error, and is never overwritten. */
-  #read(): VaultFile | null {
-    let text: string;
-    try {
-      text = readFileSync(this.file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw new CoreError(
-        "vault",
-        "io",
-        `The vault ${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}).`,
-      );
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw this.#damaged("is not valid JSON");
-    }
-    const parsed = VaultFileSchema.safeParse(raw);
-    if (!parsed.success) throw this.#damaged("is not in the vault format");
-    return parsed.data;
+  protected cipher(vault: VaultFile): EntryCipher<Sealed> {
+    const key = this.#key(vault);
+    return {
+      seal: (name, value) => seal(key, value, entryAad(name)),
+      open: (name, sealed) => open(key, sealed, entryAad(name)),
+    };
   }
 
-  #damaged(what: string): CoreError<"vault"> {
-    return new CoreError(
-      "vault",
-      "corrupt",
-      `The vault ${this.file} ${what}; it was left as it is. Move it aside to start a new vault (keys from environment variables still work).`,
-    );
+  protected damagedEntry(name: string): string {
+    return `The key "${name}" in ${this.file} is damaged; set it again (other keys are unaffected).`;
   }
 
-  #create(): VaultFile {
+  protected create(): VaultFile {
     mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     let kdf: VaultFile["kdf"];
     if (this.#passphrase !== undefined) {
@@ -300,10 +212,5 @@ export class FileVault implements SecretStore {
     if (!/^[0-9a-f]{64}$/.test(text))
       throw new CoreError("vault", "corrupt", `The vault key file ${file} is damaged.`);
     return Buffer.from(text, "hex");
-  }
-
-  #write(vault: VaultFile): void {
-    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    writeFileAtomic(this.file, `${JSON.stringify(vault, null, 2)}\n`);
   }
 }

@@ -1,11 +1,9 @@
-export { EnvStore } from "./env-store.js";
 export {
   FileVault,
   type FileVaultOptions,
   PASSPHRASE_ENV,
   VAULT_FILE_NAME,
   VAULT_KEY_FILE_NAME,
-  writeFileAtomic,
 } from "./file-vault.js";
 export { LayeredSecretStore, type WeakStoreConsent } from "./layered.js";
 export {
@@ -14,4 +12,4 @@ export {
   SafeStorageVault,
   type SafeStorageVaultOptions,
 } from "./safe-storage-vault.js";
-export { lastFour, type SecretListing, type SecretStore } from "./types.js";
+export { writeFileAtomic } from "./write-file-atomic.js";
