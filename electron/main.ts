@@ -4,7 +4,7 @@ import { app, BrowserWindow, dialog, ipcMain, safeStorage, session } from "elect
 import { resolveConfigPath } from "./core/app/config-path.js";
 import { closeWithin, createLeasekeeperApp, type LeasekeeperApp } from "./core/app/index.js";
 import { CONFIG_FILE_NAME } from "./core/config/index.js";
-import { answerFor } from "./core/errors/index.js";
+import { answerFor } from "./core/errors/host-answers.js";
 import { SafeStorageVault } from "./core/vault/index.js";
 import {
   APP_URL,

@@ -1,5 +1,4 @@
 export {
-  credentialsForOrigin,
   findCredential,
   type OpenClientResult,
   openCreateosClient,

@@ -47,8 +47,8 @@ const ENCODER_BUILT: ReadonlySet<Channel> = new Set<Channel>(["inventory:get"]);
 /**
  * The one table from channel to core call, used unchanged by every host (Electron IPC, the browser
  * host, tests). Each request is parsed with its schema before anything runs; an invalid one gets
- * `invalid-request` naming the channel, field and issue. Anything thrown becomes a coded error with a
- * fixed message. Answers are parsed with the response schema, which also drops any field the contract
+ * `invalid-request` naming the channel, field and issue. Anything thrown is answered as every host
+ * answers it (`answerFor`): a CoreError's code and sentence, or a fixed one. Answers are parsed with the response schema, which also drops any field the contract
  * does not name, so nothing unplanned (a marker, a key) can ride along.
  */
 export function createHandlerTable(

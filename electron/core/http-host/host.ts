@@ -16,7 +16,7 @@ import { isAllowedHost, isAllowedOrigin, newToken, TicketBook, tokenMatches } fr
  * events (server-sent events). Binds 127.0.0.1 only and checks Host, Origin and a per-launch token.
  */
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 const HEARTBEAT_MS = 25_000;
 
 /** The renderer's one policy, the same as Electron's. */

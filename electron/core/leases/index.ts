@@ -52,8 +52,3 @@ export function createSources(
     });
   });
 }
-
-/** The source a row came from, by the `sourceId` an inventory carries. */
-export function sourceById(sources: readonly LeaseSource[], sourceId: string): LeaseSource | null {
-  return sources.find((source) => source.id === sourceId) ?? null;
-}
