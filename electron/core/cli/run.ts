@@ -61,7 +61,7 @@ function isParseArgsError(error: unknown): error is Error {
   return error instanceof Error && typeof code === "string" && code.startsWith("ERR_PARSE_ARGS_");
 }
 
-/** Node's own flag parser names only the flag the operator typed, so its sentence is shown as is. */
+/** Node's own flag parser quotes only the flag or argument the operator typed, so its sentence is shown. */
 function usageError(error: Error): CoreError<"usage"> {
   return new CoreError("usage", "bad-arguments", error.message);
 }
