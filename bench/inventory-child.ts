@@ -263,7 +263,7 @@ async function measureBaseline(targets: readonly BaselineTarget[]): Promise<Base
       } catch (error) {
         if (!isCreateosError(error)) throw error;
         requests += error.requests;
-        outcomes[error.kind] = (outcomes[error.kind] ?? 0) + 1;
+        outcomes[error.code] = (outcomes[error.code] ?? 0) + 1;
       }
     }),
   );

@@ -4,6 +4,7 @@ import { app, BrowserWindow, dialog, ipcMain, safeStorage, session } from "elect
 import { resolveConfigPath } from "./core/app/config-path.js";
 import { closeWithin, createLeasekeeperApp, type LeasekeeperApp } from "./core/app/index.js";
 import { CONFIG_FILE_NAME } from "./core/config/index.js";
+import { answerFor } from "./core/errors/host-answers.js";
 import { SafeStorageVault } from "./core/vault/index.js";
 import {
   APP_URL,
@@ -85,10 +86,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<MainHa
       vault: () => new SafeStorageVault({ safeStorage, dir: app.getPath("userData") }),
     });
   } catch (error) {
-    return fail(
-      "Leasekeeper cannot start",
-      error instanceof Error ? error.message : "The configuration could not be used.",
-    );
+    return fail("Leasekeeper cannot start", answerFor(error).message);
   }
 
   const window = new BrowserWindow({
@@ -139,9 +137,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<MainHa
 
 if (process.env.LEASEKEEPER_MAIN_AUTOSTART !== "0") {
   main().catch((error: unknown) => {
-    fail(
-      "Leasekeeper stopped",
-      error instanceof Error ? error.message : "An unexpected error stopped Leasekeeper.",
-    );
+    fail("Leasekeeper stopped", answerFor(error).message);
   });
 }

@@ -92,7 +92,7 @@ export function appUrlMatcher(devServerUrl: string | null): (url: string) => boo
 }
 
 /** #15 Do not use shell.openExternal with untrusted content: https links to these documents only. */
-export const EXTERNAL_LINK_ALLOWLIST: ReadonlyArray<{ host: string; pathPrefix: string }> = [
+const EXTERNAL_LINK_ALLOWLIST: ReadonlyArray<{ host: string; pathPrefix: string }> = [
   { host: "docs.createos.sh", pathPrefix: "/" },
   { host: "createos.nodeops.network", pathPrefix: "/" },
   { host: "github.com", pathPrefix: "/paperclipai/paperclip" },

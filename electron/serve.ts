@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { ensureRenderer, RENDERER_DIR, ROOT } from "../scripts/build-support.js";
 import { closeWithin } from "./core/app/closing.js";
 import { resolveConfigPath } from "./core/app/config-path.js";
+import { answerFor } from "./core/errors/host-answers.js";
 import { launchBrowserHost } from "./core/http-host/launch.js";
 
 /**
@@ -58,8 +59,7 @@ try {
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
 } catch (error) {
-  process.stderr.write(
-    `leasekeeper serve: ${error instanceof Error ? error.message.split("\n", 1)[0] : "could not start."}\n`,
-  );
-  process.exit(1);
+  const answer = answerFor(error);
+  process.stderr.write(`leasekeeper serve: ${answer.message.split("\n", 1)[0]}\n`);
+  process.exit(answer.exitCode);
 }

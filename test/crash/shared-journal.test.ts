@@ -7,11 +7,11 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ActionEngine } from "../../electron/core/actions/engine.js";
-import { isActionError } from "../../electron/core/actions/errors.js";
 import { buildWorld, type World, withTypedCount } from "../../electron/core/actions/testing/world.js";
 import { createConfiguredActionEngine } from "../../electron/core/actions/wiring.js";
 import { loadConfig } from "../../electron/core/config/load.js";
 import { EnvSecretStore } from "../../electron/core/config/secrets.js";
+import { isCoreError } from "../../electron/core/errors/core-error.js";
 import { createSources } from "../../electron/core/leases/index.js";
 import { sharedStoreFor } from "../../electron/core/store/postgres/shared-store.js";
 import { type PostgresServer, startPostgres } from "../support/postgres.js";
@@ -184,7 +184,7 @@ describe("a job in the team's PostgreSQL store, its process killed mid-way", () 
     const seen = (await early.listJobs()).find((job) => job.jobId === jobId);
     expect(seen?.state).toBe("running");
     const refused = await early.resume(jobId).catch((error: unknown) => error);
-    expect(isActionError(refused) && refused.code).toBe("job-running");
+    expect(isCoreError(refused, "action") && refused.code).toBe("job-running");
     const store = new pg.Client({ connectionString: url });
     await store.connect();
     try {
@@ -259,7 +259,7 @@ describe("a job in the team's PostgreSQL store, its process killed mid-way", () 
       const again = await plannerEngine
         .execute(withTypedCount(plan, { planId: plan.planId }))
         .catch((error: unknown) => error);
-      expect(isActionError(again) && again.code).toBe("plan-consumed");
+      expect(isCoreError(again, "action") && again.code).toBe("plan-consumed");
     } finally {
       await store.end();
     }

@@ -11,12 +11,12 @@ import {
   type PlanRequest,
   PlanRequestSchema,
 } from "../../../shared/domain/actions.js";
+import { CoreError } from "../errors/core-error.js";
 import { AuditAccess, type AuditQueryInput } from "./audit/audit-access.js";
 import type { AuditRecord } from "./audit/audit-log.js";
 import type { AuditExportFormat } from "./audit/export.js";
 import { ENGINE_MESSAGES } from "./engine-messages.js";
 import { openEngineStore, type SharedEngineStore } from "./engine-store.js";
-import { ActionError } from "./errors.js";
 import { gateExecution } from "./guard/item-gate.js";
 import { resumeItems, retryItems } from "./jobs/continuation.js";
 import type { Operator } from "./jobs/recorder.js";
@@ -125,14 +125,14 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   void jobs.sweepInterrupted().catch(() => undefined);
 
   function assertOpen(): void {
-    if (closed) throw new ActionError("engine-closed", ENGINE_MESSAGES.closed);
+    if (closed) throw new CoreError("action", "engine-closed", ENGINE_MESSAGES.closed);
   }
 
   async function loadPlan(planId: string, allowExpired = false): Promise<StoredPlan> {
     const stored = await journal.loadPlan(planId);
-    if (stored === null) throw new ActionError("plan-not-found", ENGINE_MESSAGES.planNotFound);
+    if (stored === null) throw new CoreError("action", "plan-not-found", ENGINE_MESSAGES.planNotFound);
     if (!allowExpired && isExpired(stored)) {
-      throw new ActionError("plan-expired", ENGINE_MESSAGES.planExpired);
+      throw new CoreError("action", "plan-expired", ENGINE_MESSAGES.planExpired);
     }
     return stored;
   }
@@ -144,7 +144,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   async function requireJob(jobId: string): Promise<JobRow> {
     await jobs.sweepInterrupted();
     const row = await journal.jobRow(jobId);
-    if (row === null) throw new ActionError("job-not-found", ENGINE_MESSAGES.jobNotFound);
+    if (row === null) throw new CoreError("action", "job-not-found", ENGINE_MESSAGES.jobNotFound);
     return row;
   }
 
@@ -152,13 +152,13 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     async plan(request) {
       assertOpen();
       const parsed = PlanRequestSchema.safeParse(request);
-      if (!parsed.success) throw new ActionError("invalid-request", "The plan request is malformed.");
+      if (!parsed.success) throw new CoreError("action", "invalid-request", "The plan request is malformed.");
       const started = performance.now();
       let inventory: Awaited<ReturnType<InventoryPort["current"]>>;
       try {
         inventory = await deps.inventory.current({ maxAgeMs: options.inventoryMaxAgeMs });
       } catch {
-        throw new ActionError("inventory-unavailable", ENGINE_MESSAGES.inventoryUnavailable);
+        throw new CoreError("action", "inventory-unavailable", ENGINE_MESSAGES.inventoryUnavailable);
       }
       const knownSecrets = (await deps.knownSecrets?.()) ?? new Set<string>();
       const built = buildPlan({
@@ -202,7 +202,8 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     async execute(request) {
       assertOpen();
       const parsed = ExecuteRequestSchema.safeParse(request);
-      if (!parsed.success) throw new ActionError("invalid-request", "The execute request is malformed.");
+      if (!parsed.success)
+        throw new CoreError("action", "invalid-request", "The execute request is malformed.");
       const stored = await loadPlan(parsed.data.planId);
       const items = gateExecution(stored, parsed.data);
       return jobs.start({
@@ -231,17 +232,17 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     async cancel(jobId) {
       const row = await requireJob(jobId);
       if (!jobs.cancel(jobId) && row.state === "running")
-        throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
+        throw new CoreError("action", "job-running", ENGINE_MESSAGES.jobRunning);
       return (await journal.job(jobId))!;
     },
 
     async retryFailed(jobId) {
       assertOpen();
       const row = await requireJob(jobId);
-      if (row.state === "running") throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
+      if (row.state === "running") throw new CoreError("action", "job-running", ENGINE_MESSAGES.jobRunning);
       const previous = await journal.items(jobId);
       if (!previous.some((item) => item.state === "failed"))
-        throw new ActionError("nothing-to-retry", ENGINE_MESSAGES.nothingToRetry);
+        throw new CoreError("action", "nothing-to-retry", ENGINE_MESSAGES.nothingToRetry);
       const stored = await loadPlan(row.planId);
       const items = retryItems(stored, previous);
       return jobs.start({ stored, override: row.override, parentJobId: jobId, items });
@@ -250,11 +251,11 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     async resume(jobId) {
       assertOpen();
       const row = await requireJob(jobId);
-      if (row.state === "running") throw new ActionError("job-running", ENGINE_MESSAGES.jobRunning);
+      if (row.state === "running") throw new CoreError("action", "job-running", ENGINE_MESSAGES.jobRunning);
       if (row.state !== "interrupted")
-        throw new ActionError("job-not-interrupted", ENGINE_MESSAGES.jobNotInterrupted);
+        throw new CoreError("action", "job-not-interrupted", ENGINE_MESSAGES.jobNotInterrupted);
       if (row.resumedByJobId !== null) {
-        throw new ActionError("job-already-resumed", ENGINE_MESSAGES.jobAlreadyResumed);
+        throw new CoreError("action", "job-already-resumed", ENGINE_MESSAGES.jobAlreadyResumed);
       }
       const stored = await loadPlan(row.planId, true);
       const items = resumeItems(stored, await journal.items(jobId), isExpired(stored));
@@ -265,7 +266,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       const running = jobs.done(jobId);
       if (running !== null) return running;
       const job = await journal.job(jobId);
-      if (job === null) throw new ActionError("job-not-found", ENGINE_MESSAGES.jobNotFound);
+      if (job === null) throw new CoreError("action", "job-not-found", ENGINE_MESSAGES.jobNotFound);
       return job;
     },
 

@@ -7,7 +7,6 @@ export {
   type AuditQueryInput,
   createActionEngine,
 } from "./engine.js";
-export { ACTION_ERROR_CODES, ActionError, type ActionErrorCode, isActionError } from "./errors.js";
 export { type ActionOptions, DEFAULT_ACTION_OPTIONS } from "./options.js";
 export type { AccountClient, InventoryPort, LeaseRereader, ProviderPort } from "./ports.js";
 export { type ConfiguredEngineOptions, createConfiguredActionEngine } from "./wiring.js";

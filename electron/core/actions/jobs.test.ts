@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { JobEvent } from "../../../shared/domain/actions.js";
 import { PLUGIN_MESSAGES } from "../../../shared/domain/codes.js";
-import { ActionError } from "./errors.js";
+import { CoreError } from "../errors/core-error.js";
 import { buildWorld, eventually, type World, withTypedCount } from "./testing/world.js";
 
 // Jobs against the simulator over HTTP: the last-moment re-check, single-flight per sandbox, rate-limit
@@ -271,7 +271,7 @@ describe("plans and jobs", () => {
     const refusal = await engine
       .execute(withTypedCount(plan, { planId: plan.planId }))
       .catch((error: unknown) => error);
-    expect(refusal).toBeInstanceOf(ActionError);
+    expect(refusal).toBeInstanceOf(CoreError);
     expect(refusal).toMatchObject({ code: "plan-expired" });
     expect(await world.requestsFor("sb-late")).toEqual({});
   });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Plan } from "../../../shared/domain/actions.js";
-import { ActionError } from "./errors.js";
+import { CoreError } from "../errors/core-error.js";
 import { buildWorld, type World } from "./testing/world.js";
 
 // An operator may remove items from a plan before confirming. Main acts on the kept items alone, only if
@@ -30,13 +30,13 @@ function itemOf(plan: Plan, sandboxId: string): string {
   return item.itemId;
 }
 
-async function refusal(promise: Promise<unknown>): Promise<ActionError> {
+async function refusal(promise: Promise<unknown>): Promise<CoreError> {
   const error = await promise.then(
     () => null,
     (caught: unknown) => caught,
   );
-  expect(error).toBeInstanceOf(ActionError);
-  return error as ActionError;
+  expect(error).toBeInstanceOf(CoreError);
+  return error as CoreError;
 }
 
 describe("removing items before confirming", () => {

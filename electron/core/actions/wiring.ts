@@ -235,7 +235,7 @@ class PacedAccount implements AccountClient {
     try {
       return (await this.#client.getSandbox(sandboxId)).sandbox;
     } catch (error) {
-      if (isCreateosError(error) && error.kind === "not-found") return null;
+      if (isCreateosError(error) && error.code === "not-found") return null;
       throw error;
     }
   }
@@ -253,8 +253,8 @@ class PacedAccount implements AccountClient {
         httpStatus: result.httpStatus,
       };
     } catch (error) {
-      if (isCreateosError(error) && error.kind === "conflict") return { answer: "conflict", httpStatus: 409 };
-      if (isCreateosError(error) && error.kind === "not-found")
+      if (isCreateosError(error) && error.code === "conflict") return { answer: "conflict", httpStatus: 409 };
+      if (isCreateosError(error) && error.code === "not-found")
         return { answer: "not-found", httpStatus: 404 };
       throw error;
     }

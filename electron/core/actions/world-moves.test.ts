@@ -1,8 +1,8 @@
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { CoreError } from "../errors/core-error.js";
 import { DATABASE_FILE_NAME } from "../store/database.js";
-import { ActionError } from "./errors.js";
 import { buildWorld, KEY_B, type World, withTypedCount } from "./testing/world.js";
 
 // The destroy path while the world moves between plan and apply: a lease row starts naming an orphan,
@@ -41,9 +41,9 @@ describe("a plan is single-use", () => {
       () => null,
       (error: unknown) => error,
     );
-    expect(second).toBeInstanceOf(ActionError);
-    expect((second as ActionError).code).toBe("plan-consumed");
-    expect((second as ActionError).message).toContain(first.jobId);
+    expect(second).toBeInstanceOf(CoreError);
+    expect((second as CoreError).code).toBe("plan-consumed");
+    expect((second as CoreError).message).toContain(first.jobId);
     expect(await engine.listJobs()).toHaveLength(1);
     expect((await world.requestsFor("sb-once"))[DELETE]).toBe(1);
   });
@@ -66,7 +66,7 @@ describe("a plan is single-use", () => {
     ]);
     const refused = [a, b].filter((result) => result.status === "rejected");
     expect(refused).toHaveLength(1);
-    expect(((refused[0] as PromiseRejectedResult).reason as ActionError).code).toBe("plan-consumed");
+    expect(((refused[0] as PromiseRejectedResult).reason as CoreError).code).toBe("plan-consumed");
     const ran = (a.status === "fulfilled" ? a.value : (b as PromiseFulfilledResult<{ jobId: string }>).value)
       .jobId;
     await (a.status === "fulfilled" ? engine : other).waitForJob(ran);
@@ -251,8 +251,8 @@ describe("bulk safety", () => {
           () => null,
           (error: unknown) => error,
         );
-      expect((refused as ActionError).code, `typed ${typedCount}`).toBe("count-not-confirmed");
-      expect((refused as ActionError).message).toContain('"destroy 3"');
+      expect((refused as CoreError).code, `typed ${typedCount}`).toBe("count-not-confirmed");
+      expect((refused as CoreError).message).toContain('"destroy 3"');
     }
     expect(await engine.listJobs(), "a refused count leaves the plan unused").toHaveLength(0);
     for (const id of ["sb-ok-1", "sb-ok-2", "sb-leak"]) expect(await world.requestsFor(id)).toEqual({});

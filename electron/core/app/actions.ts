@@ -1,12 +1,11 @@
-import type { ChannelResponse, ErrorCode, JobSummary, ParsedRequest } from "../../../shared/contract.js";
+import type { ChannelResponse, JobSummary, ParsedRequest } from "../../../shared/contract.js";
 import type { Job, JobEvent } from "../../../shared/domain/actions.js";
 import { type ActionEngine, createActionEngine } from "../actions/engine.js";
-import { type ActionErrorCode, isActionError } from "../actions/errors.js";
 import { currentOperator } from "../actions/operator.js";
 import type { LeaseRereader, ProviderPort } from "../actions/ports.js";
 import { configuredProvider, sourceRereader } from "../actions/wiring.js";
 import type { LeasekeeperConfig } from "../config/load.js";
-import { CoreError } from "../handlers/errors.js";
+import { CoreError } from "../errors/core-error.js";
 import { createSources } from "../leases/index.js";
 import { sharedStoreFor } from "../store/postgres/shared-store.js";
 import type { ActionDeps } from "./app.js";
@@ -41,7 +40,7 @@ export const ACTIONS_UNAVAILABLE =
 
 export function unavailableActions(): ActionsPort {
   const refuse = async (): Promise<never> => {
-    throw new CoreError("unavailable", ACTIONS_UNAVAILABLE);
+    throw new CoreError("call", "unavailable", ACTIONS_UNAVAILABLE);
   };
   return {
     plan: refuse,
@@ -56,33 +55,6 @@ export function unavailableActions(): ActionsPort {
     onEvent: () => () => undefined,
     close: () => undefined,
   };
-}
-
-const ACTION_ERROR_CODES: Record<ActionErrorCode, ErrorCode> = {
-  "invalid-request": "invalid-request",
-  "plan-not-found": "not-found",
-  "plan-expired": "plan-expired",
-  "plan-consumed": "plan-consumed",
-  "count-not-confirmed": "refused",
-  "not-in-plan": "invalid-request",
-  "nothing-kept": "refused",
-  "job-not-found": "not-found",
-  "job-not-interrupted": "conflict",
-  "job-already-resumed": "conflict",
-  "job-running": "conflict",
-  "nothing-to-retry": "conflict",
-  "inventory-unavailable": "unavailable",
-  "engine-closed": "unavailable",
-};
-
-/** The engine's refusals keep their sentence; their code is mapped onto the contract's. */
-async function translated<T>(run: () => Promise<T> | T): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (isActionError(error)) throw new CoreError(ACTION_ERROR_CODES[error.code], error.message);
-    throw error;
-  }
 }
 
 function summary(job: Job): JobSummary {
@@ -142,34 +114,31 @@ export function engineActions(deps: ActionDeps): ActionsPort {
 
   return {
     engine,
-    plan: (request) => translated(() => engine.plan(request)),
-    execute: (request) => translated(() => engine.execute(request)),
-    listJobs: (request) =>
-      translated(async () => ({
-        jobs: (await engine.listJobs({ limit: request.limit ?? 200 }))
-          .filter(
-            (job) =>
-              (request.state === undefined || job.state === request.state) &&
-              (request.action === undefined || job.action === request.action),
-          )
-          .map(summary),
-      })),
-    getJob: (jobId) =>
-      translated(async () => {
-        const job = await engine.getJob(jobId);
-        if (job === null) throw new CoreError("not-found", "No job with this id.");
-        return job;
-      }),
-    cancelJob: (jobId) => translated(() => engine.cancel(jobId)),
-    retryFailed: (jobId) => translated(() => engine.retryFailed(jobId)),
-    resumeJob: (jobId) => translated(() => engine.resume(jobId)),
-    queryAudit: (request) => translated(async () => ({ entries: await engine.queryAudit(request) })),
-    exportAudit: (request) =>
-      translated(async () => ({
-        filename: `leasekeeper-audit-${fileStamp()}.${request.format}`,
-        contentType: request.format === "csv" ? ("text/csv" as const) : ("application/json" as const),
-        content: await engine.exportAudit(request.format, request.query),
-      })),
+    plan: async (request) => engine.plan(request),
+    execute: async (request) => engine.execute(request),
+    listJobs: async (request) => ({
+      jobs: (await engine.listJobs({ limit: request.limit ?? 200 }))
+        .filter(
+          (job) =>
+            (request.state === undefined || job.state === request.state) &&
+            (request.action === undefined || job.action === request.action),
+        )
+        .map(summary),
+    }),
+    getJob: async (jobId) => {
+      const job = await engine.getJob(jobId);
+      if (job === null) throw new CoreError("call", "not-found", "No job with this id.");
+      return job;
+    },
+    cancelJob: async (jobId) => engine.cancel(jobId),
+    retryFailed: async (jobId) => engine.retryFailed(jobId),
+    resumeJob: async (jobId) => engine.resume(jobId),
+    queryAudit: async (request) => ({ entries: await engine.queryAudit(request) }),
+    exportAudit: async (request) => ({
+      filename: `leasekeeper-audit-${fileStamp()}.${request.format}`,
+      contentType: request.format === "csv" ? ("text/csv" as const) : ("application/json" as const),
+      content: await engine.exportAudit(request.format, request.query),
+    }),
     onEvent: (listener) => engine.onEvent(listener),
     async close() {
       await engine.close();

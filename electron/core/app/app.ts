@@ -1,13 +1,14 @@
 import type { AppInfo } from "../../../shared/contract.js";
 import type { ActionEngine } from "../actions/engine.js";
 import { type LeasekeeperConfig, loadConfig } from "../config/load.js";
+import { EnvSecretStore, type SecretStore } from "../config/secrets.js";
 import { configureOrigin } from "../createos/index.js";
 import { EventHub } from "../handlers/events.js";
 import { createHandlerTable, type HandlerTable } from "../handlers/table.js";
 import { MarkerService, proverClients } from "../markers/index.js";
 import { SqliteProofStore } from "../markers/proof-store.js";
 import { type Database, openDatabase } from "../store/index.js";
-import { EnvStore, FileVault, LayeredSecretStore, PASSPHRASE_ENV, type SecretStore } from "../vault/index.js";
+import { FileVault, LayeredSecretStore, PASSPHRASE_ENV } from "../vault/index.js";
 import { type ActionsPort, engineActions, unavailableActions } from "./actions.js";
 import { coreCalls } from "./calls.js";
 import { InventoryService, type ScanContext } from "./inventory-service.js";
@@ -73,7 +74,7 @@ export function openSecrets(
   const store = vault
     ? vault(config)
     : new FileVault({ dir: config.dataDir, passphrase: env[PASSPHRASE_ENV] });
-  return new LayeredSecretStore(store, new EnvStore(config.credentials, env));
+  return new LayeredSecretStore(store, new EnvSecretStore(config.credentials, env));
 }
 
 /**

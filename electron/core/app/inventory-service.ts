@@ -2,9 +2,8 @@ import { encodeInventory, type InventoryView } from "../../../shared/contract.js
 import type { JobEvent } from "../../../shared/domain/actions.js";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
 import type { LeasekeeperConfig } from "../config/load.js";
-import { ConfigError } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
-import { CoreError } from "../handlers/errors.js";
+import { CoreError, isCoreError } from "../errors/core-error.js";
 import type { EventHub } from "../handlers/events.js";
 import { LeasekeeperDestroys } from "../inventory/leasekeeper-destroys.js";
 import { scanInventory } from "../inventory/scan.js";
@@ -121,6 +120,7 @@ export class InventoryService {
       this.#byId.get(leaseKey(sourceId, leaseId)) ?? (sourceId ? undefined : this.#byId.get(leaseId));
     if (!found)
       throw new CoreError(
+        "call",
         "not-found",
         "No lease with that id in the current inventory; refresh and try again.",
       );
@@ -182,11 +182,11 @@ export class InventoryService {
           });
     } catch (error) {
       // Source and config errors are one line naming the source or file; they say what to fix.
-      if (error instanceof SourceError || error instanceof ConfigError) {
+      if (error instanceof SourceError || isCoreError(error, "config")) {
         this.#options.log.warn("scan failed", error.message);
         const message =
           error.message.length > MESSAGE_LIMIT ? `${error.message.slice(0, MESSAGE_LIMIT)}…` : error.message;
-        throw new CoreError("unavailable", `The scan could not read a lease source: ${message}`);
+        throw new CoreError("call", "unavailable", `The scan could not read a lease source: ${message}`);
       }
       throw error;
     }

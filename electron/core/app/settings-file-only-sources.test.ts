@@ -3,7 +3,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../../test/fixtures/leasekeeper.js";
 import { loadConfig } from "../config/load.js";
-import { EnvStore, LayeredSecretStore } from "../vault/index.js";
+import { EnvSecretStore } from "../config/secrets.js";
+import { LayeredSecretStore } from "../vault/index.js";
 import { memoryLogger } from "./log.js";
 import { SettingsService } from "./settings-service.js";
 
@@ -30,7 +31,7 @@ describe("settings and a source set in the config file only", () => {
     const env = { PAPERCLIP_DATABASE_URL: "postgres://reader:canary-pw@db.internal/paperclip" };
     const service = new SettingsService({
       config,
-      secrets: new LayeredSecretStore(null, new EnvStore(config.credentials, env)),
+      secrets: new LayeredSecretStore(null, new EnvSecretStore(config.credentials, env)),
       env,
       log: memoryLogger(),
       onConfigChanged: () => undefined,

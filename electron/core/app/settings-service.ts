@@ -8,10 +8,11 @@ import type {
   SettingsView,
   SourceView,
 } from "../../../shared/contract.js";
-import { ConfigError, type LeasekeeperConfig, loadConfig, parseConfig } from "../config/load.js";
+import { type LeasekeeperConfig, loadConfig, parseConfig } from "../config/load.js";
+import { EnvSecretStore } from "../config/secrets.js";
 import { CreateosClient, type CreateosError, isCreateosError } from "../createos/index.js";
-import { CoreError } from "../handlers/errors.js";
-import { EnvStore, isVaultError, type LayeredSecretStore, writeFileAtomic } from "../vault/index.js";
+import { CoreError } from "../errors/core-error.js";
+import { type LayeredSecretStore, writeFileAtomic } from "../vault/index.js";
 import type { Logger } from "./log.js";
 
 export interface SettingsServiceOptions {
@@ -86,6 +87,7 @@ export class SettingsService {
         if (source.kind === "ledger") {
           if (!path.isAbsolute(source.path) || !source.path.endsWith(".json")) {
             throw new CoreError(
+              "call",
               "refused",
               "A ledger source set from the UI must be an absolute path to a .json file.",
             );
@@ -112,7 +114,7 @@ export class SettingsService {
 
   async describe(name: string): Promise<CredentialView> {
     const credential = this.#config.credentials.find((entry) => entry.name === name);
-    if (!credential) throw new CoreError("not-found", "No credential with that name.");
+    if (!credential) throw new CoreError("call", "not-found", "No credential with that name.");
     return this.#options.secrets.describe(credential);
   }
 
@@ -123,12 +125,7 @@ export class SettingsService {
   async setCredential(request: ParsedRequest<"credentials:set">): Promise<CredentialSetResult> {
     const test = await this.#probe(request.name, request.origin, request.apiKey);
     if (!test.ok && request.saveUnverified !== true) return { saved: false, test, credential: null };
-    try {
-      await this.#options.secrets.set(request.name, request.apiKey);
-    } catch (error) {
-      if (isVaultError(error)) throw new CoreError("refused", error.message);
-      throw error;
-    }
+    await this.#options.secrets.set(request.name, request.apiKey);
     this.#options.onSecretsChanged();
     const raw = this.#readRaw();
     const credentials = rawCredentials(raw);
@@ -146,12 +143,7 @@ export class SettingsService {
 
   async clearCredential(name: string): Promise<CredentialView> {
     await this.describe(name);
-    try {
-      await this.#options.secrets.clear(name);
-    } catch (error) {
-      if (isVaultError(error)) throw new CoreError("refused", error.message);
-      throw error;
-    }
+    await this.#options.secrets.clear(name);
     this.#options.onSecretsChanged();
     // The mark belonged to the key just cleared; whatever key is left (the environment's) is untested.
     await this.#setMark(name, true);
@@ -160,7 +152,7 @@ export class SettingsService {
 
   async testCredential(name: string): Promise<CredentialTestResult> {
     const credential = this.#config.credentials.find((entry) => entry.name === name);
-    if (!credential) throw new CoreError("not-found", "No credential with that name.");
+    if (!credential) throw new CoreError("call", "not-found", "No credential with that name.");
     const key = await this.#options.secrets.get(name);
     if (key === undefined)
       return { ok: false, httpStatus: null, message: "No key is set for this credential." };
@@ -216,6 +208,7 @@ export class SettingsService {
       return raw as Record<string, unknown>;
     } catch {
       throw new CoreError(
+        "call",
         "unavailable",
         `The config file ${this.#config.file} cannot be read; fix it and restart.`,
       );
@@ -223,15 +216,11 @@ export class SettingsService {
   }
 
   async #writeRaw(raw: Record<string, unknown>): Promise<void> {
-    try {
-      parseConfig(raw, this.#config.file);
-    } catch (error) {
-      if (error instanceof ConfigError) throw new CoreError("invalid-request", error.message.slice(0, 280));
-      throw error;
-    }
+    // An edit the loader refuses answers as an invalid request and leaves the file as it was.
+    parseConfig(raw, this.#config.file);
     writeFileAtomic(this.#config.file, `${JSON.stringify(raw, null, 2)}\n`);
     this.#config = await loadConfig(this.#config.file);
-    this.#options.secrets.env = new EnvStore(this.#config.credentials, this.#options.env);
+    this.#options.secrets.env = new EnvSecretStore(this.#config.credentials, this.#options.env);
     this.#options.onConfigChanged(this.#config);
   }
 
@@ -257,6 +246,7 @@ export class SettingsService {
     const usedByKey = this.#config.credentials.some((credential) => credential.apiKeyEnv === tokenEnv);
     if (!UI_TOKEN_ENV.test(tokenEnv) || usedByKey || pairedOrigins.length > 0) {
       throw new CoreError(
+        "call",
         "refused",
         "A Paperclip token variable named from the UI must be PAPERCLIP_…, not a CreateOS key's, and not paired with another URL; edit the config file for anything else.",
       );
@@ -284,7 +274,7 @@ function markVerified(entry: Record<string, unknown>, verified: boolean): void {
  */
 export function keyTestFailure(error: CreateosError): string {
   const status = error.httpStatus === null ? "" : ` (HTTP ${error.httpStatus})`;
-  switch (error.kind) {
+  switch (error.code) {
     case "unauthorized":
       return `CreateOS refused this key${status}: it is wrong, revoked, or not a key for this API URL.`;
     case "forbidden":

@@ -1,6 +1,7 @@
 /**
  * A CLI command: a file in ./commands/ exporting `command`. Adding a command is adding a file; the
- * runner finds it by name. `run` returns the exit code; anything it throws is reported as one line.
+ * runner finds it by name. `run` returns the exit code; what it throws is answered like any host's
+ * failure (a usage error, `CoreError("usage", …)`, also prints the hint to run `--help`).
  */
 export interface CliCommand {
   name: string;
@@ -18,9 +19,4 @@ export interface CliIo {
   cwd: string;
 }
 
-/** Wrong flags or arguments: reported with the command's usage hint and exit code 2. */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
-
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+export { EXIT } from "../errors/host-answers.js";

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { ActionEngine } from "../actions/engine.js";
 import { createLeasekeeperApp, type LeasekeeperApp } from "../app/app.js";
 import { CONFIG_FILE_NAME } from "../config/load.js";
+import { CoreError } from "../errors/core-error.js";
 import type { CliIo } from "./command.js";
 
 /**
@@ -24,7 +25,7 @@ export async function openCliEngine(configArg: string | undefined, io: CliIo): P
   const core = await openCliCore(configArg, io);
   if (core.engine === null) {
     await core.close();
-    throw new Error("Guarded actions are not available in this build.");
+    throw new CoreError("call", "unavailable", "Guarded actions are not available in this build.");
   }
   return { ...core.engine, close: () => core.close() };
 }

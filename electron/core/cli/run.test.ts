@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { CoreError } from "../errors/core-error.js";
+import { FIXED_MESSAGES } from "../errors/host-answers.js";
+import type { CliCommand } from "./command.js";
 import { loadCommands, runCli } from "./run.js";
 
 function io() {
@@ -45,5 +48,42 @@ describe("runCli", () => {
     expect(help.out.stdout).toMatch(
       /^Usage: leasekeeper scan \[--config FILE\] \[--environment ID\] \[--json\]/,
     );
+  });
+
+  describe("a command's failure, answered through the one mapping", () => {
+    function failing(thrown: unknown): ReadonlyMap<string, CliCommand> {
+      const command: CliCommand = {
+        name: "fail",
+        summary: "Fails.",
+        usage: "Usage: leasekeeper fail",
+        run: async () => {
+          throw thrown;
+        },
+      };
+      return new Map([["fail", command]]);
+    }
+
+    it("exits 2 with the usage hint for a usage error", async () => {
+      const run = io();
+      const thrown = new CoreError("usage", "bad-arguments", "Give at least one --lease.");
+      expect(await runCli(["fail"], run.io, failing(thrown))).toBe(2);
+      expect(run.out.stderr).toBe(
+        'leasekeeper fail: Give at least one --lease. Run "leasekeeper fail --help".\n',
+      );
+    });
+
+    it("exits 1 with the error's own sentence for any other failure raised on purpose", async () => {
+      const run = io();
+      const thrown = new CoreError("source", "unreadable", "ledger:a: cannot read ledger file /x (EACCES).");
+      expect(await runCli(["fail"], run.io, failing(thrown))).toBe(1);
+      expect(run.out.stderr).toBe("leasekeeper fail: ledger:a: cannot read ledger file /x (EACCES).\n");
+    });
+
+    it("exits 1 with a fixed sentence for an error nobody meant to raise, never its text", async () => {
+      const run = io();
+      const thrown = new Error("connect postgres://lk:s3cret-canary@db.internal failed");
+      expect(await runCli(["fail"], run.io, failing(thrown))).toBe(1);
+      expect(run.out.stderr).toBe(`leasekeeper fail: ${FIXED_MESSAGES.internal}\n`);
+    });
   });
 });

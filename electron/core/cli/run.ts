@@ -1,5 +1,7 @@
 import { readdir } from "node:fs/promises";
-import { type CliCommand, type CliIo, EXIT, UsageError } from "./command.js";
+import { CoreError } from "../errors/core-error.js";
+import { answerFor } from "../errors/host-answers.js";
+import { type CliCommand, type CliIo, EXIT } from "./command.js";
 
 const COMMANDS_DIR = new URL("./commands/", import.meta.url);
 const COMMAND_FILE = /^[a-z][a-z0-9-]*\.(ts|js|mjs)$/;
@@ -18,8 +20,12 @@ export async function loadCommands(): Promise<Map<string, CliCommand>> {
 }
 
 /** Runs `leasekeeper <command> [args]` and returns the exit code; never throws. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const commands = await loadCommands();
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  commands?: ReadonlyMap<string, CliCommand>,
+): Promise<number> {
+  commands ??= await loadCommands();
   const [name, ...args] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     io.stdout.write(overview(commands));
@@ -37,28 +43,30 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     return await command.run(args, io);
   } catch (error) {
-    if (error instanceof UsageError || isParseArgsError(error)) {
-      io.stderr.write(`leasekeeper ${name}: ${oneLine(error)} Run "leasekeeper ${name} --help".\n`);
-      return EXIT.usage;
-    }
-    io.stderr.write(`leasekeeper ${name}: ${oneLine(error)}\n`);
-    return EXIT.failed;
+    const answer = answerFor(isParseArgsError(error) ? usageError(error) : error);
+    const hint = answer.exitCode === EXIT.usage ? ` Run "leasekeeper ${name} --help".` : "";
+    io.stderr.write(`leasekeeper ${name}: ${oneLine(answer.message)}${hint}\n`);
+    return answer.exitCode;
   }
 }
 
-function overview(commands: Map<string, CliCommand>): string {
+function overview(commands: ReadonlyMap<string, CliCommand>): string {
   const width = Math.max(0, ...[...commands.keys()].map((name) => name.length));
   const rows = [...commands.values()].map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
   return `Usage: leasekeeper <command> [options]\n\nCommands:\n${rows.join("\n")}\n`;
 }
 
-function isParseArgsError(error: unknown): boolean {
+function isParseArgsError(error: unknown): error is Error {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS_");
+  return error instanceof Error && typeof code === "string" && code.startsWith("ERR_PARSE_ARGS_");
 }
 
-/** The first line of an error's message: every message the core raises is one already. */
-function oneLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+/** Node's own flag parser quotes only the flag or argument the operator typed, so its sentence is shown. */
+function usageError(error: Error): CoreError<"usage"> {
+  return new CoreError("usage", "bad-arguments", error.message);
+}
+
+/** Every message the core raises is one line already; a terminal gets no more than that. */
+function oneLine(message: string): string {
   return message.split("\n", 1)[0]!.trim();
 }

@@ -2,7 +2,8 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SECRET_KEY, tempDir, writeJson } from "../../../test/fixtures/leasekeeper.js";
-import { ConfigError, loadConfig, parseConfig } from "./load.js";
+import { CoreError } from "../errors/core-error.js";
+import { loadConfig, parseConfig } from "./load.js";
 import { EnvSecretStore, resolveApiKey } from "./secrets.js";
 
 describe("loadConfig", () => {
@@ -78,7 +79,8 @@ describe("loadConfig", () => {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toBeInstanceOf(CoreError);
+    expect(error).toMatchObject({ area: "config", code: "invalid" });
     const message = (error as Error).message;
     expect(message.startsWith(`${file}: `)).toBe(true);
     expect(message).toMatch(pattern);

@@ -17,10 +17,6 @@ export interface OpenClientOptions {
 }
 
 /** Every configured credential for an origin (several accounts may share one API). */
-export function credentialsForOrigin(config: LeasekeeperConfig, origin: string): CredentialConfig[] {
-  return config.credentials.filter((credential) => credential.origin === origin);
-}
-
 export function findCredential(config: LeasekeeperConfig, name: string): CredentialConfig | null {
   return config.credentials.find((credential) => credential.name === name) ?? null;
 }

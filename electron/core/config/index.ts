@@ -1,12 +1,10 @@
 export {
-  credentialsForOrigin,
   findCredential,
   type OpenClientResult,
   openCreateosClient,
 } from "./credentials.js";
 export {
   CONFIG_FILE_NAME,
-  ConfigError,
   type CredentialConfig,
   type LeasekeeperConfig,
   loadConfig,

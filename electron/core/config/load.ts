@@ -3,6 +3,7 @@ import path from "node:path";
 import { DEFAULT_TYPED_COUNT_ABOVE } from "../../../shared/domain/bulk-confirmation.js";
 import { DEFAULT_REQUESTS_PER_MINUTE } from "../createos/pacer.js";
 import { DEFAULT_TIMEOUT_MS } from "../createos/transport.js";
+import { CoreError } from "../errors/core-error.js";
 import { describeIssue } from "../validation.js";
 import { type ConfigFile, ConfigFileSchema } from "./schema.js";
 
@@ -41,11 +42,6 @@ export interface LeasekeeperConfig {
 export const CONFIG_FILE_NAME = "leasekeeper.config.json";
 const DEFAULT_REFRESH_INTERVAL_SECONDS = 300;
 
-/** A config that cannot be used; the message is one line naming the file and, where known, the field. */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-}
-
 export async function loadConfig(file: string): Promise<LeasekeeperConfig> {
   const absolute = path.resolve(file);
   let text: string;
@@ -53,13 +49,13 @@ export async function loadConfig(file: string): Promise<LeasekeeperConfig> {
     text = await readFile(absolute, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new ConfigError(`${absolute}: cannot be read (${code}).`);
+    throw new CoreError("config", "unreadable", `${absolute}: cannot be read (${code}).`, { cause: error });
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new ConfigError(`${absolute}: is not valid JSON.`);
+    throw new CoreError("config", "invalid", `${absolute}: is not valid JSON.`);
   }
   return parseConfig(raw, absolute);
 }
@@ -67,7 +63,8 @@ export async function loadConfig(file: string): Promise<LeasekeeperConfig> {
 /** Validates a config object; relative paths resolve against the directory of `file`. */
 export function parseConfig(raw: unknown, file: string): LeasekeeperConfig {
   const parsed = ConfigFileSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(`${file}: ${describeIssue(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new CoreError("config", "invalid", `${file}: ${describeIssue(parsed.error.issues)}`);
   return resolveConfig(parsed.data, file);
 }
 

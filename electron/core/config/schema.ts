@@ -67,12 +67,12 @@ export const SourceConfigSchema = z.discriminatedUnion("kind", [
  * (the default), or a PostgreSQL database a team shares, whose connection string is only ever in the
  * named variable.
  */
-export const StoreConfigSchema = z.discriminatedUnion("kind", [
+const StoreConfigSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("sqlite") }),
   z.strictObject({ kind: z.literal("postgres"), urlEnv: envVarName }),
 ]);
 
-export const CredentialConfigSchema = z.strictObject({
+const CredentialConfigSchema = z.strictObject({
   name: displayName,
   origin: createosOrigin,
   apiKeyEnv: envVarName,

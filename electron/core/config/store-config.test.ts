@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sourceSecrets } from "../app/source-secrets.js";
-import { ConfigError, parseConfig } from "./load.js";
+import { parseConfig } from "./load.js";
 
 const FILE = "/srv/leasekeeper/leasekeeper.config.json";
 const STORE_URL = "postgres://team:t3am%2Fcanary@team-db.internal:5432/leasekeeper";
@@ -23,11 +23,13 @@ describe("the store and operator in the config", () => {
 
   it("refuses a connection string written into the file, without echoing it", () => {
     const attempt = () => configWith({ store: { kind: "postgres", url: STORE_URL } });
-    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(expect.objectContaining({ area: "config", code: "invalid" }));
     expect(() => attempt()).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining("canary") }),
     );
-    expect(() => configWith({ store: { kind: "mysql" } })).toThrow(ConfigError);
+    expect(() => configWith({ store: { kind: "mysql" } })).toThrow(
+      expect.objectContaining({ area: "config", code: "invalid" }),
+    );
   });
 
   it("hands the shared store's connection string and its password to the redactor", () => {

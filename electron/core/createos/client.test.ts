@@ -103,7 +103,7 @@ describe("CreateosClient against the simulator", () => {
     const already = await other.pauseSandbox("sb-paused");
     expect(already).toMatchObject({ outcome: "already-paused", httpStatus: 200 });
     const conflict = await failureOf(other.pauseSandbox("sb-gone"));
-    expect(conflict).toMatchObject({ kind: "conflict", httpStatus: 409, operation: "sandbox pause" });
+    expect(conflict).toMatchObject({ code: "conflict", httpStatus: 409, operation: "sandbox pause" });
     expect(conflict.message).toBe("CreateOS request failed (HTTP 409) during sandbox pause.");
 
     const deleted = await other.deleteSandbox("sb-paused");
@@ -117,7 +117,7 @@ describe("CreateosClient against the simulator", () => {
     const deleted = await client(OTHER_KEY).deleteSandbox("sb-big-00001");
     expect(deleted).toMatchObject({ outcome: "already-gone", httpStatus: 404, requests: 1 });
     const lookup = await failureOf(client(OTHER_KEY).getSandbox("sb-big-00001"));
-    expect(lookup).toMatchObject({ kind: "not-found", httpStatus: 404 });
+    expect(lookup).toMatchObject({ code: "not-found", httpStatus: 404 });
   });
 
   it("answers whoami", async () => {
@@ -129,9 +129,9 @@ describe("CreateosClient against the simulator", () => {
   it("refuses a sandbox id outside the plugin's pattern before any request", async () => {
     for (const id of ["../x", "sb/../../v1/whoami", "", "a b", "x".repeat(201)]) {
       const error = await failureOf(client().getSandbox(id));
-      expect(error).toMatchObject({ kind: "invalid-id", requests: 0, httpStatus: null });
-      await expect(client().deleteSandbox(id)).rejects.toMatchObject({ kind: "invalid-id" });
-      await expect(client().pauseSandbox(id)).rejects.toMatchObject({ kind: "invalid-id" });
+      expect(error).toMatchObject({ code: "invalid-id", requests: 0, httpStatus: null });
+      await expect(client().deleteSandbox(id)).rejects.toMatchObject({ code: "invalid-id" });
+      await expect(client().pauseSandbox(id)).rejects.toMatchObject({ code: "invalid-id" });
     }
     expect(sim.stats().total).toBe(0);
   });
@@ -139,7 +139,7 @@ describe("CreateosClient against the simulator", () => {
   it("turns a 401 into a typed error that names neither key, query nor body", async () => {
     const error = await failureOf(client("lk_test_WRONG_0000").listAllSandboxes());
     expect(error).toMatchObject({
-      kind: "unauthorized",
+      code: "unauthorized",
       httpStatus: 401,
       operation: "sandbox listing",
       requests: 1,
@@ -151,13 +151,13 @@ describe("CreateosClient against the simulator", () => {
   it("retries a GET on 503 but never re-sends a POST", async () => {
     sim.setFaults([{ path: "^/v1/sandboxes", status: 503 }]);
     const listing = await failureOf(client().listAllSandboxes());
-    expect(listing).toMatchObject({ kind: "server-error", httpStatus: 503, requests: 3 });
+    expect(listing).toMatchObject({ code: "server-error", httpStatus: 503, requests: 3 });
     expect(listing.message).toBe("CreateOS request failed (HTTP 503) during sandbox listing.");
     expectClean(listing);
 
     sim.reset();
     const pause = await failureOf(client(OTHER_KEY).pauseSandbox("sb-run"));
-    expect(pause).toMatchObject({ kind: "server-error", httpStatus: 503, requests: 1 });
+    expect(pause).toMatchObject({ code: "server-error", httpStatus: 503, requests: 1 });
     expect(sim.stats().byRoute["POST /v1/sandboxes/:id/pause"]).toEqual({ "503": 1 });
   });
 
@@ -202,7 +202,7 @@ describe("CreateosClient against the simulator", () => {
   it("gives up on a Retry-After longer than it is willing to wait", async () => {
     sim.setFaults([{ path: "^/v1/sandboxes$", status: 429, count: 1, retryAfterSeconds: 3600 }]);
     const error = await failureOf(client(OTHER_KEY, { retry: { maxRetryAfterMs: 500 } }).listAllSandboxes());
-    expect(error).toMatchObject({ kind: "rate-limited", httpStatus: 429, requests: 1 });
+    expect(error).toMatchObject({ code: "rate-limited", httpStatus: 429, requests: 1 });
     configureOrigin(sim.url, { requestsPerMinute: FAST });
   });
 
@@ -210,7 +210,7 @@ describe("CreateosClient against the simulator", () => {
     sim.setFaults([{ path: "^/v1/sandboxes/sb-run$", hang: true }]);
     const error = await failureOf(client(OTHER_KEY, { timeoutMs: 300 }).getSandbox("sb-run"));
     expect(error).toMatchObject({
-      kind: "timeout",
+      code: "timeout",
       httpStatus: null,
       requests: 1,
       operation: "sandbox lookup",
@@ -227,7 +227,7 @@ describe("CreateosClient against the simulator", () => {
         retry: { maxRetries: 0 },
       }).listAllSandboxes(),
     );
-    expect(error).toMatchObject({ kind: "network", httpStatus: null });
+    expect(error).toMatchObject({ code: "network", httpStatus: null });
     expect(error.message).toBe("CreateOS connection failed.");
     expectClean(error);
   });
@@ -336,7 +336,7 @@ describe("redirects", () => {
       if (request.url?.startsWith("/elsewhere")) followed += 1;
     });
     const error = await failureOf(new CreateosClient({ apiUrl: url, apiKey: SECRET_KEY }).whoami());
-    expect(error).toMatchObject({ kind: "refused-redirect", requests: 1 });
+    expect(error).toMatchObject({ code: "refused-redirect", requests: 1 });
     expect(error.message).toBe(
       "CreateOS answered with a redirect during identity check; redirects are refused.",
     );

@@ -7,6 +7,7 @@ import {
 import { normalizeApiUrl } from "../../../shared/domain/api-url.js";
 import type { ProviderSandbox } from "../../../shared/domain/inventory.js";
 import { isValidSandboxId } from "../../../shared/domain/sandbox-id.js";
+import { CoreError } from "../errors/core-error.js";
 import { API_KEY_MESSAGES, checkApiKey } from "./api-key.js";
 import { CREATEOS_OPERATIONS, CreateosError, type CreateosOperation, kindForStatus } from "./errors.js";
 import {
@@ -93,9 +94,10 @@ export class CreateosClient {
 
   constructor(options: CreateosClientOptions) {
     const url = normalizeApiUrl(options.apiUrl);
-    if (!url.ok) throw new Error(url.message);
+    // The plugin's own fixed sentences: they name the rule broken, never the URL or the key.
+    if (!url.ok) throw new CoreError("config", "invalid", url.message);
     const key = checkApiKey(options.apiKey);
-    if (!key.ok) throw new Error(API_KEY_MESSAGES[key.reason]);
+    if (!key.ok) throw new CoreError("config", "invalid", API_KEY_MESSAGES[key.reason]);
     this.origin = url.origin;
     this.credential = options.credential ?? null;
     this.#apiKey = key.apiKey;
@@ -156,7 +158,7 @@ export class CreateosClient {
         ...outcome(record),
       };
     } catch (error) {
-      if (error instanceof CreateosError && error.kind === "not-found") {
+      if (error instanceof CreateosError && error.code === "not-found") {
         return { outcome: "already-gone", sandboxStatus: null, httpStatus: 404, requests: error.requests };
       }
       throw error;

@@ -1,28 +1,10 @@
 import { PLUGIN_MESSAGES } from "../../../shared/domain/codes.js";
 import type { UnknownReason } from "../../../shared/domain/inventory.js";
+import type { FailureCodes } from "../errors/codes.js";
+import { CoreError } from "../errors/core-error.js";
 
-/**
- * Every way a CreateOS call can fail, as a value callers can branch on. Messages are fixed sentences
- * built from the kind, the HTTP status and a fixed operation label: never a key, a URL, a query or a
- * provider body (CreateOS error bodies may echo what was sent, so they are read by nobody).
- */
-export const CREATEOS_ERROR_KINDS = [
-  "unauthorized",
-  "forbidden",
-  "not-found",
-  "conflict",
-  "rate-limited",
-  "server-error",
-  /** Any other 4xx (400, 402, 410, 422): the provider refused the request as made. */
-  "rejected",
-  "network",
-  "timeout",
-  "invalid-response",
-  "refused-redirect",
-  /** A sandbox id that fails the plugin's pattern; refused before any request is made. */
-  "invalid-id",
-] as const;
-export type CreateosErrorKind = (typeof CREATEOS_ERROR_KINDS)[number];
+/** How a CreateOS call failed; the list lives with every other failure code. */
+export type CreateosErrorKind = FailureCodes["createos"];
 
 /** Fixed labels for what was being done, used in messages and the audit log. */
 export const CREATEOS_OPERATIONS = {
@@ -35,9 +17,13 @@ export const CREATEOS_OPERATIONS = {
 } as const;
 export type CreateosOperation = (typeof CREATEOS_OPERATIONS)[keyof typeof CREATEOS_OPERATIONS];
 
-export class CreateosError extends Error {
+/**
+ * A failed CreateOS call. Its message is a fixed sentence built from the code, the HTTP status and a
+ * fixed operation label: never a key, a URL, a query or a provider body (CreateOS error bodies may echo
+ * what was sent, so they are read by nobody).
+ */
+export class CreateosError extends CoreError<"createos"> {
   override readonly name = "CreateosError";
-  readonly kind: CreateosErrorKind;
   /** The HTTP status of the last response, or null when none arrived. */
   readonly httpStatus: number | null;
   readonly operation: CreateosOperation;
@@ -45,20 +31,19 @@ export class CreateosError extends Error {
   readonly requests: number;
 
   constructor(
-    kind: CreateosErrorKind,
+    code: CreateosErrorKind,
     operation: CreateosOperation,
     httpStatus: number | null,
     requests = 0,
   ) {
-    super(messageFor(kind, operation, httpStatus));
-    this.kind = kind;
+    super("createos", code, messageFor(code, operation, httpStatus));
     this.operation = operation;
     this.httpStatus = httpStatus;
     this.requests = requests;
   }
 
   withRequests(requests: number): CreateosError {
-    return new CreateosError(this.kind, this.operation, this.httpStatus, requests);
+    return new CreateosError(this.code, this.operation, this.httpStatus, requests);
   }
 }
 

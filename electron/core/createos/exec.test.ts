@@ -55,7 +55,7 @@ describe("CreateosClient.execInSandbox against the simulator", () => {
       .execInSandbox("sb-paused", "/bin/cat", [MARKER_PATH])
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CreateosError);
-    expect((error as CreateosError).kind).toBe("conflict");
+    expect((error as CreateosError).code).toBe("conflict");
     expect(sim.stats().byRoute["POST /v1/sandboxes/:id/resume"]).toBeUndefined();
   });
 
@@ -64,7 +64,7 @@ describe("CreateosClient.execInSandbox against the simulator", () => {
     const error = await client()
       .execInSandbox("sb-run", "/bin/cat", [MARKER_PATH])
       .catch((caught: unknown) => caught);
-    expect((error as CreateosError).kind).toBe("server-error");
+    expect((error as CreateosError).code).toBe("server-error");
     expect((error as CreateosError).requests).toBe(1);
   });
 
@@ -72,7 +72,7 @@ describe("CreateosClient.execInSandbox against the simulator", () => {
     const error = await client()
       .execInSandbox("../whoami", "/bin/cat", [])
       .catch((caught: unknown) => caught);
-    expect((error as CreateosError).kind).toBe("invalid-id");
+    expect((error as CreateosError).code).toBe("invalid-id");
     expect(sim.stats().total).toBe(0);
   });
 });

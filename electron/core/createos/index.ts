@@ -12,7 +12,6 @@ export {
   type WhoamiResult,
 } from "./client.js";
 export {
-  CREATEOS_ERROR_KINDS,
   CREATEOS_OPERATIONS,
   CreateosError,
   type CreateosErrorKind,

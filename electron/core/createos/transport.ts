@@ -125,7 +125,7 @@ export function pacedFetch(options: TransportOptions): typeof fetch {
 }
 
 /** Retry-After as delta-seconds or an HTTP date, in ms; undefined when absent or unreadable. */
-export function retryAfterMs(response: Response): number | undefined {
+function retryAfterMs(response: Response): number | undefined {
   const value = response.headers.get("retry-after");
   if (value === null || value.trim() === "") return undefined;
   const seconds = Number(value);

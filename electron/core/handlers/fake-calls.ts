@@ -15,7 +15,7 @@ export interface FakeCore {
 
 const NOW = "2025-09-01T00:00:00.000Z";
 
-export const FAKE_PLAN: Plan = {
+const FAKE_PLAN: Plan = {
   planId: "plan-1",
   action: "destroy",
   createdAt: NOW,
@@ -27,7 +27,7 @@ export const FAKE_PLAN: Plan = {
   confirmationPhrase: null,
 };
 
-export const FAKE_JOB: Job = {
+const FAKE_JOB: Job = {
   jobId: "job-1",
   planId: "plan-1",
   action: "destroy",
@@ -39,7 +39,7 @@ export const FAKE_JOB: Job = {
   counts: { pending: 0, running: 0, confirmed: 0, unconfirmed: 0, failed: 0, skipped: 0, cancelled: 0 },
 };
 
-export function fakeSettings(): SettingsView {
+function fakeSettings(): SettingsView {
   return {
     configPath: "/tmp/leasekeeper.config.json",
     dataDir: "/tmp/leasekeeper",

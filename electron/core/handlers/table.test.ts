@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { INVOKE_CHANNELS, MAX_ERROR_MESSAGE } from "../../../shared/contract.js";
-import { CoreError } from "./errors.js";
+import { CoreError } from "../errors/core-error.js";
 import { EventHub } from "./events.js";
 import { fakeCore } from "./fake-calls.js";
 import { createHandlerTable, dispatch } from "./table.js";
@@ -80,7 +80,7 @@ describe("handler table", () => {
   it("passes a CoreError's code and sentence through", async () => {
     const { core, table } = setup();
     core.calls["jobs:get"] = () => {
-      throw new CoreError("not-found", "No job with that id.");
+      throw new CoreError("call", "not-found", "No job with that id.");
     };
     const rebuilt = createHandlerTable(core.calls, { error: vi.fn() });
     expect(await rebuilt["jobs:get"]({ jobId: "j" }, context)).toEqual({
@@ -88,6 +88,20 @@ describe("handler table", () => {
       error: { code: "not-found", message: "No job with that id." },
     });
     void table;
+  });
+
+  it("answers an error of any area with the contract code the one mapping gives it, unlogged", async () => {
+    const core = fakeCore();
+    core.calls["jobs:get"] = () => {
+      throw new CoreError("action", "job-running", "The job is still running.");
+    };
+    const log = { error: vi.fn() };
+    const table = createHandlerTable(core.calls, log);
+    expect(await table["jobs:get"]({ jobId: "j" }, context)).toEqual({
+      ok: false,
+      error: { code: "conflict", message: "The job is still running." },
+    });
+    expect(log.error).not.toHaveBeenCalled();
   });
 
   it("replaces any other thrown message with a fixed one and logs it", async () => {

@@ -7,7 +7,7 @@ import {
   type ParsedRequest,
   type Result,
 } from "../../../shared/contract.js";
-import { describeThrown, FIXED_MESSAGES } from "./errors.js";
+import { answerFor, FIXED_MESSAGES } from "../errors/host-answers.js";
 import { invalidRequestMessage } from "./validation.js";
 
 /** Who is calling: recorded in the audit log, never trusted for anything else. */
@@ -47,8 +47,8 @@ const ENCODER_BUILT: ReadonlySet<Channel> = new Set<Channel>(["inventory:get"]);
 /**
  * The one table from channel to core call, used unchanged by every host (Electron IPC, the browser
  * host, tests). Each request is parsed with its schema before anything runs; an invalid one gets
- * `invalid-request` naming the channel, field and issue. Anything thrown becomes a coded error with a
- * fixed message. Answers are parsed with the response schema, which also drops any field the contract
+ * `invalid-request` naming the channel, field and issue. Anything thrown is answered as every host
+ * answers it (`answerFor`): a CoreError's code and sentence, or a fixed one. Answers are parsed with the response schema, which also drops any field the contract
  * does not name, so nothing unplanned (a marker, a key) can ride along.
  */
 export function createHandlerTable(
@@ -80,9 +80,9 @@ function makeHandler<C extends Channel>(
     try {
       answer = await call(parsedRequest.data as ParsedRequest<C>, context);
     } catch (error) {
-      const described = describeThrown(error);
-      if (!described.expected) log.error(`${channel} failed`, error);
-      return failure(described.code, redactor ? redactor.redactDeep(described.message) : described.message);
+      const failed = answerFor(error);
+      if (!failed.expected) log.error(`${channel} failed`, error);
+      return failure(failed.code, redactor ? redactor.redactDeep(failed.message) : failed.message);
     }
     if (ENCODER_BUILT.has(channel))
       return { ok: true, data: redactor ? redactor.redactDeep(answer) : answer };

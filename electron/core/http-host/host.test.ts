@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { TOKEN_HEADER } from "../../../shared/contract/bridge.js";
+import { CoreError } from "../errors/core-error.js";
+import { FIXED_MESSAGES } from "../errors/host-answers.js";
 import { EventHub } from "../handlers/events.js";
 import { fakeCore } from "../handlers/fake-calls.js";
 import { createHandlerTable, type HandlerTable } from "../handlers/table.js";
@@ -229,6 +231,64 @@ describe("browser host: the contract", () => {
     expect(response.headers["x-content-type-options"]).toBe("nosniff");
     expect(response.headers["referrer-policy"]).toBe("no-referrer");
     expect(response.headers["content-security-policy"]).toContain("default-src 'none'");
+  });
+});
+
+describe("browser host: a core call's failure", () => {
+  let failing: HttpHost;
+  const logged = vi.fn();
+
+  beforeAll(async () => {
+    const core = fakeCore();
+    core.calls["jobs:get"] = ({ jobId }) => {
+      if (jobId === "running") throw new CoreError("action", "job-running", "The job is still running.");
+      if (jobId === "no-vault") throw new CoreError("vault", "read-only", "No key can be saved here.");
+      throw new Error("connect postgres://lk:s3cret-canary@db.internal failed");
+    };
+    failing = await startHttpHost({
+      handlers: createHandlerTable(core.calls, { error: logged }),
+      events: new EventHub(),
+      log: { info() {}, warn() {}, error() {} },
+      rendererDir: null,
+    });
+  });
+
+  afterAll(() => failing.close());
+
+  function call(jobId: string) {
+    return raw(failing.port, {
+      method: "POST",
+      path: "/api/jobs:get",
+      headers: {
+        Host: `127.0.0.1:${failing.port}`,
+        "Content-Type": "application/json",
+        [TOKEN_HEADER]: failing.token,
+      },
+      body: JSON.stringify({ jobId }),
+    });
+  }
+
+  it.each([
+    ["running", 409, "conflict", "The job is still running."],
+    ["no-vault", 409, "refused", "No key can be saved here."],
+  ])(
+    "answers %s with HTTP %i and the mapped code, in the error's own words",
+    async (jobId, status, code, message) => {
+      const response = await call(jobId);
+      expect(response.status).toBe(status);
+      expect(JSON.parse(response.body)).toEqual({ ok: false, error: { code, message } });
+    },
+  );
+
+  it("answers an error nobody meant to raise with 500 and the fixed sentence, never its text", async () => {
+    const response = await call("boom");
+    expect(response.status).toBe(500);
+    expect(JSON.parse(response.body)).toEqual({
+      ok: false,
+      error: { code: "internal", message: FIXED_MESSAGES.internal },
+    });
+    expect(response.body).not.toContain("s3cret");
+    expect(logged).toHaveBeenCalledTimes(1);
   });
 });
 

@@ -3,6 +3,8 @@ import { API_PREFIX, EVENT_TICKET_PATH, EVENTS_PATH, TOKEN_HEADER } from "../../
 import { type ErrorCode, failure, type Result } from "../../../shared/contract.js";
 import type { Logger } from "../app/log.js";
 import { CONTENT_SECURITY_POLICY } from "../content-security-policy.js";
+import { CoreError, isCoreError } from "../errors/core-error.js";
+import { answerFor, HTTP_STATUS } from "../errors/host-answers.js";
 import type { EventHub } from "../handlers/events.js";
 import { type HandlerTable, handlerFor } from "../handlers/table.js";
 import { HTML_CONTENT_TYPE, readRendererFile } from "../renderer-files/renderer-files.js";
@@ -14,7 +16,7 @@ import { isAllowedHost, isAllowedOrigin, newToken, TicketBook, tokenMatches } fr
  * events (server-sent events). Binds 127.0.0.1 only and checks Host, Origin and a per-launch token.
  */
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 const HEARTBEAT_MS = 25_000;
 
 /** The renderer's one policy, the same as Electron's. */
@@ -35,18 +37,6 @@ const API_HEADERS = {
   "Content-Type": "application/json; charset=utf-8",
 } as const;
 
-const STATUS_FOR: Record<ErrorCode, number> = {
-  "invalid-request": 400,
-  "untrusted-sender": 401,
-  "not-found": 404,
-  refused: 409,
-  conflict: 409,
-  "plan-expired": 410,
-  "plan-consumed": 409,
-  unavailable: 503,
-  internal: 500,
-};
-
 export interface HttpHostOptions {
   handlers: HandlerTable;
   events: EventHub;
@@ -66,16 +56,6 @@ export interface HttpHost {
   close(): Promise<void>;
 }
 
-class HttpFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   response.writeHead(status, { ...API_HEADERS, "Content-Length": Buffer.byteLength(text) });
@@ -86,10 +66,14 @@ function sendFailure(response: ServerResponse, status: number, code: ErrorCode, 
   sendJson(response, status, failure(code, message));
 }
 
+function tooLarge(): CoreError<"http"> {
+  return new CoreError("http", "body-too-large", "The request body is larger than 1 MB.");
+}
+
 function readBody(request: IncomingMessage): Promise<Buffer> {
   const declared = Number(request.headers["content-length"] ?? "0");
   if (declared > MAX_BODY_BYTES) {
-    return Promise.reject(new HttpFailure(413, "invalid-request", "The request body is larger than 1 MB."));
+    return Promise.reject(tooLarge());
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -100,7 +84,7 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
         done = true;
-        reject(new HttpFailure(413, "invalid-request", "The request body is larger than 1 MB."));
+        reject(tooLarge());
         return;
       }
       chunks.push(chunk);
@@ -109,7 +93,7 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
       if (!done) resolve(Buffer.concat(chunks));
     });
     request.on("error", () => {
-      if (!done) reject(new HttpFailure(400, "invalid-request", "The request body could not be read."));
+      if (!done) reject(new CoreError("http", "body-unreadable", "The request body could not be read."));
     });
   });
 }
@@ -171,7 +155,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       }
     }
     const result: Result<unknown> = await handler(payload, { host: "browser" });
-    sendJson(response, result.ok ? 200 : STATUS_FOR[result.error.code], result);
+    sendJson(response, result.ok ? 200 : HTTP_STATUS[result.error.code], result);
   }
 
   function openStream(response: ServerResponse): void {
@@ -250,14 +234,12 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
         ? handleApi(request, response, pathname, url)
         : handleStatic(request, response, pathname);
     work.catch((error: unknown) => {
-      if (error instanceof HttpFailure) {
-        if (!response.headersSent) sendFailure(response, error.status, error.code, error.message);
-        if (error.status === 413) request.destroy();
-        return;
-      }
-      options.log.error("browser host request failed", error);
-      if (!response.headersSent) sendFailure(response, 500, "internal", "Leasekeeper hit an internal error.");
+      const answer = answerFor(error);
+      if (!answer.expected) options.log.error("browser host request failed", error);
+      if (!response.headersSent) sendFailure(response, answer.httpStatus, answer.code, answer.message);
       else response.destroy();
+      // The rest of an oversized body is not worth reading.
+      if (isCoreError(error, "http") && error.code === "body-too-large") request.destroy();
     });
   });
   server.headersTimeout = 10_000;

@@ -21,7 +21,7 @@ export interface RunningBrowserHost {
 }
 
 /** The serving line, exactly: scripts and the end-to-end tests read the URL from it. */
-export function servingLine(url: string): string {
+function servingLine(url: string): string {
   return `Leasekeeper is serving on ${url}`;
 }
 

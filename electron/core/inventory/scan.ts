@@ -124,7 +124,7 @@ export async function listCredential(
     };
   } catch (error) {
     if (!isCreateosError(error)) throw error;
-    const outcome: SandboxListing["outcome"] = { ok: false, reason: unknownReasonFor(error.kind) };
+    const outcome: SandboxListing["outcome"] = { ok: false, reason: unknownReasonFor(error.code) };
     if (error.httpStatus !== null) outcome.httpStatus = error.httpStatus;
     return { listing: { ...base, outcome }, requests: error.requests };
   }

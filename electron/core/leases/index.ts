@@ -28,12 +28,20 @@ export function createSources(
     if (source.kind === "paperclip-db") {
       const url = env[source.urlEnv]?.trim();
       if (!url)
-        throw new SourceError(source.id, `the Paperclip database variable ${source.urlEnv} is not set.`);
+        throw new SourceError(
+          source.id,
+          "not-configured",
+          `the Paperclip database variable ${source.urlEnv} is not set.`,
+        );
       return new PaperclipDbSource({ id: source.id, url, timeoutMs: config.requestTimeoutMs });
     }
     const token = source.tokenEnv === null ? null : env[source.tokenEnv]?.trim() || null;
     if (source.tokenEnv !== null && token === null) {
-      throw new SourceError(source.id, `the Paperclip token variable ${source.tokenEnv} is not set.`);
+      throw new SourceError(
+        source.id,
+        "not-configured",
+        `the Paperclip token variable ${source.tokenEnv} is not set.`,
+      );
     }
     return new PaperclipSource({
       id: source.id,
@@ -43,9 +51,4 @@ export function createSources(
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
   });
-}
-
-/** The source a row came from, by the `sourceId` an inventory carries. */
-export function sourceById(sources: readonly LeaseSource[], sourceId: string): LeaseSource | null {
-  return sources.find((source) => source.id === sourceId) ?? null;
 }

@@ -53,7 +53,8 @@ export class LedgerSource implements LeaseSource {
     const index = leases.findIndex((item) => idOf(item) === leaseId);
     if (index < 0) return null;
     const parsed = parseLeaseRow(leases[index]);
-    if (!parsed.ok) throw new SourceError(this.id, `leases[${index}] is malformed (${parsed.message})`);
+    if (!parsed.ok)
+      throw new SourceError(this.id, "malformed", `leases[${index}] is malformed (${parsed.message})`);
     return parsed.row;
   }
 
@@ -62,7 +63,8 @@ export class LedgerSource implements LeaseSource {
     const index = environments.findIndex((item) => idOf(item) === environmentId);
     if (index < 0) return null;
     const parsed = parseEnvironment(environments[index]);
-    if (!parsed.ok) throw new SourceError(this.id, `environments[${index}] is malformed (${parsed.message})`);
+    if (!parsed.ok)
+      throw new SourceError(this.id, "malformed", `environments[${index}] is malformed (${parsed.message})`);
     return parsed.environment;
   }
 
@@ -72,14 +74,14 @@ export class LedgerSource implements LeaseSource {
       text = await readFile(this.path, "utf8");
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-      throw new SourceError(this.id, `cannot read ledger file ${this.path} (${code}).`);
+      throw new SourceError(this.id, "unreadable", `cannot read ledger file ${this.path} (${code}).`);
     }
     let raw: unknown;
     try {
       // Parsed in slices (a 20,000-row ledger is some 40 MB of JSON); the same result as JSON.parse.
       raw = (await runInSlices(parseJsonSteps(text))).value;
     } catch {
-      throw new SourceError(this.id, `ledger file ${this.path} is not valid JSON.`);
+      throw new SourceError(this.id, "malformed", `ledger file ${this.path} is not valid JSON.`);
     }
     const ledger = raw as { environments?: unknown; leases?: unknown; companies?: unknown } | null;
     if (
@@ -90,6 +92,7 @@ export class LedgerSource implements LeaseSource {
     ) {
       throw new SourceError(
         this.id,
+        "malformed",
         `ledger file ${this.path} must hold { "environments": [...], "leases": [...] }.`,
       );
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sourceSecrets } from "../app/source-secrets.js";
-import { ConfigError, parseConfig } from "../config/load.js";
+import { parseConfig } from "../config/load.js";
 import { createSources, PaperclipDbSource, SourceError } from "./index.js";
 
 const FILE = "/srv/leasekeeper/leasekeeper.config.json";
@@ -29,13 +29,15 @@ describe("a paperclip-db source in the config", () => {
 
   it("refuses a connection string written into the file, without echoing it", () => {
     const attempt = () => configWith({ kind: "paperclip-db", url: URL_WITH_PASSWORD });
-    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(expect.objectContaining({ area: "config", code: "invalid" }));
     try {
       attempt();
     } catch (error) {
       expect((error as Error).message).not.toContain("s3cr");
     }
-    expect(() => configWith({ kind: "paperclip-db", urlEnv: "not a variable" })).toThrow(ConfigError);
+    expect(() => configWith({ kind: "paperclip-db", urlEnv: "not a variable" })).toThrow(
+      expect.objectContaining({ area: "config", code: "invalid" }),
+    );
   });
 
   it("is built from the variable; an unset one is named, and nothing connects until a read", () => {
@@ -43,6 +45,7 @@ describe("a paperclip-db source in the config", () => {
     expect(() => createSources(config, { env: {} })).toThrow(
       new SourceError(
         "paperclip-db:PAPERCLIP_DATABASE_URL",
+        "not-configured",
         "the Paperclip database variable PAPERCLIP_DATABASE_URL is not set.",
       ),
     );
@@ -61,7 +64,7 @@ describe("a paperclip-db source in the config", () => {
     expect(config.sources[0]).toMatchObject({ writeUrlEnv: "PAPERCLIP_REPAIR_URL" });
     expect(() =>
       configWith({ kind: "paperclip-db", urlEnv: "PAPERCLIP_DATABASE_URL", writeUrlEnv: "not a variable" }),
-    ).toThrow(ConfigError);
+    ).toThrow(expect.objectContaining({ area: "config", code: "invalid" }));
     const writer = "postgres://repairer:wr1te-canary@db.internal:5432/paperclip";
     expect(
       sourceSecrets(config, { PAPERCLIP_DATABASE_URL: URL_WITH_PASSWORD, PAPERCLIP_REPAIR_URL: writer }),

@@ -181,7 +181,7 @@ export class PaperclipDbSource implements LeaseSource {
   }
 
   async readLease(leaseId: string, options: { signal?: AbortSignal } = {}): Promise<LeaseRow | null> {
-    if (!isValidRowId(leaseId)) throw new SourceError(this.id, "the lease id is not valid.");
+    if (!isValidRowId(leaseId)) throw new SourceError(this.id, "invalid-id", "the lease id is not valid.");
     // Paperclip's ids are UUIDs: any other id names no row there.
     if (!UUID.test(leaseId)) return null;
     options.signal?.throwIfAborted();
@@ -203,7 +203,8 @@ export class PaperclipDbSource implements LeaseSource {
       if (parsed.ok) environments.set(parsed.environment.id, parsed.environment);
     }
     const parsed = parseLeaseRow(withEnvironmentChange(found.row, environments));
-    if (!parsed.ok) throw new SourceError(this.id, `the lease row is malformed (${parsed.message})`);
+    if (!parsed.ok)
+      throw new SourceError(this.id, "malformed", `the lease row is malformed (${parsed.message})`);
     return parsed.row;
   }
 
@@ -211,7 +212,8 @@ export class PaperclipDbSource implements LeaseSource {
     environmentId: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<Environment | null> {
-    if (!isValidRowId(environmentId)) throw new SourceError(this.id, "the environment id is not valid.");
+    if (!isValidRowId(environmentId))
+      throw new SourceError(this.id, "invalid-id", "the environment id is not valid.");
     if (!UUID.test(environmentId)) return null;
     options.signal?.throwIfAborted();
     const row = await this.#readOnly("reading an environment", options.signal, async (client, shape) => {
@@ -222,7 +224,8 @@ export class PaperclipDbSource implements LeaseSource {
     });
     if (row === null) return null;
     const parsed = parseEnvironment(environmentFromRow(row));
-    if (!parsed.ok) throw new SourceError(this.id, `the environment is malformed (${parsed.message})`);
+    if (!parsed.ok)
+      throw new SourceError(this.id, "malformed", `the environment is malformed (${parsed.message})`);
     return parsed.environment;
   }
 
@@ -244,7 +247,7 @@ export class PaperclipDbSource implements LeaseSource {
     try {
       client = await this.#pool.connect();
     } catch (error) {
-      throw new SourceError(this.id, `${describeDatabaseError(error)} while ${activity}.`);
+      throw new SourceError(this.id, "unreachable", `${describeDatabaseError(error)} while ${activity}.`);
     }
     let broken = false;
     try {
@@ -253,6 +256,7 @@ export class PaperclipDbSource implements LeaseSource {
         if (!check.ok) {
           throw new SourceError(
             this.id,
+            "unreadable",
             `the Paperclip database lacks ${check.missing.join(", ")} (not Paperclip's schema, or the role may not read them).`,
           );
         }
@@ -262,7 +266,7 @@ export class PaperclipDbSource implements LeaseSource {
       if (error instanceof SourceError) throw error;
       if (signal?.aborted) throw signal.reason;
       broken = true;
-      throw new SourceError(this.id, `${describeDatabaseError(error)} while ${activity}.`);
+      throw new SourceError(this.id, "unreachable", `${describeDatabaseError(error)} while ${activity}.`);
     } finally {
       client.release(broken);
     }

@@ -42,7 +42,11 @@ export class PaperclipSource implements LeaseSource {
 
   constructor(options: PaperclipSourceOptions) {
     if (options.token !== null && /[\r\n\0]/.test(options.token)) {
-      throw new SourceError(options.id, "the Paperclip token contains a line break or NUL and was refused.");
+      throw new SourceError(
+        options.id,
+        "not-configured",
+        "the Paperclip token contains a line break or NUL and was refused.",
+      );
     }
     this.id = options.id;
     this.#base = options.url.replace(/\/+$/, "");
@@ -181,7 +185,7 @@ export class PaperclipSource implements LeaseSource {
   }
 
   async readLease(leaseId: string, options: { signal?: AbortSignal } = {}): Promise<LeaseRow | null> {
-    if (!isValidRowId(leaseId)) throw new SourceError(this.id, "the lease id is not valid.");
+    if (!isValidRowId(leaseId)) throw new SourceError(this.id, "invalid-id", "the lease id is not valid.");
     const body = await this.#getJson(
       `/api/environment-leases/${encodeURIComponent(leaseId)}`,
       "reading a lease",
@@ -190,7 +194,8 @@ export class PaperclipSource implements LeaseSource {
     );
     if (body === null) return null;
     const parsed = parseLeaseRow(body);
-    if (!parsed.ok) throw new SourceError(this.id, `the lease row is malformed (${parsed.message})`);
+    if (!parsed.ok)
+      throw new SourceError(this.id, "malformed", `the lease row is malformed (${parsed.message})`);
     return parsed.row;
   }
 
@@ -198,7 +203,8 @@ export class PaperclipSource implements LeaseSource {
     environmentId: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<Environment | null> {
-    if (!isValidRowId(environmentId)) throw new SourceError(this.id, "the environment id is not valid.");
+    if (!isValidRowId(environmentId))
+      throw new SourceError(this.id, "invalid-id", "the environment id is not valid.");
     const body = await this.#getJson(
       `/api/environments/${encodeURIComponent(environmentId)}`,
       "reading an environment",
@@ -207,14 +213,19 @@ export class PaperclipSource implements LeaseSource {
     );
     if (body === null) return null;
     const parsed = parseEnvironment(body);
-    if (!parsed.ok) throw new SourceError(this.id, `the environment is malformed (${parsed.message})`);
+    if (!parsed.ok)
+      throw new SourceError(this.id, "malformed", `the environment is malformed (${parsed.message})`);
     return parsed.environment;
   }
 
   async #getList(path: string, activity: string, signal: AbortSignal | undefined): Promise<unknown[]> {
     const body = await this.#getJson(path, activity, signal);
     if (!Array.isArray(body))
-      throw new SourceError(this.id, `Paperclip returned an invalid response while ${activity}.`);
+      throw new SourceError(
+        this.id,
+        "malformed",
+        `Paperclip returned an invalid response while ${activity}.`,
+      );
     return body;
   }
 
@@ -236,14 +247,16 @@ export class PaperclipSource implements LeaseSource {
       });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) throw new SourceError(this.id, `Paperclip request timed out while ${activity}.`);
+      if (timeout.aborted)
+        throw new SourceError(this.id, "unreachable", `Paperclip request timed out while ${activity}.`);
       if (isRefusedRedirect(error)) {
         throw new SourceError(
           this.id,
+          "unreachable",
           `Paperclip answered with a redirect while ${activity}; redirects are refused.`,
         );
       }
-      throw new SourceError(this.id, `Paperclip connection failed while ${activity}.`);
+      throw new SourceError(this.id, "unreachable", `Paperclip connection failed while ${activity}.`);
     }
     if (options.notFoundIsNull && response.status === 404) {
       await response.body?.cancel().catch(() => undefined);
@@ -251,13 +264,21 @@ export class PaperclipSource implements LeaseSource {
     }
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
-      throw new SourceError(this.id, `Paperclip request failed (HTTP ${response.status}) while ${activity}.`);
+      throw new SourceError(
+        this.id,
+        "unreachable",
+        `Paperclip request failed (HTTP ${response.status}) while ${activity}.`,
+      );
     }
     try {
       return await response.json();
     } catch {
       if (signal?.aborted) throw signal.reason;
-      throw new SourceError(this.id, `Paperclip returned an invalid response while ${activity}.`);
+      throw new SourceError(
+        this.id,
+        "malformed",
+        `Paperclip returned an invalid response while ${activity}.`,
+      );
     }
   }
 }

@@ -1,5 +1,7 @@
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
+import type { FailureCode } from "../errors/codes.js";
+import { CoreError } from "../errors/core-error.js";
 
 /**
  * Where lease rows come from. `load` reads everything for a scan; `readLease` and `readEnvironment`
@@ -17,14 +19,15 @@ export interface LeaseSource {
   readEnvironment(environmentId: string, options?: { signal?: AbortSignal }): Promise<Environment | null>;
 }
 
-export class SourceError extends Error {
+/** A source's failure; the message names the source first, so a scan's error says which one to fix. */
+export class SourceError extends CoreError<"source"> {
   override readonly name = "SourceError";
   readonly sourceId: string;
   /** The message without the source's id in front. */
   readonly reason: string;
 
-  constructor(sourceId: string, message: string) {
-    super(`${sourceId}: ${message}`);
+  constructor(sourceId: string, code: FailureCode<"source">, message: string) {
+    super("source", code, `${sourceId}: ${message}`);
     this.sourceId = sourceId;
     this.reason = message;
   }

@@ -6,7 +6,7 @@ import {
   type ProofSubject,
   proofKey,
 } from "../../../shared/domain/marker-proof.js";
-import { CoreError } from "../handlers/errors.js";
+import { CoreError } from "../errors/core-error.js";
 import type { ProofStore } from "./proof-store.js";
 import { type OpenProverClient, proveMarkers } from "./prover.js";
 import { leaseTarget, type ProveTarget, untrackedTarget } from "./targets.js";
@@ -99,6 +99,7 @@ function findLease(inventory: Inventory, ref: ProveRequest["leases"][number]): C
   );
   if (matches.length === 1) return matches[0]!;
   throw new CoreError(
+    "call",
     "not-found",
     matches.length === 0
       ? `No lease ${ref.leaseId} in the current inventory; refresh and try again.`
@@ -113,6 +114,7 @@ function findUntracked(inventory: Inventory, ref: ProveRequest["untracked"][numb
   );
   if (matches.length === 1) return matches[0]!;
   throw new CoreError(
+    "call",
     "not-found",
     matches.length === 0
       ? `No untracked sandbox ${ref.sandboxId} in the current inventory; refresh and try again.`

@@ -37,7 +37,7 @@ export async function readMarker(
     };
   } catch (error) {
     // 409: it stopped running between the lookup and the read (CreateOS refuses exec then).
-    if (isCreateosError(error) && error.kind === "conflict") {
+    if (isCreateosError(error) && error.code === "conflict") {
       return { kind: "not-read", reason: "not-running", sandboxStatus: null };
     }
     return { kind: "not-read", reason: failureReason(error, options.signal), sandboxStatus: status };
@@ -47,7 +47,7 @@ export async function readMarker(
 function failureReason(error: unknown, signal: AbortSignal | undefined): CannotReadReason {
   if (signal?.aborted) throw error;
   if (!isCreateosError(error)) return "request-failed";
-  switch (error.kind) {
+  switch (error.code) {
     case "timeout":
       return "timeout";
     case "not-found":

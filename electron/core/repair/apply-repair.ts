@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { LeaseRepair, RepairOutcome } from "../../../shared/domain/lease-repair.js";
+import { CoreError } from "../errors/core-error.js";
 import { describeDatabaseError } from "../leases/paperclip-db.js";
 import { repairStatement } from "./repair-sql.js";
 
@@ -15,10 +16,6 @@ export interface AppliedRepairs {
   applied: LeaseRepair[];
   /** Rows Paperclip changed after they were read (or that no longer exist): left alone. */
   changed: LeaseRepair[];
-}
-
-export class RepairApplyError extends Error {
-  override readonly name = "RepairApplyError";
 }
 
 export async function applyRepairs(
@@ -48,7 +45,7 @@ export async function applyRepairs(
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     // The driver's text may quote the host or the user of the write URL; the code alone is told.
-    throw new RepairApplyError(`Nothing was repaired: ${describeDatabaseError(error)}.`);
+    throw new CoreError("repair", "not-applied", `Nothing was repaired: ${describeDatabaseError(error)}.`);
   } finally {
     await client.end().catch(() => undefined);
   }

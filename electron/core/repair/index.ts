@@ -1,4 +1,4 @@
-export { type AppliedRepairs, applyRepairs, RepairApplyError } from "./apply-repair.js";
+export { type AppliedRepairs, applyRepairs } from "./apply-repair.js";
 export { type RepairApplyOutcome, repairAuditRecord } from "./repair-audit.js";
 export { REPAIR_FORMAT, repairJson } from "./repair-json.js";
 export { type ProvenRepair, proveAndRepair, repairLeases } from "./repair-service.js";

@@ -1,13 +1,10 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
+import { CoreError } from "../errors/core-error.js";
 import { type Database, MIGRATIONS, type Migration } from "./migrations.js";
 
 export const DATABASE_FILE_NAME = "leasekeeper.db";
-
-export class StoreError extends Error {
-  override readonly name = "StoreError";
-}
 
 /**
  * Opens (creating if needed) `<dataDir>/leasekeeper.db`: WAL so a reader never blocks the writer,
@@ -20,7 +17,7 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[] =
   try {
     db = new BetterSqlite3(file);
   } catch {
-    throw new StoreError(`Cannot open the Leasekeeper database at ${file}.`);
+    throw new CoreError("store", "unopenable", `Cannot open the Leasekeeper database at ${file}.`);
   }
   try {
     db.pragma("journal_mode = WAL");
@@ -69,7 +66,9 @@ function checkOrder(migrations: readonly Migration[]): void {
   let previous = 0;
   for (const migration of migrations) {
     if (!Number.isInteger(migration.version) || migration.version <= previous) {
-      throw new StoreError(
+      throw new CoreError(
+        "store",
+        "bad-migrations",
         `Migration "${migration.name}" has version ${migration.version}; versions must be increasing integers from 1.`,
       );
     }

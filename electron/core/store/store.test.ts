@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Headline } from "../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
 import { tempDir } from "../../../test/fixtures/leasekeeper.js";
-import { DATABASE_FILE_NAME, migrate, openDatabase, StoreError } from "./database.js";
+import { DATABASE_FILE_NAME, migrate, openDatabase } from "./database.js";
 import { InventoryStore } from "./inventory-store.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 
@@ -124,7 +124,9 @@ describe("store", () => {
 
   it("refuses a migration list that is out of order", () => {
     const db = openDatabase(dir);
-    expect(() => migrate(db, [MIGRATIONS[0]!, { ...MIGRATIONS[0]!, name: "again" }])).toThrow(StoreError);
+    expect(() => migrate(db, [MIGRATIONS[0]!, { ...MIGRATIONS[0]!, name: "again" }])).toThrow(
+      expect.objectContaining({ area: "store", code: "bad-migrations" }),
+    );
     db.close();
   });
 

@@ -6,14 +6,14 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
-  renameSync,
   statSync,
   writeSync,
 } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { VaultStatus } from "../../../shared/contract.js";
-import { lastFour, type SecretListing, type SecretStore, VaultError } from "./types.js";
+import { CoreError, isCoreError } from "../errors/core-error.js";
+import { type EntryCipher, EntryFileVault } from "./entry-file-vault.js";
 
 /**
  * The browser host's and the CLI's vault: one JSON file, each key sealed on its own with AES-256-GCM
@@ -90,81 +90,20 @@ function open(key: Buffer, sealed: Sealed, aad: string): string | null {
 const entryAad = (name: string) => `${FORMAT}:v1:entry:${name}`;
 const CHECK_AAD = `${FORMAT}:v1:check`;
 
-/** Writes via a temporary file and a rename, so a crash leaves the old file or the new one, never half. */
-export function writeFileAtomic(file: string, content: string): void {
-  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fd = openSync(temporary, "wx", 0o600);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temporary, file);
-}
-
-export class FileVault implements SecretStore {
-  readonly file: string;
+export class FileVault extends EntryFileVault<Sealed, VaultFile> {
   readonly keyFile: string;
   readonly #passphrase: string | undefined;
   #derived: { salt: string; key: Buffer } | null = null;
 
   constructor(options: FileVaultOptions) {
-    this.file = path.join(options.dir, options.fileName ?? VAULT_FILE_NAME);
+    super(path.join(options.dir, options.fileName ?? VAULT_FILE_NAME), VaultFileSchema);
     this.keyFile = path.join(options.dir, VAULT_KEY_FILE_NAME);
     this.#passphrase = options.passphrase === "" ? undefined : options.passphrase;
   }
 
-  async get(name: string): Promise<string | undefined> {
-    const vault = this.#read();
-    if (vault === null) return undefined;
-    const sealed = Object.hasOwn(vault.entries, name) ? vault.entries[name] : undefined;
-    if (sealed === undefined) return undefined;
-    const value = open(this.#key(vault), sealed, entryAad(name));
-    if (value === null) {
-      throw new VaultError(
-        "corrupt",
-        `The key "${name}" in ${this.file} is damaged; set it again (other keys are unaffected).`,
-      );
-    }
-    return value;
-  }
-
-  async has(name: string): Promise<boolean> {
-    const vault = this.#read();
-    return vault !== null && Object.hasOwn(vault.entries, name);
-  }
-
-  async set(name: string, value: string): Promise<void> {
-    const vault = this.#read() ?? this.#create();
-    const key = this.#key(vault);
-    const entries = { ...vault.entries, [name]: seal(key, value, entryAad(name)) };
-    this.#write({ ...vault, entries });
-  }
-
-  async clear(name: string): Promise<void> {
-    const vault = this.#read();
-    if (vault === null || !Object.hasOwn(vault.entries, name)) return;
-    const entries = { ...vault.entries };
-    delete entries[name];
-    this.#write({ ...vault, entries });
-  }
-
-  async list(): Promise<SecretListing[]> {
-    const vault = this.#read();
-    if (vault === null) return [];
-    const key = this.#key(vault);
-    const listed: SecretListing[] = [];
-    for (const [name, sealed] of Object.entries(vault.entries)) {
-      const value = open(key, sealed, entryAad(name));
-      if (value !== null) listed.push({ name, last4: lastFour(value) });
-    }
-    return listed;
-  }
-
   status(): VaultStatus {
     try {
-      const vault = this.#read();
+      const vault = this.read();
       if (vault !== null) this.#key(vault);
       const passphrase = vault ? vault.kdf.type === "scrypt" : this.#passphrase !== undefined;
       return {
@@ -176,46 +115,23 @@ export class FileVault implements SecretStore {
           : `Keys are encrypted in ${this.file}; the key is in ${this.keyFile} (readable by you only).`,
       };
     } catch (error) {
-      return {
-        encryption: "none",
-        persistAllowed: false,
-        weakStoreAccepted: false,
-        message: error instanceof VaultError ? error.message : `The vault ${this.file} cannot be used.`,
-      };
+      return this.unusable(error);
     }
   }
 
-  /** The vault as stored, null when there is none yet. A damaged file is an error, and is never overwritten. */
-  #read(): VaultFile | null {
-    let text: string;
-    try {
-      text = readFileSync(this.file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw new VaultError(
-        "io",
-        `The vault ${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}).`,
-      );
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw this.#damaged("is not valid JSON");
-    }
-    const parsed = VaultFileSchema.safeParse(raw);
-    if (!parsed.success) throw this.#damaged("is not in the vault format");
-    return parsed.data;
+  protected cipher(vault: VaultFile): EntryCipher<Sealed> {
+    const key = this.#key(vault);
+    return {
+      seal: (name, value) => seal(key, value, entryAad(name)),
+      open: (name, sealed) => open(key, sealed, entryAad(name)),
+    };
   }
 
-  #damaged(what: string): VaultError {
-    return new VaultError(
-      "corrupt",
-      `The vault ${this.file} ${what}; it was left as it is. Move it aside to start a new vault (keys from environment variables still work).`,
-    );
+  protected damagedEntry(name: string): string {
+    return `The key "${name}" in ${this.file} is damaged; set it again (other keys are unaffected).`;
   }
 
-  #create(): VaultFile {
+  protected create(): VaultFile {
     mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     let kdf: VaultFile["kdf"];
     if (this.#passphrase !== undefined) {
@@ -242,7 +158,8 @@ export class FileVault implements SecretStore {
     const key =
       vault.kdf.type === "scrypt" ? this.#passphraseKey(vault.kdf) : this.#keyFromFile(vault.kdf.keyFile);
     if (vault.check.data !== "" && open(key, vault.check, CHECK_AAD) !== CHECK_PLAINTEXT) {
-      throw new VaultError(
+      throw new CoreError(
+        "vault",
         "locked",
         vault.kdf.type === "scrypt"
           ? `${PASSPHRASE_ENV} does not open the vault ${this.file}.`
@@ -254,7 +171,8 @@ export class FileVault implements SecretStore {
 
   #passphraseKey(kdf: Extract<VaultFile["kdf"], { type: "scrypt" }>): Buffer {
     if (this.#passphrase === undefined) {
-      throw new VaultError(
+      throw new CoreError(
+        "vault",
         "locked",
         `The vault ${this.file} is protected by a passphrase; set ${PASSPHRASE_ENV}.`,
       );
@@ -276,26 +194,23 @@ export class FileVault implements SecretStore {
     let text: string;
     try {
       if (process.platform !== "win32" && (statSync(file).mode & 0o077) !== 0) {
-        throw new VaultError(
+        throw new CoreError(
+          "vault",
           "locked",
           `The vault key file ${file} is readable by other users; run: chmod 600 ${file}`,
         );
       }
       text = readFileSync(file, "utf8").trim();
     } catch (error) {
-      if (error instanceof VaultError) throw error;
-      throw new VaultError(
+      if (isCoreError(error, "vault")) throw error;
+      throw new CoreError(
+        "vault",
         "locked",
         `The vault key file ${file} is missing or unreadable; the keys in ${this.file} cannot be read.`,
       );
     }
     if (!/^[0-9a-f]{64}$/.test(text))
-      throw new VaultError("corrupt", `The vault key file ${file} is damaged.`);
+      throw new CoreError("vault", "corrupt", `The vault key file ${file} is damaged.`);
     return Buffer.from(text, "hex");
-  }
-
-  #write(vault: VaultFile): void {
-    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    writeFileAtomic(this.file, `${JSON.stringify(vault, null, 2)}\n`);
   }
 }

@@ -1,11 +1,9 @@
-export { EnvStore } from "./env-store.js";
 export {
   FileVault,
   type FileVaultOptions,
   PASSPHRASE_ENV,
   VAULT_FILE_NAME,
   VAULT_KEY_FILE_NAME,
-  writeFileAtomic,
 } from "./file-vault.js";
 export { LayeredSecretStore, type WeakStoreConsent } from "./layered.js";
 export {
@@ -14,11 +12,4 @@ export {
   SafeStorageVault,
   type SafeStorageVaultOptions,
 } from "./safe-storage-vault.js";
-export {
-  isVaultError,
-  lastFour,
-  type SecretListing,
-  type SecretStore,
-  VaultError,
-  type VaultErrorCode,
-} from "./types.js";
+export { writeFileAtomic } from "./write-file-atomic.js";

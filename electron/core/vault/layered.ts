@@ -1,6 +1,6 @@
 import type { CredentialView, VaultStatus } from "../../../shared/contract.js";
-import type { EnvStore } from "./env-store.js";
-import { isVaultError, lastFour, type SecretStore, VaultError } from "./types.js";
+import { type EnvSecretStore, lastFour, type SecretListing, type SecretStore } from "../config/secrets.js";
+import { isCoreError } from "../errors/core-error.js";
 
 /** A vault that can also remember the operator's consent to a weaker store (Electron's). */
 export interface WeakStoreConsent {
@@ -13,15 +13,16 @@ function hasConsent(store: SecretStore | null): store is SecretStore & WeakStore
 
 /**
  * What every core part reads keys through: the vault first (keys entered in the UI), then the
- * environment variable the config names. A vault that cannot be read never hides an env key.
+ * environment variable the config names. A vault that cannot be read never hides an env key. Where the
+ * host has no vault, writes go to the environment's store, which refuses them and says where to set keys.
  */
-export class LayeredSecretStore {
+export class LayeredSecretStore implements SecretStore {
   readonly vault: SecretStore | null;
   /** Replaced when the config changes (its credentials name the variables). */
-  env: EnvStore;
+  env: EnvSecretStore;
   #lastVaultProblem: string | null = null;
 
-  constructor(vault: SecretStore | null, env: EnvStore) {
+  constructor(vault: SecretStore | null, env: EnvSecretStore) {
     this.vault = vault;
     this.env = env;
   }
@@ -40,7 +41,7 @@ export class LayeredSecretStore {
         const value = await this.vault.get(name);
         if (value !== undefined) return { value, storedIn: "vault" };
       } catch (error) {
-        if (!isVaultError(error)) throw error;
+        if (!isCoreError(error, "vault")) throw error;
         this.#lastVaultProblem = error.message;
       }
     }
@@ -67,22 +68,24 @@ export class LayeredSecretStore {
     };
   }
 
-  async set(name: string, value: string): Promise<void> {
-    if (!this.vault)
-      throw new VaultError(
-        "read-only",
-        "No vault is available here; set the key in an environment variable.",
-      );
-    await this.vault.set(name, value);
+  set(name: string, value: string): Promise<void> {
+    return (this.vault ?? this.env).set(name, value);
   }
 
-  async clear(name: string): Promise<void> {
-    if (!this.vault)
-      throw new VaultError(
-        "read-only",
-        "No vault is available here; unset the environment variable instead.",
-      );
-    await this.vault.clear(name);
+  clear(name: string): Promise<void> {
+    return (this.vault ?? this.env).clear(name);
+  }
+
+  /** Each key once, from where `get` would find it: the vault's over the environment's. */
+  async list(): Promise<SecretListing[]> {
+    const listed = new Map((await this.env.list()).map((entry) => [entry.name, entry]));
+    try {
+      for (const entry of (await this.vault?.list()) ?? []) listed.set(entry.name, entry);
+    } catch (error) {
+      if (!isCoreError(error, "vault")) throw error;
+      this.#lastVaultProblem = error.message;
+    }
+    return [...listed.values()];
   }
 
   async acceptWeakStore(): Promise<VaultStatus> {

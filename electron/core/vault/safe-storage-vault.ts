@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { VaultStatus } from "../../../shared/contract.js";
-import { FileVault, writeFileAtomic } from "./file-vault.js";
-import { lastFour, type SecretListing, type SecretStore, VaultError } from "./types.js";
+import type { SecretListing } from "../config/secrets.js";
+import { CoreError } from "../errors/core-error.js";
+import { type EntryCipher, EntryFileVault } from "./entry-file-vault.js";
+import { FileVault } from "./file-vault.js";
 
 /** The part of Electron's `safeStorage` the vault uses; main.ts passes the real one, tests a fake. */
 export interface SafeStorageLike {
@@ -41,14 +42,13 @@ export interface SafeStorageVaultOptions {
  * without a keyring) the store says so and refuses to persist until the operator accepts the weaker store;
  * if safeStorage cannot encrypt at all, an accepted weak store is a key-file vault in the same folder.
  */
-export class SafeStorageVault implements SecretStore {
-  readonly file: string;
+export class SafeStorageVault extends EntryFileVault<string, StoreFile> {
   readonly #safeStorage: SafeStorageLike;
   readonly #platform: NodeJS.Platform;
   readonly #fallback: FileVault;
 
   constructor(options: SafeStorageVaultOptions) {
-    this.file = path.join(options.dir, SAFE_STORAGE_FILE_NAME);
+    super(path.join(options.dir, SAFE_STORAGE_FILE_NAME), StoreFileSchema);
     this.#safeStorage = options.safeStorage;
     this.#platform = options.platform ?? process.platform;
     this.#fallback = new FileVault({ dir: options.dir, fileName: "credentials.weak.json" });
@@ -69,86 +69,47 @@ export class SafeStorageVault implements SecretStore {
     return "os";
   }
 
-  async get(name: string): Promise<string | undefined> {
-    if (this.encryption() === "unavailable") return this.#fallback.get(name);
-    const store = this.#read();
-    const encoded = store && Object.hasOwn(store.entries, name) ? store.entries[name] : undefined;
-    if (encoded === undefined) return undefined;
-    try {
-      return this.#safeStorage.decryptString(Buffer.from(encoded, "base64"));
-    } catch {
-      throw new VaultError(
-        "corrupt",
-        `The key "${name}" in ${this.file} cannot be decrypted; set it again (other keys are unaffected).`,
-      );
-    }
+  // Where safeStorage cannot encrypt at all, every key lives in the fallback vault instead.
+  override get(name: string): Promise<string | undefined> {
+    return this.#cannotEncrypt() ? this.#fallback.get(name) : super.get(name);
   }
 
-  async has(name: string): Promise<boolean> {
-    if (this.encryption() === "unavailable") return this.#fallback.has(name);
-    const store = this.#read();
-    return store !== null && Object.hasOwn(store.entries, name);
+  override has(name: string): Promise<boolean> {
+    return this.#cannotEncrypt() ? this.#fallback.has(name) : super.has(name);
   }
 
-  async set(name: string, value: string): Promise<void> {
+  override async set(name: string, value: string): Promise<void> {
     const encryption = this.encryption();
-    const store = this.#read() ?? emptyStore();
-    if (encryption !== "os" && !store.weakStoreAccepted) {
-      throw new VaultError(
+    if (encryption !== "os" && !(this.read()?.weakStoreAccepted ?? false)) {
+      throw new CoreError(
+        "vault",
         "refused",
         "This system has no keyring, so keys would be stored with weak protection; accept the weaker store in Settings first, or use an environment variable.",
       );
     }
-    if (encryption === "unavailable") return this.#fallback.set(name, value);
-    const encrypted = this.#safeStorage.encryptString(value).toString("base64");
-    this.#write({ ...store, entries: { ...store.entries, [name]: encrypted } });
+    return encryption === "unavailable" ? this.#fallback.set(name, value) : super.set(name, value);
   }
 
-  async clear(name: string): Promise<void> {
-    if (this.encryption() === "unavailable") return this.#fallback.clear(name);
-    const store = this.#read();
-    if (store === null || !Object.hasOwn(store.entries, name)) return;
-    const entries = { ...store.entries };
-    delete entries[name];
-    this.#write({ ...store, entries });
+  override clear(name: string): Promise<void> {
+    return this.#cannotEncrypt() ? this.#fallback.clear(name) : super.clear(name);
   }
 
-  async list(): Promise<SecretListing[]> {
-    if (this.encryption() === "unavailable") return this.#fallback.list();
-    const store = this.#read();
-    if (store === null) return [];
-    const listed: SecretListing[] = [];
-    for (const [name, encoded] of Object.entries(store.entries)) {
-      try {
-        listed.push({
-          name,
-          last4: lastFour(this.#safeStorage.decryptString(Buffer.from(encoded, "base64"))),
-        });
-      } catch {
-        // A damaged entry is reported when it is read; the listing shows the others.
-      }
-    }
-    return listed;
+  override list(): Promise<SecretListing[]> {
+    return this.#cannotEncrypt() ? this.#fallback.list() : super.list();
   }
 
   /** The operator's acceptance of the weaker store, remembered beside the keys. */
   async acceptWeakStore(): Promise<VaultStatus> {
-    const store = this.#read() ?? emptyStore();
-    this.#write({ ...store, weakStoreAccepted: true });
+    this.write({ ...(this.read() ?? this.create()), weakStoreAccepted: true });
     return this.status();
   }
 
   status(): VaultStatus {
     let accepted = false;
     try {
-      accepted = this.#read()?.weakStoreAccepted ?? false;
+      accepted = this.read()?.weakStoreAccepted ?? false;
     } catch (error) {
-      return {
-        encryption: "none",
-        persistAllowed: false,
-        weakStoreAccepted: false,
-        message: error instanceof VaultError ? error.message : `The vault ${this.file} cannot be used.`,
-      };
+      return this.unusable(error);
     }
     const encryption = this.encryption();
     if (encryption === "os") {
@@ -169,38 +130,28 @@ export class SafeStorageVault implements SecretStore {
     };
   }
 
-  #read(): StoreFile | null {
-    let text: string;
-    try {
-      text = readFileSync(this.file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw new VaultError("io", `The vault ${this.file} cannot be read.`);
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw damaged(this.file, "is not valid JSON");
-    }
-    const parsed = StoreFileSchema.safeParse(raw);
-    if (!parsed.success) throw damaged(this.file, "is not in the vault format");
-    return parsed.data;
+  protected create(): StoreFile {
+    return { format: FORMAT, version: 1, weakStoreAccepted: false, entries: {} };
   }
 
-  #write(store: StoreFile): void {
-    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    writeFileAtomic(this.file, `${JSON.stringify(store, null, 2)}\n`);
+  protected cipher(): EntryCipher<string> {
+    return {
+      seal: (_name, value) => this.#safeStorage.encryptString(value).toString("base64"),
+      open: (_name, encoded) => {
+        try {
+          return this.#safeStorage.decryptString(Buffer.from(encoded, "base64"));
+        } catch {
+          return null;
+        }
+      },
+    };
   }
-}
 
-function emptyStore(): StoreFile {
-  return { format: FORMAT, version: 1, weakStoreAccepted: false, entries: {} };
-}
+  protected damagedEntry(name: string): string {
+    return `The key "${name}" in ${this.file} cannot be decrypted; set it again (other keys are unaffected).`;
+  }
 
-function damaged(file: string, what: string): VaultError {
-  return new VaultError(
-    "corrupt",
-    `The vault ${file} ${what}; it was left as it is. Move it aside to start a new vault (keys from environment variables still work).`,
-  );
+  #cannotEncrypt(): boolean {
+    return this.encryption() === "unavailable";
+  }
 }

@@ -2,11 +2,11 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EnvStore } from "./env-store.js";
+import { EnvSecretStore } from "../config/secrets.js";
+import { CoreError } from "../errors/core-error.js";
 import { FileVault, VAULT_FILE_NAME, VAULT_KEY_FILE_NAME } from "./file-vault.js";
 import { LayeredSecretStore } from "./layered.js";
 import { SAFE_STORAGE_FILE_NAME, type SafeStorageLike, SafeStorageVault } from "./safe-storage-vault.js";
-import { VaultError } from "./types.js";
 
 const KEY = "lk_SECRET_canary_7f3a";
 const OTHER = "lk_other_key_1a2b";
@@ -82,9 +82,10 @@ describe("file vault (browser host, CLI)", () => {
     writeFileSync(file, '{"format": "leasekeeper-vault", "entr', { mode: 0o600 });
     const before = snapshotDir();
     const error = await vault.get("primary").catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(VaultError);
-    expect((error as VaultError).code).toBe("corrupt");
-    expect((error as VaultError).message).toContain(file);
+    expect(error).toBeInstanceOf(CoreError);
+    expect((error as CoreError).area).toBe("vault");
+    expect((error as CoreError).code).toBe("corrupt");
+    expect((error as CoreError).message).toContain(file);
     await expect(vault.set("legacy", OTHER)).rejects.toThrow(file);
     await expect(vault.clear("primary")).rejects.toThrow(file);
     expect(snapshotDir()).toEqual(before);
@@ -113,7 +114,7 @@ describe("file vault (browser host, CLI)", () => {
     const stored = JSON.parse(readFileSync(file, "utf8"));
     stored.entries.attacker = stored.entries.primary;
     writeFileSync(file, JSON.stringify(stored), { mode: 0o600 });
-    await expect(vault.get("attacker")).rejects.toThrow(VaultError);
+    await expect(vault.get("attacker")).rejects.toMatchObject({ area: "vault", code: "corrupt" });
   });
 
   it("refuses a key file that other users can read", async () => {
@@ -231,11 +232,11 @@ describe("env store and layered resolution", () => {
   ];
 
   it("reads keys from the variables the config names, and is read-only", async () => {
-    const env = new EnvStore(credentials, { LK_TEST_PRIMARY: KEY });
+    const env = new EnvSecretStore(credentials, { LK_TEST_PRIMARY: KEY });
     expect(await env.get("primary")).toBe(KEY);
     expect(await env.get("legacy")).toBeUndefined();
     expect(await env.list()).toEqual([{ name: "primary", last4: "7f3a" }]);
-    await expect(env.set()).rejects.toMatchObject({ code: "read-only" });
+    await expect(env.set("primary", OTHER)).rejects.toMatchObject({ code: "read-only" });
   });
 
   it("resolves the vault first, then the environment variable", async () => {
@@ -243,7 +244,7 @@ describe("env store and layered resolution", () => {
     await vault.set("primary", "lk_from_vault_9999");
     const store = new LayeredSecretStore(
       vault,
-      new EnvStore(credentials, { LK_TEST_PRIMARY: KEY, LK_TEST_LEGACY: OTHER }),
+      new EnvSecretStore(credentials, { LK_TEST_PRIMARY: KEY, LK_TEST_LEGACY: OTHER }),
     );
     expect(await store.resolve("primary")).toEqual({ value: "lk_from_vault_9999", storedIn: "vault" });
     expect(await store.resolve("legacy")).toEqual({ value: OTHER, storedIn: "env" });
@@ -264,8 +265,33 @@ describe("env store and layered resolution", () => {
     const vault = new FileVault({ dir });
     await vault.set("primary", "lk_from_vault_9999");
     writeFileSync(path.join(dir, VAULT_FILE_NAME), "{broken");
-    const store = new LayeredSecretStore(vault, new EnvStore(credentials, { LK_TEST_PRIMARY: KEY }));
+    const store = new LayeredSecretStore(vault, new EnvSecretStore(credentials, { LK_TEST_PRIMARY: KEY }));
     expect(await store.get("primary")).toBe(KEY);
     expect(store.lastVaultProblem).toContain(path.join(dir, VAULT_FILE_NAME));
+  });
+
+  it("lists each key once, the vault's over the environment's, and a damaged vault hides none", async () => {
+    const vault = new FileVault({ dir });
+    await vault.set("primary", "lk_from_vault_9999");
+    const env = new EnvSecretStore(credentials, { LK_TEST_PRIMARY: KEY, LK_TEST_LEGACY: OTHER });
+    const store = new LayeredSecretStore(vault, env);
+    expect(await store.list()).toEqual([
+      { name: "primary", last4: "9999" },
+      { name: "legacy", last4: "1a2b" },
+    ]);
+    writeFileSync(path.join(dir, VAULT_FILE_NAME), "{broken");
+    expect(await store.list()).toEqual([
+      { name: "primary", last4: "7f3a" },
+      { name: "legacy", last4: "1a2b" },
+    ]);
+    expect(store.lastVaultProblem).toContain(path.join(dir, VAULT_FILE_NAME));
+  });
+
+  it("without a vault, refuses to keep or drop a key and says where keys are set", async () => {
+    const store = new LayeredSecretStore(null, new EnvSecretStore(credentials, { LK_TEST_PRIMARY: KEY }));
+    await expect(store.set("primary", OTHER)).rejects.toMatchObject({ area: "vault", code: "read-only" });
+    await expect(store.clear("primary")).rejects.toMatchObject({ area: "vault", code: "read-only" });
+    expect(await store.get("primary")).toBe(KEY);
+    expect(store.status()).toMatchObject({ encryption: "none", persistAllowed: false });
   });
 });

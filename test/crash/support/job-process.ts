@@ -7,11 +7,11 @@
 // a job is journalled and running, "<state> <sandbox>" as each item ends, then "done <state>"; or
 // "finished" when the plan has nothing left to run.
 
-import { isActionError } from "../../../electron/core/actions/errors.js";
 import { createConfiguredActionEngine } from "../../../electron/core/actions/index.js";
 import { withTypedCount } from "../../../electron/core/actions/testing/world.js";
 import { loadConfig } from "../../../electron/core/config/load.js";
 import { EnvSecretStore } from "../../../electron/core/config/secrets.js";
+import { isCoreError } from "../../../electron/core/errors/core-error.js";
 import { createSources } from "../../../electron/core/leases/index.js";
 import type { Job } from "../../../shared/domain/actions.js";
 
@@ -45,7 +45,7 @@ for (const job of jobs.filter((candidate) => candidate.state === "interrupted"))
     started = await engine.resume(job.jobId);
     break;
   } catch (error) {
-    if (isActionError(error) && error.code === "job-already-resumed") continue;
+    if (isCoreError(error, "action") && error.code === "job-already-resumed") continue;
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { type AuditEntry, AuditQuerySchema } from "../../../../shared/domain/actions.js";
+import { CoreError } from "../../errors/core-error.js";
 import type { EngineStore } from "../engine-store.js";
-import { ActionError } from "../errors.js";
 import type { AuditRecord } from "./audit-log.js";
 import { type AuditExportFormat, exportAudit } from "./export.js";
 
@@ -38,6 +38,6 @@ export class AuditAccess {
 
 function parseAuditQuery(query: AuditQueryInput) {
   const parsed = AuditQuerySchema.safeParse(query);
-  if (!parsed.success) throw new ActionError("invalid-request", "The audit query is malformed.");
+  if (!parsed.success) throw new CoreError("action", "invalid-request", "The audit query is malformed.");
   return parsed.data;
 }

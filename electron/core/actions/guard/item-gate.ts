@@ -1,8 +1,8 @@
 import type { ExecuteRequest, PlanItem } from "../../../../shared/domain/actions.js";
 import { typedCountMatches, typedCountPhrase } from "../../../../shared/domain/bulk-confirmation.js";
 import { keptPlan } from "../../../../shared/domain/kept-items.js";
+import { CoreError } from "../../errors/core-error.js";
 import { ENGINE_MESSAGES } from "../engine-messages.js";
-import { ActionError } from "../errors.js";
 import type { JobInput } from "../jobs/job-input.js";
 import type { ItemOutcome } from "../jobs/recorder.js";
 import type { StoredPlan } from "../journal/journal.js";
@@ -21,8 +21,8 @@ export function gateExecution(stored: StoredPlan, request: ExecuteRequest): JobI
   const trimmed = keptPlan(stored.plan, keepItemIds);
   if (!trimmed.ok) {
     throw trimmed.reason === "not-in-plan"
-      ? new ActionError("not-in-plan", ENGINE_MESSAGES.notInPlan)
-      : new ActionError("nothing-kept", ENGINE_MESSAGES.nothingKept);
+      ? new CoreError("action", "not-in-plan", ENGINE_MESSAGES.notInPlan)
+      : new CoreError("action", "nothing-kept", ENGINE_MESSAGES.nothingKept);
   }
   const { kept } = trimmed;
   const keptIds = new Set(kept.items.map((item) => item.itemId));
@@ -50,7 +50,7 @@ export function gateExecution(stored: StoredPlan, request: ExecuteRequest): JobI
     const acting = items.filter((item) => item.outcome === null);
     const expected = typedCountPhrase(stored.plan.action, acting.length);
     if (acting.length > 0 && !typedCountMatches(expected, typedCount)) {
-      throw new ActionError("count-not-confirmed", ENGINE_MESSAGES.countNotConfirmed(expected));
+      throw new CoreError("action", "count-not-confirmed", ENGINE_MESSAGES.countNotConfirmed(expected));
     }
     for (const item of acting) if (item.confirmedBy === "click") item.confirmedBy = "typed-count";
   }

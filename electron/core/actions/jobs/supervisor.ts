@@ -1,9 +1,9 @@
 import { ulid } from "ulid";
 import type { Job, JobEvent, JobState } from "../../../../shared/domain/actions.js";
+import { CoreError } from "../../errors/core-error.js";
 import type { AuditRecord } from "../audit/audit-log.js";
 import { ENGINE_MESSAGES } from "../engine-messages.js";
 import type { EngineStore } from "../engine-store.js";
-import { ActionError } from "../errors.js";
 import type { JobCreation, JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
 import type { ActionOptions } from "../options.js";
 import type { LeaseRereader, ProviderPort } from "../ports.js";
@@ -185,8 +185,8 @@ export class JobSupervisor {
       this.#forget(row.jobId);
       settle(Promise.reject(new Error("not created")));
       throw created.reason === "plan-consumed"
-        ? new ActionError("plan-consumed", ENGINE_MESSAGES.planConsumed(created.ranBy))
-        : new ActionError("job-already-resumed", ENGINE_MESSAGES.jobAlreadyResumed);
+        ? new CoreError("action", "plan-consumed", ENGINE_MESSAGES.planConsumed(created.ranBy))
+        : new CoreError("action", "job-already-resumed", ENGINE_MESSAGES.jobAlreadyResumed);
     }
     let first: Job;
     let predecessors: string[];

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { AUDIT_ACTIONS, type AuditAction } from "../../../../shared/domain/actions.js";
-import { type CliCommand, EXIT, UsageError } from "../command.js";
+import { CoreError } from "../../errors/core-error.js";
+import { type CliCommand, EXIT } from "../command.js";
 import { openCliEngine } from "../core.js";
 
 export const command: CliCommand = {
@@ -31,16 +32,17 @@ export const command: CliCommand = {
       strict: true,
       allowPositionals: false,
     });
-    if (values.json && values.csv) throw new UsageError("Choose one of --json and --csv.");
+    if (values.json && values.csv)
+      throw new CoreError("usage", "bad-arguments", "Choose one of --json and --csv.");
     if (values.action !== undefined && !AUDIT_ACTIONS.includes(values.action as AuditAction)) {
-      throw new UsageError(`--action must be one of ${AUDIT_ACTIONS.join(", ")}.`);
+      throw new CoreError("usage", "bad-arguments", `--action must be one of ${AUDIT_ACTIONS.join(", ")}.`);
     }
     for (const [flag, value] of [
       ["--since", values.since],
       ["--until", values.until],
     ] as const) {
       if (value !== undefined && Number.isNaN(Date.parse(value)))
-        throw new UsageError(`${flag} must be an ISO time.`);
+        throw new CoreError("usage", "bad-arguments", `${flag} must be an ISO time.`);
     }
     const query = {
       ...(values.since === undefined ? {} : { since: new Date(values.since).toISOString() }),

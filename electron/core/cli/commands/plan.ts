@@ -2,7 +2,8 @@ import { parseArgs } from "node:util";
 import type { ActionSelection } from "../../../../shared/domain/actions.js";
 import { ACTION_KINDS, type ActionKind, HEADLINES, type Headline } from "../../../../shared/domain/codes.js";
 import { formatPlan } from "../../actions/cli/support.js";
-import { type CliCommand, EXIT, UsageError } from "../command.js";
+import { CoreError } from "../../errors/core-error.js";
+import { type CliCommand, EXIT } from "../command.js";
 import { openCliEngine } from "../core.js";
 
 export const command: CliCommand = {
@@ -36,7 +37,7 @@ Prints the plan and its id; run it with "leasekeeper apply --plan ID" before it 
       allowPositionals: false,
     });
     if (!ACTION_KINDS.includes(values.action as ActionKind)) {
-      throw new UsageError(`--action must be one of ${ACTION_KINDS.join(", ")}.`);
+      throw new CoreError("usage", "bad-arguments", `--action must be one of ${ACTION_KINDS.join(", ")}.`);
     }
     const selection = selectionOf(values);
     const engine = await openCliEngine(values.config, io);
@@ -57,16 +58,25 @@ function selectionOf(values: {
   untracked?: string;
 }): ActionSelection {
   const modes = [values.lease, values.headline, values.untracked].filter((mode) => mode !== undefined);
-  if (modes.length !== 1) throw new UsageError("Give exactly one of --lease, --headline or --untracked.");
+  if (modes.length !== 1)
+    throw new CoreError("usage", "bad-arguments", "Give exactly one of --lease, --headline or --untracked.");
   if (values.environment !== undefined && values.headline === undefined) {
-    throw new UsageError("--environment narrows --headline; use it with --headline.");
+    throw new CoreError(
+      "usage",
+      "bad-arguments",
+      "--environment narrows --headline; use it with --headline.",
+    );
   }
   if (values.lease !== undefined) return { kind: "leases", leaseIds: values.lease };
   if (values.untracked !== undefined) return { kind: "untracked", credential: values.untracked };
   const headlines = values.headline ?? [];
   for (const headline of headlines) {
     if (!HEADLINES.includes(headline as Headline)) {
-      throw new UsageError(`--headline must be one of ${HEADLINES.join(", ")}; "${headline}" is not.`);
+      throw new CoreError(
+        "usage",
+        "bad-arguments",
+        `--headline must be one of ${HEADLINES.join(", ")}; "${headline}" is not.`,
+      );
     }
   }
   return {

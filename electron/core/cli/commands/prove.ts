@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
+import { CoreError } from "../../errors/core-error.js";
 import { formatProofs, openCliMarkers, proofEntry } from "../../markers/cli.js";
-import { type CliCommand, EXIT, UsageError } from "../command.js";
+import { type CliCommand, EXIT } from "../command.js";
 
 export const command: CliCommand = {
   name: "prove",
@@ -32,9 +33,9 @@ Exit code 0 when the sandboxes were read, whatever they held; 1 when it could no
     const leases = values.lease ?? [];
     const untracked = values.untracked ?? [];
     if (leases.length + untracked.length === 0)
-      throw new UsageError("Give at least one --lease or --untracked.");
+      throw new CoreError("usage", "bad-arguments", "Give at least one --lease or --untracked.");
     if (values.origin !== undefined && untracked.length === 0) {
-      throw new UsageError("--origin goes with --untracked.");
+      throw new CoreError("usage", "bad-arguments", "--origin goes with --untracked.");
     }
     const { markers, close } = await openCliMarkers(values.config, io);
     let proofs: Awaited<ReturnType<typeof markers.prove>>;

@@ -3,18 +3,18 @@ import { ulid } from "ulid";
 import type { LeaseRepair } from "../../../../shared/domain/lease-repair.js";
 import { currentOperator } from "../../actions/operator.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
+import { CoreError, isCoreError } from "../../errors/core-error.js";
 import { openCliMarkers } from "../../markers/cli.js";
 import {
   applyRepairs,
   type ProvenRepair,
   proveAndRepair,
-  RepairApplyError,
   type RepairApplyOutcome,
   repairAuditRecord,
   repairJson,
   repairSql,
 } from "../../repair/index.js";
-import { type CliCommand, type CliIo, EXIT, UsageError } from "../command.js";
+import { type CliCommand, type CliIo, EXIT } from "../command.js";
 import { openCliEngine } from "../core.js";
 
 const FORMATS = ["json", "sql"] as const;
@@ -55,12 +55,16 @@ arguments.`,
       allowPositionals: false,
     });
     const leases = values.lease ?? [];
-    if (leases.length === 0) throw new UsageError("Give at least one --lease.");
+    if (leases.length === 0) throw new CoreError("usage", "bad-arguments", "Give at least one --lease.");
     const format = values.format as (typeof FORMATS)[number] | undefined;
     if (values.apply && format !== undefined)
-      throw new UsageError("--apply writes the repair; it prints no export. Leave out --format.");
+      throw new CoreError(
+        "usage",
+        "bad-arguments",
+        "--apply writes the repair; it prints no export. Leave out --format.",
+      );
     if (!values.apply && (format === undefined || !FORMATS.includes(format)))
-      throw new UsageError(`--format must be one of ${FORMATS.join(", ")}.`);
+      throw new CoreError("usage", "bad-arguments", `--format must be one of ${FORMATS.join(", ")}.`);
 
     const { config, markers, close } = await openCliMarkers(values.config, io);
     let repairs: ProvenRepair[];
@@ -132,7 +136,7 @@ async function apply(
       for (const repair of changed) results.set(key(repair), "changed-since-read");
     } catch (error) {
       // Its transaction rolled back; what another source committed is still audited below.
-      if (!(error instanceof RepairApplyError)) throw error;
+      if (!isCoreError(error, "repair")) throw error;
       for (const repair of batch) {
         results.set(key(repair), "failed");
         failures.set(key(repair), error.message);

@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuditQuerySchema } from "../../../../shared/domain/actions.js";
 import { type PostgresServer, startPostgres } from "../../../../test/support/postgres.js";
 import { AuditLog, type AuditRecord } from "../../actions/audit/audit-log.js";
+import { CoreError } from "../../errors/core-error.js";
 import { openDatabase } from "../database.js";
 import { migratePostgres, POSTGRES_MIGRATIONS, SCHEMA } from "./migrations.js";
-import { openPostgresStore, SharedStoreError } from "./store.js";
+import { openPostgresStore } from "./store.js";
 
 // The shared store on a real embedded PostgreSQL: its schema is migrated once however many processes
 // start together, a failed migration leaves nothing half-made, the audit log reads back as the SQLite
@@ -127,7 +128,8 @@ describe("the PostgreSQL store", () => {
     const { urlFor } = await server.createDatabase("refused");
     const url = urlFor("postgres", "canary-wrong-password-7f3a");
     const attempt = openPostgresStore({ url, urlEnv: "LEASEKEEPER_STORE_URL", timeoutMs: 5_000 });
-    await expect(attempt).rejects.toBeInstanceOf(SharedStoreError);
+    await expect(attempt).rejects.toBeInstanceOf(CoreError);
+    await expect(attempt).rejects.toMatchObject({ area: "store", code: "shared-unusable" });
     const message = await attempt.then(
       () => "",
       (error: Error) => `${error.message} ${error.stack ?? ""}`,

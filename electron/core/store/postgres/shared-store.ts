@@ -3,7 +3,8 @@ import type { AuditRecord } from "../../actions/audit/audit-log.js";
 import type { SandboxClaims } from "../../actions/claims/claims.js";
 import type { JobJournal } from "../../actions/journal/journal.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
-import { openPostgresStore, type PostgresStore, SharedStoreError } from "./store.js";
+import { CoreError } from "../../errors/core-error.js";
+import { openPostgresStore, type PostgresStore } from "./store.js";
 
 /**
  * The shared store as the engine takes it: built at once, connected and migrated on first use, so the
@@ -33,7 +34,9 @@ export function sharedStoreFor(config: LeasekeeperConfig, env: NodeJS.ProcessEnv
   const opened = () => {
     // Never a quiet fall-back to this machine's claims: that would let two machines act on one sandbox.
     if (!url)
-      return Promise.reject(new SharedStoreError(`The shared store variable ${store.urlEnv} is not set.`));
+      return Promise.reject(
+        new CoreError("store", "not-configured", `The shared store variable ${store.urlEnv} is not set.`),
+      );
     opening ??= openPostgresStore({ url, urlEnv: store.urlEnv, timeoutMs: config.requestTimeoutMs });
     // A failed open is tried again by the next call rather than remembered for ever.
     opening.catch(() => {

@@ -1,13 +1,9 @@
 import pg from "pg";
+import { CoreError } from "../../errors/core-error.js";
 import { migratePostgres } from "./migrations.js";
 import { PgAuditLog } from "./pg-audit-log.js";
 import { PgClaims } from "./pg-claims.js";
 import { PgJournal } from "./pg-journal.js";
-
-/** A failure of the shared store, worded from the SQLSTATE alone: server text may quote the URL's user or host. */
-export class SharedStoreError extends Error {
-  override readonly name = "SharedStoreError";
-}
 
 export interface PostgresStore {
   readonly claims: PgClaims;
@@ -41,7 +37,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await migratePostgres(pool);
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new SharedStoreError(describeFailure(options.urlEnv, error));
+    // Worded from the SQLSTATE alone, and the driver's error is not kept as the cause: server text may
+    // quote the URL's user or host.
+    throw new CoreError("store", "shared-unusable", describeFailure(options.urlEnv, error));
   }
   const audit = new PgAuditLog(pool);
   return {
