@@ -12,6 +12,7 @@ import {
   UntrackedSandboxViewSchema,
 } from "./contract/lease-detail.js";
 import { ProveRequestSchema, ProveResponseSchema } from "./contract/marker-proof.js";
+import { PlanPreviewSchema } from "./contract/plan-preview.js";
 import {
   CredentialNameSchema,
   CredentialSetResultSchema,
@@ -31,7 +32,6 @@ import {
   JobEventSchema,
   JobSchema,
   PlanRequestSchema,
-  PlanSchema,
 } from "./domain/actions.js";
 import { ACTION_KINDS } from "./domain/codes.js";
 
@@ -86,7 +86,7 @@ export const contract = {
     }),
   },
   "markers:prove": { request: ProveRequestSchema, response: ProveResponseSchema },
-  "actions:plan": { request: PlanRequestSchema, response: PlanSchema },
+  "actions:plan": { request: PlanRequestSchema, response: PlanPreviewSchema },
   "actions:execute": { request: ExecuteRequestSchema, response: JobSchema },
   "jobs:list": {
     request: z.strictObject({
@@ -153,6 +153,7 @@ export { ERROR_CODES, type ErrorCode, IPC_PREFIX, READ_CHANNELS } from "./contra
 export * from "./contract/inventory-view.js";
 export * from "./contract/lease-detail.js";
 export * from "./contract/marker-proof.js";
+export * from "./contract/plan-preview.js";
 export * from "./contract/result.js";
 export * from "./contract/settings.js";
 export { EVENT_CHANNELS, type EventChannel, INVOKE_CHANNELS, type InvokeChannel };

@@ -22,6 +22,7 @@ import type { Database } from "../store/migrations.js";
 import type { SharedAuditLog } from "../store/postgres/shared-store.js";
 import { AuditLog, type AuditRecord } from "./audit/audit-log.js";
 import { type AuditExportFormat, exportAudit } from "./audit/export.js";
+import { type ProofFor, withMarkerProofs } from "./audit/marker-proofs.js";
 import type { SandboxClaims } from "./claims/claims.js";
 import { SqliteClaims } from "./claims/sqlite-claims.js";
 import { ActionError } from "./errors.js";
@@ -54,6 +55,8 @@ export interface ActionEngineDeps {
    * live in the data directory's SQLite file, shared only by processes on this machine.
    */
   shared?: { claims: SandboxClaims; audit?: SharedAuditLog; close(): Promise<void> };
+  /** The marker proof of an item's sandbox, kept in the audit entries of what is done to it. */
+  proofFor?: ProofFor;
 }
 
 export interface ActionEngine {
@@ -255,6 +258,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     /** A first run of the plan: refused if any job ran it already. */
     consumesPlan?: boolean;
   }): Job {
+    const stored = withMarkerProofs(input.stored, deps.proofFor);
     const createdAt = now().toISOString();
     const row: JobRow = {
       jobId: ulid(),
@@ -301,7 +305,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
               operator,
               planItem,
               confirmedBy: null,
-              frozen: input.stored.frozen.get(planItem.itemId),
+              frozen: stored.frozen.get(planItem.itemId),
               outcome,
               at: createdAt,
               durationMs: null,
@@ -344,7 +348,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
           },
           {
             job: row,
-            stored: input.stored,
+            stored,
             items,
             stopRequested: () => entry.stop,
             predecessors: ancestorsOf(row.parentJobId),

@@ -8,8 +8,10 @@ import { configuredProvider, sourceRereader } from "../actions/wiring.js";
 import type { LeasekeeperConfig } from "../config/load.js";
 import { CoreError } from "../handlers/errors.js";
 import { createSources } from "../leases/index.js";
+import { sandboxProofEvidence } from "../markers/proof-evidence.js";
 import { sharedStoreFor } from "../store/postgres/shared-store.js";
 import type { ActionDeps } from "./app.js";
+import { withForcedProofs } from "./forced-proofs.js";
 import { sourceSecrets } from "./source-secrets.js";
 
 /**
@@ -126,6 +128,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
       account: (origin, credential) => current().provider.account(origin, credential),
     },
     typedCountAbove: () => deps.config().typedCountAbove,
+    proofFor: (item) => sandboxProofEvidence(deps.markers, item),
     knownSecrets: async () =>
       new Set([
         ...(await deps.secrets.knownSecrets(deps.config().credentials.map((credential) => credential.name))),
@@ -142,7 +145,8 @@ export function engineActions(deps: ActionDeps): ActionsPort {
 
   return {
     engine,
-    plan: (request) => translated(() => engine.plan(request)),
+    // Forced items are proven before the plan is shown, so their typed confirmation is asked with the evidence.
+    plan: (request) => translated(async () => withForcedProofs(await engine.plan(request), deps.markers)),
     execute: (request) => translated(() => engine.execute(request)),
     listJobs: (request) =>
       translated(() => ({

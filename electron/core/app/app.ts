@@ -46,6 +46,8 @@ export interface ActionDeps {
   inventory: InventoryService;
   database: Database | null;
   log: RedactingLogger;
+  /** Marker proofs: read for a plan's forced items before confirming, and kept in the audit log. */
+  markers: MarkerService;
   fetch?: typeof fetch;
 }
 
@@ -141,6 +143,14 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     onSecretsChanged: refreshRedactions,
   });
 
+  // Proofs are kept with the inventory cache, keyed so an inventory read can attach them.
+  const markers = new MarkerService({
+    inventory: () => inventory.ensure(),
+    store: database ? new SqliteProofStore(database) : undefined,
+    openClient: (credential) =>
+      proverClients(config, secrets, options.fetch ? { fetch: options.fetch } : {})(credential),
+  });
+
   const actionDeps: ActionDeps = {
     config: () => config,
     env,
@@ -148,6 +158,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     inventory,
     database,
     log,
+    markers,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
   const actions =
@@ -163,14 +174,6 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     demo: options.demo ?? false,
     configPath: config.file,
     dataDir: config.dataDir,
-  });
-
-  // Proofs are kept with the inventory cache, keyed so an inventory read can attach them.
-  const markers = new MarkerService({
-    inventory: () => inventory.ensure(),
-    store: database ? new SqliteProofStore(database) : undefined,
-    openClient: (credential) =>
-      proverClients(config, secrets, options.fetch ? { fetch: options.fetch } : {})(credential),
   });
 
   const handlers = createHandlerTable(

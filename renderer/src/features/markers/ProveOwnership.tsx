@@ -61,7 +61,7 @@ export function ProveOwnership({
   );
 }
 
-function ProofAnswer({ proof }: { proof: MarkerProofView }) {
+export function ProofAnswer({ proof }: { proof: MarkerProofView }) {
   const answer = ANSWER[proof.answer];
   return (
     <span className="prove-result" data-testid="prove-answer" data-answer={proof.answer}>
