@@ -1,0 +1,8 @@
+export {
+  type QuarantineOutcome,
+  type QuarantineRequest,
+  QuarantineService,
+  type QuarantineServiceDeps,
+} from "./quarantine-service.js";
+export { QuarantineStore } from "./quarantine-store.js";
+export { QUARANTINE_PASS_MS, type QuarantineScheduler, startQuarantineScheduler } from "./scheduler.js";
