@@ -193,7 +193,8 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
       ? new QuarantineService({
           store: quarantineStore,
           engine: actions.engine,
-          inventory: () => inventory.ensure(),
+          // Claims are judged on a scan no older than a minute, never on the stored inventory alone.
+          inventory: () => inventory.current({ maxAgeMs: 60_000 }),
           openClient: (credential) =>
             proverClients(config, secrets, options.fetch ? { fetch: options.fetch } : {})(credential),
           operator: currentOperator(config.operator),
