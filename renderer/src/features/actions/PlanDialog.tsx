@@ -21,8 +21,7 @@ import {
   countToType,
   executeRequest,
 } from "./confirmation";
-import { ForcedEvidence } from "./ForcedEvidence";
-import { ForcedReasons } from "./ForcedReasons";
+import { ForcedLine } from "./ForcedLine";
 import { WholeValue } from "./WholeValue";
 import "./actions.css";
 
@@ -483,8 +482,7 @@ function PlanItemRow({
       >
         {removed ? "Put back" : "Remove"}
       </button>
-      {forced && !removed && <ForcedReasons item={item} />}
-      {forced && !removed && <ForcedEvidence proof={proof} />}
+      {forced && !removed && <ForcedLine item={item} proof={proof} />}
     </li>
   );
 }
