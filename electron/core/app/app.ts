@@ -12,6 +12,7 @@ import {
   type QuarantineScheduler,
   QuarantineService,
   QuarantineStore,
+  quarantineClients,
   startQuarantineScheduler,
 } from "../quarantine/index.js";
 import { type Database, openDatabase } from "../store/index.js";
@@ -196,7 +197,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
           // Claims are judged on a scan no older than a minute, never on the stored inventory alone.
           inventory: () => inventory.current({ maxAgeMs: 60_000 }),
           openClient: (credential) =>
-            proverClients(config, secrets, options.fetch ? { fetch: options.fetch } : {})(credential),
+            quarantineClients(config, secrets, options.fetch ? { fetch: options.fetch } : {})(credential),
           operator: currentOperator(config.operator),
           proofFor: (sandbox) => sandboxProofEvidence(markers, sandbox),
         })

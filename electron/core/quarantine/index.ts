@@ -1,3 +1,4 @@
+export { quarantineClients } from "./open-client.js";
 export {
   type QuarantineOutcome,
   type QuarantineRequest,

@@ -7,7 +7,7 @@ import { loadConfig } from "../config/load.js";
 import { EnvSecretStore } from "../config/secrets.js";
 import { scanInventory } from "../inventory/scan.js";
 import { createSources } from "../leases/index.js";
-import { proverClients } from "../markers/open-client.js";
+import { quarantineClients } from "./open-client.js";
 import { QuarantineService } from "./quarantine-service.js";
 import { QuarantineStore } from "./quarantine-store.js";
 
@@ -52,7 +52,7 @@ async function open(spec: WorldSpec): Promise<Harness> {
     engine,
     // A fresh scan each time, as the next scan would see a row that starts to hold the sandbox.
     inventory: () => scanInventory({ config, sources: createSources(config, { env: world.env }), secrets }),
-    openClient: proverClients(config, secrets),
+    openClient: quarantineClients(config, secrets),
     operator: { name: "ada", host: "test-host" },
     now: () => clock.now,
   });
