@@ -10,6 +10,7 @@ import {
   running,
 } from "../markers/testing/marker-world.js";
 import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
+import { withForcedProofs } from "./forced-proofs.js";
 import { memoryLogger } from "./log.js";
 
 // A plan's forced items are proven before the typed confirmation is asked, through the real core against
@@ -22,13 +23,19 @@ describe("proof before typed confirmation", () => {
   const foreign = markedRow("sb-foreign", 1, { companyId: OTHER_COMPANY });
   const owned = markedRow("sb-owned", 2);
   const lostItsSandbox = markedRow(null, 3);
+  const alsoForeign = markedRow("sb-foreign-2", 4, { companyId: OTHER_COMPANY });
   let w: MarkerWorld;
   let app: LeasekeeperApp;
 
   beforeAll(async () => {
     w = await markerWorld(
-      [running("sb-foreign", holding(1)), running("sb-owned", holding(2)), running("sb-orphan", holding(3))],
-      [foreign, owned, lostItsSandbox],
+      [
+        running("sb-foreign", holding(1)),
+        running("sb-owned", holding(2)),
+        running("sb-orphan", holding(3)),
+        running("sb-foreign-2", holding(4)),
+      ],
+      [foreign, owned, lostItsSandbox, alsoForeign],
     );
     app = await createLeasekeeperApp({
       configPath: path.join(w.dir, CONFIG_FILE_NAME),
@@ -83,6 +90,18 @@ describe("proof before typed confirmation", () => {
     const proof = preview.forcedProofs?.[item.itemId];
     expect(proof?.answer).toBe("another-lease");
     expect(proof?.owners.map((owner) => owner.leaseId)).toEqual([lostItsSandbox.id]);
+  });
+
+  it("reads no more forced items than a plan may, and counts the ones it left unread", async () => {
+    const plan = await app.engine!.plan({
+      action: "destroy",
+      selection: { kind: "leases", leaseIds: [foreign.id, alsoForeign.id] },
+    });
+    w.sim.reset();
+    const preview = await withForcedProofs(plan, w.service, { limit: 1 });
+    expect(Object.keys(preview.forcedProofs ?? {})).toHaveLength(1);
+    expect(preview.unprovenForced).toBe(1);
+    expect(w.sim.stats().byRoute[EXEC]).toEqual({ "200": 1 });
   });
 
   it("keeps the proof in the audit entry of the destroy taken on the proven sandbox", async () => {
