@@ -78,7 +78,7 @@ const ACTION_ERROR_CODES: Record<ActionErrorCode, ErrorCode> = {
 };
 
 /** The engine's refusals keep their sentence; their code is mapped onto the contract's. */
-async function translated<T>(run: () => Promise<T> | T): Promise<T> {
+export async function translated<T>(run: () => Promise<T> | T): Promise<T> {
   try {
     return await run();
   } catch (error) {

@@ -4,7 +4,7 @@ import type { CoreCalls } from "../handlers/table.js";
 import type { MarkerService } from "../markers/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
 import type { LayeredSecretStore } from "../vault/index.js";
-import type { ActionsPort } from "./actions.js";
+import { type ActionsPort, translated } from "./actions.js";
 import { clipText, leaseDetail, untrackedView } from "./detail.js";
 import type { InventoryService } from "./inventory-service.js";
 import type { SettingsService } from "./settings-service.js";
@@ -55,7 +55,9 @@ export function coreCalls(core: CoreServices): CoreCalls {
     "markers:prove": async (request) => ({ proofs: await markers.prove(request) }),
     "actions:plan": (request, context) => actions.plan(request, context.host),
     "actions:execute": (request, context) => actions.execute(request, context.host),
-    "quarantine:create": async (request) => ({ outcomes: await quarantine().quarantine(request) }),
+    // A quarantine plans through the engine, whose refusals keep their sentence and get the contract's code.
+    "quarantine:create": (request) =>
+      translated(async () => ({ outcomes: await quarantine().quarantine(request) })),
     "quarantine:list": (request) => ({
       now: new Date().toISOString(),
       quarantines: quarantine().list(request.open === undefined ? {} : { open: request.open }),
