@@ -12,6 +12,15 @@ import {
   UntrackedSandboxViewSchema,
 } from "./contract/lease-detail.js";
 import { ProveRequestSchema, ProveResponseSchema } from "./contract/marker-proof.js";
+import { PlanPreviewSchema } from "./contract/plan-preview.js";
+import {
+  QuarantineCancelSchema,
+  QuarantineListRequestSchema,
+  QuarantineListSchema,
+  QuarantineOutcomeSchema,
+  QuarantineRefSchema,
+  QuarantineRequestSchema,
+} from "./contract/quarantine.js";
 import {
   CredentialNameSchema,
   CredentialSetResultSchema,
@@ -31,9 +40,9 @@ import {
   JobEventSchema,
   JobSchema,
   PlanRequestSchema,
-  PlanSchema,
 } from "./domain/actions.js";
 import { ACTION_KINDS } from "./domain/codes.js";
+import { QuarantineSchema } from "./domain/quarantine.js";
 
 /**
  * The one contract between the renderer and the main side: every channel with a zod schema
@@ -86,8 +95,15 @@ export const contract = {
     }),
   },
   "markers:prove": { request: ProveRequestSchema, response: ProveResponseSchema },
-  "actions:plan": { request: PlanRequestSchema, response: PlanSchema },
+  "actions:plan": { request: PlanRequestSchema, response: PlanPreviewSchema },
   "actions:execute": { request: ExecuteRequestSchema, response: JobSchema },
+  "quarantine:create": {
+    request: QuarantineRequestSchema,
+    response: z.object({ outcomes: z.array(QuarantineOutcomeSchema) }),
+  },
+  "quarantine:list": { request: QuarantineListRequestSchema, response: QuarantineListSchema },
+  "quarantine:cancel": { request: QuarantineCancelSchema, response: QuarantineSchema },
+  "quarantine:resume": { request: QuarantineRefSchema, response: QuarantineSchema },
   "jobs:list": {
     request: z.strictObject({
       state: z.enum(JOB_STATES).optional(),
@@ -153,6 +169,8 @@ export { ERROR_CODES, type ErrorCode, IPC_PREFIX, READ_CHANNELS } from "./contra
 export * from "./contract/inventory-view.js";
 export * from "./contract/lease-detail.js";
 export * from "./contract/marker-proof.js";
+export * from "./contract/plan-preview.js";
+export * from "./contract/quarantine.js";
 export * from "./contract/result.js";
 export * from "./contract/settings.js";
 export { EVENT_CHANNELS, type EventChannel, INVOKE_CHANNELS, type InvokeChannel };

@@ -224,8 +224,11 @@ export const JobEventSchema = z.discriminatedUnion("type", [
 export type JobEvent = z.infer<typeof JobEventSchema>;
 
 export const AUDIT_KINDS = ["plan", "item"] as const;
-/** What an audit entry records: a guarded action, or a lease repair written to Paperclip's database. */
-export const AUDIT_ACTIONS = [...ACTION_KINDS, "repair"] as const;
+/**
+ * What an audit entry records: a guarded action, a lease repair written to Paperclip's database, or a
+ * step of a quarantine.
+ */
+export const AUDIT_ACTIONS = [...ACTION_KINDS, "repair", "quarantine"] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const CONFIRMATION_METHODS = [...DESTROY_CONFIRMATIONS, "typed-count", "phrase"] as const;
 export type ConfirmationMethod = (typeof CONFIRMATION_METHODS)[number];

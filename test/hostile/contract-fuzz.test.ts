@@ -36,6 +36,10 @@ const VALID: { [C in InvokeChannel]: Record<string, unknown> } = {
   },
   "actions:plan": { action: "destroy", selection: { kind: "leases", leaseIds: ["lease-x"] } },
   "actions:execute": { planId: "plan-x", confirmSandboxIds: ["sb-x"], override: false },
+  "quarantine:create": { leases: [{ leaseId: "lease-x" }], hours: 24, confirmSandboxIds: [] },
+  "quarantine:list": { open: true },
+  "quarantine:cancel": { quarantineId: "quarantine-x", resume: false },
+  "quarantine:resume": { quarantineId: "quarantine-x" },
   "jobs:list": { state: "completed", action: "destroy", limit: 10 },
   "jobs:get": { jobId: "job-x" },
   "jobs:cancel": { jobId: "job-x" },
@@ -54,6 +58,7 @@ const VALID: { [C in InvokeChannel]: Record<string, unknown> } = {
 
 /** Valid requests of these channels change state (config, vault, a job); the fuzzer never sends one. */
 const NEVER_SEND_VALID = new Set<InvokeChannel>([
+  "quarantine:create",
   "settings:update",
   "credentials:set",
   "credentials:clear",

@@ -15,6 +15,7 @@ import { CoreError } from "../errors/core-error.js";
 import { AuditAccess, type AuditQueryInput } from "./audit/audit-access.js";
 import type { AuditRecord } from "./audit/audit-log.js";
 import type { AuditExportFormat } from "./audit/export.js";
+import type { ProofFor } from "./audit/marker-proofs.js";
 import { ENGINE_MESSAGES } from "./engine-messages.js";
 import { openEngineStore, type SharedEngineStore } from "./engine-store.js";
 import { gateExecution } from "./guard/item-gate.js";
@@ -50,6 +51,8 @@ export interface ActionEngineDeps {
    * live in the data directory's SQLite file, shared only by processes on this machine.
    */
   shared?: SharedEngineStore;
+  /** The marker proof of an item's sandbox, kept in the audit entries of what is done to it. */
+  proofFor?: ProofFor;
 }
 
 export interface ActionEngine {
@@ -119,6 +122,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     options,
     instance: randomUUID(),
     emit,
+    ...(deps.proofFor === undefined ? {} : { proofFor: deps.proofFor }),
   });
 
   // Whatever a crashed or closed process left running is shown for what it is from the start.

@@ -7,8 +7,10 @@ import { configuredProvider, sourceRereader } from "../actions/wiring.js";
 import type { LeasekeeperConfig } from "../config/load.js";
 import { CoreError } from "../errors/core-error.js";
 import { createSources } from "../leases/index.js";
+import { sandboxProofEvidence } from "../markers/proof-evidence.js";
 import { sharedStoreFor } from "../store/postgres/shared-store.js";
 import type { ActionDeps } from "./app.js";
+import { withForcedProofs } from "./forced-proofs.js";
 import { sourceSecrets } from "./source-secrets.js";
 
 /**
@@ -98,6 +100,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
       account: (origin, credential) => current().provider.account(origin, credential),
     },
     typedCountAbove: () => deps.config().typedCountAbove,
+    proofFor: (item) => sandboxProofEvidence(deps.markers, item),
     knownSecrets: async () =>
       new Set([
         ...(await deps.secrets.knownSecrets(deps.config().credentials.map((credential) => credential.name))),
@@ -114,7 +117,8 @@ export function engineActions(deps: ActionDeps): ActionsPort {
 
   return {
     engine,
-    plan: async (request) => engine.plan(request),
+    // Forced items are proven before the plan is shown, so their typed confirmation is asked with the evidence.
+    plan: async (request) => withForcedProofs(await engine.plan(request), deps.markers),
     execute: async (request) => engine.execute(request),
     listJobs: async (request) => ({
       jobs: (await engine.listJobs({ limit: request.limit ?? 200 }))

@@ -1,12 +1,21 @@
 import type { AppInfo } from "../../../shared/contract.js";
 import type { ActionEngine } from "../actions/engine.js";
+import { currentOperator } from "../actions/operator.js";
 import { type LeasekeeperConfig, loadConfig } from "../config/load.js";
 import { EnvSecretStore, type SecretStore } from "../config/secrets.js";
 import { configureOrigin } from "../createos/index.js";
 import { EventHub } from "../handlers/events.js";
 import { createHandlerTable, type HandlerTable } from "../handlers/table.js";
 import { MarkerService, proverClients } from "../markers/index.js";
+import { sandboxProofEvidence } from "../markers/proof-evidence.js";
 import { SqliteProofStore } from "../markers/proof-store.js";
+import {
+  type QuarantineScheduler,
+  QuarantineService,
+  QuarantineStore,
+  quarantineClients,
+  startQuarantineScheduler,
+} from "../quarantine/index.js";
 import { type Database, openDatabase } from "../store/index.js";
 import { FileVault, LayeredSecretStore, PASSPHRASE_ENV } from "../vault/index.js";
 import { type ActionsPort, engineActions, unavailableActions } from "./actions.js";
@@ -47,6 +56,8 @@ export interface ActionDeps {
   inventory: InventoryService;
   database: Database | null;
   log: RedactingLogger;
+  /** Marker proofs: read for a plan's forced items before confirming, and kept in the audit log. */
+  markers: MarkerService;
   fetch?: typeof fetch;
 }
 
@@ -58,6 +69,8 @@ export interface LeasekeeperApp {
   readonly settings: SettingsService;
   /** The guarded-action engine, when the real one is wired (the CLI drives it directly). */
   readonly engine: ActionEngine | null;
+  /** Quarantines, when the engine and the store are both there (a due destroy needs both). */
+  readonly quarantine: QuarantineService | null;
   info(): AppInfo;
   close(): Promise<void>;
 }
@@ -142,6 +155,14 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     onSecretsChanged: refreshRedactions,
   });
 
+  // Proofs are kept with the inventory cache, keyed so an inventory read can attach them.
+  const markers = new MarkerService({
+    inventory: () => inventory.ensure(),
+    store: database ? new SqliteProofStore(database) : undefined,
+    openClient: (credential) =>
+      proverClients(config, secrets, options.fetch ? { fetch: options.fetch } : {})(credential),
+  });
+
   const actionDeps: ActionDeps = {
     config: () => config,
     env,
@@ -149,6 +170,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     inventory,
     database,
     log,
+    markers,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
   const actions =
@@ -166,16 +188,30 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     dataDir: config.dataDir,
   });
 
-  // Proofs are kept with the inventory cache, keyed so an inventory read can attach them.
-  const markers = new MarkerService({
-    inventory: () => inventory.ensure(),
-    store: database ? new SqliteProofStore(database) : undefined,
-    openClient: (credential) =>
-      proverClients(config, secrets, options.fetch ? { fetch: options.fetch } : {})(credential),
-  });
+  // Quarantine needs the engine (its due destroy is the guarded one) and the store (it is journalled).
+  const quarantineStore = actions.engine && database ? new QuarantineStore(config.dataDir) : null;
+  const quarantine =
+    actions.engine && quarantineStore
+      ? new QuarantineService({
+          store: quarantineStore,
+          engine: actions.engine,
+          // Claims are judged on a scan no older than a minute, never on the stored inventory alone.
+          inventory: () => inventory.current({ maxAgeMs: 60_000 }),
+          openClient: (credential) =>
+            quarantineClients(config, secrets, options.fetch ? { fetch: options.fetch } : {})(credential),
+          operator: currentOperator(config.operator),
+          proofFor: (sandbox) => sandboxProofEvidence(markers, sandbox),
+        })
+      : null;
+  let quarantineScheduler: QuarantineScheduler | null = null;
+  if (quarantine !== null && options.autoRefresh !== false) {
+    quarantineScheduler = startQuarantineScheduler(quarantine, {
+      onError: () => log.warn("A quarantine pass failed; it is tried again on the next one."),
+    });
+  }
 
   const handlers = createHandlerTable(
-    coreCalls({ info, inventory, settings, secrets, actions, markers }),
+    coreCalls({ info, inventory, settings, secrets, actions, markers, quarantine }),
     log,
     log.redactor,
   );
@@ -188,11 +224,15 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     inventory,
     settings,
     engine: actions.engine ?? null,
+    quarantine,
     info,
     async close() {
       inventory.stopAutoRefresh();
       stopJobEvents();
+      const lastPass = quarantineScheduler?.stop();
       await actions.close();
+      await lastPass;
+      quarantineStore?.close();
       await refreshAfterChange;
       // A background save still writing would otherwise fail half-way (harmless, but a needless warning).
       await store?.idle();

@@ -1,6 +1,8 @@
 import type { AppInfo } from "../../../shared/contract.js";
+import { CoreError } from "../errors/core-error.js";
 import type { CoreCalls } from "../handlers/table.js";
 import type { MarkerService } from "../markers/index.js";
+import type { QuarantineService } from "../quarantine/index.js";
 import type { LayeredSecretStore } from "../vault/index.js";
 import type { ActionsPort } from "./actions.js";
 import { clipText, leaseDetail, untrackedView } from "./detail.js";
@@ -15,11 +17,20 @@ export interface CoreServices {
   secrets: LayeredSecretStore;
   actions: ActionsPort;
   markers: MarkerService;
+  /** Null where there is no engine or no store: its channels then answer `unavailable`. */
+  quarantine: QuarantineService | null;
 }
+
+export const QUARANTINE_UNAVAILABLE =
+  "Quarantine needs the guarded actions and the local store, which are not available here.";
 
 /** Every contract channel, mapped to the core call that answers it. One line each, no logic. */
 export function coreCalls(core: CoreServices): CoreCalls {
   const { inventory, settings, actions, markers } = core;
+  const quarantine = () => {
+    if (core.quarantine === null) throw new CoreError("call", "unavailable", QUARANTINE_UNAVAILABLE);
+    return core.quarantine;
+  };
   return {
     "app:info": () => core.info(),
     "inventory:get": (request) => inventory.view(request),
@@ -44,6 +55,17 @@ export function coreCalls(core: CoreServices): CoreCalls {
     "markers:prove": async (request) => ({ proofs: await markers.prove(request) }),
     "actions:plan": (request, context) => actions.plan(request, context.host),
     "actions:execute": (request, context) => actions.execute(request, context.host),
+    "quarantine:create": async (request) => ({ outcomes: await quarantine().quarantine(request) }),
+    "quarantine:list": (request) => ({
+      now: new Date().toISOString(),
+      quarantines: quarantine().list(request.open === undefined ? {} : { open: request.open }),
+    }),
+    "quarantine:cancel": (request) =>
+      quarantine().cancel(
+        request.quarantineId,
+        request.resume === undefined ? {} : { resume: request.resume },
+      ),
+    "quarantine:resume": (request) => quarantine().resume(request.quarantineId),
     "jobs:list": (request) => actions.listJobs(request),
     "jobs:get": (request) => actions.getJob(request.jobId),
     "jobs:cancel": (request) => actions.cancelJob(request.jobId),

@@ -196,6 +196,7 @@ describe("no key ever leaves the main side", () => {
         ...inventory.data.rows.slice(0, 40).map((row) => ({ leaseId: row[0] })),
       ],
       "untracked:list": [{}],
+      "quarantine:list": [{}, { open: true }],
       "markers:prove": [
         { leases: inventory.data.rows.slice(0, 20).map((row) => ({ leaseId: row[0] })) },
         { untracked: [{ sandboxId: hostileLeaseId }] },

@@ -65,6 +65,12 @@ export interface PauseResult extends CallOutcome {
   sandboxStatus: string | null;
 }
 
+export interface ResumeResult extends CallOutcome {
+  /** 202 → `accepted` (now resuming); 200 → `already-running`. A 409 throws `conflict`. */
+  outcome: "accepted" | "already-running";
+  sandboxStatus: string | null;
+}
+
 /** What one command run through `POST /v1/sandboxes/{id}/exec` answered. */
 export interface ExecResult extends CallOutcome {
   exitCode: number | null;
@@ -174,6 +180,20 @@ export class CreateosClient {
     );
     return {
       outcome: record.httpStatus === 202 ? "accepted" : "already-paused",
+      sandboxStatus: statusOf(value),
+      ...outcome(record),
+    };
+  }
+
+  /** POST /v1/sandboxes/{id}/resume. 202 is acceptance (now resuming); 200 when it is running already. */
+  async resumeSandbox(id: string, options: CallOptions = {}): Promise<ResumeResult> {
+    const operation = CREATEOS_OPERATIONS.resume;
+    assertSandboxId(id, operation);
+    const { value, record } = await this.#call(operation, (sdk) =>
+      sdk.http.request<unknown>("POST", `/v1/sandboxes/${encodeURIComponent(id)}/resume`, signalOf(options)),
+    );
+    return {
+      outcome: record.httpStatus === 202 ? "accepted" : "already-running",
       sandboxStatus: statusOf(value),
       ...outcome(record),
     };

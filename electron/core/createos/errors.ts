@@ -12,6 +12,7 @@ export const CREATEOS_OPERATIONS = {
   get: "sandbox lookup",
   delete: "sandbox destroy",
   pause: "sandbox pause",
+  resume: "sandbox resume",
   whoami: "identity check",
   exec: "sandbox command",
 } as const;

@@ -89,6 +89,14 @@ export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
     "markers:prove": record("markers:prove", () => ({ proofs: [] })),
     "actions:plan": record("actions:plan", () => FAKE_PLAN),
     "actions:execute": record("actions:execute", () => FAKE_JOB),
+    "quarantine:create": record("quarantine:create", () => ({ outcomes: [] })),
+    "quarantine:list": record("quarantine:list", () => ({ now: NOW, quarantines: [] })),
+    "quarantine:cancel": record("quarantine:cancel", () => {
+      throw new Error("no quarantine in the fake");
+    }),
+    "quarantine:resume": record("quarantine:resume", () => {
+      throw new Error("no quarantine in the fake");
+    }),
     "jobs:list": record("jobs:list", () => ({ jobs: [] })),
     "jobs:get": record("jobs:get", () => FAKE_JOB),
     "jobs:cancel": record("jobs:cancel", () => FAKE_JOB),

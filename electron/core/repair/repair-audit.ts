@@ -1,6 +1,6 @@
-import type { MarkerProof } from "../../../shared/domain/marker-proof.js";
 import type { AuditRecord } from "../actions/audit/audit-log.js";
 import type { Operator } from "../actions/jobs/recorder.js";
+import { proofEvidence } from "../markers/proof-evidence.js";
 import type { ProvenRepair } from "./repair-service.js";
 
 export type RepairApplyOutcome = "repaired" | "changed-since-read" | "refused" | "failed";
@@ -66,15 +66,5 @@ export function repairAuditRecord(input: {
     httpStatus: null,
     durationMs: null,
     message: messages[outcome],
-  };
-}
-
-function proofEvidence(proof: MarkerProof) {
-  return {
-    answer: proof.answer,
-    reason: proof.reason,
-    markerPrefix: proof.markerPrefix,
-    sandboxStatus: proof.sandboxStatus,
-    readAt: proof.readAt,
   };
 }

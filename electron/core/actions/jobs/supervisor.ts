@@ -2,6 +2,7 @@ import { ulid } from "ulid";
 import type { Job, JobEvent, JobState } from "../../../../shared/domain/actions.js";
 import { CoreError } from "../../errors/core-error.js";
 import type { AuditRecord } from "../audit/audit-log.js";
+import { type ProofFor, withMarkerProofs } from "../audit/marker-proofs.js";
 import { ENGINE_MESSAGES } from "../engine-messages.js";
 import type { EngineStore } from "../engine-store.js";
 import type { JobCreation, JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
@@ -33,6 +34,8 @@ export interface JobSupervisorDeps {
   /** This engine, as the owner of its jobs and claims. */
   instance: string;
   emit: (event: JobEvent) => void;
+  /** The marker proof of an item's sandbox, kept in the audit entries of what is done to it. */
+  proofFor?: ProofFor;
 }
 
 interface LiveJob {
@@ -107,6 +110,7 @@ export class JobSupervisor {
   async start(input: JobStart): Promise<Job> {
     const { store, operator, now, instance, emit } = this.#deps;
     const { journal, auditCopy } = store;
+    const stored = withMarkerProofs(input.stored, this.#deps.proofFor);
     const createdAt = now().toISOString();
     const row: JobRow = {
       jobId: ulid(),
@@ -153,7 +157,7 @@ export class JobSupervisor {
               operator,
               planItem,
               confirmedBy: null,
-              frozen: input.stored.frozen.get(planItem.itemId),
+              frozen: stored.frozen.get(planItem.itemId),
               outcome,
               at: createdAt,
               durationMs: null,
@@ -222,7 +226,7 @@ export class JobSupervisor {
             },
             {
               job: row,
-              stored: input.stored,
+              stored,
               items,
               stopRequested: () => entry.stop,
               predecessors,

@@ -1,7 +1,8 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
-import type { ExecuteRequest, Plan, PlanItem } from "../../../../shared/domain/actions";
+import type { MarkerProofView, PlanPreview } from "../../../../shared/contract";
+import type { ExecuteRequest, PlanItem } from "../../../../shared/domain/actions";
 import { actedOnCount } from "../../../../shared/domain/bulk-confirmation";
 import { keptPlan } from "../../../../shared/domain/kept-items";
 import { api } from "../../api";
@@ -20,7 +21,7 @@ import {
   countToType,
   executeRequest,
 } from "./confirmation";
-import { ForcedReasons } from "./ForcedReasons";
+import { ForcedLine } from "./ForcedLine";
 import { WholeValue } from "./WholeValue";
 import "./actions.css";
 
@@ -135,7 +136,7 @@ function PlanBody({
   onConfirm,
   onReplan,
 }: {
-  plan: Plan;
+  plan: PlanPreview;
   executing: boolean;
   executeError: unknown;
   onConfirm(request: ExecuteRequest): void;
@@ -263,6 +264,7 @@ function PlanBody({
                 <PlanItemRow
                   key={item.itemId}
                   item={item}
+                  proof={plan.forcedProofs?.[item.itemId]}
                   removed={removed.has(item.itemId)}
                   onToggle={() => toggle(item.itemId)}
                 />
@@ -429,7 +431,17 @@ function PlanBody({
 }
 
 /** One item of "What will be done": whole ids, where it is listed, what happens, and why it is forced. */
-function PlanItemRow({ item, removed, onToggle }: { item: PlanItem; removed: boolean; onToggle(): void }) {
+function PlanItemRow({
+  item,
+  proof,
+  removed,
+  onToggle,
+}: {
+  item: PlanItem;
+  proof: MarkerProofView | undefined;
+  removed: boolean;
+  onToggle(): void;
+}) {
   const forced = item.confirmation === "typed-id";
   return (
     <li
@@ -470,7 +482,7 @@ function PlanItemRow({ item, removed, onToggle }: { item: PlanItem; removed: boo
       >
         {removed ? "Put back" : "Remove"}
       </button>
-      {forced && !removed && <ForcedReasons item={item} />}
+      {forced && !removed && <ForcedLine item={item} proof={proof} />}
     </li>
   );
 }

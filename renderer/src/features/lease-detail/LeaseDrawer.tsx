@@ -9,6 +9,7 @@ import { CopyButton } from "../../components/CopyButton";
 import { ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
+import { QuarantineControl } from "../quarantine/QuarantineControl";
 import { WhatIsWrong, WhatToDo, WhoseItIs } from "./DrawerAnswers";
 import { knownNames } from "./mismatches";
 import { OwnershipTable } from "./OwnershipTable";
@@ -105,6 +106,14 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
       <WhoseItIs detail={detail} />
       <WhatIsWrong detail={detail} names={names} />
       <WhatToDo detail={detail} />
+      {sandboxId && (
+        <section data-testid="drawer-quarantine">
+          <h3 className="section-title">Quarantine</h3>
+          <QuarantineControl
+            target={{ kind: "lease", leaseId: detail.leaseId, sourceId: detail.sourceId, sandboxId }}
+          />
+        </section>
+      )}
 
       <section>
         <h3 className="section-title">Lease</h3>

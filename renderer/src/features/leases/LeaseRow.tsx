@@ -3,6 +3,7 @@ import type { ActionKind } from "../../../../shared/domain/codes";
 import { clip, formatExact, formatRelative, originHost } from "../../lib/format";
 import { useNow } from "../../lib/now";
 import { actionLabel, isOffered } from "../actions/ActionButton";
+import { QuarantineChip } from "../quarantine/QuarantineChip";
 import type { LeaseColumn } from "./columns";
 import { type LeaseRowView, reasonCodes, UNCERTAIN_PROVIDER } from "./row-model";
 import type { ColumnId } from "./sort-rows";
@@ -177,6 +178,7 @@ function sandboxCell(lease: LeaseRowView, tabIndex: number): ReactNode {
         data-copy={lease.sandboxId}
         tabIndex={tabIndex}
       />
+      <QuarantineChip sandboxId={lease.sandboxId} />
     </td>
   );
 }

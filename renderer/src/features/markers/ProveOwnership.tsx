@@ -10,7 +10,7 @@ export type ProofRequest =
   | { kind: "lease"; leaseId: string; sourceId: string }
   | { kind: "untracked"; sandboxId: string; origin: string };
 
-const ANSWER: Record<MarkerProofView["answer"], { label: string; tone: string }> = {
+export const PROOF_ANSWERS: Record<MarkerProofView["answer"], { label: string; tone: string }> = {
   proven: { label: "proven", tone: "ok" },
   "another-lease": { label: "another lease's", tone: "foreign" },
   "no-marker": { label: "no marker", tone: "stale" },
@@ -62,7 +62,7 @@ export function ProveOwnership({
 }
 
 function ProofAnswer({ proof }: { proof: MarkerProofView }) {
-  const answer = ANSWER[proof.answer];
+  const answer = PROOF_ANSWERS[proof.answer];
   return (
     <span className="prove-result" data-testid="prove-answer" data-answer={proof.answer}>
       <span className={`badge tone-${answer.tone}`}>{answer.label}</span>{" "}

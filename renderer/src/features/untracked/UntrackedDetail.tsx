@@ -5,6 +5,7 @@ import { Text } from "../../components/Text";
 import { formatExact, formatMemory, originHost, parseTime } from "../../lib/format";
 import { ProveOwnership } from "../markers/ProveOwnership";
 import { shapeResources } from "../pictures/aggregate";
+import { QuarantineControl } from "../quarantine/QuarantineControl";
 import "./untracked.css";
 
 /**
@@ -90,6 +91,9 @@ export function UntrackedDetail({
           label="Prove whose it is"
         />
       </div>
+      <QuarantineControl
+        target={{ kind: "untracked", sandboxId: sandbox.sandboxId, origin: sandbox.origin }}
+      />
       <div className="row-flex">
         <button type="button" className="btn btn-small btn-danger-outline" onClick={onDestroy}>
           Destroy…

@@ -10,6 +10,7 @@ import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
 import { formatMemory, originHost, parseTime, plural } from "../../lib/format";
+import { QuarantineChip } from "../quarantine/QuarantineChip";
 import { keepLivePicks } from "./picked";
 import { UntrackedDetail } from "./UntrackedDetail";
 
@@ -143,6 +144,7 @@ export function UntrackedView() {
                         <Text value={sandbox.name ?? sandbox.sandboxId} mono={sandbox.name === null} />
                       </button>
                       <CopyButton value={sandbox.sandboxId} label="Copy sandbox id" />
+                      <QuarantineChip sandboxId={sandbox.sandboxId} />
                     </span>
                   </td>
                   <td>

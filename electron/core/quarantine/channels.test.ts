@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { ChannelResponse, Result } from "../../../shared/contract.js";
+import { buildWorld, eventually, type World } from "../actions/testing/world.js";
+import { createLeasekeeperApp, type LeasekeeperApp } from "../app/app.js";
+import { memoryLogger } from "../app/log.js";
+
+// The quarantine channels through the real handler table of a real core (what IPC and the browser host
+// call), against the simulator.
+
+let world: World | null = null;
+let app: LeasekeeperApp | null = null;
+afterEach(async () => {
+  await app?.close();
+  await world?.close();
+  app = null;
+  world = null;
+});
+
+const context = { host: "test" } as const;
+
+async function call<
+  C extends "quarantine:create" | "quarantine:list" | "quarantine:cancel" | "quarantine:resume",
+>(channel: C, request: unknown): Promise<Result<ChannelResponse<C>>> {
+  return (await app!.handlers[channel](request, context)) as Result<ChannelResponse<C>>;
+}
+
+describe("the quarantine channels", () => {
+  it("quarantine, list, cancel and resume over the handler table, refusing malformed requests", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-chan" }],
+      environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
+      leases: [{ id: "lease-chan", environmentId: "env-1", sandboxId: "sb-chan" }],
+    });
+    app = await createLeasekeeperApp({
+      configPath: world.configFile,
+      mode: "browser",
+      version: "test",
+      env: world.env,
+      log: memoryLogger(),
+      autoRefresh: false,
+    });
+    for (const bad of [
+      { leases: [{ leaseId: "lease-chan" }] },
+      { leases: [], hours: 1 },
+      { leases: [{ leaseId: "lease-chan" }], hours: -1 },
+    ]) {
+      expect(await call("quarantine:create", bad)).toMatchObject({
+        ok: false,
+        error: { code: "invalid-request" },
+      });
+    }
+
+    const created = await call("quarantine:create", { leases: [{ leaseId: "lease-chan" }], hours: 12 });
+    if (!created.ok) throw new Error(created.error.message);
+    const [outcome] = created.data.outcomes;
+    if (!outcome?.ok) throw new Error("not quarantined");
+    const listed = await call("quarantine:list", { open: true });
+    expect(listed.ok && listed.data.quarantines.map((quarantine) => quarantine.sandboxId)).toEqual([
+      "sb-chan",
+    ]);
+
+    await eventually(async () => (await world!.statusOf("sb-chan")) === "paused", "the sandbox paused");
+    const resumed = await call("quarantine:resume", { quarantineId: outcome.quarantine.quarantineId });
+    expect(resumed.ok && resumed.data.state).toBe("cancelled");
+    await eventually(
+      async () => (await world!.statusOf("sb-chan")) === "running",
+      "the sandbox running again",
+    );
+    const again = await call("quarantine:cancel", { quarantineId: outcome.quarantine.quarantineId });
+    expect(again).toMatchObject({ ok: false, error: { code: "conflict" } });
+    const missing = await call("quarantine:cancel", { quarantineId: "no-such-quarantine" });
+    expect(missing).toMatchObject({ ok: false, error: { code: "not-found" } });
+  });
+
+  it("answers unavailable where there is no engine to destroy through", async () => {
+    world = await buildWorld({ sandboxes: [], environments: [], leases: [] });
+    app = await createLeasekeeperApp({
+      configPath: world.configFile,
+      mode: "browser",
+      version: "test",
+      env: world.env,
+      log: memoryLogger(),
+      autoRefresh: false,
+      actions: false,
+    });
+    expect(await call("quarantine:list", {})).toMatchObject({ ok: false, error: { code: "unavailable" } });
+  });
+});

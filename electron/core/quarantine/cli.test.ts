@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { QuarantineList } from "../../../shared/contract/quarantine.js";
+import type { Quarantine } from "../../../shared/domain/quarantine.js";
+import { buildWorld, type World } from "../actions/testing/world.js";
+import { runCli } from "../cli/run.js";
+import type { QuarantineOutcome } from "./quarantine-service.js";
+
+// `leasekeeper quarantine`, run in-process against the simulator with the real store in the world's dir.
+
+let world: World | null = null;
+afterEach(async () => {
+  await world?.close();
+  world = null;
+});
+
+async function cli(args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: world!.env,
+    cwd: world!.dir,
+  });
+  return { code, stdout, stderr };
+}
+
+const PAUSE = "POST /v1/sandboxes/:id/pause";
+const DELETE = "DELETE /v1/sandboxes/:id";
+
+describe("leasekeeper quarantine", () => {
+  it("quarantines, lists with the time left, cancels, and destroys what is due with --run-due", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-kept" }, { id: "sb-due" }],
+      environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
+      leases: [
+        { id: "lease-kept", environmentId: "env-1", sandboxId: "sb-kept" },
+        { id: "lease-due", environmentId: "env-1", sandboxId: "sb-due" },
+      ],
+    });
+    const created = await cli(["quarantine", "--lease", "lease-kept", "--hours", "24", "--json"]);
+    expect(created.code, created.stderr).toBe(0);
+    const [outcome] = (JSON.parse(created.stdout) as { outcomes: QuarantineOutcome[] }).outcomes;
+    if (!outcome?.ok) throw new Error(`not quarantined: ${created.stdout}`);
+    expect((await world.requestsFor("sb-kept"))[PAUSE]).toBe(1);
+
+    const listed = await cli(["quarantine", "--list"]);
+    expect(listed.stdout).toContain(outcome.quarantine.quarantineId);
+    expect(listed.stdout).toMatch(/sb-kept {2}lease lease-kept {2}destroyed in (23 h 59 min|24 h)/);
+
+    const cancelled = await cli(["quarantine", "--cancel", outcome.quarantine.quarantineId]);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    const open = JSON.parse((await cli(["quarantine", "--list", "--json"])).stdout) as QuarantineList;
+    expect(open.quarantines).toEqual([]);
+    const again = await cli(["quarantine", "--cancel", outcome.quarantine.quarantineId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("already ended");
+
+    // A few seconds' quarantine, so that it is due by the time --run-due runs.
+    const due = await cli(["quarantine", "--lease", "lease-due", "--hours", "0.0005", "--json"]);
+    const [dueOutcome] = (JSON.parse(due.stdout) as { outcomes: QuarantineOutcome[] }).outcomes;
+    if (!dueOutcome?.ok) throw new Error(`not quarantined: ${due.stdout}`);
+    while (Date.now() < Date.parse(dueOutcome.quarantine.dueAt)) await new Promise((r) => setTimeout(r, 100));
+    const ran = await cli(["quarantine", "--run-due", "--json"]);
+    expect(ran.code, ran.stderr).toBe(0);
+    const { moved } = JSON.parse(ran.stdout) as { moved: Quarantine[] };
+    expect(moved.map((quarantine) => [quarantine.sandboxId, quarantine.state])).toEqual([
+      ["sb-due", "destroyed"],
+    ]);
+    expect((await world.requestsFor("sb-due"))[DELETE]).toBe(1);
+    expect((await world.requestsFor("sb-kept"))[DELETE]).toBeUndefined();
+
+    const all = JSON.parse((await cli(["quarantine", "--list", "--all", "--json"])).stdout) as QuarantineList;
+    expect(all.quarantines.map((quarantine) => quarantine.state).sort()).toEqual(["cancelled", "destroyed"]);
+    const audit = await cli(["audit", "--action", "quarantine", "--json"]);
+    expect(audit.stdout).toContain('"outcome": "destroyed"');
+  }, 30_000);
+
+  it.each([
+    ["no mode", ["quarantine"]],
+    ["no hours", ["quarantine", "--lease", "lease-x"]],
+    ["zero hours", ["quarantine", "--lease", "lease-x", "--hours", "0"]],
+    ["two modes", ["quarantine", "--list", "--run-due"]],
+  ])("refuses %s as a usage error", async (_, args) => {
+    world = await buildWorld({ sandboxes: [], environments: [], leases: [] });
+    const result = await cli(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("leasekeeper quarantine:");
+  });
+});

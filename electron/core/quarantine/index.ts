@@ -1,0 +1,9 @@
+export { quarantineClients } from "./open-client.js";
+export {
+  type QuarantineOutcome,
+  type QuarantineRequest,
+  QuarantineService,
+  type QuarantineServiceDeps,
+} from "./quarantine-service.js";
+export { QuarantineStore } from "./quarantine-store.js";
+export { QUARANTINE_PASS_MS, type QuarantineScheduler, startQuarantineScheduler } from "./scheduler.js";

@@ -1,0 +1,532 @@
+import { ulid } from "ulid";
+import type { ActionSelection, Job, Plan, PlanItem } from "../../../shared/domain/actions.js";
+import { typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
+import type { Inventory } from "../../../shared/domain/inventory.js";
+import {
+  dueAtFor,
+  isDue,
+  isOpenQuarantine,
+  QUARANTINE_MAX_HOURS,
+  type Quarantine,
+  type QuarantineState,
+  quarantineClaim,
+} from "../../../shared/domain/quarantine.js";
+import type { ActionEngine } from "../actions/engine.js";
+import type { Operator } from "../actions/jobs/recorder.js";
+import type { CreateosClient } from "../createos/client.js";
+import { isCreateosError } from "../createos/errors.js";
+import { CoreError, isCoreError } from "../errors/core-error.js";
+import type { ProvenSandbox } from "../markers/proof-evidence.js";
+import { type QuarantineAuditOutcome, quarantineAuditRecord } from "./quarantine-audit.js";
+import { QuarantineConflict, type QuarantineStore } from "./quarantine-store.js";
+
+export interface QuarantineRequest {
+  leases?: { leaseId: string; sourceId?: string | undefined }[];
+  untracked?: { sandboxId: string; origin?: string | undefined }[];
+  hours: number;
+  /** Forced destroys (the plugin would not act on them) are quarantined only with their ids typed back. */
+  confirmSandboxIds?: readonly string[];
+}
+
+export type QuarantineOutcome =
+  | { ok: true; quarantine: Quarantine }
+  | { ok: false; leaseId: string | null; sandboxId: string | null; reason: string; message: string };
+
+export interface QuarantineServiceDeps {
+  store: QuarantineStore;
+  engine: Pick<
+    ActionEngine,
+    "plan" | "execute" | "waitForJob" | "getJob" | "listJobs" | "resume" | "recordAudit"
+  >;
+  /** The inventory the app shows (rescanned when stale), to find untracked sandboxes and claims. */
+  inventory: () => Promise<Inventory>;
+  /** A paced client for a configured credential, or null when it has no usable key. */
+  openClient: (credential: string) => Promise<CreateosClient | null>;
+  operator: Operator;
+  now?: () => Date;
+  /** The latest marker proof of a sandbox, kept in each quarantine audit entry. */
+  proofFor?: (sandbox: ProvenSandbox) => Record<string, unknown> | null;
+}
+
+export const QUARANTINE_MESSAGES = {
+  quarantined: (dueAt: string) => `Paused; destroyed at ${dueAt} unless it is claimed first.`,
+  alreadyQuarantined: "This sandbox is already quarantined.",
+  override:
+    "A lease holds this sandbox (or shares it): a quarantine never overrides that, so it was not paused.",
+  notConfirmed:
+    "This would be a forced destroy: type its sandbox id back to quarantine it. Nothing was paused.",
+  notFound: "No quarantine with this id.",
+  notOpen: "This quarantine has already ended.",
+  cancelled: "Cancelled by the operator; the sandbox stays paused unless resumed.",
+  claimed: (leaseId: string) => `Lease ${leaseId} holds this sandbox now, so the quarantine was cancelled.`,
+  pauseFailed: "CreateOS did not pause this sandbox, so it will not be destroyed either.",
+  gone: "CreateOS no longer has this sandbox.",
+  destroyed: "Destroyed when due, through the guarded path.",
+  elsewhere:
+    "When due, the row no longer named this sandbox (or it was no longer untracked), so nothing was destroyed.",
+  forcedNow:
+    "When due, this destroy had become a forced one, which the quarantine was not confirmed for; kept.",
+  notConfirmedGone: "The destroy was sent but CreateOS did not confirm it; look at the sandbox.",
+  destroying: "Its destroy is under way; it can no longer be cancelled.",
+  noClient: "No usable key for this sandbox's credential, so it could not be reached.",
+  hours: `The hours must be more than 0 and at most ${QUARANTINE_MAX_HOURS}.`,
+} as const;
+
+const PAUSED_STATES = new Set(["paused", "pausing"]);
+const GONE_STATES = new Set(["destroyed", "destroying", "failed"]);
+
+/**
+ * Pauses sandboxes now and destroys them when due unless claimed. Everything is journalled before it is
+ * sent, so a restart neither loses a quarantine nor repeats a step: a pause recorded as sent is read back
+ * instead of sent again, and a due destroy is seen through by the engine's own journal (its job is
+ * resumed, never a second one started for the same plan).
+ */
+export class QuarantineService {
+  readonly #deps: QuarantineServiceDeps;
+  readonly #now: () => Date;
+  #running: Promise<unknown> = Promise.resolve();
+
+  constructor(deps: QuarantineServiceDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  list(options: { open?: boolean; limit?: number } = {}): Quarantine[] {
+    return this.#deps.store.list(options);
+  }
+
+  async quarantine(request: QuarantineRequest): Promise<QuarantineOutcome[]> {
+    if (!(request.hours > 0 && request.hours <= QUARANTINE_MAX_HOURS)) {
+      throw new CoreError("call", "invalid-request", QUARANTINE_MESSAGES.hours);
+    }
+    const selections = await this.#selections(request.leases ?? [], request.untracked ?? []);
+    const outcomes: QuarantineOutcome[] = [];
+    const typed = new Set(request.confirmSandboxIds ?? []);
+    const namedSource = new Map((request.leases ?? []).map((lease) => [lease.leaseId, lease.sourceId]));
+    const wanted = (item: PlanItem) => {
+      const sourceId = item.leaseId === null ? undefined : namedSource.get(item.leaseId);
+      return sourceId === undefined || item.sourceId === sourceId;
+    };
+    for (const selection of selections) {
+      // The guard's own plan decides what may be quarantined: whatever it would not destroy is not paused.
+      const plan = await this.#deps.engine.plan({ action: "destroy", selection });
+      for (const item of plan.items.filter(wanted)) {
+        outcomes.push(await this.#quarantineItem(item, request.hours, typed));
+      }
+    }
+    return outcomes;
+  }
+
+  async cancel(quarantineId: string, options: { resume?: boolean } = {}): Promise<Quarantine> {
+    const current = this.#require(quarantineId);
+    if (current.state === "destroying")
+      throw new CoreError("call", "conflict", QUARANTINE_MESSAGES.destroying);
+    const cancelled = this.#deps.store.update(quarantineId, ["pausing", "waiting"], {
+      state: "cancelled",
+      endedAt: this.#now().toISOString(),
+      reason: "operator",
+      message: QUARANTINE_MESSAGES.cancelled,
+    });
+    if (cancelled === null) throw new CoreError("call", "conflict", QUARANTINE_MESSAGES.notOpen);
+    await this.#audit(cancelled, "cancelled");
+    if (options.resume) await this.#resumeSandbox(cancelled);
+    return cancelled;
+  }
+
+  /** Resumes the sandbox of a quarantine, cancelling it first when it is still waiting. */
+  async resume(quarantineId: string): Promise<Quarantine> {
+    const current = this.#require(quarantineId);
+    if (isOpenQuarantine(current)) return this.cancel(quarantineId, { resume: true });
+    if (current.state === "destroyed") throw new CoreError("call", "conflict", QUARANTINE_MESSAGES.gone);
+    await this.#resumeSandbox(current);
+    return current;
+  }
+
+  /**
+   * One pass of the scheduler: finishes what a previous process left half-done, cancels what a lease
+   * row holds now, and destroys what is due. Passes never overlap; a second call waits for the first.
+   */
+  runDue(): Promise<Quarantine[]> {
+    const pass = this.#running.then(() => this.#pass());
+    this.#running = pass.catch(() => undefined);
+    return pass;
+  }
+
+  async #pass(): Promise<Quarantine[]> {
+    const moved: Quarantine[] = [];
+    const open = this.#deps.store.list({ open: true, limit: 10_000 });
+    if (open.length === 0) return moved;
+    for (const quarantine of open.filter((entry) => entry.state === "pausing")) {
+      moved.push(...(await this.#settlePause(quarantine)));
+    }
+    for (const quarantine of open.filter((entry) => entry.state === "destroying")) {
+      moved.push(...(await this.#seeDestroyThrough(quarantine)));
+    }
+    const waiting = this.#deps.store.list({ open: true, limit: 10_000 }).filter((q) => q.state === "waiting");
+    if (waiting.length === 0) return moved;
+    let inventory: Inventory | null = null;
+    try {
+      inventory = await this.#deps.inventory();
+    } catch {
+      // No inventory, no claims seen: nothing due is destroyed on a guess either (the plan needs one).
+      return moved;
+    }
+    for (const quarantine of waiting) {
+      const claim = quarantineClaim(quarantine, inventory);
+      if (claim !== null) {
+        const cancelled = this.#deps.store.update(quarantine.quarantineId, ["waiting"], {
+          state: "cancelled",
+          endedAt: this.#now().toISOString(),
+          reason: "claimed",
+          claimedBy: claim.leaseId,
+          message: QUARANTINE_MESSAGES.claimed(claim.leaseId),
+        });
+        if (cancelled !== null) {
+          await this.#audit(cancelled, "cancelled");
+          moved.push(cancelled);
+        }
+        continue;
+      }
+      if (isDue(quarantine, this.#now())) moved.push(...(await this.#destroyDue(quarantine)));
+    }
+    return moved;
+  }
+
+  async #selections(
+    leases: NonNullable<QuarantineRequest["leases"]>,
+    untracked: NonNullable<QuarantineRequest["untracked"]>,
+  ): Promise<ActionSelection[]> {
+    const selections: ActionSelection[] = [];
+    if (leases.length > 0) {
+      selections.push({ kind: "leases", leaseIds: leases.map((lease) => lease.leaseId) });
+    }
+    if (untracked.length > 0) {
+      const inventory = await this.#deps.inventory();
+      const byCredential = new Map<string, string[]>();
+      for (const ref of untracked) {
+        const matches = inventory.untracked.filter(
+          (sandbox) =>
+            sandbox.sandboxId === ref.sandboxId &&
+            (ref.origin === undefined || sandbox.origin === ref.origin),
+        );
+        if (matches.length !== 1) {
+          throw new CoreError(
+            "call",
+            "not-found",
+            matches.length === 0
+              ? `No untracked sandbox ${ref.sandboxId} in the current inventory; refresh and try again.`
+              : `Two origins list a sandbox ${ref.sandboxId}; name its origin.`,
+          );
+        }
+        const { credential, sandboxId } = matches[0]!;
+        byCredential.set(credential, [...(byCredential.get(credential) ?? []), sandboxId]);
+      }
+      for (const [credential, sandboxIds] of byCredential) {
+        selections.push({ kind: "untracked", credential, sandboxIds });
+      }
+    }
+    return selections;
+  }
+
+  async #quarantineItem(
+    item: PlanItem,
+    hours: number,
+    typed: ReadonlySet<string>,
+  ): Promise<QuarantineOutcome> {
+    const refuse = (reason: string, message: string): QuarantineOutcome => ({
+      ok: false,
+      leaseId: item.leaseId,
+      sandboxId: item.sandboxId,
+      reason,
+      message,
+    });
+    if (item.decision === "skip") {
+      return refuse(item.skipReason ?? "refused", item.skipMessage ?? "Refused by the guard.");
+    }
+    if (item.sandboxId === null || item.origin === null || item.credential === null) {
+      return refuse("no-sandbox-id", "There is no sandbox to quarantine.");
+    }
+    if (item.requiresOverride) return refuse("in-use", QUARANTINE_MESSAGES.override);
+    const forced = item.confirmation === "typed-id";
+    if (forced && !typed.has(item.sandboxId))
+      return refuse("not-confirmed", QUARANTINE_MESSAGES.notConfirmed);
+    const createdAt = this.#now();
+    const quarantine: Quarantine = {
+      quarantineId: ulid(),
+      sandboxId: item.sandboxId,
+      origin: item.origin,
+      credential: item.credential,
+      leaseId: item.leaseId,
+      sourceId: item.sourceId,
+      environmentName: item.environmentName,
+      hours,
+      createdAt: createdAt.toISOString(),
+      pausedAt: null,
+      dueAt: dueAtFor(createdAt, hours),
+      state: "pausing",
+      endedAt: null,
+      reason: null,
+      message: null,
+      claimedBy: null,
+      confirmedBy: forced ? "typed-id" : "click",
+      planId: null,
+      jobId: null,
+      operator: this.#deps.operator.name,
+    };
+    try {
+      this.#deps.store.insert(quarantine);
+    } catch (error) {
+      if (error instanceof QuarantineConflict) {
+        return refuse("already-quarantined", QUARANTINE_MESSAGES.alreadyQuarantined);
+      }
+      throw error;
+    }
+    const [settled] = await this.#pause(quarantine, { sentBefore: false });
+    if (settled === undefined) return { ok: true, quarantine: this.#require(quarantine.quarantineId) };
+    return settled.state === "failed"
+      ? refuse(settled.reason ?? "pause-failed", settled.message ?? QUARANTINE_MESSAGES.pauseFailed)
+      : { ok: true, quarantine: settled };
+  }
+
+  /** A quarantine left `pausing` by a process that stopped: read the sandbox if the pause may have left. */
+  #settlePause(quarantine: Quarantine): Promise<Quarantine[]> {
+    return this.#pause(quarantine, {
+      sentBefore: this.#deps.store.pauseSentAt(quarantine.quarantineId) !== null,
+    });
+  }
+
+  async #pause(quarantine: Quarantine, options: { sentBefore: boolean }): Promise<Quarantine[]> {
+    const client = await this.#client(quarantine.credential);
+    if (client === null)
+      return this.#end(quarantine, ["pausing"], "failed", "no-credential", QUARANTINE_MESSAGES.noClient);
+    try {
+      if (options.sentBefore) {
+        // The pause may have reached CreateOS before the process stopped: read first, never pause twice.
+        const { sandbox } = await client.getSandbox(quarantine.sandboxId);
+        if (PAUSED_STATES.has(sandbox.status)) return this.#paused(quarantine, null);
+        if (GONE_STATES.has(sandbox.status)) {
+          return this.#end(quarantine, ["pausing"], "failed", "gone", QUARANTINE_MESSAGES.gone);
+        }
+      }
+      this.#deps.store.markPauseSent(quarantine.quarantineId, this.#now().toISOString());
+      const paused = await client.pauseSandbox(quarantine.sandboxId);
+      return this.#paused(quarantine, paused.httpStatus);
+    } catch (error) {
+      // A lost answer may hide a pause that happened: what CreateOS says now decides.
+      const now = await client.getSandbox(quarantine.sandboxId).catch(() => null);
+      if (now !== null && PAUSED_STATES.has(now.sandbox.status)) return this.#paused(quarantine, null);
+      const reason = isCreateosError(error) ? error.code : "request-failed";
+      const message =
+        isCreateosError(error) && error.code === "not-found"
+          ? QUARANTINE_MESSAGES.gone
+          : QUARANTINE_MESSAGES.pauseFailed;
+      return this.#end(
+        quarantine,
+        ["pausing"],
+        "failed",
+        reason,
+        message,
+        isCreateosError(error) ? error.httpStatus : null,
+      );
+    }
+  }
+
+  async #paused(quarantine: Quarantine, httpStatus: number | null): Promise<Quarantine[]> {
+    const waiting = this.#deps.store.update(quarantine.quarantineId, ["pausing"], {
+      state: "waiting",
+      pausedAt: this.#now().toISOString(),
+      message: QUARANTINE_MESSAGES.quarantined(quarantine.dueAt),
+    });
+    if (waiting === null) return [];
+    await this.#audit(waiting, "quarantined", httpStatus);
+    return [waiting];
+  }
+
+  async #destroyDue(quarantine: Quarantine): Promise<Quarantine[]> {
+    const selection: ActionSelection =
+      quarantine.leaseId === null
+        ? { kind: "untracked", credential: quarantine.credential, sandboxIds: [quarantine.sandboxId] }
+        : { kind: "leases", leaseIds: [quarantine.leaseId] };
+    let plan: Plan;
+    try {
+      plan = await this.#deps.engine.plan({ action: "destroy", selection });
+    } catch {
+      // Not planned now (no inventory, a source down): it stays due and is tried on the next pass.
+      return [];
+    }
+    const item = plan.items.find(
+      (candidate) =>
+        candidate.sandboxId === quarantine.sandboxId &&
+        candidate.origin === quarantine.origin &&
+        candidate.leaseId === quarantine.leaseId &&
+        (quarantine.sourceId === null || candidate.sourceId === quarantine.sourceId),
+    );
+    if (item === undefined)
+      return this.#end(quarantine, ["waiting"], "kept", "elsewhere", QUARANTINE_MESSAGES.elsewhere);
+    if (item.decision === "skip") {
+      return this.#end(
+        quarantine,
+        ["waiting"],
+        "kept",
+        item.skipReason ?? "refused",
+        item.skipMessage ?? "Refused.",
+      );
+    }
+    if (item.requiresOverride)
+      return this.#end(quarantine, ["waiting"], "kept", "in-use", QUARANTINE_MESSAGES.override);
+    if (item.confirmation === "typed-id" && quarantine.confirmedBy !== "typed-id") {
+      return this.#end(quarantine, ["waiting"], "kept", "not-confirmed", QUARANTINE_MESSAGES.forcedNow);
+    }
+    // Journalled before the job exists, so a restart looks for this plan's job rather than planning again.
+    const destroying = this.#deps.store.update(quarantine.quarantineId, ["waiting"], {
+      state: "destroying",
+      planId: plan.planId,
+    });
+    if (destroying === null) return [];
+    let job: Job;
+    try {
+      job = await this.#deps.engine.execute({
+        planId: plan.planId,
+        keepItemIds: [item.itemId],
+        confirmSandboxIds: item.confirmation === "typed-id" ? [item.sandboxId!] : [],
+        // The operator confirmed this one sandbox when quarantining it; the count is that one.
+        ...(plan.countConfirmation ? { typedCount: typedCountPhrase("destroy", 1) } : {}),
+      });
+    } catch (error) {
+      if (isCoreError(error, "action") && error.code === "plan-consumed")
+        return this.#seeDestroyThrough(destroying);
+      // Nothing was started: back to waiting, still due, planned afresh on the next pass.
+      this.#deps.store.update(quarantine.quarantineId, ["destroying"], { state: "waiting", planId: null });
+      return [];
+    }
+    const withJob = this.#deps.store.update(quarantine.quarantineId, ["destroying"], { jobId: job.jobId });
+    return this.#settleJob(withJob ?? destroying, await this.#deps.engine.waitForJob(job.jobId));
+  }
+
+  /** A destroy a previous pass (or process) started: find its job, resume it if interrupted, settle. */
+  async #seeDestroyThrough(quarantine: Quarantine): Promise<Quarantine[]> {
+    const jobs = await this.#deps.engine.listJobs({ limit: 1_000 });
+    const byPlan = quarantine.planId === null ? [] : jobs.filter((job) => job.planId === quarantine.planId);
+    // Newest first: the last of a chain of resumes is the one that says how it ended.
+    let job =
+      byPlan[0] ?? (quarantine.jobId === null ? null : await this.#deps.engine.getJob(quarantine.jobId));
+    if (job === null) {
+      // The plan's job was never created: nothing was sent, so it is planned again on this pass.
+      const back = this.#deps.store.update(quarantine.quarantineId, ["destroying"], {
+        state: "waiting",
+        planId: null,
+        jobId: null,
+      });
+      return back === null ? [] : this.#destroyDue(back);
+    }
+    if (job.state === "running") return [];
+    if (job.state === "interrupted") {
+      try {
+        job = await this.#deps.engine.resume(job.jobId);
+      } catch (error) {
+        // Another process resumed it: its job is seen through there, and settled on a later pass.
+        if (isCoreError(error, "action") && error.code === "job-already-resumed") return [];
+        throw error;
+      }
+      this.#deps.store.update(quarantine.quarantineId, ["destroying"], { jobId: job.jobId });
+      job = await this.#deps.engine.waitForJob(job.jobId);
+    }
+    return this.#settleJob({ ...quarantine, jobId: job.jobId }, job);
+  }
+
+  async #settleJob(quarantine: Quarantine, job: Job): Promise<Quarantine[]> {
+    if (job.state === "running" || job.state === "interrupted") return [];
+    const item = job.items.find((candidate) => candidate.sandboxId === quarantine.sandboxId) ?? null;
+    const patch = { jobId: job.jobId };
+    if (item?.state === "confirmed") {
+      const destroyed = this.#deps.store.update(quarantine.quarantineId, ["destroying"], {
+        ...patch,
+        state: "destroyed",
+        endedAt: this.#now().toISOString(),
+        reason: null,
+        message: QUARANTINE_MESSAGES.destroyed,
+      });
+      if (destroyed === null) return [];
+      await this.#audit(destroyed, "destroyed", item.httpStatus);
+      return [destroyed];
+    }
+    if (item?.state === "unconfirmed") {
+      return this.#end(
+        { ...quarantine, ...patch },
+        ["destroying"],
+        "failed",
+        "unconfirmed",
+        QUARANTINE_MESSAGES.notConfirmedGone,
+      );
+    }
+    return this.#end(
+      { ...quarantine, ...patch },
+      ["destroying"],
+      "kept",
+      item?.reason ?? item?.state ?? "not-acted",
+      item?.message ?? "The guarded destroy did not act on it.",
+    );
+  }
+
+  async #end(
+    quarantine: Quarantine,
+    from: QuarantineState[],
+    state: "kept" | "failed",
+    reason: string,
+    message: string,
+    httpStatus: number | null = null,
+  ): Promise<Quarantine[]> {
+    const ended = this.#deps.store.update(quarantine.quarantineId, from, {
+      state,
+      endedAt: this.#now().toISOString(),
+      reason,
+      message,
+      jobId: quarantine.jobId,
+    });
+    if (ended === null) return [];
+    await this.#audit(ended, state, httpStatus);
+    return [ended];
+  }
+
+  async #resumeSandbox(quarantine: Quarantine): Promise<void> {
+    const client = await this.#client(quarantine.credential);
+    if (client === null) throw new CoreError("call", "unavailable", QUARANTINE_MESSAGES.noClient);
+    try {
+      await client.resumeSandbox(quarantine.sandboxId);
+    } catch (error) {
+      throw new CoreError(
+        "call",
+        isCreateosError(error) && error.code === "conflict" ? "conflict" : "unavailable",
+        isCreateosError(error) ? error.message : "CreateOS could not be asked to resume the sandbox.",
+      );
+    }
+  }
+
+  async #client(credential: string): Promise<CreateosClient | null> {
+    try {
+      return await this.#deps.openClient(credential);
+    } catch {
+      return null;
+    }
+  }
+
+  #require(quarantineId: string): Quarantine {
+    const found = this.#deps.store.get(quarantineId);
+    if (found === null) throw new CoreError("call", "not-found", QUARANTINE_MESSAGES.notFound);
+    return found;
+  }
+
+  async #audit(quarantine: Quarantine, outcome: QuarantineAuditOutcome, httpStatus: number | null = null) {
+    const markerProof = this.#deps.proofFor?.(quarantine) ?? null;
+    await this.#deps.engine.recordAudit([
+      quarantineAuditRecord({
+        quarantine,
+        outcome,
+        operator: this.#deps.operator,
+        at: this.#now().toISOString(),
+        markerProof,
+        httpStatus,
+      }),
+    ]);
+  }
+}

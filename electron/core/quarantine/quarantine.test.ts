@@ -1,0 +1,261 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { AuditEntry } from "../../../shared/domain/actions.js";
+import type { Quarantine } from "../../../shared/domain/quarantine.js";
+import type { ActionEngine } from "../actions/engine.js";
+import { buildWorld, eventually, type World, type WorldSpec } from "../actions/testing/world.js";
+import { loadConfig } from "../config/load.js";
+import { EnvSecretStore } from "../config/secrets.js";
+import { scanInventory } from "../inventory/scan.js";
+import { createSources } from "../leases/index.js";
+import { quarantineClients } from "./open-client.js";
+import { QuarantineService } from "./quarantine-service.js";
+import { QuarantineStore } from "./quarantine-store.js";
+
+// Quarantine against the simulator over real HTTP, with the engine's real journal and a real SQLite
+// store; only the quarantine's clock is the test's, so "due in 24 hours" is reached by moving it.
+
+const PAUSE = "POST /v1/sandboxes/:id/pause";
+const RESUME = "POST /v1/sandboxes/:id/resume";
+const DELETE = "DELETE /v1/sandboxes/:id";
+const HOUR = 3_600_000;
+
+interface Harness {
+  world: World;
+  engine: ActionEngine;
+  store: QuarantineStore;
+  service: QuarantineService;
+  clock: { now: Date; advance(ms: number): void };
+}
+
+let harness: Harness | null = null;
+afterEach(async () => {
+  harness?.store.close();
+  await harness?.world.close();
+  harness = null;
+});
+
+async function open(spec: WorldSpec): Promise<Harness> {
+  const world = await buildWorld(spec);
+  // Every plan from a fresh scan, so what the due destroy is judged on is what the ledger says then.
+  const engine = await world.engine({ inventoryMaxAgeMs: 0 });
+  const config = await loadConfig(world.configFile);
+  const secrets = new EnvSecretStore(config.credentials, world.env);
+  const clock = {
+    now: new Date("2026-12-01T09:00:00.000Z"),
+    advance(ms: number) {
+      this.now = new Date(this.now.getTime() + ms);
+    },
+  };
+  const store = new QuarantineStore(config.dataDir);
+  const service = new QuarantineService({
+    store,
+    engine,
+    // A fresh scan each time, as the next scan would see a row that starts to hold the sandbox.
+    inventory: () => scanInventory({ config, sources: createSources(config, { env: world.env }), secrets }),
+    openClient: quarantineClients(config, secrets),
+    operator: { name: "ada", host: "test-host" },
+    now: () => clock.now,
+  });
+  harness = { world, engine, store, service, clock };
+  return harness;
+}
+
+const AGENTS = { id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false };
+
+function quarantined(outcomes: Awaited<ReturnType<QuarantineService["quarantine"]>>): Quarantine {
+  const [first] = outcomes;
+  if (first === undefined || !first.ok) throw new Error(`not quarantined: ${JSON.stringify(first)}`);
+  return first.quarantine;
+}
+
+async function quarantineAudit(engine: ActionEngine): Promise<AuditEntry[]> {
+  return (await engine.queryAudit({ action: "quarantine" })).sort((a, b) => a.id - b.id);
+}
+
+describe("quarantine: pause now, destroy when due unless claimed", () => {
+  it("pauses at once, destroys only when due through the guarded path, and audits both", async () => {
+    const { world, engine, service, clock } = await open({
+      sandboxes: [{ id: "sb-q" }],
+      environments: [AGENTS],
+      leases: [{ id: "lease-q", environmentId: "env-1", sandboxId: "sb-q" }],
+    });
+    const quarantine = quarantined(await service.quarantine({ leases: [{ leaseId: "lease-q" }], hours: 24 }));
+    expect(quarantine).toMatchObject({ state: "waiting", sandboxId: "sb-q", leaseId: "lease-q" });
+    expect(quarantine.dueAt).toBe("2026-12-02T09:00:00.000Z");
+    expect((await world.requestsFor("sb-q"))[PAUSE]).toBe(1);
+    await eventually(async () => (await world.statusOf("sb-q")) === "paused", "the sandbox paused");
+
+    clock.advance(23 * HOUR);
+    expect(await service.runDue()).toEqual([]);
+    expect((await world.requestsFor("sb-q"))[DELETE]).toBeUndefined();
+
+    clock.advance(HOUR);
+    const [destroyed] = await service.runDue();
+    expect(destroyed).toMatchObject({ state: "destroyed", quarantineId: quarantine.quarantineId });
+    expect(destroyed?.jobId).not.toBeNull();
+    expect((await world.requestsFor("sb-q"))[DELETE]).toBe(1);
+    expect(await world.statusOf("sb-q")).toBe("destroyed");
+    // A later pass finds nothing left to do, and sends nothing.
+    expect(await service.runDue()).toEqual([]);
+    expect((await world.requestsFor("sb-q"))[DELETE]).toBe(1);
+
+    expect((await quarantineAudit(engine)).map((entry) => entry.outcome)).toEqual([
+      "quarantined",
+      "destroyed",
+    ]);
+    const destroyItems = (await engine.queryAudit({ action: "destroy" })).filter(
+      (entry) => entry.kind === "item",
+    );
+    expect(destroyItems.map((entry) => [entry.sandboxId, entry.outcome])).toEqual([["sb-q", "confirmed"]]);
+  });
+
+  it("is cancelled, and never destroyed, once a lease row starts to hold the untracked sandbox", async () => {
+    const { world, engine, service, clock } = await open({
+      sandboxes: [{ id: "sb-orphan" }, { id: "sb-other" }],
+      environments: [AGENTS],
+      leases: [{ id: "lease-other", environmentId: "env-1", sandboxId: "sb-other" }],
+    });
+    const quarantine = quarantined(
+      await service.quarantine({
+        untracked: [{ sandboxId: "sb-orphan" }],
+        leases: [],
+        hours: 2,
+        confirmSandboxIds: ["sb-orphan"],
+      }),
+    );
+    expect(quarantine).toMatchObject({ state: "waiting", leaseId: null, confirmedBy: "typed-id" });
+
+    // Paperclip writes the row of a sandbox it starts using.
+    const row = {
+      ...world.ledger.leases[0]!,
+      id: "lease-claims",
+      providerLeaseId: "sb-orphan",
+      status: "active",
+    };
+    world.ledger.leases.push(row);
+    world.writeLedger();
+    const [cancelled] = await service.runDue();
+    expect(cancelled).toMatchObject({ state: "cancelled", reason: "claimed", claimedBy: "lease-claims" });
+
+    clock.advance(3 * HOUR);
+    expect(await service.runDue()).toEqual([]);
+    expect((await world.requestsFor("sb-orphan"))[DELETE]).toBeUndefined();
+    expect((await quarantineAudit(engine)).map((entry) => entry.outcome)).toEqual([
+      "quarantined",
+      "cancelled",
+    ]);
+  });
+
+  it("is cancelled when its own row is picked up again by a run", async () => {
+    const { world, service, clock } = await open({
+      sandboxes: [{ id: "sb-warm" }],
+      environments: [AGENTS],
+      leases: [{ id: "lease-warm", environmentId: "env-1", sandboxId: "sb-warm" }],
+    });
+    quarantined(await service.quarantine({ leases: [{ leaseId: "lease-warm" }], untracked: [], hours: 1 }));
+    Object.assign(world.ledger.leases[0]!, { status: "active", heartbeatRunId: "run-7", releasedAt: null });
+    world.writeLedger();
+    clock.advance(2 * HOUR);
+    const [cancelled] = await service.runDue();
+    expect(cancelled).toMatchObject({ state: "cancelled", claimedBy: "lease-warm" });
+    expect((await world.requestsFor("sb-warm"))[DELETE]).toBeUndefined();
+  });
+
+  it("the operator cancels it and resumes the sandbox; nothing is destroyed when it would have been due", async () => {
+    const { world, engine, service, clock } = await open({
+      sandboxes: [{ id: "sb-back" }],
+      environments: [AGENTS],
+      leases: [{ id: "lease-back", environmentId: "env-1", sandboxId: "sb-back" }],
+    });
+    const quarantine = quarantined(
+      await service.quarantine({ leases: [{ leaseId: "lease-back" }], untracked: [], hours: 6 }),
+    );
+    await eventually(async () => (await world.statusOf("sb-back")) === "paused", "the sandbox paused");
+    const cancelled = await service.cancel(quarantine.quarantineId, { resume: true });
+    expect(cancelled).toMatchObject({ state: "cancelled", reason: "operator" });
+    expect((await world.requestsFor("sb-back"))[RESUME]).toBe(1);
+    await eventually(
+      async () => (await world.statusOf("sb-back")) === "running",
+      "the sandbox running again",
+    );
+    await expect(service.cancel(quarantine.quarantineId)).rejects.toMatchObject({ code: "conflict" });
+
+    clock.advance(7 * HOUR);
+    expect(await service.runDue()).toEqual([]);
+    expect((await world.requestsFor("sb-back"))[DELETE]).toBeUndefined();
+    expect((await quarantineAudit(engine)).map((entry) => entry.outcome)).toEqual([
+      "quarantined",
+      "cancelled",
+    ]);
+  });
+
+  it("ends kept, with the reason, when the re-check at the due moment refuses the destroy", async () => {
+    const { world, engine, service, clock } = await open({
+      sandboxes: [{ id: "sb-moved" }],
+      environments: [AGENTS, { id: "env-2", name: "Builders", companyId: "company-1", reuseLease: false }],
+      leases: [{ id: "lease-moved", environmentId: "env-1", sandboxId: "sb-moved" }],
+    });
+    quarantined(await service.quarantine({ leases: [{ leaseId: "lease-moved" }], untracked: [], hours: 1 }));
+    // Listed under another environment now: its destroy would be a forced one, never confirmed for it.
+    world.ledger.leases[0]!.environmentId = "env-2";
+    world.writeLedger();
+    clock.advance(HOUR);
+    const [kept] = await service.runDue();
+    expect(kept).toMatchObject({ state: "kept", reason: "not-confirmed" });
+    expect((await world.requestsFor("sb-moved"))[DELETE]).toBeUndefined();
+    expect(await world.statusOf("sb-moved")).toBe("paused");
+    expect((await quarantineAudit(engine)).at(-1)).toMatchObject({
+      outcome: "kept",
+      reason: "not-confirmed",
+    });
+  });
+
+  it("refuses, without pausing, a sandbox a run holds and a forced one whose id was not typed back", async () => {
+    const { world, service } = await open({
+      sandboxes: [{ id: "sb-busy" }, { id: "sb-stray" }],
+      environments: [AGENTS],
+      leases: [
+        {
+          id: "lease-busy",
+          environmentId: "env-1",
+          sandboxId: "sb-busy",
+          status: "active",
+          heartbeatRunId: "run-1",
+        },
+      ],
+    });
+    const [busy] = await service.quarantine({ leases: [{ leaseId: "lease-busy" }], untracked: [], hours: 1 });
+    expect(busy).toMatchObject({ ok: false, reason: "in-use" });
+    const [stray] = await service.quarantine({
+      leases: [],
+      untracked: [{ sandboxId: "sb-stray" }],
+      hours: 1,
+    });
+    expect(stray).toMatchObject({ ok: false, reason: "not-confirmed" });
+    expect((await world.requestsFor("sb-busy"))[PAUSE]).toBeUndefined();
+    expect((await world.requestsFor("sb-stray"))[PAUSE]).toBeUndefined();
+    expect(service.list()).toEqual([]);
+    await expect(
+      service.quarantine({ leases: [{ leaseId: "lease-busy" }], untracked: [], hours: 0 }),
+    ).rejects.toMatchObject({
+      code: "invalid-request",
+    });
+  });
+
+  it("holds one open quarantine per sandbox: a second is refused and sends nothing", async () => {
+    const { world, service } = await open({
+      sandboxes: [{ id: "sb-once" }],
+      environments: [AGENTS],
+      leases: [{ id: "lease-once", environmentId: "env-1", sandboxId: "sb-once" }],
+    });
+    quarantined(await service.quarantine({ leases: [{ leaseId: "lease-once" }], untracked: [], hours: 1 }));
+    const [again] = await service.quarantine({
+      leases: [{ leaseId: "lease-once" }],
+      untracked: [],
+      hours: 1,
+    });
+    expect(again).toMatchObject({ ok: false, reason: "already-quarantined" });
+    expect((await world.requestsFor("sb-once"))[PAUSE]).toBe(1);
+    expect(service.list({ open: true })).toHaveLength(1);
+  });
+});

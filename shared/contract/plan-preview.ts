@@ -1,0 +1,14 @@
+import { z } from "zod";
+import { PlanSchema } from "../domain/actions.js";
+import { MarkerProofSchema } from "./marker-proof.js";
+
+/**
+ * A plan as the plan dialog receives it: the engine's plan, and for each forced item (one that needs its
+ * sandbox id typed back) the marker proof read just before the confirmation is asked, keyed by item id.
+ * `unprovenForced` counts the forced items left unread because there were more than one plan may read.
+ */
+export const PlanPreviewSchema = PlanSchema.extend({
+  forcedProofs: z.record(z.string(), MarkerProofSchema).optional(),
+  unprovenForced: z.number().int().optional(),
+});
+export type PlanPreview = z.infer<typeof PlanPreviewSchema>;
