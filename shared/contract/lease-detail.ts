@@ -113,8 +113,16 @@ export const LeaseDetailSchema = z.object({
   }),
   /** The row's company, with its name where a source gave one. */
   company: z.object({ id: text, name: nullableText }),
-  /** Set when a Leasekeeper job destroyed this sandbox. */
-  destroyedBy: z.object({ jobId: text, at: text }).nullable(),
+  /** Set when a Leasekeeper job destroyed or released this sandbox: what it did, for whom, when. */
+  actedOnBy: z
+    .object({
+      action: z.enum(["destroy", "release"]),
+      effect: z.enum(["pause", "delete"]),
+      jobId: text,
+      at: text,
+      operator: text,
+    })
+    .nullable(),
   provider: z.object({
     code: z.enum(PROVIDER_CODES),
     origin: nullableText,

@@ -218,7 +218,14 @@ export const JobSchema = z.object({
 export type Job = z.infer<typeof JobSchema>;
 
 export const JobEventSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("item"), jobId: z.string(), item: JobItemSchema }),
+  z.object({
+    type: z.literal("item"),
+    jobId: z.string(),
+    action: z.enum(ACTION_KINDS),
+    /** The operator the job runs for, as the audit log names them. */
+    operator: z.string(),
+    item: JobItemSchema,
+  }),
   z.object({ type: z.literal("job"), jobId: z.string(), state: z.enum(JOB_STATES) }),
 ]);
 export type JobEvent = z.infer<typeof JobEventSchema>;

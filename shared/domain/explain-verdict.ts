@@ -47,9 +47,10 @@ const REFUSES = "so Paperclip will refuse to release it from this environment";
 
 function explainClosed({ lease, provider, verdict }: ClassifiedLease): Explanation {
   const status = displayValue(lease.status);
-  if (provider.destroyedBy != null) {
+  if (provider.actedOnBy?.effect === "delete") {
+    const done = provider.actedOnBy.action === "release" ? "released (deleted)" : "destroyed";
     return [
-      `Leasekeeper destroyed this sandbox (job ${displayValue(provider.destroyedBy.jobId)}) and the lease is ${status}; it is history.`,
+      `Leasekeeper ${done} this sandbox (job ${displayValue(provider.actedOnBy.jobId)}) and the lease is ${status}; it is history.`,
       "Nothing needs doing.",
     ];
   }

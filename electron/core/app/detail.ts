@@ -175,8 +175,14 @@ export function leaseDetail(
       effect: recordedReuse === true ? "pause" : "delete",
     },
     company: { id: lease.companyId, name: companyName === undefined ? null : clip(companyName, MAX_VALUE) },
-    destroyedBy: provider.destroyedBy
-      ? { jobId: clip(provider.destroyedBy.jobId, 200), at: provider.destroyedBy.at }
+    actedOnBy: provider.actedOnBy
+      ? {
+          action: provider.actedOnBy.action,
+          effect: provider.actedOnBy.effect,
+          jobId: clip(provider.actedOnBy.jobId, 200),
+          at: provider.actedOnBy.at,
+          operator: clip(provider.actedOnBy.operator, MAX_VALUE),
+        }
       : null,
     provider: {
       code: provider.code,

@@ -5,6 +5,7 @@ import { CopyButton } from "../../components/CopyButton";
 import { RelativeTime } from "../../components/RelativeTime";
 import { Text } from "../../components/Text";
 import { ActionButton, type ActionTarget } from "../actions/ActionButton";
+import { actedOnEffect, actedOnWords } from "../actions/acted-on";
 import { environmentKey } from "../leases/row-model";
 import { ProveOwnership } from "../markers/ProveOwnership";
 import {
@@ -223,16 +224,17 @@ export function WhatToDo({ detail }: { detail: LeaseDetail }) {
       <h3 className="section-title" id="drawer-todo-title">
         What to do
       </h3>
-      {detail.destroyedBy && (
-        <p className="what-happened" data-testid="drawer-destroyed-by">
-          Destroyed by Leasekeeper <RelativeTime atMs={Date.parse(detail.destroyedBy.at)} />, job{" "}
+      {detail.actedOnBy && (
+        <p className="what-happened" data-testid="drawer-acted-on" data-acted={detail.actedOnBy.action}>
+          {capitalized(actedOnWords(detail.actedOnBy))} ({detail.actedOnBy.operator}){" "}
+          <RelativeTime atMs={Date.parse(detail.actedOnBy.at)} />: {actedOnEffect(detail.actedOnBy)}. Job{" "}
           <button
             type="button"
             className="link"
-            onClick={() => watchJob(detail.destroyedBy?.jobId ?? "")}
+            onClick={() => watchJob(detail.actedOnBy?.jobId ?? "")}
             data-testid="drawer-job-link"
           >
-            <Text value={detail.destroyedBy.jobId} mono />
+            <Text value={detail.actedOnBy.jobId} mono />
           </button>
           .
         </p>
@@ -259,4 +261,8 @@ export function WhatToDo({ detail }: { detail: LeaseDetail }) {
       </dl>
     </section>
   );
+}
+
+function capitalized(words: string): string {
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
