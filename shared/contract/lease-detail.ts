@@ -98,6 +98,19 @@ export const LeaseDetailSchema = z.object({
   ownershipEvidence: z.array(FieldEvidenceSchema),
   /** One sentence, in the operator's words, of why the row has its headline. */
   explanation: text,
+  /**
+   * The same explanation with each environment and company it speaks of as a reference, so the drawer
+   * names it (the id on hover) and links it to its rows; `text` is what the plain sentence quotes.
+   */
+  explanationParts: z
+    .array(
+      z.union([
+        text,
+        z.object({ ref: z.literal("environment"), sourceId: text, id: text, text }),
+        z.object({ ref: z.literal("company"), id: text, text }),
+      ]),
+    )
+    .max(20),
   /** One sentence of what Paperclip itself will do with this lease. */
   paperclipWill: text,
   /** The config fields whose recorded value differs from the environment's (behind `stale-config`). */
