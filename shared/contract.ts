@@ -31,6 +31,7 @@ import {
   JobEventSchema,
   JobSchema,
   PlanRequestSchema,
+  PlanCancellationSchema,
   PlanSchema,
 } from "./domain/actions.js";
 import { ACTION_KINDS } from "./domain/codes.js";
@@ -88,6 +89,8 @@ export const contract = {
   "markers:prove": { request: ProveRequestSchema, response: ProveResponseSchema },
   "actions:plan": { request: PlanRequestSchema, response: PlanSchema },
   "actions:execute": { request: ExecuteRequestSchema, response: JobSchema },
+  /** The operator closed the plan without running it: recorded (by whom, when), and it never runs. */
+  "actions:cancel-plan": { request: z.strictObject({ planId: id }), response: PlanCancellationSchema },
   "jobs:list": {
     request: z.strictObject({
       state: z.enum(JOB_STATES).optional(),

@@ -11,6 +11,7 @@ export const INVOKE_CHANNELS = [
   "markers:prove",
   "actions:plan",
   "actions:execute",
+  "actions:cancel-plan",
   "jobs:list",
   "jobs:get",
   "jobs:cancel",

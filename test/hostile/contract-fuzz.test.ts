@@ -36,6 +36,7 @@ const VALID: { [C in InvokeChannel]: Record<string, unknown> } = {
   },
   "actions:plan": { action: "destroy", selection: { kind: "leases", leaseIds: ["lease-x"] } },
   "actions:execute": { planId: "plan-x", confirmSandboxIds: ["sb-x"], override: false },
+  "actions:cancel-plan": { planId: "plan-x" },
   "jobs:list": { state: "completed", action: "destroy", limit: 10 },
   "jobs:get": { jobId: "job-x" },
   "jobs:cancel": { jobId: "job-x" },

@@ -11,6 +11,7 @@ import {
   type JobEvent,
   type JobState,
   type Plan,
+  type PlanCancellation,
   type PlanItem,
   type PlanRequest,
   PlanRequestSchema,
@@ -60,6 +61,11 @@ export interface ActionEngine {
   plan(request: PlanRequest): Promise<Plan>;
   /** Creates the job (durably) and starts it; resolves with the job as created, items pending or skipped. */
   execute(request: ExecuteRequestInput): Promise<Job>;
+  /**
+   * Records that the operator closed the plan without running it (once; asking again answers the first
+   * cancellation). A plan a job already ran is refused `plan-consumed`; a cancelled one never runs.
+   */
+  cancelPlan(planId: string): Promise<PlanCancellation>;
   /** A plan as it was made (expired or not); null when there is none with this id. */
   getPlan(planId: string): Plan | null;
   getJob(jobId: string): Job | null;
@@ -90,6 +96,8 @@ export type ExecuteRequestInput = z.input<typeof ExecuteRequestSchema>;
 export const ENGINE_MESSAGES = {
   planNotFound: "No plan with this id; make a new plan.",
   planExpired: "This plan has expired; make a new plan so that it reflects what is true now.",
+  planCancelled: (operator: string, at: string) =>
+    `This plan was cancelled by ${operator} at ${at}; a cancelled plan never runs. Make a new plan to act.`,
   planConsumed: (jobId: string) =>
     `This plan was already run, by job ${jobId}; a plan runs once. Make a new plan to act again.`,
   notInPlan: "The items to keep must come from this plan; make a new plan to act on anything else.",
@@ -310,6 +318,13 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     );
     journal.exclusive(() => {
       if (input.consumesPlan) {
+        const cancelled = journal.planCancel(row.planId);
+        if (cancelled !== null) {
+          throw new ActionError(
+            "plan-cancelled",
+            ENGINE_MESSAGES.planCancelled(cancelled.operator, cancelled.cancelledAt),
+          );
+        }
         const ranBy = journal.consumePlan(row.planId, row.jobId, createdAt);
         if (ranBy !== null) throw new ActionError("plan-consumed", ENGINE_MESSAGES.planConsumed(ranBy));
       }
@@ -437,6 +452,49 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         }
       }
       return plan;
+    },
+
+    async cancelPlan(planId) {
+      assertOpen();
+      const stored = loadPlan(planId, true);
+      const at = now().toISOString();
+      const record: AuditRecord = {
+        at,
+        kind: "plan",
+        operator: operator.name,
+        host: operator.host,
+        action: stored.plan.action,
+        planId,
+        jobId: null,
+        leaseId: null,
+        sandboxId: null,
+        origin: null,
+        environmentId: null,
+        companyId: null,
+        verdict: null,
+        evidence: null,
+        confirmation: null,
+        override: false,
+        outcome: "cancelled",
+        reason: "cancelled-by-operator",
+        httpStatus: null,
+        durationMs: null,
+        message: "Closed without running; nothing was sent.",
+      };
+      const outcome = journal.exclusive(() => {
+        const result = journal.cancelPlan(planId, at, operator.name);
+        if (result.ranBy === null && !result.already) audit.append([record]);
+        return result;
+      });
+      if (outcome.ranBy !== null)
+        throw new ActionError("plan-consumed", ENGINE_MESSAGES.planConsumed(outcome.ranBy));
+      if (!outcome.already && sharedAudit !== null) await sharedAudit.append([record]);
+      const cancelled = journal.planCancel(planId);
+      return {
+        planId,
+        cancelledAt: cancelled?.cancelledAt ?? at,
+        operator: cancelled?.operator ?? operator.name,
+      };
     },
 
     async execute(request) {

@@ -9,6 +9,7 @@ export const ACTION_ERROR_CODES = [
   "plan-not-found",
   "plan-expired",
   "plan-consumed",
+  "plan-cancelled",
   "count-not-confirmed",
   "not-in-plan",
   "nothing-kept",

@@ -23,6 +23,7 @@ export interface ActionsPort {
     request: ParsedRequest<"actions:execute">,
     host: string,
   ): Promise<ChannelResponse<"actions:execute">>;
+  cancelPlan(planId: string): Promise<ChannelResponse<"actions:cancel-plan">>;
   listJobs(request: ParsedRequest<"jobs:list">): Promise<ChannelResponse<"jobs:list">>;
   getJob(jobId: string): Promise<ChannelResponse<"jobs:get">>;
   cancelJob(jobId: string): Promise<ChannelResponse<"jobs:cancel">>;
@@ -46,6 +47,7 @@ export function unavailableActions(): ActionsPort {
   return {
     plan: refuse,
     execute: refuse,
+    cancelPlan: refuse,
     listJobs: refuse,
     getJob: refuse,
     cancelJob: refuse,
@@ -63,6 +65,8 @@ const ACTION_ERROR_CODES: Record<ActionErrorCode, ErrorCode> = {
   "plan-not-found": "not-found",
   "plan-expired": "plan-expired",
   "plan-consumed": "plan-consumed",
+  // A cancelled plan is used up as a run one is: the same answer (HTTP 409), its own sentence.
+  "plan-cancelled": "plan-consumed",
   "count-not-confirmed": "refused",
   "not-in-plan": "invalid-request",
   "nothing-kept": "refused",
@@ -144,6 +148,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     engine,
     plan: (request) => translated(() => engine.plan(request)),
     execute: (request) => translated(() => engine.execute(request)),
+    cancelPlan: (planId) => translated(() => engine.cancelPlan(planId)),
     listJobs: (request) =>
       translated(() => ({
         jobs: engine

@@ -44,6 +44,7 @@ export function coreCalls(core: CoreServices): CoreCalls {
     "markers:prove": async (request) => ({ proofs: await markers.prove(request) }),
     "actions:plan": (request, context) => actions.plan(request, context.host),
     "actions:execute": (request, context) => actions.execute(request, context.host),
+    "actions:cancel-plan": (request) => actions.cancelPlan(request.planId),
     "jobs:list": (request) => actions.listJobs(request),
     "jobs:get": (request) => actions.getJob(request.jobId),
     "jobs:cancel": (request) => actions.cancelJob(request.jobId),

@@ -89,6 +89,11 @@ export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
     "markers:prove": record("markers:prove", () => ({ proofs: [] })),
     "actions:plan": record("actions:plan", () => FAKE_PLAN),
     "actions:execute": record("actions:execute", () => FAKE_JOB),
+    "actions:cancel-plan": record("actions:cancel-plan", (request: { planId: string }) => ({
+      planId: request.planId,
+      cancelledAt: NOW,
+      operator: "tester",
+    })),
     "jobs:list": record("jobs:list", () => ({ jobs: [] })),
     "jobs:get": record("jobs:get", () => FAKE_JOB),
     "jobs:cancel": record("jobs:cancel", () => FAKE_JOB),

@@ -224,6 +224,28 @@ export class ActionJournal {
     return null;
   }
 
+  /**
+   * Records that the plan was cancelled, unless a job ran it; inside the caller's transaction. Returns the
+   * job that ran it (and records nothing), or null once the plan is cancelled (now or before).
+   */
+  cancelPlan(planId: string, at: string, operator: string): { ranBy: string | null; already: boolean } {
+    const ranBy = this.planRun(planId);
+    if (ranBy !== null) return { ranBy, already: false };
+    const result = this.#db
+      .prepare(
+        "INSERT INTO action_plan_cancels (plan_id, cancelled_at, operator) VALUES (?, ?, ?) ON CONFLICT (plan_id) DO NOTHING",
+      )
+      .run(planId, at, operator);
+    return { ranBy: null, already: result.changes === 0 };
+  }
+
+  planCancel(planId: string): { cancelledAt: string; operator: string } | null {
+    const row = this.#db
+      .prepare("SELECT cancelled_at, operator FROM action_plan_cancels WHERE plan_id = ?")
+      .get(planId) as { cancelled_at: string; operator: string } | undefined;
+    return row === undefined ? null : { cancelledAt: row.cancelled_at, operator: row.operator };
+  }
+
   planRun(planId: string): string | null {
     const row = this.#db.prepare("SELECT job_id FROM action_plan_runs WHERE plan_id = ?").get(planId) as
       | { job_id: string }
