@@ -30,8 +30,8 @@ import {
   JOB_STATES,
   JobEventSchema,
   JobSchema,
-  PlanRequestSchema,
   PlanCancellationSchema,
+  PlanRequestSchema,
   PlanSchema,
 } from "./domain/actions.js";
 import { ACTION_KINDS } from "./domain/codes.js";

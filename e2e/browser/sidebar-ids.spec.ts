@@ -13,9 +13,7 @@ test("each environment and company in the sidebar shows its id on hover and copi
   expect(environments.length).toBeGreaterThan(0);
 
   for (const environment of environments) {
-    const item = page.locator(
-      `[data-testid="sidebar-environment"][data-environment-id="${environment.id}"]`,
-    );
+    const item = page.locator(`[data-testid="sidebar-environment"][data-environment-id="${environment.id}"]`);
     await expect(item).toHaveAttribute("title", `${environment.name} (${environment.id})`);
     const entry = page.locator(".sb-entry", { has: item });
     await entry.hover();

@@ -472,7 +472,12 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         environmentId: null,
         companyId: null,
         verdict: null,
-        evidence: null,
+        // The plan's scope again, so the cancellation reads on its own in the log and its exports.
+        evidence: {
+          selection: stored.request.selection,
+          counts: stored.plan.counts,
+          expiresAt: stored.plan.expiresAt,
+        },
         confirmation: null,
         override: false,
         outcome: "cancelled",
