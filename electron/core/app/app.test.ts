@@ -115,7 +115,7 @@ describe("leases:detail", () => {
 });
 
 describe("a sandbox Leasekeeper destroyed", () => {
-  it("reads as destroyed by Leasekeeper at once, and its row leaves the attention counts", async () => {
+  it("reads as destroyed by the operator at once, with the job, and its row leaves the attention counts", async () => {
     const leaseId = demo.world.planted.leaking[0]!;
     const before = decodeInventoryRows(await call("inventory:get")).find((row) => row.leaseId === leaseId)!;
     expect(before.headline).toBe("leaking");
