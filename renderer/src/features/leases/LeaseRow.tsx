@@ -222,10 +222,10 @@ function ActedOnCell({ lease, tabIndex }: { lease: LeaseRowView; tabIndex: numbe
   if (mark === null) return null;
   const atMs = Date.parse(mark.at);
   return (
-    <td key="provider" className="lt-cell lt-provider" title={actedOnTitle(mark, formatExact(atMs))}>
+    <td key="provider" className="lt-cell lt-provider lt-acted" title={actedOnTitle(mark, formatExact(atMs))}>
       <span className="provider-state provider-by-us" data-testid="provider-state" data-acted={mark.action}>
         {actedOnWords(mark)}
-      </span>{" "}
+      </span>
       <button
         type="button"
         className="link job-link"
