@@ -39,6 +39,7 @@ import {
   JOB_STATES,
   JobEventSchema,
   JobSchema,
+  PlanCancellationSchema,
   PlanRequestSchema,
 } from "./domain/actions.js";
 import { ACTION_KINDS } from "./domain/codes.js";
@@ -104,6 +105,8 @@ export const contract = {
   "quarantine:list": { request: QuarantineListRequestSchema, response: QuarantineListSchema },
   "quarantine:cancel": { request: QuarantineCancelSchema, response: QuarantineSchema },
   "quarantine:resume": { request: QuarantineRefSchema, response: QuarantineSchema },
+  /** The operator closed the plan without running it: recorded (by whom, when), and it never runs. */
+  "actions:cancel-plan": { request: z.strictObject({ planId: id }), response: PlanCancellationSchema },
   "jobs:list": {
     request: z.strictObject({
       state: z.enum(JOB_STATES).optional(),

@@ -30,15 +30,23 @@ test("the audit log lists the newest entry first, with each plan's scope and fat
   const rows = page.getByTestId("audit-row");
   await expect(rows.first()).toBeVisible();
   const ids = await rows.evaluateAll((all) => all.map((row) => Number(row.getAttribute("data-entry-id"))));
-  expect(ids.length).toBeGreaterThanOrEqual(3);
+  expect(ids.length).toBeGreaterThanOrEqual(4);
   expect(ids, "entries are in descending append order").toEqual([...ids].sort((a, b) => b - a));
 
-  // The newest entry is the cancelled destroy plan: its lease named, not run yet.
+  // The newest entry is the destroy plan's cancellation, with the plan's scope; the plan itself, just
+  // before it, reads cancelled (by whom, when), never "not run yet" or, later, "expired".
   const newest = rows.first();
   await expect(newest).toHaveAttribute("data-kind", "plan");
   await expect(newest).toHaveAttribute("data-action", "destroy");
-  await expect(newest).toHaveAttribute("data-plan-state", "open");
+  await expect(newest).toHaveAttribute("data-outcome", "cancelled");
   await expect(newest.getByTestId("audit-plan-scope")).toContainText(`lease ${onlyPlanned}`);
+  const cancelledPlan = rows.nth(1);
+  await expect(cancelledPlan).toHaveAttribute("data-outcome", "planned");
+  await expect(cancelledPlan).toHaveAttribute("data-plan-state", "cancelled");
+  await expect(cancelledPlan.getByTestId("audit-plan-state")).toHaveText(
+    /^cancelled by \S.* (just now|\d+s ago)$/,
+  );
+  await expect(cancelledPlan.getByTestId("audit-plan-scope")).toContainText(`lease ${onlyPlanned}`);
 
   // The release: its item comes before (is newer than) its plan, which is marked run, with its sandbox.
   const sandboxId = sandboxOf(world, released);

@@ -19,8 +19,9 @@ async function countIn(locator: Locator): Promise<number> {
   return Number(text.replace(/,/g, ""));
 }
 
-// A sandbox destroyed from the UI reads as destroyed by Leasekeeper at once: its row is history, leaves
-// the attention counts and hides behind the History chip, without waiting for Paperclip or a rescan.
+// A sandbox destroyed from the UI reads as destroyed by you at once, with when and the job: its row is
+// history, leaves the attention counts and hides behind the History chip, without waiting for Paperclip
+// or a rescan.
 test("destroying a stale sandbox from the UI makes its row history and takes it out of the attention counts", async ({
   page,
   freshWorld: world,
@@ -58,6 +59,28 @@ test("destroying a stale sandbox from the UI makes its row history and takes it 
   await history.click();
   const closed = leaseRow(page, leaseId);
   await expect(closed).toHaveAttribute("data-headline", "closed");
-  await expect(closed.getByTestId("provider-state")).toHaveText("destroyed by Leasekeeper");
+  await expect(closed.getByTestId("provider-state")).toHaveText("destroyed by you");
   await expect(closed.getByTestId("action-destroy")).toBeDisabled();
+  const jobId = await page.getByTestId("progress-panel").last().getAttribute("data-job-id");
+  expect(jobId).toBeTruthy();
+  // When, relative in the row; the exact time, the operator and the job on hover.
+  const jobLink = closed.getByTestId("row-job-link");
+  await expect(jobLink).toHaveText(/just now|\ds ago|\dm ago/);
+  await expect(closed.locator(".lt-provider")).toHaveAttribute(
+    "title",
+    new RegExp(`^Destroyed by .+ at \\d{4}-\\d\\d-\\d\\dT.+Z \\(the sandbox was deleted\\), job ${jobId}$`),
+  );
+
+  // The job link reopens the job's progress panel after it was closed.
+  await page.getByTestId("progress-panel").last().getByTestId("job-close").click();
+  await expect(page.locator(`[data-testid="progress-panel"][data-job-id="${jobId}"]`)).toHaveCount(0);
+  await jobLink.click();
+  await expect(page.locator(`[data-testid="progress-panel"][data-job-id="${jobId}"]`)).toBeVisible();
+
+  // The drawer says the same: by you, named as the audit log names the operator, when, and the job.
+  await closed.locator(".lt-leaseId").click();
+  const happened = page.getByTestId("drawer-acted-on");
+  await expect(happened).toHaveAttribute("data-acted", "destroy");
+  await expect(happened).toContainText(/^Destroyed by you \(.+\) .+: the sandbox was deleted\. Job /);
+  await expect(happened.getByTestId("drawer-job-link")).toContainText(jobId ?? "");
 });

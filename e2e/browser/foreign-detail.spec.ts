@@ -1,5 +1,26 @@
+import type { Locator } from "@playwright/test";
 import { expect, LEASE_ROW, test } from "../support/leasekeeper.js";
 import { mutatingRequests, openConsole, plantedLease, sandboxOf, showLease, simStats } from "./operator.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Each environment or company the explanation names: by name, its id on hover and copyable, a link. */
+async function expectNamedReferences(explanation: Locator, count: number): Promise<string[]> {
+  const refs = explanation.getByTestId("named-ref");
+  await expect(refs).toHaveCount(count);
+  const ids: string[] = [];
+  for (const ref of await refs.all()) {
+    const id = (await ref.getAttribute("data-id")) ?? "";
+    ids.push(id);
+    const name = ref.getByTestId("name-link");
+    await expect(name).toBeVisible();
+    expect((await name.textContent())?.trim(), "named, not by id").not.toMatch(UUID);
+    await expect(name.locator("[title]")).toHaveAttribute("title", id);
+    await expect(ref.getByTestId("copy-button")).toHaveAttribute("aria-label", `Copy id ${id}`);
+  }
+  expect(new Set(ids).size, "both sides, not one twice").toBe(count);
+  return ids;
+}
 
 // Done-when 2: filtering `foreign` and opening a row shows the field-by-field mismatch and the explanation.
 test("filtering foreign and opening a row shows the field-by-field mismatch and what it means", async ({
@@ -34,13 +55,21 @@ test("filtering foreign and opening a row shows the field-by-field mismatch and 
   await expect(table.locator('[data-field="companyId"]')).toContainText("mismatch");
 
   // The explanation is a sentence main wrote for this verdict, and release is refused in the plugin's words.
-  await expect(drawer.getByTestId("drawer-explanation")).toHaveText(/\w+ .*\./);
+  const explanation = drawer.getByTestId("drawer-explanation");
+  await expect(explanation).toHaveText(/\w+ .*\./);
+  // It names the recorded company and the row's by name, never by a bare id.
+  await expect(explanation).toContainText("another company (");
+  const [recordedCompany] = await expectNamedReferences(explanation, 2);
   await expect(drawer.getByTestId("action-release")).toBeDisabled();
   await expect(drawer.getByTestId("drawer-refusals")).toContainText("does not belong to this environment");
 
   // The marker is never shown whole.
   const marker = (await table.locator('[data-field="marker"] td').nth(1).textContent()) ?? "";
   expect(marker).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
+
+  // The recorded company's link filters the table to that company's leases.
+  await explanation.getByTestId("name-link").first().click();
+  await expect(page.getByTestId("search")).toHaveValue(recordedCompany ?? "");
 
   // Escape closes the drawer.
   await page.keyboard.press("Escape");
@@ -50,4 +79,24 @@ test("filtering foreign and opening a row shows the field-by-field mismatch and 
   const after = await simStats(world);
   expect(mutatingRequests(after)).toBe(mutatingRequests(before));
   expect(mutatingRequests(after, sandboxOf(world, leaseId))).toBe(0);
+});
+
+test("a foreign environment's explanation names both environments, and each is a link to its rows", async ({
+  page,
+  world,
+}) => {
+  await openConsole(page, world);
+  const leaseId = plantedLease(world, "foreign-environment");
+  await (await showLease(page, leaseId)).click();
+  const explanation = page.getByTestId("lease-drawer").getByTestId("drawer-explanation");
+  await expect(explanation).toContainText("another environment (");
+  const [recorded, listed] = await expectNamedReferences(explanation, 2);
+
+  // The environment it is listed under, then the one its metadata names: each selects it in the sidebar.
+  for (const id of [listed, recorded]) {
+    await explanation.locator(`[data-testid="named-ref"][data-id="${id}"]`).getByTestId("name-link").click();
+    await expect(
+      page.locator(`[data-testid="sidebar-environment"][data-environment-id="${id}"]`),
+    ).toHaveAttribute("aria-current", "page");
+  }
 });

@@ -41,7 +41,20 @@ test("releasing an owned lease pauses it when the environment reuses leases, and
   await releaseFromRow(page, leaseId, "pause");
 
   expect((await simSandbox(world, sandboxId))?.status).toBe("paused");
-  await expect(leaseRow(page, leaseId)).toHaveAttribute("data-provider", "paused", { timeout: 10_000 });
+  const row = leaseRow(page, leaseId);
+  await expect(row).toHaveAttribute("data-provider", "paused", { timeout: 10_000 });
+  // The row says who released it and when, no longer leaks, and links to the job.
+  await expect(row.getByTestId("provider-state")).toHaveText("released by you");
+  await expect(row).toHaveAttribute("data-headline", "ok");
+  const jobId = await page.getByTestId("progress-panel").last().getAttribute("data-job-id");
+  await expect(row.locator(".lt-provider")).toHaveAttribute(
+    "title",
+    new RegExp(`^Released by .+ \\(the sandbox was paused\\), job ${jobId}$`),
+  );
+  await row.locator(".lt-leaseId").click();
+  const happened = page.getByTestId("drawer-acted-on");
+  await expect(happened).toHaveAttribute("data-acted", "release");
+  await expect(happened).toContainText(/^Released by you \(.+\) .+: the sandbox was paused\. Job /);
 });
 
 // The default demo (300 leases, 4 environments) has no environment with reuseLease off; a world of

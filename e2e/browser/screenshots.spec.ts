@@ -15,7 +15,7 @@ test.skip(
 );
 test.use({ viewport: { width: 1280, height: 720 } });
 
-test("screenshots of the table, drawer, plan dialog, pictures and audit log, light and dark", async ({
+test("screenshots of the table, drawer, a released lease, plan dialog, pictures, audit log, untracked detail and settings, light and dark", async ({
   page,
   world,
 }) => {
@@ -45,6 +45,13 @@ test("screenshots of the table, drawer, plan dialog, pictures and audit log, lig
     await expect(page.getByTestId("ownership-table")).toBeVisible();
     await page.waitForTimeout(300);
     await page.screenshot({ path: `${OUT}drawer-${scheme}.png` });
+    await page.getByTestId("drawer-close").click();
+
+    // The released lease: its row and drawer say who released it, when, and in which job.
+    await (await showLease(page, released)).click();
+    await expect(page.getByTestId("drawer-acted-on")).toBeVisible();
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: `${OUT}released-${scheme}.png` });
     await page.getByTestId("drawer-close").click();
 
     await page.getByTestId("search").fill("");

@@ -15,6 +15,7 @@ export const INVOKE_CHANNELS = [
   "quarantine:list",
   "quarantine:cancel",
   "quarantine:resume",
+  "actions:cancel-plan",
   "jobs:list",
   "jobs:get",
   "jobs:cancel",

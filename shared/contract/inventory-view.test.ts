@@ -39,7 +39,7 @@ function expectedRow(
     lastUsedAtMs: seconds(lease.lastUsedAt),
     sharedCount: classified.sharedWithCount ?? classified.sharedWith.length,
     companyName: null,
-    destroyedByLeasekeeper: false,
+    actedOnBy: null,
     shape: provider.sandbox?.shape ?? (typeof recordedShape === "string" ? recordedShape : null),
   };
 }
@@ -118,11 +118,20 @@ describe("compact inventory", () => {
     expect(Object.isFrozen(rows[0]!.flags)).toBe(true);
   });
 
-  it("carries company names, source gaps, uncertain sandboxes and a Leasekeeper destroy", () => {
+  it("carries company names, source gaps, uncertain sandboxes and what a Leasekeeper job did, once per action", () => {
     const inventory = makeInventoryFixture({ rows: 20, seed: 4 });
-    const first = inventory.leases[0]!;
-    first.provider = { ...first.provider, destroyedBy: { jobId: "job-1", at: "2026-11-30T12:00:00.000Z" } };
-    inventory.companies = [{ id: first.lease.companyId, name: "Acme Robotics" }];
+    const [first, second] = inventory.leases;
+    const destroyed = {
+      action: "destroy" as const,
+      effect: "delete" as const,
+      jobId: "job-1",
+      at: "2026-11-30T12:00:00.000Z",
+      operator: "Ada (ada)",
+    };
+    // Two rows naming one sandbox point at the same action.
+    first!.provider = { ...first!.provider, actedOnBy: destroyed };
+    second!.provider = { ...second!.provider, actedOnBy: destroyed };
+    inventory.companies = [{ id: first!.lease.companyId, name: "Acme Robotics" }];
     inventory.gaps = [{ source: "paperclip", origin: null, message: "environment 2 could not be parsed" }];
     const sandbox = { id: "sbx_maybe", status: "running" };
     inventory.untrackedUncertain = [
@@ -137,8 +146,10 @@ describe("compact inventory", () => {
     ];
     const view = InventoryViewSchema.parse(encodeInventory(inventory));
     const rows = decodeInventoryRows(view);
-    expect(rows[0]).toMatchObject({ companyName: "Acme Robotics", destroyedByLeasekeeper: true });
-    expect(rows.slice(1).every((row) => !row.destroyedByLeasekeeper)).toBe(true);
+    expect(rows[0]).toMatchObject({ companyName: "Acme Robotics", actedOnBy: destroyed });
+    expect(rows[1]!.actedOnBy).toEqual(destroyed);
+    expect(view.actedOn).toEqual([destroyed]);
+    expect(rows.slice(2).every((row) => row.actedOnBy === null)).toBe(true);
     expect(view.gaps).toEqual(inventory.gaps);
     expect(view.untrackedUncertain).toEqual([
       { credential: "ops", origin: "https://o", count: 1, reason: "cannot tell" },

@@ -42,7 +42,7 @@ export const ROW = {
   shared: 14,
   company: 15,
   unknownReason: 16,
-  destroyedByLeasekeeper: 17,
+  actedOnBy: 17,
   shape: 18,
 } as const;
 
@@ -68,7 +68,7 @@ export const LeaseRowTupleSchema = z.tuple([
   z.number().int().min(0), // number of other rows naming the same sandbox
   index, // company index (companies table), the row's own companyId
   index, // unknown reason index (UNKNOWN_REASONS)
-  z.number().int().min(0), // 1 when a Leasekeeper job destroyed the sandbox, else 0
+  index, // what a Leasekeeper job did to the sandbox (actedOn table), -1 when none
   index, // shape index (shapes table): as CreateOS lists the sandbox, else as the lease recorded it
 ]);
 export type LeaseRowTuple = z.infer<typeof LeaseRowTupleSchema>;
@@ -116,6 +116,16 @@ export const SourceGapViewSchema = z.object({
   message: z.string(),
 });
 
+/** A destroy or release a Leasekeeper job confirmed, as the rows it touched refer to it. */
+export const LeasekeeperActionViewSchema = z.object({
+  action: z.enum(["destroy", "release"]),
+  effect: z.enum(["pause", "delete"]),
+  jobId: z.string(),
+  at: z.string(),
+  operator: z.string(),
+});
+export type LeasekeeperActionView = z.infer<typeof LeasekeeperActionViewSchema>;
+
 export const InventoryViewSchema = z.object({
   generatedAt: z.string(),
   requests: z.number().int().min(0),
@@ -129,6 +139,8 @@ export const InventoryViewSchema = z.object({
   statuses: z.array(z.string()),
   policies: z.array(z.string()),
   shapes: z.array(z.string()),
+  /** The actions rows point at (`ROW.actedOnBy`); a sandbox several rows name is listed once. */
+  actedOn: z.array(LeasekeeperActionViewSchema),
   rows: z.array(LeaseRowTupleSchema),
   untracked: z.array(
     z.object({ credential: z.string(), origin: z.string(), count: z.number().int().min(0) }),
@@ -175,8 +187,8 @@ export interface LeaseRowView {
   acquiredAtMs: number;
   lastUsedAtMs: number;
   sharedCount: number;
-  /** A Leasekeeper job destroyed this row's sandbox. */
-  destroyedByLeasekeeper: boolean;
+  /** What a Leasekeeper job did to this row's sandbox (destroyed or released it), by whom and when. */
+  actedOnBy: LeasekeeperActionView | null;
   /** The sandbox's shape (s-2vcpu-4gb): as CreateOS lists it, else as the lease recorded it; null if neither. */
   shape: string | null;
 }
@@ -254,6 +266,18 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
   const statuses = new Interner();
   const policies = new Interner();
   const shapes = new Interner();
+  const actedOn: LeasekeeperActionView[] = [];
+  const actedOnIndex = new Map<object, number>();
+  const actedOnAt = (mark: LeasekeeperActionView | null | undefined): number => {
+    if (mark == null) return -1;
+    let position = actedOnIndex.get(mark);
+    if (position === undefined) {
+      position = actedOn.length;
+      actedOn.push({ ...mark });
+      actedOnIndex.set(mark, position);
+    }
+    return position;
+  };
   const environments: EnvironmentRef[] = [];
   const environmentIndex = new Map<string, number>();
   const synthesized = new Set<number>();
@@ -321,7 +345,7 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
       classified.sharedWithCount ?? classified.sharedWith.length,
       companies.indexOf(lease.companyId),
       provider.unknownReason ? UNKNOWN_REASONS.indexOf(provider.unknownReason) : -1,
-      provider.destroyedBy ? 1 : 0,
+      actedOnAt(provider.actedOnBy),
       shapes.indexOf(provider.sandbox?.shape ?? recordedShape(lease.metadata)),
     ]);
   }
@@ -366,6 +390,7 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
     statuses: statuses.values,
     policies: policies.values,
     shapes: shapes.values,
+    actedOn,
     rows,
     untracked: [...untrackedCounts.values()],
     untrackedUncertain: [...uncertainCounts.values()],
@@ -436,7 +461,7 @@ export function decodeInventoryRows(view: InventoryView): LeaseRowView[] {
       acquiredAtMs: row[ROW.acquiredAt] * 1000,
       lastUsedAtMs: row[ROW.lastUsedAt] * 1000,
       sharedCount: row[ROW.shared],
-      destroyedByLeasekeeper: row[ROW.destroyedByLeasekeeper] === 1,
+      actedOnBy: at(view.actedOn, row[ROW.actedOnBy]),
       shape: at(view.shapes, row[ROW.shape]),
     };
   });

@@ -98,6 +98,19 @@ export const LeaseDetailSchema = z.object({
   ownershipEvidence: z.array(FieldEvidenceSchema),
   /** One sentence, in the operator's words, of why the row has its headline. */
   explanation: text,
+  /**
+   * The same explanation with each environment and company it speaks of as a reference, so the drawer
+   * names it (the id on hover) and links it to its rows; `text` is what the plain sentence quotes.
+   */
+  explanationParts: z
+    .array(
+      z.union([
+        text,
+        z.object({ ref: z.literal("environment"), sourceId: text, id: text, text }),
+        z.object({ ref: z.literal("company"), id: text, text }),
+      ]),
+    )
+    .max(20),
   /** One sentence of what Paperclip itself will do with this lease. */
   paperclipWill: text,
   /** The config fields whose recorded value differs from the environment's (behind `stale-config`). */
@@ -113,8 +126,16 @@ export const LeaseDetailSchema = z.object({
   }),
   /** The row's company, with its name where a source gave one. */
   company: z.object({ id: text, name: nullableText }),
-  /** Set when a Leasekeeper job destroyed this sandbox. */
-  destroyedBy: z.object({ jobId: text, at: text }).nullable(),
+  /** Set when a Leasekeeper job destroyed or released this sandbox: what it did, for whom, when. */
+  actedOnBy: z
+    .object({
+      action: z.enum(["destroy", "release"]),
+      effect: z.enum(["pause", "delete"]),
+      jobId: text,
+      at: text,
+      operator: text,
+    })
+    .nullable(),
   provider: z.object({
     code: z.enum(PROVIDER_CODES),
     origin: nullableText,

@@ -158,6 +158,15 @@ export const PlanSchema = z.object({
 });
 export type Plan = z.infer<typeof PlanSchema>;
 
+/** A plan the operator closed without running it: it can never run afterwards. */
+export const PlanCancellationSchema = z.object({
+  planId: z.string(),
+  cancelledAt: z.string(),
+  /** Who cancelled it, as the audit log names operators. */
+  operator: z.string(),
+});
+export type PlanCancellation = z.infer<typeof PlanCancellationSchema>;
+
 export const ExecuteRequestSchema = z.strictObject({
   planId: z.string().min(1).max(200),
   confirmSandboxIds: z.array(sandboxIdField).max(50_000).default([]),
@@ -218,7 +227,14 @@ export const JobSchema = z.object({
 export type Job = z.infer<typeof JobSchema>;
 
 export const JobEventSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("item"), jobId: z.string(), item: JobItemSchema }),
+  z.object({
+    type: z.literal("item"),
+    jobId: z.string(),
+    action: z.enum(ACTION_KINDS),
+    /** The operator the job runs for, as the audit log names them. */
+    operator: z.string(),
+    item: JobItemSchema,
+  }),
   z.object({ type: z.literal("job"), jobId: z.string(), state: z.enum(JOB_STATES) }),
 ]);
 export type JobEvent = z.infer<typeof JobEventSchema>;

@@ -17,11 +17,29 @@ import { isForeign } from "./ownership.js";
  * taken from the actions the verdict allows, so the advice can never offer what the guard refuses.
  */
 export function explainVerdict(classified: ClassifiedLease): string {
-  const [meaning, next] = explanation(classified);
-  return next === null ? meaning : `${meaning} ${next}`;
+  return explainVerdictParts(classified)
+    .map((part) => (typeof part === "string" ? part : `"${part.text}"`))
+    .join("");
 }
 
-type Explanation = [meaning: string, next: string | null];
+/**
+ * An environment or a company the explanation speaks of, by id: the console shows it by name with the id
+ * on hover and links it to its rows; plain text quotes `text` (the name where the row carries it).
+ */
+export type ExplanationRef =
+  | { ref: "environment"; sourceId: string; id: string; text: string }
+  | { ref: "company"; id: string; text: string };
+export type ExplanationPart = string | ExplanationRef;
+
+/** The same sentences as `explainVerdict`, with every environment and company as a reference. */
+export function explainVerdictParts(classified: ClassifiedLease): ExplanationPart[] {
+  const [meaning, next] = explanation(classified);
+  const parts = typeof meaning === "string" ? [meaning] : [...meaning];
+  if (next !== null) parts.push(` ${next}`);
+  return parts;
+}
+
+type Explanation = [meaning: string | ExplanationPart[], next: string | null];
 
 function explanation(classified: ClassifiedLease): Explanation {
   switch (classified.verdict.headline) {
@@ -47,9 +65,10 @@ const REFUSES = "so Paperclip will refuse to release it from this environment";
 
 function explainClosed({ lease, provider, verdict }: ClassifiedLease): Explanation {
   const status = displayValue(lease.status);
-  if (provider.destroyedBy != null) {
+  if (provider.actedOnBy?.effect === "delete") {
+    const done = provider.actedOnBy.action === "release" ? "released (deleted)" : "destroyed";
     return [
-      `Leasekeeper destroyed this sandbox (job ${displayValue(provider.destroyedBy.jobId)}) and the lease is ${status}; it is history.`,
+      `Leasekeeper ${done} this sandbox (job ${displayValue(provider.actedOnBy.jobId)}) and the lease is ${status}; it is history.`,
       "Nothing needs doing.",
     ];
   }
@@ -67,10 +86,11 @@ function explainClosed({ lease, provider, verdict }: ClassifiedLease): Explanati
 }
 
 function explainForeign(classified: ClassifiedLease, code: OwnershipCode): Explanation {
-  const { lease, environment } = classified;
+  const { lease, environment, sourceId } = classified;
   const metadata = ownershipMetadata(lease.metadata);
+  const value = (key: string) => (metadata === null ? undefined : recorded(metadata, key));
   const named = (key: string) => {
-    const text = metadata === null ? null : displayValue(recorded(metadata, key));
+    const text = displayValue(value(key));
     return text === null ? "nothing" : `"${text}"`;
   };
   if (code === "foreign-provider") {
@@ -80,8 +100,18 @@ function explainForeign(classified: ClassifiedLease, code: OwnershipCode): Expla
     ];
   }
   if (code === "foreign-company") {
+    const company = value("companyId");
+    const theirs: ExplanationPart =
+      typeof company === "string"
+        ? { ref: "company", id: company, text: displayValue(company) ?? company }
+        : named("companyId");
+    const ours: ExplanationRef = {
+      ref: "company",
+      id: lease.companyId,
+      text: displayValue(lease.companyId) ?? lease.companyId,
+    };
     return [
-      `This lease's metadata names another company (${named("companyId")}), ${REFUSES}.`,
+      ["This lease's metadata names another company (", theirs, ") than the row's (", ours, `), ${REFUSES}.`],
       next(classified),
     ];
   }
@@ -91,10 +121,25 @@ function explainForeign(classified: ClassifiedLease, code: OwnershipCode): Expla
       next(classified),
     ];
   }
+  const recordedEnvironment = value("environmentId");
+  const theirs: ExplanationPart =
+    typeof recordedEnvironment === "string"
+      ? {
+          ref: "environment",
+          sourceId,
+          id: recordedEnvironment,
+          text: displayValue(recordedEnvironment) ?? recordedEnvironment,
+        }
+      : named("environmentId");
+  const listed = environmentRef(sourceId, environment);
   return [
-    `This lease's metadata names another environment (${named("environmentId")}) than "${environment.name}", ${REFUSES}.`,
+    ["This lease's metadata names another environment (", theirs, ") than ", listed, `, ${REFUSES}.`],
     next(classified),
   ];
+}
+
+function environmentRef(sourceId: string, environment: { id: string; name: string }): ExplanationRef {
+  return { ref: "environment", sourceId, id: environment.id, text: environment.name || environment.id };
 }
 
 function explainStale(classified: ClassifiedLease): Explanation {
@@ -106,8 +151,12 @@ function explainStale(classified: ClassifiedLease): Explanation {
     ];
   }
   if (verdict.ownership.includes("api-url-changed")) {
-    const meaning =
-      "The environment's API URL was changed after this sandbox was acquired: Paperclip still releases it at the recorded URL, but will never resume it.";
+    const meaning: ExplanationPart[] = [
+      ...(environment === null
+        ? ["The environment's API URL"]
+        : ["The API URL of environment ", environmentRef(classified.sourceId, environment)]),
+      " was changed after this sandbox was acquired: Paperclip still releases it at the recorded URL, but will never resume it.",
+    ];
     if (verdict.allowedActions.includes("release")) {
       return [meaning, `Release it at the old API URL (${whereAsked(provider)}) if no run needs it.`];
     }
@@ -135,12 +184,16 @@ function explainStale(classified: ClassifiedLease): Explanation {
   }
   const metadata = metadataObject(lease.metadata);
   const drifted = metadata === null || environment === null ? [] : driftedFields(metadata, environment);
-  const cause =
-    metadata === null || !isWellFormedMarker(recorded(metadata, "marker"))
-      ? "This lease's workspace marker is missing or malformed"
-      : `The environment's ${drifted.join(", ")} changed since this sandbox was acquired`;
+  const consequence = ", so its next resume will expire it and Paperclip will destroy the sandbox.";
+  if (metadata === null || environment === null || !isWellFormedMarker(recorded(metadata, "marker"))) {
+    return [`This lease's workspace marker is missing or malformed${consequence}`, next(classified)];
+  }
   return [
-    `${cause}, so its next resume will expire it and Paperclip will destroy the sandbox.`,
+    [
+      `The ${drifted.join(", ")} of environment `,
+      environmentRef(classified.sourceId, environment),
+      ` changed since this sandbox was acquired${consequence}`,
+    ],
     next(classified),
   ];
 }

@@ -63,16 +63,22 @@ export interface ProviderObservation {
   unknownReason: UnknownReason | null;
   sandbox: ProviderSandbox | null;
   /**
-   * Set when a Leasekeeper job confirmed it destroyed (or released by deleting) this sandbox, so the row
-   * reads as it now is without waiting for a fresh listing or for Paperclip to update the row.
+   * Set when a Leasekeeper job confirmed it destroyed, or released, this sandbox, so the row reads as it
+   * now is without waiting for a fresh listing or for Paperclip to update the row.
    */
-  destroyedBy?: DestroyedByLeasekeeper | null;
+  actedOnBy?: LeasekeeperAction | null;
 }
 
-export interface DestroyedByLeasekeeper {
+/** What a Leasekeeper job confirmed it did to a sandbox, by whom and when. */
+export interface LeasekeeperAction {
+  action: "destroy" | "release";
+  /** What happened at CreateOS: a release pauses (reuseLease) or deletes; a destroy deletes. */
+  effect: "pause" | "delete";
   jobId: string;
   /** When the job confirmed it, ISO. */
   at: string;
+  /** The operator the job ran for, as the audit log names them ("Ada (ada)"). */
+  operator: string;
 }
 
 /** A refusal is a value: the UI shows `message`, tests check `reason`, the audit log keeps both. */

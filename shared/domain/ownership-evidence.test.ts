@@ -200,7 +200,7 @@ describe("explainVerdict: what the verdict means and what to do", () => {
   it("says the example sentence for an apiUrl edit", () => {
     const lease = row({ metadata: meta({ apiUrl: OLD_ORIGIN }) });
     expect(explainVerdict(classified(lease, running(OLD_ORIGIN)))).toBe(
-      "The environment's API URL was changed after this sandbox was acquired: Paperclip still releases it at the recorded URL, but will never resume it. Release it at the old API URL (https://old.example) if no run needs it.",
+      'The API URL of environment "Production" was changed after this sandbox was acquired: Paperclip still releases it at the recorded URL, but will never resume it. Release it at the old API URL (https://old.example) if no run needs it.',
     );
   });
 
@@ -209,7 +209,7 @@ describe("explainVerdict: what the verdict means and what to do", () => {
     [
       "foreign-company",
       classified(row({ metadata: meta({ companyId: OTHER_COMPANY }) }), running()),
-      /another company \("company-b"\).*refuse.*typing its sandbox id/,
+      /another company \("company-b"\) than the row's \("company-a"\).*refuse.*typing its sandbox id/,
     ],
     [
       "foreign-company, gone",
@@ -243,7 +243,7 @@ describe("explainVerdict: what the verdict means and what to do", () => {
     [
       "api-url-changed, no key for the old origin",
       classified(row({ metadata: meta({ apiUrl: OLD_ORIGIN }) }), running()),
-      /API URL was changed.*Leasekeeper has no CreateOS key for https:\/\/old\.example, so nothing will be done/,
+      /API URL of environment "Production" was changed.*Leasekeeper has no CreateOS key for https:\/\/old\.example, so nothing will be done/,
     ],
     [
       "metadata-missing, nested",
@@ -281,7 +281,7 @@ describe("explainVerdict: what the verdict means and what to do", () => {
     [
       "stale-config (drift)",
       classified(row({ metadata: meta({ shape: "s-2vcpu-4gb", region: "eu" }) })),
-      /environment's shape, region changed.*next resume will expire it.*Release it/,
+      /shape, region of environment "Production" changed.*next resume will expire it.*Release it/,
     ],
     [
       "stale-config (marker)",

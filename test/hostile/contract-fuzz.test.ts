@@ -40,6 +40,7 @@ const VALID: { [C in InvokeChannel]: Record<string, unknown> } = {
   "quarantine:list": { open: true },
   "quarantine:cancel": { quarantineId: "quarantine-x", resume: false },
   "quarantine:resume": { quarantineId: "quarantine-x" },
+  "actions:cancel-plan": { planId: "plan-x" },
   "jobs:list": { state: "completed", action: "destroy", limit: 10 },
   "jobs:get": { jobId: "job-x" },
   "jobs:cancel": { jobId: "job-x" },

@@ -2,6 +2,8 @@
 export const ENGINE_MESSAGES = {
   planNotFound: "No plan with this id; make a new plan.",
   planExpired: "This plan has expired; make a new plan so that it reflects what is true now.",
+  planCancelled: (operator: string, at: string) =>
+    `This plan was cancelled by ${operator} at ${at}; a cancelled plan never runs. Make a new plan to act.`,
   planConsumed: (jobId: string) =>
     `This plan was already run, by job ${jobId}; a plan runs once. Make a new plan to act again.`,
   notInPlan: "The items to keep must come from this plan; make a new plan to act on anything else.",

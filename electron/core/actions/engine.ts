@@ -8,6 +8,7 @@ import {
   type Job,
   type JobEvent,
   type Plan,
+  type PlanCancellation,
   type PlanRequest,
   PlanRequestSchema,
 } from "../../../shared/domain/actions.js";
@@ -26,7 +27,7 @@ import type { JobRow, StoredPlan } from "./journal/journal.js";
 import { currentOperator } from "./operator.js";
 import { type ActionOptions, DEFAULT_ACTION_OPTIONS } from "./options.js";
 import { buildPlan } from "./plan/build-plan.js";
-import { planAuditRecord } from "./plan/plan-audit-record.js";
+import { planAuditRecord, planCancelAuditRecord } from "./plan/plan-audit-record.js";
 import { plannedAccounts } from "./plan/planned-accounts.js";
 import type { InventoryPort, LeaseRereader, ProviderPort } from "./ports.js";
 
@@ -59,6 +60,11 @@ export interface ActionEngine {
   plan(request: PlanRequest): Promise<Plan>;
   /** Creates the job (durably) and starts it; resolves with the job as created, items pending or skipped. */
   execute(request: ExecuteRequestInput): Promise<Job>;
+  /**
+   * Records that the operator closed the plan without running it (once; asking again answers the first
+   * cancellation). A plan a job already ran is refused `plan-consumed`; a cancelled one never runs.
+   */
+  cancelPlan(planId: string): Promise<PlanCancellation>;
   /** A plan as it was made (expired or not); null when there is none with this id. */
   getPlan(planId: string): Promise<Plan | null>;
   getJob(jobId: string): Promise<Job | null>;
@@ -201,6 +207,18 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         }
       }
       return plan;
+    },
+
+    async cancelPlan(planId) {
+      assertOpen();
+      const stored = await loadPlan(planId, true);
+      const at = now().toISOString();
+      const record = planCancelAuditRecord({ stored, operator, at });
+      const outcome = await journal.cancelPlan({ planId, at, operator: operator.name, audit: [record] });
+      if (!outcome.ok)
+        throw new CoreError("action", "plan-consumed", ENGINE_MESSAGES.planConsumed(outcome.ranBy));
+      if (outcome.recordedNow && auditCopy !== null) await auditCopy.append([record]);
+      return { planId, ...outcome.cancellation };
     },
 
     async execute(request) {

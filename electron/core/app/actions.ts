@@ -24,6 +24,7 @@ export interface ActionsPort {
     request: ParsedRequest<"actions:execute">,
     host: string,
   ): Promise<ChannelResponse<"actions:execute">>;
+  cancelPlan(planId: string): Promise<ChannelResponse<"actions:cancel-plan">>;
   listJobs(request: ParsedRequest<"jobs:list">): Promise<ChannelResponse<"jobs:list">>;
   getJob(jobId: string): Promise<ChannelResponse<"jobs:get">>;
   cancelJob(jobId: string): Promise<ChannelResponse<"jobs:cancel">>;
@@ -47,6 +48,7 @@ export function unavailableActions(): ActionsPort {
   return {
     plan: refuse,
     execute: refuse,
+    cancelPlan: refuse,
     listJobs: refuse,
     getJob: refuse,
     cancelJob: refuse,
@@ -120,6 +122,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     // Forced items are proven before the plan is shown, so their typed confirmation is asked with the evidence.
     plan: async (request) => withForcedProofs(await engine.plan(request), deps.markers),
     execute: async (request) => engine.execute(request),
+    cancelPlan: async (planId) => engine.cancelPlan(planId),
     listJobs: async (request) => ({
       jobs: (await engine.listJobs({ limit: request.limit ?? 200 }))
         .filter(

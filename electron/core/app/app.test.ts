@@ -115,7 +115,7 @@ describe("leases:detail", () => {
 });
 
 describe("a sandbox Leasekeeper destroyed", () => {
-  it("reads as destroyed by Leasekeeper at once, and its row leaves the attention counts", async () => {
+  it("reads as destroyed by the operator at once, with the job, and its row leaves the attention counts", async () => {
     const leaseId = demo.world.planted.leaking[0]!;
     const before = decodeInventoryRows(await call("inventory:get")).find((row) => row.leaseId === leaseId)!;
     expect(before.headline).toBe("leaking");
@@ -141,12 +141,13 @@ describe("a sandbox Leasekeeper destroyed", () => {
     expect(row).toMatchObject({
       headline: "closed",
       provider: "gone",
-      destroyedByLeasekeeper: true,
+      actedOnBy: { action: "destroy", effect: "delete", jobId },
       allowedActions: [],
     });
     expect(changes.length).toBeGreaterThan(changesBefore);
     const detail = await call("leases:detail", { leaseId });
-    expect(detail.destroyedBy).toMatchObject({ jobId });
+    expect(detail.actedOnBy).toMatchObject({ action: "destroy", effect: "delete", jobId });
+    expect(detail.actedOnBy?.operator).toMatch(/\S/);
     expect(detail.explanation).toContain(`Leasekeeper destroyed this sandbox (job ${jobId})`);
     expect(detail.paperclipWill).toMatch(/^Nothing: .*history/);
 
@@ -154,7 +155,51 @@ describe("a sandbox Leasekeeper destroyed", () => {
     const after = decodeInventoryRows(await call("inventory:get", { refresh: true })).find(
       (candidate) => candidate.leaseId === leaseId,
     )!;
-    expect(after).toMatchObject({ headline: "closed", destroyedByLeasekeeper: true });
+    expect(after).toMatchObject({ headline: "closed", actedOnBy: { action: "destroy", jobId } });
+  });
+});
+
+describe("a sandbox Leasekeeper released", () => {
+  it("reads as released by the operator at once, with the job and the time, and leaves the attention counts", async () => {
+    const rows = decodeInventoryRows(await call("inventory:get"));
+    const leaking = rows.find(
+      (row) => row.headline === "leaking" && row.allowedActions.includes("release") && row.actedOnBy === null,
+    );
+    expect(leaking, "the demo plants a leaking lease the plugin would release").toBeDefined();
+    const leaseId = leaking!.leaseId;
+
+    const plan = await call("actions:plan", {
+      action: "release",
+      selection: { kind: "leases", leaseIds: [leaseId] },
+    });
+    expect(plan.items).toMatchObject([{ leaseId, decision: "do" }]);
+    const { jobId } = await call("actions:execute", { planId: plan.planId });
+    let job = await call("jobs:get", { jobId });
+    while (job.state === "running") {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      job = await call("jobs:get", { jobId });
+    }
+    const [item] = job.items;
+    expect(item).toMatchObject({ leaseId, state: "confirmed" });
+
+    const { entries } = await call("audit:query", { action: "release" });
+    const operator = entries.find((entry) => entry.kind === "item" && entry.jobId === jobId)?.operator;
+    expect(operator).toMatch(/\S/);
+
+    // No refresh: the job's confirmation alone marks the row, and it no longer needs attention.
+    const row = decodeInventoryRows(await call("inventory:get")).find(
+      (candidate) => candidate.leaseId === leaseId,
+    )!;
+    expect(row.actedOnBy).toEqual({
+      action: "release",
+      effect: item!.effect,
+      jobId,
+      at: item!.finishedAt,
+      operator,
+    });
+    expect(["ok", "closed"]).toContain(row.headline);
+    const detail = await call("leases:detail", { leaseId });
+    expect(detail.actedOnBy).toMatchObject({ action: "release", jobId, operator });
   });
 });
 

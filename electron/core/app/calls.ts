@@ -66,6 +66,7 @@ export function coreCalls(core: CoreServices): CoreCalls {
         request.resume === undefined ? {} : { resume: request.resume },
       ),
     "quarantine:resume": (request) => quarantine().resume(request.quarantineId),
+    "actions:cancel-plan": (request) => actions.cancelPlan(request.planId),
     "jobs:list": (request) => actions.listJobs(request),
     "jobs:get": (request) => actions.getJob(request.jobId),
     "jobs:cancel": (request) => actions.cancelJob(request.jobId),

@@ -36,7 +36,7 @@ describe("lease detail", () => {
         sourceId: "ledger:test",
         lease,
         environment: env,
-        provider: { ...provider, destroyedBy: null },
+        provider: { ...provider, actedOnBy: null },
         verdict: classifyLease(lease, env, provider, { now: NOW, otherRowsOnSandbox: [] }),
         sharedWith: [],
       },
@@ -55,7 +55,7 @@ describe("lease detail", () => {
       effect: "pause",
     });
     expect(detail.company).toEqual({ id: "company-a", name: "Acme Robotics" });
-    expect(detail.destroyedBy).toBeNull();
+    expect(detail.actedOnBy).toBeNull();
   });
 
   it("withholds values under secret-looking keys, at any depth, and cuts URLs to their origin", () => {

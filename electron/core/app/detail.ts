@@ -1,7 +1,7 @@
 import type { LeaseDetail, UntrackedSandboxView } from "../../../shared/contract.js";
 import { displayApiUrl } from "../../../shared/domain/api-url.js";
 import type { ActionKind } from "../../../shared/domain/codes.js";
-import { explainVerdict } from "../../../shared/domain/explain-verdict.js";
+import { explainVerdict, explainVerdictParts } from "../../../shared/domain/explain-verdict.js";
 import type { ClassifiedLease, UntrackedSandbox } from "../../../shared/domain/inventory.js";
 import { metadataObject, recorded } from "../../../shared/domain/lease-metadata.js";
 import { ownershipEvidence } from "../../../shared/domain/ownership-evidence.js";
@@ -167,6 +167,11 @@ export function leaseDetail(
       match: field.match,
     })),
     explanation: explainVerdict(classified),
+    explanationParts: explainVerdictParts(classified).map((part) =>
+      typeof part === "string"
+        ? clip(part, MAX_TEXT)
+        : { ...part, id: clip(part.id, MAX_VALUE), text: clip(part.text, MAX_VALUE) },
+    ),
     paperclipWill: paperclipWill(classified),
     staleConfigFields: staleConfigFields(classified).map((field) => clip(field, 100)),
     releaseEffect: {
@@ -175,8 +180,14 @@ export function leaseDetail(
       effect: recordedReuse === true ? "pause" : "delete",
     },
     company: { id: lease.companyId, name: companyName === undefined ? null : clip(companyName, MAX_VALUE) },
-    destroyedBy: provider.destroyedBy
-      ? { jobId: clip(provider.destroyedBy.jobId, 200), at: provider.destroyedBy.at }
+    actedOnBy: provider.actedOnBy
+      ? {
+          action: provider.actedOnBy.action,
+          effect: provider.actedOnBy.effect,
+          jobId: clip(provider.actedOnBy.jobId, 200),
+          at: provider.actedOnBy.at,
+          operator: clip(provider.actedOnBy.operator, MAX_VALUE),
+        }
       : null,
     provider: {
       code: provider.code,

@@ -5,7 +5,7 @@ import type { LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
 import { CoreError, isCoreError } from "../errors/core-error.js";
 import type { EventHub } from "../handlers/events.js";
-import { LeasekeeperDestroys } from "../inventory/leasekeeper-destroys.js";
+import { LeasekeeperActions } from "../inventory/leasekeeper-actions.js";
 import { scanInventory } from "../inventory/scan.js";
 import { createSources, SourceError } from "../leases/index.js";
 import type { InventoryStore } from "../store/inventory-store.js";
@@ -44,7 +44,7 @@ export class InventoryService {
   #running: Promise<Inventory> | null = null;
   #lastRefreshAt: string | null = null;
   #timer: ReturnType<typeof setInterval> | null = null;
-  readonly #destroyed = new LeasekeeperDestroys();
+  readonly #actedOn = new LeasekeeperActions();
 
   constructor(options: InventoryServiceOptions) {
     this.#options = options;
@@ -128,22 +128,29 @@ export class InventoryService {
   }
 
   /**
-   * A job's progress: when an item confirms a delete (a destroy, or a release that deletes), the rows
-   * naming that sandbox see it destroyed by Leasekeeper at once, without waiting for the next scan or for
-   * Paperclip to update its row, and the change is announced like a scan's.
+   * A job's progress: when an item confirms a destroy or a release (a pause or a delete), the rows naming
+   * that sandbox see what was done, by whom and in which job at once, without waiting for the next scan
+   * or for Paperclip to update its row, and the change is announced like a scan's.
    */
   noteJobEvent(event: JobEvent): void {
     if (event.type !== "item") return;
     const { item } = event;
-    if (item.state !== "confirmed" || item.effect !== "delete") return;
+    if (item.state !== "confirmed" || item.effect === null) return;
     if (item.origin === null || item.sandboxId === null) return;
     const at = item.finishedAt ?? this.#now().toISOString();
-    if (!this.#destroyed.note(item.origin, item.sandboxId, { jobId: event.jobId, at })) return;
+    const mark = {
+      action: event.action,
+      effect: item.effect,
+      jobId: event.jobId,
+      at,
+      operator: event.operator,
+    };
+    if (!this.#actedOn.note(item.origin, item.sandboxId, mark)) return;
     const current = this.#inventory;
     if (current === null) return;
-    const updated = this.#destroyed.apply(current, this.#now());
+    const updated = this.#actedOn.apply(current, this.#now());
     if (updated === current) return;
-    this.#accept(updated, { applyDestroys: false });
+    this.#accept(updated, { applyActions: false });
     this.#options.events.emit("inventory:changed", { generatedAt: updated.generatedAt });
   }
 
@@ -202,8 +209,8 @@ export class InventoryService {
     return this.#inventory ?? inventory;
   }
 
-  #accept(received: Inventory, { applyDestroys = true } = {}): void {
-    const inventory = applyDestroys ? this.#destroyed.apply(received, this.#now()) : received;
+  #accept(received: Inventory, { applyActions = true } = {}): void {
+    const inventory = applyActions ? this.#actedOn.apply(received, this.#now()) : received;
     const byId = new Map<string, ClassifiedLease>();
     for (const classified of inventory.leases) {
       byId.set(leaseKey(classified.sourceId, classified.lease.id), classified);

@@ -69,3 +69,92 @@ describe("a plan is single-use over IPC's handler table and over HTTP", () => {
     expect(await app.engine!.listJobs()).toHaveLength(1);
   });
 });
+
+describe("a plan the operator cancels", () => {
+  async function startApp() {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-kept" }],
+      environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
+      leases: [{ id: "lease-kept", environmentId: "env-1", sandboxId: "sb-kept" }],
+    });
+    app = await createLeasekeeperApp({
+      configPath: world.configFile,
+      mode: "browser",
+      version: "test",
+      env: world.env,
+      log: memoryLogger(),
+      autoRefresh: false,
+    });
+    host = await startHttpHost({
+      handlers: app.handlers,
+      events: app.events,
+      log: app.log,
+      rendererDir: null,
+    });
+    return app;
+  }
+  const context = { host: "test" as const };
+  async function planDestroy(running: LeasekeeperApp): Promise<Plan> {
+    const planned = await running.handlers["actions:plan"](
+      { action: "destroy", selection: { kind: "leases", leaseIds: ["lease-kept"] } },
+      context,
+    );
+    if (!planned.ok) throw new Error(planned.error.message);
+    return planned.data as Plan;
+  }
+
+  it("is recorded cancelled, by whom and when, once; and it never runs, over IPC or HTTP", async () => {
+    const running = await startApp();
+    const plan = await planDestroy(running);
+
+    // Cancelled over the browser host, as the renderer does when the dialog is closed.
+    const overHttp = await fetch(`${host!.origin}/api/actions:cancel-plan`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", [TOKEN_HEADER]: host!.token },
+      body: JSON.stringify({ planId: plan.planId }),
+    });
+    expect(overHttp.status).toBe(200);
+    const cancelled = (await overHttp.json()) as { ok: true; data: Record<string, string> };
+    expect(cancelled.data).toMatchObject({ planId: plan.planId, operator: plan.operator });
+    expect(Date.parse(cancelled.data.cancelledAt ?? "")).toBeGreaterThanOrEqual(Date.parse(plan.createdAt));
+
+    // Asking again answers the first cancellation, and the log holds it once.
+    const again = await running.handlers["actions:cancel-plan"]({ planId: plan.planId }, context);
+    expect(again).toEqual({ ok: true, data: cancelled.data });
+    const audit = await running.handlers["audit:query"]({}, context);
+    if (!audit.ok) throw new Error(audit.error.message);
+    const rows = audit.data.entries.filter((entry) => entry.planId === plan.planId);
+    expect(rows.map((entry) => [entry.kind, entry.outcome])).toEqual([
+      ["plan", "planned"],
+      ["plan", "cancelled"],
+    ]);
+    expect(rows[1]).toMatchObject({ operator: plan.operator, at: cancelled.data.cancelledAt });
+
+    const executed = await running.handlers["actions:execute"]({ planId: plan.planId }, context);
+    expect(executed).toMatchObject({ ok: false, error: { code: "plan-consumed" } });
+    expect(executed.ok ? "" : executed.error.message).toMatch(/cancelled by .+; a cancelled plan never runs/);
+    const executedOverHttp = await fetch(`${host!.origin}/api/actions:execute`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", [TOKEN_HEADER]: host!.token },
+      body: JSON.stringify({ planId: plan.planId }),
+    });
+    expect(executedOverHttp.status).toBe(409);
+
+    expect((await world!.requestsFor("sb-kept"))["DELETE /v1/sandboxes/:id"] ?? 0).toBe(0);
+    expect(running.engine!.listJobs()).toHaveLength(0);
+  });
+
+  it("cannot cancel a plan a job already ran, and an unknown plan is not found", async () => {
+    const running = await startApp();
+    const plan = await planDestroy(running);
+    const executed = await running.handlers["actions:execute"]({ planId: plan.planId }, context);
+    if (!executed.ok) throw new Error(executed.error.message);
+    await running.engine!.waitForJob(executed.data.jobId);
+
+    const late = await running.handlers["actions:cancel-plan"]({ planId: plan.planId }, context);
+    expect(late).toMatchObject({ ok: false, error: { code: "plan-consumed" } });
+    expect(late.ok ? "" : late.error.message).toContain(executed.data.jobId);
+    const unknown = await running.handlers["actions:cancel-plan"]({ planId: "no-such-plan" }, context);
+    expect(unknown).toMatchObject({ ok: false, error: { code: "not-found" } });
+  });
+});

@@ -14,6 +14,7 @@ export interface FailureCodes {
     | "plan-not-found"
     | "plan-expired"
     | "plan-consumed"
+    | "plan-cancelled"
     | "count-not-confirmed"
     | "not-in-plan"
     | "nothing-kept"

@@ -16,6 +16,7 @@ const DOCUMENTED: ReadonlyArray<[FailureArea, string, ErrorCode, { http?: number
   ["action", "plan-not-found", "not-found"],
   ["action", "plan-expired", "plan-expired"],
   ["action", "plan-consumed", "plan-consumed"],
+  ["action", "plan-cancelled", "plan-consumed"],
   ["action", "count-not-confirmed", "refused"],
   ["action", "not-in-plan", "invalid-request"],
   ["action", "nothing-kept", "refused"],

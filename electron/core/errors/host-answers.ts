@@ -27,6 +27,8 @@ const CONTRACT_CODES: { readonly [A in FailureArea]: Readonly<Record<FailureCode
     "plan-not-found": "not-found",
     "plan-expired": "plan-expired",
     "plan-consumed": "plan-consumed",
+    // A cancelled plan is used up as a run one is: the same answer (HTTP 409), its own sentence.
+    "plan-cancelled": "plan-consumed",
     "count-not-confirmed": "refused",
     "not-in-plan": "invalid-request",
     "nothing-kept": "refused",

@@ -97,6 +97,11 @@ export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
     "quarantine:resume": record("quarantine:resume", () => {
       throw new Error("no quarantine in the fake");
     }),
+    "actions:cancel-plan": record("actions:cancel-plan", (request: { planId: string }) => ({
+      planId: request.planId,
+      cancelledAt: NOW,
+      operator: "tester",
+    })),
     "jobs:list": record("jobs:list", () => ({ jobs: [] })),
     "jobs:get": record("jobs:get", () => FAKE_JOB),
     "jobs:cancel": record("jobs:cancel", () => FAKE_JOB),

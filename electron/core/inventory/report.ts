@@ -48,7 +48,7 @@ export interface ScanReport {
     paperclipWill: string;
     /** The config fields whose recorded value differs from the environment's (behind `stale-config`). */
     staleConfigFields: string[];
-    /** Set when a Leasekeeper job destroyed the sandbox. */
+    /** Set when a Leasekeeper job deleted the sandbox (a destroy, or a release that deletes). */
     destroyedBy: { jobId: string; at: string } | null;
     /** The latest marker proof kept for the row, when it was ever proven (the marker's prefix only). */
     markerProof?: ReportedProof;
@@ -130,7 +130,10 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
         newSinceLastScan: fresh.has(lease.id),
         paperclipWill: paperclipWill(classified),
         staleConfigFields: staleConfigFields(classified),
-        destroyedBy: provider.destroyedBy ? { ...provider.destroyedBy } : null,
+        destroyedBy:
+          provider.actedOnBy?.effect === "delete"
+            ? { jobId: provider.actedOnBy.jobId, at: provider.actedOnBy.at }
+            : null,
         ...proofField(options, { kind: "lease", sourceId: classified.sourceId, leaseId: lease.id }),
       };
     }),

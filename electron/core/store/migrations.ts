@@ -1,5 +1,9 @@
 import type BetterSqlite3 from "better-sqlite3";
-import { ACTIONS_CLAIMS_MIGRATIONS, ACTIONS_MIGRATIONS } from "../actions/journal/migrations.js";
+import {
+  ACTIONS_CLAIMS_MIGRATIONS,
+  ACTIONS_MIGRATIONS,
+  ACTIONS_PLAN_CANCEL_MIGRATIONS,
+} from "../actions/journal/migrations.js";
 import { MARKER_PROOF_MIGRATIONS } from "../markers/proof-store.js";
 import { QUARANTINE_MIGRATIONS } from "../quarantine/quarantine-migrations.js";
 
@@ -79,4 +83,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...ACTIONS_CLAIMS_MIGRATIONS,
   ...MARKER_PROOF_MIGRATIONS,
   ...QUARANTINE_MIGRATIONS,
+  ...ACTIONS_PLAN_CANCEL_MIGRATIONS,
 ];

@@ -25,7 +25,7 @@ export function row(overrides: Partial<LeaseRowView> = {}): LeaseRowView {
     acquiredAtMs: Date.parse("2025-06-01T00:00:00Z"),
     lastUsedAtMs: Date.parse("2025-06-02T00:00:00Z"),
     sharedCount: 0,
-    destroyedByLeasekeeper: false,
+    actedOnBy: null,
     shape: null,
     ...overrides,
   };

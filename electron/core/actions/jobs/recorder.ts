@@ -192,7 +192,13 @@ export class ItemRecorder {
   }
 
   #emitItem(item: JournalItem): void {
-    this.#emit({ type: "item", jobId: this.#job.jobId, item: publicItem(item) });
+    this.#emit({
+      type: "item",
+      jobId: this.#job.jobId,
+      action: this.#job.action,
+      operator: this.#operator.name,
+      item: publicItem(item),
+    });
   }
 }
 

@@ -188,9 +188,7 @@ export class JobSupervisor {
     if (!created.ok) {
       this.#forget(row.jobId);
       settle(Promise.reject(new Error("not created")));
-      throw created.reason === "plan-consumed"
-        ? new CoreError("action", "plan-consumed", ENGINE_MESSAGES.planConsumed(created.ranBy))
-        : new CoreError("action", "job-already-resumed", ENGINE_MESSAGES.jobAlreadyResumed);
+      throw refusalOf(created);
     }
     let first: Job;
     let predecessors: string[];
@@ -286,5 +284,20 @@ export class JobSupervisor {
       // They lapse on their own.
     }
     clearInterval(this.#heartbeat);
+  }
+}
+
+function refusalOf(created: Exclude<JobCreation, { ok: true }>): CoreError<"action"> {
+  switch (created.reason) {
+    case "plan-consumed":
+      return new CoreError("action", "plan-consumed", ENGINE_MESSAGES.planConsumed(created.ranBy));
+    case "plan-cancelled":
+      return new CoreError(
+        "action",
+        "plan-cancelled",
+        ENGINE_MESSAGES.planCancelled(created.cancellation.operator, created.cancellation.cancelledAt),
+      );
+    case "already-resumed":
+      return new CoreError("action", "job-already-resumed", ENGINE_MESSAGES.jobAlreadyResumed);
   }
 }

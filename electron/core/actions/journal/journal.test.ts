@@ -188,6 +188,65 @@ describe.each([
     expect(jobs[0]!.items).toHaveLength(3);
   }, 120_000);
 
+  it("decides a cancel and runs racing for one plan one way: either it ran once or it never runs", async () => {
+    await store.fresh();
+    const connections = await Promise.all(Array.from({ length: RACERS }, () => store.connection()));
+    await savePlan(connections[0]!, "plan-1");
+    const [cancel, ...runs] = await Promise.all([
+      connections[0]!.cancelPlan({ planId: "plan-1", at: T0, operator: "ada", audit: [] }),
+      ...connections.slice(1).map((journal, n) =>
+        journal.createJob({
+          job: jobRow(`job-${n}`, "plan-1"),
+          items: journalItems(1),
+          audit: [],
+          consumesPlan: true,
+          resumes: null,
+        }),
+      ),
+    ]);
+    const won = runs.filter((run) => run.ok);
+    if (cancel!.ok) {
+      expect(won).toHaveLength(0);
+      for (const run of runs)
+        expect(run).toEqual({
+          ok: false,
+          reason: "plan-cancelled",
+          cancellation: { cancelledAt: T0, operator: "ada" },
+        });
+    } else {
+      expect(won).toHaveLength(1);
+      expect(cancel).toEqual({ ok: false, ranBy: (await connections[1]!.recentJobs(10))[0]!.jobId });
+    }
+
+    // Cancelled once, it stays cancelled as first recorded, and never runs.
+    await savePlan(connections[0]!, "plan-2");
+    const first = await connections[1]!.cancelPlan({ planId: "plan-2", at: T0, operator: "ada", audit: [] });
+    const again = await connections[2]!.cancelPlan({
+      planId: "plan-2",
+      at: "2026-12-01T11:00:00.000Z",
+      operator: "grace",
+      audit: [],
+    });
+    expect(first).toEqual({
+      ok: true,
+      cancellation: { cancelledAt: T0, operator: "ada" },
+      recordedNow: true,
+    });
+    expect(again).toEqual({
+      ok: true,
+      cancellation: { cancelledAt: T0, operator: "ada" },
+      recordedNow: false,
+    });
+    const late = await connections[3]!.createJob({
+      job: jobRow("job-late", "plan-2"),
+      items: journalItems(1),
+      audit: [],
+      consumesPlan: true,
+      resumes: null,
+    });
+    expect(late).toMatchObject({ ok: false, reason: "plan-cancelled" });
+  }, 120_000);
+
   it("lets one job resume an interrupted job however many race to, and never sweeps an ended job back", async () => {
     await store.fresh();
     const connections = await Promise.all(Array.from({ length: RACERS }, () => store.connection()));

@@ -39,7 +39,7 @@ export interface JobJournal {
   /**
    * Writes the job and all its items at once, with the audit rows of items that end before starting.
    * Refused, writing nothing, when `consumesPlan` and any job already ran the plan (`plan-consumed`, with
-   * that job), or when `resumes` names a job another job already resumes (`already-resumed`): in either
+   * that job) or the operator cancelled it (`plan-cancelled`), or when `resumes` names a job another job already resumes (`already-resumed`): in either
    * case exactly one of several processes racing for it wins.
    */
   createJob(input: {
@@ -49,6 +49,16 @@ export interface JobJournal {
     consumesPlan: boolean;
     resumes: string | null;
   }): Promise<JobCreation>;
+  /**
+   * Records that the operator closed the plan without running it, with its audit row, unless a job ran
+   * it (then nothing is recorded and that job is answered). Asking again answers the first cancellation.
+   */
+  cancelPlan(input: {
+    planId: string;
+    at: string;
+    operator: string;
+    audit: readonly AuditRecord[];
+  }): Promise<PlanCancelOutcome>;
   /** The CreateOS user id a planned credential answered with; null when it was not learnt yet. */
   plannedAccount(planId: string, origin: string, credential: string): Promise<string | null>;
   /** Pins the account a planned credential belongs to; the first one recorded stays. */
@@ -76,7 +86,17 @@ export interface JobJournal {
 export type JobCreation =
   | { ok: true }
   | { ok: false; reason: "plan-consumed"; ranBy: string }
+  | { ok: false; reason: "plan-cancelled"; cancellation: PlanCancelRecord }
   | { ok: false; reason: "already-resumed" };
+
+export interface PlanCancelRecord {
+  cancelledAt: string;
+  operator: string;
+}
+
+export type PlanCancelOutcome =
+  | { ok: true; cancellation: PlanCancelRecord; recordedNow: boolean }
+  | { ok: false; ranBy: string };
 
 export interface StoredPlan {
   plan: Plan;

@@ -164,3 +164,23 @@ export const ACTIONS_CLAIMS_MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
+
+/**
+ * - `action_plan_cancels`: a plan the operator closed without running it, by whom and when. A cancelled
+ *   plan can never run afterwards, and the audit log tells it apart from one that expired unused.
+ */
+export const ACTIONS_PLAN_CANCEL_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 60,
+    name: "cancelled plans",
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS action_plan_cancels (
+          plan_id       TEXT PRIMARY KEY REFERENCES action_plans (plan_id) ON DELETE CASCADE,
+          cancelled_at  TEXT NOT NULL,
+          operator      TEXT NOT NULL
+        ) STRICT;
+      `);
+    },
+  },
+];

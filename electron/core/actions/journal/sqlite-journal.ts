@@ -15,6 +15,8 @@ import {
   type JobJournal,
   type JobRow,
   type JournalItem,
+  type PlanCancelOutcome,
+  type PlanCancelRecord,
   type StoredPlan,
   toJob,
 } from "./journal.js";
@@ -133,6 +135,8 @@ export class SqliteJournal implements JobJournal {
     // the same plan (or the same interrupted job) waits for the first instead of reading a stale answer.
     const create = this.#db.transaction((): JobCreation => {
       if (input.consumesPlan) {
+        const cancellation = this.#planCancel(job.planId);
+        if (cancellation !== null) return { ok: false, reason: "plan-cancelled", cancellation };
         const ranBy = this.#planRun(job.planId);
         if (ranBy !== null) return { ok: false, reason: "plan-consumed", ranBy };
         this.#db
@@ -192,6 +196,33 @@ export class SqliteJournal implements JobJournal {
       if (error instanceof AlreadyResumed) return { ok: false, reason: "already-resumed" };
       throw error;
     }
+  }
+
+  async cancelPlan(input: Parameters<JobJournal["cancelPlan"]>[0]): Promise<PlanCancelOutcome> {
+    const cancel = this.#db.transaction((): PlanCancelOutcome => {
+      const ranBy = this.#planRun(input.planId);
+      if (ranBy !== null) return { ok: false, ranBy };
+      const earlier = this.#planCancel(input.planId);
+      if (earlier !== null) return { ok: true, cancellation: earlier, recordedNow: false };
+      this.#db
+        .prepare("INSERT INTO action_plan_cancels (plan_id, cancelled_at, operator) VALUES (?, ?, ?)")
+        .run(input.planId, input.at, input.operator);
+      this.#audit.append(input.audit);
+      return {
+        ok: true,
+        cancellation: { cancelledAt: input.at, operator: input.operator },
+        recordedNow: true,
+      };
+    });
+    // IMMEDIATE, as a run's creation is: a cancel and a run racing for one plan are decided one after the other.
+    return cancel.immediate();
+  }
+
+  #planCancel(planId: string): PlanCancelRecord | null {
+    const row = this.#db
+      .prepare("SELECT cancelled_at, operator FROM action_plan_cancels WHERE plan_id = ?")
+      .get(planId) as { cancelled_at: string; operator: string } | undefined;
+    return row === undefined ? null : { cancelledAt: row.cancelled_at, operator: row.operator };
   }
 
   #planRun(planId: string): string | null {

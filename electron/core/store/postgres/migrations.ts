@@ -141,6 +141,17 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "cancelled plans",
+    sql: `
+      CREATE TABLE ${SCHEMA}.action_plan_cancels (
+        plan_id       TEXT PRIMARY KEY REFERENCES ${SCHEMA}.action_plans (plan_id) ON DELETE CASCADE,
+        cancelled_at  TEXT NOT NULL,
+        operator      TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 // Any fixed number: every Leasekeeper process that migrates this database waits on the same one.

@@ -13,6 +13,8 @@ import {
   type JobJournal,
   type JobRow,
   type JournalItem,
+  type PlanCancelOutcome,
+  type PlanCancelRecord,
   type StoredPlan,
   toJob,
 } from "../../actions/journal/journal.js";
@@ -181,6 +183,8 @@ export class PgJournal implements JobJournal {
     try {
       return await this.#transaction(async (client): Promise<JobCreation> => {
         if (input.consumesPlan) {
+          const cancellation = await this.#lockedPlanCancel(client, job.planId);
+          if (cancellation !== null) throw new Refused({ ok: false, reason: "plan-cancelled", cancellation });
           const taken = await client.query(
             `INSERT INTO ${SCHEMA}.action_plan_runs (plan_id, job_id, run_at) VALUES ($1, $2, $3)
              ON CONFLICT (plan_id) DO NOTHING`,
@@ -232,6 +236,43 @@ export class PgJournal implements JobJournal {
       if (error instanceof Refused) return error.creation;
       throw error;
     }
+  }
+
+  async cancelPlan(input: Parameters<JobJournal["cancelPlan"]>[0]): Promise<PlanCancelOutcome> {
+    return this.#transaction(async (client): Promise<PlanCancelOutcome> => {
+      const earlier = await this.#lockedPlanCancel(client, input.planId);
+      const ran = await client.query<{ job_id: string }>(
+        `SELECT job_id FROM ${SCHEMA}.action_plan_runs WHERE plan_id = $1`,
+        [input.planId],
+      );
+      const ranBy = ran.rows[0]?.job_id;
+      if (ranBy !== undefined) return { ok: false, ranBy };
+      if (earlier !== null) return { ok: true, cancellation: earlier, recordedNow: false };
+      await client.query(
+        `INSERT INTO ${SCHEMA}.action_plan_cancels (plan_id, cancelled_at, operator) VALUES ($1, $2, $3)`,
+        [input.planId, input.at, input.operator],
+      );
+      await this.#audit.append(input.audit, client);
+      return {
+        ok: true,
+        cancellation: { cancelledAt: input.at, operator: input.operator },
+        recordedNow: true,
+      };
+    });
+  }
+
+  /**
+   * The plan's cancellation, with the plan's row locked until the transaction ends: a cancel and a run
+   * racing for one plan on two machines are then decided one after the other, never both.
+   */
+  async #lockedPlanCancel(client: pg.PoolClient, planId: string): Promise<PlanCancelRecord | null> {
+    await client.query(`SELECT 1 FROM ${SCHEMA}.action_plans WHERE plan_id = $1 FOR UPDATE`, [planId]);
+    const row = await client.query<{ cancelled_at: string; operator: string }>(
+      `SELECT cancelled_at, operator FROM ${SCHEMA}.action_plan_cancels WHERE plan_id = $1`,
+      [planId],
+    );
+    const found = row.rows[0];
+    return found === undefined ? null : { cancelledAt: found.cancelled_at, operator: found.operator };
   }
 
   async #insertItems(client: pg.PoolClient, jobId: string, items: readonly JournalItem[]): Promise<void> {

@@ -60,6 +60,7 @@ export function sharedStoreFor(config: LeasekeeperConfig, env: NodeJS.ProcessEnv
       savePlan: async (...args) => (await opened()).journal.savePlan(...args),
       loadPlan: async (...args) => (await opened()).journal.loadPlan(...args),
       createJob: async (...args) => (await opened()).journal.createJob(...args),
+      cancelPlan: async (...args) => (await opened()).journal.cancelPlan(...args),
       plannedAccount: async (...args) => (await opened()).journal.plannedAccount(...args),
       pinPlannedAccount: async (...args) => (await opened()).journal.pinPlannedAccount(...args),
       markSending: async (...args) => (await opened()).journal.markSending(...args),

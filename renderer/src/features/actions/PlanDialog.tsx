@@ -68,9 +68,28 @@ function PlanContent({ pending }: { pending: PendingAction }) {
     plan.mutate();
   }, [plan]);
 
+  // A plan shown and then closed without running is recorded cancelled, so it can never run later and
+  // the audit log says so; one that expired first is left to read "expired, never run".
+  const shown = useRef<{ planId: string; expiresAt: string } | null>(null);
+  shown.current = plan.data ? { planId: plan.data.planId, expiresAt: plan.data.expiresAt } : null;
+  const ran = useRef(false);
+  useEffect(
+    () => () => {
+      const left = shown.current;
+      if (left === null || ran.current || Date.parse(left.expiresAt) <= Date.now()) return;
+      void api
+        .invoke("actions:cancel-plan", { planId: left.planId })
+        .then(() => client.invalidateQueries({ queryKey: queryKeys.auditAll }))
+        // Unrecorded, the plan still expires on its own and never runs after that; nothing to tell.
+        .catch(() => undefined);
+    },
+    [client],
+  );
+
   const execute = useMutation({
     mutationFn: (request: ExecuteRequest) => api.invoke("actions:execute", request),
     onSuccess: (job) => {
+      ran.current = true;
       client.setQueryData(queryKeys.job(job.jobId), job);
       watchJob(job.jobId);
       if (pending.selection.kind === "leases" && pending.selection.leaseIds.length > 1) clearSelection();

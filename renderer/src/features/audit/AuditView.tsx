@@ -10,7 +10,14 @@ import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
 import { clip, formatCount, originHost, parseTime } from "../../lib/format";
-import { newestFirst, type PlanState, planScope, planStates } from "./audit-story";
+import {
+  isCancellation,
+  newestFirst,
+  type PlanState,
+  planCancellations,
+  planScope,
+  planStates,
+} from "./audit-story";
 import { saveFile } from "./download";
 import "./audit.css";
 
@@ -64,7 +71,11 @@ export function AuditView() {
   const names = useMemo(() => new Map(environments), [environments]);
   const story = useMemo(() => {
     const entries = audit.data?.entries ?? [];
-    return { newest: newestFirst(entries), states: planStates(entries, Date.now()) };
+    return {
+      newest: newestFirst(entries),
+      states: planStates(entries, Date.now()),
+      cancellations: planCancellations(entries),
+    };
   }, [audit.data]);
   const environmentName = (id: string) => names.get(id) ?? id;
   const set = <K extends keyof Filters>(key: K, value: Filters[K]) =>
@@ -204,7 +215,12 @@ export function AuditView() {
                   <AuditRow
                     entry={entry}
                     entries={audit.data.entries}
-                    planState={entry.kind === "plan" ? (story.states.get(entry.planId) ?? "open") : null}
+                    planState={
+                      entry.kind === "plan" && !isCancellation(entry)
+                        ? (story.states.get(entry.planId) ?? "open")
+                        : null
+                    }
+                    cancelledBy={story.cancellations.get(entry.planId) ?? null}
                     environmentName={environmentName}
                     expanded={expanded === entry.id}
                     onToggle={() => setExpanded(expanded === entry.id ? null : entry.id)}
@@ -228,6 +244,7 @@ export function AuditView() {
 
 const PLAN_STATE_LABELS: Record<PlanState, string> = {
   executed: "run",
+  cancelled: "cancelled",
   expired: "expired, never run",
   open: "not run yet",
 };
@@ -236,6 +253,7 @@ function AuditRow(props: {
   entry: AuditEntry;
   entries: readonly AuditEntry[];
   planState: PlanState | null;
+  cancelledBy: { operator: string; at: string } | null;
   environmentName: (id: string) => string;
   expanded: boolean;
   onToggle: () => void;
@@ -285,6 +303,12 @@ function AuditRow(props: {
         {planState && (
           <span className={`plan-state plan-state-${planState}`} data-testid="audit-plan-state">
             {PLAN_STATE_LABELS[planState]}
+            {planState === "cancelled" && props.cancelledBy && (
+              <>
+                {" "}
+                by {props.cancelledBy.operator} <RelativeTime atMs={parseTime(props.cancelledBy.at)} />
+              </>
+            )}
           </span>
         )}
       </td>

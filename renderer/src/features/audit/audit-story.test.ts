@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../../../shared/domain/actions";
-import { newestFirst, planScope, planStates } from "./audit-story";
+import { newestFirst, planCancellations, planScope, planStates } from "./audit-story";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 
@@ -64,10 +64,36 @@ describe("what became of a plan", () => {
     ["a plan past its expiry with no job", [plan("P", 1, selection, "2026-03-01T11:05:00Z")], "expired"],
     ["a plan still within its expiry", [plan("P", 1, selection, "2026-03-01T12:05:00Z")], "open"],
     ["a plan whose expiry was not recorded", [plan("P", 1, selection, "not a time")], "open"],
+    [
+      "a plan the operator closed, now past its expiry",
+      [plan("P", 1, selection, "2026-03-01T11:05:00Z"), cancellation("P", 2)],
+      "cancelled",
+    ],
+    [
+      "a plan the operator closed, still within its expiry",
+      [plan("P", 1, selection, "2026-03-01T12:05:00Z"), cancellation("P", 2)],
+      "cancelled",
+    ],
   ])("%s is %s", (_, entries, state) => {
     expect(planStates(entries as AuditEntry[], NOW).get("P")).toBe(state);
   });
+
+  it("says who cancelled a plan and when, and only for the plan cancelled", () => {
+    const entries = [
+      plan("P", 1, selection, "2026-03-01T12:05:00Z"),
+      plan("Q", 2, selection, "2026-03-01T12:05:00Z"),
+      cancellation("P", 3),
+    ];
+    expect([...planCancellations(entries)]).toEqual([
+      ["P", { operator: "Ada (ada)", at: "2026-03-01T11:02:00Z" }],
+    ]);
+    expect(planStates(entries, NOW).get("Q")).toBe("open");
+  });
 });
+
+function cancellation(planId: string, id: number) {
+  return entry({ id, planId, outcome: "cancelled", operator: "Ada (ada)", at: "2026-03-01T11:02:00Z" });
+}
 
 describe("a plan's scope", () => {
   const names = (id: string) => ({ "env-1": "acme-prod" })[id] ?? id;

@@ -12,16 +12,38 @@ export function newestFirst(entries: readonly AuditEntry[]): AuditEntry[] {
   return [...entries].sort((a, b) => b.id - a.id);
 }
 
-/** What became of a plan: run (it has items), expired (past its expiry with no job), or still open. */
-export type PlanState = "executed" | "expired" | "open";
+/**
+ * What became of a plan: run (it has items), cancelled (the operator closed it without running it),
+ * expired (past its expiry with no job and never cancelled), or still open.
+ */
+export type PlanState = "executed" | "cancelled" | "expired" | "open";
+
+/** The row that says a plan was cancelled: who closed it and when. */
+export function isCancellation(entry: AuditEntry): boolean {
+  return entry.kind === "plan" && entry.outcome === "cancelled";
+}
+
+/** Who cancelled each cancelled plan, and when. */
+export function planCancellations(
+  entries: readonly AuditEntry[],
+): Map<string, { operator: string; at: string }> {
+  const cancellations = new Map<string, { operator: string; at: string }>();
+  for (const entry of entries) {
+    if (isCancellation(entry) && !cancellations.has(entry.planId))
+      cancellations.set(entry.planId, { operator: entry.operator, at: entry.at });
+  }
+  return cancellations;
+}
 
 export function planStates(entries: readonly AuditEntry[], nowMs: number): Map<string, PlanState> {
   const executed = new Set<string>();
   for (const entry of entries) if (entry.kind === "item") executed.add(entry.planId);
+  const cancelled = planCancellations(entries);
   const states = new Map<string, PlanState>();
   for (const entry of entries) {
     if (entry.kind !== "plan") continue;
     if (executed.has(entry.planId)) states.set(entry.planId, "executed");
+    else if (cancelled.has(entry.planId)) states.set(entry.planId, "cancelled");
     else {
       const expiresAt = Date.parse(String(entry.evidence?.expiresAt ?? ""));
       states.set(entry.planId, Number.isFinite(expiresAt) && expiresAt <= nowMs ? "expired" : "open");

@@ -1,12 +1,12 @@
-import type { ReactNode } from "react";
 import type { LeaseDetail } from "../../../../shared/contract";
 import { useUi } from "../../app/ui-store";
 import { CopyButton } from "../../components/CopyButton";
 import { RelativeTime } from "../../components/RelativeTime";
 import { Text } from "../../components/Text";
 import { ActionButton, type ActionTarget } from "../actions/ActionButton";
-import { environmentKey } from "../leases/row-model";
+import { actedOnEffect, actedOnWords } from "../actions/acted-on";
 import { ProveOwnership } from "../markers/ProveOwnership";
+import { Explanation } from "./Explanation";
 import {
   type KnownNames,
   type Mismatch,
@@ -15,38 +15,12 @@ import {
   mismatches,
   type NameTarget,
 } from "./mismatches";
+import { NamedRef, NameLink } from "./NameLink";
 
 /**
  * The drawer's first three sections, in the order an operator asks: whose is it, what is wrong, and what
  * to do (and what Paperclip will do by itself). Everything below them is the evidence.
  */
-
-/** A name that filters the console to it: an environment in the sidebar, or a company in the search. */
-function NameLink({ target, children }: { target: NameTarget; children: ReactNode }) {
-  const setScope = useUi((state) => state.setScope);
-  const setSearch = useUi((state) => state.setSearch);
-  const onClick = () => {
-    if (target.kind === "environment") {
-      setScope({
-        kind: "environment",
-        key: environmentKey(target.sourceId, target.environmentId),
-        name: target.name,
-      });
-    } else {
-      setScope({ kind: "all" });
-      setSearch(target.companyId);
-    }
-  };
-  const title =
-    target.kind === "environment"
-      ? `Show the leases of environment ${target.name} (${target.environmentId})`
-      : `Show the leases of company ${target.name ?? target.companyId}`;
-  return (
-    <button type="button" className="link name-link" title={title} onClick={onClick} data-testid="name-link">
-      {children}
-    </button>
-  );
-}
 
 /** A name with its id beside it, copyable; the id alone where no source gave a name. */
 function Named({ name, id, target }: { name: string | null; id: string; target: NameTarget | null }) {
@@ -138,14 +112,11 @@ const FIELD_WORDS: Record<string, { recorded: string; expected: string }> = {
   apiUrl: { recorded: "API URL", expected: "the environment's now" },
 };
 
-function SideText({ side }: { side: MismatchSide }) {
+function SideText({ field, side }: { field: string; side: MismatchSide }) {
   if (side.value === null) return <span className="muted">(not set)</span>;
-  const text = side.name ? (
-    <strong>{side.name}</strong>
-  ) : (
-    <bdi className="mono whole-value">{side.value}</bdi>
-  );
-  return side.target ? <NameLink target={side.target}>{text}</NameLink> : text;
+  if (field === "environmentId" || field === "companyId")
+    return <NamedRef target={side.target} id={side.value} />;
+  return <bdi className="mono whole-value">{side.value}</bdi>;
 }
 
 function MismatchLine({ mismatch }: { mismatch: Mismatch }) {
@@ -155,8 +126,8 @@ function MismatchLine({ mismatch }: { mismatch: Mismatch }) {
   };
   return (
     <li data-testid="drawer-mismatch" data-field={mismatch.field}>
-      recorded: {words.recorded} <SideText side={mismatch.recorded} />; {words.expected}:{" "}
-      <SideText side={mismatch.expected} />
+      recorded: {words.recorded} <SideText field={mismatch.field} side={mismatch.recorded} />;{" "}
+      {words.expected}: <SideText field={mismatch.field} side={mismatch.expected} />
     </li>
   );
 }
@@ -167,19 +138,35 @@ export function WhatIsWrong({ detail, names }: { detail: LeaseDetail; names: Kno
   const markerState = marker ? markerCheck(marker) : "not-compared";
   const covered = new Set(found.map((mismatch) => mismatch.field));
   const otherStale = detail.staleConfigFields.filter((field) => !covered.has(field) && field !== "marker");
+  // A company-scoped environment (older Paperclip) names its own company; the row's may differ.
+  const scopeCompany = detail.verdict.ownership.includes("company-scope-mismatch")
+    ? (detail.environment?.companyId ?? null)
+    : null;
+  const companyRef = (id: string) => (
+    <NamedRef target={{ kind: "company", companyId: id, name: names.companyName(id) }} id={id} />
+  );
   return (
     <section data-testid="drawer-wrong" aria-labelledby="drawer-wrong-title">
       <h3 className="section-title" id="drawer-wrong-title">
         What is wrong
       </h3>
       <p className={`explanation tone-${detail.verdict.headline}`} data-testid="drawer-explanation">
-        {detail.explanation}
+        <Explanation parts={detail.explanationParts} names={names} />
       </p>
-      {(found.length > 0 || markerState === "malformed" || markerState === "not-recorded") && (
+      {(found.length > 0 ||
+        scopeCompany !== null ||
+        markerState === "malformed" ||
+        markerState === "not-recorded") && (
         <ul className="mismatches" data-testid="drawer-mismatches">
           {found.map((mismatch) => (
             <MismatchLine key={mismatch.field} mismatch={mismatch} />
           ))}
+          {scopeCompany !== null && (
+            <li data-testid="drawer-mismatch" data-field="companyScope">
+              the row's company {companyRef(detail.company.id)}; its environment's company:{" "}
+              {companyRef(scopeCompany)}
+            </li>
+          )}
           {markerState === "malformed" && (
             <li data-testid="drawer-mismatch" data-field="marker">
               the recorded marker is not a UUID, so the next resume cannot check the workspace and starts a
@@ -223,16 +210,17 @@ export function WhatToDo({ detail }: { detail: LeaseDetail }) {
       <h3 className="section-title" id="drawer-todo-title">
         What to do
       </h3>
-      {detail.destroyedBy && (
-        <p className="what-happened" data-testid="drawer-destroyed-by">
-          Destroyed by Leasekeeper <RelativeTime atMs={Date.parse(detail.destroyedBy.at)} />, job{" "}
+      {detail.actedOnBy && (
+        <p className="what-happened" data-testid="drawer-acted-on" data-acted={detail.actedOnBy.action}>
+          {capitalized(actedOnWords(detail.actedOnBy))} ({detail.actedOnBy.operator}){" "}
+          <RelativeTime atMs={Date.parse(detail.actedOnBy.at)} />: {actedOnEffect(detail.actedOnBy)}. Job{" "}
           <button
             type="button"
             className="link"
-            onClick={() => watchJob(detail.destroyedBy?.jobId ?? "")}
+            onClick={() => watchJob(detail.actedOnBy?.jobId ?? "")}
             data-testid="drawer-job-link"
           >
-            <Text value={detail.destroyedBy.jobId} mono />
+            <Text value={detail.actedOnBy.jobId} mono />
           </button>
           .
         </p>
@@ -259,4 +247,8 @@ export function WhatToDo({ detail }: { detail: LeaseDetail }) {
       </dl>
     </section>
   );
+}
+
+function capitalized(words: string): string {
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }

@@ -3,6 +3,7 @@ import type { ActionKind } from "../../../../shared/domain/codes";
 import { clip, formatExact, formatRelative, originHost } from "../../lib/format";
 import { useNow } from "../../lib/now";
 import { actionLabel, isOffered } from "../actions/ActionButton";
+import { actedOnTitle, actedOnWords } from "../actions/acted-on";
 import { QuarantineChip } from "../quarantine/QuarantineChip";
 import type { LeaseColumn } from "./columns";
 import { type LeaseRowView, reasonCodes, UNCERTAIN_PROVIDER } from "./row-model";
@@ -117,7 +118,11 @@ function cell(column: ColumnId, lease: LeaseRowView, tabIndex: number): ReactNod
     case "status":
       return statusCell(lease);
     case "provider":
-      return providerCell(lease);
+      return lease.actedOnBy ? (
+        <ActedOnCell key="provider" lease={lease} tabIndex={tabIndex} />
+      ) : (
+        providerCell(lease)
+      );
     case "age":
       return <AgeCell key="age" column="lt-age" atMs={lease.acquiredAtMs} />;
     case "origin":
@@ -196,16 +201,43 @@ function statusCell(lease: LeaseRowView): ReactNode {
 
 function providerCell(lease: LeaseRowView): ReactNode {
   const uncertain = UNCERTAIN_PROVIDER.includes(lease.provider);
-  const text = lease.destroyedByLeasekeeper ? "destroyed by Leasekeeper" : lease.provider;
   return (
     <td key="provider" className="lt-cell lt-provider">
       <span
-        className={`provider-state${uncertain ? " provider-uncertain" : ""}${lease.provider === "gone" ? " provider-gone" : ""}${lease.destroyedByLeasekeeper ? " provider-by-us" : ""}`}
+        className={`provider-state${uncertain ? " provider-uncertain" : ""}${lease.provider === "gone" ? " provider-gone" : ""}`}
         data-testid="provider-state"
-        title={lease.unknownReason ? `could not ask CreateOS: ${lease.unknownReason}` : text}
+        title={lease.unknownReason ? `could not ask CreateOS: ${lease.unknownReason}` : lease.provider}
       >
-        {text}
+        {lease.provider}
       </span>
+    </td>
+  );
+}
+
+/**
+ * A sandbox a Leasekeeper job destroyed or released: what was done, how long ago (the exact time, the
+ * operator and the job on hover), and the time is the link that opens the job's progress panel.
+ */
+function ActedOnCell({ lease, tabIndex }: { lease: LeaseRowView; tabIndex: number }) {
+  const now = useNow();
+  const mark = lease.actedOnBy;
+  if (mark === null) return null;
+  const atMs = Date.parse(mark.at);
+  return (
+    <td key="provider" className="lt-cell lt-provider lt-acted" title={actedOnTitle(mark, formatExact(atMs))}>
+      <span className="provider-state provider-by-us" data-testid="provider-state" data-acted={mark.action}>
+        {actedOnWords(mark)}
+      </span>
+      <button
+        type="button"
+        className="link job-link"
+        data-job={mark.jobId}
+        data-testid="row-job-link"
+        tabIndex={tabIndex}
+        aria-label={`Open job ${mark.jobId}`}
+      >
+        {formatRelative(atMs, now)}
+      </button>
     </td>
   );
 }

@@ -44,6 +44,7 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
     clearSelection,
     openDrawer,
     startAction,
+    watchJob,
     setCursor,
     picked,
     oneEnvironment,
@@ -59,6 +60,7 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
       clearSelection: state.clearSelection,
       openDrawer: state.openDrawer,
       startAction: state.startAction,
+      watchJob: state.watchJob,
       setCursor: state.setCursor,
       picked: state.columns,
       oneEnvironment: state.scope.kind === "environment",
@@ -137,6 +139,12 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
         });
         return;
       }
+      const job = target.closest<HTMLButtonElement>("button[data-job]");
+      if (job) {
+        event.stopPropagation();
+        watchJob(job.dataset.job ?? "");
+        return;
+      }
       const button = target.closest<HTMLButtonElement>("button[data-action]");
       if (button) {
         event.stopPropagation();
@@ -149,7 +157,7 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
       if (target.closest("button, input, a, .tooltip-wrap")) return;
       openDrawer(leaseId);
     },
-    [leaseOf, openDrawer, startAction, toggleSelected],
+    [leaseOf, openDrawer, startAction, toggleSelected, watchJob],
   );
 
   // One tooltip for every row: it follows the disabled action under the pointer (or focus).

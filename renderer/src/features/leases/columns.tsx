@@ -27,7 +27,8 @@ export const LEASE_COLUMNS: readonly LeaseColumn[] = [
   { id: "environment", header: "Environment", min: 92, grow: 1, priority: true },
   { id: "company", header: "Company", min: 88, grow: 1, priority: true },
   { id: "status", header: "Row status", min: 92, grow: 0, priority: true },
-  { id: "provider", header: "Provider", min: 96, grow: 0.8, priority: true },
+  // Wide enough for "destroyed by you" over the time of the job that did it.
+  { id: "provider", header: "Provider", min: 120, grow: 0.8, priority: true },
   { id: "age", header: "Age", min: 76, grow: 0, priority: true },
   { id: "origin", header: "Origin", min: 140, grow: 0.6, priority: false },
   { id: "policy", header: "Policy", min: 130, grow: 0.4, priority: false },

@@ -3,6 +3,7 @@ import { useShallow } from "zustand/react/shallow";
 import { type Scope, useUi, type View } from "../../app/ui-store";
 import { useInventory } from "../../app/use-inventory";
 import { Badge } from "../../components/Badge";
+import { CopyButton } from "../../components/CopyButton";
 import { SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { originHost } from "../../lib/format";
@@ -86,9 +87,20 @@ export function Sidebar() {
             </button>
             {tree.companies.map((company) => (
               <div key={company.companyId} className="sb-group" data-testid="sidebar-company">
-                <div className="sb-group-title" title={company.companyId}>
-                  <span className="muted">Company</span>{" "}
-                  {company.name ? <Text value={company.name} /> : <Text value={company.companyId} mono />}
+                <div
+                  className="sb-group-title sb-copyable"
+                  title={company.name ? `${company.name} (${company.companyId})` : company.companyId}
+                  data-testid="sidebar-company-title"
+                >
+                  <span className="sb-group-name">
+                    <span className="muted">Company</span>{" "}
+                    {company.name ? (
+                      <Text value={company.name} title={false} />
+                    ) : (
+                      <Text value={company.companyId} mono title={false} />
+                    )}
+                  </span>
+                  <CopyButton value={company.companyId} label="Copy company id" />
                 </div>
                 {company.environments.map((environment) => {
                   const candidate: Scope = {
@@ -97,22 +109,32 @@ export function Sidebar() {
                     name: environment.name,
                   };
                   return (
-                    <button
-                      type="button"
-                      key={environment.key}
-                      className="sb-item"
-                      aria-current={onLeases && isScope(scope, candidate) ? "page" : undefined}
-                      data-testid="sidebar-environment"
-                      data-environment-id={environment.environmentId ?? ""}
-                      onClick={() => setScope(candidate)}
-                    >
-                      <Text
-                        className="sb-name"
-                        value={environment.name}
-                        placeholder={environment.known ? "(unnamed)" : "(environment not listed)"}
-                      />
-                      <HeadlineCounts counts={environment.counts} total={environment.total} />
-                    </button>
+                    <div key={environment.key} className="sb-entry sb-copyable">
+                      <button
+                        type="button"
+                        className="sb-item"
+                        aria-current={onLeases && isScope(scope, candidate) ? "page" : undefined}
+                        data-testid="sidebar-environment"
+                        data-environment-id={environment.environmentId ?? ""}
+                        title={
+                          environment.environmentId === null
+                            ? undefined
+                            : `${environment.name || "(unnamed)"} (${environment.environmentId})`
+                        }
+                        onClick={() => setScope(candidate)}
+                      >
+                        <Text
+                          className="sb-name"
+                          value={environment.name}
+                          title={false}
+                          placeholder={environment.known ? "(unnamed)" : "(environment not listed)"}
+                        />
+                        <HeadlineCounts counts={environment.counts} total={environment.total} />
+                      </button>
+                      {environment.environmentId !== null && (
+                        <CopyButton value={environment.environmentId} label="Copy environment id" />
+                      )}
+                    </div>
                   );
                 })}
               </div>

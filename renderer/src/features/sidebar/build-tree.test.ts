@@ -37,6 +37,7 @@ const view = {
   companyNames: [null, null],
   untrackedUncertain: [],
   gaps: [],
+  actedOn: [],
 } satisfies InventoryView;
 
 describe("buildTree", () => {
