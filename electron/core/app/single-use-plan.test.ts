@@ -141,7 +141,7 @@ describe("a plan the operator cancels", () => {
     expect(executedOverHttp.status).toBe(409);
 
     expect((await world!.requestsFor("sb-kept"))["DELETE /v1/sandboxes/:id"] ?? 0).toBe(0);
-    expect(running.engine!.listJobs()).toHaveLength(0);
+    expect(await running.engine!.listJobs()).toHaveLength(0);
   });
 
   it("cannot cancel a plan a job already ran, and an unknown plan is not found", async () => {
