@@ -145,7 +145,7 @@ export async function runSourceComparison(options: SourceComparisonOptions): Pro
  * behind every row that names one (live for active rows, finished for the rest), and every lease row.
  * Returns the number of runs.
  */
-async function seedDatabase(
+export async function seedDatabase(
   url: string,
   environments: ReturnType<typeof parseEnvironments>["rows"],
   leases: readonly LeaseRow[],

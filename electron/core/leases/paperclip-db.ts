@@ -3,12 +3,18 @@ import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Company, Environment, LeaseRow, SourceProblem } from "../../../shared/domain/paperclip.js";
 import { runInSlices } from "../time-slices.js";
 import {
+  type DatabaseLeaseRow,
+  databaseRowEnvironmentId,
+  databaseRowId,
+  leaseRowFromDatabase,
+} from "./paperclip-db-rows.js";
+import {
   COLUMNS_READ,
   describeShape,
   detectSchemaShape,
   type PaperclipSchemaShape,
 } from "./paperclip-db-schema.js";
-import { parseEnvironment, parseEnvironments, parseLeaseRow } from "./rows.js";
+import { parseEnvironment, parseEnvironments } from "./rows.js";
 import { isValidRowId, type LeaseSource, SourceError } from "./source.js";
 
 export interface PaperclipDbSourceOptions {
@@ -40,18 +46,12 @@ const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set([
   "created_at",
   "updated_at",
 ]);
-const camelCase = (column: string) =>
-  column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-// Each row comes out already in the shape LeaseRowSchema reads: columns named as Paperclip's JSON names
-// them, timestamps as ISO 8601 text (in the transaction's UTC zone) so the driver never parses a date.
-// The run's status is null when the row names no run or its run is gone (Paperclip's sweep treats both
-// alike).
+// One value per field of LEASE_FIELDS, in its order: timestamps as ISO 8601 text (in the transaction's UTC
+// zone) so the driver never parses a date. The run's status is null when the row names no run or its run
+// is gone (Paperclip's sweep treats both alike).
 const LEASE_SELECT = `${COLUMNS_READ.environment_leases
-  .map((column) => {
-    const value = TIMESTAMP_COLUMNS.has(column) ? `to_json(l.${column}) #>> '{}'` : `l.${column}`;
-    return `${value} AS "${camelCase(column)}"`;
-  })
-  .join(", ")}, r.status AS "heartbeatRunStatus"`;
+  .map((column) => (TIMESTAMP_COLUMNS.has(column) ? `to_json(l.${column}) #>> '{}'` : `l.${column}`))
+  .join(", ")}, r.status`;
 // Rows the CreateOS plugin wrote: under a CreateOS environment, or recorded as CreateOS wherever their
 // environment went (deleted, or switched to another driver or provider).
 const CREATEOS_ROW = `(
@@ -127,7 +127,11 @@ export class PaperclipDbSource implements LeaseSource {
       const problems: SourceProblem[] = [...environments.problems];
       // The next page is asked for before this one is checked, so the server works while the rows are.
       const pageAfter = (id: string) => {
-        const query = client.query<Row>(LEASES_PAGE_QUERY, [id, this.#pageSize]);
+        const query = client.query<unknown[]>({
+          text: LEASES_PAGE_QUERY,
+          values: [id, this.#pageSize],
+          rowMode: "array",
+        });
         // Awaited below, unless the scan stops first: then its failure must not go unhandled.
         query.catch(() => undefined);
         return query;
@@ -136,7 +140,7 @@ export class PaperclipDbSource implements LeaseSource {
       for (let offset = 0; ; ) {
         const page = (await pending).rows;
         const full = page.length === this.#pageSize;
-        if (full) pending = pageAfter(String(page[page.length - 1]!.id));
+        if (full) pending = pageAfter(databaseRowId(page[page.length - 1]!));
         await runInSlices(this.#checkRows(page, offset, byId, leases, problems), { signal });
         offset += page.length;
         if (!full) break;
@@ -159,7 +163,7 @@ export class PaperclipDbSource implements LeaseSource {
 
   /** Each row parsed on its own; a malformed one is a problem naming its id (a database has no index). */
   *#checkRows(
-    page: readonly Row[],
+    page: readonly DatabaseLeaseRow[],
     offset: number,
     environments: ReadonlyMap<string, Environment>,
     into: LeaseRow[],
@@ -167,14 +171,14 @@ export class PaperclipDbSource implements LeaseSource {
   ): Generator<void, void, void> {
     for (let at = 0; at < page.length; at++) {
       if ((at + 1) % ROWS_PER_STEP === 0) yield;
-      const item = page[at]!;
-      const parsed = parseLeaseRow(withEnvironmentChange(item, environments));
+      const values = page[at]!;
+      const parsed = leaseRowFromDatabase(values, environmentChange(values, environments));
       if (parsed.ok) into.push(parsed.row);
       else {
         problems.push({
           source: this.id,
           index: offset + at,
-          message: `environment_leases row ${String(item.id)}: ${parsed.message}`,
+          message: `environment_leases row ${databaseRowId(values)}: ${parsed.message}`,
         });
       }
     }
@@ -186,13 +190,18 @@ export class PaperclipDbSource implements LeaseSource {
     if (!UUID.test(leaseId)) return null;
     options.signal?.throwIfAborted();
     const found = await this.#readOnly("reading a lease", options.signal, async (client, shape) => {
-      const lease = await client.query<Row>(LEASE_QUERY, [leaseId]);
+      const lease = await client.query<unknown[]>({
+        text: LEASE_QUERY,
+        values: [leaseId],
+        rowMode: "array",
+      });
       const row = lease.rows[0];
       if (row === undefined) return null;
+      const environmentId = databaseRowEnvironmentId(row);
       const environment =
-        row.environmentId === null
+        environmentId === null
           ? undefined
-          : (await client.query<Row>(`${environmentsQuery(shape)} WHERE id = $1::uuid`, [row.environmentId]))
+          : (await client.query<Row>(`${environmentsQuery(shape)} WHERE id = $1::uuid`, [environmentId]))
               .rows[0];
       return { row, environment };
     });
@@ -202,7 +211,7 @@ export class PaperclipDbSource implements LeaseSource {
       const parsed = parseEnvironment(environmentFromRow(found.environment));
       if (parsed.ok) environments.set(parsed.environment.id, parsed.environment);
     }
-    const parsed = parseLeaseRow(withEnvironmentChange(found.row, environments));
+    const parsed = leaseRowFromDatabase(found.row, environmentChange(found.row, environments));
     if (!parsed.ok) throw new SourceError(this.id, `the lease row is malformed (${parsed.message})`);
     return parsed.row;
   }
@@ -312,19 +321,17 @@ function isCreateosEnvironment(environment: Environment): boolean {
 }
 
 /** What became of a row's environment, when it is no longer the CreateOS environment the row was made in. */
-function environmentChange(row: Row, environments: ReadonlyMap<string, Environment>): string | undefined {
-  if (row.environmentId === null || row.environmentId === undefined) return "deleted";
-  const environment = environments.get(String(row.environmentId));
+function environmentChange(
+  row: DatabaseLeaseRow,
+  environments: ReadonlyMap<string, Environment>,
+): string | undefined {
+  const environmentId = databaseRowEnvironmentId(row);
+  if (environmentId === null) return "deleted";
+  const environment = environments.get(environmentId);
   if (environment === undefined) return "deleted";
   if (isCreateosEnvironment(environment)) return undefined;
   if (environment.driver !== "sandbox") return `now ${environment.driver}`;
   return `now ${environment.config.provider ?? "sandbox"}`;
-}
-
-function withEnvironmentChange(row: Row, environments: ReadonlyMap<string, Environment>): Row {
-  const change = environmentChange(row, environments);
-  if (change !== undefined) row.environmentChange = change;
-  return row;
 }
 
 const DATABASE_ERRORS: Record<string, string> = {
