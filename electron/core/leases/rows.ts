@@ -163,31 +163,53 @@ export function withoutSecrets<T>(value: T): T {
   return redact(value) as T;
 }
 
-function redact(value: unknown): unknown {
+// Rows repeat the same few keys thousands of times: each key's answer is kept (up to a bound, so hostile
+// input with endless distinct keys costs memory no more than time).
+const secretKeyAnswers = new Map<string, boolean>();
+const MAX_KEPT_ANSWERS = 10_000;
+
+function isSecretKey(key: string): boolean {
+  const known = secretKeyAnswers.get(key);
+  if (known !== undefined) return known;
+  const answer = SECRET_KEY.test(key);
+  if (secretKeyAnswers.size < MAX_KEPT_ANSWERS) secretKeyAnswers.set(key, answer);
+  return answer;
+}
+
+/** Whether `redact` would change anything: asked first, so a clean value (nearly all) is never copied. */
+function holdsSecret(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
   if (Array.isArray(value)) {
-    const items = value.map(redact);
-    return items.every((item, index) => item === value[index]) ? value : items;
+    for (let at = 0; at < value.length; at++) if (holdsSecret(value[at])) return true;
+    return false;
   }
-  if (typeof value !== "object" || value === null) return value;
+  if (!isPlainObject(value)) return false;
+  const keys = Object.keys(value);
+  for (let at = 0; at < keys.length; at++) {
+    const key = keys[at]!;
+    if (isSecretKey(key) || holdsSecret((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
+function isPlainObject(value: object): boolean {
   const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) return value;
-  let changed = false;
-  const entries: [string, unknown][] = [];
-  for (const key of Object.keys(value)) {
-    const child = (value as Record<string, unknown>)[key];
-    if (SECRET_KEY.test(key)) {
-      changed = true;
-      continue;
-    }
-    const redacted = redact(child);
-    if (redacted !== child) changed = true;
-    entries.push([key, redacted]);
-  }
-  if (!changed) return value;
-  // defineProperty, not assignment: a JSON "__proto__" key must stay a plain data property.
+  return prototype === Object.prototype || prototype === null;
+}
+
+function redact(value: unknown): unknown {
+  if (!holdsSecret(value)) return value;
+  if (Array.isArray(value)) return value.map(redact);
   const copy: Record<string, unknown> = {};
-  for (const [key, child] of entries) {
-    Object.defineProperty(copy, key, { value: child, enumerable: true, writable: true, configurable: true });
+  for (const key of Object.keys(value as object)) {
+    if (isSecretKey(key)) continue;
+    // defineProperty, not assignment: a JSON "__proto__" key must stay a plain data property.
+    Object.defineProperty(copy, key, {
+      value: redact((value as Record<string, unknown>)[key]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return copy;
 }
