@@ -64,9 +64,9 @@ const LEASES_PAGE_QUERY = `
     FROM environment_leases l
     LEFT JOIN environments e ON e.id = l.environment_id
     LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
-   WHERE l.id > $1::uuid AND ${CREATEOS_ROW}
+   WHERE l.id > $1::uuid AND l.id <= $2::uuid AND ${CREATEOS_ROW}
    ORDER BY l.id
-   LIMIT $2`;
+   LIMIT $3`;
 const LEASE_QUERY = `
   SELECT ${LEASE_SELECT}
     FROM environment_leases l
@@ -74,7 +74,24 @@ const LEASE_QUERY = `
    WHERE l.id = $1::uuid`;
 /** Rows checked between two turns of the event loop. */
 const ROWS_PER_STEP = 100;
-const FIRST_UUID = "00000000-0000-0000-0000-000000000000";
+/** Ids after `after`, up to and including `upTo`. */
+interface IdRange {
+  after: string;
+  upTo: string;
+}
+interface ScannedRange {
+  leases: LeaseRow[];
+  problems: SourceProblem[];
+  /** Rows read in the range, usable or not. */
+  rows: number;
+}
+// Paperclip's ids are random (version 4) UUIDs, so about half of them fall on either side of 7fff….
+const LOW_IDS: IdRange = {
+  after: "00000000-0000-0000-0000-000000000000",
+  upTo: "7fffffff-ffff-ffff-ffff-ffffffffffff",
+};
+const HIGH_IDS: IdRange = { after: LOW_IDS.upTo, upTo: "ffffffff-ffff-ffff-ffff-ffffffffffff" };
+const SNAPSHOT_ID = /^[0-9A-F]+(-[0-9A-F]+)+$/i;
 
 type Row = Record<string, unknown>;
 
@@ -100,7 +117,8 @@ export class PaperclipDbSource implements LeaseSource {
     this.#pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
     this.#pool = new pg.Pool({
       connectionString: options.url,
-      max: 2,
+      // A scan holds two (its two halves); a lease re-read beside it needs a third.
+      max: 3,
       idleTimeoutMillis: 10_000,
       allowExitOnIdle: true,
       connectionTimeoutMillis: this.#timeoutMs,
@@ -123,28 +141,29 @@ export class PaperclipDbSource implements LeaseSource {
         "environments",
       );
       const byId = new Map(environments.rows.map((environment) => [environment.id, environment]));
-      const leases: LeaseRow[] = [];
-      const problems: SourceProblem[] = [...environments.problems];
-      // The next page is asked for before this one is checked, so the server works while the rows are.
-      const pageAfter = (id: string) => {
-        const query = client.query<unknown[]>({
-          text: LEASES_PAGE_QUERY,
-          values: [id, this.#pageSize],
-          rowMode: "array",
-        });
-        // Awaited below, unless the scan stops first: then its failure must not go unhandled.
-        query.catch(() => undefined);
-        return query;
+      // The two halves of the id range are read at once, the second over a connection that shares this
+      // transaction's snapshot: the server formats rows on two backends while this process checks them.
+      const snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
+      const stop = new AbortController();
+      const halted = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
+      const scan = async (read: () => Promise<ScannedRange>) => {
+        try {
+          return await read();
+        } catch (error) {
+          stop.abort(error);
+          throw error;
+        }
       };
-      let pending = pageAfter(FIRST_UUID);
-      for (let offset = 0; ; ) {
-        const page = (await pending).rows;
-        const full = page.length === this.#pageSize;
-        if (full) pending = pageAfter(databaseRowId(page[page.length - 1]!));
-        await runInSlices(this.#checkRows(page, offset, byId, leases, problems), { signal });
-        offset += page.length;
-        if (!full) break;
-      }
+      const [low, high] = await Promise.all([
+        scan(() => this.#scanRange(client, LOW_IDS, byId, halted)),
+        scan(() =>
+          this.#sharingSnapshot(snapshot, (other) => this.#scanRange(other, HIGH_IDS, byId, halted)),
+        ),
+      ]);
+      const leases = low.leases;
+      for (const lease of high.leases) leases.push(lease);
+      const problems: SourceProblem[] = [...environments.problems, ...low.problems];
+      for (const problem of high.problems) problems.push({ ...problem, index: problem.index + low.rows });
       return { shape, companies: companies.rows, environments: environments.rows, leases, problems };
     });
 
@@ -159,6 +178,60 @@ export class PaperclipDbSource implements LeaseSource {
       schemaShape: read.shape,
       schemaNote: this.lastSchemaNote,
     };
+  }
+
+  /**
+   * The CreateOS rows whose ids lie in `range`, page by page in id order; a row's problem index is its
+   * place within the range.
+   */
+  async #scanRange(
+    client: pg.ClientBase,
+    range: IdRange,
+    environments: ReadonlyMap<string, Environment>,
+    signal: AbortSignal,
+  ): Promise<ScannedRange> {
+    const leases: LeaseRow[] = [];
+    const problems: SourceProblem[] = [];
+    // The next page is asked for before this one is checked, so the server works while the rows are.
+    const pageAfter = (id: string) => {
+      const query = client.query<unknown[]>({
+        text: LEASES_PAGE_QUERY,
+        values: [id, range.upTo, this.#pageSize],
+        rowMode: "array",
+      });
+      // Awaited below, unless the scan stops first: then its failure must not go unhandled.
+      query.catch(() => undefined);
+      return query;
+    };
+    let pending = pageAfter(range.after);
+    let offset = 0;
+    for (;;) {
+      signal.throwIfAborted();
+      const page = (await pending).rows;
+      const full = page.length === this.#pageSize;
+      if (full) pending = pageAfter(databaseRowId(page[page.length - 1]!));
+      await runInSlices(this.#checkRows(page, offset, environments, leases, problems), { signal });
+      offset += page.length;
+      if (!full) break;
+    }
+    return { leases, problems, rows: offset };
+  }
+
+  /**
+   * A second read-only transaction that sees exactly what the first one does (`SET TRANSACTION
+   * SNAPSHOT`), on a connection of its own, ended when `body` is.
+   */
+  async #sharingSnapshot<T>(snapshot: string, body: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let broken = false;
+    try {
+      return await readOnlyTransaction(client, this.#timeoutMs, body, { snapshot });
+    } catch (error) {
+      broken = true;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   }
 
   /** Each row parsed on its own; a malformed one is a problem naming its id (a database has no index). */
@@ -280,15 +353,22 @@ export class PaperclipDbSource implements LeaseSource {
 
 /**
  * Runs `body` in one `READ ONLY` transaction (repeatable read, so every page of a scan sees the same
- * moment) whose statements are cancelled after `timeoutMs`; rolled back when `body` throws.
+ * moment) whose statements are cancelled after `timeoutMs`; rolled back when `body` throws. With
+ * `snapshot` (another open transaction's exported snapshot) it sees exactly what that one sees.
  */
 export async function readOnlyTransaction<T>(
   client: pg.ClientBase,
   timeoutMs: number,
   body: (client: pg.ClientBase) => Promise<T>,
+  options: { snapshot?: string } = {},
 ): Promise<T> {
   await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   try {
+    if (options.snapshot !== undefined) {
+      // The snapshot id is the server's own (pg_export_snapshot), but it is spliced into SQL: checked.
+      if (!SNAPSHOT_ID.test(options.snapshot)) throw new Error("not a snapshot id");
+      await client.query(`SET TRANSACTION SNAPSHOT '${options.snapshot}'`);
+    }
     await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
     await client.query("SET LOCAL TimeZone = 'UTC'");
     const result = await body(client);
