@@ -378,14 +378,12 @@ describe("reading the id range in two halves", () => {
       const company = await seed.company("Halves");
       const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
       await seed.leases(
-        [...ids]
-          .reverse()
-          .map((id, at) => ({
-            id,
-            companyId: company,
-            environmentId: environment,
-            providerLeaseId: `sbx-${at}`,
-          })),
+        [...ids].reverse().map((id, at) => ({
+          id,
+          companyId: company,
+          environmentId: environment,
+          providerLeaseId: `sbx-${at}`,
+        })),
       );
       // Unusable rows in each half: each problem's index is the row's place in the whole scan.
       await client.query("UPDATE environment_leases SET status = '' WHERE id = ANY($1::uuid[])", [
