@@ -390,8 +390,15 @@ describe("reading the id range in two halves", () => {
         [ids[1], ids[6]],
       ]);
     });
-    for (const pageSize of [1, 2, 100]) {
-      const source = sourceFor(db.url, pageSize);
+    // A role allowed one connection gets both halves read over it, one after the other.
+    await withClient(db.url, (client) =>
+      client.query(`CREATE ROLE one_connection LOGIN PASSWORD 'one' CONNECTION LIMIT 1;
+        GRANT SELECT ON ALL TABLES IN SCHEMA public TO one_connection;`),
+    );
+    const readers = [1, 2, 100].map((pageSize) => ({ url: db.url, pageSize }));
+    readers.push({ url: db.urlFor("one_connection", "one"), pageSize: 2 });
+    for (const { url, pageSize } of readers) {
+      const source = sourceFor(url, pageSize);
       try {
         const snapshot = await source.load();
         expect(snapshot.leases.map((lease) => lease.id)).toEqual(ids.filter((_, at) => at !== 1 && at !== 6));

@@ -143,23 +143,35 @@ export class PaperclipDbSource implements LeaseSource {
       const byId = new Map(environments.rows.map((environment) => [environment.id, environment]));
       // The two halves of the id range are read at once, the second over a connection that shares this
       // transaction's snapshot: the server formats rows on two backends while this process checks them.
-      const snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
-      const stop = new AbortController();
-      const halted = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
-      const scan = async (read: () => Promise<ScannedRange>) => {
-        try {
-          return await read();
-        } catch (error) {
-          stop.abort(error);
-          throw error;
-        }
-      };
-      const [low, high] = await Promise.all([
-        scan(() => this.#scanRange(client, LOW_IDS, byId, halted)),
-        scan(() =>
-          this.#sharingSnapshot(snapshot, (other) => this.#scanRange(other, HIGH_IDS, byId, halted)),
-        ),
-      ]);
+      // A server that grants no second connection (a role's connection limit) gets both on this one.
+      const second = await this.#pool.connect().catch(() => null);
+      let low: ScannedRange;
+      let high: ScannedRange;
+      if (second === null) {
+        low = await this.#scanRange(client, LOW_IDS, byId, signal);
+        high = await this.#scanRange(client, HIGH_IDS, byId, signal);
+      } else {
+        const snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!
+          .id;
+        const stop = new AbortController();
+        const halted = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
+        const scan = async (read: () => Promise<ScannedRange>) => {
+          try {
+            return await read();
+          } catch (error) {
+            stop.abort(error);
+            throw error;
+          }
+        };
+        [low, high] = await Promise.all([
+          scan(() => this.#scanRange(client, LOW_IDS, byId, halted)),
+          scan(() =>
+            this.#sharingSnapshot(second, snapshot, (other) =>
+              this.#scanRange(other, HIGH_IDS, byId, halted),
+            ),
+          ),
+        ]);
+      }
       const leases = low.leases;
       for (const lease of high.leases) leases.push(lease);
       const problems: SourceProblem[] = [...environments.problems, ...low.problems];
@@ -188,7 +200,7 @@ export class PaperclipDbSource implements LeaseSource {
     client: pg.ClientBase,
     range: IdRange,
     environments: ReadonlyMap<string, Environment>,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
   ): Promise<ScannedRange> {
     const leases: LeaseRow[] = [];
     const problems: SourceProblem[] = [];
@@ -206,7 +218,7 @@ export class PaperclipDbSource implements LeaseSource {
     let pending = pageAfter(range.after);
     let offset = 0;
     for (;;) {
-      signal.throwIfAborted();
+      signal?.throwIfAborted();
       const page = (await pending).rows;
       const full = page.length === this.#pageSize;
       if (full) pending = pageAfter(databaseRowId(page[page.length - 1]!));
@@ -219,10 +231,13 @@ export class PaperclipDbSource implements LeaseSource {
 
   /**
    * A second read-only transaction that sees exactly what the first one does (`SET TRANSACTION
-   * SNAPSHOT`), on a connection of its own, ended when `body` is.
+   * SNAPSHOT`), on a connection of its own (released here), ended when `body` is.
    */
-  async #sharingSnapshot<T>(snapshot: string, body: (client: pg.ClientBase) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+  async #sharingSnapshot<T>(
+    client: pg.PoolClient,
+    snapshot: string,
+    body: (client: pg.ClientBase) => Promise<T>,
+  ): Promise<T> {
     let broken = false;
     try {
       return await readOnlyTransaction(client, this.#timeoutMs, body, { snapshot });
