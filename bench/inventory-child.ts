@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import pg from "pg";
 import { loadConfig } from "../electron/core/config/load.js";
 import { EnvSecretStore } from "../electron/core/config/secrets.js";
 import {
@@ -58,6 +59,11 @@ export interface ReadChildResult {
   wallMs: number;
   cpuMs: number;
   memory: { heapUsedMaxMB: number; maxRssMB: number; baselineRssMB: number };
+  /**
+   * CPU time of the database server's backends that served the read (a database source on this machine
+   * only; null otherwise): the other half of the work, done in other processes.
+   */
+  serverCpuMs: number | null;
 }
 
 export interface BaselineTarget {
@@ -209,7 +215,36 @@ async function measureRead(): Promise<ReadChildResult> {
     wallMs: round(wallMs),
     cpuMs: round((cpu.user + cpu.system) / 1000),
     memory: { heapUsedMaxMB, maxRssMB, baselineRssMB },
+    serverCpuMs: await databaseServerCpuMs(),
   };
+}
+
+/**
+ * The CPU time of the backends still connected for Leasekeeper (the source's pool keeps them open a
+ * while after the read), from /proc: the server runs on this machine in the benchmark.
+ */
+async function databaseServerCpuMs(): Promise<number | null> {
+  const source = config.sources.find((candidate) => candidate.kind === "paperclip-db");
+  const url = source === undefined ? undefined : process.env[source.urlEnv];
+  if (url === undefined) return null;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const backends = await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE application_name = 'leasekeeper' AND pid <> pg_backend_pid()",
+    );
+    let ms = 0;
+    for (const { pid } of backends.rows) {
+      // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 10 ms on Linux.
+      const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
+      ms += (Number(fields[11]) + Number(fields[12])) * 10;
+    }
+    return backends.rows.length === 0 ? null : ms;
+  } catch {
+    return null;
+  } finally {
+    await client.end();
+  }
 }
 
 function phaseSpans(timings: ScanTimings): PhaseSpan[] {
