@@ -45,7 +45,14 @@ export interface ScanChildResult {
     histogramMaxMs: number;
     blocks: (LoopBlock & { phase: string })[];
   };
-  memory: { heapUsedMaxMB: number; rssMaxMB: number; maxRssMB: number; baselineRssMB: number };
+  memory: {
+    heapUsedMaxMB: number;
+    rssMaxMB: number;
+    maxRssMB: number;
+    baselineRssMB: number;
+    /** The highs of the scan alone (sources, listing, classification), before the host's save and encode. */
+    scan: { rssMaxMB: number; heapUsedMaxMB: number };
+  };
   /** Encoding the inventory for the contract (done once per scan by the host), timed on its own. */
   encode: { wallMs: number; maxBlockMs: number; maxBlockCpuMs: number | null; bytes: number };
   /** Saving the inventory to SQLite for the next start (done once per scan by the host), timed on its own. */
@@ -112,6 +119,7 @@ async function measureScan(): Promise<ScanChildResult> {
   await new Promise((resolve) => setTimeout(resolve, 200));
   const baselineRssMB = round(process.memoryUsage().rss / 1024 ** 2);
   const memory = new MemoryProbe().start();
+  const scanMemory = new MemoryProbe().start();
   const loop = new LoopProbe().start();
   const started = performance.now();
   let timings: ScanTimings | null = null;
@@ -124,6 +132,7 @@ async function measureScan(): Promise<ScanChildResult> {
     },
   });
   const wallMs = performance.now() - started;
+  const scanOnly = scanMemory.stop();
   const classifyFrom = (timings as ScanTimings | null)?.classifyStartedAtMs ?? 0;
   const classifyTo = classifyFrom + ((timings as ScanTimings | null)?.classifyWallMs ?? 0);
   const classification = loop.window(classifyFrom, classifyTo);
@@ -183,7 +192,11 @@ async function measureScan(): Promise<ScanChildResult> {
         .slice(0, 8)
         .map((block) => ({ ...block, phase: phaseOf(block, spans) })),
     },
-    memory: { ...memoryReport, baselineRssMB },
+    memory: {
+      ...memoryReport,
+      baselineRssMB,
+      scan: { rssMaxMB: scanOnly.rssMaxMB, heapUsedMaxMB: scanOnly.heapUsedMaxMB },
+    },
     encode: {
       wallMs: round(encodeMs),
       maxBlockMs: encodeReport.maxBlockMs,

@@ -285,7 +285,7 @@ export function sourceComparisonFigures(result: SourceComparisonResult): Figure[
       unit: "MB",
       reference: { label: "REST way", value: rest.memory.maxRssMB },
       target: { kind: "ratio", max: 1, text: "below the REST way" },
-      note: `the scan's own process (the database server and the REST stand-in run outside it); JS heap peak ${database.memory.heapUsedMaxMB} MB (REST ${rest.memory.heapUsedMaxMB} MB); at rest before the scan: ${database.memory.baselineRssMB} MB (database) and ${rest.memory.baselineRssMB} MB (REST); the database was seeded in ${result.seeded.ms} ms (${result.seeded.runs.toLocaleString("en-US")} runs), outside any scan`,
+      note: `the scan's own process (the database server and the REST stand-in run outside it), the host's SQLite save and encode after the scan included; JS heap peak ${database.memory.heapUsedMaxMB} MB (REST ${rest.memory.heapUsedMaxMB} MB); during the scan alone RSS ${database.memory.scan.rssMaxMB} MB and heap ${database.memory.scan.heapUsedMaxMB} MB (REST ${rest.memory.scan.rssMaxMB} and ${rest.memory.scan.heapUsedMaxMB} MB); at rest before the scan: ${database.memory.baselineRssMB} MB (database) and ${rest.memory.baselineRssMB} MB (REST); the database was seeded in ${result.seeded.ms} ms (${result.seeded.runs.toLocaleString("en-US")} runs), outside any scan`,
     },
   ];
 }

@@ -151,8 +151,13 @@ export class PaperclipDbSource implements LeaseSource {
         low = await this.#scanRange(client, LOW_IDS, byId, signal);
         high = await this.#scanRange(client, HIGH_IDS, byId, signal);
       } else {
-        const snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!
-          .id;
+        let snapshot: string;
+        try {
+          snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
+        } catch (error) {
+          second.release();
+          throw error;
+        }
         const stop = new AbortController();
         const halted = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
         const scan = async (read: () => Promise<ScannedRange>) => {
