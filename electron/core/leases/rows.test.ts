@@ -38,6 +38,25 @@ describe("withoutSecrets", () => {
     expect(withoutSecrets({ when: date }).when).toBe(date);
   });
 
+  it("copies an array or object only from its first change on, keeping what came before as it was", () => {
+    const clean = { region: "eu" };
+    const list = [clean, { token: "t", keep: 1 }, clean];
+    const redacted = withoutSecrets(list);
+    expect(redacted).toStrictEqual([{ region: "eu" }, { keep: 1 }, { region: "eu" }]);
+    expect(redacted[0]).toBe(clean);
+    expect(redacted[2]).toBe(clean);
+    // A secret deep in a long chain: every level on the way is copied once, the rest of it is not.
+    let deep: Record<string, unknown> = { password: "p", region: "eu" };
+    const sibling = { shape: "s" };
+    for (let level = 0; level < 2_000; level++) deep = { sibling, next: deep };
+    let walked = withoutSecrets(deep);
+    for (let level = 0; level < 2_000; level++) {
+      expect(walked.sibling).toBe(sibling);
+      walked = walked.next as Record<string, unknown>;
+    }
+    expect(walked).toStrictEqual({ region: "eu" });
+  });
+
   it("answers the same for a key however often it is seen", () => {
     const rows = Array.from({ length: 3 }, () => ({ sessionToken: "t", region: "eu" }));
     expect(rows.map((row) => withoutSecrets(row))).toStrictEqual([

@@ -176,40 +176,44 @@ function isSecretKey(key: string): boolean {
   return answer;
 }
 
-/** Whether `redact` would change anything: asked first, so a clean value (nearly all) is never copied. */
-function holdsSecret(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (Array.isArray(value)) {
-    for (let at = 0; at < value.length; at++) if (holdsSecret(value[at])) return true;
-    return false;
-  }
-  if (!isPlainObject(value)) return false;
-  const keys = Object.keys(value);
-  for (let at = 0; at < keys.length; at++) {
-    const key = keys[at]!;
-    if (isSecretKey(key) || holdsSecret((value as Record<string, unknown>)[key])) return true;
-  }
-  return false;
-}
-
 function isPlainObject(value: object): boolean {
   const prototype = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 }
 
+// One walk; a value is copied only from the first change inside it on, so a clean one (nearly all) is
+// handed back as it is and nothing is allocated for it.
 function redact(value: unknown): unknown {
-  if (!holdsSecret(value)) return value;
-  if (Array.isArray(value)) return value.map(redact);
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value as object)) {
-    if (isSecretKey(key)) continue;
-    // defineProperty, not assignment: a JSON "__proto__" key must stay a plain data property.
-    Object.defineProperty(copy, key, {
-      value: redact((value as Record<string, unknown>)[key]),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    for (let at = 0; at < value.length; at++) {
+      const item: unknown = value[at];
+      const redacted = redact(item);
+      if (copy === null && redacted !== item) copy = value.slice(0, at);
+      copy?.push(redacted);
+    }
+    return copy ?? value;
   }
-  return copy;
+  if (!isPlainObject(value)) return value;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let copy: Record<string, unknown> | null = null;
+  for (let at = 0; at < keys.length; at++) {
+    const key = keys[at]!;
+    const secret = isSecretKey(key);
+    const child = record[key];
+    const redacted = secret ? undefined : redact(child);
+    if (copy === null && (secret || redacted !== child)) {
+      copy = {};
+      for (let before = 0; before < at; before++) defineValue(copy, keys[before]!, record[keys[before]!]);
+    }
+    if (copy !== null && !secret) defineValue(copy, key, redacted);
+  }
+  return copy ?? value;
+}
+
+// defineProperty, not assignment: a JSON "__proto__" key must stay a plain data property.
+function defineValue(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
