@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import pg from "pg";
 import { loadConfig } from "../electron/core/config/load.js";
 import { EnvSecretStore } from "../electron/core/config/secrets.js";
 import {
@@ -44,7 +45,14 @@ export interface ScanChildResult {
     histogramMaxMs: number;
     blocks: (LoopBlock & { phase: string })[];
   };
-  memory: { heapUsedMaxMB: number; rssMaxMB: number; maxRssMB: number; baselineRssMB: number };
+  memory: {
+    heapUsedMaxMB: number;
+    rssMaxMB: number;
+    maxRssMB: number;
+    baselineRssMB: number;
+    /** The highs of the scan alone (sources, listing, classification), before the host's save and encode. */
+    scan: { rssMaxMB: number; heapUsedMaxMB: number };
+  };
   /** Encoding the inventory for the contract (done once per scan by the host), timed on its own. */
   encode: { wallMs: number; maxBlockMs: number; maxBlockCpuMs: number | null; bytes: number };
   /** Saving the inventory to SQLite for the next start (done once per scan by the host), timed on its own. */
@@ -58,6 +66,11 @@ export interface ReadChildResult {
   wallMs: number;
   cpuMs: number;
   memory: { heapUsedMaxMB: number; maxRssMB: number; baselineRssMB: number };
+  /**
+   * CPU time of the database server's backends that served the read (a database source on this machine
+   * only; null otherwise): the other half of the work, done in other processes.
+   */
+  serverCpuMs: number | null;
 }
 
 export interface BaselineTarget {
@@ -106,6 +119,7 @@ async function measureScan(): Promise<ScanChildResult> {
   await new Promise((resolve) => setTimeout(resolve, 200));
   const baselineRssMB = round(process.memoryUsage().rss / 1024 ** 2);
   const memory = new MemoryProbe().start();
+  const scanMemory = new MemoryProbe().start();
   const loop = new LoopProbe().start();
   const started = performance.now();
   let timings: ScanTimings | null = null;
@@ -118,6 +132,7 @@ async function measureScan(): Promise<ScanChildResult> {
     },
   });
   const wallMs = performance.now() - started;
+  const scanOnly = scanMemory.stop();
   const classifyFrom = (timings as ScanTimings | null)?.classifyStartedAtMs ?? 0;
   const classifyTo = classifyFrom + ((timings as ScanTimings | null)?.classifyWallMs ?? 0);
   const classification = loop.window(classifyFrom, classifyTo);
@@ -177,7 +192,11 @@ async function measureScan(): Promise<ScanChildResult> {
         .slice(0, 8)
         .map((block) => ({ ...block, phase: phaseOf(block, spans) })),
     },
-    memory: { ...memoryReport, baselineRssMB },
+    memory: {
+      ...memoryReport,
+      baselineRssMB,
+      scan: { rssMaxMB: scanOnly.rssMaxMB, heapUsedMaxMB: scanOnly.heapUsedMaxMB },
+    },
     encode: {
       wallMs: round(encodeMs),
       maxBlockMs: encodeReport.maxBlockMs,
@@ -209,7 +228,36 @@ async function measureRead(): Promise<ReadChildResult> {
     wallMs: round(wallMs),
     cpuMs: round((cpu.user + cpu.system) / 1000),
     memory: { heapUsedMaxMB, maxRssMB, baselineRssMB },
+    serverCpuMs: await databaseServerCpuMs(),
   };
+}
+
+/**
+ * The CPU time of the backends still connected for Leasekeeper (the source's pool keeps them open a
+ * while after the read), from /proc: the server runs on this machine in the benchmark.
+ */
+async function databaseServerCpuMs(): Promise<number | null> {
+  const source = config.sources.find((candidate) => candidate.kind === "paperclip-db");
+  const url = source === undefined ? undefined : process.env[source.urlEnv];
+  if (url === undefined) return null;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const backends = await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE application_name = 'leasekeeper' AND pid <> pg_backend_pid()",
+    );
+    let ms = 0;
+    for (const { pid } of backends.rows) {
+      // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 10 ms on Linux.
+      const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
+      ms += (Number(fields[11]) + Number(fields[12])) * 10;
+    }
+    return backends.rows.length === 0 ? null : ms;
+  } catch {
+    return null;
+  } finally {
+    await client.end();
+  }
 }
 
 function phaseSpans(timings: ScanTimings): PhaseSpan[] {

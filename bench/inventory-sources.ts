@@ -4,7 +4,7 @@
 //   npm run bench -- inventory --source paperclip-db --size 100000 [--budget 300]
 import { randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { parseEnvironments, parseLeaseRows } from "../electron/core/leases/rows.js";
@@ -34,6 +34,9 @@ export interface SourceComparisonResult {
   budget: number;
   requestFloor: number;
   pacingFloorMs: number;
+  /** The machine's one-minute load average just before the sources were read, and its cores. */
+  loadAverage: number;
+  cores: number;
   /** Rows put into the database, and how long seeding took (not part of any scan). */
   seeded: { leases: number; runs: number; ms: number };
   database: ScanChildResult & { read: ReadChildResult };
@@ -97,6 +100,7 @@ export async function runSourceComparison(options: SourceComparisonOptions): Pro
     };
     const databaseSources = [{ kind: "paperclip-db", urlEnv: URL_ENV }];
     const databaseEnv = { [URL_ENV]: db.url };
+    const loadAverage = loadavg()[0]!;
     const databaseRead = await runWith<ReadChildResult>("read", "database", databaseSources, databaseEnv);
     const database = await runWith<ScanChildResult>("scan", "database", databaseSources, databaseEnv);
 
@@ -129,6 +133,8 @@ export async function runSourceComparison(options: SourceComparisonOptions): Pro
       budget,
       requestFloor: floors.requestFloor,
       pacingFloorMs: floors.pacingFloorMs(budget),
+      loadAverage,
+      cores: availableParallelism(),
       seeded: { leases: leases.length, runs, ms: Math.round(seededMs) },
       database: { ...database, read: databaseRead },
       rest,
@@ -145,7 +151,7 @@ export async function runSourceComparison(options: SourceComparisonOptions): Pro
  * behind every row that names one (live for active rows, finished for the rest), and every lease row.
  * Returns the number of runs.
  */
-async function seedDatabase(
+export async function seedDatabase(
   url: string,
   environments: ReturnType<typeof parseEnvironments>["rows"],
   leases: readonly LeaseRow[],
@@ -243,7 +249,7 @@ export function sourceComparisonFigures(result: SourceComparisonResult): Figure[
       unit: "ms",
       reference: { label: "REST, one call per environment", value: Math.round(rest.read.wallMs) },
       target: result.size === 100_000 ? { kind: "max", value: 2000, text: "< 2 s" } : null,
-      note: `load() of the source in a fresh process, nothing else running in it: ${Math.round(database.read.cpuMs)} ms CPU (REST ${Math.round(rest.read.cpuMs)} ms CPU), peak RSS ${database.read.memory.maxRssMB} MB (REST ${rest.read.memory.maxRssMB} MB); on a shared machine CPU time is the steadier figure`,
+      note: `load() of the source in a fresh process, nothing else running in it: ${Math.round(database.read.cpuMs)} ms CPU (REST ${Math.round(rest.read.cpuMs)} ms CPU) and ${database.read.serverCpuMs ?? "?"} ms CPU in the database server's two backends, peak RSS ${database.read.memory.maxRssMB} MB (REST ${rest.read.memory.maxRssMB} MB), JS heap peak ${database.read.memory.heapUsedMaxMB} MB (REST ${rest.read.memory.heapUsedMaxMB} MB); on a shared machine CPU time is the steadier figure; load average ${result.loadAverage.toFixed(1)} on ${result.cores} cores when the run began`,
     },
     {
       bench,
@@ -252,7 +258,7 @@ export function sourceComparisonFigures(result: SourceComparisonResult): Figure[
       unit: "ms",
       reference: { label: "REST, one call per environment", value: Math.round(rest.timings.sourcesMs) },
       target: null,
-      note: `while the CreateOS listing runs beside it; ${database.rows.toLocaleString("en-US")} rows in pages of 5,000 in one read-only transaction; REST read ${rest.rows.toLocaleString("en-US")} rows in ${rest.paperclipRequests} Paperclip requests`,
+      note: `while the CreateOS listing runs beside it; ${database.rows.toLocaleString("en-US")} rows in pages of 5,000, the two halves of the id range over two connections sharing one read-only snapshot; REST read ${rest.rows.toLocaleString("en-US")} rows in ${rest.paperclipRequests} Paperclip requests`,
     },
     {
       bench,
@@ -279,7 +285,7 @@ export function sourceComparisonFigures(result: SourceComparisonResult): Figure[
       unit: "MB",
       reference: { label: "REST way", value: rest.memory.maxRssMB },
       target: { kind: "ratio", max: 1, text: "below the REST way" },
-      note: `at rest before the scan: ${database.memory.baselineRssMB} MB (database) and ${rest.memory.baselineRssMB} MB (REST); the database was seeded in ${result.seeded.ms} ms (${result.seeded.runs.toLocaleString("en-US")} runs), outside any scan`,
+      note: `the scan's own process (the database server and the REST stand-in run outside it), the host's SQLite save and encode after the scan included; JS heap peak ${database.memory.heapUsedMaxMB} MB (REST ${rest.memory.heapUsedMaxMB} MB); during the scan alone RSS ${database.memory.scan.rssMaxMB} MB and heap ${database.memory.scan.heapUsedMaxMB} MB (REST ${rest.memory.scan.rssMaxMB} and ${rest.memory.scan.heapUsedMaxMB} MB); at rest before the scan: ${database.memory.baselineRssMB} MB (database) and ${rest.memory.baselineRssMB} MB (REST); the database was seeded in ${result.seeded.ms} ms (${result.seeded.runs.toLocaleString("en-US")} runs), outside any scan`,
     },
   ];
 }

@@ -8,7 +8,8 @@
 //   npm run bench -- startup [--runs 3]
 //   npm run bench -- bundle
 //
-// A single benchmark writes bench/results/<name>.{json,md} so the full run's `latest` stays whole.
+// A single benchmark writes bench/results/<name>.{json,md} (with `--source`, <name>-<source>) so the full
+// run's `latest` stays whole.
 // Figures are measured, never asserted: targets are printed beside them (see docs/performance.md).
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -148,7 +149,10 @@ process.stdout.write(`\n${renderText(figures)}\n`);
 for (const failure of failures) process.stdout.write(`${failure.bench} did not run: ${failure.message}\n`);
 process.stdout.write(`\nbench: ${chosen.join(", ")} in ${(runMs / 1000).toFixed(1)} s\n`);
 if (!values["no-write"]) {
-  const stem = whole ? "latest" : chosen.join("-");
+  // The database comparison keeps a file of its own, beside the ledger way's `inventory`.
+  const stem = whole
+    ? "latest"
+    : [...chosen, ...(values.source === undefined ? [] : [values.source])].join("-");
   const written = await writeReport(path.join(ROOT, "bench", "results"), stem, report);
   process.stdout.write(`bench: wrote ${written.map((file) => path.relative(ROOT, file)).join(" and ")}\n`);
 }

@@ -359,6 +359,84 @@ describe("keyset pagination", () => {
   });
 });
 
+describe("reading the id range in two halves", () => {
+  it("reads the rows on both sides of the split and at its edges, in id order, with one index per row", async () => {
+    const db = await server.createDatabase("halves");
+    const ids = [
+      "00000000-0000-0000-0000-000000000001",
+      "3fffffff-0000-4000-8000-000000000000",
+      "7fffffff-ffff-ffff-ffff-fffffffffffe",
+      "7fffffff-ffff-ffff-ffff-ffffffffffff",
+      "80000000-0000-0000-0000-000000000000",
+      "80000000-0000-0000-0000-000000000001",
+      "c0000000-0000-4000-8000-000000000000",
+      "ffffffff-ffff-ffff-ffff-ffffffffffff",
+    ];
+    await withClient(db.url, async (client) => {
+      await createPaperclipSchema(client, "instance-scoped");
+      const seed = new PaperclipSeed(client, "instance-scoped");
+      const company = await seed.company("Halves");
+      const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
+      await seed.leases(
+        [...ids].reverse().map((id, at) => ({
+          id,
+          companyId: company,
+          environmentId: environment,
+          providerLeaseId: `sbx-${at}`,
+        })),
+      );
+      // Unusable rows in each half: each problem's index is the row's place in the whole scan.
+      await client.query("UPDATE environment_leases SET status = '' WHERE id = ANY($1::uuid[])", [
+        [ids[1], ids[6]],
+      ]);
+    });
+    // A role allowed one connection gets both halves read over it, one after the other.
+    await withClient(db.url, (client) =>
+      client.query(`CREATE ROLE one_connection LOGIN PASSWORD 'one' CONNECTION LIMIT 1;
+        GRANT SELECT ON ALL TABLES IN SCHEMA public TO one_connection;`),
+    );
+    const readers = [1, 2, 100].map((pageSize) => ({ url: db.url, pageSize }));
+    readers.push({ url: db.urlFor("one_connection", "one"), pageSize: 2 });
+    for (const { url, pageSize } of readers) {
+      const source = sourceFor(url, pageSize);
+      try {
+        const snapshot = await source.load();
+        expect(snapshot.leases.map((lease) => lease.id)).toEqual(ids.filter((_, at) => at !== 1 && at !== 6));
+        expect(snapshot.problems.map((problem) => problem.index)).toEqual([1, 6]);
+        expect(snapshot.problems[1]!.message).toContain(ids[6]);
+      } finally {
+        await source.close();
+      }
+    }
+  });
+
+  it("shares one snapshot: the second transaction does not see a row committed after the first began", async () => {
+    const db = await server.createDatabase("snapshot");
+    await withClient(db.url, (client) => createPaperclipSchema(client, "instance-scoped"));
+    const count = async (client: pg.ClientBase) =>
+      Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM companies")).rows[0]!.n);
+    await withClient(db.url, (first) =>
+      withClient(db.url, (second) =>
+        withClient(db.url, async (writer) => {
+          const seen = await readOnlyTransaction(first, 5_000, async (inside) => {
+            const before = await count(inside);
+            const snapshot = (await inside.query<{ id: string }>("SELECT pg_export_snapshot() AS id"))
+              .rows[0]!.id;
+            await writer.query("INSERT INTO companies (name) VALUES ('committed meanwhile')");
+            const shared = await readOnlyTransaction(second, 5_000, count, { snapshot });
+            const fresh = await readOnlyTransaction(second, 5_000, count);
+            return { before, shared, fresh };
+          });
+          expect(seen).toEqual({ before: 0, shared: 0, fresh: 1 });
+          await expect(
+            readOnlyTransaction(second, 5_000, count, { snapshot: "x'; DROP TABLE companies; --" }),
+          ).rejects.toThrow("not a snapshot id");
+        }),
+      ),
+    );
+  });
+});
+
 describe("the connection string stays secret", () => {
   const password = `pw-${randomBytes(12).toString("hex")}`;
   let db: TestDatabase;

@@ -3,12 +3,18 @@ import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Company, Environment, LeaseRow, SourceProblem } from "../../../shared/domain/paperclip.js";
 import { runInSlices } from "../time-slices.js";
 import {
+  type DatabaseLeaseRow,
+  databaseRowEnvironmentId,
+  databaseRowId,
+  leaseRowFromDatabase,
+} from "./paperclip-db-rows.js";
+import {
   COLUMNS_READ,
   describeShape,
   detectSchemaShape,
   type PaperclipSchemaShape,
 } from "./paperclip-db-schema.js";
-import { parseEnvironment, parseEnvironments, parseLeaseRow } from "./rows.js";
+import { parseEnvironment, parseEnvironments } from "./rows.js";
 import { isValidRowId, type LeaseSource, SourceError } from "./source.js";
 
 export interface PaperclipDbSourceOptions {
@@ -40,18 +46,12 @@ const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set([
   "created_at",
   "updated_at",
 ]);
-const camelCase = (column: string) =>
-  column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-// Each row comes out already in the shape LeaseRowSchema reads: columns named as Paperclip's JSON names
-// them, timestamps as ISO 8601 text (in the transaction's UTC zone) so the driver never parses a date.
-// The run's status is null when the row names no run or its run is gone (Paperclip's sweep treats both
-// alike).
+// One value per field of LEASE_FIELDS, in its order: timestamps as ISO 8601 text (in the transaction's UTC
+// zone) so the driver never parses a date. The run's status is null when the row names no run or its run
+// is gone (Paperclip's sweep treats both alike).
 const LEASE_SELECT = `${COLUMNS_READ.environment_leases
-  .map((column) => {
-    const value = TIMESTAMP_COLUMNS.has(column) ? `to_json(l.${column}) #>> '{}'` : `l.${column}`;
-    return `${value} AS "${camelCase(column)}"`;
-  })
-  .join(", ")}, r.status AS "heartbeatRunStatus"`;
+  .map((column) => (TIMESTAMP_COLUMNS.has(column) ? `to_json(l.${column}) #>> '{}'` : `l.${column}`))
+  .join(", ")}, r.status`;
 // Rows the CreateOS plugin wrote: under a CreateOS environment, or recorded as CreateOS wherever their
 // environment went (deleted, or switched to another driver or provider).
 const CREATEOS_ROW = `(
@@ -64,9 +64,9 @@ const LEASES_PAGE_QUERY = `
     FROM environment_leases l
     LEFT JOIN environments e ON e.id = l.environment_id
     LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
-   WHERE l.id > $1::uuid AND ${CREATEOS_ROW}
+   WHERE l.id > $1::uuid AND l.id <= $2::uuid AND ${CREATEOS_ROW}
    ORDER BY l.id
-   LIMIT $2`;
+   LIMIT $3`;
 const LEASE_QUERY = `
   SELECT ${LEASE_SELECT}
     FROM environment_leases l
@@ -74,7 +74,24 @@ const LEASE_QUERY = `
    WHERE l.id = $1::uuid`;
 /** Rows checked between two turns of the event loop. */
 const ROWS_PER_STEP = 100;
-const FIRST_UUID = "00000000-0000-0000-0000-000000000000";
+/** Ids after `after`, up to and including `upTo`. */
+interface IdRange {
+  after: string;
+  upTo: string;
+}
+interface ScannedRange {
+  leases: LeaseRow[];
+  problems: SourceProblem[];
+  /** Rows read in the range, usable or not. */
+  rows: number;
+}
+// Paperclip's ids are random (version 4) UUIDs, so about half of them fall on either side of 7fff….
+const LOW_IDS: IdRange = {
+  after: "00000000-0000-0000-0000-000000000000",
+  upTo: "7fffffff-ffff-ffff-ffff-ffffffffffff",
+};
+const HIGH_IDS: IdRange = { after: LOW_IDS.upTo, upTo: "ffffffff-ffff-ffff-ffff-ffffffffffff" };
+const SNAPSHOT_ID = /^[0-9A-F]+(-[0-9A-F]+)+$/i;
 
 type Row = Record<string, unknown>;
 
@@ -100,7 +117,8 @@ export class PaperclipDbSource implements LeaseSource {
     this.#pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
     this.#pool = new pg.Pool({
       connectionString: options.url,
-      max: 2,
+      // A scan holds two (its two halves); a lease re-read beside it needs a third.
+      max: 3,
       idleTimeoutMillis: 10_000,
       allowExitOnIdle: true,
       connectionTimeoutMillis: this.#timeoutMs,
@@ -123,24 +141,46 @@ export class PaperclipDbSource implements LeaseSource {
         "environments",
       );
       const byId = new Map(environments.rows.map((environment) => [environment.id, environment]));
-      const leases: LeaseRow[] = [];
-      const problems: SourceProblem[] = [...environments.problems];
-      // The next page is asked for before this one is checked, so the server works while the rows are.
-      const pageAfter = (id: string) => {
-        const query = client.query<Row>(LEASES_PAGE_QUERY, [id, this.#pageSize]);
-        // Awaited below, unless the scan stops first: then its failure must not go unhandled.
-        query.catch(() => undefined);
-        return query;
-      };
-      let pending = pageAfter(FIRST_UUID);
-      for (let offset = 0; ; ) {
-        const page = (await pending).rows;
-        const full = page.length === this.#pageSize;
-        if (full) pending = pageAfter(String(page[page.length - 1]!.id));
-        await runInSlices(this.#checkRows(page, offset, byId, leases, problems), { signal });
-        offset += page.length;
-        if (!full) break;
+      // The two halves of the id range are read at once, the second over a connection that shares this
+      // transaction's snapshot: the server formats rows on two backends while this process checks them.
+      // A server that grants no second connection (a role's connection limit) gets both on this one.
+      const second = await this.#pool.connect().catch(() => null);
+      let low: ScannedRange;
+      let high: ScannedRange;
+      if (second === null) {
+        low = await this.#scanRange(client, LOW_IDS, byId, signal);
+        high = await this.#scanRange(client, HIGH_IDS, byId, signal);
+      } else {
+        let snapshot: string;
+        try {
+          snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
+        } catch (error) {
+          second.release();
+          throw error;
+        }
+        const stop = new AbortController();
+        const halted = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
+        const scan = async (read: () => Promise<ScannedRange>) => {
+          try {
+            return await read();
+          } catch (error) {
+            stop.abort(error);
+            throw error;
+          }
+        };
+        [low, high] = await Promise.all([
+          scan(() => this.#scanRange(client, LOW_IDS, byId, halted)),
+          scan(() =>
+            this.#sharingSnapshot(second, snapshot, (other) =>
+              this.#scanRange(other, HIGH_IDS, byId, halted),
+            ),
+          ),
+        ]);
       }
+      const leases = low.leases;
+      for (const lease of high.leases) leases.push(lease);
+      const problems: SourceProblem[] = [...environments.problems, ...low.problems];
+      for (const problem of high.problems) problems.push({ ...problem, index: problem.index + low.rows });
       return { shape, companies: companies.rows, environments: environments.rows, leases, problems };
     });
 
@@ -157,9 +197,66 @@ export class PaperclipDbSource implements LeaseSource {
     };
   }
 
+  /**
+   * The CreateOS rows whose ids lie in `range`, page by page in id order; a row's problem index is its
+   * place within the range.
+   */
+  async #scanRange(
+    client: pg.ClientBase,
+    range: IdRange,
+    environments: ReadonlyMap<string, Environment>,
+    signal: AbortSignal | undefined,
+  ): Promise<ScannedRange> {
+    const leases: LeaseRow[] = [];
+    const problems: SourceProblem[] = [];
+    // The next page is asked for before this one is checked, so the server works while the rows are.
+    const pageAfter = (id: string) => {
+      const query = client.query<unknown[]>({
+        text: LEASES_PAGE_QUERY,
+        values: [id, range.upTo, this.#pageSize],
+        rowMode: "array",
+      });
+      // Awaited below, unless the scan stops first: then its failure must not go unhandled.
+      query.catch(() => undefined);
+      return query;
+    };
+    let pending = pageAfter(range.after);
+    let offset = 0;
+    for (;;) {
+      signal?.throwIfAborted();
+      const page = (await pending).rows;
+      const full = page.length === this.#pageSize;
+      if (full) pending = pageAfter(databaseRowId(page[page.length - 1]!));
+      await runInSlices(this.#checkRows(page, offset, environments, leases, problems), { signal });
+      offset += page.length;
+      if (!full) break;
+    }
+    return { leases, problems, rows: offset };
+  }
+
+  /**
+   * A second read-only transaction that sees exactly what the first one does (`SET TRANSACTION
+   * SNAPSHOT`), on a connection of its own (released here), ended when `body` is.
+   */
+  async #sharingSnapshot<T>(
+    client: pg.PoolClient,
+    snapshot: string,
+    body: (client: pg.ClientBase) => Promise<T>,
+  ): Promise<T> {
+    let broken = false;
+    try {
+      return await readOnlyTransaction(client, this.#timeoutMs, body, { snapshot });
+    } catch (error) {
+      broken = true;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
   /** Each row parsed on its own; a malformed one is a problem naming its id (a database has no index). */
   *#checkRows(
-    page: readonly Row[],
+    page: readonly DatabaseLeaseRow[],
     offset: number,
     environments: ReadonlyMap<string, Environment>,
     into: LeaseRow[],
@@ -167,14 +264,14 @@ export class PaperclipDbSource implements LeaseSource {
   ): Generator<void, void, void> {
     for (let at = 0; at < page.length; at++) {
       if ((at + 1) % ROWS_PER_STEP === 0) yield;
-      const item = page[at]!;
-      const parsed = parseLeaseRow(withEnvironmentChange(item, environments));
+      const values = page[at]!;
+      const parsed = leaseRowFromDatabase(values, environmentChange(values, environments));
       if (parsed.ok) into.push(parsed.row);
       else {
         problems.push({
           source: this.id,
           index: offset + at,
-          message: `environment_leases row ${String(item.id)}: ${parsed.message}`,
+          message: `environment_leases row ${databaseRowId(values)}: ${parsed.message}`,
         });
       }
     }
@@ -186,13 +283,18 @@ export class PaperclipDbSource implements LeaseSource {
     if (!UUID.test(leaseId)) return null;
     options.signal?.throwIfAborted();
     const found = await this.#readOnly("reading a lease", options.signal, async (client, shape) => {
-      const lease = await client.query<Row>(LEASE_QUERY, [leaseId]);
+      const lease = await client.query<unknown[]>({
+        text: LEASE_QUERY,
+        values: [leaseId],
+        rowMode: "array",
+      });
       const row = lease.rows[0];
       if (row === undefined) return null;
+      const environmentId = databaseRowEnvironmentId(row);
       const environment =
-        row.environmentId === null
+        environmentId === null
           ? undefined
-          : (await client.query<Row>(`${environmentsQuery(shape)} WHERE id = $1::uuid`, [row.environmentId]))
+          : (await client.query<Row>(`${environmentsQuery(shape)} WHERE id = $1::uuid`, [environmentId]))
               .rows[0];
       return { row, environment };
     });
@@ -202,7 +304,7 @@ export class PaperclipDbSource implements LeaseSource {
       const parsed = parseEnvironment(environmentFromRow(found.environment));
       if (parsed.ok) environments.set(parsed.environment.id, parsed.environment);
     }
-    const parsed = parseLeaseRow(withEnvironmentChange(found.row, environments));
+    const parsed = leaseRowFromDatabase(found.row, environmentChange(found.row, environments));
     if (!parsed.ok)
       throw new SourceError(this.id, "malformed", `the lease row is malformed (${parsed.message})`);
     return parsed.row;
@@ -275,15 +377,22 @@ export class PaperclipDbSource implements LeaseSource {
 
 /**
  * Runs `body` in one `READ ONLY` transaction (repeatable read, so every page of a scan sees the same
- * moment) whose statements are cancelled after `timeoutMs`; rolled back when `body` throws.
+ * moment) whose statements are cancelled after `timeoutMs`; rolled back when `body` throws. With
+ * `snapshot` (another open transaction's exported snapshot) it sees exactly what that one sees.
  */
 export async function readOnlyTransaction<T>(
   client: pg.ClientBase,
   timeoutMs: number,
   body: (client: pg.ClientBase) => Promise<T>,
+  options: { snapshot?: string } = {},
 ): Promise<T> {
   await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   try {
+    if (options.snapshot !== undefined) {
+      // The snapshot id is the server's own (pg_export_snapshot), but it is spliced into SQL: checked.
+      if (!SNAPSHOT_ID.test(options.snapshot)) throw new Error("not a snapshot id");
+      await client.query(`SET TRANSACTION SNAPSHOT '${options.snapshot}'`);
+    }
     await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
     await client.query("SET LOCAL TimeZone = 'UTC'");
     const result = await body(client);
@@ -316,19 +425,17 @@ function isCreateosEnvironment(environment: Environment): boolean {
 }
 
 /** What became of a row's environment, when it is no longer the CreateOS environment the row was made in. */
-function environmentChange(row: Row, environments: ReadonlyMap<string, Environment>): string | undefined {
-  if (row.environmentId === null || row.environmentId === undefined) return "deleted";
-  const environment = environments.get(String(row.environmentId));
+function environmentChange(
+  row: DatabaseLeaseRow,
+  environments: ReadonlyMap<string, Environment>,
+): string | undefined {
+  const environmentId = databaseRowEnvironmentId(row);
+  if (environmentId === null) return "deleted";
+  const environment = environments.get(environmentId);
   if (environment === undefined) return "deleted";
   if (isCreateosEnvironment(environment)) return undefined;
   if (environment.driver !== "sandbox") return `now ${environment.driver}`;
   return `now ${environment.config.provider ?? "sandbox"}`;
-}
-
-function withEnvironmentChange(row: Row, environments: ReadonlyMap<string, Environment>): Row {
-  const change = environmentChange(row, environments);
-  if (change !== undefined) row.environmentChange = change;
-  return row;
 }
 
 const DATABASE_ERRORS: Record<string, string> = {

@@ -163,31 +163,57 @@ export function withoutSecrets<T>(value: T): T {
   return redact(value) as T;
 }
 
-function redact(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    const items = value.map(redact);
-    return items.every((item, index) => item === value[index]) ? value : items;
-  }
-  if (typeof value !== "object" || value === null) return value;
+// Rows repeat the same few keys thousands of times: each key's answer is kept (up to a bound, so hostile
+// input with endless distinct keys costs memory no more than time).
+const secretKeyAnswers = new Map<string, boolean>();
+const MAX_KEPT_ANSWERS = 10_000;
+
+function isSecretKey(key: string): boolean {
+  const known = secretKeyAnswers.get(key);
+  if (known !== undefined) return known;
+  const answer = SECRET_KEY.test(key);
+  if (secretKeyAnswers.size < MAX_KEPT_ANSWERS) secretKeyAnswers.set(key, answer);
+  return answer;
+}
+
+function isPlainObject(value: object): boolean {
   const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) return value;
-  let changed = false;
-  const entries: [string, unknown][] = [];
-  for (const key of Object.keys(value)) {
-    const child = (value as Record<string, unknown>)[key];
-    if (SECRET_KEY.test(key)) {
-      changed = true;
-      continue;
+  return prototype === Object.prototype || prototype === null;
+}
+
+// One walk; a value is copied only from the first change inside it on, so a clean one (nearly all) is
+// handed back as it is and nothing is allocated for it.
+function redact(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    for (let at = 0; at < value.length; at++) {
+      const item: unknown = value[at];
+      const redacted = redact(item);
+      if (copy === null && redacted !== item) copy = value.slice(0, at);
+      copy?.push(redacted);
     }
-    const redacted = redact(child);
-    if (redacted !== child) changed = true;
-    entries.push([key, redacted]);
+    return copy ?? value;
   }
-  if (!changed) return value;
-  // defineProperty, not assignment: a JSON "__proto__" key must stay a plain data property.
-  const copy: Record<string, unknown> = {};
-  for (const [key, child] of entries) {
-    Object.defineProperty(copy, key, { value: child, enumerable: true, writable: true, configurable: true });
+  if (!isPlainObject(value)) return value;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let copy: Record<string, unknown> | null = null;
+  for (let at = 0; at < keys.length; at++) {
+    const key = keys[at]!;
+    const secret = isSecretKey(key);
+    const child = record[key];
+    const redacted = secret ? undefined : redact(child);
+    if (copy === null && (secret || redacted !== child)) {
+      copy = {};
+      for (let before = 0; before < at; before++) defineValue(copy, keys[before]!, record[keys[before]!]);
+    }
+    if (copy !== null && !secret) defineValue(copy, key, redacted);
   }
-  return copy;
+  return copy ?? value;
+}
+
+// defineProperty, not assignment: a JSON "__proto__" key must stay a plain data property.
+function defineValue(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
