@@ -1,10 +1,10 @@
 import type { Inventory, SandboxListing, SourceSnapshot } from "../../../shared/domain/inventory.js";
+import { reconcile } from "../../../shared/domain/reconcile.js";
 import { type OpenClientOptions, openCreateosClient } from "../config/credentials.js";
 import type { CredentialConfig, LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
 import { isCreateosError, unknownReasonFor } from "../createos/errors.js";
 import type { LeaseSource } from "../leases/source.js";
-import { classifyInSlices } from "./classify.js";
 
 export interface ScanOptions {
   config: LeasekeeperConfig;
@@ -26,15 +26,8 @@ export interface ScanTimings {
   /** Listing every credential's sandboxes, paced. */
   listingMs: number;
   classifyStartedAtMs: number;
-  /** Classification from start to end, pauses for the event loop included. */
-  classifyWallMs: number;
-  /** CPU time of the process during the classification slices (not the turns between them). */
-  classifyCpuMs: number;
-  /** The longest stretch classification ran without giving the event loop a turn (wall time). */
-  classifyLongestSliceMs: number;
-  /** The most CPU time one of those stretches used. */
-  classifyLongestSliceCpuMs: number;
-  classifySlices: number;
+  /** Judging every row (`reconcile`), in one piece. */
+  classifyMs: number;
 }
 
 export interface CredentialListing {
@@ -45,8 +38,9 @@ export interface CredentialListing {
 
 /**
  * One scan: every source read (in parallel), every credential's sandboxes listed exactly once (in
- * parallel, each paced by its origin's shared queue), then judged by the pure rules, in slices that leave
- * the event loop free between them (classify.ts). The cost at CreateOS is ceil(sandboxes / 500) requests
+ * parallel, each paced by its origin's shared queue), then judged by the pure rules. This runs it all on
+ * the calling thread (the CLI, tests); a host's inventory runs the same parts split between main (the
+ * listings) and the inventory worker (the rest). The cost at CreateOS is ceil(sandboxes / 500) requests
  * per credential, whatever the number of leases.
  *
  * A source that cannot be read fails the scan (its sandboxes would otherwise look like orphans); a
@@ -70,27 +64,18 @@ export async function scanInventory(options: ScanOptions): Promise<Inventory> {
     }),
   ]);
   const classifyStartedAtMs = performance.now();
-  // Classified in slices with turns of the event loop between them: at 20,000 rows the rules take a few
-  // hundred milliseconds, which the host's other work (IPC, HTTP, job progress) must not wait for.
-  const { inventory, stats } = await classifyInSlices(
-    {
-      snapshots,
-      listings: listings.map((entry) => entry.listing),
-      now: (options.now ?? (() => new Date()))(),
-      requests: listings.reduce((sum, entry) => sum + entry.requests, 0),
-    },
-    signal ? { signal } : {},
-  );
+  const inventory = reconcile({
+    snapshots,
+    listings: listings.map((entry) => entry.listing),
+    now: (options.now ?? (() => new Date()))(),
+    requests: listings.reduce((sum, entry) => sum + entry.requests, 0),
+  });
   options.onTimings?.({
     startedAtMs,
     sourcesMs,
     listingMs,
     classifyStartedAtMs,
-    classifyWallMs: stats.wallMs,
-    classifyCpuMs: stats.cpuMs,
-    classifyLongestSliceMs: stats.longestSliceMs,
-    classifyLongestSliceCpuMs: stats.longestSliceCpuMs,
-    classifySlices: stats.slices,
+    classifyMs: performance.now() - classifyStartedAtMs,
   });
   return inventory;
 }

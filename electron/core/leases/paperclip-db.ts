@@ -1,7 +1,6 @@
 import pg from "pg";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Company, Environment, LeaseRow, SourceProblem } from "../../../shared/domain/paperclip.js";
-import { runInSlices } from "../time-slices.js";
 import {
   COLUMNS_READ,
   describeShape,
@@ -72,8 +71,6 @@ const LEASE_QUERY = `
     FROM environment_leases l
     LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
    WHERE l.id = $1::uuid`;
-/** Rows checked between two turns of the event loop. */
-const ROWS_PER_STEP = 100;
 const FIRST_UUID = "00000000-0000-0000-0000-000000000000";
 
 type Row = Record<string, unknown>;
@@ -137,7 +134,8 @@ export class PaperclipDbSource implements LeaseSource {
         const page = (await pending).rows;
         const full = page.length === this.#pageSize;
         if (full) pending = pageAfter(String(page[page.length - 1]!.id));
-        await runInSlices(this.#checkRows(page, offset, byId, leases, problems), { signal });
+        signal?.throwIfAborted();
+        this.#checkRows(page, offset, byId, leases, problems);
         offset += page.length;
         if (!full) break;
       }
@@ -158,15 +156,14 @@ export class PaperclipDbSource implements LeaseSource {
   }
 
   /** Each row parsed on its own; a malformed one is a problem naming its id (a database has no index). */
-  *#checkRows(
+  #checkRows(
     page: readonly Row[],
     offset: number,
     environments: ReadonlyMap<string, Environment>,
     into: LeaseRow[],
     problems: SourceProblem[],
-  ): Generator<void, void, void> {
+  ): void {
     for (let at = 0; at < page.length; at++) {
-      if ((at + 1) % ROWS_PER_STEP === 0) yield;
       const item = page[at]!;
       const parsed = parseLeaseRow(withEnvironmentChange(item, environments));
       if (parsed.ok) into.push(parsed.row);
