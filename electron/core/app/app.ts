@@ -117,6 +117,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     dataDir: database ? config.dataDir : null,
     events,
     log,
+    redacted: (view) => log.redactor.trust(view),
   });
   redactInventory = (values) => inventory.setRedactions(values);
   redactInventory(redactions);

@@ -20,6 +20,7 @@ import type {
   InventorySummary,
   UntrackedAnswer,
   WorkerFailure,
+  WorkerRequest,
 } from "../inventory/worker/protocol.js";
 import type { Logger } from "./log.js";
 
@@ -37,6 +38,8 @@ export interface InventoryServiceOptions {
   events: EventHub;
   log: Logger;
   now?: () => Date;
+  /** Told of each view the worker redacted for the keys in use now (the answers' redactor trusts it). */
+  redacted?: (view: InventoryView) => void;
   /** Replaces the real scan (tests of the service's caching); its inventory is handed to the worker. */
   scan?: (context: ScanContext) => Promise<Inventory>;
 }
@@ -74,6 +77,7 @@ export class InventoryService {
   #running: Promise<InventorySummary> | null = null;
   #lastRefreshAt: string | null = null;
   #lastScanTimings: ScanTimings | null = null;
+  #redactionsVersion = 0;
   #timer: ReturnType<typeof setInterval> | null = null;
   #scanIds = 0;
   /** The worker's generation of the view shown now. */
@@ -86,9 +90,12 @@ export class InventoryService {
 
   /** The keys in use now: the worker takes them out of every inventory before it stores one. */
   setRedactions(values: readonly string[]): void {
-    this.#ask({ type: "redactions", values: [...values] }).catch((error: unknown) => {
-      this.#options.log.warn("the inventory worker could not be told the keys to redact", error);
-    });
+    this.#redactionsVersion += 1;
+    this.#ask({ type: "redactions", values: [...values], version: this.#redactionsVersion }).catch(
+      (error: unknown) => {
+        this.#options.log.warn("the inventory worker could not be told the keys to redact", error);
+      },
+    );
   }
 
   /** Shows the last stored inventory until the first scan of this run finishes. */
@@ -99,7 +106,7 @@ export class InventoryService {
         const view = await this.#receive(stored);
         // A scan that finished first is newer.
         if (view !== null && this.#summary === null) {
-          this.#take(stored.generation, stored.summary, view);
+          this.#take(stored, view);
           this.#fromStore = true;
         }
       },
@@ -231,7 +238,7 @@ export class InventoryService {
       if (updated === null) return;
       const view = await this.#receive(updated);
       if (view === null) return;
-      this.#take(updated.generation, updated.summary, view);
+      this.#take(updated, view);
       this.#options.events.emit("inventory:changed", { generatedAt: updated.summary.generatedAt });
     } catch (error) {
       this.#options.log.warn("a confirmed destroy could not be shown", error);
@@ -287,37 +294,47 @@ export class InventoryService {
     }
     const view = await this.#receive(accepted);
     // Null only when two newer inventories were accepted meanwhile; the newest is shown by its own path.
-    if (view !== null) this.#take(accepted.generation, accepted.summary, view);
+    if (view !== null) this.#take(accepted, view);
     this.#fromStore = false;
     this.#lastRefreshAt = accepted.summary.generatedAt;
     this.#options.events.emit("inventory:changed", { generatedAt: accepted.summary.generatedAt });
     return accepted.summary;
   }
 
-  /** The sources are read in the worker while main lists every credential; then the worker judges. */
+  /**
+   * The sources are read in the worker while main lists every credential; each listing is handed over
+   * as it arrives (in parts, a turn of the event loop between them), then the worker judges.
+   */
   async #scanInWorker(context: ScanContext): Promise<Accepted> {
     const { config, secrets } = context;
     const scanId = ++this.#scanIds;
-    const reading = this.#ask({ type: "read-sources", scanId, config, env: sourceEnv(context) });
+    const handedOver: Promise<unknown>[] = [];
+    // Awaited together once every listing is in; until then a failure must not count as unhandled.
+    const handOver = (request: WorkerRequest) => {
+      const answered = this.#ask(request);
+      answered.catch(() => undefined);
+      handedOver.push(answered);
+    };
+    handOver({ type: "read-sources", scanId, config, env: sourceEnv(context) });
     const listingStartedAt = performance.now();
     const listings = await Promise.all(
-      config.credentials.map((credential) =>
-        listCredential(
+      config.credentials.map(async (credential, at) => {
+        const entry = await listCredential(
           config,
           secrets,
           credential,
           context.fetch ? { client: { fetch: context.fetch } } : {},
-        ),
-      ),
+        );
+        // Parts of one listing are posted in order; the worker answers them in the order they arrive.
+        for (const part of partsOf(entry.listing)) {
+          handOver({ type: "listing-part", scanId, listing: at, part });
+          await nextTurn();
+        }
+        return entry;
+      }),
     );
     const listingMs = performance.now() - listingStartedAt;
-    await reading;
-    for (const [at, { listing }] of listings.entries()) {
-      for (const part of partsOf(listing)) {
-        await this.#ask({ type: "listing-part", scanId, listing: at, part });
-        await nextTurn();
-      }
-    }
+    await Promise.all(handedOver);
     const judged = await this.#ask<Accepted>({
       type: "judge",
       scanId,
@@ -354,13 +371,15 @@ export class InventoryService {
     return { ...accepted.view, leases };
   }
 
-  #take(generation: number, summary: InventorySummary, view: InventoryView): void {
+  #take({ generation, summary, redactedFor }: Accepted, view: InventoryView): void {
     // Parts of two views may arrive interleaved; the worker's newer inventory wins whichever lands last.
     if (generation <= this.#shown) return;
     this.#shown = generation;
     this.#summary = summary;
     this.#view = view;
     this.#full = null;
+    // Redacted in the worker for the keys in use now: answers need not walk its rows again on main.
+    if (redactedFor === this.#redactionsVersion) this.#options.redacted?.(view);
   }
 
   #unasked(failure: WorkerFailure): void {

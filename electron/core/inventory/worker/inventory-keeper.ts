@@ -43,7 +43,11 @@ interface PendingScan {
  */
 export class InventoryKeeper {
   readonly #store: InventoryStore | null;
-  readonly #redact: (values: readonly string[]) => void;
+  readonly #redactor: KeyRedactor;
+  /** Which set of keys main last told: views carry it, so main knows what they were redacted for. */
+  #redactionsVersion = 0;
+  /** An inventory to store once main has its view (the save would otherwise hold up the view's parts). */
+  #pendingSave: Inventory | null = null;
   readonly #onSaveFailed: (failure: WorkerFailure) => void;
   readonly #destroyed = new LeasekeeperDestroys();
   readonly #scans = new Map<number, PendingScan>();
@@ -56,23 +60,26 @@ export class InventoryKeeper {
   #closed = false;
 
   /**
-   * `store` writes the inventory cache (the worker's own connection, taking configured keys out first);
-   * `redact` replaces the keys it takes out.
+   * `store` writes the inventory cache (the worker's own connection, taking the configured keys out with
+   * the same `redactor` first); the views main receives are redacted here too, once per inventory.
    */
   constructor(
     store: InventoryStore | null,
-    redact: (values: readonly string[]) => void,
+    redactor: KeyRedactor,
     onSaveFailed: (failure: WorkerFailure) => void,
   ) {
     this.#store = store;
-    this.#redact = redact;
+    this.#redactor = redactor;
     this.#onSaveFailed = onSaveFailed;
   }
 
   async handle(request: WorkerRequest): Promise<unknown> {
+    // Anything but the next part of a view lets a waiting save begin.
+    if (request.type !== "view-part") this.#startSave();
     switch (request.type) {
       case "redactions":
-        this.#redact(request.values);
+        this.#redactor.set(request.values);
+        this.#redactionsVersion = request.version;
         return null;
       case "load-stored":
         return this.#loadStored();
@@ -95,7 +102,9 @@ export class InventoryKeeper {
       }
       case "view":
         return this.#inventory
-          ? encodeInventory(this.#inventory, { environmentId: request.environmentId })
+          ? this.#redactor.redactDeep(
+              encodeInventory(this.#inventory, { environmentId: request.environmentId }),
+            )
           : null;
       case "view-part":
         return this.#viewPart(request.generation, request.from, request.to);
@@ -163,12 +172,10 @@ export class InventoryKeeper {
     }
     this.#inventory = inventory;
     this.#byId = byId;
-    // Kept for the next start after the answer is on its way; a newer scan replaces one still waiting.
-    if (save && !this.#closed)
-      this.#store?.saveInBackground(received).catch((error: unknown) => {
-        this.#onSaveFailed({ kind: "internal", message: messageOf(error) });
-      });
-    const view = encodeInventory(inventory);
+    // Kept for the next start once main has the view; a newer scan replaces one still waiting.
+    if (save && !this.#closed && this.#store !== null) this.#pendingSave = received;
+    const view = this.#redactor.redactDeep(encodeInventory(inventory));
+    if (view.leases.leaseId.length === 0) this.#startSave();
     const generation = ++this.#generation;
     this.#views.set(generation, view);
     this.#views.delete(generation - KEPT_VIEWS);
@@ -180,7 +187,17 @@ export class InventoryKeeper {
         leaseCount: inventory.leases.length,
       },
       view: { ...view, leases: emptyLeaseColumns() },
+      redactedFor: this.#redactionsVersion,
     };
+  }
+
+  #startSave(): void {
+    const inventory = this.#pendingSave;
+    if (inventory === null) return;
+    this.#pendingSave = null;
+    this.#store?.saveInBackground(inventory).catch((error: unknown) => {
+      this.#onSaveFailed({ kind: "internal", message: messageOf(error) });
+    });
   }
 
   #viewPart(generation: number, from: number, to: number): LeaseColumns | null {
@@ -188,6 +205,8 @@ export class InventoryKeeper {
     if (view === undefined) return null;
     const part = emptyLeaseColumns() as Record<(typeof LEASE_COLUMNS)[number], unknown[]>;
     for (const name of LEASE_COLUMNS) part[name] = view.leases[name].slice(from, to);
+    // The last part of the newest view: main has it all, the save may begin (after this answer).
+    if (to >= view.leases.leaseId.length && generation === this.#generation) this.#startSave();
     return part as LeaseColumns;
   }
 
@@ -210,6 +229,12 @@ export class InventoryKeeper {
       untrackedUncertain: inventory.untrackedUncertain,
     };
   }
+}
+
+/** What the keeper needs of the secret redactor: the keys to take out, and taking them out. */
+export interface KeyRedactor {
+  set(values: readonly string[]): void;
+  redactDeep<T>(value: T): T;
 }
 
 /** A thrown error as words main can act on; a source's or config's message says what to fix. */

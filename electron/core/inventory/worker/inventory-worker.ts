@@ -20,7 +20,7 @@ const post = (message: WorkerMessage) => port.postMessage(message);
 const redactor = new SecretRedactor();
 const keeper = new InventoryKeeper(
   database === null ? null : new RedactingInventoryStore(database, redactor),
-  (values) => redactor.set(values),
+  redactor,
   (failure) => post({ id: null, ok: false, failure }),
 );
 

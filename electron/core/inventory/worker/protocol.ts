@@ -37,6 +37,8 @@ export interface Accepted {
   view: InventoryView;
   /** For a scan the worker judged: how long reading every source took. */
   sourcesMs?: number;
+  /** The version of the keys the view was redacted for (see the `redactions` request). */
+  redactedFor: number;
 }
 
 /** Given to the worker when it starts. */
@@ -53,8 +55,8 @@ export interface ScanSetup {
 }
 
 export type WorkerRequest =
-  /** The keys in use now: taken out of every inventory before the worker stores it. */
-  | { type: "redactions"; values: string[] }
+  /** The keys in use now (the `version`th set main told): taken out of every view and stored inventory. */
+  | { type: "redactions"; values: string[]; version: number }
   | { type: "load-stored" }
   | ({ type: "read-sources" } & ScanSetup)
   /** Part of one credential's listing; parts of one listing arrive in order, before `judge`. */
