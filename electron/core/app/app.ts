@@ -7,6 +7,7 @@ import { createHandlerTable, type HandlerTable } from "../handlers/table.js";
 import { MarkerService, proverClients } from "../markers/index.js";
 import { SqliteProofStore } from "../markers/proof-store.js";
 import { type Database, openDatabase } from "../store/index.js";
+import { ViewStore } from "../store/view-store.js";
 import { EnvStore, FileVault, LayeredSecretStore, PASSPHRASE_ENV, type SecretStore } from "../vault/index.js";
 import { type ActionsPort, engineActions, unavailableActions } from "./actions.js";
 import { coreCalls } from "./calls.js";
@@ -118,6 +119,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     events,
     log,
     redacted: (view) => log.redactor.trust(view),
+    ...(database ? { storedView: () => new ViewStore(database).load() } : {}),
   });
   redactInventory = (values) => inventory.setRedactions(values);
   redactInventory(redactions);

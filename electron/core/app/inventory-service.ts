@@ -38,6 +38,8 @@ export interface InventoryServiceOptions {
   events: EventHub;
   log: Logger;
   now?: () => Date;
+  /** The view of the stored inventory, read on main (null when there is none that matches it). */
+  storedView?: () => InventoryView | null;
   /** Told of each view the worker redacted for the keys in use now (the answers' redactor trusts it). */
   redacted?: (view: InventoryView) => void;
   /** Replaces the real scan (tests of the service's caching); its inventory is handed to the worker. */
@@ -98,14 +100,31 @@ export class InventoryService {
     );
   }
 
-  /** Shows the last stored inventory until the first scan of this run finishes. */
+  /**
+   * Shows the last stored inventory until the first scan of this run finishes: its stored view at once,
+   * read on main, while the worker loads the inventory itself (then its own view replaces the stored one).
+   */
   loadStored(): Promise<void> {
+    try {
+      const view = this.#options.storedView?.() ?? null;
+      if (view !== null) {
+        this.#summary = {
+          generatedAt: view.generatedAt,
+          origins: view.originHealth,
+          leaseCount: view.leases.leaseId.length,
+        };
+        this.#view = view;
+        this.#fromStore = true;
+      }
+    } catch (error) {
+      this.#options.log.warn("the stored view could not be read; the stored inventory will be shown", error);
+    }
     this.#stored = this.#worker.request<Accepted | null>({ type: "load-stored" }).then(
       async (stored) => {
         if (stored === null) return;
         const view = await this.#receive(stored);
-        // A scan that finished first is newer.
-        if (view !== null && this.#summary === null) {
+        // A scan that finished first is newer; the stored view read on main is not.
+        if (view !== null && this.#shown === 0) {
           this.#take(stored, view);
           this.#fromStore = true;
         }
@@ -173,6 +192,12 @@ export class InventoryService {
     refresh?: boolean | undefined;
   }): Promise<InventoryView> {
     if (request.refresh) await this.refresh();
+    else if (request.environmentId === undefined && this.#view !== null && this.#shown === 0) {
+      // The stored view read at start: shown without waiting for the worker to load the inventory.
+      void this.refresh().catch(() => undefined);
+      await this.#updates;
+      return this.#view;
+    }
     await this.ensure();
     if (request.environmentId !== undefined)
       return this.#ask<InventoryView>({ type: "view", environmentId: request.environmentId });

@@ -1,6 +1,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { ACTIONS_CLAIMS_MIGRATIONS, ACTIONS_MIGRATIONS } from "../actions/journal/migrations.js";
 import { MARKER_PROOF_MIGRATIONS } from "../markers/proof-store.js";
+import { VIEW_STORE_MIGRATIONS } from "./view-store.js";
 
 export type Database = BetterSqlite3.Database;
 
@@ -77,4 +78,5 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   ...ACTIONS_CLAIMS_MIGRATIONS,
   ...MARKER_PROOF_MIGRATIONS,
+  ...VIEW_STORE_MIGRATIONS,
 ];

@@ -15,6 +15,7 @@ import { reconcile } from "../../../../shared/domain/reconcile.js";
 import { ConfigError } from "../../config/load.js";
 import { createSources, SourceError } from "../../leases/index.js";
 import type { InventoryStore } from "../../store/inventory-store.js";
+import type { ViewStore } from "../../store/view-store.js";
 import { LeasekeeperDestroys } from "../leasekeeper-destroys.js";
 import { loadSources } from "../scan.js";
 import type {
@@ -46,8 +47,9 @@ export class InventoryKeeper {
   readonly #redactor: KeyRedactor;
   /** Which set of keys main last told: views carry it, so main knows what they were redacted for. */
   #redactionsVersion = 0;
+  readonly #viewStore: ViewStore | null;
   /** An inventory to store once main has its view (the save would otherwise hold up the view's parts). */
-  #pendingSave: Inventory | null = null;
+  #pendingSave: { inventory: Inventory; view: InventoryView } | null = null;
   readonly #onSaveFailed: (failure: WorkerFailure) => void;
   readonly #destroyed = new LeasekeeperDestroys();
   readonly #scans = new Map<number, PendingScan>();
@@ -67,8 +69,10 @@ export class InventoryKeeper {
     store: InventoryStore | null,
     redactor: KeyRedactor,
     onSaveFailed: (failure: WorkerFailure) => void,
+    viewStore: ViewStore | null = null,
   ) {
     this.#store = store;
+    this.#viewStore = viewStore;
     this.#redactor = redactor;
     this.#onSaveFailed = onSaveFailed;
   }
@@ -173,8 +177,8 @@ export class InventoryKeeper {
     this.#inventory = inventory;
     this.#byId = byId;
     // Kept for the next start once main has the view; a newer scan replaces one still waiting.
-    if (save && !this.#closed && this.#store !== null) this.#pendingSave = received;
     const view = this.#redactor.redactDeep(encodeInventory(inventory));
+    if (save && !this.#closed && this.#store !== null) this.#pendingSave = { inventory: received, view };
     if (view.leases.leaseId.length === 0) this.#startSave();
     const generation = ++this.#generation;
     this.#views.set(generation, view);
@@ -192,12 +196,18 @@ export class InventoryKeeper {
   }
 
   #startSave(): void {
-    const inventory = this.#pendingSave;
-    if (inventory === null) return;
+    const pending = this.#pendingSave;
+    if (pending === null) return;
     this.#pendingSave = null;
-    this.#store?.saveInBackground(inventory).catch((error: unknown) => {
-      this.#onSaveFailed({ kind: "internal", message: messageOf(error) });
-    });
+    this.#store
+      ?.saveInBackground(pending.inventory)
+      .then((saved) => {
+        // The view goes with the inventory it shows, for the next start to show at once.
+        if (!saved.superseded) this.#viewStore?.save(pending.view);
+      })
+      .catch((error: unknown) => {
+        this.#onSaveFailed({ kind: "internal", message: messageOf(error) });
+      });
   }
 
   #viewPart(generation: number, from: number, to: number): LeaseColumns | null {

@@ -2,6 +2,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { RedactingInventoryStore } from "../../app/redacting-inventory-store.js";
 import { SecretRedactor } from "../../app/redactor.js";
 import { openDatabase } from "../../store/index.js";
+import { ViewStore } from "../../store/view-store.js";
 import { failureOf, InventoryKeeper } from "./inventory-keeper.js";
 import type { WorkerMessage, WorkerRequest, WorkerSetup } from "./protocol.js";
 
@@ -22,6 +23,7 @@ const keeper = new InventoryKeeper(
   database === null ? null : new RedactingInventoryStore(database, redactor),
   redactor,
   (failure) => post({ id: null, ok: false, failure }),
+  database === null ? null : new ViewStore(database),
 );
 
 port.on("message", (message: { id: number; request: WorkerRequest }) => {
