@@ -148,7 +148,8 @@ process.stdout.write(`\n${renderText(figures)}\n`);
 for (const failure of failures) process.stdout.write(`${failure.bench} did not run: ${failure.message}\n`);
 process.stdout.write(`\nbench: ${chosen.join(", ")} in ${(runMs / 1000).toFixed(1)} s\n`);
 if (!values["no-write"]) {
-  const stem = whole ? "latest" : chosen.join("-");
+  // A run of one source is a table of its own beside the ledger's.
+  const stem = whole ? "latest" : [...chosen, ...(values.source ? [values.source] : [])].join("-");
   const written = await writeReport(path.join(ROOT, "bench", "results"), stem, report);
   process.stdout.write(`bench: wrote ${written.map((file) => path.relative(ROOT, file)).join(" and ")}\n`);
 }
