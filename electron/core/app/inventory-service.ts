@@ -6,13 +6,13 @@ import {
   type LeaseColumns,
 } from "../../../shared/contract.js";
 import type { JobEvent } from "../../../shared/domain/actions.js";
-import type { ClassifiedLease, Inventory, SandboxListing } from "../../../shared/domain/inventory.js";
+import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
 import type { Company } from "../../../shared/domain/paperclip.js";
 import type { LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
 import { CoreError } from "../handlers/errors.js";
 import type { EventHub } from "../handlers/events.js";
-import { listCredential } from "../inventory/scan.js";
+import { listCredentialViews } from "../inventory/scan.js";
 import { InventoryWorker, InventoryWorkerError } from "../inventory/worker/inventory-worker-client.js";
 import type {
   Accepted,
@@ -344,18 +344,23 @@ export class InventoryService {
     const listingStartedAt = performance.now();
     const listings = await Promise.all(
       config.credentials.map(async (credential, at) => {
-        const entry = await listCredential(
+        const entry = await listCredentialViews(
           config,
           secrets,
           credential,
           context.fetch ? { client: { fetch: context.fetch } } : {},
         );
         // Parts of one listing are posted in order; the worker answers them in the order they arrive.
-        for (const part of partsOf(entry.listing)) {
-          handOver({ type: "listing-part", scanId, listing: at, part });
+        // The views are read in the worker; main only copies them over, a part at a time.
+        let from = 0;
+        do {
+          const views = entry.views.slice(from, from + SANDBOXES_PER_PART);
+          handOver({ type: "listing-part", scanId, listing: at, part: entry.listing, views });
+          from += SANDBOXES_PER_PART;
           await nextTurn();
-        }
-        return entry;
+        } while (from < entry.views.length);
+        // The views are the worker's now; main keeps only what the judging needs.
+        return { requests: entry.requests };
       }),
     );
     const listingMs = performance.now() - listingStartedAt;
@@ -422,18 +427,4 @@ function sourceEnv({ config, env }: ScanContext): Record<string, string> {
     if (name !== null && value !== undefined) picked[name] = value;
   }
   return picked;
-}
-
-/** One listing in parts of at most SANDBOXES_PER_PART sandboxes; a failed listing is one part. */
-function partsOf(listing: SandboxListing): SandboxListing[] {
-  const { outcome } = listing;
-  if (!outcome.ok || outcome.sandboxes.length <= SANDBOXES_PER_PART) return [listing];
-  const parts: SandboxListing[] = [];
-  for (let at = 0; at < outcome.sandboxes.length; at += SANDBOXES_PER_PART) {
-    parts.push({
-      ...listing,
-      outcome: { ...outcome, sandboxes: outcome.sandboxes.slice(at, at + SANDBOXES_PER_PART) },
-    });
-  }
-  return parts;
 }

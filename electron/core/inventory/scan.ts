@@ -4,6 +4,7 @@ import { type OpenClientOptions, openCreateosClient } from "../config/credential
 import type { CredentialConfig, LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
 import { isCreateosError, unknownReasonFor } from "../createos/errors.js";
+import { readSandboxViews } from "../createos/views.js";
 import type { LeaseSource } from "../leases/source.js";
 
 export interface ScanOptions {
@@ -94,23 +95,43 @@ export async function listCredential(
   credential: CredentialConfig,
   options: { signal?: AbortSignal | undefined; client?: OpenClientOptions | undefined } = {},
 ): Promise<CredentialListing> {
+  const { listing, views, requests } = await listCredentialViews(config, secrets, credential, options);
+  if (!listing.outcome.ok) return { listing, requests };
+  const { sandboxes } = readSandboxViews(views);
+  return { listing: { ...listing, outcome: { ...listing.outcome, sandboxes } }, requests };
+}
+
+/** A credential's listing with its sandboxes still as CreateOS sent them (`views`), for the worker to read. */
+export interface CredentialViews extends CredentialListing {
+  views: unknown[];
+}
+
+/**
+ * One credential's listing, its views left unread (the listing's own `sandboxes` empty): a host lists on
+ * main, paced, and has its inventory worker read the views (`readSandboxViews`), thousands of schema
+ * checks that would otherwise run on main in one piece.
+ */
+export async function listCredentialViews(
+  config: LeasekeeperConfig,
+  secrets: SecretStore,
+  credential: CredentialConfig,
+  options: { signal?: AbortSignal | undefined; client?: OpenClientOptions | undefined } = {},
+): Promise<CredentialViews> {
   const base = { origin: credential.origin, credential: credential.name };
   const opened = await openCreateosClient(config, secrets, credential, options.client);
   if (!opened.ok)
-    return { listing: { ...base, outcome: { ok: false, reason: "no-credential" } }, requests: 0 };
+    return { listing: { ...base, outcome: { ok: false, reason: "no-credential" } }, views: [], requests: 0 };
   try {
-    const list = await opened.client.listAllSandboxes(options.signal ? { signal: options.signal } : {});
+    const list = await opened.client.listSandboxViews(options.signal ? { signal: options.signal } : {});
     return {
-      listing: {
-        ...base,
-        outcome: { ok: true, sandboxes: list.sandboxes, observedAt: new Date().toISOString() },
-      },
+      listing: { ...base, outcome: { ok: true, sandboxes: [], observedAt: new Date().toISOString() } },
+      views: list.views,
       requests: list.requests,
     };
   } catch (error) {
     if (!isCreateosError(error)) throw error;
     const outcome: SandboxListing["outcome"] = { ok: false, reason: unknownReasonFor(error.kind) };
     if (error.httpStatus !== null) outcome.httpStatus = error.httpStatus;
-    return { listing: { ...base, outcome }, requests: error.requests };
+    return { listing: { ...base, outcome }, views: [], requests: error.requests };
   }
 }

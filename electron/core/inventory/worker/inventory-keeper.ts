@@ -13,6 +13,7 @@ import type {
 } from "../../../../shared/domain/inventory.js";
 import { reconcile } from "../../../../shared/domain/reconcile.js";
 import { ConfigError } from "../../config/load.js";
+import { readSandboxViews } from "../../createos/views.js";
 import { createSources, SourceError } from "../../leases/index.js";
 import type { InventoryStore } from "../../store/inventory-store.js";
 import type { ViewStore } from "../../store/view-store.js";
@@ -27,14 +28,16 @@ import type {
   WorkerRequest,
 } from "./protocol.js";
 
-/** Views kept for main to fetch: the newest, and the two before it that main may be fetching still. */
-const KEPT_VIEWS = 3;
+/** Views kept for main to fetch: the newest, and the one before it that main may be fetching still. */
+const KEPT_VIEWS = 2;
 
 interface PendingScan {
   snapshots: Promise<SourceSnapshot[]>;
   /** How long reading every source took, once it has. */
   sourcesMs: Promise<number>;
   listings: SandboxListing[];
+  /** Sandbox ids each listing has so far: a row repeated across pages is read once. */
+  seen: Set<string>[];
 }
 
 /**
@@ -91,7 +94,7 @@ export class InventoryKeeper {
         this.#readSources(request);
         return null;
       case "listing-part":
-        this.#addListingPart(request.scanId, request.listing, request.part);
+        this.#addListingPart(request.scanId, request.listing, request.part, request.views);
         return null;
       case "judge":
         return this.#judge(request.scanId, request.listings, request.requests, new Date(request.now));
@@ -144,15 +147,17 @@ export class InventoryKeeper {
     const sourcesMs = snapshots.then(() => performance.now() - startedAt);
     // Judged later; until then a failure must not count as unhandled.
     sourcesMs.catch(() => undefined);
-    this.#scans.set(scanId, { snapshots, sourcesMs, listings: [] });
+    this.#scans.set(scanId, { snapshots, sourcesMs, listings: [], seen: [] });
   }
 
-  #addListingPart(scanId: number, index: number, part: SandboxListing): void {
+  #addListingPart(scanId: number, index: number, part: SandboxListing, views: readonly unknown[]): void {
     const scan = this.#scans.get(scanId);
     if (scan === undefined) return;
+    scan.seen[index] ??= new Set();
+    scan.listings[index] ??= part;
+    const seen = scan.seen[index];
     const listing = scan.listings[index];
-    if (listing === undefined) scan.listings[index] = part;
-    else if (listing.outcome.ok && part.outcome.ok) listing.outcome.sandboxes.push(...part.outcome.sandboxes);
+    if (listing.outcome.ok) listing.outcome.sandboxes.push(...readSandboxViews(views, seen).sandboxes);
   }
 
   async #judge(scanId: number, count: number, requests: number, now: Date): Promise<Accepted> {

@@ -59,8 +59,11 @@ export type WorkerRequest =
   | { type: "redactions"; values: string[]; version: number }
   | { type: "load-stored" }
   | ({ type: "read-sources" } & ScanSetup)
-  /** Part of one credential's listing; parts of one listing arrive in order, before `judge`. */
-  | { type: "listing-part"; scanId: number; listing: number; part: SandboxListing }
+  /**
+   * Part of one credential's listing: the listing (its `sandboxes` empty) and some of its sandboxes as
+   * CreateOS sent them, which the worker reads. Parts of one listing arrive in order, before `judge`.
+   */
+  | { type: "listing-part"; scanId: number; listing: number; part: SandboxListing; views: unknown[] }
   | { type: "judge"; scanId: number; listings: number; requests: number; now: string }
   | { type: "accept"; inventory: Inventory }
   | { type: "destroyed"; origin: string; sandboxId: string; mark: DestroyedByLeasekeeper; now: string }
