@@ -9,6 +9,8 @@ import { defineConfig } from "vite";
  *   vite build -c vite.electron.config.ts --mode start     → dist-electron/start.mjs (npm start, bundled)
  * The preload runs sandboxed, where only `require("electron")` works: it must be one CommonJS file.
  * Main keeps every npm dependency external (better-sqlite3 is native; the rest load from node_modules).
+ * The inventory worker is a second entry of the main and start builds, written beside them as
+ * inventory-worker.js, where electron/core/inventory/worker/inventory-worker-client.ts looks for it.
  */
 const root = fileURLToPath(new URL(".", import.meta.url));
 const outDir = fileURLToPath(new URL("./dist-electron", import.meta.url));
@@ -36,6 +38,7 @@ export default defineConfig(({ mode }) => {
     };
   }
   const entry = mode === "start" ? "./scripts/start-main.ts" : "./electron/main.ts";
+  const worker = "./electron/core/inventory/worker/inventory-worker.ts";
   return {
     root,
     publicDir: false,
@@ -46,10 +49,24 @@ export default defineConfig(({ mode }) => {
       minify: false,
       sourcemap: true,
       target: "node20",
-      ssr: fileURLToPath(new URL(entry, import.meta.url)),
+      ssr: true,
       rollupOptions: {
+        input: {
+          [mode === "start" ? "start" : "main"]: fileURLToPath(new URL(entry, import.meta.url)),
+          "inventory-worker": fileURLToPath(new URL(worker, import.meta.url)),
+        },
         external: ["electron", "vite", ...nodeBuiltins],
-        output: { format: "es", entryFileNames: mode === "start" ? "start.mjs" : "main.js" },
+        output: {
+          format: "es",
+          // Shared code stays beside the entries: the worker client finds the worker relative to itself.
+          chunkFileNames: "[name]-[hash].js",
+          entryFileNames: (chunk) =>
+            chunk.name === "inventory-worker"
+              ? "inventory-worker.js"
+              : mode === "start"
+                ? "start.mjs"
+                : "main.js",
+        },
       },
     },
     ssr: { target: "node" },

@@ -1,62 +1,52 @@
 // The measured side of the inventory benchmark, in a fresh process of its own (see bench/inventory.ts):
-//   scan      one Leasekeeper scan of the world's config, with the event loop, memory and CPU watched
-//   read      the sources alone, read once (no listing beside them)
+//   scan      the host's inventory (createLeasekeeperApp: main thread + inventory worker) scanning the
+//             world twice, with main's event loop, memory and CPU watched; during the second scan
+//             `inventory:get` is asked every 25 ms, as the UI would, and answered from the cached view
+//   startup   a fresh host over the store the scan left: from start to the first `inventory:get` rows
+//   read      the sources alone, read once on the calling thread (no listing beside them)
 //   baseline  the plugin's way on a sample of leases: one GET /v1/sandboxes/{id} per lease, same client
 //             and same per-origin pacer
 // Prints one JSON line on stdout.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { createLeasekeeperApp, type LeasekeeperApp } from "../electron/core/app/app.js";
 import { loadConfig } from "../electron/core/config/load.js";
-import { EnvSecretStore } from "../electron/core/config/secrets.js";
 import {
   CreateosClient,
   configureOrigin,
   isCreateosError,
   originStats,
 } from "../electron/core/createos/index.js";
-import { type ScanTimings, scanInventory } from "../electron/core/inventory/scan.js";
 import { createSources } from "../electron/core/leases/index.js";
-import { InventoryStore, openDatabase } from "../electron/core/store/index.js";
-import { encodeInventory } from "../shared/contract.js";
+import { type ChannelResponse, decodeInventoryRows } from "../shared/contract.js";
 import { type LoopBlock, LoopProbe, MemoryProbe, round } from "./lib/probes.js";
-
-export interface PhaseSpan {
-  name: string;
-  startMs: number;
-  endMs: number;
-}
 
 export interface ScanChildResult {
   rows: number;
+  /** The first scan of the host, cold: from refresh() to the view on main. */
   wallMs: number;
+  /** The second scan, with inventory:get asked meanwhile. */
+  secondWallMs: number;
+  /** The store save the worker does after the first scan, awaited after the view was on main. */
+  saveWaitMs: number;
+  /** The first scan: sources read in the worker while main listed every credential. */
+  timings: { sourcesMs: number; listingMs: number };
   requests: number;
   requestsByOrigin: Record<string, number>;
   rateLimited: number;
-  timings: ScanTimings;
-  /** Main-thread figures for the classification window, from the loop probe's ticks. */
-  classification: { mainThreadCpuMs: number | null; maxBlockCpuMs: number | null; maxBlockMs: number };
   loop: {
     maxBlockMs: number;
     maxBlockCpuMs: number | null;
     maxWaitMs: number | null;
     histogramMaxMs: number;
-    blocks: (LoopBlock & { phase: string })[];
+    blocks: LoopBlock[];
   };
-  memory: {
-    heapUsedMaxMB: number;
-    rssMaxMB: number;
-    maxRssMB: number;
-    baselineRssMB: number;
-    /** The highs of the scan alone (sources, listing, classification), before the host's save and encode. */
-    scan: { rssMaxMB: number; heapUsedMaxMB: number };
-  };
-  /** Encoding the inventory for the contract (done once per scan by the host), timed on its own. */
-  encode: { wallMs: number; maxBlockMs: number; maxBlockCpuMs: number | null; bytes: number };
-  /** Saving the inventory to SQLite for the next start (done once per scan by the host), timed on its own. */
-  store: { wallMs: number; maxBlockMs: number; maxBlockCpuMs: number | null };
+  /** inventory:get answered during the second scan, each timed from ask to answer on main. */
+  ipc: { asked: number; p50Ms: number; p95Ms: number; maxMs: number };
+  /** The process: main thread and inventory worker together (one process, two threads). */
+  memory: { heapUsedMaxMB: number; rssMaxMB: number; maxRssMB: number; baselineRssMB: number };
+  encode: { bytes: number };
   headlines: Record<string, number>;
 }
 
@@ -71,6 +61,12 @@ export interface ReadChildResult {
    * only; null otherwise): the other half of the work, done in other processes.
    */
   serverCpuMs: number | null;
+}
+
+export interface StartupChildResult {
+  /** From createLeasekeeperApp to the first inventory:get answer, rows decoded. */
+  firstRowsMs: number;
+  rows: number;
 }
 
 export interface BaselineTarget {
@@ -96,11 +92,11 @@ const { values } = parseArgs({
   },
 });
 const config = await loadConfig(values.config!);
-const secrets = new EnvSecretStore(config.credentials);
 
 if (values.mode === "scan") {
-  const result = await measureScan();
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.stdout.write(`${JSON.stringify(await measureScan())}\n`);
+} else if (values.mode === "startup") {
+  process.stdout.write(`${JSON.stringify(await measureStartup())}\n`);
 } else if (values.mode === "baseline") {
   const result = await measureBaseline(
     JSON.parse(await readFile(values.targets!, "utf8")) as BaselineTarget[],
@@ -113,51 +109,62 @@ if (values.mode === "scan") {
   throw new Error(`unknown mode ${values.mode}`);
 }
 
+function openHost(): Promise<LeasekeeperApp> {
+  return createLeasekeeperApp({
+    configPath: values.config!,
+    mode: "browser",
+    version: "bench",
+    actions: false,
+    autoRefresh: false,
+  });
+}
+
+async function inventoryGet(app: LeasekeeperApp): Promise<ChannelResponse<"inventory:get">> {
+  const answer = await app.handlers["inventory:get"]({}, { host: "test" });
+  if (!answer.ok) throw new Error(`inventory:get failed: ${answer.error.code}`);
+  return answer.data;
+}
+
 async function measureScan(): Promise<ScanChildResult> {
-  const sources = createSources(config);
+  const app = await openHost();
   // Settle the process before measuring: modules loaded, startup garbage collected where possible.
   await new Promise((resolve) => setTimeout(resolve, 200));
   const baselineRssMB = round(process.memoryUsage().rss / 1024 ** 2);
   const memory = new MemoryProbe().start();
-  const scanMemory = new MemoryProbe().start();
   const loop = new LoopProbe().start();
   const started = performance.now();
-  let timings: ScanTimings | null = null;
-  const inventory = await scanInventory({
-    config,
-    sources,
-    secrets,
-    onTimings: (reported) => {
-      timings = reported;
-    },
-  });
+  await app.inventory.refresh();
   const wallMs = performance.now() - started;
-  const scanOnly = scanMemory.stop();
-  const classifyFrom = (timings as ScanTimings | null)?.classifyStartedAtMs ?? 0;
-  const classifyTo = classifyFrom + ((timings as ScanTimings | null)?.classifyWallMs ?? 0);
-  const classification = loop.window(classifyFrom, classifyTo);
+  const timings = app.inventory.lastScanTimings ?? { sourcesMs: 0, listingMs: 0 };
+  const saveStarted = performance.now();
+  await app.inventory.saved();
+  const saveWaitMs = performance.now() - saveStarted;
+
+  // The second scan, with the UI asking for the inventory meanwhile.
+  const answers: number[] = [];
+  let asking = true;
+  const ask = async () => {
+    while (asking) {
+      const askedAt = performance.now();
+      await inventoryGet(app);
+      answers.push(performance.now() - askedAt);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+  const secondStarted = performance.now();
+  const asker = ask();
+  await app.inventory.refresh();
+  const secondWallMs = performance.now() - secondStarted;
+  asking = false;
+  await asker;
+  await app.inventory.saved();
   const loopReport = loop.stop();
-
-  // What the host does next with it: encode the compact view once (InventoryService.#accept).
-  const encodeLoop = new LoopProbe().start();
-  const encodeStarted = performance.now();
-  const view = encodeInventory(inventory);
-  const encodeMs = performance.now() - encodeStarted;
-  const encodeReport = encodeLoop.stop();
-  const bytes = Buffer.byteLength(JSON.stringify({ ok: true, data: view }));
-
-  // And what it does before that: keep the inventory in SQLite for a fast next start (InventoryService).
-  const dataDir = await mkdtemp(path.join(tmpdir(), "leasekeeper-bench-store-"));
-  const database = openDatabase(dataDir);
-  const storeLoop = new LoopProbe().start();
-  const storeStarted = performance.now();
-  await new InventoryStore(database).saveInBackground(inventory);
-  const storeMs = performance.now() - storeStarted;
-  const storeReport = storeLoop.stop();
-  database.close();
-  await rm(dataDir, { recursive: true, force: true });
   const memoryReport = memory.stop();
 
+  const view = await inventoryGet(app);
+  const bytes = Buffer.byteLength(JSON.stringify({ ok: true, data: view }));
+  const headlines: Record<string, number> = {};
+  for (const row of decodeInventoryRows(view)) headlines[row.headline] = (headlines[row.headline] ?? 0) + 1;
   const requestsByOrigin: Record<string, number> = {};
   let rateLimited = 0;
   for (const origin of new Set(config.credentials.map((credential) => credential.origin))) {
@@ -165,23 +172,20 @@ async function measureScan(): Promise<ScanChildResult> {
     requestsByOrigin[origin] = stats.totalRequests;
     rateLimited += stats.rateLimited;
   }
-  const headlines: Record<string, number> = {};
-  for (const { verdict } of inventory.leases)
-    headlines[verdict.headline] = (headlines[verdict.headline] ?? 0) + 1;
+  await app.close();
 
-  const spans = phaseSpans(timings!);
+  const sorted = [...answers].sort((a, b) => a - b);
+  const quantile = (q: number) =>
+    round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
   return {
-    rows: inventory.leases.length,
+    rows: view.leases.leaseId.length,
     wallMs: round(wallMs),
-    requests: inventory.requests,
+    secondWallMs: round(secondWallMs),
+    saveWaitMs: round(saveWaitMs),
+    timings: { sourcesMs: round(timings.sourcesMs), listingMs: round(timings.listingMs) },
+    requests: view.requests,
     requestsByOrigin,
     rateLimited,
-    timings: timings!,
-    classification: {
-      mainThreadCpuMs: classification.cpuMs,
-      maxBlockCpuMs: classification.maxBlockCpuMs,
-      maxBlockMs: classification.maxBlockMs,
-    },
     loop: {
       maxBlockMs: loopReport.maxBlockMs,
       maxBlockCpuMs: loopReport.maxBlockCpuMs,
@@ -189,25 +193,16 @@ async function measureScan(): Promise<ScanChildResult> {
       histogramMaxMs: loopReport.histogramMaxMs,
       blocks: loopReport.blocks
         .sort((a, b) => (b.cpuMs ?? b.durationMs) - (a.cpuMs ?? a.durationMs))
-        .slice(0, 8)
-        .map((block) => ({ ...block, phase: phaseOf(block, spans) })),
+        .slice(0, 8),
     },
-    memory: {
-      ...memoryReport,
-      baselineRssMB,
-      scan: { rssMaxMB: scanOnly.rssMaxMB, heapUsedMaxMB: scanOnly.heapUsedMaxMB },
+    ipc: {
+      asked: answers.length,
+      p50Ms: quantile(0.5),
+      p95Ms: quantile(0.95),
+      maxMs: round(sorted.at(-1) ?? 0),
     },
-    encode: {
-      wallMs: round(encodeMs),
-      maxBlockMs: encodeReport.maxBlockMs,
-      maxBlockCpuMs: encodeReport.maxBlockCpuMs,
-      bytes,
-    },
-    store: {
-      wallMs: round(storeMs),
-      maxBlockMs: storeReport.maxBlockMs,
-      maxBlockCpuMs: storeReport.maxBlockCpuMs,
-    },
+    memory: { ...memoryReport, baselineRssMB },
+    encode: { bytes },
     headlines,
   };
 }
@@ -232,10 +227,7 @@ async function measureRead(): Promise<ReadChildResult> {
   };
 }
 
-/**
- * The CPU time of the backends still connected for Leasekeeper (the source's pool keeps them open a
- * while after the read), from /proc: the server runs on this machine in the benchmark.
- */
+/** The CPU time the database server's backends spent for this process, read from /proc (Linux). */
 async function databaseServerCpuMs(): Promise<number | null> {
   const source = config.sources.find((candidate) => candidate.kind === "paperclip-db");
   const url = source === undefined ? undefined : process.env[source.urlEnv];
@@ -260,25 +252,15 @@ async function databaseServerCpuMs(): Promise<number | null> {
   }
 }
 
-function phaseSpans(timings: ScanTimings): PhaseSpan[] {
-  return [
-    { name: "sources", startMs: timings.startedAtMs, endMs: timings.startedAtMs + timings.sourcesMs },
-    { name: "listing", startMs: timings.startedAtMs, endMs: timings.startedAtMs + timings.listingMs },
-    {
-      name: "classification",
-      startMs: timings.classifyStartedAtMs,
-      endMs: timings.classifyStartedAtMs + timings.classifyWallMs,
-    },
-  ];
-}
-
-/** Which phase(s) were running when a block happened (sources and listing overlap: both are named). */
-function phaseOf(block: LoopBlock, spans: readonly PhaseSpan[]): string {
-  const end = block.startMs + block.durationMs;
-  const names = spans
-    .filter((span) => block.startMs < span.endMs + 1 && end > span.startMs)
-    .map((s) => s.name);
-  return names.length > 0 ? names.join("+") : "between phases";
+async function measureStartup(): Promise<StartupChildResult> {
+  const started = performance.now();
+  const app = await openHost();
+  const view = await inventoryGet(app);
+  const rows = decodeInventoryRows(view).length;
+  const firstRowsMs = performance.now() - started;
+  // The stored inventory answered; the refresh it started in the background is not measured.
+  await app.close();
+  return { firstRowsMs: round(firstRowsMs), rows };
 }
 
 async function measureBaseline(targets: readonly BaselineTarget[]): Promise<BaselineChildResult> {

@@ -6,7 +6,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { originOf } from "../shared/domain/api-url.js";
 import { type DemoWorld, generateDemoWorld, writeDemoWorld } from "../simulator/index.js";
-import type { BaselineChildResult, BaselineTarget, ScanChildResult } from "./inventory-child.js";
+import type {
+  BaselineChildResult,
+  BaselineTarget,
+  ScanChildResult,
+  StartupChildResult,
+} from "./inventory-child.js";
 import { ROOT, runJsonChild, startSimulatorProcess } from "./lib/processes.js";
 import type { Figure } from "./lib/report.js";
 
@@ -39,6 +44,7 @@ export interface InventoryBenchResult {
   /** (requests at the busiest origin − 1) × 60 000 / budget: the last page cannot start earlier. */
   pacingFloorMs: number;
   scan: ScanChildResult;
+  startup: StartupChildResult;
   fast: (ScanChildResult & { pacingFloorMs: number }) | null;
   baseline: {
     leasesWithSandbox: number;
@@ -52,6 +58,8 @@ export interface InventoryBenchResult {
 
 export async function runInventoryBench(options: InventoryBenchOptions): Promise<InventoryBenchResult> {
   const size = options.size;
+  // A 100,000-lease child needs more than the default five minutes on a loaded machine.
+  const timeoutMs = Math.max(5, Math.ceil(size / 5000)) * 60_000;
   const environments = options.environments ?? 50;
   const accounts = options.accounts ?? (size >= 10_000 ? 5 : 2);
   const budget = options.budget ?? 300;
@@ -88,7 +96,13 @@ export async function runInventoryBench(options: InventoryBenchOptions): Promise
     await writeBudget(budget);
     const scan = await runJsonChild<ScanChildResult>(CHILD, ["--mode", "scan", "--config", configFile], {
       env: world.keys,
+      timeoutMs,
     });
+    const startup = await runJsonChild<StartupChildResult>(
+      CHILD,
+      ["--mode", "startup", "--config", configFile],
+      { env: world.keys, timeoutMs },
+    );
     let fast: InventoryBenchResult["fast"] = null;
     if (fastBudget > 0) {
       await writeBudget(fastBudget);
@@ -157,6 +171,7 @@ export async function runInventoryBench(options: InventoryBenchOptions): Promise
       requestFloorByOrigin,
       pacingFloorMs: pacingFloor(budget),
       scan,
+      startup,
       fast,
       baseline: {
         leasesWithSandbox: targets.length,
@@ -196,27 +211,28 @@ export function requestFloors(world: DemoWorld): {
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
-/** Targets: 20,000 rows under 400 ms and 10,000 under 200 ms; other sizes are context. */
-function classificationTarget(size: number): Figure["target"] {
-  if (size === 20_000) return { kind: "max", value: 400, text: "< 400 ms" };
-  if (size === 10_000) return { kind: "max", value: 200, text: "< 200 ms" };
-  return null;
-}
-
 function describeBlocks(scan: ScanChildResult): string {
   return scan.loop.blocks
     .slice(0, 3)
-    .map(
-      (block) => `${block.cpuMs ?? block.durationMs} ms CPU / ${block.durationMs} ms wall (${block.phase})`,
-    )
+    .map((block) => `${block.cpuMs ?? block.durationMs} ms CPU / ${round1(block.durationMs)} ms wall`)
     .join("; ");
 }
 
 const minutes = (ms: number) => `${(ms / 60_000).toFixed(1)} min`;
 
+/** The floors and targets of the worker's figures, by fleet size (20,000 and 100,000 are the named sizes). */
+function targetsFor(size: number): { floorRatio: number; rssMB: number } {
+  return size > 20_000 ? { floorRatio: 2, rssMB: 500 } : { floorRatio: 1.5, rssMB: 250 };
+}
+
 export function inventoryFigures(result: InventoryBenchResult): Figure[] {
   const bench = `inventory ${result.size.toLocaleString("en-US")}`;
-  const { scan, baseline } = result;
+  const { scan, baseline, startup } = result;
+  const targets = targetsFor(result.size);
+  const scanTarget = (budget: number): Figure["target"] =>
+    budget >= 6000
+      ? { kind: "ratio", max: targets.floorRatio, text: `≤ ${targets.floorRatio}× floor` }
+      : { kind: "ratio", max: 1.2, text: "≤ 1.2× floor" };
   const figures: Figure[] = [
     {
       bench,
@@ -242,7 +258,8 @@ export function inventoryFigures(result: InventoryBenchResult): Figure[] {
       value: scan.wallMs,
       unit: "ms",
       reference: { label: "pacing floor", value: Math.round(result.pacingFloorMs) },
-      target: { kind: "ratio", max: 1.2, text: "≤ 1.2× floor" },
+      target: scanTarget(result.budget),
+      note: `the host's first, cold scan: main lists CreateOS, the worker reads the ledger, judges, encodes; until the whole view is on main. The second scan took ${Math.round(scan.secondWallMs)} ms`,
     },
     {
       bench,
@@ -261,82 +278,55 @@ export function inventoryFigures(result: InventoryBenchResult): Figure[] {
       value: result.fast.wallMs,
       unit: "ms",
       reference: { label: "pacing floor", value: Math.round(result.fast.pacingFloorMs) },
-      target: { kind: "ratio", max: 1.2, text: "≤ 1.2× floor" },
+      target: scanTarget(result.fastBudget),
       note: "a 20× budget, where pacing no longer hides the scan's own work (reading sources, classifying)",
     });
   }
+  const measured = result.fast ?? scan;
   figures.push(
     {
       bench,
-      name: "classification CPU",
-      value: round1(scan.timings.classifyCpuMs),
+      name: "longest main-thread block: scan, save and encode",
+      value: measured.loop.maxBlockCpuMs ?? measured.loop.maxBlockMs,
       unit: "ms",
-      reference:
-        scan.classification.mainThreadCpuMs === null
-          ? null
-          : { label: "of it on the main thread", value: round1(scan.classification.mainThreadCpuMs) },
-      target: classificationTarget(result.size),
-      note: "process.cpuUsage over the classification slices inside the scan (all threads: V8's compiler and GC helpers too), the first, cold run in a fresh process; the main thread's share from its scheduler counters",
+      reference: { label: "wall, incl. waiting for a CPU", value: round1(measured.loop.maxBlockMs) },
+      target: { kind: "max", value: 16, text: "≤ 16 ms CPU" },
+      note: `main-thread CPU time between two ticks of a 5 ms timer (Linux schedstat) over two scans, the worker's save after each, and every view copied over to main (the worker's own CPU is not counted: it is another thread); wall time adds the wait for a CPU on this shared machine (longest single wait ${measured.loop.maxWaitMs ?? "n/a"} ms). Longest blocks: ${describeBlocks(measured)}`,
     },
     {
       bench,
-      name: "longest event-loop block in the scan",
-      value: scan.loop.maxBlockCpuMs ?? scan.loop.maxBlockMs,
+      name: "inventory:get during a scan, p95",
+      value: measured.ipc.p95Ms,
       unit: "ms",
-      reference: { label: "wall, incl. waiting for a CPU", value: scan.loop.maxBlockMs },
-      target: { kind: "max", value: 50, text: "≤ 50 ms" },
-      note: `main-thread CPU time between two ticks of a 5 ms timer (Linux schedstat); wall time on this shared machine adds the wait for a CPU (longest single wait ${scan.loop.maxWaitMs ?? "n/a"} ms). Longest blocks: ${describeBlocks(scan)}`,
+      reference: { label: "p50", value: measured.ipc.p50Ms },
+      target: { kind: "max", value: 20, text: "< 20 ms" },
+      note: `${measured.ipc.asked} asks, one every 25 ms through the handler table while the second scan ran (answered from the cached view; the host's own IPC or HTTP copy of the answer is not in it); longest ${measured.ipc.maxMs} ms`,
     },
     {
       bench,
-      name: "longest block in classification",
-      value: scan.classification.maxBlockCpuMs ?? round1(scan.timings.classifyLongestSliceCpuMs),
-      unit: "ms",
-      reference: { label: "wall", value: scan.classification.maxBlockMs },
-      target: { kind: "max", value: 50, text: "≤ 50 ms" },
-      note: `${scan.timings.classifySlices} slices of ≈ 8 ms with a turn of the event loop between them; classification took ${Math.round(scan.timings.classifyWallMs)} ms wall in all`,
+      name: "peak RSS, main + worker",
+      value: measured.memory.maxRssMB,
+      unit: "MB",
+      reference: { label: "at rest before the scan", value: measured.memory.baselineRssMB },
+      target: { kind: "max", value: targets.rssMB, text: `≤ ${targets.rssMB} MB` },
+      note: `the kernel's high-water mark for the process (both threads share it); main's peak heap ${measured.memory.heapUsedMaxMB} MB`,
     },
     {
       bench,
-      name: "host after the scan: SQLite save block",
-      value: scan.store.maxBlockCpuMs ?? scan.store.maxBlockMs,
+      name: "startup with a cached inventory → first rows",
+      value: startup.firstRowsMs,
       unit: "ms",
-      reference: { label: "wall", value: scan.store.maxBlockMs },
-      target: { kind: "max", value: 50, text: "≤ 50 ms" },
-      note: "InventoryStore.saveInBackground, which the host runs after every scan (JSON of every classified lease into SQLite in chunk rows under a new generation, in slices of ≈ 8 ms with turns of the event loop between them); not part of scanInventory",
-    },
-    {
-      bench,
-      name: "host after the scan: contract encode block",
-      value: scan.encode.maxBlockCpuMs ?? scan.encode.maxBlockMs,
-      unit: "ms",
-      reference: { label: "wall", value: scan.encode.maxBlockMs },
-      target: { kind: "max", value: 50, text: "≤ 50 ms" },
-      note: "encodeInventory (shared/contract), run once per scan by the host to build the compact view",
+      reference: null,
+      target: result.size >= 100_000 ? { kind: "max", value: 2000, text: "< 2 s" } : null,
+      note: `a fresh process: createLeasekeeperApp over the store the scan left, to the first inventory:get answer decoded into rows (${startup.rows.toLocaleString("en-US")}; the stored inventory, read and encoded by the worker)`,
     },
     {
       bench,
       name: "inventory payload over the contract",
-      value: round1(scan.encode.bytes / scan.rows),
+      value: round1(measured.encode.bytes / measured.rows),
       unit: "B/row",
-      reference: { label: "in all", value: Math.round(scan.encode.bytes / 1024), unit: "kB" },
+      reference: { label: "in all", value: Math.round(measured.encode.bytes / 1024), unit: "kB" },
       target: { kind: "max", value: 250, text: "< 250 B/row" },
-    },
-    {
-      bench,
-      name: "main-side peak RSS",
-      value: scan.memory.maxRssMB,
-      unit: "MB",
-      reference: { label: "at rest before the scan", value: scan.memory.baselineRssMB },
-      target: null,
-    },
-    {
-      bench,
-      name: "main-side peak heap",
-      value: scan.memory.heapUsedMaxMB,
-      unit: "MB",
-      reference: null,
-      target: null,
     },
   );
   return figures;

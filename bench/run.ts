@@ -86,7 +86,7 @@ for (const name of order) {
       return bundleFigures(result);
     });
   } else if (name === "inventory") {
-    const sizes = values.size?.map(Number) ?? [2_000, 10_000, 20_000];
+    const sizes = values.size?.map(Number) ?? [2_000, 10_000, 20_000, 100_000];
     if (values.source !== undefined && values.source !== "paperclip-db") {
       say(`bench: --source must be paperclip-db (the ledger is the default way)`);
       process.exit(2);

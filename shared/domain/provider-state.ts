@@ -33,25 +33,7 @@ export type ListingIndex = ReadonlyMap<string, OriginListings>;
  * keys of one account); the first listing's view is kept, since CreateOS never reuses an id.
  */
 export function indexListings(listings: readonly SandboxListing[]): ListingIndex {
-  const steps = indexListingsSteps(listings);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
-
-/** Sandboxes indexed between two pauses of `indexListingsSteps`. */
-const SANDBOXES_PER_STEP = 1000;
-
-/**
- * `indexListings`, paused every SANDBOXES_PER_STEP sandboxes, for a caller that runs it between turns
- * of its event loop (reconcileSteps): 20,000 leases come with some 40,000 listed sandboxes.
- */
-export function* indexListingsSteps(
-  listings: readonly SandboxListing[],
-): Generator<void, ListingIndex, void> {
   const index = new Map<string, OriginListings>();
-  let indexed = 0;
   for (const listing of listings) {
     const origin = originOf(listing.origin) ?? listing.origin;
     let entry = index.get(origin);
@@ -66,7 +48,6 @@ export function* indexListingsSteps(
     }
     entry.firstObservedAt ??= outcome.observedAt;
     for (const sandbox of outcome.sandboxes) {
-      if (++indexed % SANDBOXES_PER_STEP === 0) yield;
       if (!entry.sandboxes.has(sandbox.id)) {
         entry.sandboxes.set(sandbox.id, {
           sandbox,

@@ -12,7 +12,7 @@ import type {
   UntrackedSandbox,
 } from "./inventory.js";
 import type { Company, Environment, LeaseRow, SourceGap } from "./paperclip.js";
-import { indexListingsSteps, observeProvider } from "./provider-state.js";
+import { indexListings, observeProvider } from "./provider-state.js";
 import { recordedSandboxId } from "./sandbox-id.js";
 import { classifyLease } from "./verdict.js";
 
@@ -37,37 +37,15 @@ export const SHARED_WITH_LIMIT = 20;
  * lists, judged; plus per-environment counts, the listed sandboxes no row names, and the health of each
  * listing. Every index is built once, so the cost grows with rows plus listed sandboxes.
  */
-export function reconcile(input: ReconcileInput): Inventory {
-  const steps = reconcileSteps(input);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
-
-/** Rows (or listed sandboxes) handled between two pauses of `reconcileSteps`: a millisecond or two of work. */
-export const ROWS_PER_STEP = 200;
-
-/**
- * `reconcile`, paused every ROWS_PER_STEP rows: the same code and the same result, in steps a host can
- * run between turns of its event loop (electron/core/inventory classifies 20,000 rows that way without
- * blocking it).
- */
-export function* reconcileSteps({
-  snapshots,
-  listings,
-  now,
-  requests,
-}: ReconcileInput): Generator<void, Inventory, void> {
-  const listingIndex = yield* indexListingsSteps(listings);
+export function reconcile({ snapshots, listings, now, requests }: ReconcileInput): Inventory {
+  const listingIndex = indexListings(listings);
   const environments = indexEnvironments(snapshots);
-  const sandboxGroups = yield* groupRowsBySandbox(snapshots);
+  const sandboxGroups = groupRowsBySandbox(snapshots);
 
   const leases: ClassifiedLease[] = [];
   for (const { sourceId, leases: rows } of snapshots) {
     const sourceEnvironments = environments.get(sourceId);
     for (const row of rows) {
-      if (leases.length % ROWS_PER_STEP === 0) yield;
       const environment =
         row.environmentId === null ? null : (sourceEnvironments?.get(row.environmentId) ?? null);
       const provider = observeProvider(row, environment, listingIndex);
@@ -89,11 +67,9 @@ export function* reconcileSteps({
     }
   }
 
-  yield;
   const environmentSummaries = summarizeEnvironments(snapshots, leases);
-  yield;
   const gaps = snapshots.flatMap((snapshot) => snapshot.gaps);
-  const { untracked, uncertain } = splitByGaps(yield* untrackedSandboxes(listings, leases), gaps);
+  const { untracked, uncertain } = splitByGaps(untrackedSandboxes(listings, leases), gaps);
   return {
     generatedAt: now.toISOString(),
     requests,
@@ -151,14 +127,10 @@ interface SandboxGroup {
  * Rows by the sandbox id they name, across all sources: Paperclip's own sweep matches on the sandbox id
  * (`environment_leases_provider_lease_idx`), and CreateOS never reuses one.
  */
-function* groupRowsBySandbox(
-  snapshots: readonly SourceSnapshot[],
-): Generator<void, Map<string, SandboxGroup>, void> {
+function groupRowsBySandbox(snapshots: readonly SourceSnapshot[]): Map<string, SandboxGroup> {
   const groups = new Map<string, SandboxGroup>();
-  let seen = 0;
   for (const { leases } of snapshots) {
     for (const row of leases) {
-      if (++seen % ROWS_PER_STEP === 0) yield;
       const sandboxId = recordedSandboxId(row);
       if (sandboxId === null) continue;
       const group = groups.get(sandboxId);
@@ -241,14 +213,12 @@ function summarizeEnvironments(
  * at both — calling those untracked would invite a forced destroy of a sandbox a lease still names.
  * Listed at several origins, an orphan is reported once, at the first that listed it.
  */
-function* untrackedSandboxes(
+function untrackedSandboxes(
   listings: readonly SandboxListing[],
   leases: readonly ClassifiedLease[],
-): Generator<void, UntrackedSandbox[], void> {
+): UntrackedSandbox[] {
   const named = new Set<string>();
-  let handled = 0;
   for (const { lease } of leases) {
-    if (++handled % ROWS_PER_STEP === 0) yield;
     const sandboxId = recordedSandboxId(lease);
     if (sandboxId !== null) named.add(sandboxId);
   }
@@ -259,7 +229,6 @@ function* untrackedSandboxes(
     if (!listing.outcome.ok) continue;
     const origin = originOf(listing.origin) ?? listing.origin;
     for (const sandbox of listing.outcome.sandboxes) {
-      if (++handled % ROWS_PER_STEP === 0) yield;
       if ((TERMINAL_PROVIDER_STATUSES as readonly string[]).includes(sandbox.status)) continue;
       if (named.has(sandbox.id) || reported.has(sandbox.id)) continue;
       reported.add(sandbox.id);

@@ -16,7 +16,9 @@ const listSandboxes = accountRoute("GET", "/v1/sandboxes", (ctx) => {
   }
   const all = ctx.world.list(ctx.account);
   const matching = status ? all.filter((sandbox) => sandbox.status === status) : all;
-  return success(page(matching.map(toView), paging.limit, paging.offset));
+  // Paged first, then turned into views: a page costs its own rows, not the whole account's.
+  const listed = page(matching, paging.limit, paging.offset);
+  return success({ ...listed, data: listed.data.map(toView) });
 });
 
 const getSandbox = sandboxRoute("GET", "/v1/sandboxes/:id", (_ctx, sandbox) => success(toView(sandbox)));

@@ -62,7 +62,7 @@ describe("app:info and the inventory", () => {
 
   it("scans on first ask, then answers from the cache until asked to refresh", async () => {
     const first = await call("inventory:get");
-    expect(first.rows).toHaveLength(demo.world.ledger.leases.length);
+    expect(first.leases.leaseId).toHaveLength(demo.world.ledger.leases.length);
     const again = await call("inventory:get");
     expect(again.generatedAt).toBe(first.generatedAt);
     await new Promise((resolve) => setTimeout(resolve, 5));

@@ -17,12 +17,12 @@ import {
   startQuarantineScheduler,
 } from "../quarantine/index.js";
 import { type Database, openDatabase } from "../store/index.js";
+import { ViewStore } from "../store/view-store.js";
 import { FileVault, LayeredSecretStore, PASSPHRASE_ENV } from "../vault/index.js";
 import { type ActionsPort, engineActions, unavailableActions } from "./actions.js";
 import { coreCalls } from "./calls.js";
 import { InventoryService, type ScanContext } from "./inventory-service.js";
 import { createLogger, type RedactingLogger } from "./log.js";
-import { RedactingInventoryStore } from "./redacting-inventory-store.js";
 import { SettingsService } from "./settings-service.js";
 import { sourceSecrets } from "./source-secrets.js";
 
@@ -101,12 +101,17 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
   const secrets = openSecrets(config, env, options.vault);
   const events = new EventHub(log.redactor);
 
+  // Read before the inventory exists: its worker is told them once it does, and on every change after.
+  let redactions: string[] = [];
+  let redactInventory = (_values: readonly string[]): void => undefined;
   const loadRedactions = async () => {
     try {
-      log.setSecrets([
+      redactions = [
         ...(await secrets.knownSecrets(config.credentials.map((credential) => credential.name))),
         ...sourceSecrets(config, env),
-      ]);
+      ];
+      log.setSecrets(redactions);
+      redactInventory(redactions);
     } catch {
       // an unreadable vault has nothing to redact; env keys are read again on the next change
     }
@@ -121,14 +126,18 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     env,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const store = database ? new RedactingInventoryStore(database, log.redactor) : null;
+  // Built after the database is open and migrated: the inventory worker opens a second connection to it.
   const inventory = new InventoryService({
     context: scanContext,
-    store,
+    dataDir: database ? config.dataDir : null,
     events,
     log,
+    redacted: (view) => log.redactor.trust(view),
+    ...(database ? { storedView: () => new ViewStore(database).load() } : {}),
   });
-  inventory.loadStored();
+  redactInventory = (values) => inventory.setRedactions(values);
+  redactInventory(redactions);
+  void inventory.loadStored();
 
   const applyBudgets = (next: LeasekeeperConfig) => {
     for (const credential of next.credentials) {
@@ -157,7 +166,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
 
   // Proofs are kept with the inventory cache, keyed so an inventory read can attach them.
   const markers = new MarkerService({
-    inventory: () => inventory.ensure(),
+    inventory: () => inventory.full(),
     store: database ? new SqliteProofStore(database) : undefined,
     openClient: (credential) =>
       proverClients(config, secrets, options.fetch ? { fetch: options.fetch } : {})(credential),
@@ -209,7 +218,6 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
       onError: () => log.warn("A quarantine pass failed; it is tried again on the next one."),
     });
   }
-
   const handlers = createHandlerTable(
     coreCalls({ info, inventory, settings, secrets, actions, markers, quarantine }),
     log,
@@ -234,8 +242,8 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
       await lastPass;
       quarantineStore?.close();
       await refreshAfterChange;
-      // A background save still writing would otherwise fail half-way (harmless, but a needless warning).
-      await store?.idle();
+      // The worker finishes the save it is writing before its connection, then main's, closes.
+      await inventory.close();
       database?.close();
     },
   };

@@ -36,11 +36,10 @@ export function coreCalls(core: CoreServices): CoreCalls {
     "inventory:get": (request) => inventory.view(request),
     "leases:detail": async (request) => {
       const found = await inventory.find(request.leaseId, request.sourceId);
-      const companies = inventory.latest?.companies ?? [];
-      return leaseDetail(found.lease, found.byId, new Map(companies.map(({ id, name }) => [id, name])));
+      return leaseDetail(found.lease, found.byId, new Map(found.companies.map(({ id, name }) => [id, name])));
     },
     "untracked:list": async (request) => {
-      const current = await inventory.ensure();
+      const current = await inventory.untracked();
       const wanted = (sandbox: { credential: string; origin: string }) =>
         (request.credential === undefined || sandbox.credential === request.credential) &&
         (request.origin === undefined || sandbox.origin === request.origin);
@@ -81,7 +80,7 @@ export function coreCalls(core: CoreServices): CoreCalls {
     "credentials:clear": (request) => settings.clearCredential(request.name),
     "vault:accept-weak-store": () => core.secrets.acceptWeakStore(),
     "status:get": () =>
-      statusView(settings.config, inventory.latest, {
+      statusView(settings.config, inventory.summary, {
         lastRefreshAt: inventory.lastRefreshAt,
         refreshing: inventory.refreshing,
       }),

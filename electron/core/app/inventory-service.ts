@@ -1,14 +1,27 @@
-import { encodeInventory, type InventoryView } from "../../../shared/contract.js";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import {
+  emptyLeaseColumns,
+  type InventoryView,
+  LEASE_COLUMNS,
+  type LeaseColumns,
+} from "../../../shared/contract.js";
 import type { JobEvent } from "../../../shared/domain/actions.js";
-import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../shared/domain/inventory.js";
+import type { Company } from "../../../shared/domain/paperclip.js";
 import type { LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
-import { CoreError, isCoreError } from "../errors/core-error.js";
+import { CoreError } from "../errors/core-error.js";
 import type { EventHub } from "../handlers/events.js";
-import { LeasekeeperActions } from "../inventory/leasekeeper-actions.js";
-import { scanInventory } from "../inventory/scan.js";
-import { createSources, SourceError } from "../leases/index.js";
-import type { InventoryStore } from "../store/inventory-store.js";
+import { listCredentialViews } from "../inventory/scan.js";
+import { InventoryWorker, InventoryWorkerError } from "../inventory/worker/inventory-worker-client.js";
+import type {
+  Accepted,
+  FoundLease,
+  InventorySummary,
+  UntrackedAnswer,
+  WorkerFailure,
+  WorkerRequest,
+} from "../inventory/worker/protocol.js";
 import type { Logger } from "./log.js";
 
 export interface ScanContext {
@@ -20,142 +33,242 @@ export interface ScanContext {
 
 export interface InventoryServiceOptions {
   context: () => ScanContext;
-  store: InventoryStore | null;
+  /** Where the store is (the worker opens its own connection to it); null keeps nothing on disk. */
+  dataDir: string | null;
   events: EventHub;
   log: Logger;
   now?: () => Date;
-  /** Replaces the real scan (tests of the service's caching). */
+  /** The view of the stored inventory, read on main (null when there is none that matches it). */
+  storedView?: () => InventoryView | null;
+  /** Told of each view the worker redacted for the keys in use now (the answers' redactor trusts it). */
+  redacted?: (view: InventoryView) => void;
+  /** Replaces the real scan (tests of the service's caching); its inventory is handed to the worker. */
   scan?: (context: ScanContext) => Promise<Inventory>;
 }
 
+/** Where a scan's time went: the sources read in the worker while main listed every credential. */
+export interface ScanTimings {
+  sourcesMs: number;
+  listingMs: number;
+}
+
 const MESSAGE_LIMIT = 240;
+/** Listed sandboxes per message to the worker: copying one such part takes a millisecond or two. */
+const SANDBOXES_PER_PART = 2000;
+/** View rows per message from the worker: reading one such part on main takes a few milliseconds. */
+const ROWS_PER_PART = 4000;
 
 /**
- * The last inventory, kept in memory and in the store: a host shows it at once and refreshes in the
- * background. Scans are single-flight (a second request joins the running scan), every finished scan
- * emits `inventory:changed`, and the compact view is encoded once per inventory, not once per request.
+ * The last inventory. The heavy work — reading the sources, judging the rows, saving, encoding the compact
+ * view — runs in the inventory worker; main lists CreateOS with its paced client (one queue per origin for
+ * the whole process), hands the listings over, and keeps only the summary and the encoded view. A host
+ * shows the stored inventory at once and refreshes in the background. Scans are single-flight (a second
+ * request joins the running scan) and every finished scan emits `inventory:changed`.
  */
 export class InventoryService {
   readonly #options: InventoryServiceOptions;
-  #inventory: Inventory | null = null;
-  #fromStore = false;
+  readonly #worker: InventoryWorker;
+  #summary: InventorySummary | null = null;
   #view: InventoryView | null = null;
-  #byId = new Map<string, ClassifiedLease>();
-  #running: Promise<Inventory> | null = null;
+  /** The whole inventory, fetched from the worker only when an action or a proof needs it. */
+  #full: Promise<Inventory> | null = null;
+  #fromStore = false;
+  #stored: Promise<void> = Promise.resolve();
+  /** Confirmed destroys being applied in the worker, in the order the jobs reported them. */
+  #updates: Promise<void> = Promise.resolve();
+  #running: Promise<InventorySummary> | null = null;
   #lastRefreshAt: string | null = null;
+  #lastScanTimings: ScanTimings | null = null;
+  #redactionsVersion = 0;
   #timer: ReturnType<typeof setInterval> | null = null;
-  readonly #actedOn = new LeasekeeperActions();
+  #scanIds = 0;
+  /** The worker's generation of the view shown now. */
+  #shown = 0;
 
   constructor(options: InventoryServiceOptions) {
     this.#options = options;
+    this.#worker = new InventoryWorker({ dataDir: options.dataDir }, (failure) => this.#unasked(failure));
   }
 
-  /** Shows the last stored inventory until the first scan of this run finishes. */
-  loadStored(): void {
+  /** The keys in use now: the worker takes them out of every inventory before it stores one. */
+  setRedactions(values: readonly string[]): void {
+    this.#redactionsVersion += 1;
+    this.#ask({ type: "redactions", values: [...values], version: this.#redactionsVersion }).catch(
+      (error: unknown) => {
+        this.#options.log.warn("the inventory worker could not be told the keys to redact", error);
+      },
+    );
+  }
+
+  /**
+   * Shows the last stored inventory until the first scan of this run finishes: its stored view at once,
+   * read on main, while the worker loads the inventory itself (then its own view replaces the stored one).
+   */
+  loadStored(): Promise<void> {
     try {
-      const stored = this.#options.store?.loadLast();
-      if (stored) {
-        this.#accept(stored.inventory);
+      const view = this.#options.storedView?.() ?? null;
+      if (view !== null) {
+        this.#summary = {
+          generatedAt: view.generatedAt,
+          origins: view.originHealth,
+          leaseCount: view.leases.leaseId.length,
+        };
+        this.#view = view;
         this.#fromStore = true;
       }
     } catch (error) {
-      this.#options.log.warn("the stored inventory could not be read; a fresh scan will replace it", error);
+      this.#options.log.warn("the stored view could not be read; the stored inventory will be shown", error);
     }
+    this.#stored = this.#worker.request<Accepted | null>({ type: "load-stored" }).then(
+      async (stored) => {
+        if (stored === null) return;
+        const view = await this.#receive(stored);
+        // A scan that finished first is newer; the stored view read on main is not.
+        if (view !== null && this.#shown === 0) {
+          this.#take(stored, view);
+          this.#fromStore = true;
+        }
+      },
+      (error: unknown) => {
+        this.#options.log.warn("the stored inventory could not be read; a fresh scan will replace it", error);
+      },
+    );
+    return this.#stored;
   }
 
   get lastRefreshAt(): string | null {
     return this.#lastRefreshAt;
   }
 
+  /** How the last scan of this run spent its time (the benchmark reports it). */
+  get lastScanTimings(): ScanTimings | null {
+    return this.#lastScanTimings;
+  }
+
   get refreshing(): boolean {
     return this.#running !== null;
   }
 
-  get latest(): Inventory | null {
-    return this.#inventory;
+  /** What main knows of the last inventory (its age and each listing's health); null before the first. */
+  get summary(): InventorySummary | null {
+    return this.#summary;
   }
 
   /** A scan now, or the one already running. */
-  refresh(): Promise<Inventory> {
+  refresh(): Promise<InventorySummary> {
     this.#running ??= this.#scan().finally(() => {
       this.#running = null;
     });
     return this.#running;
   }
 
-  /** The inventory, scanning first when there is none from this run yet (a stored one is shown meanwhile). */
-  async ensure(): Promise<Inventory> {
-    if (this.#inventory === null) return this.refresh();
+  /** The inventory's summary, scanning first when there is none from this run yet (a stored one is shown meanwhile). */
+  async ensure(): Promise<InventorySummary> {
+    await this.#stored;
+    await this.#updates;
+    if (this.#summary === null) return this.refresh();
     if (this.#fromStore) void this.refresh().catch(() => undefined);
-    return this.#inventory;
+    return this.#summary;
+  }
+
+  /** The whole inventory, for proofs (copied over from the worker once per inventory). */
+  async full(): Promise<Inventory> {
+    await this.ensure();
+    this.#full ??= this.#worker.request<Inventory>({ type: "inventory" });
+    return this.#full;
   }
 
   /** For the action engine: an inventory no older than `maxAgeMs`, scanning when the cached one is older. */
   async current({ maxAgeMs }: { maxAgeMs: number }): Promise<Inventory> {
-    const inventory = this.#inventory;
-    const now = (this.#options.now ?? (() => new Date()))().getTime();
-    if (inventory && !this.#fromStore && now - Date.parse(inventory.generatedAt) <= maxAgeMs)
-      return inventory;
-    return this.refresh();
+    const summary = this.#summary;
+    const now = this.#now().getTime();
+    if (!(summary && !this.#fromStore && now - Date.parse(summary.generatedAt) <= maxAgeMs))
+      await this.refresh();
+    return this.full();
   }
 
   async view(request: {
     environmentId?: string | undefined;
     refresh?: boolean | undefined;
   }): Promise<InventoryView> {
-    const inventory = request.refresh ? await this.refresh() : await this.ensure();
+    if (request.refresh) await this.refresh();
+    else if (request.environmentId === undefined && this.#view !== null && this.#shown === 0) {
+      // The stored view read at start: shown without waiting for the worker to load the inventory.
+      void this.refresh().catch(() => undefined);
+      await this.#updates;
+      return this.#view;
+    }
+    await this.ensure();
     if (request.environmentId !== undefined)
-      return encodeInventory(inventory, { environmentId: request.environmentId });
-    if (this.#view === null || this.#inventory !== inventory) return encodeInventory(inventory);
-    return this.#view;
+      return this.#ask<InventoryView>({ type: "view", environmentId: request.environmentId });
+    return this.#view!;
   }
 
   /** A lease of the current inventory; with a source id when two sources could share a lease id. */
   async find(
     leaseId: string,
     sourceId?: string,
-  ): Promise<{ lease: ClassifiedLease; byId: ReadonlyMap<string, ClassifiedLease> }> {
+  ): Promise<{ lease: ClassifiedLease; byId: ReadonlyMap<string, ClassifiedLease>; companies: Company[] }> {
     await this.ensure();
-    const found =
-      this.#byId.get(leaseKey(sourceId, leaseId)) ?? (sourceId ? undefined : this.#byId.get(leaseId));
+    const found = await this.#ask<FoundLease | null>({ type: "find", leaseId, sourceId: sourceId ?? null });
     if (!found)
       throw new CoreError(
         "call",
         "not-found",
         "No lease with that id in the current inventory; refresh and try again.",
       );
-    return { lease: found, byId: this.#byId };
+    return {
+      lease: found.lease,
+      byId: new Map(found.related.map((other) => [other.lease.id, other])),
+      companies: found.companies,
+    };
+  }
+
+  /** The listed sandboxes no row names, and those that cannot be called orphans. */
+  async untracked(): Promise<UntrackedAnswer> {
+    await this.ensure();
+    const answer = await this.#ask<UntrackedAnswer | null>({ type: "untracked" });
+    return answer ?? { generatedAt: this.#summary!.generatedAt, untracked: [], untrackedUncertain: [] };
   }
 
   /**
-   * A job's progress: when an item confirms a destroy or a release (a pause or a delete), the rows naming
-   * that sandbox see what was done, by whom and in which job at once, without waiting for the next scan
-   * or for Paperclip to update its row, and the change is announced like a scan's.
+   * A job's progress: when an item confirms a delete or a pause (a destroy, or a release), the rows
+   * naming that sandbox say at once what Leasekeeper did, who did it, when and in which job, without
+   * waiting for the next scan or for Paperclip to update its row; the change is announced like a scan's.
    */
   noteJobEvent(event: JobEvent): void {
     if (event.type !== "item") return;
     const { item } = event;
     if (item.state !== "confirmed" || item.effect === null) return;
     if (item.origin === null || item.sandboxId === null) return;
-    const at = item.finishedAt ?? this.#now().toISOString();
-    const mark = {
+    const mark: LeasekeeperAction = {
       action: event.action,
       effect: item.effect,
       jobId: event.jobId,
-      at,
+      at: item.finishedAt ?? this.#now().toISOString(),
       operator: event.operator,
     };
-    if (!this.#actedOn.note(item.origin, item.sandboxId, mark)) return;
-    const current = this.#inventory;
-    if (current === null) return;
-    const updated = this.#actedOn.apply(current, this.#now());
-    if (updated === current) return;
-    this.#accept(updated, { applyActions: false });
-    this.#options.events.emit("inventory:changed", { generatedAt: updated.generatedAt });
+    // Chained, and awaited by every read, so an answer given after the event already shows it.
+    this.#updates = this.#updates.then(() => this.#showActedOn(item.origin!, item.sandboxId!, mark));
   }
 
-  #now(): Date {
-    return (this.#options.now ?? (() => new Date()))();
+  async #showActedOn(origin: string, sandboxId: string, mark: LeasekeeperAction): Promise<void> {
+    try {
+      const updated = await this.#ask<Accepted | null>({
+        type: "acted-on",
+        origin,
+        sandboxId,
+        mark,
+        now: this.#now().toISOString(),
+      });
+      if (updated === null) return;
+      const view = await this.#receive(updated);
+      if (view === null) return;
+      this.#take(updated, view);
+      this.#options.events.emit("inventory:changed", { generatedAt: updated.summary.generatedAt });
+    } catch (error) {
+      this.#options.log.warn("a confirmed destroy or release could not be shown", error);
+    }
   }
 
   startAutoRefresh(seconds: number): void {
@@ -172,24 +285,32 @@ export class InventoryService {
     this.#timer = null;
   }
 
-  async #scan(): Promise<Inventory> {
+  /** Resolves once the worker has written what it was saving (tests, the benchmark). */
+  saved(): Promise<void> {
+    return this.#worker.request({ type: "saved" });
+  }
+
+  /** Waits for a running scan and the worker's save, then ends the worker. */
+  async close(): Promise<void> {
+    this.stopAutoRefresh();
+    await this.#running?.catch(() => undefined);
+    await this.#worker.close();
+  }
+
+  #now(): Date {
+    return (this.#options.now ?? (() => new Date()))();
+  }
+
+  async #scan(): Promise<InventorySummary> {
     const context = this.#options.context();
-    let inventory: Inventory;
+    let accepted: Accepted;
     try {
-      inventory = this.#options.scan
-        ? await this.#options.scan(context)
-        : await scanInventory({
-            config: context.config,
-            sources: createSources(context.config, {
-              env: context.env,
-              ...(context.fetch ? { fetch: context.fetch } : {}),
-            }),
-            secrets: context.secrets,
-            ...(context.fetch ? { client: { fetch: context.fetch } } : {}),
-          });
+      accepted = this.#options.scan
+        ? await this.#ask<Accepted>({ type: "accept", inventory: await this.#options.scan(context) })
+        : await this.#scanInWorker(context);
     } catch (error) {
       // Source and config errors are one line naming the source or file; they say what to fix.
-      if (error instanceof SourceError || isCoreError(error, "config")) {
+      if (error instanceof InventoryWorkerError && error.failure.kind !== "internal") {
         this.#options.log.warn("scan failed", error.message);
         const message =
           error.message.length > MESSAGE_LIMIT ? `${error.message.slice(0, MESSAGE_LIMIT)}…` : error.message;
@@ -197,31 +318,114 @@ export class InventoryService {
       }
       throw error;
     }
-    this.#accept(inventory);
+    const view = await this.#receive(accepted);
+    // Null only when two newer inventories were accepted meanwhile; the newest is shown by its own path.
+    if (view !== null) this.#take(accepted, view);
     this.#fromStore = false;
-    this.#lastRefreshAt = inventory.generatedAt;
-    this.#options.events.emit("inventory:changed", { generatedAt: inventory.generatedAt });
-    // Kept for the next start in the background, in slices, after the inventory is shown; a newer scan
-    // replaces one still waiting to be saved.
-    this.#options.store?.saveInBackground(inventory).catch((error: unknown) => {
-      this.#options.log.warn("the inventory could not be saved; it is still shown", error);
-    });
-    return this.#inventory ?? inventory;
+    this.#lastRefreshAt = accepted.summary.generatedAt;
+    this.#options.events.emit("inventory:changed", { generatedAt: accepted.summary.generatedAt });
+    return accepted.summary;
   }
 
-  #accept(received: Inventory, { applyActions = true } = {}): void {
-    const inventory = applyActions ? this.#actedOn.apply(received, this.#now()) : received;
-    const byId = new Map<string, ClassifiedLease>();
-    for (const classified of inventory.leases) {
-      byId.set(leaseKey(classified.sourceId, classified.lease.id), classified);
-      if (!byId.has(classified.lease.id)) byId.set(classified.lease.id, classified);
+  /**
+   * The sources are read in the worker while main lists every credential; each listing is handed over
+   * as it arrives (in parts, a turn of the event loop between them), then the worker judges.
+   */
+  async #scanInWorker(context: ScanContext): Promise<Accepted> {
+    const { config, secrets } = context;
+    const scanId = ++this.#scanIds;
+    const handedOver: Promise<unknown>[] = [];
+    // Awaited together once every listing is in; until then a failure must not count as unhandled.
+    const handOver = (request: WorkerRequest) => {
+      const answered = this.#ask(request);
+      answered.catch(() => undefined);
+      handedOver.push(answered);
+    };
+    handOver({ type: "read-sources", scanId, config, env: sourceEnv(context) });
+    const listingStartedAt = performance.now();
+    const listings = await Promise.all(
+      config.credentials.map(async (credential, at) => {
+        const entry = await listCredentialViews(
+          config,
+          secrets,
+          credential,
+          context.fetch ? { client: { fetch: context.fetch } } : {},
+        );
+        // Parts of one listing are posted in order; the worker answers them in the order they arrive.
+        // The views are read in the worker; main only copies them over, a part at a time.
+        let from = 0;
+        do {
+          const views = entry.views.slice(from, from + SANDBOXES_PER_PART);
+          handOver({ type: "listing-part", scanId, listing: at, part: entry.listing, views });
+          from += SANDBOXES_PER_PART;
+          await nextTurn();
+        } while (from < entry.views.length);
+        // The views are the worker's now; main keeps only what the judging needs.
+        return { requests: entry.requests };
+      }),
+    );
+    const listingMs = performance.now() - listingStartedAt;
+    await Promise.all(handedOver);
+    const judged = await this.#ask<Accepted>({
+      type: "judge",
+      scanId,
+      listings: listings.length,
+      requests: listings.reduce((sum, entry) => sum + entry.requests, 0),
+      now: this.#now().toISOString(),
+    });
+    this.#lastScanTimings = { sourcesMs: judged.sourcesMs ?? 0, listingMs };
+    return judged;
+  }
+
+  #ask<T>(request: Parameters<InventoryWorker["request"]>[0]): Promise<T> {
+    return this.#worker.request<T>(request);
+  }
+
+  /** The accepted view with its lease columns, fetched in parts with a turn of the event loop between. */
+  async #receive(accepted: Accepted): Promise<InventoryView | null> {
+    const leases = emptyLeaseColumns();
+    const columns = leases as Record<(typeof LEASE_COLUMNS)[number], unknown[]>;
+    for (let from = 0; from < accepted.summary.leaseCount; from += ROWS_PER_PART) {
+      const part = await this.#ask<LeaseColumns | null>({
+        type: "view-part",
+        generation: accepted.generation,
+        from,
+        to: from + ROWS_PER_PART,
+      });
+      if (part === null) return null;
+      for (const name of LEASE_COLUMNS) {
+        const column = columns[name];
+        for (const value of part[name]) column.push(value);
+      }
+      await nextTurn();
     }
-    this.#inventory = inventory;
-    this.#byId = byId;
-    this.#view = encodeInventory(inventory);
+    return { ...accepted.view, leases };
+  }
+
+  #take({ generation, summary, redactedFor }: Accepted, view: InventoryView): void {
+    // Parts of two views may arrive interleaved; the worker's newer inventory wins whichever lands last.
+    if (generation <= this.#shown) return;
+    this.#shown = generation;
+    this.#summary = summary;
+    this.#view = view;
+    this.#full = null;
+    // Redacted in the worker for the keys in use now: answers need not walk its rows again on main.
+    if (redactedFor === this.#redactionsVersion) this.#options.redacted?.(view);
+  }
+
+  #unasked(failure: WorkerFailure): void {
+    this.#options.log.warn("the inventory could not be saved; it is still shown", failure.message);
   }
 }
 
-function leaseKey(sourceId: string | undefined, leaseId: string): string {
-  return sourceId === undefined ? leaseId : `${sourceId}\u0000${leaseId}`;
+/** The variables the sources name (Paperclip tokens, database URLs they read), and nothing else of the environment. */
+function sourceEnv({ config, env }: ScanContext): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const source of config.sources) {
+    const name =
+      source.kind === "paperclip" ? source.tokenEnv : source.kind === "paperclip-db" ? source.urlEnv : null;
+    const value = name === null ? undefined : env[name];
+    if (name !== null && value !== undefined) picked[name] = value;
+  }
+  return picked;
 }

@@ -145,7 +145,7 @@ describe("no key ever leaves the main side", () => {
 
     const inventory = (await drive("inventory:get", { refresh: true })) as {
       ok: true;
-      data: { rows: Array<[string, number, string | null]> };
+      data: { leases: { leaseId: string[] } };
     };
     expect(inventory.ok).toBe(true);
 
@@ -193,12 +193,12 @@ describe("no key ever leaves the main side", () => {
       "inventory:get": [{}, { refresh: true }],
       "leases:detail": [
         { leaseId: hostileLeaseId },
-        ...inventory.data.rows.slice(0, 40).map((row) => ({ leaseId: row[0] })),
+        ...inventory.data.leases.leaseId.slice(0, 40).map((leaseId) => ({ leaseId })),
       ],
       "untracked:list": [{}],
       "quarantine:list": [{}, { open: true }],
       "markers:prove": [
-        { leases: inventory.data.rows.slice(0, 20).map((row) => ({ leaseId: row[0] })) },
+        { leases: inventory.data.leases.leaseId.slice(0, 20).map((leaseId) => ({ leaseId })) },
         { untracked: [{ sandboxId: hostileLeaseId }] },
       ],
       "jobs:list": [{}],

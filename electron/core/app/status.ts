@@ -10,7 +10,7 @@ import { allOriginStats } from "../createos/index.js";
  */
 export function statusView(
   config: LeasekeeperConfig,
-  inventory: Inventory | null,
+  inventory: Pick<Inventory, "origins"> | null,
   refresh: { lastRefreshAt: string | null; refreshing: boolean },
 ): StatusView {
   const stats = new Map(allOriginStats().map((entry) => [entry.origin, entry]));

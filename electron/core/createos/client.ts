@@ -17,7 +17,7 @@ import {
   pacedFetch,
   type RetryPolicy,
 } from "./transport.js";
-import { readSandboxView } from "./views.js";
+import { readSandboxView, readSandboxViews } from "./views.js";
 
 export interface CreateosClientOptions {
   /** Any spelling the plugin accepts (`https://host`, `https://host/v1`); normalised to the origin. */
@@ -47,6 +47,10 @@ export interface SandboxList extends CallOutcome {
   sandboxes: ProviderSandbox[];
   /** Listed rows without a readable id or status, left out rather than guessed at. */
   skipped: number;
+}
+
+export interface SandboxViews extends CallOutcome {
+  views: unknown[];
 }
 
 export interface SandboxLookup extends CallOutcome {
@@ -117,22 +121,19 @@ export class CreateosClient {
    * `offset += count` until `offset >= total` or an empty page. ceil(n / 500) requests, at least one.
    */
   async listAllSandboxes(options: CallOptions = {}): Promise<SandboxList> {
-    const { value: views, record } = await this.#call(CREATEOS_OPERATIONS.list, (sdk) =>
+    const { views, ...rest } = await this.listSandboxViews(options);
+    return { ...readSandboxViews(views), ...rest };
+  }
+
+  /**
+   * Every listed sandbox as CreateOS sent it, unread (`readSandboxViews` reads them): the inventory has
+   * them read in its worker, off the main thread.
+   */
+  async listSandboxViews(options: CallOptions = {}): Promise<SandboxViews> {
+    const { value: handles, record } = await this.#call(CREATEOS_OPERATIONS.list, (sdk) =>
       sdk.listSandboxes({ ...signalOf(options) }),
     );
-    const seen = new Set<string>();
-    const sandboxes: ProviderSandbox[] = [];
-    let skipped = 0;
-    for (const handle of views) {
-      const sandbox = readSandboxView(handle.data);
-      // A row can reappear on the next page when the list shifts between requests.
-      if (sandbox === null) skipped += 1;
-      else if (!seen.has(sandbox.id)) {
-        seen.add(sandbox.id);
-        sandboxes.push(sandbox);
-      }
-    }
-    return { sandboxes, skipped, ...outcome(record) };
+    return { views: handles.map((handle) => handle.data as unknown), ...outcome(record) };
   }
 
   /** One sandbox. 404 throws `not-found`: the sandbox is purged *or another account's*; never proof of deletion. */

@@ -23,6 +23,27 @@ const SandboxViewSchema = z.object({
   created_by: optionalString,
 });
 
+/**
+ * Listed views → sandboxes: unreadable ones counted, repeats dropped (a row can reappear on the next page
+ * when the list shifts between requests). `seen` carries the ids across parts of one listing.
+ */
+export function readSandboxViews(
+  views: readonly unknown[],
+  seen: Set<string> = new Set(),
+): { sandboxes: ProviderSandbox[]; skipped: number } {
+  const sandboxes: ProviderSandbox[] = [];
+  let skipped = 0;
+  for (const view of views) {
+    const sandbox = readSandboxView(view);
+    if (sandbox === null) skipped += 1;
+    else if (!seen.has(sandbox.id)) {
+      seen.add(sandbox.id);
+      sandboxes.push(sandbox);
+    }
+  }
+  return { sandboxes, skipped };
+}
+
 export function readSandboxView(view: unknown): ProviderSandbox | null {
   const parsed = SandboxViewSchema.safeParse(view);
   if (!parsed.success) return null;

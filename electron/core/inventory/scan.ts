@@ -1,10 +1,11 @@
 import type { Inventory, SandboxListing, SourceSnapshot } from "../../../shared/domain/inventory.js";
+import { reconcile } from "../../../shared/domain/reconcile.js";
 import { type OpenClientOptions, openCreateosClient } from "../config/credentials.js";
 import type { CredentialConfig, LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
 import { isCreateosError, unknownReasonFor } from "../createos/errors.js";
+import { readSandboxViews } from "../createos/views.js";
 import type { LeaseSource } from "../leases/source.js";
-import { classifyInSlices } from "./classify.js";
 
 export interface ScanOptions {
   config: LeasekeeperConfig;
@@ -26,15 +27,8 @@ export interface ScanTimings {
   /** Listing every credential's sandboxes, paced. */
   listingMs: number;
   classifyStartedAtMs: number;
-  /** Classification from start to end, pauses for the event loop included. */
-  classifyWallMs: number;
-  /** CPU time of the process during the classification slices (not the turns between them). */
-  classifyCpuMs: number;
-  /** The longest stretch classification ran without giving the event loop a turn (wall time). */
-  classifyLongestSliceMs: number;
-  /** The most CPU time one of those stretches used. */
-  classifyLongestSliceCpuMs: number;
-  classifySlices: number;
+  /** Judging every row (`reconcile`), in one piece. */
+  classifyMs: number;
 }
 
 export interface CredentialListing {
@@ -45,8 +39,9 @@ export interface CredentialListing {
 
 /**
  * One scan: every source read (in parallel), every credential's sandboxes listed exactly once (in
- * parallel, each paced by its origin's shared queue), then judged by the pure rules, in slices that leave
- * the event loop free between them (classify.ts). The cost at CreateOS is ceil(sandboxes / 500) requests
+ * parallel, each paced by its origin's shared queue), then judged by the pure rules. This runs it all on
+ * the calling thread (the CLI, tests); a host's inventory runs the same parts split between main (the
+ * listings) and the inventory worker (the rest). The cost at CreateOS is ceil(sandboxes / 500) requests
  * per credential, whatever the number of leases.
  *
  * A source that cannot be read fails the scan (its sandboxes would otherwise look like orphans); a
@@ -70,27 +65,18 @@ export async function scanInventory(options: ScanOptions): Promise<Inventory> {
     }),
   ]);
   const classifyStartedAtMs = performance.now();
-  // Classified in slices with turns of the event loop between them: at 20,000 rows the rules take a few
-  // hundred milliseconds, which the host's other work (IPC, HTTP, job progress) must not wait for.
-  const { inventory, stats } = await classifyInSlices(
-    {
-      snapshots,
-      listings: listings.map((entry) => entry.listing),
-      now: (options.now ?? (() => new Date()))(),
-      requests: listings.reduce((sum, entry) => sum + entry.requests, 0),
-    },
-    signal ? { signal } : {},
-  );
+  const inventory = reconcile({
+    snapshots,
+    listings: listings.map((entry) => entry.listing),
+    now: (options.now ?? (() => new Date()))(),
+    requests: listings.reduce((sum, entry) => sum + entry.requests, 0),
+  });
   options.onTimings?.({
     startedAtMs,
     sourcesMs,
     listingMs,
     classifyStartedAtMs,
-    classifyWallMs: stats.wallMs,
-    classifyCpuMs: stats.cpuMs,
-    classifyLongestSliceMs: stats.longestSliceMs,
-    classifyLongestSliceCpuMs: stats.longestSliceCpuMs,
-    classifySlices: stats.slices,
+    classifyMs: performance.now() - classifyStartedAtMs,
   });
   return inventory;
 }
@@ -109,23 +95,43 @@ export async function listCredential(
   credential: CredentialConfig,
   options: { signal?: AbortSignal | undefined; client?: OpenClientOptions | undefined } = {},
 ): Promise<CredentialListing> {
+  const { listing, views, requests } = await listCredentialViews(config, secrets, credential, options);
+  if (!listing.outcome.ok) return { listing, requests };
+  const { sandboxes } = readSandboxViews(views);
+  return { listing: { ...listing, outcome: { ...listing.outcome, sandboxes } }, requests };
+}
+
+/** A credential's listing with its sandboxes still as CreateOS sent them (`views`), for the worker to read. */
+export interface CredentialViews extends CredentialListing {
+  views: unknown[];
+}
+
+/**
+ * One credential's listing, its views left unread (the listing's own `sandboxes` empty): a host lists on
+ * main, paced, and has its inventory worker read the views (`readSandboxViews`), thousands of schema
+ * checks that would otherwise run on main in one piece.
+ */
+export async function listCredentialViews(
+  config: LeasekeeperConfig,
+  secrets: SecretStore,
+  credential: CredentialConfig,
+  options: { signal?: AbortSignal | undefined; client?: OpenClientOptions | undefined } = {},
+): Promise<CredentialViews> {
   const base = { origin: credential.origin, credential: credential.name };
   const opened = await openCreateosClient(config, secrets, credential, options.client);
   if (!opened.ok)
-    return { listing: { ...base, outcome: { ok: false, reason: "no-credential" } }, requests: 0 };
+    return { listing: { ...base, outcome: { ok: false, reason: "no-credential" } }, views: [], requests: 0 };
   try {
-    const list = await opened.client.listAllSandboxes(options.signal ? { signal: options.signal } : {});
+    const list = await opened.client.listSandboxViews(options.signal ? { signal: options.signal } : {});
     return {
-      listing: {
-        ...base,
-        outcome: { ok: true, sandboxes: list.sandboxes, observedAt: new Date().toISOString() },
-      },
+      listing: { ...base, outcome: { ok: true, sandboxes: [], observedAt: new Date().toISOString() } },
+      views: list.views,
       requests: list.requests,
     };
   } catch (error) {
     if (!isCreateosError(error)) throw error;
     const outcome: SandboxListing["outcome"] = { ok: false, reason: unknownReasonFor(error.code) };
     if (error.httpStatus !== null) outcome.httpStatus = error.httpStatus;
-    return { listing: { ...base, outcome }, requests: error.requests };
+    return { listing: { ...base, outcome }, views: [], requests: error.requests };
   }
 }

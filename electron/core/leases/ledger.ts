@@ -1,15 +1,13 @@
 import { readFile } from "node:fs/promises";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
-import { runInSlices } from "../time-slices.js";
-import { parseJsonSteps } from "./json-in-slices.js";
 import {
   gapsOf,
   parseCompanies,
   parseEnvironment,
   parseEnvironments,
   parseLeaseRow,
-  parseLeaseRowsSteps,
+  parseLeaseRows,
 } from "./rows.js";
 import { type LeaseSource, SourceError } from "./source.js";
 
@@ -32,8 +30,7 @@ export class LedgerSource implements LeaseSource {
   async load(): Promise<SourceSnapshot> {
     const ledger = await this.#read();
     const environments = parseEnvironments(ledger.environments, this.id, "environments");
-    // Checked in slices: 20,000 rows take the better part of a second, which the event loop must not wait for.
-    const { value: leases } = await runInSlices(parseLeaseRowsSteps(ledger.leases, this.id, "leases"));
+    const leases = parseLeaseRows(ledger.leases, this.id, "leases");
     const companies = parseCompanies(ledger.companies, this.id, "companies");
     return {
       sourceId: this.id,
@@ -78,8 +75,7 @@ export class LedgerSource implements LeaseSource {
     }
     let raw: unknown;
     try {
-      // Parsed in slices (a 20,000-row ledger is some 40 MB of JSON); the same result as JSON.parse.
-      raw = (await runInSlices(parseJsonSteps(text))).value;
+      raw = JSON.parse(text);
     } catch {
       throw new SourceError(this.id, "malformed", `ledger file ${this.path} is not valid JSON.`);
     }

@@ -1,7 +1,6 @@
 import pg from "pg";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Company, Environment, LeaseRow, SourceProblem } from "../../../shared/domain/paperclip.js";
-import { runInSlices } from "../time-slices.js";
 import {
   type DatabaseLeaseRow,
   databaseRowEnvironmentId,
@@ -72,8 +71,6 @@ const LEASE_QUERY = `
     FROM environment_leases l
     LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
    WHERE l.id = $1::uuid`;
-/** Rows checked between two turns of the event loop. */
-const ROWS_PER_STEP = 100;
 /** Ids after `after`, up to and including `upTo`. */
 interface IdRange {
   after: string;
@@ -227,7 +224,7 @@ export class PaperclipDbSource implements LeaseSource {
       const page = (await pending).rows;
       const full = page.length === this.#pageSize;
       if (full) pending = pageAfter(databaseRowId(page[page.length - 1]!));
-      await runInSlices(this.#checkRows(page, offset, environments, leases, problems), { signal });
+      this.#checkRows(page, offset, environments, leases, problems);
       offset += page.length;
       if (!full) break;
     }
@@ -255,15 +252,14 @@ export class PaperclipDbSource implements LeaseSource {
   }
 
   /** Each row parsed on its own; a malformed one is a problem naming its id (a database has no index). */
-  *#checkRows(
+  #checkRows(
     page: readonly DatabaseLeaseRow[],
     offset: number,
     environments: ReadonlyMap<string, Environment>,
     into: LeaseRow[],
     problems: SourceProblem[],
-  ): Generator<void, void, void> {
+  ): void {
     for (let at = 0; at < page.length; at++) {
-      if ((at + 1) % ROWS_PER_STEP === 0) yield;
       const values = page[at]!;
       const parsed = leaseRowFromDatabase(values, environmentChange(values, environments));
       if (parsed.ok) into.push(parsed.row);

@@ -10,7 +10,6 @@ import {
   type SourceGap,
   type SourceProblem,
 } from "../../../shared/domain/paperclip.js";
-import { runToEnd } from "../time-slices.js";
 import { describeIssue } from "../validation.js";
 
 /**
@@ -30,39 +29,20 @@ export function parseEnvironments(
   sourceId: string,
   list: string,
 ): Parsed<Environment> {
-  const parsed = runToEnd(parseEach(items, EnvironmentSchema, sourceId, list));
+  const parsed = parseEach(items, EnvironmentSchema, sourceId, list);
   for (const environment of parsed.rows) environment.config = withoutSecrets(environment.config);
   return parsed;
 }
 
 export function parseLeaseRows(items: readonly unknown[], sourceId: string, list: string): Parsed<LeaseRow> {
-  return runToEnd(parseLeaseRowsSteps(items, sourceId, list));
-}
-
-/** Rows checked between two pauses of `parseLeaseRowsSteps`. */
-const ROWS_PER_STEP = 100;
-
-/**
- * `parseLeaseRows`, paused every ROWS_PER_STEP rows, for a source that parses in slices between turns of
- * the event loop (runInSlices): checking 20,000 rows takes the better part of a second.
- */
-export function* parseLeaseRowsSteps(
-  items: readonly unknown[],
-  sourceId: string,
-  list: string,
-): Generator<void, Parsed<LeaseRow>, void> {
-  const parsed = yield* parseEach(items, LeaseRowSchema, sourceId, list);
-  for (let at = 0; at < parsed.rows.length; at++) {
-    if ((at + 1) % ROWS_PER_STEP === 0) yield;
-    const row = parsed.rows[at]!;
-    row.metadata = withoutSecrets(row.metadata);
-  }
+  const parsed = parseEach(items, LeaseRowSchema, sourceId, list);
+  for (const row of parsed.rows) row.metadata = withoutSecrets(row.metadata);
   return parsed;
 }
 
 /** Companies a source names (for their names); a malformed entry is a problem, never fatal. */
 export function parseCompanies(items: readonly unknown[], sourceId: string, list: string): Parsed<Company> {
-  const parsed = runToEnd(parseEach(items, CompanySchema, sourceId, list));
+  const parsed = parseEach(items, CompanySchema, sourceId, list);
   return { ...parsed, rows: parsed.rows.map(({ id, name }) => ({ id, name })) };
 }
 
@@ -117,18 +97,17 @@ export function parseEnvironment(
   return { ok: true, environment };
 }
 
-function* parseEach<S extends z.ZodType>(
+function parseEach<S extends z.ZodType>(
   items: readonly unknown[],
   schema: S,
   sourceId: string,
   list: string,
-): Generator<void, Parsed<z.output<S>>, void> {
+): Parsed<z.output<S>> {
   const rows: z.output<S>[] = [];
   const indices: number[] = [];
   const problems: SourceProblem[] = [];
   const firstIndexById = new Map<string, number>();
   for (let index = 0; index < items.length; index++) {
-    if ((index + 1) % ROWS_PER_STEP === 0) yield;
     const item = items[index];
     const result = schema.safeParse(item);
     if (!result.success) {

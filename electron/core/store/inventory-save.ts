@@ -3,13 +3,12 @@ import type { Inventory } from "../../../shared/domain/inventory.js";
 import type { Database } from "./migrations.js";
 
 /**
- * The steps of a background inventory save, as a generator for `runInSlices`: every step is a small
- * piece of work (one lease to JSON, one chunk row written, one stale chunk deleted) and every database
- * write is a whole, short transaction inside one step, so nothing is held open across a turn of the
- * event loop. The payload goes under a new generation; source rows switch to it in the last, small
- * transaction (`flip`), so a save that stops anywhere before leaves the previous inventory whole.
- * Afterwards the chunks no source row names any more (the previous generation, a crashed save's) are
- * deleted one row per step.
+ * The inventory save the inventory worker runs after every scan. The payload is written in chunk rows of
+ * about CHUNK_CHARS under a new generation, each insert its own short transaction, so the write lock is
+ * never held for long against the main thread's own writers (plans, journal, audit) on the same WAL file.
+ * Source rows switch to the new generation in one last, small transaction (`flip`), so a save that stops
+ * anywhere before (a crash, a full disk) leaves the previous inventory whole. Afterwards the chunks no
+ * source row names any more (the previous generation, a crashed save's) are deleted.
  */
 
 /** About 128 kB of JSON per chunk row: one insert of it is a millisecond or two. */
@@ -19,8 +18,6 @@ export const CHUNK_CHARS = 1 << 17;
  * 1,000 pages copies 4 MB at once (20–30 ms inside one commit); asked for every 1 MB, it is a few ms.
  */
 const CHUNKS_PER_CHECKPOINT = 8;
-/** Lease ids compared per step when finding what is new since the last scan. */
-const COMPARE_BATCH = 2000;
 
 export type SourcePayload = Pick<Inventory, "environments" | "leases" | "problems">;
 /** Scan-wide parts of an inventory; the last three are absent from payloads saved before they existed. */
@@ -47,30 +44,21 @@ interface PreviousRow {
   headlines: string;
 }
 
-export function* saveSteps(
-  db: Database,
-  inventory: Inventory,
-  sourceIds: readonly string[],
-): Generator<void, SaveResult, void> {
+export function saveInChunks(db: Database, inventory: Inventory, sourceIds: readonly string[]): SaveResult {
   // One pass groups each source's entries, keeping their order (what `filter` per source gives).
   const wanted = new Set(sourceIds);
   const bySource = new Map<string, SourcePayload>(
     sourceIds.map((sourceId) => [sourceId, { environments: [], leases: [], problems: [] }]),
   );
-  let counter = 0;
   for (const environment of inventory.environments) {
     if (wanted.has(environment.sourceId)) bySource.get(environment.sourceId)!.environments.push(environment);
-    if (++counter % COMPARE_BATCH === 0) yield;
   }
   for (const lease of inventory.leases) {
     if (wanted.has(lease.sourceId)) bySource.get(lease.sourceId)!.leases.push(lease);
-    if (++counter % COMPARE_BATCH === 0) yield;
   }
   for (const problem of inventory.problems) {
     if (wanted.has(problem.source)) bySource.get(problem.source)!.problems.push(problem);
-    if (++counter % COMPARE_BATCH === 0) yield;
   }
-  yield;
 
   const generation = Number(
     db.prepare("INSERT INTO inventory_generations (started_at) VALUES (?)").run(new Date().toISOString())
@@ -92,26 +80,22 @@ export function* saveSteps(
       () => db.pragma("wal_checkpoint(PASSIVE)"),
     );
     writer.append('{"environments":');
-    yield* appendArray(writer, payload.environments);
+    appendArray(writer, payload.environments);
     writer.append(',"leases":');
-    yield* appendArray(writer, payload.leases);
+    appendArray(writer, payload.leases);
     writer.append(',"problems":');
-    yield* appendArray(writer, payload.problems);
+    appendArray(writer, payload.problems);
     writer.append("}");
     writer.end();
-    yield;
 
     const headlines: Record<string, Headline> = {};
     for (const { lease, verdict } of payload.leases) headlines[lease.id] = verdict.headline;
-    yield;
     const headlinesJson = JSON.stringify(headlines);
-    yield;
 
     const previous = readPrevious.get(sourceId) as PreviousRow | undefined;
     const changed: string[] = [];
-    if (previous !== undefined) yield* compare(JSON.parse(previous.headlines), headlines, changed);
+    if (previous !== undefined) compare(JSON.parse(previous.headlines), headlines, changed);
     prepared.push({ sourceId, chunks: writer.count, headlines, headlinesJson, previous, changed });
-    yield;
   }
 
   const scanPayload = JSON.stringify({
@@ -122,7 +106,6 @@ export function* saveSteps(
     gaps: inventory.gaps,
   } satisfies ScanPayload);
   const sourceIdsJson = JSON.stringify(sourceIds);
-  yield;
 
   const newSinceLastScan = flip(db, {
     inventory,
@@ -131,9 +114,8 @@ export function* saveSteps(
     scanPayload,
     sourceIdsJson,
   });
-  yield;
 
-  yield* sweep(db);
+  sweep(db);
   return { newSinceLastScan };
 }
 
@@ -178,8 +160,7 @@ function flip(
       const previous = readPrevious.get(source.sourceId) as PreviousRow | undefined;
       if (!samePrevious(previous, source.previous)) {
         changed = [];
-        if (previous !== undefined)
-          runAll(compare(JSON.parse(previous.headlines), source.headlines, changed));
+        if (previous !== undefined) compare(JSON.parse(previous.headlines), source.headlines, changed);
       }
       newSinceLastScan.push(...changed);
       upsertSource.run({
@@ -201,10 +182,10 @@ function flip(
 }
 
 /**
- * Deletes, one row per step, every chunk no source row names (the generation a source has just left,
+ * Deletes, one row at a time, every chunk no source row names (the generation a source has just left,
  * or what a save that stopped half-way wrote), then the generation ids nothing uses any more.
  */
-export function* sweep(db: Database): Generator<void, void, void> {
+export function sweep(db: Database): void {
   const stale = db
     .prepare(`
       SELECT generation, source_id AS sourceId, seq FROM inventory_chunks AS c
@@ -212,13 +193,11 @@ export function* sweep(db: Database): Generator<void, void, void> {
         SELECT 1 FROM source_inventories AS s WHERE s.source_id = c.source_id AND s.generation = c.generation
       )`)
     .all() as { generation: number; sourceId: string; seq: number }[];
-  yield;
   const remove = db.prepare(
     "DELETE FROM inventory_chunks WHERE generation = ? AND source_id = ? AND seq = ?",
   );
   for (const chunk of stale) {
     remove.run(chunk.generation, chunk.sourceId, chunk.seq);
-    yield;
   }
   db.prepare(`
     DELETE FROM inventory_generations
@@ -231,34 +210,24 @@ function samePrevious(a: PreviousRow | undefined, b: PreviousRow | undefined): b
   return a.generated_at === b.generated_at && a.generation === b.generation && a.headlines === b.headlines;
 }
 
-function* compare(
+function compare(
   previous: Record<string, Headline>,
   headlines: Record<string, Headline>,
   changed: string[],
-): Generator<void, void, void> {
-  let counter = 0;
+): void {
   for (const leaseId in headlines) {
     if (previous[leaseId] !== headlines[leaseId]) changed.push(leaseId);
-    if (++counter % COMPARE_BATCH === 0) yield;
   }
 }
 
-function runAll(steps: Generator<void, void, void>): void {
-  while (!steps.next().done) {
-    // nothing between steps
-  }
-}
-
-/** An array's JSON as JSON.stringify writes it, one element per step. */
-function* appendArray(writer: ChunkWriter, items: readonly unknown[]): Generator<void, void, void> {
+/** An array's JSON as JSON.stringify writes it, one element at a time. */
+function appendArray(writer: ChunkWriter, items: readonly unknown[]): void {
   writer.append("[");
   for (let at = 0; at < items.length; at += 1) {
     if (at > 0) writer.append(",");
     writer.append(JSON.stringify(items[at]) ?? "null");
-    yield;
     if (writer.checkpointDue()) {
       writer.checkpoint();
-      yield;
     }
   }
   writer.append("]");

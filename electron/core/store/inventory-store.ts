@@ -1,8 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Headline } from "../../../shared/domain/codes.js";
 import type { Inventory } from "../../../shared/domain/inventory.js";
-import { runInSlices, type SliceStats } from "../time-slices.js";
-import { type SaveResult, type ScanPayload, type SourcePayload, saveSteps } from "./inventory-save.js";
+import { type SaveResult, type ScanPayload, type SourcePayload, saveInChunks } from "./inventory-save.js";
 import type { Database } from "./migrations.js";
 
 export interface StoredInventory {
@@ -14,8 +13,6 @@ export interface StoredInventory {
 export interface BackgroundSaveResult extends SaveResult {
   /** True when a newer inventory replaced this one before its save began: it was never written. */
   superseded: boolean;
-  /** How the save was spread over the event loop; null when superseded. */
-  stats: SliceStats | null;
 }
 
 interface PendingSave {
@@ -32,19 +29,16 @@ interface PendingSave {
  */
 export class InventoryStore {
   readonly #db: Database;
-  readonly #sliceMs: number | undefined;
   #pending: PendingSave | null = null;
   #draining: Promise<void> | null = null;
 
-  constructor(db: Database, options: { sliceMs?: number } = {}) {
+  constructor(db: Database) {
     this.#db = db;
-    this.#sliceMs = options.sliceMs;
   }
 
   /**
-   * Saves a scan in the background: the same rows `save` leaves (read back by `loadLast`) and the same
-   * "new since last scan", written in slices of a few milliseconds with turns of the event loop between
-   * them (see inventory-save.ts). Saves never overlap: one runs at a time, and an inventory waiting for
+   * Saves a scan on a later turn: the same rows `save` leaves (read back by `loadLast`) and the same
+   * "new since last scan", written in chunk rows (see inventory-save.ts). Saves never overlap: one runs at a time, and an inventory waiting for
    * it is replaced by a newer one (the replaced save resolves with `superseded`). A save that fails or
    * stops half-way leaves the previous inventory as it was. Do not mix with `save` on one connection
    * while a background save is running.
@@ -54,7 +48,7 @@ export class InventoryStore {
     sourceIds: readonly string[] = sourcesIn(inventory),
   ): Promise<BackgroundSaveResult> {
     return new Promise<BackgroundSaveResult>((resolve, reject) => {
-      this.#pending?.resolve({ newSinceLastScan: [], superseded: true, stats: null });
+      this.#pending?.resolve({ newSinceLastScan: [], superseded: true });
       this.#pending = { inventory, sourceIds, resolve, reject };
       this.#draining ??= this.#drain();
     });
@@ -66,15 +60,13 @@ export class InventoryStore {
   }
 
   async #drain(): Promise<void> {
-    // Begins on a later turn: the caller's own work (showing the inventory) comes first.
+    // Begins on a later turn: the caller's own work (answering with the inventory) comes first, and an
+    // inventory that arrives meanwhile replaces this one.
     await nextTurn();
     for (let job = this.#pending; job !== null; job = this.#pending) {
       this.#pending = null;
       try {
-        const { value, stats } = await runInSlices(saveSteps(this.#db, job.inventory, job.sourceIds), {
-          ...(this.#sliceMs === undefined ? {} : { sliceMs: this.#sliceMs }),
-        });
-        job.resolve({ ...value, superseded: false, stats });
+        job.resolve({ ...saveInChunks(this.#db, job.inventory, job.sourceIds), superseded: false });
       } catch (error) {
         job.reject(error);
       }

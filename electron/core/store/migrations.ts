@@ -6,6 +6,7 @@ import {
 } from "../actions/journal/migrations.js";
 import { MARKER_PROOF_MIGRATIONS } from "../markers/proof-store.js";
 import { QUARANTINE_MIGRATIONS } from "../quarantine/quarantine-migrations.js";
+import { VIEW_STORE_MIGRATIONS } from "./view-store.js";
 
 export type Database = BetterSqlite3.Database;
 
@@ -84,4 +85,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...MARKER_PROOF_MIGRATIONS,
   ...QUARANTINE_MIGRATIONS,
   ...ACTIONS_PLAN_CANCEL_MIGRATIONS,
+  ...VIEW_STORE_MIGRATIONS,
 ];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { InventoryView } from "../../../../shared/contract";
+import { emptyLeaseColumns, type InventoryView } from "../../../../shared/contract";
 import { buildTree, untrackedNodes } from "./build-tree";
 
 const counts = (foreign: number, ok: number) => ({
@@ -20,7 +20,7 @@ const view = {
   statuses: [],
   policies: [],
   shapes: [],
-  rows: [],
+  leases: emptyLeaseColumns(),
   originHealth: [],
   problems: [],
   problemCount: 0,

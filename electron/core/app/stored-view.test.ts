@@ -1,0 +1,61 @@
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Demo, startDemo } from "../../../scripts/demo.js";
+import type { InventoryView } from "../../../shared/contract.js";
+import { DATABASE_FILE_NAME } from "../store/database.js";
+import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
+import { memoryLogger } from "./log.js";
+
+let demo: Demo;
+
+beforeAll(async () => {
+  demo = await startDemo({ size: 120, seed: "stored-view", leases: "ledger" });
+}, 30_000);
+
+afterAll(async () => {
+  await demo?.stop();
+});
+
+function open(): Promise<LeasekeeperApp> {
+  return createLeasekeeperApp({
+    configPath: demo.configPath,
+    mode: "browser",
+    version: "test",
+    env: { ...process.env, ...demo.keys },
+    log: memoryLogger(),
+    autoRefresh: false,
+    actions: false,
+  });
+}
+
+async function inventoryGet(app: LeasekeeperApp): Promise<InventoryView> {
+  const answer = await app.handlers["inventory:get"]({}, { host: "test" });
+  if (!answer.ok) throw new Error(answer.error.message);
+  return answer.data;
+}
+
+describe("the stored view at start", () => {
+  it("shows the last view from the store at once, even while the stored inventory cannot be read", async () => {
+    const first = await open();
+    const scanned = await inventoryGet(first);
+    await first.inventory.saved();
+    await first.close();
+
+    // The inventory's own rows made unreadable: only the view kept beside them can answer now.
+    const db = new Database(path.join(demo.dir, ".leasekeeper", DATABASE_FILE_NAME));
+    db.prepare("UPDATE inventory_chunks SET data = 'not json'").run();
+    db.prepare("UPDATE source_inventories SET payload = 'not json'").run();
+    db.close();
+
+    const second = await open();
+    try {
+      const shown = await inventoryGet(second);
+      expect(shown.generatedAt).toBe(scanned.generatedAt);
+      expect(shown.leases.leaseId).toEqual(scanned.leases.leaseId);
+      expect(shown.leases.headline).toEqual(scanned.leases.headline);
+    } finally {
+      await second.close();
+    }
+  });
+});

@@ -1,0 +1,268 @@
+import {
+  emptyLeaseColumns,
+  encodeInventory,
+  type InventoryView,
+  LEASE_COLUMNS,
+  type LeaseColumns,
+} from "../../../../shared/contract.js";
+import type {
+  ClassifiedLease,
+  Inventory,
+  SandboxListing,
+  SourceSnapshot,
+} from "../../../../shared/domain/inventory.js";
+import { reconcile } from "../../../../shared/domain/reconcile.js";
+import { readSandboxViews } from "../../createos/views.js";
+import { isCoreError } from "../../errors/core-error.js";
+import { createSources, SourceError } from "../../leases/index.js";
+import type { InventoryStore } from "../../store/inventory-store.js";
+import type { ViewStore } from "../../store/view-store.js";
+import { LeasekeeperActions } from "../leasekeeper-actions.js";
+import { loadSources } from "../scan.js";
+import type {
+  Accepted,
+  FoundLease,
+  ScanSetup,
+  UntrackedAnswer,
+  WorkerFailure,
+  WorkerRequest,
+} from "./protocol.js";
+
+/** Views kept for main to fetch: the newest, and the one before it that main may be fetching still. */
+const KEPT_VIEWS = 2;
+
+interface PendingScan {
+  snapshots: Promise<SourceSnapshot[]>;
+  /** How long reading every source took, once it has. */
+  sourcesMs: Promise<number>;
+  listings: SandboxListing[];
+  /** Sandbox ids each listing has so far: a row repeated across pages is read once. */
+  seen: Set<string>[];
+}
+
+/**
+ * The inventory as the worker holds it: every source read, joined with main's listings and judged, the
+ * compact view encoded once, the store kept up to date in the background. One instance per worker; it is
+ * plain code over its requests, so it runs the same under a test without a thread.
+ */
+export class InventoryKeeper {
+  readonly #store: InventoryStore | null;
+  readonly #redactor: KeyRedactor;
+  /** Which set of keys main last told: views carry it, so main knows what they were redacted for. */
+  #redactionsVersion = 0;
+  readonly #viewStore: ViewStore | null;
+  /** An inventory to store once main has its view (the save would otherwise hold up the view's parts). */
+  #pendingSave: { inventory: Inventory; view: InventoryView } | null = null;
+  readonly #onSaveFailed: (failure: WorkerFailure) => void;
+  readonly #actedOn = new LeasekeeperActions();
+  readonly #scans = new Map<number, PendingScan>();
+  #inventory: Inventory | null = null;
+  #byId = new Map<string, ClassifiedLease>();
+  /** Views whose lease columns main may still be fetching, by generation; the newest few are kept. */
+  readonly #views = new Map<number, InventoryView>();
+  // Starts from the clock, so a worker started again after one stopped still counts up from main's view.
+  #generation = Date.now() * 1000;
+  #closed = false;
+
+  /**
+   * `store` writes the inventory cache (the worker's own connection, taking the configured keys out with
+   * the same `redactor` first); the views main receives are redacted here too, once per inventory.
+   */
+  constructor(
+    store: InventoryStore | null,
+    redactor: KeyRedactor,
+    onSaveFailed: (failure: WorkerFailure) => void,
+    viewStore: ViewStore | null = null,
+  ) {
+    this.#store = store;
+    this.#viewStore = viewStore;
+    this.#redactor = redactor;
+    this.#onSaveFailed = onSaveFailed;
+  }
+
+  async handle(request: WorkerRequest): Promise<unknown> {
+    // Anything but the next part of a view lets a waiting save begin.
+    if (request.type !== "view-part") this.#startSave();
+    switch (request.type) {
+      case "redactions":
+        this.#redactor.set(request.values);
+        this.#redactionsVersion = request.version;
+        return null;
+      case "load-stored":
+        return this.#loadStored();
+      case "read-sources":
+        this.#readSources(request);
+        return null;
+      case "listing-part":
+        this.#addListingPart(request.scanId, request.listing, request.part, request.views);
+        return null;
+      case "judge":
+        return this.#judge(request.scanId, request.listings, request.requests, new Date(request.now));
+      case "accept":
+        return this.#accept(request.inventory, new Date(), { save: true });
+      case "acted-on": {
+        if (!this.#actedOn.note(request.origin, request.sandboxId, request.mark)) return null;
+        const current = this.#inventory;
+        if (current === null) return null;
+        const updated = this.#actedOn.apply(current, new Date(request.now));
+        return updated === current ? null : this.#accept(updated, new Date(request.now), { save: false });
+      }
+      case "view":
+        return this.#inventory
+          ? this.#redactor.redactDeep(
+              encodeInventory(this.#inventory, { environmentId: request.environmentId }),
+            )
+          : null;
+      case "view-part":
+        return this.#viewPart(request.generation, request.from, request.to);
+      case "find":
+        return this.#find(request.leaseId, request.sourceId);
+      case "untracked":
+        return this.#untracked();
+      case "inventory":
+        return this.#inventory;
+      case "saved":
+        await this.#store?.idle();
+        return null;
+      case "close":
+        this.#closed = true;
+        await this.#store?.idle();
+        return null;
+    }
+  }
+
+  #loadStored(): Accepted | null {
+    const stored = this.#store?.loadLast();
+    return stored ? this.#accept(stored.inventory, new Date(), { save: false }) : null;
+  }
+
+  #readSources({ scanId, config, env }: ScanSetup): void {
+    const startedAt = performance.now();
+    let snapshots: Promise<SourceSnapshot[]>;
+    try {
+      snapshots = loadSources(createSources(config, { env }));
+    } catch (error) {
+      snapshots = Promise.reject(error);
+    }
+    const sourcesMs = snapshots.then(() => performance.now() - startedAt);
+    // Judged later; until then a failure must not count as unhandled.
+    sourcesMs.catch(() => undefined);
+    this.#scans.set(scanId, { snapshots, sourcesMs, listings: [], seen: [] });
+  }
+
+  #addListingPart(scanId: number, index: number, part: SandboxListing, views: readonly unknown[]): void {
+    const scan = this.#scans.get(scanId);
+    if (scan === undefined) return;
+    scan.seen[index] ??= new Set();
+    scan.listings[index] ??= part;
+    const seen = scan.seen[index];
+    const listing = scan.listings[index];
+    if (listing.outcome.ok) listing.outcome.sandboxes.push(...readSandboxViews(views, seen).sandboxes);
+  }
+
+  async #judge(scanId: number, count: number, requests: number, now: Date): Promise<Accepted> {
+    const scan = this.#scans.get(scanId);
+    this.#scans.delete(scanId);
+    if (scan === undefined) throw new Error("no scan with that id was started");
+    const snapshots = await scan.snapshots;
+    const listings = scan.listings.slice(0, count);
+    if (listings.length !== count || listings.includes(undefined as never))
+      throw new Error("a credential's listing did not arrive");
+    const accepted = this.#accept(reconcile({ snapshots, listings, now, requests }), now, { save: true });
+    return { ...accepted, sourcesMs: await scan.sourcesMs };
+  }
+
+  #accept(received: Inventory, now: Date, { save }: { save: boolean }): Accepted {
+    const inventory = this.#actedOn.apply(received, now);
+    const byId = new Map<string, ClassifiedLease>();
+    for (const classified of inventory.leases) {
+      byId.set(leaseKey(classified.sourceId, classified.lease.id), classified);
+      if (!byId.has(classified.lease.id)) byId.set(classified.lease.id, classified);
+    }
+    this.#inventory = inventory;
+    this.#byId = byId;
+    // Kept for the next start once main has the view; a newer scan replaces one still waiting.
+    const view = this.#redactor.redactDeep(encodeInventory(inventory));
+    if (save && !this.#closed && this.#store !== null) this.#pendingSave = { inventory: received, view };
+    if (view.leases.leaseId.length === 0) this.#startSave();
+    const generation = ++this.#generation;
+    this.#views.set(generation, view);
+    this.#views.delete(generation - KEPT_VIEWS);
+    return {
+      generation,
+      summary: {
+        generatedAt: inventory.generatedAt,
+        origins: inventory.origins,
+        leaseCount: inventory.leases.length,
+      },
+      view: { ...view, leases: emptyLeaseColumns() },
+      redactedFor: this.#redactionsVersion,
+    };
+  }
+
+  #startSave(): void {
+    const pending = this.#pendingSave;
+    if (pending === null) return;
+    this.#pendingSave = null;
+    this.#store
+      ?.saveInBackground(pending.inventory)
+      .then((saved) => {
+        // The view goes with the inventory it shows, for the next start to show at once.
+        if (!saved.superseded) this.#viewStore?.save(pending.view);
+      })
+      .catch((error: unknown) => {
+        this.#onSaveFailed({ kind: "internal", message: messageOf(error) });
+      });
+  }
+
+  #viewPart(generation: number, from: number, to: number): LeaseColumns | null {
+    const view = this.#views.get(generation);
+    if (view === undefined) return null;
+    const part = emptyLeaseColumns() as Record<(typeof LEASE_COLUMNS)[number], unknown[]>;
+    for (const name of LEASE_COLUMNS) part[name] = view.leases[name].slice(from, to);
+    // The last part of the newest view: main has it all, the save may begin (after this answer).
+    if (to >= view.leases.leaseId.length && generation === this.#generation) this.#startSave();
+    return part as LeaseColumns;
+  }
+
+  #find(leaseId: string, sourceId: string | null): FoundLease | null {
+    const found = this.#byId.get(leaseKey(sourceId ?? undefined, leaseId));
+    if (found === undefined) return null;
+    const related = found.sharedWith.flatMap((id) => {
+      const other = this.#byId.get(id);
+      return other === undefined ? [] : [other];
+    });
+    return { lease: found, related, companies: this.#inventory?.companies ?? [] };
+  }
+
+  #untracked(): UntrackedAnswer | null {
+    const inventory = this.#inventory;
+    if (inventory === null) return null;
+    return {
+      generatedAt: inventory.generatedAt,
+      untracked: inventory.untracked,
+      untrackedUncertain: inventory.untrackedUncertain,
+    };
+  }
+}
+
+/** What the keeper needs of the secret redactor: the keys to take out, and taking them out. */
+export interface KeyRedactor {
+  set(values: readonly string[]): void;
+  redactDeep<T>(value: T): T;
+}
+
+/** A thrown error as words main can act on; a source's or config's message says what to fix. */
+export function failureOf(error: unknown): WorkerFailure {
+  if (error instanceof SourceError) return { kind: "source", message: error.message };
+  if (isCoreError(error, "config")) return { kind: "config", message: error.message };
+  return { kind: "internal", message: messageOf(error) };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function leaseKey(sourceId: string | undefined, leaseId: string): string {
+  return sourceId === undefined ? leaseId : `${sourceId}\u0000${leaseId}`;
+}

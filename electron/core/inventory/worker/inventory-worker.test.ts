@@ -1,0 +1,90 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
+import { encodeInventory, LEASE_COLUMNS, type LeaseColumns } from "../../../../shared/contract.js";
+import { InventoryStore, openDatabase } from "../../store/index.js";
+import { InventoryWorker, InventoryWorkerError } from "./inventory-worker-client.js";
+import type { Accepted, FoundLease, WorkerFailure } from "./protocol.js";
+
+let dir: string;
+let worker: InventoryWorker | null = null;
+
+afterEach(async () => {
+  await worker?.close();
+  worker = null;
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("the inventory worker, started from source (tsx)", () => {
+  it("holds an inventory, hands its view over in parts, finds a lease, and saves it for main to read", async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-worker-"));
+    // Main opens and migrates the file first, as the app does; the worker opens a second connection.
+    const main = openDatabase(dir);
+    const unasked: WorkerFailure[] = [];
+    worker = new InventoryWorker({ dataDir: dir }, (failure) => unasked.push(failure));
+    const inventory = makeInventoryFixture({ rows: 900, seed: 7 });
+
+    const accepted = await worker.request<Accepted>({ type: "accept", inventory });
+    expect(accepted.summary).toMatchObject({ generatedAt: inventory.generatedAt, leaseCount: 900 });
+    expect(accepted.view.leases.leaseId).toEqual([]);
+
+    const expected = encodeInventory(inventory).leases;
+    const part = await worker.request<LeaseColumns>({
+      type: "view-part",
+      generation: accepted.generation,
+      from: 400,
+      to: 800,
+    });
+    for (const name of LEASE_COLUMNS) expect(part[name], name).toEqual(expected[name].slice(400, 800));
+
+    const wanted = inventory.leases[123]!;
+    const found = await worker.request<FoundLease>({
+      type: "find",
+      leaseId: wanted.lease.id,
+      sourceId: wanted.sourceId,
+    });
+    expect(found.lease).toEqual(wanted);
+    expect(await worker.request({ type: "find", leaseId: "no-such-lease", sourceId: null })).toBeNull();
+
+    await worker.request({ type: "saved" });
+    expect(new InventoryStore(main).loadLast()?.inventory.leases).toHaveLength(900);
+    expect(unasked).toEqual([]);
+    main.close();
+  });
+
+  it("answers a source that cannot be read with a source failure, and refuses requests once closed", async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-worker-"));
+    worker = new InventoryWorker({ dataDir: null }, () => undefined);
+    const config = {
+      ...makeConfigLike(dir),
+      sources: [{ kind: "ledger" as const, id: "gone", path: path.join(dir, "missing.json") }],
+    };
+    await worker.request({ type: "read-sources", scanId: 1, config, env: {} });
+    const judged = worker.request({
+      type: "judge",
+      scanId: 1,
+      listings: 0,
+      requests: 0,
+      now: new Date().toISOString(),
+    });
+    await expect(judged).rejects.toBeInstanceOf(InventoryWorkerError);
+    await expect(judged).rejects.toMatchObject({ failure: { kind: "source" } });
+
+    await worker.close();
+    await expect(worker.request({ type: "untracked" })).rejects.toThrow(/closed/);
+  });
+});
+
+function makeConfigLike(dataDir: string) {
+  return {
+    file: path.join(dataDir, "leasekeeper.config.json"),
+    dataDir,
+    credentials: [],
+    sources: [],
+    rateLimitPerMinute: 300,
+    refreshIntervalSeconds: 0,
+    requestTimeoutMs: 5000,
+  } as unknown as import("../../config/load.js").LeasekeeperConfig;
+}

@@ -1,0 +1,42 @@
+import { parentPort, workerData } from "node:worker_threads";
+import { RedactingInventoryStore } from "../../app/redacting-inventory-store.js";
+import { SecretRedactor } from "../../app/redactor.js";
+import { openDatabase } from "../../store/index.js";
+import { ViewStore } from "../../store/view-store.js";
+import { failureOf, InventoryKeeper } from "./inventory-keeper.js";
+import type { WorkerMessage, WorkerRequest, WorkerSetup } from "./protocol.js";
+
+/**
+ * The inventory worker's thread: reads the sources, judges the rows, saves and encodes, so that none of
+ * it holds up the main thread's event loop (IPC, the browser host's HTTP, job progress). Requests are
+ * handled in the order they arrive; a scan's `judge` waits for its sources without holding up the rest.
+ */
+const port = parentPort;
+if (port === null) throw new Error("the inventory worker runs only as a worker thread");
+
+const setup = workerData as WorkerSetup;
+// A second connection to the file main opened (WAL: readers and the one writer do not block each other).
+const database = setup.dataDir === null ? null : openDatabase(setup.dataDir);
+const post = (message: WorkerMessage) => port.postMessage(message);
+const redactor = new SecretRedactor();
+const keeper = new InventoryKeeper(
+  database === null ? null : new RedactingInventoryStore(database, redactor),
+  redactor,
+  (failure) => post({ id: null, ok: false, failure }),
+  database === null ? null : new ViewStore(database),
+);
+
+port.on("message", (message: { id: number; request: WorkerRequest }) => {
+  keeper.handle(message.request).then(
+    (value) => {
+      if (message.request.type === "close") {
+        database?.close();
+        post({ id: message.id, ok: true, value });
+        port.close();
+        return;
+      }
+      post({ id: message.id, ok: true, value });
+    },
+    (error: unknown) => post({ id: message.id, ok: false, failure: failureOf(error) }),
+  );
+});

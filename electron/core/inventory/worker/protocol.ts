@@ -1,0 +1,102 @@
+import type { InventoryView } from "../../../../shared/contract.js";
+import type {
+  ClassifiedLease,
+  Inventory,
+  LeasekeeperAction,
+  OriginHealth,
+  SandboxListing,
+  UncertainSandbox,
+  UntrackedSandbox,
+} from "../../../../shared/domain/inventory.js";
+import type { Company } from "../../../../shared/domain/paperclip.js";
+import type { LeasekeeperConfig } from "../../config/load.js";
+
+/**
+ * What the main thread and the inventory worker say to each other. Every request carries an id and is
+ * answered once, with the same id. The worker never calls CreateOS (the listings come from main's paced
+ * client, so pacing stays one queue per origin); it is told the keys in use only to take them out of what
+ * it stores. Main never holds the whole inventory.
+ */
+
+/** What main keeps of an inventory: enough for the status bar and for knowing its age. */
+export interface InventorySummary {
+  generatedAt: string;
+  origins: OriginHealth[];
+  leaseCount: number;
+}
+
+/**
+ * An inventory the worker now holds: its summary and its compact view, encoded once. The view comes
+ * without its lease columns, which main fetches in parts (`view-part`): a 100,000-row view copied in
+ * one message would hold main's event loop for a couple of hundred milliseconds while it is read.
+ */
+export interface Accepted {
+  /** Counts inventories accepted by this worker; names the view its parts are cut from. */
+  generation: number;
+  summary: InventorySummary;
+  view: InventoryView;
+  /** For a scan the worker judged: how long reading every source took. */
+  sourcesMs?: number;
+  /** The version of the keys the view was redacted for (see the `redactions` request). */
+  redactedFor: number;
+}
+
+/** Given to the worker when it starts. */
+export interface WorkerSetup {
+  /** Where the store is (the same SQLite file main opened); null keeps nothing on disk. */
+  dataDir: string | null;
+}
+
+export interface ScanSetup {
+  scanId: number;
+  config: LeasekeeperConfig;
+  /** Only the variables that sources name (Paperclip tokens), never the whole environment. */
+  env: Record<string, string>;
+}
+
+export type WorkerRequest =
+  /** The keys in use now (the `version`th set main told): taken out of every view and stored inventory. */
+  | { type: "redactions"; values: string[]; version: number }
+  | { type: "load-stored" }
+  | ({ type: "read-sources" } & ScanSetup)
+  /**
+   * Part of one credential's listing: the listing (its `sandboxes` empty) and some of its sandboxes as
+   * CreateOS sent them, which the worker reads. Parts of one listing arrive in order, before `judge`.
+   */
+  | { type: "listing-part"; scanId: number; listing: number; part: SandboxListing; views: unknown[] }
+  | { type: "judge"; scanId: number; listings: number; requests: number; now: string }
+  | { type: "accept"; inventory: Inventory }
+  | { type: "acted-on"; origin: string; sandboxId: string; mark: LeasekeeperAction; now: string }
+  | { type: "view"; environmentId: string }
+  /** Rows [from, to) of a view's lease columns; null once that view is no longer kept. */
+  | { type: "view-part"; generation: number; from: number; to: number }
+  | { type: "find"; leaseId: string; sourceId: string | null }
+  | { type: "untracked" }
+  | { type: "inventory" }
+  | { type: "saved" }
+  | { type: "close" };
+
+export interface FoundLease {
+  lease: ClassifiedLease;
+  /** The rows it names in `sharedWith`, by lease id. */
+  related: ClassifiedLease[];
+  companies: Company[];
+}
+
+export interface UntrackedAnswer {
+  generatedAt: string;
+  untracked: UntrackedSandbox[];
+  untrackedUncertain: UncertainSandbox[];
+}
+
+/** Why a request failed, in words main can turn into the same error it would have thrown itself. */
+export interface WorkerFailure {
+  kind: "source" | "config" | "internal";
+  message: string;
+}
+
+export type WorkerMessage =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; failure: WorkerFailure }
+  /** Said unasked: a background save failed (main logs it; the inventory is still shown). */
+  | { id: null; ok: false; failure: WorkerFailure };

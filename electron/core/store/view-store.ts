@@ -1,0 +1,54 @@
+import type { InventoryView } from "../../../shared/contract.js";
+import type { Database, Migration } from "./migrations.js";
+
+export const VIEW_STORE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 45,
+    name: "the last inventory's view, as the table shows it",
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS last_view (
+          id            INTEGER PRIMARY KEY CHECK (id = 1),
+          generated_at  TEXT NOT NULL,
+          view          TEXT NOT NULL
+        ) STRICT;
+      `);
+    },
+  },
+];
+
+/**
+ * The compact view of the last stored inventory, written by the inventory worker after each save (keys
+ * already taken out), so a host shows the table at start from one read on main, without waiting for the
+ * worker to load and judge the whole inventory again. A view is shown only while it belongs to the
+ * inventory the store holds: a save that did not write one (`leasekeeper scan`) makes it stale.
+ */
+export class ViewStore {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  save(view: InventoryView): void {
+    this.#db
+      .prepare(
+        `INSERT INTO last_view (id, generated_at, view) VALUES (1, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET generated_at = excluded.generated_at, view = excluded.view`,
+      )
+      .run(view.generatedAt, JSON.stringify(view));
+  }
+
+  /** The view of the stored inventory, or null when there is none or it belongs to another inventory. */
+  load(): InventoryView | null {
+    const row = this.#db
+      .prepare(
+        `SELECT v.view AS view FROM last_view v JOIN last_scan s ON s.id = 1
+          WHERE v.id = 1 AND v.generated_at = s.generated_at`,
+      )
+      .get() as { view: string } | undefined;
+    if (row === undefined) return null;
+    const view = JSON.parse(row.view) as InventoryView;
+    return view.generatedAt !== undefined && Array.isArray(view.leases?.leaseId) ? view : null;
+  }
+}

@@ -1,0 +1,71 @@
+import {
+  ACTION_KINDS,
+  DESTROY_CONFIRMATIONS,
+  HEADLINES,
+  type Headline,
+  OWNERSHIP_CODES,
+  PROVIDER_CODES,
+  ROW_FLAGS,
+} from "../../domain/codes.js";
+import { UNKNOWN_REASONS } from "../../domain/inventory.js";
+import { maskDecoder } from "./masks.js";
+import type { EnvironmentRef, InventoryView, LeaseRowView } from "./schema.js";
+
+const NO_ENVIRONMENT: EnvironmentRef = {
+  sourceId: "",
+  environmentId: null,
+  company: -1,
+  name: "",
+  known: false,
+  counts: emptyCounts(),
+};
+
+/** The compact view → plain row objects for the table. */
+export function decodeInventoryRows(view: InventoryView): LeaseRowView[] {
+  const ownership = maskDecoder(OWNERSHIP_CODES);
+  const flags = maskDecoder(ROW_FLAGS);
+  const actionKinds = maskDecoder(ACTION_KINDS);
+  const actionMask = (1 << ACTION_KINDS.length) - 1;
+  const at = <T>(table: readonly T[], position: number): T | null =>
+    position >= 0 && position < table.length ? table[position]! : null;
+
+  const columns = view.leases;
+  const rows: LeaseRowView[] = new Array(columns.leaseId.length);
+  for (let row = 0; row < rows.length; row++) {
+    const environment = at(view.environments, columns.environment[row]!) ?? NO_ENVIRONMENT;
+    const actions = columns.actions[row]!;
+    const confirmation = columns.confirmation[row]!;
+    const company = columns.company[row]!;
+    rows[row] = {
+      leaseId: columns.leaseId[row]!,
+      sourceId: environment.sourceId,
+      environmentId: environment.environmentId,
+      environmentName: environment.name,
+      environmentKnown: environment.known,
+      companyId: at(view.companies, company),
+      companyName: at(view.companyNames, company),
+      sandboxId: columns.sandboxId[row] ?? null,
+      status: at(view.statuses, columns.status[row]!) ?? "",
+      leasePolicy: at(view.policies, columns.policy[row]!) ?? "",
+      headline: at(HEADLINES, columns.headline[row]!) ?? "unknown",
+      provider: at(PROVIDER_CODES, columns.provider[row]!) ?? "unknown",
+      unknownReason: at(UNKNOWN_REASONS, columns.unknownReason[row]!),
+      ownership: ownership(columns.ownership[row]!),
+      flags: flags(columns.flags[row]!),
+      allowedActions: actionKinds(actions & actionMask),
+      overridableActions: actionKinds(actions >> ACTION_KINDS.length),
+      destroyConfirmation: confirmation > 0 ? (at(DESTROY_CONFIRMATIONS, confirmation - 1) ?? null) : null,
+      origin: at(view.origins, columns.origin[row]!),
+      acquiredAtMs: columns.acquiredAt[row]! * 1000,
+      lastUsedAtMs: columns.lastUsedAt[row]! * 1000,
+      sharedCount: columns.shared[row]!,
+      actedOnBy: at(view.actedOn, columns.actedOnBy[row]!),
+      shape: at(view.shapes, columns.shape[row]!),
+    };
+  }
+  return rows;
+}
+
+function emptyCounts(): Record<Headline, number> {
+  return Object.fromEntries(HEADLINES.map((headline) => [headline, 0])) as Record<Headline, number>;
+}

@@ -1,0 +1,213 @@
+import {
+  ACTION_KINDS,
+  DESTROY_CONFIRMATIONS,
+  HEADLINES,
+  type Headline,
+  OWNERSHIP_CODES,
+  PROVIDER_CODES,
+  ROW_FLAGS,
+} from "../../domain/codes.js";
+import { type Inventory, UNKNOWN_REASONS } from "../../domain/inventory.js";
+import { metadataObject, recorded } from "../../domain/lease-metadata.js";
+import { toMask } from "./masks.js";
+import {
+  type EnvironmentRef,
+  emptyLeaseColumns,
+  type InventoryView,
+  type LeasekeeperActionView,
+  MAX_PROBLEMS_IN_VIEW,
+} from "./schema.js";
+
+function epochSeconds(iso: string | null | undefined): number {
+  if (!iso) return 0;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? 0 : Math.floor(ms / 1000);
+}
+
+/** A short shape string recorded in the lease's metadata, for a sandbox the listing did not show. */
+function recordedShape(metadata: unknown): string | null {
+  const object = metadataObject(metadata);
+  const shape = object === null ? undefined : recorded(object, "shape");
+  return typeof shape === "string" && shape.length <= 100 ? shape : null;
+}
+
+class Interner {
+  readonly values: string[] = [];
+  private readonly positions = new Map<string, number>();
+  indexOf(value: string | null | undefined): number {
+    if (value === null || value === undefined) return -1;
+    let at = this.positions.get(value);
+    if (at === undefined) {
+      at = this.values.length;
+      this.values.push(value);
+      this.positions.set(value, at);
+    }
+    return at;
+  }
+}
+
+function emptyCounts(): Record<Headline, number> {
+  return Object.fromEntries(HEADLINES.map((headline) => [headline, 0])) as Record<Headline, number>;
+}
+
+export interface EncodeOptions {
+  /** Keep only rows listed under this environment id. */
+  environmentId?: string | null;
+}
+
+/** Inventory → the compact view that crosses the contract (built once per inventory, in the inventory worker). */
+export function encodeInventory(inventory: Inventory, options: EncodeOptions = {}): InventoryView {
+  const filter = options.environmentId ?? null;
+  const companies = new Interner();
+  const origins = new Interner();
+  const statuses = new Interner();
+  const policies = new Interner();
+  const shapes = new Interner();
+  const actedOn: LeasekeeperActionView[] = [];
+  const actedOnIndex = new Map<object, number>();
+  // One entry per mark: the rows that name one sandbox share the mark object the inventory gave them.
+  const actedOnAt = (mark: LeasekeeperActionView | null | undefined): number => {
+    if (mark == null) return -1;
+    let position = actedOnIndex.get(mark);
+    if (position === undefined) {
+      position = actedOn.length;
+      actedOn.push({ ...mark });
+      actedOnIndex.set(mark, position);
+    }
+    return position;
+  };
+  const environments: EnvironmentRef[] = [];
+  const environmentIndex = new Map<string, number>();
+  const synthesized = new Set<number>();
+  const environmentKey = (sourceId: string, environmentId: string | null) =>
+    JSON.stringify([sourceId, environmentId]);
+
+  for (const summary of inventory.environments) {
+    if (filter !== null && summary.environmentId !== filter) continue;
+    environmentIndex.set(environmentKey(summary.sourceId, summary.environmentId), environments.length);
+    environments.push({
+      sourceId: summary.sourceId,
+      environmentId: summary.environmentId,
+      company: companies.indexOf(summary.companyId),
+      name: summary.name,
+      known: true,
+      counts: { ...emptyCounts(), ...summary.counts },
+    });
+  }
+
+  const leases = emptyLeaseColumns();
+  for (const classified of inventory.leases) {
+    const { lease, verdict, provider } = classified;
+    const environmentId = classified.environment?.id ?? lease.environmentId;
+    if (filter !== null && environmentId !== filter) continue;
+    const key = environmentKey(classified.sourceId, environmentId);
+    let environmentAt = environmentIndex.get(key);
+    if (environmentAt === undefined) {
+      // A row whose environment the source does not list (an orphan): give it an entry of its own.
+      environmentAt = environments.length;
+      environmentIndex.set(key, environmentAt);
+      synthesized.add(environmentAt);
+      environments.push({
+        sourceId: classified.sourceId,
+        environmentId,
+        company: companies.indexOf(classified.environment?.companyId ?? lease.companyId),
+        name: classified.environment?.name ?? "",
+        known: classified.environment !== null,
+        counts: emptyCounts(),
+      });
+    }
+    // Listed environments carry the scanner's counts; an entry made here counts its own rows.
+    if (synthesized.has(environmentAt)) environments[environmentAt]!.counts[verdict.headline] += 1;
+
+    const confirmation = verdict.destroyConfirmation
+      ? DESTROY_CONFIRMATIONS.indexOf(verdict.destroyConfirmation) + 1
+      : 0;
+    const actions =
+      toMask(ACTION_KINDS, verdict.allowedActions) |
+      (toMask(ACTION_KINDS, verdict.overridableActions) << ACTION_KINDS.length);
+    leases.leaseId.push(lease.id);
+    leases.environment.push(environmentAt);
+    leases.sandboxId.push(lease.providerLeaseId);
+    leases.status.push(statuses.indexOf(lease.status));
+    leases.policy.push(policies.indexOf(lease.leasePolicy));
+    leases.headline.push(HEADLINES.indexOf(verdict.headline));
+    leases.provider.push(PROVIDER_CODES.indexOf(provider.code));
+    leases.ownership.push(toMask(OWNERSHIP_CODES, verdict.ownership));
+    leases.flags.push(toMask(ROW_FLAGS, verdict.flags));
+    leases.actions.push(actions);
+    leases.confirmation.push(confirmation);
+    leases.origin.push(origins.indexOf(provider.origin));
+    leases.acquiredAt.push(epochSeconds(lease.acquiredAt));
+    leases.lastUsedAt.push(epochSeconds(lease.lastUsedAt));
+    leases.shared.push(classified.sharedWithCount ?? classified.sharedWith.length);
+    leases.company.push(companies.indexOf(lease.companyId));
+    leases.unknownReason.push(provider.unknownReason ? UNKNOWN_REASONS.indexOf(provider.unknownReason) : -1);
+    leases.actedOnBy.push(actedOnAt(provider.actedOnBy));
+    leases.shape.push(shapes.indexOf(provider.sandbox?.shape ?? recordedShape(lease.metadata)));
+  }
+
+  const uncertainCounts = new Map<
+    string,
+    { credential: string; origin: string; count: number; reason: string }
+  >();
+  for (const sandbox of inventory.untrackedUncertain) {
+    const key = JSON.stringify([sandbox.credential, sandbox.origin]);
+    const entry = uncertainCounts.get(key) ?? {
+      credential: sandbox.credential,
+      origin: sandbox.origin,
+      count: 0,
+      reason: sandbox.reason,
+    };
+    entry.count += 1;
+    uncertainCounts.set(key, entry);
+  }
+  const companyName = new Map(inventory.companies.map((company) => [company.id, company.name]));
+
+  const untrackedCounts = new Map<string, { credential: string; origin: string; count: number }>();
+  for (const sandbox of inventory.untracked) {
+    const key = JSON.stringify([sandbox.credential, sandbox.origin]);
+    const entry = untrackedCounts.get(key) ?? {
+      credential: sandbox.credential,
+      origin: sandbox.origin,
+      count: 0,
+    };
+    entry.count += 1;
+    untrackedCounts.set(key, entry);
+  }
+
+  return {
+    generatedAt: inventory.generatedAt,
+    requests: inventory.requests,
+    environmentId: filter,
+    environments,
+    companies: companies.values,
+    companyNames: companies.values.map((id) => companyName.get(id) ?? null),
+    origins: origins.values,
+    statuses: statuses.values,
+    policies: policies.values,
+    shapes: shapes.values,
+    actedOn,
+    leases,
+    untracked: [...untrackedCounts.values()],
+    untrackedUncertain: [...uncertainCounts.values()],
+    gaps: inventory.gaps.slice(0, MAX_PROBLEMS_IN_VIEW).map(({ source, origin, message }) => ({
+      source,
+      origin,
+      message,
+    })),
+    originHealth: inventory.origins.map((health) => ({
+      origin: health.origin,
+      credential: health.credential,
+      ok: health.ok,
+      reason: health.reason,
+      httpStatus: health.httpStatus,
+      sandboxCount: health.sandboxCount,
+    })),
+    problems: inventory.problems.slice(0, MAX_PROBLEMS_IN_VIEW).map((problem) => ({
+      source: problem.source,
+      index: problem.index,
+      message: problem.message,
+    })),
+    problemCount: inventory.problems.length,
+  };
+}
