@@ -46,7 +46,19 @@ export interface QuarantineServiceDeps {
   now?: () => Date;
   /** The latest marker proof of a sandbox, kept in each quarantine audit entry. */
   proofFor?: (sandbox: ProvenSandbox) => Record<string, unknown> | null;
+  /** How a pass waits for a pause it sent to land before it judges anything on the sandbox. */
+  pauseLanding?: PauseLanding;
 }
+
+export interface PauseLanding {
+  /** Wait between reads of a sandbox still `pausing`. */
+  pollMs: number;
+  /** The longest a pass waits; a pause still landing then is judged on a later pass. */
+  timeoutMs: number;
+}
+
+/** A snapshot upload takes seconds; a pass waits that long, and leaves a slower one to the next pass. */
+const DEFAULT_PAUSE_LANDING: PauseLanding = { pollMs: 500, timeoutMs: 30_000 };
 
 export const QUARANTINE_MESSAGES = {
   quarantined: (dueAt: string) => `Paused; destroyed at ${dueAt} unless it is claimed first.`,
@@ -73,6 +85,8 @@ export const QUARANTINE_MESSAGES = {
 } as const;
 
 const PAUSED_STATES = new Set(["paused", "pausing"]);
+/** A pause accepted but not landed: the snapshot is still uploading. */
+const LANDING = "pausing";
 const GONE_STATES = new Set(["destroyed", "destroying", "failed"]);
 
 /**
@@ -84,11 +98,13 @@ const GONE_STATES = new Set(["destroyed", "destroying", "failed"]);
 export class QuarantineService {
   readonly #deps: QuarantineServiceDeps;
   readonly #now: () => Date;
+  readonly #landing: PauseLanding;
   #running: Promise<unknown> = Promise.resolve();
 
   constructor(deps: QuarantineServiceDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
+    this.#landing = deps.pauseLanding ?? DEFAULT_PAUSE_LANDING;
   }
 
   list(options: { open?: boolean; limit?: number } = {}): Quarantine[] {
@@ -281,21 +297,29 @@ export class QuarantineService {
       }
       throw error;
     }
-    const [settled] = await this.#pause(quarantine, { sentBefore: false });
+    const [settled] = await this.#pause(quarantine, { sentBefore: false, awaitLanding: false });
     if (settled === undefined) return { ok: true, quarantine: this.#require(quarantine.quarantineId) };
     return settled.state === "failed"
       ? refuse(settled.reason ?? "pause-failed", settled.message ?? QUARANTINE_MESSAGES.pauseFailed)
       : { ok: true, quarantine: settled };
   }
 
-  /** A quarantine left `pausing` by a process that stopped: read the sandbox if the pause may have left. */
+  /**
+   * A quarantine left `pausing` by a process that stopped: read the sandbox if the pause may have left.
+   * The pass goes on to scan and to plan due destroys, so it first lets the pause land: a plan made while
+   * the sandbox is `pausing` would be refused by its own re-check once it shows `paused`.
+   */
   #settlePause(quarantine: Quarantine): Promise<Quarantine[]> {
     return this.#pause(quarantine, {
       sentBefore: this.#deps.store.pauseSentAt(quarantine.quarantineId) !== null,
+      awaitLanding: true,
     });
   }
 
-  async #pause(quarantine: Quarantine, options: { sentBefore: boolean }): Promise<Quarantine[]> {
+  async #pause(
+    quarantine: Quarantine,
+    options: { sentBefore: boolean; awaitLanding: boolean },
+  ): Promise<Quarantine[]> {
     const client = await this.#client(quarantine.credential);
     if (client === null)
       return this.#end(quarantine, ["pausing"], "failed", "no-credential", QUARANTINE_MESSAGES.noClient);
@@ -303,13 +327,21 @@ export class QuarantineService {
       if (options.sentBefore) {
         // The pause may have reached CreateOS before the process stopped: read first, never pause twice.
         const { sandbox } = await client.getSandbox(quarantine.sandboxId);
-        if (PAUSED_STATES.has(sandbox.status)) return this.#paused(quarantine, null);
+        if (PAUSED_STATES.has(sandbox.status)) {
+          if (options.awaitLanding) await this.#untilLanded(client, quarantine.sandboxId, sandbox.status);
+          return this.#paused(quarantine, null);
+        }
         if (GONE_STATES.has(sandbox.status)) {
           return this.#end(quarantine, ["pausing"], "failed", "gone", QUARANTINE_MESSAGES.gone);
         }
       }
       this.#deps.store.markPauseSent(quarantine.quarantineId, this.#now().toISOString());
       const paused = await client.pauseSandbox(quarantine.sandboxId);
+      if (options.awaitLanding) {
+        const status =
+          paused.outcome === "accepted" ? (paused.sandboxStatus ?? LANDING) : paused.sandboxStatus;
+        await this.#untilLanded(client, quarantine.sandboxId, status);
+      }
       return this.#paused(quarantine, paused.httpStatus);
     } catch (error) {
       // A lost answer may hide a pause that happened: what CreateOS says now decides.
@@ -328,6 +360,19 @@ export class QuarantineService {
         message,
         isCreateosError(error) ? error.httpStatus : null,
       );
+    }
+  }
+
+  /** Reads the sandbox until CreateOS shows it no longer `pausing`, or the pass has waited long enough. */
+  async #untilLanded(client: CreateosClient, sandboxId: string, status: string | null): Promise<void> {
+    const deadline = performance.now() + this.#landing.timeoutMs;
+    let current = status;
+    while (current === LANDING && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, this.#landing.pollMs));
+      // An unreadable sandbox is left as it is: the due destroy's own re-check reads it again anyway.
+      const read = await client.getSandbox(sandboxId).catch(() => null);
+      if (read === null) return;
+      current = read.sandbox.status;
     }
   }
 
@@ -363,6 +408,10 @@ export class QuarantineService {
     );
     if (item === undefined)
       return this.#end(quarantine, ["waiting"], "kept", "elsewhere", QUARANTINE_MESSAGES.elsewhere);
+    // Planned on a sandbox whose pause is still landing: the re-check would find it changed to `paused`
+    // and refuse. That is the quarantine's own pause, not a change to judge, so it stays due for a later
+    // pass, planned on what CreateOS shows once it has landed.
+    if (item.decision === "do" && item.verdict.provider === LANDING) return [];
     if (item.decision === "skip") {
       return this.#end(
         quarantine,

@@ -34,7 +34,10 @@ afterEach(async () => {
   harness = null;
 });
 
-async function open(spec: WorldSpec): Promise<Harness> {
+async function open(
+  spec: WorldSpec,
+  options: { executeWhen?: (world: World) => Promise<void> } = {},
+): Promise<Harness> {
   const world = await buildWorld(spec);
   // Every plan from a fresh scan, so what the due destroy is judged on is what the ledger says then.
   const engine = await world.engine({ inventoryMaxAgeMs: 0 });
@@ -47,14 +50,26 @@ async function open(spec: WorldSpec): Promise<Harness> {
     },
   };
   const store = new QuarantineStore(config.dataDir);
+  const { executeWhen } = options;
   const service = new QuarantineService({
     store,
-    engine,
+    // Lets a test decide what CreateOS shows between the due destroy's plan and its re-check.
+    engine:
+      executeWhen === undefined
+        ? engine
+        : {
+            ...engine,
+            execute: async (request) => {
+              await executeWhen(world);
+              return engine.execute(request);
+            },
+          },
     // A fresh scan each time, as the next scan would see a row that starts to hold the sandbox.
     inventory: () => scanInventory({ config, sources: createSources(config, { env: world.env }), secrets }),
     openClient: quarantineClients(config, secrets),
     operator: { name: "ada", host: "test-host" },
     now: () => clock.now,
+    pauseLanding: { pollMs: 25, timeoutMs: 10_000 },
   });
   harness = { world, engine, store, service, clock };
   return harness;
@@ -240,6 +255,88 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     ).rejects.toMatchObject({
       code: "invalid-request",
     });
+  });
+
+  it("a restart that sends the pause waits for it to land before judging the due destroy", async () => {
+    // A pause that takes a while to land, as a snapshot upload does; it lands before the re-check reads.
+    const landed = async (world: World) =>
+      eventually(async () => (await world.statusOf("sb-slow")) === "paused", "the pause landed");
+    const { world, engine, store, service, clock } = await open(
+      {
+        sandboxes: [{ id: "sb-slow" }],
+        environments: [AGENTS],
+        leases: [{ id: "lease-slow", environmentId: "env-1", sandboxId: "sb-slow" }],
+        transitionMs: 3_000,
+      },
+      { executeWhen: landed },
+    );
+    // What a process killed as its pause was leaving leaves behind: a record whose pause never arrived.
+    const [item] = (
+      await engine.plan({ action: "destroy", selection: { kind: "leases", leaseIds: ["lease-slow"] } })
+    ).items;
+    const left: Quarantine = {
+      quarantineId: "01QUARANTINEKILLEDMIDPAUSE",
+      sandboxId: "sb-slow",
+      origin: item!.origin!,
+      credential: item!.credential!,
+      leaseId: "lease-slow",
+      sourceId: item!.sourceId,
+      environmentName: "Agents",
+      hours: 1,
+      createdAt: clock.now.toISOString(),
+      pausedAt: null,
+      dueAt: new Date(clock.now.getTime() + HOUR).toISOString(),
+      state: "pausing",
+      endedAt: null,
+      reason: null,
+      message: null,
+      claimedBy: null,
+      confirmedBy: "click",
+      planId: null,
+      jobId: null,
+      operator: "ada",
+    };
+    store.insert(left);
+    store.markPauseSent(left.quarantineId, clock.now.toISOString());
+    clock.advance(2 * HOUR);
+
+    const moved = await service.runDue();
+    expect(moved.map((quarantine) => quarantine.state)).toEqual(["waiting", "destroyed"]);
+    expect((await world.requestsFor("sb-slow"))[PAUSE]).toBe(1);
+    expect((await world.requestsFor("sb-slow"))[DELETE]).toBe(1);
+    expect(await world.statusOf("sb-slow")).toBe("destroyed");
+  });
+
+  it("a due destroy is not judged while its pause is still landing: it waits for a later pass", async () => {
+    const landed = async (world: World) =>
+      eventually(async () => (await world.statusOf("sb-landing")) === "paused", "the pause landed");
+    const { world, engine, service, clock } = await open(
+      {
+        sandboxes: [{ id: "sb-landing" }],
+        environments: [AGENTS],
+        leases: [{ id: "lease-landing", environmentId: "env-1", sandboxId: "sb-landing" }],
+        transitionMs: 3_000,
+      },
+      { executeWhen: landed },
+    );
+    const quarantine = quarantined(
+      await service.quarantine({ leases: [{ leaseId: "lease-landing" }], untracked: [], hours: 0.5 }),
+    );
+    clock.advance(HOUR);
+    // Due while CreateOS still shows it pausing: a plan of that moment is not the sandbox's state.
+    expect(await service.runDue()).toEqual([]);
+    expect(service.list()[0]).toMatchObject({ quarantineId: quarantine.quarantineId, state: "waiting" });
+    expect((await world.requestsFor("sb-landing"))[DELETE]).toBeUndefined();
+
+    await landed(world);
+    const [destroyed] = await service.runDue();
+    expect(destroyed).toMatchObject({ state: "destroyed", quarantineId: quarantine.quarantineId });
+    expect((await world.requestsFor("sb-landing"))[PAUSE]).toBe(1);
+    expect((await world.requestsFor("sb-landing"))[DELETE]).toBe(1);
+    expect((await quarantineAudit(engine)).map((entry) => entry.outcome)).toEqual([
+      "quarantined",
+      "destroyed",
+    ]);
   });
 
   it("holds one open quarantine per sandbox: a second is refused and sends nothing", async () => {
