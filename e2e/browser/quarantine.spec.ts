@@ -12,10 +12,11 @@ import {
 const PAUSE = "POST /v1/sandboxes/:id/pause";
 
 // Quarantine from the drawer: the sandbox is paused at once, the drawer and the table count down to its
-// destroy, and cancelling takes the countdown away again, with nothing destroyed.
+// destroy, and cancelling takes the countdown away again, with nothing destroyed. A world of its own:
+// the sandbox stays paused after the cancel, which the other specs sharing a world must not meet.
 test("quarantining a lease's sandbox from the drawer pauses it, counts down in the table, and can be cancelled", async ({
   page,
-  world,
+  freshWorld: world,
 }) => {
   const leaseId = plantedLease(world, "leaking");
   const sandboxId = sandboxOf(world, leaseId);

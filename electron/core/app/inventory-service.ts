@@ -119,8 +119,10 @@ export class InventoryService {
     } catch (error) {
       this.#options.log.warn("the stored view could not be read; the stored inventory will be shown", error);
     }
-    this.#stored = this.#worker.request<Accepted | null>({ type: "load-stored" }).then(
-      async (stored) => {
+    // Never rejects: nobody may be waiting for it (a host closed at once ends the worker under it).
+    this.#stored = this.#worker
+      .request<Accepted | null>({ type: "load-stored" })
+      .then(async (stored) => {
         if (stored === null) return;
         const view = await this.#receive(stored);
         // A scan that finished first is newer; the stored view read on main is not.
@@ -128,11 +130,10 @@ export class InventoryService {
           this.#take(stored, view);
           this.#fromStore = true;
         }
-      },
-      (error: unknown) => {
+      })
+      .catch((error: unknown) => {
         this.#options.log.warn("the stored inventory could not be read; a fresh scan will replace it", error);
-      },
-    );
+      });
     return this.#stored;
   }
 
