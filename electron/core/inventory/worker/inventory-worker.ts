@@ -35,7 +35,15 @@ const sharedViews =
             sharedStore = null;
             throw error;
           });
-          await store.inventoryViews.save(sourceIds, view);
+          await store.inventoryViews.save(sourceIds, view).catch((error: unknown) => {
+            // Worded from the SQLSTATE alone: server text may quote the URL's user or host.
+            const code = (error as { code?: unknown }).code;
+            throw new Error(
+              typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)
+                ? `the last view could not be kept in the shared store in ${shared.urlEnv} (SQLSTATE ${code})`
+                : `the last view could not be kept in the shared store in ${shared.urlEnv}`,
+            );
+          });
         },
       };
 const post = (message: WorkerMessage) => port.postMessage(message);
