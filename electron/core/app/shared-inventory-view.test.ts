@@ -57,13 +57,13 @@ function machine(options: { store: boolean; sourceGone?: boolean }): Machine {
   return { configPath, dataDir: config.dataDir };
 }
 
-function open(at: Machine, url: string): Promise<LeasekeeperApp> {
+function open(at: Machine, url: string, log = memoryLogger()): Promise<LeasekeeperApp> {
   return createLeasekeeperApp({
     configPath: at.configPath,
     mode: "browser",
     version: "test",
     env: { ...process.env, ...demo.keys, [URL_ENV]: url },
-    log: memoryLogger(),
+    log,
     autoRefresh: false,
     actions: false,
   });
@@ -140,5 +140,25 @@ describe("the last inventory in the store a team shares", () => {
       "SELECT COUNT(*) AS n FROM information_schema.schemata WHERE schema_name = 'leasekeeper'",
     );
     expect(Number(schemas[0]!.n)).toBe(0);
+  }, 60_000);
+
+  it("still shows this machine's scan when the store refuses it, and says so naming no part of its URL", async () => {
+    const database = await server.createDatabase("refused");
+    const password = "not-the-password-7c1e";
+    const url = database.urlFor("postgres", password);
+    const log = memoryLogger();
+    const app = await open(machine({ store: true }), url, log);
+    try {
+      expect((await inventoryGet(app)).leases.leaseId.length).toBeGreaterThan(0);
+      await app.inventory.saved();
+    } finally {
+      await app.close();
+    }
+    const logged = log.lines.join("\n");
+    // Both the read at start and the worker's write were refused, and said so.
+    expect(logged).toContain("the shared store's last view could not be read");
+    expect(logged).toContain(`The shared store in ${URL_ENV} refused the login (SQLSTATE 28P01)`);
+    expect(logged).not.toContain(password);
+    expect(logged).not.toContain(url);
   }, 60_000);
 });

@@ -217,33 +217,30 @@ export class InventoryKeeper {
 
   #startSave(): void {
     const pending = this.#pendingSave;
-    if (pending === null) return;
+    if (pending === null || this.#store === null) return;
     this.#pendingSave = null;
-    this.#store
-      ?.saveInBackground(pending.inventory)
-      .then((saved) => {
+    const saving = this.#store.saveInBackground(pending.inventory);
+    // Set at once, so a `saved` or `close` asked from now on also waits for the shared store's write.
+    this.#sharedSave = Promise.all([saving, this.#sharedSave])
+      .then(async ([saved]) => {
         // The view goes with the inventory it shows, for the next start to show at once.
         if (saved.superseded) return;
         this.#viewStore?.save(pending.view);
-        this.#saveShared(pending.inventory, pending.view);
+        await this.#saveShared(pending.inventory, pending.view);
       })
       .catch((error: unknown) => {
         this.#onSaveFailed({ kind: "internal", message: messageOf(error) });
       });
   }
 
-  #saveShared(inventory: Inventory, view: InventoryView): void {
+  async #saveShared(inventory: Inventory, view: InventoryView): Promise<void> {
     const shared = this.#sharedViews;
     if (shared === null) return;
     const sourceIds = this.#sourceIds ?? [
       ...inventory.environments.map((environment) => environment.sourceId),
       ...inventory.leases.map((lease) => lease.sourceId),
     ];
-    this.#sharedSave = this.#sharedSave
-      .then(() => shared.save(sourceIds, view))
-      .catch((error: unknown) => {
-        this.#onSaveFailed({ kind: "internal", message: messageOf(error) });
-      });
+    await shared.save(sourceIds, view);
   }
 
   #viewPart(generation: number, from: number, to: number): LeaseColumns | null {
