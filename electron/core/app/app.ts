@@ -17,11 +17,12 @@ import {
   startQuarantineScheduler,
 } from "../quarantine/index.js";
 import { type Database, openDatabase } from "../store/index.js";
+import { loadSharedView } from "../store/postgres/pg-inventory-views.js";
 import { ViewStore } from "../store/view-store.js";
 import { FileVault, LayeredSecretStore, PASSPHRASE_ENV } from "../vault/index.js";
 import { type ActionsPort, engineActions, unavailableActions } from "./actions.js";
 import { coreCalls } from "./calls.js";
-import { InventoryService, type ScanContext } from "./inventory-service.js";
+import { InventoryService, type InventoryServiceOptions, type ScanContext } from "./inventory-service.js";
 import { createLogger, type RedactingLogger } from "./log.js";
 import { SettingsService } from "./settings-service.js";
 import { sourceSecrets } from "./source-secrets.js";
@@ -91,6 +92,27 @@ export function openSecrets(
 }
 
 /**
+ * With a store a team shares, the worker keeps each saved view there too, and a start without a view of
+ * its own shows the last one kept for the same sources. Nothing when the store is SQLite or its
+ * variable is unset (the actions say so when they need it).
+ */
+function sharedInventoryView(
+  config: LeasekeeperConfig,
+  env: NodeJS.ProcessEnv,
+): Pick<InventoryServiceOptions, "sharedStore" | "sharedView"> {
+  const store = config.store;
+  if (store === undefined || store.kind !== "postgres") return {};
+  const url = env[store.urlEnv]?.trim();
+  if (!url) return {};
+  const timeoutMs = config.requestTimeoutMs;
+  const sourceIds = config.sources.map((source) => source.id);
+  return {
+    sharedStore: { url, urlEnv: store.urlEnv, timeoutMs },
+    sharedView: () => loadSharedView(url, sourceIds, timeoutMs),
+  };
+}
+
+/**
  * The composition root: everything the hosts need, built from one config file. Electron's main, the
  * browser host and tests call this and then only talk to `handlers` and `events`.
  */
@@ -134,6 +156,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     log,
     redacted: (view) => log.redactor.trust(view),
     ...(database ? { storedView: () => new ViewStore(database).load() } : {}),
+    ...sharedInventoryView(config, env),
   });
   redactInventory = (values) => inventory.setRedactions(values);
   redactInventory(redactions);

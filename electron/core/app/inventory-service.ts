@@ -21,6 +21,7 @@ import type {
   UntrackedAnswer,
   WorkerFailure,
   WorkerRequest,
+  WorkerSetup,
 } from "../inventory/worker/protocol.js";
 import type { Logger } from "./log.js";
 
@@ -40,6 +41,13 @@ export interface InventoryServiceOptions {
   now?: () => Date;
   /** The view of the stored inventory, read on main (null when there is none that matches it). */
   storedView?: () => InventoryView | null;
+  /**
+   * The last view another machine kept in the store a team shares, read when this data directory has
+   * none of its own (one query, off the worker's path); the worker keeps the view there after each save.
+   */
+  sharedView?: () => Promise<InventoryView | null>;
+  /** The store a team shares, handed to the worker, which writes the view there. */
+  sharedStore?: WorkerSetup["sharedStore"];
   /** Told of each view the worker redacted for the keys in use now (the answers' redactor trusts it). */
   redacted?: (view: InventoryView) => void;
   /** Replaces the real scan (tests of the service's caching); its inventory is handed to the worker. */
@@ -87,7 +95,10 @@ export class InventoryService {
 
   constructor(options: InventoryServiceOptions) {
     this.#options = options;
-    this.#worker = new InventoryWorker({ dataDir: options.dataDir }, (failure) => this.#unasked(failure));
+    this.#worker = new InventoryWorker(
+      { dataDir: options.dataDir, sharedStore: options.sharedStore ?? null },
+      (failure) => this.#unasked(failure),
+    );
   }
 
   /** The keys in use now: the worker takes them out of every inventory before it stores one. */
@@ -105,22 +116,28 @@ export class InventoryService {
    * read on main, while the worker loads the inventory itself (then its own view replaces the stored one).
    */
   loadStored(): Promise<void> {
+    let view: InventoryView | null = null;
     try {
-      const view = this.#options.storedView?.() ?? null;
-      if (view !== null) {
-        this.#summary = {
-          generatedAt: view.generatedAt,
-          origins: view.originHealth,
-          leaseCount: view.leases.leaseId.length,
-        };
-        this.#view = view;
-        this.#fromStore = true;
-      }
+      view = this.#options.storedView?.() ?? null;
+      if (view !== null) this.#showStoredView(view);
     } catch (error) {
       this.#options.log.warn("the stored view could not be read; the stored inventory will be shown", error);
     }
+    const sharedView = view === null ? this.#options.sharedView : undefined;
+    const shared =
+      sharedView === undefined
+        ? Promise.resolve()
+        : sharedView().then(
+            (found) => {
+              // Only until this run has a view of its own (a scan or the worker's stored inventory).
+              if (found !== null && this.#shown === 0 && this.#view === null) this.#showStoredView(found);
+            },
+            (error: unknown) => {
+              this.#options.log.warn("the shared store's last view could not be read", error);
+            },
+          );
     // Never rejects: nobody may be waiting for it (a host closed at once ends the worker under it).
-    this.#stored = this.#worker
+    const worker = this.#worker
       .request<Accepted | null>({ type: "load-stored" })
       .then(async (stored) => {
         if (stored === null) return;
@@ -134,7 +151,18 @@ export class InventoryService {
       .catch((error: unknown) => {
         this.#options.log.warn("the stored inventory could not be read; a fresh scan will replace it", error);
       });
+    this.#stored = Promise.all([shared, worker]).then(() => undefined);
     return this.#stored;
+  }
+
+  #showStoredView(view: InventoryView): void {
+    this.#summary = {
+      generatedAt: view.generatedAt,
+      origins: view.originHealth,
+      leaseCount: view.leases.leaseId.length,
+    };
+    this.#view = view;
+    this.#fromStore = true;
   }
 
   get lastRefreshAt(): string | null {

@@ -45,6 +45,11 @@ interface PendingScan {
  * compact view encoded once, the store kept up to date in the background. One instance per worker; it is
  * plain code over its requests, so it runs the same under a test without a thread.
  */
+/** The store a team shares, where the worker also keeps the last view for other machines to start from. */
+export interface SharedViews {
+  save(sourceIds: readonly string[], view: InventoryView): Promise<void>;
+}
+
 export class InventoryKeeper {
   readonly #store: InventoryStore | null;
   readonly #redactor: KeyRedactor;
@@ -54,6 +59,11 @@ export class InventoryKeeper {
   /** An inventory to store once main has its view (the save would otherwise hold up the view's parts). */
   #pendingSave: { inventory: Inventory; view: InventoryView } | null = null;
   readonly #onSaveFailed: (failure: WorkerFailure) => void;
+  readonly #sharedViews: SharedViews | null;
+  /** The configured sources of the last scan read: the shared view is kept under their set. */
+  #sourceIds: string[] | null = null;
+  /** The shared view's write under way, which `saved` and `close` wait for. */
+  #sharedSave: Promise<void> = Promise.resolve();
   readonly #actedOn = new LeasekeeperActions();
   readonly #scans = new Map<number, PendingScan>();
   #inventory: Inventory | null = null;
@@ -73,7 +83,9 @@ export class InventoryKeeper {
     redactor: KeyRedactor,
     onSaveFailed: (failure: WorkerFailure) => void,
     viewStore: ViewStore | null = null,
+    sharedViews: SharedViews | null = null,
   ) {
+    this.#sharedViews = sharedViews;
     this.#store = store;
     this.#viewStore = viewStore;
     this.#redactor = redactor;
@@ -91,6 +103,7 @@ export class InventoryKeeper {
       case "load-stored":
         return this.#loadStored();
       case "read-sources":
+        this.#sourceIds = request.config.sources.map((source) => source.id);
         this.#readSources(request);
         return null;
       case "listing-part":
@@ -123,10 +136,12 @@ export class InventoryKeeper {
         return this.#inventory;
       case "saved":
         await this.#store?.idle();
+        await this.#sharedSave;
         return null;
       case "close":
         this.#closed = true;
         await this.#store?.idle();
+        await this.#sharedSave;
         return null;
     }
   }
@@ -202,17 +217,30 @@ export class InventoryKeeper {
 
   #startSave(): void {
     const pending = this.#pendingSave;
-    if (pending === null) return;
+    if (pending === null || this.#store === null) return;
     this.#pendingSave = null;
-    this.#store
-      ?.saveInBackground(pending.inventory)
-      .then((saved) => {
+    const saving = this.#store.saveInBackground(pending.inventory);
+    // Set at once, so a `saved` or `close` asked from now on also waits for the shared store's write.
+    this.#sharedSave = Promise.all([saving, this.#sharedSave])
+      .then(async ([saved]) => {
         // The view goes with the inventory it shows, for the next start to show at once.
-        if (!saved.superseded) this.#viewStore?.save(pending.view);
+        if (saved.superseded) return;
+        this.#viewStore?.save(pending.view);
+        await this.#saveShared(pending.inventory, pending.view);
       })
       .catch((error: unknown) => {
         this.#onSaveFailed({ kind: "internal", message: messageOf(error) });
       });
+  }
+
+  async #saveShared(inventory: Inventory, view: InventoryView): Promise<void> {
+    const shared = this.#sharedViews;
+    if (shared === null) return;
+    const sourceIds = this.#sourceIds ?? [
+      ...inventory.environments.map((environment) => environment.sourceId),
+      ...inventory.leases.map((lease) => lease.sourceId),
+    ];
+    await shared.save(sourceIds, view);
   }
 
   #viewPart(generation: number, from: number, to: number): LeaseColumns | null {

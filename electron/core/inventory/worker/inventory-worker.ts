@@ -2,6 +2,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { RedactingInventoryStore } from "../../app/redacting-inventory-store.js";
 import { SecretRedactor } from "../../app/redactor.js";
 import { openDatabase } from "../../store/index.js";
+import { openPostgresStore, type PostgresStore } from "../../store/postgres/store.js";
 import { ViewStore } from "../../store/view-store.js";
 import { failureOf, InventoryKeeper } from "./inventory-keeper.js";
 import type { WorkerMessage, WorkerRequest, WorkerSetup } from "./protocol.js";
@@ -17,6 +18,34 @@ if (port === null) throw new Error("the inventory worker runs only as a worker t
 const setup = workerData as WorkerSetup;
 // A second connection to the file main opened (WAL: readers and the one writer do not block each other).
 const database = setup.dataDir === null ? null : openDatabase(setup.dataDir);
+// Connected and migrated on the first save, so a worker that never saves never connects.
+const shared = setup.sharedStore ?? null;
+let sharedStore: Promise<PostgresStore> | null = null;
+const sharedViews =
+  shared === null
+    ? null
+    : {
+        async save(
+          sourceIds: readonly string[],
+          view: Parameters<PostgresStore["inventoryViews"]["save"]>[1],
+        ) {
+          sharedStore ??= openPostgresStore(shared);
+          // A failed open is tried again by the next save rather than remembered for ever.
+          const store = await sharedStore.catch((error: unknown) => {
+            sharedStore = null;
+            throw error;
+          });
+          await store.inventoryViews.save(sourceIds, view).catch((error: unknown) => {
+            // Worded from the SQLSTATE alone: server text may quote the URL's user or host.
+            const code = (error as { code?: unknown }).code;
+            throw new Error(
+              typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)
+                ? `the last view could not be kept in the shared store in ${shared.urlEnv} (SQLSTATE ${code})`
+                : `the last view could not be kept in the shared store in ${shared.urlEnv}`,
+            );
+          });
+        },
+      };
 const post = (message: WorkerMessage) => port.postMessage(message);
 const redactor = new SecretRedactor();
 const keeper = new InventoryKeeper(
@@ -24,13 +53,15 @@ const keeper = new InventoryKeeper(
   redactor,
   (failure) => post({ id: null, ok: false, failure }),
   database === null ? null : new ViewStore(database),
+  sharedViews,
 );
 
 port.on("message", (message: { id: number; request: WorkerRequest }) => {
   keeper.handle(message.request).then(
-    (value) => {
+    async (value) => {
       if (message.request.type === "close") {
         database?.close();
+        await (await sharedStore?.catch(() => null))?.close();
         post({ id: message.id, ok: true, value });
         port.close();
         return;

@@ -45,6 +45,11 @@ export interface Accepted {
 export interface WorkerSetup {
   /** Where the store is (the same SQLite file main opened); null keeps nothing on disk. */
   dataDir: string | null;
+  /**
+   * The store a team shares, when one is configured: the worker keeps the last view there too. The
+   * connection string lives only in this thread's memory and the driver's, never in a message.
+   */
+  sharedStore?: { url: string; urlEnv: string; timeoutMs: number } | null;
 }
 
 export interface ScanSetup {

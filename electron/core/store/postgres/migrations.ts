@@ -152,6 +152,21 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 20,
+    name: "the last inventory's view, by the set of sources it was read from",
+    sql: `
+      -- Written by each machine's inventory worker after its save, keys already taken out, so a machine
+      -- that starts with another data directory shows the team's last inventory before its own first scan.
+      CREATE TABLE ${SCHEMA}.inventory_views (
+        source_set    TEXT PRIMARY KEY,
+        generated_at  TEXT NOT NULL,
+        saved_at      TEXT NOT NULL,
+        -- The view's JSON as UTF-8 bytes: jsonb refuses a NUL character a source may have sent.
+        view          BYTEA NOT NULL
+      );
+    `,
+  },
 ];
 
 // Any fixed number: every Leasekeeper process that migrates this database waits on the same one.

@@ -60,7 +60,9 @@ describe("the PostgreSQL store", () => {
     const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: url, max: 1 }));
     try {
       const applied = await Promise.all(pools.map((pool) => migratePostgres(pool)));
-      expect(applied.flat().sort()).toEqual(POSTGRES_MIGRATIONS.map((migration) => migration.version));
+      expect(applied.flat().sort((a, b) => a - b)).toEqual(
+        POSTGRES_MIGRATIONS.map((migration) => migration.version),
+      );
       const { rows } = await pools[0]!.query(`SELECT version FROM ${SCHEMA}.schema_migrations`);
       expect(rows).toHaveLength(POSTGRES_MIGRATIONS.length);
       expect(await migratePostgres(pools[1]!), "a later start applies nothing").toEqual([]);

@@ -3,12 +3,14 @@ import { CoreError } from "../../errors/core-error.js";
 import { migratePostgres } from "./migrations.js";
 import { PgAuditLog } from "./pg-audit-log.js";
 import { PgClaims } from "./pg-claims.js";
+import { PgInventoryViews } from "./pg-inventory-views.js";
 import { PgJournal } from "./pg-journal.js";
 
 export interface PostgresStore {
   readonly claims: PgClaims;
   readonly audit: PgAuditLog;
   readonly journal: PgJournal;
+  readonly inventoryViews: PgInventoryViews;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     claims: new PgClaims(pool),
     audit,
     journal: new PgJournal(pool, audit),
+    inventoryViews: new PgInventoryViews(pool),
     close: () => pool.end(),
   };
 }

@@ -1,0 +1,164 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Demo, startDemo } from "../../../scripts/demo.js";
+import type { InventoryView } from "../../../shared/contract.js";
+import { type PostgresServer, startPostgres } from "../../../test/support/postgres.js";
+import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
+import { memoryLogger } from "./log.js";
+
+// Two machines (two data directories) sharing one PostgreSQL store: the second shows the first's last
+// inventory at start, before any scan of its own, and the store holds it with the keys taken out.
+
+const URL_ENV = "LEASEKEEPER_STORE_URL";
+let server: PostgresServer;
+let demo: Demo;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  server = await startPostgres();
+  demo = await startDemo({ size: 60, seed: "shared-view", leases: "ledger" });
+}, 120_000);
+
+afterAll(async () => {
+  await demo?.stop();
+  await server?.stop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+interface Machine {
+  configPath: string;
+  dataDir: string;
+}
+
+/** A config of the demo's with its own data directory; `sourceGone` points its ledger at nothing. */
+function machine(options: { store: boolean; sourceGone?: boolean }): Machine {
+  const dir = mkdtempSync(path.join(tmpdir(), "lk-shared-view-"));
+  dirs.push(dir);
+  const config = JSON.parse(readFileSync(demo.configPath, "utf8")) as {
+    sources: { path?: string; name?: string }[];
+    dataDir: string;
+    store?: unknown;
+  };
+  for (const source of config.sources) {
+    // Named, so both machines call it the same source wherever its file is.
+    source.name = "team ledger";
+    if (source.path !== undefined)
+      source.path = options.sourceGone
+        ? path.join(dir, "no-such-ledger.json")
+        : path.resolve(path.dirname(demo.configPath), source.path);
+  }
+  config.dataDir = path.join(dir, "data");
+  if (options.store) config.store = { kind: "postgres", urlEnv: URL_ENV };
+  const configPath = path.join(dir, "leasekeeper.config.json");
+  writeFileSync(configPath, JSON.stringify(config));
+  return { configPath, dataDir: config.dataDir };
+}
+
+function open(at: Machine, url: string, log = memoryLogger()): Promise<LeasekeeperApp> {
+  return createLeasekeeperApp({
+    configPath: at.configPath,
+    mode: "browser",
+    version: "test",
+    env: { ...process.env, ...demo.keys, [URL_ENV]: url },
+    log,
+    autoRefresh: false,
+    actions: false,
+  });
+}
+
+async function inventoryGet(app: LeasekeeperApp): Promise<InventoryView> {
+  const answer = await app.handlers["inventory:get"]({}, { host: "test" });
+  if (!answer.ok) throw new Error(answer.error.message);
+  return answer.data;
+}
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe("the last inventory in the store a team shares", () => {
+  it("is shown by a second machine at start, its keys taken out in the stored rows", async () => {
+    const { url } = await server.createDatabase("shared_view");
+    // A configured key where no key belongs: in an environment's name, which the view shows.
+    const key = Object.values(demo.keys)[0]!;
+    const ledgerPath = path.join(demo.dir, "ledger.json");
+    const ledger = JSON.parse(readFileSync(ledgerPath, "utf8")) as { environments: { name: string }[] };
+    ledger.environments[0]!.name = `prod ${key}`;
+    writeFileSync(ledgerPath, JSON.stringify(ledger));
+
+    const first = await open(machine({ store: true }), url);
+    let scanned: InventoryView;
+    try {
+      scanned = await inventoryGet(first);
+      await first.inventory.saved();
+    } finally {
+      await first.close();
+    }
+    expect(scanned.leases.leaseId.length).toBeGreaterThan(0);
+
+    const rows = await query<{ generated_at: string; view: string }>(
+      url,
+      "SELECT generated_at, convert_from(view, 'UTF8') AS view FROM leasekeeper.inventory_views",
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.generated_at).toBe(scanned.generatedAt);
+    expect(rows[0]!.view).toContain("prod ");
+    expect(rows[0]!.view).not.toContain(key);
+
+    const second = await open(machine({ store: true, sourceGone: true }), url);
+    try {
+      const shown = await inventoryGet(second);
+      expect(shown.generatedAt).toBe(scanned.generatedAt);
+      expect(shown.leases.leaseId).toEqual(scanned.leases.leaseId);
+      expect(shown.leases.headline).toEqual(scanned.leases.headline);
+    } finally {
+      await second.close();
+    }
+  }, 60_000);
+
+  it("is not written, nor the store connected to, when no postgres store is configured", async () => {
+    const { url } = await server.createDatabase("no_store");
+    const app = await open(machine({ store: false }), url);
+    try {
+      expect((await inventoryGet(app)).leases.leaseId.length).toBeGreaterThan(0);
+      await app.inventory.saved();
+    } finally {
+      await app.close();
+    }
+    // Even with the variable set, nothing prepared the schema: the config never asked for the store.
+    const schemas = await query<{ n: string }>(
+      url,
+      "SELECT COUNT(*) AS n FROM information_schema.schemata WHERE schema_name = 'leasekeeper'",
+    );
+    expect(Number(schemas[0]!.n)).toBe(0);
+  }, 60_000);
+
+  it("still shows this machine's scan when the store refuses it, and says so naming no part of its URL", async () => {
+    const database = await server.createDatabase("refused");
+    const password = "not-the-password-7c1e";
+    const url = database.urlFor("postgres", password);
+    const log = memoryLogger();
+    const app = await open(machine({ store: true }), url, log);
+    try {
+      expect((await inventoryGet(app)).leases.leaseId.length).toBeGreaterThan(0);
+      await app.inventory.saved();
+    } finally {
+      await app.close();
+    }
+    const logged = log.lines.join("\n");
+    // Both the read at start and the worker's write were refused, and said so.
+    expect(logged).toContain("the shared store's last view could not be read");
+    expect(logged).toContain(`The shared store in ${URL_ENV} refused the login (SQLSTATE 28P01)`);
+    expect(logged).not.toContain(password);
+    expect(logged).not.toContain(url);
+  }, 60_000);
+});
