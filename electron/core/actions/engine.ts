@@ -203,7 +203,11 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
         try {
           await auditCopy.append([record]);
         } catch {
-          throw new Error("The team's audit log could not be written, so the plan is not offered.");
+          throw new CoreError(
+            "store",
+            "shared-unusable",
+            "The team's audit log could not be written, so the plan is not offered.",
+          );
         }
       }
       return plan;
