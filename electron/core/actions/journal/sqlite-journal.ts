@@ -1,11 +1,4 @@
-import type {
-  ConfirmationMethod,
-  Job,
-  JobItem,
-  JobItemState,
-  JobState,
-  PlanItem,
-} from "../../../../shared/domain/actions.js";
+import type { Job, JobState, PlanItem } from "../../../../shared/domain/actions.js";
 import type { Database } from "../../store/migrations.js";
 import { AuditLog, type AuditRecord } from "../audit/audit-log.js";
 import type { FrozenItem } from "../plan/build-plan.js";
@@ -20,47 +13,13 @@ import {
   type StoredPlan,
   toJob,
 } from "./journal.js";
+import { type ItemRecord, type JobRecord, toJobRow, toJournalItem } from "./journal-records.js";
 
 /**
  * The journal in the data directory's SQLite file, with the audit log beside it: each write that carries
  * audit rows commits them in the same transaction. Every call does its work before its first `await`,
  * so its transactions are what they were when the journal was synchronous.
  */
-
-interface JobRecord {
-  job_id: string;
-  plan_id: string;
-  action: string;
-  state: string;
-  created_at: string;
-  finished_at: string | null;
-  parent_job_id: string | null;
-  resumed_by_job_id: string | null;
-  override: number;
-  operator: string;
-  owner_host: string;
-  owner_pid: number;
-  owner_instance: string;
-  heartbeat_at: string;
-}
-
-interface ItemRecord {
-  seq: number;
-  item_id: string;
-  lease_id: string | null;
-  sandbox_id: string | null;
-  origin: string | null;
-  effect: string | null;
-  state: string;
-  reason: string | null;
-  message: string | null;
-  http_status: number | null;
-  started_at: string | null;
-  finished_at: string | null;
-  recheck: number;
-  sent_at: string | null;
-  confirmed_by: string | null;
-}
 
 export class SqliteJournal implements JobJournal {
   readonly #db: Database;
@@ -381,43 +340,4 @@ export function storedPlan(
   }
   const summary = JSON.parse(row.summary) as Omit<StoredPlan["plan"], "items">;
   return { plan: { ...summary, items }, request: JSON.parse(row.request) as StoredPlan["request"], frozen };
-}
-
-function toJobRow(row: JobRecord): JobRow {
-  return {
-    jobId: row.job_id,
-    planId: row.plan_id,
-    action: row.action as Job["action"],
-    state: row.state as JobState,
-    createdAt: row.created_at,
-    finishedAt: row.finished_at,
-    parentJobId: row.parent_job_id,
-    resumedByJobId: row.resumed_by_job_id,
-    override: row.override === 1,
-    operator: row.operator,
-    ownerHost: row.owner_host,
-    ownerPid: row.owner_pid,
-    ownerInstance: row.owner_instance,
-    heartbeatAt: row.heartbeat_at,
-  };
-}
-
-function toJournalItem(row: ItemRecord): JournalItem {
-  return {
-    seq: row.seq,
-    itemId: row.item_id,
-    leaseId: row.lease_id,
-    sandboxId: row.sandbox_id,
-    origin: row.origin,
-    effect: row.effect as JobItem["effect"],
-    state: row.state as JobItemState,
-    reason: row.reason,
-    message: row.message,
-    httpStatus: row.http_status,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    recheck: row.recheck === 1,
-    sentAt: row.sent_at,
-    confirmedBy: row.confirmed_by as ConfirmationMethod | null,
-  };
 }

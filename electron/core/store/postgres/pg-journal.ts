@@ -1,11 +1,5 @@
 import type pg from "pg";
-import type {
-  ConfirmationMethod,
-  Job,
-  JobItem,
-  JobItemState,
-  JobState,
-} from "../../../../shared/domain/actions.js";
+import type { Job, JobState } from "../../../../shared/domain/actions.js";
 import type { AuditRecord } from "../../actions/audit/audit-log.js";
 import {
   type ItemEnd,
@@ -18,45 +12,15 @@ import {
   type StoredPlan,
   toJob,
 } from "../../actions/journal/journal.js";
+import {
+  type ItemRecord,
+  type JobRecord,
+  toJobRow,
+  toJournalItem,
+} from "../../actions/journal/journal-records.js";
 import { storedPlan } from "../../actions/journal/sqlite-journal.js";
 import { SCHEMA } from "./migrations.js";
 import type { PgAuditLog } from "./pg-audit-log.js";
-
-interface JobRecord {
-  job_id: string;
-  plan_id: string;
-  action: string;
-  state: string;
-  created_at: string;
-  finished_at: string | null;
-  parent_job_id: string | null;
-  resumed_by_job_id: string | null;
-  override: boolean;
-  operator: string;
-  owner_host: string;
-  owner_pid: number;
-  owner_instance: string;
-  heartbeat_at: string;
-}
-
-interface ItemRecord {
-  job_id: string;
-  seq: number;
-  item_id: string;
-  lease_id: string | null;
-  sandbox_id: string | null;
-  origin: string | null;
-  effect: string | null;
-  state: string;
-  reason: string | null;
-  message: string | null;
-  http_status: number | null;
-  started_at: string | null;
-  finished_at: string | null;
-  recheck: boolean;
-  sent_at: string | null;
-  confirmed_by: string | null;
-}
 
 const JOB_COLUMNS = [
   "job_id",
@@ -453,43 +417,4 @@ class Refused extends Error {
     super("refused");
     this.creation = creation;
   }
-}
-
-function toJobRow(row: JobRecord): JobRow {
-  return {
-    jobId: row.job_id,
-    planId: row.plan_id,
-    action: row.action as Job["action"],
-    state: row.state as JobState,
-    createdAt: row.created_at,
-    finishedAt: row.finished_at,
-    parentJobId: row.parent_job_id,
-    resumedByJobId: row.resumed_by_job_id,
-    override: row.override,
-    operator: row.operator,
-    ownerHost: row.owner_host,
-    ownerPid: row.owner_pid,
-    ownerInstance: row.owner_instance,
-    heartbeatAt: row.heartbeat_at,
-  };
-}
-
-function toJournalItem(row: ItemRecord): JournalItem {
-  return {
-    seq: row.seq,
-    itemId: row.item_id,
-    leaseId: row.lease_id,
-    sandboxId: row.sandbox_id,
-    origin: row.origin,
-    effect: row.effect as JobItem["effect"],
-    state: row.state as JobItemState,
-    reason: row.reason,
-    message: row.message,
-    httpStatus: row.http_status,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    recheck: row.recheck,
-    sentAt: row.sent_at,
-    confirmedBy: row.confirmed_by as ConfirmationMethod | null,
-  };
 }
