@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { buildWorld, type World } from "../../electron/core/actions/testing/world.js";
 import { DATABASE_FILE_NAME } from "../../electron/core/store/database.js";
 import type { QuarantineList } from "../../shared/contract/quarantine.js";
+import { type KillProxy, type KillTrigger, startKillProxy } from "./support/kill-proxy.js";
 import { runLeasekeeper } from "./support/operators.js";
-import { type RouteKillProxy, type RouteTrigger, startRouteKillProxy } from "./support/route-kill-proxy.js";
 
 // A quarantine whose `leasekeeper` process is killed with SIGKILL at the two windows that matter: around
 // the pause (it reached CreateOS but the process never heard, or it never left) and around the due
@@ -23,7 +23,7 @@ const pauseRoute = { method: "POST", path: /^\/v1\/sandboxes\/[^/]+\/pause$/ };
 const deleteRoute = { method: "DELETE", path: /^\/v1\/sandboxes\/[^/]+$/ };
 
 let world: World | null = null;
-let proxy: RouteKillProxy | null = null;
+let proxy: KillProxy | null = null;
 afterEach(async () => {
   await proxy?.close();
   await world?.close();
@@ -31,7 +31,7 @@ afterEach(async () => {
   world = null;
 });
 
-function leasekeeper(args: string[], trigger?: RouteTrigger) {
+function leasekeeper(args: string[], trigger?: KillTrigger) {
   return runLeasekeeper([...args, "--config", world!.configFile], {
     env: world!.env,
     started: (pid) => {
@@ -53,7 +53,7 @@ function throughProxy(target: World, proxyUrl: string): void {
   target.writeLedger();
 }
 
-const KILLS: [string, "quarantine" | "due", RouteTrigger][] = [
+const KILLS: [string, "quarantine" | "due", KillTrigger][] = [
   ["after the pause reached CreateOS, before it was recorded", "quarantine", { on: "answer", ...pauseRoute }],
   ["as the pause was leaving, before it reached CreateOS", "quarantine", { on: "request", ...pauseRoute }],
   [
@@ -77,7 +77,7 @@ describe("a quarantine whose process is killed with SIGKILL", () => {
         environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
         leases: [{ id: "lease-quarantined", environmentId: "env-1", sandboxId: "sb-quarantined" }],
       });
-      proxy = await startRouteKillProxy(world.sim.url);
+      proxy = await startKillProxy(world.sim.url);
       throughProxy(world, proxy.url);
 
       const started = Date.now();
