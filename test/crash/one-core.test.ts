@@ -1,19 +1,15 @@
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildWorld, KEY_A, type World } from "../../electron/core/actions/testing/world.js";
 import { createLeasekeeperApp } from "../../electron/core/app/app.js";
 import { PASSPHRASE_ENV } from "../../electron/core/vault/index.js";
 import type { Plan } from "../../shared/domain/actions.js";
+import { runLeasekeeper } from "./support/operators.js";
 
 // One composition root for the app and the CLI: a key saved through the app's settings (into the vault
 // in the data directory) is the key a separate `leasekeeper` process plans and applies with, although no
 // environment variable carries it.
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const CLI = path.join(ROOT, "electron", "cli.ts");
 const PASSPHRASE = "one-core-test-passphrase";
 
 let world: World | null = null;
@@ -22,28 +18,9 @@ afterEach(async () => {
   world = null;
 });
 
-function cli(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
-      cwd: ROOT,
-      // Only what a shell would hand it: no CreateOS key anywhere in the environment.
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, stdout, stderr }));
-  });
+/** Only what a shell would hand it: no CreateOS key anywhere in the environment. */
+function cli(args: string[], env: NodeJS.ProcessEnv) {
+  return runLeasekeeper(args, { env, only: true });
 }
 
 describe("the app and the CLI open one core", () => {

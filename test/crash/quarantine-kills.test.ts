@@ -1,13 +1,12 @@
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildWorld, type World } from "../../electron/core/actions/testing/world.js";
 import { DATABASE_FILE_NAME } from "../../electron/core/store/database.js";
 import type { QuarantineList } from "../../shared/contract/quarantine.js";
-import { type RouteKillProxy, type RouteTrigger, startRouteKillProxy } from "./support/route-kill-proxy.js";
+import { type KillProxy, type KillTrigger, startKillProxy } from "./support/kill-proxy.js";
+import { runLeasekeeper } from "./support/operators.js";
 
 // A quarantine whose `leasekeeper` process is killed with SIGKILL at the two windows that matter: around
 // the pause (it reached CreateOS but the process never heard, or it never left) and around the due
@@ -15,8 +14,6 @@ import { type RouteKillProxy, type RouteTrigger, startRouteKillProxy } from "./s
 // operator would (`leasekeeper quarantine --run-due`), the quarantine is neither lost nor repeated: one
 // pause and at most one DELETE reach the simulator, and it ends destroyed with one audit row per step.
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const CLI = path.join(ROOT, "electron", "cli.ts");
 const PAUSE = "POST /v1/sandboxes/:id/pause";
 const DELETE = "DELETE /v1/sandboxes/:id";
 /** About two seconds: due by the time the next process has started. */
@@ -26,7 +23,7 @@ const pauseRoute = { method: "POST", path: /^\/v1\/sandboxes\/[^/]+\/pause$/ };
 const deleteRoute = { method: "DELETE", path: /^\/v1\/sandboxes\/[^/]+$/ };
 
 let world: World | null = null;
-let proxy: RouteKillProxy | null = null;
+let proxy: KillProxy | null = null;
 afterEach(async () => {
   await proxy?.close();
   await world?.close();
@@ -34,32 +31,12 @@ afterEach(async () => {
   world = null;
 });
 
-interface Run {
-  code: number | null;
-  killed: boolean;
-  stdout: string;
-  stderr: string;
-}
-
-function leasekeeper(args: string[], trigger?: RouteTrigger): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args, "--config", world!.configFile], {
-      cwd: ROOT,
-      env: { ...process.env, ...world!.env },
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    if (trigger) proxy!.arm(trigger, () => process.kill(-child.pid!, "SIGKILL"));
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once("error", reject);
-    child.once("exit", (code, signal) => resolve({ code, killed: signal === "SIGKILL", stdout, stderr }));
+function leasekeeper(args: string[], trigger?: KillTrigger) {
+  return runLeasekeeper([...args, "--config", world!.configFile], {
+    env: world!.env,
+    started: (pid) => {
+      if (trigger) proxy!.arm(trigger, () => process.kill(-pid, "SIGKILL"));
+    },
   });
 }
 
@@ -76,7 +53,7 @@ function throughProxy(target: World, proxyUrl: string): void {
   target.writeLedger();
 }
 
-const KILLS: [string, "quarantine" | "due", RouteTrigger][] = [
+const KILLS: [string, "quarantine" | "due", KillTrigger][] = [
   ["after the pause reached CreateOS, before it was recorded", "quarantine", { on: "answer", ...pauseRoute }],
   ["as the pause was leaving, before it reached CreateOS", "quarantine", { on: "request", ...pauseRoute }],
   [
@@ -100,7 +77,7 @@ describe("a quarantine whose process is killed with SIGKILL", () => {
         environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
         leases: [{ id: "lease-quarantined", environmentId: "env-1", sandboxId: "sb-quarantined" }],
       });
-      proxy = await startRouteKillProxy(world.sim.url);
+      proxy = await startKillProxy(world.sim.url);
       throughProxy(world, proxy.url);
 
       const started = Date.now();

@@ -11,7 +11,7 @@ import { writeFigures } from "../chaos/support/figures.js";
 import { deletesOf, mutatingRequests } from "../chaos/support/invariants.js";
 import { CHAOS_SIZE, seededRandom, sized } from "../chaos/support/size.js";
 import { bundleJobProcess } from "./support/bundle.js";
-import { type KillProxy, type ProxyTrigger, startKillProxy } from "./support/kill-proxy.js";
+import { type KillProxy, type KillTrigger, startKillProxy } from "./support/kill-proxy.js";
 
 // Crash safety, at seeded random points. Bulk destroy jobs run in a process of their own, which is killed
 // with SIGKILL at each point: when its n-th request reaches the proxy in front of CreateOS (never sent),
@@ -29,7 +29,7 @@ const TARGETS_PER_ACCOUNT = sized(100, 300);
 const PLAN_SIZE = sized(8, 16);
 const CHILD_OPTIONS = { verifyPollMs: 25, verifyTimeoutMs: 8_000, heartbeatMs: 200, itemsPerListRequest: 3 };
 
-type Trigger = ProxyTrigger | { on: "line"; n: number } | { on: "delay"; ms: number };
+type Trigger = Extract<KillTrigger, { n: number }> | { on: "line"; n: number } | { on: "delay"; ms: number };
 
 interface ChildRun {
   lines: string[];

@@ -1,21 +1,13 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ActionEngine } from "../../electron/core/actions/engine.js";
 import { buildWorld, type World, withTypedCount } from "../../electron/core/actions/testing/world.js";
-import { createConfiguredActionEngine } from "../../electron/core/actions/wiring.js";
-import { loadConfig } from "../../electron/core/config/load.js";
-import { EnvSecretStore } from "../../electron/core/config/secrets.js";
 import { isCoreError } from "../../electron/core/errors/core-error.js";
-import { createSources } from "../../electron/core/leases/index.js";
-import { sharedStoreFor } from "../../electron/core/store/postgres/shared-store.js";
 import { type PostgresServer, startPostgres } from "../support/postgres.js";
 import { bundleJobProcess } from "./support/bundle.js";
+import { operatorConfig, operatorEngine, runLeasekeeper, STORE_ENV } from "./support/operators.js";
 
 // Three operators' processes, each with its own data directory, on one PostgreSQL store. Ada's process
 // runs a destroy job made from a plan someone else made, and is killed with SIGKILL mid-way. While its
@@ -24,11 +16,8 @@ import { bundleJobProcess } from "./support/bundle.js";
 // of them finishes it, the other gets nothing. CreateOS (the simulator, over HTTP) is the judge of what
 // was sent: never more than one DELETE per sandbox.
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const CLI = path.join(ROOT, "electron", "cli.ts");
 const COUNT = 16;
 const DELETE = "DELETE /v1/sandboxes/:id";
-const STORE_ENV = "LEASEKEEPER_STORE_URL";
 // Claims live six heartbeats: long enough that the look right after the kill is surely before they lapse.
 const HEARTBEAT_MS = 1_500;
 const CHILD_OPTIONS = {
@@ -58,32 +47,8 @@ afterEach(async () => {
   world = null;
 });
 
-function operatorConfig(world: World, name: string): string {
-  const base = JSON.parse(readFileSync(world.configFile, "utf8")) as Record<string, unknown>;
-  const file = path.join(world.dir, `leasekeeper.${name}.config.json`);
-  writeFileSync(
-    file,
-    JSON.stringify({
-      ...base,
-      dataDir: `data-${name}`,
-      operator: name,
-      store: { kind: "postgres", urlEnv: STORE_ENV },
-    }),
-  );
-  return file;
-}
-
 async function engineFor(configFile: string, env: NodeJS.ProcessEnv): Promise<ActionEngine> {
-  const config = await loadConfig(configFile);
-  const shared = sharedStoreFor(config, env);
-  if (shared === null) throw new Error("the config names no shared store");
-  const engine = createConfiguredActionEngine({
-    config,
-    sources: createSources(config, { env }),
-    secrets: new EnvSecretStore(config.credentials, env),
-    shared,
-    options: CHILD_OPTIONS,
-  });
+  const engine = await operatorEngine(configFile, env, CHILD_OPTIONS);
   engines.push(engine);
   return engine;
 }
@@ -243,11 +208,8 @@ describe("a job in the team's PostgreSQL store, its process killed mid-way", () 
       expect(row.rows[0]?.resumed_by_job_id).toBe(resumed.jobId);
 
       // `leasekeeper jobs` on yet another data directory lists both, as they ended.
-      const listed = await promisify(execFile)(
-        process.execPath,
-        ["--import", "tsx", CLI, "jobs", "--config", dee, "--json"],
-        { cwd: ROOT, env: { ...process.env, ...env } },
-      );
+      const listed = await runLeasekeeper(["jobs", "--config", dee, "--json"], { env });
+      expect(listed.code, listed.output).toBe(0);
       const cliJobs = JSON.parse(listed.stdout) as { jobId: string; state: string }[];
       expect(cliJobs.map((job) => [job.jobId, job.state])).toEqual([
         [resumed.jobId, "completed"],

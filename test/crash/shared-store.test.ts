@@ -1,17 +1,9 @@
-import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ActionEngine } from "../../electron/core/actions/engine.js";
 import { buildWorld, FAST_OPTIONS, type World } from "../../electron/core/actions/testing/world.js";
-import { createConfiguredActionEngine } from "../../electron/core/actions/wiring.js";
-import { loadConfig } from "../../electron/core/config/load.js";
-import { EnvSecretStore } from "../../electron/core/config/secrets.js";
-import { createSources } from "../../electron/core/leases/index.js";
-import { sharedStoreFor } from "../../electron/core/store/postgres/shared-store.js";
 import { type PostgresServer, startPostgres } from "../support/postgres.js";
+import { operatorConfig, operatorEngine, runLeasekeeper, STORE_ENV } from "./support/operators.js";
 
 // Two operators on two machines: separate data directories, separate OS processes, one PostgreSQL store.
 // Each runs its own plan over the same sandboxes at the same time. The simulator holds every DELETE for a
@@ -19,11 +11,8 @@ import { type PostgresServer, startPostgres } from "../support/postgres.js";
 // requests are on their way: only the claims in the shared store can keep a second DELETE from leaving.
 // Counted at the simulator, not taken from either process's report.
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const CLI = path.join(ROOT, "electron", "cli.ts");
 const COUNT = 8;
 const DELETE = "DELETE /v1/sandboxes/:id";
-const STORE_ENV = "LEASEKEEPER_STORE_URL";
 
 let server: PostgresServer;
 let world: World | null = null;
@@ -40,57 +29,8 @@ afterEach(async () => {
   world = null;
 });
 
-interface Finished {
-  code: number | null;
-  output: string;
-}
-
-function apply(configFile: string, planId: string, env: NodeJS.ProcessEnv): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", CLI, "apply", "--config", configFile, "--plan", planId],
-      { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, output }));
-  });
-}
-
-/** A config of its own for one operator: the world's sources and keys, its own data directory, the shared store. */
-function operatorConfig(world: World, name: string): string {
-  const base = JSON.parse(readFileSync(world.configFile, "utf8")) as Record<string, unknown>;
-  const file = path.join(world.dir, `leasekeeper.${name}.config.json`);
-  writeFileSync(
-    file,
-    JSON.stringify({
-      ...base,
-      dataDir: `data-${name}`,
-      operator: name,
-      store: { kind: "postgres", urlEnv: STORE_ENV },
-    }),
-  );
-  return file;
-}
-
 async function engineFor(configFile: string, env: NodeJS.ProcessEnv): Promise<ActionEngine> {
-  const config = await loadConfig(configFile);
-  const shared = sharedStoreFor(config, env);
-  if (shared === null) throw new Error("the config names no shared store");
-  const engine = createConfiguredActionEngine({
-    config,
-    sources: createSources(config, { env }),
-    secrets: new EnvSecretStore(config.credentials, env),
-    shared,
-    options: FAST_OPTIONS,
-  });
+  const engine = await operatorEngine(configFile, env, FAST_OPTIONS);
   engines.push(engine);
   return engine;
 }
@@ -120,7 +60,9 @@ describe("two leasekeeper processes on separate machines sharing a PostgreSQL st
     expect(beaPlan.counts.do).toBe(COUNT);
     world.sim.setFaults([{ method: "DELETE", path: "^/v1/sandboxes/", latencyMs: 2_500 }]);
 
-    const [a, b] = await Promise.all([apply(ada, adaPlan.planId, env), apply(bea, beaPlan.planId, env)]);
+    const apply = (configFile: string, planId: string) =>
+      runLeasekeeper(["apply", "--config", configFile, "--plan", planId], { env });
+    const [a, b] = await Promise.all([apply(ada, adaPlan.planId), apply(bea, beaPlan.planId)]);
     expect(a.code, a.output).toBe(0);
     expect(b.code, b.output).toBe(0);
     expect(`${a.output}${b.output}`).not.toContain(url);

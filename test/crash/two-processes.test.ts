@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildWorld, type World } from "../../electron/core/actions/testing/world.js";
+import { runLeasekeeper } from "./support/operators.js";
 
 // Two `leasekeeper apply` processes, each running its own plan over the same sandboxes, at the same time
 // and on the same data directory: the store's claims let exactly one of them act on each sandbox. The
@@ -10,8 +8,6 @@ import { buildWorld, type World } from "../../electron/core/actions/testing/worl
 // still sees the sandboxes running while the other's requests are on their way; only the claim can keep
 // the second DELETE from leaving. Counted at the simulator, not taken from either process's report.
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const CLI = path.join(ROOT, "electron", "cli.ts");
 const COUNT = 8;
 const DELETE = "DELETE /v1/sandboxes/:id";
 
@@ -20,30 +16,6 @@ afterEach(async () => {
   await world?.close();
   world = null;
 });
-
-interface Finished {
-  code: number | null;
-  output: string;
-}
-
-function apply(configFile: string, planId: string, env: NodeJS.ProcessEnv): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", CLI, "apply", "--config", configFile, "--plan", planId],
-      { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, output }));
-  });
-}
 
 describe("two leasekeeper processes on one data directory", () => {
   it("send one DELETE per sandbox between them, however their plans overlap", async () => {
@@ -65,10 +37,9 @@ describe("two leasekeeper processes on one data directory", () => {
     expect(second.counts.do).toBe(COUNT);
     world.sim.setFaults([{ method: "DELETE", path: "^/v1/sandboxes/", latencyMs: 2_500 }]);
 
-    const [a, b] = await Promise.all([
-      apply(world.configFile, first.planId, world.env),
-      apply(world.configFile, second.planId, world.env),
-    ]);
+    const apply = (planId: string) =>
+      runLeasekeeper(["apply", "--config", world!.configFile, "--plan", planId], { env: world!.env });
+    const [a, b] = await Promise.all([apply(first.planId), apply(second.planId)]);
     expect(a.code, a.output).toBe(0);
     expect(b.code, b.output).toBe(0);
 

@@ -1,44 +1,60 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 
 /**
- * A pass-through HTTP proxy between a job process and the simulator that can kill the job process at an
- * exact point of its conversation with CreateOS: when its n-th request arrives (the request then never
- * reaches CreateOS), or when the answer to its n-th request is back from CreateOS but not yet relayed
- * (CreateOS acted; the process never learns it did). Those are the two windows a crash can open that a
- * timer alone would rarely hit.
+ * A pass-through HTTP proxy between a process and the simulator that can kill the process at an exact
+ * point of its conversation with CreateOS: when a request arrives (the request then never reaches
+ * CreateOS), or when its answer is back from CreateOS but not yet relayed (CreateOS acted; the process
+ * never learns it did). Those are the two windows a crash can open that a timer alone would rarely hit.
  */
 
-export type ProxyTrigger = { on: "request" | "answer"; n: number };
+/**
+ * Which request: the n-th since the trigger was armed (for a flow whose requests are counted), or the
+ * first of a route (for a flow whose request count is not fixed).
+ */
+export type KillTrigger =
+  | { on: "request" | "answer"; n: number }
+  | { on: "request" | "answer"; method: string; path: RegExp };
 
 export interface KillProxy {
   readonly url: string;
   /** Arms a trigger; `fire` is called (once) at that point, before the request goes on or the answer is relayed. */
-  arm(trigger: ProxyTrigger, fire: () => void): void;
+  arm(trigger: KillTrigger, fire: () => void): void;
   disarm(): void;
-  /** Requests seen since the last `arm`. */
-  readonly seen: number;
+  /** Whether the last armed trigger fired. */
+  readonly fired: boolean;
   close(): Promise<void>;
 }
 
 export async function startKillProxy(upstream: string): Promise<KillProxy> {
   const target = new URL(upstream);
-  let armed: { trigger: ProxyTrigger; fire: () => void } | null = null;
+  let armed: { trigger: KillTrigger; fire: () => void } | null = null;
+  let fired = false;
   let seen = 0;
   let answered = 0;
 
-  const cut = (req: IncomingMessage) => {
+  /** Fires the armed trigger if `req` is its point, and says so; the request's connection is then cut. */
+  const killedAt = (req: IncomingMessage, on: KillTrigger["on"], count: number): boolean => {
+    const current = armed;
+    if (current === null || current.trigger.on !== on) return false;
+    const trigger = current.trigger;
+    const hit =
+      "n" in trigger
+        ? on === "request"
+          ? count === trigger.n
+          : count >= trigger.n
+        : trigger.method === req.method &&
+          trigger.path.test(new URL(req.url ?? "/", "http://proxy").pathname);
+    if (!hit) return false;
+    armed = null;
+    fired = true;
+    current.fire();
     req.socket.destroy();
+    return true;
   };
 
   const server: Server = createServer((req, res) => {
     seen += 1;
-    const current = armed;
-    if (current?.trigger.on === "request" && seen === current.trigger.n) {
-      armed = null;
-      current.fire();
-      cut(req);
-      return;
-    }
+    if (killedAt(req, "request", seen)) return;
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
@@ -55,13 +71,7 @@ export async function startKillProxy(upstream: string): Promise<KillProxy> {
           upstreamResponse.on("data", (chunk: Buffer) => body.push(chunk));
           upstreamResponse.on("end", () => {
             answered += 1;
-            const now = armed;
-            if (now?.trigger.on === "answer" && answered >= now.trigger.n) {
-              armed = null;
-              now.fire();
-              cut(req);
-              return;
-            }
+            if (killedAt(req, "answer", answered)) return;
             const headers = { ...upstreamResponse.headers };
             delete headers["transfer-encoding"];
             const payload = Buffer.concat(body);
@@ -71,7 +81,7 @@ export async function startKillProxy(upstream: string): Promise<KillProxy> {
           });
         },
       );
-      forward.on("error", () => cut(req));
+      forward.on("error", () => req.socket.destroy());
       forward.end(Buffer.concat(chunks));
     });
   });
@@ -83,13 +93,14 @@ export async function startKillProxy(upstream: string): Promise<KillProxy> {
     arm(trigger, fire) {
       seen = 0;
       answered = 0;
+      fired = false;
       armed = { trigger, fire };
     },
     disarm() {
       armed = null;
     },
-    get seen() {
-      return seen;
+    get fired() {
+      return fired;
     },
     close: () =>
       new Promise<void>((resolve) => {
