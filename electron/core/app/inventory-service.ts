@@ -92,6 +92,7 @@ export class InventoryService {
   #scanIds = 0;
   /** The worker's generation of the view shown now. */
   #shown = 0;
+  #closing = false;
 
   constructor(options: InventoryServiceOptions) {
     this.#options = options;
@@ -149,6 +150,8 @@ export class InventoryService {
         }
       })
       .catch((error: unknown) => {
+        // A host closed before the worker answered ended the worker under it: nothing was unreadable.
+        if (this.#closing) return;
         this.#options.log.warn("the stored inventory could not be read; a fresh scan will replace it", error);
       });
     this.#stored = Promise.all([shared, worker]).then(() => undefined);
@@ -321,6 +324,7 @@ export class InventoryService {
 
   /** Waits for a running scan and the worker's save, then ends the worker. */
   async close(): Promise<void> {
+    this.#closing = true;
     this.stopAutoRefresh();
     await this.#running?.catch(() => undefined);
     await this.#worker.close();

@@ -17,13 +17,13 @@ afterAll(async () => {
   await demo?.stop();
 });
 
-function open(): Promise<LeasekeeperApp> {
+function open(log = memoryLogger()): Promise<LeasekeeperApp> {
   return createLeasekeeperApp({
     configPath: demo.configPath,
     mode: "browser",
     version: "test",
     env: { ...process.env, ...demo.keys },
-    log: memoryLogger(),
+    log,
     autoRefresh: false,
     actions: false,
   });
@@ -57,5 +57,18 @@ describe("the stored view at start", () => {
     } finally {
       await second.close();
     }
+  });
+
+  it("closed before the stored inventory is read, says nothing was unreadable", async () => {
+    const first = await open();
+    await inventoryGet(first);
+    await first.inventory.saved();
+    await first.close();
+
+    // A CLI command that is done before the worker has read the store closes the core at once.
+    const log = memoryLogger();
+    const second = await open(log);
+    await second.close();
+    expect(log.lines.filter((line) => / warn /.test(line))).toEqual([]);
   });
 });
