@@ -72,6 +72,8 @@ export interface LeasekeeperApp {
   readonly engine: ActionEngine | null;
   /** Quarantines, when the engine and the store are both there (a due destroy needs both). */
   readonly quarantine: QuarantineService | null;
+  /** Marker proofs against this core's inventory (the CLI proves a plan's forced items as the dialog does). */
+  readonly markers: MarkerService;
   info(): AppInfo;
   close(): Promise<void>;
 }
@@ -256,6 +258,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     settings,
     engine: actions.engine ?? null,
     quarantine,
+    markers,
     info,
     async close() {
       inventory.stopAutoRefresh();

@@ -1,6 +1,8 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlanPreview } from "../../../shared/contract/plan-preview.js";
 import type { ChannelResponse, Result } from "../../../shared/contract.js";
+import { runCli } from "../cli/run.js";
 import { CONFIG_FILE_NAME } from "../config/load.js";
 import {
   holding,
@@ -102,6 +104,38 @@ describe("proof before typed confirmation", () => {
     expect(Object.keys(preview.forcedProofs ?? {})).toHaveLength(1);
     expect(preview.unprovenForced).toBe(1);
     expect(w.sim.stats().byRoute[EXEC]).toEqual({ "200": 1 });
+  });
+
+  it("prints each forced item's proof in `leasekeeper plan`, read as the dialog reads it", async () => {
+    const cli = async (args: string[]) => {
+      let stdout = "";
+      let stderr = "";
+      const code = await runCli(args, {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: (text: string) => (stderr += text) },
+        env: w.env,
+        cwd: w.dir,
+      });
+      return { code, stdout, stderr };
+    };
+    const args = ["plan", "--action", "destroy", "--lease", foreign.id, "--lease", owned.id];
+    w.sim.reset();
+    const text = await cli(args);
+    expect(text.code, text.stderr).toBe(0);
+    const section = text.stdout.split("Before you type a sandbox id back, its workspace marker says:\n")[1];
+    expect(section?.split("\n")[0]).toMatch(/^ {2}sb-foreign {2}proven {2}\S/);
+    expect(section).not.toContain("sb-owned");
+    expect(w.sim.stats().perSandbox["sb-foreign"]?.[EXEC]).toBe(1);
+    expect(w.sim.stats().perSandbox["sb-owned"]?.[EXEC]).toBeUndefined();
+
+    const json = await cli([...args, "--json"]);
+    const preview = JSON.parse(json.stdout) as PlanPreview;
+    const forcedItem = preview.items.find((item) => item.leaseId === foreign.id)!;
+    expect(preview.forcedProofs?.[forcedItem.itemId]).toMatchObject({
+      answer: "proven",
+      sandboxId: "sb-foreign",
+    });
+    expect(`${text.stdout}${json.stdout}`).not.toContain(foreign.metadata.marker);
   });
 
   it("keeps the proof in the audit entry of the destroy taken on the proven sandbox", async () => {

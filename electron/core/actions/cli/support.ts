@@ -1,3 +1,4 @@
+import type { PlanPreview } from "../../../../shared/contract/plan-preview.js";
 import type { Job, JobEvent, JobItem, Plan } from "../../../../shared/domain/actions.js";
 import { actedOnCount, typedCountPhrase } from "../../../../shared/domain/bulk-confirmation.js";
 import type { CliIo } from "../../cli/command.js";
@@ -5,7 +6,7 @@ import type { ActionEngine } from "../engine.js";
 
 /** What the action commands (`plan`, `apply`, `jobs`, `resume`, `audit`) share: the engine and the text. */
 
-export function formatPlan(plan: Plan, configArg: string | undefined): string {
+export function formatPlan(plan: PlanPreview, configArg: string | undefined): string {
   const lines = [
     `Plan ${plan.planId}: ${plan.action}, made ${plan.createdAt} by ${plan.operator}, expires ${plan.expiresAt}`,
   ];
@@ -33,6 +34,7 @@ export function formatPlan(plan: Plan, configArg: string | undefined): string {
     "",
     `${counts.do} to do (${counts.delete} delete, ${counts.pause} pause; ${counts.typedId} need the sandbox id typed back, ${counts.needsOverride} need an override), ${counts.skip} skipped${skipped === "" ? "" : ` (${skipped})`}.`,
   );
+  lines.push(...forcedProofLines(plan));
   if (plan.breakdown !== undefined && plan.breakdown.length > 0) {
     lines.push(`What will be done: ${describeBreakdown(plan)}.`);
   }
@@ -53,6 +55,26 @@ export function formatPlan(plan: Plan, configArg: string | undefined): string {
     lines.push(`Apply with: leasekeeper apply${config} --plan ${plan.planId}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * What the marker of each forced item said, read before its id is typed back: the evidence the plan
+ * dialog shows beside the confirmation.
+ */
+function forcedProofLines(plan: PlanPreview): string[] {
+  if (plan.forcedProofs === undefined) return [];
+  const forced = plan.items.filter((item) => item.decision === "do" && item.confirmation === "typed-id");
+  if (forced.length === 0) return [];
+  const lines = ["", "Before you type a sandbox id back, its workspace marker says:"];
+  for (const item of forced) {
+    const proof = plan.forcedProofs[item.itemId];
+    const said =
+      proof === undefined
+        ? "not read: prove it with leasekeeper prove before you confirm"
+        : `${proof.answer}${proof.reason === null ? "" : ` (${proof.reason})`}  ${proof.message}`;
+    lines.push(`  ${item.sandboxId ?? "-"}  ${said}`);
+  }
+  return lines;
 }
 
 const MARKS: Record<JobItem["state"], string> = {

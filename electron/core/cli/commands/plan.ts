@@ -2,13 +2,14 @@ import { parseArgs } from "node:util";
 import type { ActionSelection } from "../../../../shared/domain/actions.js";
 import { ACTION_KINDS, type ActionKind, HEADLINES, type Headline } from "../../../../shared/domain/codes.js";
 import { formatPlan } from "../../actions/cli/support.js";
+import { withForcedProofs } from "../../app/forced-proofs.js";
 import { CoreError } from "../../errors/core-error.js";
 import { type CliCommand, EXIT } from "../command.js";
-import { openCliEngine } from "../core.js";
+import { openCliCore } from "../core.js";
 
 export const command: CliCommand = {
   name: "plan",
-  summary: "Plan a release or destroy: what would be done, what is skipped and why. Sends nothing.",
+  summary: "Plan a release or destroy: what would be done, what is skipped and why. Acts on nothing.",
   usage: `Usage: leasekeeper plan [--config FILE] --action release|destroy
          (--lease ID… | --headline H… [--environment ID…] | --untracked CREDENTIAL) [--json]
 
@@ -19,7 +20,9 @@ export const command: CliCommand = {
   --untracked NAME      every untracked sandbox the named credential lists (destroy only)
   --json                print the plan as JSON
 
-Prints the plan and its id; run it with "leasekeeper apply --plan ID" before it expires (15 minutes).`,
+Prints the plan and its id; run it with "leasekeeper apply --plan ID" before it expires (15 minutes).
+Each item that needs its sandbox id typed back is proven first, as the plan dialog does: its workspace
+marker is read (never resuming a paused sandbox) and the answer is printed beside it.`,
 
   async run(args, io) {
     const { values } = parseArgs({
@@ -40,13 +43,18 @@ Prints the plan and its id; run it with "leasekeeper apply --plan ID" before it 
       throw new CoreError("usage", "bad-arguments", `--action must be one of ${ACTION_KINDS.join(", ")}.`);
     }
     const selection = selectionOf(values);
-    const engine = await openCliEngine(values.config, io);
+    const core = await openCliCore(values.config, io);
     try {
-      const plan = await engine.plan({ action: values.action as ActionKind, selection });
-      io.stdout.write(values.json ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan, values.config));
+      if (core.engine === null)
+        throw new CoreError("call", "unavailable", "Guarded actions are not available in this build.");
+      const plan = await core.engine.plan({ action: values.action as ActionKind, selection });
+      const preview = await withForcedProofs(plan, core.markers);
+      io.stdout.write(
+        values.json ? `${JSON.stringify(preview, null, 2)}\n` : formatPlan(preview, values.config),
+      );
       return EXIT.ok;
     } finally {
-      await engine.close();
+      await core.close();
     }
   },
 };
