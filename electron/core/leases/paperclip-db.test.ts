@@ -410,6 +410,44 @@ describe("reading the id range in two halves", () => {
     }
   });
 
+  it("hands the rows back in id order, with each problem at its place, whatever order the server reads them in", async () => {
+    const db = await server.createDatabase("order");
+    const ids = Array.from({ length: 3_000 }, () => randomUUID()).sort();
+    await withClient(db.url, async (client) => {
+      await createPaperclipSchema(client, "instance-scoped");
+      const seed = new PaperclipSeed(client, "instance-scoped");
+      const company = await seed.company("Order");
+      const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
+      // Written last id first, so the table's own order is the reverse of the ids'.
+      await seed.leases(
+        [...ids].reverse().map((id, at) => ({
+          id,
+          companyId: company,
+          environmentId: environment,
+          providerLeaseId: `sbx-${at}`,
+        })),
+      );
+      await client.query("UPDATE environment_leases SET status = '' WHERE id = ANY($1::uuid[])", [
+        [ids[10], ids[1_500], ids[2_990]],
+      ]);
+      await client.query("ANALYZE");
+    });
+    const source = sourceFor(db.url, 250);
+    try {
+      const snapshot = await source.load();
+      const unusable = new Set([10, 1_500, 2_990]);
+      expect(snapshot.leases.map((lease) => lease.id)).toEqual(ids.filter((_, at) => !unusable.has(at)));
+      expect(snapshot.problems.map((problem) => problem.index)).toEqual([10, 1_500, 2_990]);
+      expect(snapshot.problems.map((problem) => problem.message.includes(ids[problem.index]!))).toEqual([
+        true,
+        true,
+        true,
+      ]);
+    } finally {
+      await source.close();
+    }
+  });
+
   it("shares one snapshot: the second transaction does not see a row committed after the first began", async () => {
     const db = await server.createDatabase("snapshot");
     await withClient(db.url, (client) => createPaperclipSchema(client, "instance-scoped"));
