@@ -359,6 +359,40 @@ describe("keyset pagination", () => {
   });
 });
 
+describe("a read that is stopped", () => {
+  it("leaves no transaction or cursor behind on the pool's connections: the next read succeeds", async () => {
+    const db = await server.createDatabase("stopped");
+    await withClient(db.url, async (client) => {
+      await createPaperclipSchema(client, "instance-scoped");
+      const seed = new PaperclipSeed(client, "instance-scoped");
+      const company = await seed.company("Stopped");
+      const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
+      await seed.leases(
+        Array.from({ length: 12 }, (_, index) => ({
+          companyId: company,
+          environmentId: environment,
+          providerLeaseId: `sbx-${index}`,
+        })),
+      );
+    });
+    const source = sourceFor(db.url, 2);
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const stop = new AbortController();
+        const reason = new Error("stopped by the operator");
+        stop.abort(reason);
+        // Both halves' cursors are open when the stop is seen; the transactions must be rolled back.
+        await expect(source.load({ signal: stop.signal })).rejects.toBe(reason);
+      }
+      const snapshot = await source.load();
+      expect(snapshot.leases).toHaveLength(12);
+      expect(snapshot.problems).toEqual([]);
+    } finally {
+      await source.close();
+    }
+  });
+});
+
 describe("reading the id range in two halves", () => {
   it("reads the rows on both sides of the split and at its edges, in id order, with one index per row", async () => {
     const db = await server.createDatabase("halves");
