@@ -258,7 +258,7 @@ export function sourceComparisonFigures(result: SourceComparisonResult): Figure[
       unit: "ms",
       reference: { label: "REST, one call per environment", value: Math.round(rest.timings.sourcesMs) },
       target: null,
-      note: `while the CreateOS listing runs beside it; ${database.rows.toLocaleString("en-US")} rows in pages of 5,000, the two halves of the id range over two connections sharing one read-only snapshot; REST read ${rest.rows.toLocaleString("en-US")} rows in ${rest.paperclipRequests} Paperclip requests`,
+      note: `while the CreateOS listing runs beside it; ${database.rows.toLocaleString("en-US")} rows, each half of the id range read through one cursor 5,000 rows a fetch, the two halves over two connections sharing one read-only snapshot; REST read ${rest.rows.toLocaleString("en-US")} rows in ${rest.paperclipRequests} Paperclip requests`,
     },
     {
       bench,

@@ -359,6 +359,40 @@ describe("keyset pagination", () => {
   });
 });
 
+describe("a read that is stopped", () => {
+  it("leaves no transaction or cursor behind on the pool's connections: the next read succeeds", async () => {
+    const db = await server.createDatabase("stopped");
+    await withClient(db.url, async (client) => {
+      await createPaperclipSchema(client, "instance-scoped");
+      const seed = new PaperclipSeed(client, "instance-scoped");
+      const company = await seed.company("Stopped");
+      const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
+      await seed.leases(
+        Array.from({ length: 12 }, (_, index) => ({
+          companyId: company,
+          environmentId: environment,
+          providerLeaseId: `sbx-${index}`,
+        })),
+      );
+    });
+    const source = sourceFor(db.url, 2);
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const stop = new AbortController();
+        const reason = new Error("stopped by the operator");
+        stop.abort(reason);
+        // Both halves' cursors are open when the stop is seen; the transactions must be rolled back.
+        await expect(source.load({ signal: stop.signal })).rejects.toBe(reason);
+      }
+      const snapshot = await source.load();
+      expect(snapshot.leases).toHaveLength(12);
+      expect(snapshot.problems).toEqual([]);
+    } finally {
+      await source.close();
+    }
+  });
+});
+
 describe("reading the id range in two halves", () => {
   it("reads the rows on both sides of the split and at its edges, in id order, with one index per row", async () => {
     const db = await server.createDatabase("halves");
@@ -407,6 +441,44 @@ describe("reading the id range in two halves", () => {
       } finally {
         await source.close();
       }
+    }
+  });
+
+  it("hands the rows back in id order, with each problem at its place, whatever order the server reads them in", async () => {
+    const db = await server.createDatabase("order");
+    const ids = Array.from({ length: 3_000 }, () => randomUUID()).sort();
+    await withClient(db.url, async (client) => {
+      await createPaperclipSchema(client, "instance-scoped");
+      const seed = new PaperclipSeed(client, "instance-scoped");
+      const company = await seed.company("Order");
+      const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
+      // Written last id first, so the table's own order is the reverse of the ids'.
+      await seed.leases(
+        [...ids].reverse().map((id, at) => ({
+          id,
+          companyId: company,
+          environmentId: environment,
+          providerLeaseId: `sbx-${at}`,
+        })),
+      );
+      await client.query("UPDATE environment_leases SET status = '' WHERE id = ANY($1::uuid[])", [
+        [ids[10], ids[1_500], ids[2_990]],
+      ]);
+      await client.query("ANALYZE");
+    });
+    const source = sourceFor(db.url, 250);
+    try {
+      const snapshot = await source.load();
+      const unusable = new Set([10, 1_500, 2_990]);
+      expect(snapshot.leases.map((lease) => lease.id)).toEqual(ids.filter((_, at) => !unusable.has(at)));
+      expect(snapshot.problems.map((problem) => problem.index)).toEqual([10, 1_500, 2_990]);
+      expect(snapshot.problems.map((problem) => problem.message.includes(ids[problem.index]!))).toEqual([
+        true,
+        true,
+        true,
+      ]);
+    } finally {
+      await source.close();
     }
   });
 
