@@ -83,7 +83,7 @@ export function warmHaystacks(rows: readonly LeaseRowView[]): () => void {
   };
 }
 
-function parseEnvironmentKey(key: string): { sourceId: string; environmentId: string | null } | null {
+export function parseEnvironmentKey(key: string): { sourceId: string; environmentId: string | null } | null {
   try {
     const parsed = JSON.parse(key) as unknown;
     if (Array.isArray(parsed) && typeof parsed[0] === "string") {

@@ -1,0 +1,90 @@
+import { type RefObject, useCallback, useLayoutEffect, useRef, useState } from "react";
+import { flushSync } from "react-dom";
+
+/**
+ * Which rows of a fixed-height list are in view, for a list inside a scroll element (below whatever
+ * precedes the list body, such as a sticky header). Every row is `rowHeight` tall, so the window is
+ * arithmetic on the scroll offset: nothing is measured or kept per row, and a list that grows from 20 to
+ * 100,000 rows costs the same to filter, render and scroll.
+ */
+export interface RowWindow {
+  /** The first row to draw and one past the last, overscan included. */
+  first: number;
+  end: number;
+}
+
+export function rowWindow(
+  scroll: { top: number; height: number; bodyOffset: number },
+  count: number,
+  rowHeight: number,
+  overscan: number,
+): RowWindow {
+  const top = scroll.top - scroll.bodyOffset;
+  const first = Math.max(0, Math.floor(top / rowHeight) - overscan);
+  const end = Math.min(count, Math.ceil((top + scroll.height) / rowHeight) + overscan);
+  return { first, end: Math.max(first, end) };
+}
+
+/**
+ * The scroll offset that brings row `index` fully into view below the body's offset (the sticky
+ * header), moving as little as possible; null when it is in view already.
+ */
+export function scrollTopFor(
+  scroll: { top: number; height: number; bodyOffset: number },
+  index: number,
+  rowHeight: number,
+): number | null {
+  const rowTop = index * rowHeight;
+  const rowBottom = rowTop + rowHeight;
+  const shownTop = scroll.top;
+  const shownBottom = scroll.top + scroll.height - scroll.bodyOffset;
+  if (rowTop < shownTop) return rowTop;
+  if (rowBottom > shownBottom) return rowBottom - (scroll.height - scroll.bodyOffset);
+  return null;
+}
+
+/** Where the list stands in its scroll element now. */
+export function scrollState(scroller: HTMLElement, body: HTMLElement | null) {
+  return { top: scroller.scrollTop, height: scroller.clientHeight, bodyOffset: body?.offsetTop ?? 0 };
+}
+
+/**
+ * The row window of `body` inside `scroller`, following scrolls and resizes. It re-renders only when
+ * the window moves by a row, not on every scrolled pixel.
+ */
+export function useRowWindow(
+  scroller: RefObject<HTMLElement | null>,
+  body: RefObject<HTMLElement | null>,
+  count: number,
+  rowHeight: number,
+  overscan: number,
+): RowWindow {
+  const [shown, setShown] = useState<RowWindow>({ first: 0, end: 0 });
+  const countRef = useRef(count);
+  countRef.current = count;
+  const read = useCallback(() => {
+    const element = scroller.current;
+    if (!element) return;
+    const next = rowWindow(scrollState(element, body.current), countRef.current, rowHeight, overscan);
+    setShown((current) => (current.first === next.first && current.end === next.end ? current : next));
+  }, [scroller, body, rowHeight, overscan]);
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (!element) return;
+    // The rows a scroll brings into view are drawn in the frame that scrolls, not one frame later.
+    const onScroll = () => flushSync(read);
+    element.addEventListener("scroll", onScroll, { passive: true });
+    const resize = typeof ResizeObserver === "function" ? new ResizeObserver(read) : null;
+    resize?.observe(element);
+    return () => {
+      element.removeEventListener("scroll", onScroll);
+      resize?.disconnect();
+    };
+  }, [scroller, read]);
+  // A new row count (a filter) moves the window's end before the rows are drawn.
+  useLayoutEffect(() => {
+    void count;
+    read();
+  }, [count, read]);
+  return shown;
+}
