@@ -20,7 +20,7 @@ export function rowWindow(
   overscan: number,
 ): RowWindow {
   const top = scroll.top - scroll.bodyOffset;
-  const first = Math.max(0, Math.floor(top / rowHeight) - overscan);
+  const first = Math.min(count, Math.max(0, Math.floor(top / rowHeight) - overscan));
   const end = Math.min(count, Math.ceil((top + scroll.height) / rowHeight) + overscan);
   return { first, end: Math.max(first, end) };
 }
