@@ -82,7 +82,12 @@ export function LeaseTable({ rows, ids }: { rows: VisibleRowList; ids: readonly 
     };
   }, [picked, oneEnvironment]);
 
-  const scrollRef = useRef<HTMLDivElement>(null);
+  const scrollRef = useRef<HTMLDivElement | null>(null);
+  const [scroller, setScroller] = useState<HTMLDivElement | null>(null);
+  const onScrollerRef = useCallback((element: HTMLDivElement | null) => {
+    scrollRef.current = element;
+    setScroller(element);
+  }, []);
   const bodyRef = useRef<HTMLTableSectionElement>(null);
 
   // TanStack Table owns the column model (headers, sizes); the rows are drawn by LeaseRow directly.
@@ -227,7 +232,7 @@ export function LeaseTable({ rows, ids }: { rows: VisibleRowList; ids: readonly 
     // biome-ignore lint/a11y/noStaticElementInteractions: focus on the table places the keyboard cursor; the keys are use-table-keyboard's
     <div
       className="lt-scroll"
-      ref={scrollRef}
+      ref={onScrollerRef}
       data-testid="lease-table"
       // biome-ignore lint/a11y/noNoninteractiveTabindex: the table takes focus for j/k/space/enter navigation
       tabIndex={0}
@@ -282,7 +287,7 @@ export function LeaseTable({ rows, ids }: { rows: VisibleRowList; ids: readonly 
         </thead>
         <LeaseBody
           bodyRef={bodyRef}
-          scrollRef={scrollRef}
+          scroller={scroller}
           rows={rows}
           columns={columns}
           gridTemplate={gridTemplate}
@@ -304,7 +309,7 @@ export function LeaseTable({ rows, ids }: { rows: VisibleRowList; ids: readonly 
 
 interface LeaseBodyProps {
   bodyRef: RefObject<HTMLTableSectionElement | null>;
-  scrollRef: RefObject<HTMLDivElement | null>;
+  scroller: HTMLElement | null;
   rows: VisibleRowList;
   columns: readonly LeaseColumn[];
   gridTemplate: string;
@@ -325,7 +330,7 @@ interface LeaseBodyProps {
  */
 function LeaseBody({
   bodyRef,
-  scrollRef,
+  scroller,
   rows,
   columns,
   gridTemplate,
@@ -339,7 +344,7 @@ function LeaseBody({
   onFocus,
   onBlur,
 }: LeaseBodyProps) {
-  const shown = useRowWindow(scrollRef, bodyRef, rows.length, ROW_HEIGHT, OVERSCAN);
+  const shown = useRowWindow(scroller, bodyRef, rows.length, ROW_HEIGHT, OVERSCAN);
   const end = Math.min(shown.end, rows.length);
   const drawn = [];
   for (let index = shown.first; index < end; index++) {

@@ -50,10 +50,11 @@ export function scrollState(scroller: HTMLElement, body: HTMLElement | null) {
 
 /**
  * The row window of `body` inside `scroller`, following scrolls and resizes. It re-renders only when
- * the window moves by a row, not on every scrolled pixel.
+ * the window moves by a row, not on every scrolled pixel. The scroller is an element, not a ref: it is
+ * an ancestor, whose ref is not set yet when the body's layout effects first run.
  */
 export function useRowWindow(
-  scroller: RefObject<HTMLElement | null>,
+  scroller: HTMLElement | null,
   body: RefObject<HTMLElement | null>,
   count: number,
   rowHeight: number,
@@ -63,13 +64,12 @@ export function useRowWindow(
   const countRef = useRef(count);
   countRef.current = count;
   const read = useCallback(() => {
-    const element = scroller.current;
-    if (!element) return;
-    const next = rowWindow(scrollState(element, body.current), countRef.current, rowHeight, overscan);
+    if (!scroller) return;
+    const next = rowWindow(scrollState(scroller, body.current), countRef.current, rowHeight, overscan);
     setShown((current) => (current.first === next.first && current.end === next.end ? current : next));
   }, [scroller, body, rowHeight, overscan]);
   useLayoutEffect(() => {
-    const element = scroller.current;
+    const element = scroller;
     if (!element) return;
     // The rows a scroll brings into view are drawn in the frame that scrolls, not one frame later.
     const onScroll = () => flushSync(read);
