@@ -15,6 +15,7 @@ import type { ActionKind } from "../../../../shared/domain/codes";
 import { useUi } from "../../app/ui-store";
 import { copyText } from "../../components/CopyButton";
 import { isOffered, singleLeaseAction } from "../actions/ActionButton";
+import { useQuarantines } from "../quarantine/use-quarantines";
 import type { LeaseColumn } from "./columns";
 import { columnDefs, gridTemplate as gridTemplateOf, minimumWidth, shownColumns } from "./columns";
 import { LeaseRow, ROW_HEIGHT } from "./LeaseRow";
@@ -345,6 +346,11 @@ function LeaseBody({
   onBlur,
 }: LeaseBodyProps) {
   const shown = useRowWindow(scroller, bodyRef, rows.length, ROW_HEIGHT, OVERSCAN);
+  const quarantines = useQuarantines().data;
+  const quarantined = useMemo(
+    () => new Set(quarantines?.quarantines.map((quarantine) => quarantine.sandboxId)),
+    [quarantines],
+  );
   const end = Math.min(shown.end, rows.length);
   const drawn = [];
   for (let index = shown.first; index < end; index++) {
@@ -363,6 +369,7 @@ function LeaseBody({
         selected={selected.has(lease.leaseId)}
         cursor={cursorId === lease.leaseId}
         open={drawerLeaseId === lease.leaseId}
+        quarantined={lease.sandboxId !== null && quarantined.has(lease.sandboxId)}
       />,
     );
   }
