@@ -52,6 +52,11 @@ export function scrollState(scroller: HTMLElement, body: HTMLElement | null) {
  * The row window of `body` inside `scroller`, following scrolls and resizes. It re-renders only when
  * the window moves by a row, not on every scrolled pixel. The scroller is an element, not a ref: it is
  * an ancestor, whose ref is not set yet when the body's layout effects first run.
+ *
+ * Sizes are read where the browser has just laid out anyway (a scroll event, a resize observation, the
+ * first mount) and kept: a filter that changes the row count computes the new window from them, because
+ * reading an element's size right after React changed the rows would force a layout of the page before
+ * the one the frame does.
  */
 export function useRowWindow(
   scroller: HTMLElement | null,
@@ -61,30 +66,43 @@ export function useRowWindow(
   overscan: number,
 ): RowWindow {
   const [shown, setShown] = useState<RowWindow>({ first: 0, end: 0 });
+  const measured = useRef({ top: 0, height: 0, bodyOffset: 0 });
   const countRef = useRef(count);
   countRef.current = count;
-  const read = useCallback(() => {
-    if (!scroller) return;
-    const next = rowWindow(scrollState(scroller, body.current), countRef.current, rowHeight, overscan);
+  const place = useCallback(() => {
+    const next = rowWindow(measured.current, countRef.current, rowHeight, overscan);
     setShown((current) => (current.first === next.first && current.end === next.end ? current : next));
-  }, [scroller, body, rowHeight, overscan]);
+  }, [rowHeight, overscan]);
   useLayoutEffect(() => {
     const element = scroller;
     if (!element) return;
+    measured.current = scrollState(element, body.current);
+    place();
     // The rows a scroll brings into view are drawn in the frame that scrolls, not one frame later.
-    const onScroll = () => flushSync(read);
+    const onScroll = () => {
+      measured.current = { ...measured.current, top: element.scrollTop };
+      flushSync(place);
+    };
     element.addEventListener("scroll", onScroll, { passive: true });
-    const resize = typeof ResizeObserver === "function" ? new ResizeObserver(read) : null;
+    const resize =
+      typeof ResizeObserver === "function"
+        ? new ResizeObserver(() => {
+            measured.current = scrollState(element, body.current);
+            flushSync(place);
+          })
+        : null;
     resize?.observe(element);
     return () => {
       element.removeEventListener("scroll", onScroll);
       resize?.disconnect();
     };
-  }, [scroller, read]);
+  }, [scroller, body, place]);
   // A new row count (a filter) moves the window's end before the rows are drawn.
   useLayoutEffect(() => {
-    void count;
-    read();
-  }, [count, read]);
+    // Fewer rows than the kept offset reaches: the browser has clamped the offset; read where it is now.
+    if (scroller && count > 0 && measured.current.top - measured.current.bodyOffset >= count * rowHeight)
+      measured.current = scrollState(scroller, body.current);
+    place();
+  }, [count, place, scroller, body, rowHeight]);
   return shown;
 }
