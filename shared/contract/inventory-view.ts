@@ -1,4 +1,4 @@
 /** The compact inventory view: its schema, the worker's encoder and the renderer's decoder. */
-export { decodeInventoryRows } from "./inventory-view/decode.js";
+export { decodeInventoryRows, inventoryRowDecoder } from "./inventory-view/decode.js";
 export { type EncodeOptions, encodeInventory } from "./inventory-view/encode.js";
 export * from "./inventory-view/schema.js";

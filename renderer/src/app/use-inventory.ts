@@ -1,21 +1,46 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
-import { decodeInventoryRows, type InventoryView, type LeaseRowView } from "../../../shared/contract";
+import type { InventoryView, LeaseRowView } from "../../../shared/contract";
 import { api } from "../api";
+import { InventoryRows } from "./inventory-rows";
 import { queryKeys } from "./query-keys";
 
-export interface DecodedInventory {
-  view: InventoryView;
-  rows: LeaseRowView[];
+/**
+ * An inventory as the views read it: the compact view, and its rows decoded on demand (`table`). A
+ * class, not a plain object, so react-query's structural sharing compares it by identity instead of
+ * walking 100,000 rows.
+ */
+export class DecodedInventory {
+  readonly view: InventoryView;
+  readonly table: InventoryRows;
+
+  constructor(view: InventoryView, previous: DecodedInventory | null) {
+    this.view = view;
+    this.table = new InventoryRows(view, previous?.table ?? null);
+  }
+
+  /** Every row as an object, decoded on first use (the table never asks for this). */
+  get rows(): LeaseRowView[] {
+    return this.table.all();
+  }
 }
 
 /**
- * Stable (module-level) so react-query runs it only when the raw view changed. React-query then shares
- * structure between the previous and the new result, so a row whose fields did not change keeps its
- * object identity, and its memoized table row does not re-render.
+ * Every component that reads the inventory has its own query observer, and each runs `select`: decoding
+ * is kept per raw view so they all share one decoded inventory. React-query shares structure between the
+ * previous and the new raw view, so an unchanged refresh gives the same view and nothing re-renders.
  */
+const decodedViews = new WeakMap<InventoryView, DecodedInventory>();
+let latest: DecodedInventory | null = null;
+
 function decode(view: InventoryView): DecodedInventory {
-  return { view, rows: decodeInventoryRows(view) };
+  let decoded = decodedViews.get(view);
+  if (decoded === undefined) {
+    decoded = new DecodedInventory(view, latest);
+    decodedViews.set(view, decoded);
+    latest = decoded;
+  }
+  return decoded;
 }
 
 export function fetchInventory(refresh = false): Promise<InventoryView> {

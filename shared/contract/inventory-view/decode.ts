@@ -22,21 +22,29 @@ const NO_ENVIRONMENT: EnvironmentRef = {
 
 /** The compact view → plain row objects for the table. */
 export function decodeInventoryRows(view: InventoryView): LeaseRowView[] {
+  const decodeRow = inventoryRowDecoder(view);
+  const rows: LeaseRowView[] = new Array(view.leases.leaseId.length);
+  for (let row = 0; row < rows.length; row++) rows[row] = decodeRow(row);
+  return rows;
+}
+
+/**
+ * One row of the compact view → its plain row object, on demand. A table of 100,000 leases shows a few
+ * dozen at a time, so it decodes those and reads everything else (filters, counts, sort keys) from the
+ * columns themselves. Rows decoded by the same decoder share one frozen array per distinct code mask.
+ */
+export function inventoryRowDecoder(view: InventoryView): (row: number) => LeaseRowView {
   const ownership = maskDecoder(OWNERSHIP_CODES);
   const flags = maskDecoder(ROW_FLAGS);
   const actionKinds = maskDecoder(ACTION_KINDS);
   const actionMask = (1 << ACTION_KINDS.length) - 1;
-  const at = <T>(table: readonly T[], position: number): T | null =>
-    position >= 0 && position < table.length ? table[position]! : null;
-
   const columns = view.leases;
-  const rows: LeaseRowView[] = new Array(columns.leaseId.length);
-  for (let row = 0; row < rows.length; row++) {
+  return (row) => {
     const environment = at(view.environments, columns.environment[row]!) ?? NO_ENVIRONMENT;
     const actions = columns.actions[row]!;
     const confirmation = columns.confirmation[row]!;
     const company = columns.company[row]!;
-    rows[row] = {
+    return {
       leaseId: columns.leaseId[row]!,
       sourceId: environment.sourceId,
       environmentId: environment.environmentId,
@@ -62,8 +70,12 @@ export function decodeInventoryRows(view: InventoryView): LeaseRowView[] {
       actedOnBy: at(view.actedOn, columns.actedOnBy[row]!),
       shape: at(view.shapes, columns.shape[row]!),
     };
-  }
-  return rows;
+  };
+}
+
+/** The entry of a lookup table an index names; null for -1 or an index past the table. */
+function at<T>(table: readonly T[], position: number): T | null {
+  return position >= 0 && position < table.length ? table[position]! : null;
 }
 
 function emptyCounts(): Record<Headline, number> {

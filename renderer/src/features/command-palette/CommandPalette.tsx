@@ -1,6 +1,6 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { Command } from "cmdk";
-import { useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useUi } from "../../app/ui-store";
 import { useInventory, useRefreshInventory } from "../../app/use-inventory";
@@ -37,13 +37,13 @@ export function CommandPalette() {
   const [query, setQuery] = useState("");
   const inventory = useInventory();
   const refresh = useRefreshInventory();
-  const rows = inventory.data?.rows;
+  const table = inventory.data?.table;
+  // Every lease becomes an entry only while the palette is open: 100,000 of them are not built at load.
+  const rows = ui.open ? inventory.data?.rows : undefined;
   const view = inventory.data?.view;
   const focusId = ui.drawerLeaseId ?? ui.cursorId;
-  const focused = useMemo(
-    () => (focusId ? rows?.find((row) => row.leaseId === focusId) : undefined),
-    [rows, focusId],
-  );
+  const focused = useMemo(() => (focusId ? table?.find(focusId) : undefined), [table, focusId]);
+  const findRow = useCallback((leaseId: string) => table?.find(leaseId), [table]);
 
   const found = useMemo(
     () => [
@@ -58,7 +58,7 @@ export function CommandPalette() {
     const entries: PaletteEntry[] = [];
     if (ui.selected.size > 0) {
       for (const action of ["release", "destroy"] as const) {
-        const pending = selectionAction(action, ui.selected, rows ?? []);
+        const pending = selectionAction(action, ui.selected, findRow);
         entries.push({
           key: `selection ${action}`,
           group: "action",
@@ -88,7 +88,7 @@ export function CommandPalette() {
       });
     }
     return entries;
-  }, [ui.selected, focused, rows]);
+  }, [ui.selected, focused, findRow]);
   const ranked = useMemo(() => rankEntries([...contextual, ...found], query), [contextual, found, query]);
 
   const setOpen = (open: boolean) => {

@@ -28,7 +28,7 @@ export function LeaseDrawer() {
   );
   const inventory = useInventory();
   const row = useMemo(
-    () => (leaseId ? inventory.data?.rows.find((candidate) => candidate.leaseId === leaseId) : undefined),
+    () => (leaseId ? inventory.data?.table.find(leaseId) : undefined),
     [leaseId, inventory.data],
   );
   const detail = useLeaseDetail(leaseId, row?.sourceId ?? null);

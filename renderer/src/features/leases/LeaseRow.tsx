@@ -23,6 +23,8 @@ interface LeaseRowProps {
   selected: boolean;
   cursor: boolean;
   open: boolean;
+  /** The row's sandbox is in quarantine (the table reads the quarantine list once for every row). */
+  quarantined: boolean;
 }
 
 /**
@@ -47,6 +49,7 @@ export const LeaseRow = memo(function LeaseRow({
   selected,
   cursor,
   open,
+  quarantined,
 }: LeaseRowProps) {
   const tabIndex = cursor ? 0 : -1;
   return (
@@ -73,7 +76,7 @@ export const LeaseRow = memo(function LeaseRow({
           data-testid="row-checkbox"
         />
       </td>
-      {columns.map((definition) => cell(definition.id, lease, tabIndex))}
+      {columns.map((definition) => cell(definition.id, lease, tabIndex, quarantined))}
       <td className="lt-cell lt-actions">
         {actionButton("release", lease, tabIndex)}
         {actionButton("destroy", lease, tabIndex)}
@@ -91,21 +94,22 @@ function sameRow(a: LeaseRowProps, b: LeaseRowProps): boolean {
     a.gridTemplate === b.gridTemplate &&
     a.selected === b.selected &&
     a.cursor === b.cursor &&
-    a.open === b.open
+    a.open === b.open &&
+    a.quarantined === b.quarantined
   );
 }
 
 /** At most this many reason chips fit beside the badge; the rest are counted, and all are in the title. */
 const CHIPS_SHOWN = 1;
 
-function cell(column: ColumnId, lease: LeaseRowView, tabIndex: number): ReactNode {
+function cell(column: ColumnId, lease: LeaseRowView, tabIndex: number, quarantined: boolean): ReactNode {
   switch (column) {
     case "headline":
       return headlineCell(lease);
     case "leaseId":
       return textCell("lt-leaseId", lease.leaseId, true);
     case "sandboxId":
-      return sandboxCell(lease, tabIndex);
+      return sandboxCell(lease, tabIndex, quarantined);
     case "environment":
       return namedCell(
         "lt-environment",
@@ -161,7 +165,7 @@ function headlineCell(lease: LeaseRowView): ReactNode {
   );
 }
 
-function sandboxCell(lease: LeaseRowView, tabIndex: number): ReactNode {
+function sandboxCell(lease: LeaseRowView, tabIndex: number, quarantined: boolean): ReactNode {
   if (!lease.sandboxId) {
     return (
       <td key="sandboxId" className="lt-cell lt-sandboxId lt-text muted">
@@ -183,7 +187,8 @@ function sandboxCell(lease: LeaseRowView, tabIndex: number): ReactNode {
         data-copy={lease.sandboxId}
         tabIndex={tabIndex}
       />
-      <QuarantineChip sandboxId={lease.sandboxId} />
+      {/* Mounted for a quarantined sandbox only: the chip keeps a countdown clock of its own. */}
+      {quarantined && <QuarantineChip sandboxId={lease.sandboxId} />}
     </td>
   );
 }

@@ -1,9 +1,9 @@
 import { getCoreRowModel, useReactTable } from "@tanstack/react-table";
-import { useVirtualizer } from "@tanstack/react-virtual";
 import {
   type FocusEvent,
   type MouseEvent,
   type PointerEvent,
+  type RefObject,
   useCallback,
   useEffect,
   useMemo,
@@ -15,24 +15,30 @@ import type { ActionKind } from "../../../../shared/domain/codes";
 import { useUi } from "../../app/ui-store";
 import { copyText } from "../../components/CopyButton";
 import { isOffered, singleLeaseAction } from "../actions/ActionButton";
+import { useQuarantines } from "../quarantine/use-quarantines";
+import type { LeaseColumn } from "./columns";
 import { columnDefs, gridTemplate as gridTemplateOf, minimumWidth, shownColumns } from "./columns";
 import { LeaseRow, ROW_HEIGHT } from "./LeaseRow";
 import { hintFor, type RefusalHint, RefusalTooltip } from "./RefusalTooltip";
 import type { LeaseRowView } from "./row-model";
+import { scrollState, scrollTopFor, useRowWindow } from "./row-window";
 import { visibleSelectionCount } from "./selection";
 import { type ColumnId, nextSort } from "./sort-rows";
+import type { VisibleRowList } from "./use-visible-rows";
 
-const estimateSize = () => ROW_HEIGHT;
 /** TanStack Table draws the header only; rows are plain markup (LeaseRow), so it is given no data. */
 const NO_ROWS: LeaseRowView[] = [];
 const COPIED_MS = 1500;
 
+/** Rows drawn beyond each edge of the view, so a fast scroll does not show blank rows. */
+const OVERSCAN = 4;
+
 /**
- * The lease grid: TanStack Virtual picks the rows in view, and TanStack Table owns the column model
- * (headers, cells, sizes) for that window. Filtering and sorting happen before (useVisibleRows), over
- * the whole filtered set, so a keystroke never builds a row model of the inventory.
+ * The lease grid: the rows in view are drawn from a fixed row height (row-window.ts), and TanStack Table
+ * owns the column model (headers, cells, sizes). Filtering and sorting happen before (useVisibleRows),
+ * over the whole filtered set, so a keystroke never builds a row model of the inventory.
  */
-export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] }) {
+export function LeaseTable({ rows, ids }: { rows: VisibleRowList; ids: readonly string[] }) {
   const {
     sort,
     selected,
@@ -77,18 +83,13 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
     };
   }, [picked, oneEnvironment]);
 
-  const scrollRef = useRef<HTMLDivElement>(null);
-  // Stable callbacks: the virtualizer re-measures every row whenever one of them changes identity.
-  const getItemKey = useCallback((at: number) => rows[at]?.leaseId ?? at, [rows]);
-  const getScrollElement = useCallback(() => scrollRef.current, []);
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement,
-    estimateSize,
-    overscan: 4,
-    getItemKey,
-  });
-  const items = virtualizer.getVirtualItems();
+  const scrollRef = useRef<HTMLDivElement | null>(null);
+  const [scroller, setScroller] = useState<HTMLDivElement | null>(null);
+  const onScrollerRef = useCallback((element: HTMLDivElement | null) => {
+    scrollRef.current = element;
+    setScroller(element);
+  }, []);
+  const bodyRef = useRef<HTMLTableSectionElement>(null);
 
   // TanStack Table owns the column model (headers, sizes); the rows are drawn by LeaseRow directly.
   const table = useReactTable({
@@ -108,8 +109,9 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
   const leaseOf = useCallback((tr: HTMLElement): LeaseRowView | undefined => {
     const leaseId = tr.dataset.leaseId;
     const all = rowsRef.current;
-    const at = all[Number(tr.getAttribute("aria-rowindex")) - 2];
-    return at?.leaseId === leaseId ? at : all.find((row) => row.leaseId === leaseId);
+    const at = all.at(Number(tr.getAttribute("aria-rowindex")) - 2);
+    if (at?.leaseId === leaseId || leaseId === undefined) return at;
+    return all.at(idsRef.current.indexOf(leaseId));
   }, []);
 
   // One click handler for every row: the checkbox, the copy button, the actions, and the row itself.
@@ -218,8 +220,11 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
   useEffect(() => {
     if (cursorId === null) return;
     const at = idsRef.current.indexOf(cursorId);
-    if (at >= 0) virtualizer.scrollToIndex(at, { align: "auto" });
-  }, [cursorId, virtualizer]);
+    const scroller = scrollRef.current;
+    if (at < 0 || !scroller) return;
+    const top = scrollTopFor(scrollState(scroller, bodyRef.current), at, ROW_HEIGHT);
+    if (top !== null) scroller.scrollTop = top;
+  }, [cursorId]);
 
   const selectedVisible = visibleSelectionCount(selected, ids);
   const allChecked = ids.length > 0 && selectedVisible === ids.length;
@@ -228,7 +233,7 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
     // biome-ignore lint/a11y/noStaticElementInteractions: focus on the table places the keyboard cursor; the keys are use-table-keyboard's
     <div
       className="lt-scroll"
-      ref={scrollRef}
+      ref={onScrollerRef}
       data-testid="lease-table"
       // biome-ignore lint/a11y/noNoninteractiveTabindex: the table takes focus for j/k/space/enter navigation
       tabIndex={0}
@@ -281,38 +286,106 @@ export function LeaseTable({ rows, ids }: { rows: LeaseRowView[]; ids: string[] 
             </th>
           </tr>
         </thead>
-        {/* biome-ignore lint/a11y/useKeyWithClickEvents: the rows' keyboard path is use-table-keyboard (j/k, space, enter); this one handler serves every row's clicks */}
-        <tbody
-          className="lt-body"
-          style={{ height: virtualizer.getTotalSize(), minWidth }}
+        <LeaseBody
+          bodyRef={bodyRef}
+          scroller={scroller}
+          rows={rows}
+          columns={columns}
+          gridTemplate={gridTemplate}
+          minWidth={minWidth}
+          selected={selected}
+          cursorId={cursorId}
+          drawerLeaseId={drawerLeaseId}
           onClick={onBodyClick}
           onPointerOver={onPointerOver}
           onPointerOut={onPointerOut}
           onFocus={onFocus}
           onBlur={onBlur}
-        >
-          {items.map((item) => {
-            const lease = rows[item.index];
-            if (!lease) return null;
-            // Keyed by position, not by lease: a filter or search change updates the rows in place
-            // instead of unmounting one set of row elements and creating another.
-            return (
-              <LeaseRow
-                key={item.index}
-                lease={lease}
-                index={item.index}
-                top={item.start}
-                columns={columns}
-                gridTemplate={gridTemplate}
-                selected={selected.has(lease.leaseId)}
-                cursor={cursorId === lease.leaseId}
-                open={drawerLeaseId === lease.leaseId}
-              />
-            );
-          })}
-        </tbody>
+        />
       </table>
       <RefusalTooltip hint={hint} />
     </div>
+  );
+}
+
+interface LeaseBodyProps {
+  bodyRef: RefObject<HTMLTableSectionElement | null>;
+  scroller: HTMLElement | null;
+  rows: VisibleRowList;
+  columns: readonly LeaseColumn[];
+  gridTemplate: string;
+  minWidth: number;
+  selected: ReadonlySet<string>;
+  cursorId: string | null;
+  drawerLeaseId: string | null;
+  onClick: (event: MouseEvent<HTMLTableSectionElement>) => void;
+  onPointerOver: (event: PointerEvent) => void;
+  onPointerOut: (event: PointerEvent) => void;
+  onFocus: (event: FocusEvent) => void;
+  onBlur: (event: FocusEvent) => void;
+}
+
+/**
+ * The rows in view. A component of its own so that a scroll re-renders the rows, not the header and
+ * the table's handlers.
+ */
+function LeaseBody({
+  bodyRef,
+  scroller,
+  rows,
+  columns,
+  gridTemplate,
+  minWidth,
+  selected,
+  cursorId,
+  drawerLeaseId,
+  onClick,
+  onPointerOver,
+  onPointerOut,
+  onFocus,
+  onBlur,
+}: LeaseBodyProps) {
+  const shown = useRowWindow(scroller, bodyRef, rows.length, ROW_HEIGHT, OVERSCAN);
+  const quarantines = useQuarantines().data;
+  const quarantined = useMemo(
+    () => new Set(quarantines?.quarantines.map((quarantine) => quarantine.sandboxId)),
+    [quarantines],
+  );
+  const end = Math.min(shown.end, rows.length);
+  const drawn = [];
+  for (let index = shown.first; index < end; index++) {
+    const lease = rows.at(index);
+    if (!lease) continue;
+    // Keyed by position, not by lease: a filter or search change updates the rows in place instead of
+    // unmounting one set of row elements and creating another.
+    drawn.push(
+      <LeaseRow
+        key={index}
+        lease={lease}
+        index={index}
+        top={index * ROW_HEIGHT}
+        columns={columns}
+        gridTemplate={gridTemplate}
+        selected={selected.has(lease.leaseId)}
+        cursor={cursorId === lease.leaseId}
+        open={drawerLeaseId === lease.leaseId}
+        quarantined={lease.sandboxId !== null && quarantined.has(lease.sandboxId)}
+      />,
+    );
+  }
+  return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the rows' keyboard path is use-table-keyboard (j/k, space, enter); this one handler serves every row's clicks
+    <tbody
+      ref={bodyRef}
+      className="lt-body"
+      style={{ height: rows.length * ROW_HEIGHT, minWidth }}
+      onClick={onClick}
+      onPointerOver={onPointerOver}
+      onPointerOut={onPointerOut}
+      onFocus={onFocus}
+      onBlur={onBlur}
+    >
+      {drawn}
+    </tbody>
   );
 }

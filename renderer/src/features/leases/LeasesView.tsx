@@ -1,5 +1,6 @@
-import { useEffect } from "react";
+import { useCallback, useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
+import type { InventoryRows } from "../../app/inventory-rows";
 import { useUi } from "../../app/ui-store";
 import { useInventory, useRefreshInventory } from "../../app/use-inventory";
 import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
@@ -18,7 +19,8 @@ import "./leases.css";
 export function LeasesView() {
   const inventory = useInventory();
   const refresh = useRefreshInventory();
-  const visible = useVisibleRows(inventory.data?.rows);
+  const table = inventory.data?.table;
+  const visible = useVisibleRows(table);
   useTableKeyboard(visible.ids);
   const { selectedCount, selectAll, clearFilters, scope, pruneSelection } = useUi(
     useShallow((state) => ({
@@ -30,16 +32,15 @@ export function LeasesView() {
     })),
   );
   // After an action (or anyone's), a selected lease that is over or gone leaves the selection.
-  const rows = inventory.data?.rows;
   useEffect(() => {
-    if (rows) pruneSelection(rows);
-  }, [rows, pruneSelection]);
+    if (table) pruneSelection(selectedRows(table, useUi.getState().selected));
+  }, [table, pruneSelection]);
+  const findRow = useCallback((leaseId: string) => table?.find(leaseId), [table]);
 
   if (inventory.isPending) return <SkeletonRows rows={12} />;
   if (inventory.isError && !inventory.data) {
     return <ErrorState message={errorMessage(inventory.error)} onRetry={() => void inventory.refetch()} />;
   }
-  const allRows = inventory.data?.rows ?? [];
 
   return (
     <div className="view" data-testid="leases-view">
@@ -67,8 +68,8 @@ export function LeasesView() {
         </div>
         <FilterChips headlineCounts={visible.headlineCounts} providerCounts={visible.providerCounts} />
       </div>
-      {selectedCount > 0 && <SelectionBar ids={visible.ids} allRows={allRows} />}
-      {allRows.length === 0 ? (
+      {selectedCount > 0 && <SelectionBar ids={visible.ids} findRow={findRow} />}
+      {(table?.size ?? 0) === 0 ? (
         <EmptyState
           title="No leases recorded yet"
           action={
@@ -96,4 +97,14 @@ export function LeasesView() {
       )}
     </div>
   );
+}
+
+/** The selected leases this inventory still lists (a lease it does not list leaves the selection). */
+function selectedRows(table: InventoryRows, selected: ReadonlySet<string>) {
+  const rows: { leaseId: string; headline: string }[] = [];
+  for (const leaseId of selected) {
+    const row = table.find(leaseId);
+    if (row) rows.push(row);
+  }
+  return rows;
 }

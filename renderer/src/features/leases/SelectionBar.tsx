@@ -9,10 +9,10 @@ import { visibleSelectionCount } from "./selection";
 export function selectionAction(
   action: ActionKind,
   selected: ReadonlySet<string>,
-  rows: readonly LeaseRowView[],
+  findRow: (leaseId: string) => LeaseRowView | undefined,
 ) {
   const leaseIds = [...selected];
-  const single = leaseIds.length === 1 ? rows.find((row) => row.leaseId === leaseIds[0]) : undefined;
+  const single = leaseIds.length === 1 ? findRow(leaseIds[0]!) : undefined;
   return {
     action,
     selection: { kind: "leases" as const, leaseIds },
@@ -22,7 +22,13 @@ export function selectionAction(
 }
 
 /** Shown when anything is selected: the count, "select all N matching", and the bulk actions. */
-export function SelectionBar({ ids, allRows }: { ids: string[]; allRows: LeaseRowView[] }) {
+export function SelectionBar({
+  ids,
+  findRow,
+}: {
+  ids: readonly string[];
+  findRow: (leaseId: string) => LeaseRowView | undefined;
+}) {
   const { selected, selectAll, clearSelection, startAction } = useUi(
     useShallow((state) => ({
       selected: state.selected,
@@ -62,7 +68,7 @@ export function SelectionBar({ ids, allRows }: { ids: string[]; allRows: LeaseRo
         type="button"
         className="btn btn-small"
         data-testid="bulk-release"
-        onClick={() => startAction(selectionAction("release", selected, allRows))}
+        onClick={() => startAction(selectionAction("release", selected, findRow))}
       >
         Release selected…
       </button>
@@ -70,7 +76,7 @@ export function SelectionBar({ ids, allRows }: { ids: string[]; allRows: LeaseRo
         type="button"
         className="btn btn-small btn-danger-outline"
         data-testid="bulk-destroy"
-        onClick={() => startAction(selectionAction("destroy", selected, allRows))}
+        onClick={() => startAction(selectionAction("destroy", selected, findRow))}
       >
         Destroy selected…
       </button>

@@ -28,9 +28,9 @@ export function haystackOf(row: LeaseRowView): string {
 }
 
 /**
- * The haystacks of one inventory's rows, by position: a search reads `keys[at]` instead of looking each
- * row up in the WeakMap on every keystroke. Filled in order, `done` rows so far (warmHaystacks fills it
- * while the page is idle; a search fills whatever is left).
+ * The haystacks of one list of rows, by position: a search reads `keys[at]` instead of looking each row
+ * up in the WeakMap on every keystroke. (The table itself searches the inventory's columns through
+ * search-index.ts; this is the same rule over row objects.)
  */
 interface HaystackList {
   keys: string[];
@@ -53,37 +53,7 @@ export function haystacksOf(rows: readonly LeaseRowView[]): readonly string[] {
   return keys;
 }
 
-/**
- * Builds the haystacks of `rows` in small idle slices, so the first keystroke of a search does not pay
- * for 20,000 of them at once. Returns a cancel function (a newer inventory replaces the pending work).
- */
-export function warmHaystacks(rows: readonly LeaseRowView[]): () => void {
-  const { keys } = listOf(rows);
-  let handle: number | undefined;
-  const idle = typeof requestIdleCallback === "function";
-  const slice = (deadline?: IdleDeadline) => {
-    const until = performance.now() + 4;
-    while (keys.length < rows.length) {
-      keys.push(haystackOf(rows[keys.length]!));
-      if ((keys.length & 255) === 0 && (deadline ? deadline.timeRemaining() < 1 : performance.now() > until))
-        break;
-    }
-    if (keys.length < rows.length) schedule();
-  };
-  const schedule = () => {
-    handle = idle
-      ? requestIdleCallback(slice, { timeout: 1000 })
-      : (setTimeout(slice, 0) as unknown as number);
-  };
-  if (keys.length < rows.length) schedule();
-  return () => {
-    if (handle === undefined) return;
-    if (idle) cancelIdleCallback(handle);
-    else clearTimeout(handle);
-  };
-}
-
-function parseEnvironmentKey(key: string): { sourceId: string; environmentId: string | null } | null {
+export function parseEnvironmentKey(key: string): { sourceId: string; environmentId: string | null } | null {
   try {
     const parsed = JSON.parse(key) as unknown;
     if (Array.isArray(parsed) && typeof parsed[0] === "string") {

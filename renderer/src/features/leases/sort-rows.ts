@@ -1,3 +1,4 @@
+import { type InventoryView, inventoryRowDecoder } from "../../../../shared/contract";
 import { HEADLINES, PROVIDER_CODES } from "../../../../shared/domain/codes";
 import { originHost } from "../../lib/format";
 import { type LeaseRowView, reasonCodes } from "./row-model";
@@ -95,4 +96,59 @@ export function nextSort(current: SortState | null, column: ColumnId): SortState
   if (current?.column === column) return { column, desc: !current.desc };
   const newestFirst = column === "acquired" || column === "lastUsed";
   return { column, desc: newestFirst };
+}
+
+/**
+ * `sortOrder` over an inventory's columns, without decoding its rows into objects first: the headline
+ * and provider orders (the default sort) are bucket sorts of the code columns; any other column decodes
+ * each row once for its key. Same order as `sortOrder` over the decoded rows, ties in inventory order.
+ */
+export function sortPositions(view: InventoryView, sort: SortState | null): Int32Array {
+  const size = view.leases.leaseId.length;
+  const order = new Int32Array(size);
+  if (sort === null) {
+    for (let at = 0; at < size; at++) order[at] = at;
+    return order;
+  }
+  if (sort.column === "headline")
+    return bucketSort(view.leases.headline, HEADLINES.length, HEADLINE_UNKNOWN, sort.desc);
+  if (sort.column === "provider")
+    return bucketSort(view.leases.provider, PROVIDER_CODES.length, PROVIDER_UNKNOWN, sort.desc);
+  const decode = inventoryRowDecoder(view);
+  const keys = new Array<Key>(size);
+  for (let at = 0; at < size; at++) {
+    keys[at] = sortKey(decode(at), sort.column);
+    order[at] = at;
+  }
+  const direction = sort.desc ? -1 : 1;
+  return order.sort((a, b) => {
+    const byKey = compareKeys(keys[a]!, keys[b]!);
+    return byKey !== 0 ? byKey * direction : a - b;
+  });
+}
+
+const HEADLINE_UNKNOWN = HEADLINES.indexOf("unknown");
+const PROVIDER_UNKNOWN = PROVIDER_CODES.indexOf("unknown");
+
+/** Positions by code (a code outside the vocabulary reads as `unknown`, as the decoder reads it). */
+function bucketSort(
+  codes: readonly number[],
+  vocabulary: number,
+  unknown: number,
+  desc: boolean,
+): Int32Array {
+  const size = codes.length;
+  const bucketOf = (code: number) => (code >= 0 && code < vocabulary ? code : unknown);
+  const starts = new Int32Array(vocabulary + 1);
+  for (let at = 0; at < size; at++) {
+    const bucket = bucketOf(codes[at]!);
+    starts[(desc ? vocabulary - 1 - bucket : bucket) + 1]!++;
+  }
+  for (let bucket = 0; bucket < vocabulary; bucket++) starts[bucket + 1]! += starts[bucket]!;
+  const order = new Int32Array(size);
+  for (let at = 0; at < size; at++) {
+    const bucket = bucketOf(codes[at]!);
+    order[starts[desc ? vocabulary - 1 - bucket : bucket]!++] = at;
+  }
+  return order;
 }

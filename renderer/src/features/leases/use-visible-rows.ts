@@ -1,17 +1,34 @@
 import { useDeferredValue, useEffect, useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { Headline, ProviderCode } from "../../../../shared/domain/codes";
+import type { InventoryRows } from "../../app/inventory-rows";
 import { useUi } from "../../app/ui-store";
-import { applyChips, countBy, filterRows, warmHaystacks } from "./filter-rows";
+import { chipPositions, headlineCounts, providerCounts, scopePositions } from "./column-filter";
 import type { LeaseRowView } from "./row-model";
-import { sortOrder } from "./sort-rows";
+import { SearchIndex, warmSearchIndex } from "./search-index";
+import { sortPositions } from "./sort-rows";
 
-const NONE = new Set<never>();
-const NO_ROWS: LeaseRowView[] = [];
+/** The rows the table shows: positions into the inventory, decoded only when drawn. */
+export class VisibleRowList {
+  static readonly EMPTY = new VisibleRowList(null, new Int32Array(0));
+  readonly length: number;
+
+  constructor(
+    private readonly table: InventoryRows | null,
+    private readonly positions: Int32Array,
+  ) {
+    this.length = positions.length;
+  }
+
+  /** The row shown at `index` (0 is the top of the filtered, sorted list). */
+  at(index: number): LeaseRowView | undefined {
+    return index >= 0 && index < this.length ? this.table?.at(this.positions[index]!) : undefined;
+  }
+}
 
 export interface VisibleRows {
   /** The rows the table shows, filtered and sorted. */
-  rows: LeaseRowView[];
+  rows: VisibleRowList;
   ids: string[];
   /** Rows in the current environment scope and search, before the chips (for chip counts). */
   headlineCounts: Map<Headline, number>;
@@ -21,13 +38,26 @@ export interface VisibleRows {
   searchPending: boolean;
 }
 
+const NO_POSITIONS = new Int32Array(0);
+const searchIndexes = new WeakMap<InventoryRows, SearchIndex>();
+
+function searchIndexOf(table: InventoryRows): SearchIndex {
+  let index = searchIndexes.get(table);
+  if (index === undefined) {
+    index = new SearchIndex(table.view);
+    searchIndexes.set(table, index);
+  }
+  return index;
+}
+
 /**
- * Filtered and sorted rows, memoized step by step: the sort order per (inventory, sort), and the filter
- * per (order, filters, deferred search); search text is prepared once per row object (filter-rows.ts). Typing stays responsive
- * because the search is deferred: React renders the keystroke first and the filter after.
+ * Filtered and sorted rows, memoized step by step over the inventory's columns: the sort order per
+ * (inventory, sort), the scope and search per (order, scope, deferred search), the chips and their counts
+ * after that. A keystroke or a chip click walks arrays of positions and decodes only the rows drawn.
+ * Typing stays responsive because the search is deferred: React renders the keystroke first and the
+ * filter after.
  */
-export function useVisibleRows(all: LeaseRowView[] | undefined): VisibleRows {
-  const rows = all ?? NO_ROWS;
+export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
   const { scope, headlines, providers, search, sort } = useUi(
     useShallow((state) => ({
       scope: state.scope,
@@ -39,30 +69,45 @@ export function useVisibleRows(all: LeaseRowView[] | undefined): VisibleRows {
   );
   const deferredSearch = useDeferredValue(search);
   const environment = scope.kind === "environment" ? scope.key : null;
+  const index = table ? searchIndexOf(table) : null;
 
-  // Prepare the search text of every row while the page is idle, not on the first keystroke.
-  useEffect(() => warmHaystacks(rows), [rows]);
+  // Prepare the search index while the page is idle, not on the first keystroke.
+  useEffect(() => (index ? warmSearchIndex(index) : undefined), [index]);
 
-  const order = useMemo(() => sortOrder(rows, sort), [rows, sort]);
-
+  const order = useMemo(() => (table ? sortPositions(table.view, sort) : NO_POSITIONS), [table, sort]);
   const scoped = useMemo(
-    () => filterRows(rows, { environment, headlines: NONE, providers: NONE, search: deferredSearch }, order),
-    [rows, order, environment, deferredSearch],
+    () =>
+      table && index ? scopePositions(table.view, index, environment, deferredSearch, order) : NO_POSITIONS,
+    [table, index, order, environment, deferredSearch],
   );
-  const visible = useMemo(() => applyChips(scoped, headlines, providers), [scoped, headlines, providers]);
-
-  const headlineCounts = useMemo(() => countBy(scoped, (row) => row.headline), [scoped]);
-  const providerCounts = useMemo(
-    () => countBy(applyChips(scoped, headlines, NONE), (row) => row.provider),
-    [scoped, headlines],
+  const shown = useMemo(
+    () => (table ? chipPositions(table.view, scoped, headlines, providers) : NO_POSITIONS),
+    [table, scoped, headlines, providers],
   );
-  const ids = useMemo(() => visible.map((row) => row.leaseId), [visible]);
+  const headlineCount = useMemo(
+    () => (table ? headlineCounts(table.view, scoped) : new Map<Headline, number>()),
+    [table, scoped],
+  );
+  const providerCount = useMemo(
+    () => (table ? providerCounts(table.view, scoped, headlines) : new Map<ProviderCode, number>()),
+    [table, scoped, headlines],
+  );
+  const rows = useMemo(
+    () => (table ? new VisibleRowList(table, shown) : VisibleRowList.EMPTY),
+    [table, shown],
+  );
+  const ids = useMemo(() => {
+    const leaseIds = table?.leaseIds ?? [];
+    const ids = new Array<string>(shown.length);
+    for (let at = 0; at < shown.length; at++) ids[at] = leaseIds[shown[at]!]!;
+    return ids;
+  }, [table, shown]);
 
   return {
-    rows: visible,
+    rows,
     ids,
-    headlineCounts,
-    providerCounts,
+    headlineCounts: headlineCount,
+    providerCounts: providerCount,
     scopedTotal: scoped.length,
     searchPending: deferredSearch !== search,
   };
