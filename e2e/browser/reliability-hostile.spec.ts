@@ -179,12 +179,15 @@ test("the lease detail shows each hostile value as text, and stays inside the wi
     await row.click();
     const drawer = page.getByTestId("lease-drawer");
     await expect(drawer).toBeVisible();
-    const text = await drawer.evaluate((element) => element.textContent ?? "");
     const expected = entry.value.length > 500 ? entry.value.slice(0, 500) : entry.value;
-    expect(
-      text.includes(expected.slice(0, 200)),
-      `${entry.name}: the value shows as text in the detail`,
-    ).toBe(true);
+    // The drawer opens at once and fills in when the lease's detail has been read.
+    await expect
+      .poll(
+        async () =>
+          (await drawer.evaluate((element) => element.textContent ?? "")).includes(expected.slice(0, 200)),
+        { message: `${entry.name}: the value shows as text in the detail` },
+      )
+      .toBe(true);
     const box = await drawer.boundingBox();
     expect(box?.width ?? 0, `${entry.name}: drawer width`).toBeLessThanOrEqual(1280);
     expect(
