@@ -191,6 +191,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         data        BYTEA NOT NULL,
         PRIMARY KEY (source_set, generation, seq)
       );
+      -- Already compressed: the server's own TOAST compression would spend its CPU for nothing.
+      ALTER TABLE ${SCHEMA}.inventory_cache_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
     `,
   },
 ];

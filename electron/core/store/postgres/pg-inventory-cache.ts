@@ -11,8 +11,8 @@ import { sourceSetKey } from "./pg-inventory-views.js";
  * The last whole inventory in the store a team shares, one per set of sources, keys already taken out
  * by the writer: what lease detail, plans and proofs need, so a machine with an empty data directory
  * can answer them before its own first scan. Written as gzip-compressed chunks of about CHUNK_CHARS of
- * JSON each, serialized a lease at a time, so a save holds one chunk of JSON in memory however large
- * the inventory, and a chunk's insert is a short statement.
+ * JSON each, serialized a lease at a time, so a save holds a chunk or two of JSON in memory however
+ * large the inventory, and a chunk's insert is a short statement.
  */
 
 /** About a megabyte of JSON per chunk: a few milliseconds to compress, some 100 kB to send. */
@@ -63,15 +63,21 @@ export class PgInventoryCache {
         return "kept-newer";
       }
       let seq = 0;
+      // The next chunk is compressed (on libuv's pool) while the last one is sent: at most two in memory.
+      let sending: Promise<unknown> = Promise.resolve();
       for (const chunk of jsonChunks(inventory, this.#chunkChars)) {
         const data = await compress(Buffer.from(chunk, "utf8"), { level: GZIP_LEVEL });
-        await client.query(
+        await sending;
+        sending = client.query(
           `INSERT INTO ${SCHEMA}.inventory_cache_chunks (source_set, generation, seq, data)
            VALUES ($1, $2, $3, $4)`,
           [sourceSet, generation, seq, data],
         );
+        // A failed insert is awaited (and thrown) on the next turn or after the last chunk.
+        sending.catch(() => undefined);
         seq += 1;
       }
+      await sending;
       // Another machine's save of the same sources waits here for ours (the row lock) and is judged
       // against what we wrote, so the later scan wins whichever commits first.
       const switched = await client.query(
@@ -148,31 +154,40 @@ export class PgInventoryCache {
     if (head === undefined || (than !== null && head.generated_at <= than)) return null;
     if (chunks.length !== head.chunks)
       throw new Error("the shared store's inventory is incomplete; it was not loaded");
-    const parts: string[] = [];
-    for (const chunk of chunks) parts.push((await decompress(chunk)).toString("utf8"));
-    return { inventory: JSON.parse(parts.join("")) as Inventory, savedBy: head.saved_by };
+    // Inflated and parsed a chunk at a time, each inflate a turn of the worker's loop for other requests.
+    let inventory: Inventory | null = null;
+    for (const chunk of chunks) inventory = withChunk(inventory, (await decompress(chunk)).toString("utf8"));
+    if (inventory === null) throw new Error("the shared store's inventory has no chunks");
+    return { inventory, savedBy: head.saved_by };
   }
 }
 
 /**
- * The inventory's JSON (what JSON.stringify writes, its leases last) in pieces of about `size`
- * characters, a lease at a time: the whole JSON is never one string.
+ * The inventory as chunks of JSON, each parsed on its own: the first is everything but the leases, each
+ * next one an array of about `size` characters of leases. Neither side ever holds the whole JSON as one
+ * string (hundreds of megabytes at 100,000 leases).
  */
 export function* jsonChunks(inventory: Inventory, size: number): Generator<string> {
   const { leases, ...rest } = inventory;
-  const head = JSON.stringify(rest);
-  let parts: string[] = [head === "{}" ? '{"leases":[' : `${head.slice(0, -1)},"leases":[`];
-  let length = parts[0]!.length;
-  for (let at = 0; at < leases.length; at += 1) {
-    const piece = (at > 0 ? "," : "") + (JSON.stringify(leases[at]) ?? "null");
+  yield JSON.stringify({ ...rest, leases: [] });
+  let parts: string[] = [];
+  let length = 0;
+  for (const lease of leases) {
+    const piece = JSON.stringify(lease) ?? "null";
     parts.push(piece);
     length += piece.length;
     if (length >= size) {
-      yield parts.join("");
+      yield `[${parts.join(",")}]`;
       parts = [];
       length = 0;
     }
   }
-  parts.push("]}");
-  yield parts.join("");
+  if (parts.length > 0) yield `[${parts.join(",")}]`;
+}
+
+/** The inventory `jsonChunks` cut, one chunk further: the first chunk starts it, each next adds leases. */
+export function withChunk(inventory: Inventory | null, json: string): Inventory {
+  if (inventory === null) return JSON.parse(json) as Inventory;
+  for (const lease of JSON.parse(json) as Inventory["leases"]) inventory.leases.push(lease);
+  return inventory;
 }
