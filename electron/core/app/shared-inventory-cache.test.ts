@@ -117,6 +117,25 @@ async function keptJson(url: string): Promise<string> {
   return rows.map((row) => gunzipSync(row.data).toString("utf8")).join("");
 }
 
+/**
+ * A configured key where no key belongs (an environment's name), and a value under a secret-named
+ * metadata key beside an ordinary one: neither secret may reach the team's store. Returns the key and
+ * the lease that carries the metadata.
+ */
+function plantSecrets(): { key: string; planted: { id: string } } {
+  const key = Object.values(demo.keys)[0]!;
+  const ledgerPath = path.join(demo.dir, "ledger.json");
+  const ledger = JSON.parse(readFileSync(ledgerPath, "utf8")) as {
+    environments: { name: string }[];
+    leases: { id: string; metadata?: Record<string, unknown> | null }[];
+  };
+  ledger.environments[0]!.name = `prod ${key}`;
+  const planted = ledger.leases[0]!;
+  planted.metadata = { ...(planted.metadata ?? {}), sessionToken: METADATA_CANARY, ticket: "OPS-17" };
+  writeFileSync(ledgerPath, JSON.stringify(ledger));
+  return { key, planted };
+}
+
 async function runScan(at: Machine, env: NodeJS.ProcessEnv) {
   const out = { stdout: "", stderr: "" };
   const code = await scanCommand.run(["--config", at.configPath, "--json"], {
@@ -131,19 +150,7 @@ async function runScan(at: Machine, env: NodeJS.ProcessEnv) {
 describe("the whole inventory in the store a team shares", () => {
   it("lets a machine that cannot read its source answer a lease's detail and plan before any scan of its own", async () => {
     const { url } = await server.createDatabase("shared_cache");
-    // A configured key where no key belongs (an environment's name), and a value under a secret-named
-    // metadata key: neither may reach the team's store.
-    const key = Object.values(demo.keys)[0]!;
-    const ledgerPath = path.join(demo.dir, "ledger.json");
-    const ledger = JSON.parse(readFileSync(ledgerPath, "utf8")) as {
-      environments: { name: string }[];
-      leases: { id: string; metadata?: Record<string, unknown> | null }[];
-    };
-    ledger.environments[0]!.name = `prod ${key}`;
-    const planted = ledger.leases[0]!;
-    planted.metadata = { ...(planted.metadata ?? {}), sessionToken: METADATA_CANARY, ticket: "OPS-17" };
-    writeFileSync(ledgerPath, JSON.stringify(ledger));
-
+    const { key, planted } = plantSecrets();
     const scanned = await scanOn(machine({ store: true }), url);
     expect(scanned.leases.leaseId).toContain(planted.id);
 
@@ -220,8 +227,29 @@ describe("the whole inventory in the store a team shares", () => {
     }
   }, 120_000);
 
+  it("loads this machine's own when the team's store refuses it, and says so naming no part of its URL", async () => {
+    const database = await server.createDatabase("shared_cache_refused");
+    const own = machine({ store: false });
+    const ownScan = await scanOn(own, database.url);
+    const password = "not-the-password-41b7";
+    const refusedUrl = database.urlFor("postgres", password);
+    const log = memoryLogger();
+    const app = await open(machine({ store: true, sourceGone: true, at: own }), refusedUrl, log);
+    try {
+      expect((await app.inventory.full()).generatedAt).toBe(ownScan.generatedAt);
+    } finally {
+      await app.close();
+    }
+    const logged = log.lines.join("\n");
+    expect(logged).toContain("the team's inventory could not be loaded; this machine's own is used");
+    expect(logged).toContain(`The shared store in ${URL_ENV} refused the login (SQLSTATE 28P01)`);
+    expect(logged).not.toContain(password);
+    expect(logged).not.toContain(refusedUrl);
+  }, 90_000);
+
   it("keeps a scan from a terminal for the others, view and inventory", async () => {
     const { url } = await server.createDatabase("shared_cache_cli");
+    const { key } = plantSecrets();
     const scanned = await runScan(machine({ store: true }), envFor(url));
     expect(scanned.stderr).toBe("");
     expect(scanned.code).toBe(0);
@@ -237,6 +265,17 @@ describe("the whole inventory in the store a team shares", () => {
     );
     expect(views).toEqual([{ generated_at: report.generatedAt }]);
     expect(heads).toEqual([{ generated_at: report.generatedAt }]);
+    const view = await query<{ view: string }>(
+      url,
+      "SELECT convert_from(view, 'UTF8') AS view FROM leasekeeper.inventory_views",
+    );
+    const kept = await keptJson(url);
+    expect(kept).toContain("OPS-17");
+    for (const stored of [view[0]!.view, kept]) {
+      expect(stored).toContain("prod ");
+      expect(stored).not.toContain(key);
+      expect(stored).not.toContain(METADATA_CANARY);
+    }
 
     const fresh = await open(machine({ store: true, sourceGone: true }), url);
     try {
