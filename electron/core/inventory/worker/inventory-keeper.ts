@@ -156,7 +156,10 @@ export class InventoryKeeper {
   }
 
   async #loadStored(): Promise<Accepted | null> {
+    const held = this.#inventory;
     const team = await this.#teamInventory();
+    // A scan accepted while the team's store was read is newer than anything stored.
+    if (this.#inventory !== held) return null;
     if (team !== null) return this.#accept(team, new Date(), { save: false });
     const stored = this.#store?.loadLast();
     return stored ? this.#accept(stored.inventory, new Date(), { save: false }) : null;
