@@ -76,12 +76,13 @@ describe("the shared inventory cache", () => {
   it("reads back the inventory it kept, from many compressed chunks", async () => {
     const pool = await migratedPool("cache_round_trip");
     try {
-      const cache = new PgInventoryCache(pool, { chunkChars: 4096, savedBy: "desk-1" });
+      // Small chunks: more than one statement's batch of them.
+      const cache = new PgInventoryCache(pool, { chunkChars: 1024, savedBy: "desk-1" });
       const kept = inventory(200, "2026-12-01T10:00:00.000Z");
       expect(await cache.save(["team ledger"], kept)).toBe("saved");
 
       const rows = await chunkRows(pool);
-      expect(rows.length).toBeGreaterThan(10);
+      expect(rows.length).toBeGreaterThan(64);
       // Compressed: no chunk holds the plain text, and each inflates on its own.
       expect(rows.some((row) => row.data.includes("lease-1"))).toBe(false);
       expect(JSON.parse(gunzipSync(rows[0]!.data).toString("utf8"))).toMatchObject({

@@ -19,6 +19,8 @@ import { sourceSetKey } from "./pg-inventory-views.js";
 export const CHUNK_CHARS = 1 << 20;
 /** Fast compression: the JSON repeats the same keys on every lease, so even level 1 shrinks it ~8×. */
 const GZIP_LEVEL = 1;
+/** Chunks asked for per statement when reading: some 5 MB compressed. */
+const CHUNKS_PER_READ = 32;
 
 const compress = promisify(gzip);
 const decompress = promisify(gunzip);
@@ -124,41 +126,43 @@ export class PgInventoryCache {
   async loadNewer(sourceIds: readonly string[], than: string | null): Promise<SharedInventory | null> {
     const sourceSet = sourceSetKey(sourceIds);
     const client = await this.#pool.connect();
-    let head: { generated_at: string; saved_by: string; generation: string; chunks: number } | undefined;
-    let chunks: Buffer[] = [];
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      head = (
+      const head = (
         await client.query<{ generated_at: string; saved_by: string; generation: string; chunks: number }>(
           `SELECT generated_at, saved_by, generation, chunks FROM ${SCHEMA}.inventory_caches
            WHERE source_set = $1`,
           [sourceSet],
         )
       ).rows[0];
+      let inventory: Inventory | null = null;
       if (head !== undefined && (than === null || head.generated_at > than)) {
-        chunks = (
-          await client.query<{ data: Buffer }>(
-            `SELECT data FROM ${SCHEMA}.inventory_cache_chunks
-             WHERE source_set = $1 AND generation = $2 ORDER BY seq`,
-            [sourceSet, head.generation],
-          )
-        ).rows.map((row) => row.data);
+        // A batch of chunks per statement, each inflated and parsed before the next is asked for: every
+        // statement stays short, and the compressed rows are never all held at once.
+        let read = 0;
+        for (let from = 0; from < head.chunks; from += CHUNKS_PER_READ) {
+          const rows = (
+            await client.query<{ data: Buffer }>(
+              `SELECT data FROM ${SCHEMA}.inventory_cache_chunks
+               WHERE source_set = $1 AND generation = $2 AND seq >= $3 AND seq < $4 ORDER BY seq`,
+              [sourceSet, head.generation, from, from + CHUNKS_PER_READ],
+            )
+          ).rows;
+          for (const row of rows)
+            inventory = withChunk(inventory, (await decompress(row.data)).toString("utf8"));
+          read += rows.length;
+        }
+        if (read !== head.chunks || inventory === null)
+          throw new Error("the shared store's inventory is incomplete; it was not loaded");
       }
       await client.query("COMMIT");
+      return inventory === null || head === undefined ? null : { inventory, savedBy: head.saved_by };
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {
       client.release();
     }
-    if (head === undefined || (than !== null && head.generated_at <= than)) return null;
-    if (chunks.length !== head.chunks)
-      throw new Error("the shared store's inventory is incomplete; it was not loaded");
-    // Inflated and parsed a chunk at a time, each inflate a turn of the worker's loop for other requests.
-    let inventory: Inventory | null = null;
-    for (const chunk of chunks) inventory = withChunk(inventory, (await decompress(chunk)).toString("utf8"));
-    if (inventory === null) throw new Error("the shared store's inventory has no chunks");
-    return { inventory, savedBy: head.saved_by };
   }
 }
 
