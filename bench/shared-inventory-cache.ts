@@ -11,6 +11,7 @@ import { openSecrets } from "../electron/core/app/app.js";
 import { loadConfig } from "../electron/core/config/load.js";
 import { scanInventory } from "../electron/core/inventory/scan.js";
 import { createSources } from "../electron/core/leases/index.js";
+import { InventoryStore, openDatabase } from "../electron/core/store/index.js";
 import { CHUNK_CHARS, jsonChunks } from "../electron/core/store/postgres/pg-inventory-cache.js";
 import { openPostgresStore } from "../electron/core/store/postgres/store.js";
 import { generateDemoWorld, writeDemoWorld } from "../simulator/index.js";
@@ -100,6 +101,12 @@ try {
     })();
     const load = await measured(() => store.inventoryCache.loadNewer(sourceIds, null));
     const whole = await measured(async () => JSON.stringify(inventory).length);
+    // This machine's own store beside it: the same inventory saved to SQLite as the worker saves it.
+    const db = openDatabase(path.join(dir, "local"));
+    const local = new InventoryStore(db);
+    const localSave = await measured(() => local.saveInBackground(inventory, sourceIds));
+    const localLoad = await measured(async () => local.loadLast()?.inventory.leases.length);
+    db.close();
     console.log(
       JSON.stringify(
         {
@@ -113,6 +120,14 @@ try {
           load: { wallMs: load.wallMs, cpuMs: load.cpuMs, peakRssAboveMb: load.peakRssAboveMb },
           // The one-bytea alternative starts with the whole JSON as one string: this is that step alone.
           oneStringForComparison: whole,
+          localSqlite: {
+            save: {
+              wallMs: localSave.wallMs,
+              cpuMs: localSave.cpuMs,
+              peakRssAboveMb: localSave.peakRssAboveMb,
+            },
+            load: localLoad,
+          },
           loadAverage: loadavg().map((n) => Math.round(n * 10) / 10),
         },
         null,
