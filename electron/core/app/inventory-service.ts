@@ -209,15 +209,22 @@ export class InventoryService {
 
   /**
    * For the action engine: an inventory scanned no more than `maxAgeMs` ago, scanning when the one held
-   * is older. One loaded from a store (this machine's, or the team's from another machine) counts by
-   * when it was scanned, not by who scanned it; a view shown on its own, with no inventory behind it in
-   * the worker yet, never counts.
+   * is older or was loaded from a store. With `acceptStored` (plans), one loaded from a store (this
+   * machine's, or the team's from another machine) counts by when it was scanned, not by who scanned it;
+   * a view shown on its own, with no inventory behind it in the worker yet, never counts.
    */
-  async current({ maxAgeMs }: { maxAgeMs: number }): Promise<Inventory> {
-    await this.#stored;
-    const held = this.#shown > 0 ? this.#summary : null;
+  async current({
+    maxAgeMs,
+    acceptStored = false,
+  }: {
+    maxAgeMs: number;
+    acceptStored?: boolean;
+  }): Promise<Inventory> {
+    if (acceptStored) await this.#stored;
+    const summary = this.#summary;
+    const counts = summary !== null && (!this.#fromStore || (acceptStored && this.#shown > 0));
     const now = this.#now().getTime();
-    if (!(held && now - Date.parse(held.generatedAt) <= maxAgeMs)) await this.refresh();
+    if (!(counts && now - Date.parse(summary.generatedAt) <= maxAgeMs)) await this.refresh();
     return this.full();
   }
 
