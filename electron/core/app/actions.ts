@@ -92,7 +92,9 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     dataDir: deps.config().dataDir,
     ...(shared === null ? {} : { shared }),
     operator: currentOperator(deps.config().operator),
-    inventory: deps.inventory,
+    // Plans may be made from a recent inventory loaded from a store (every item is re-read before it
+    // is acted on); the quarantine's judgement of claims asks for a scan of this run.
+    inventory: { current: (options) => deps.inventory.current({ ...options, acceptStored: true }) },
     leases: {
       reread: (refs) => current().leases.reread(refs),
       namedSandboxes: (sandboxIds) => current().leases.namedSandboxes(sandboxIds),

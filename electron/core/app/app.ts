@@ -94,8 +94,9 @@ export function openSecrets(
 }
 
 /**
- * With a store a team shares, the worker keeps each saved view there too, and a start without a view of
- * its own shows the last one kept for the same sources. Nothing when the store is SQLite or its
+ * With a store a team shares, the worker keeps each saved view and inventory there too; a start without
+ * a view of its own shows the last one kept for the same sources, and the worker loads the team's
+ * inventory when it was scanned after this machine's own. Nothing when the store is SQLite or its
  * variable is unset (the actions say so when they need it).
  */
 function sharedInventoryView(
@@ -109,7 +110,7 @@ function sharedInventoryView(
   const timeoutMs = config.requestTimeoutMs;
   const sourceIds = config.sources.map((source) => source.id);
   return {
-    sharedStore: { url, urlEnv: store.urlEnv, timeoutMs },
+    sharedStore: { url, urlEnv: store.urlEnv, timeoutMs, sourceIds },
     sharedView: () => loadSharedView(url, sourceIds, timeoutMs),
   };
 }

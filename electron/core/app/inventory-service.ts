@@ -210,12 +210,24 @@ export class InventoryService {
     return this.#full;
   }
 
-  /** For the action engine: an inventory no older than `maxAgeMs`, scanning when the cached one is older. */
-  async current({ maxAgeMs }: { maxAgeMs: number }): Promise<Inventory> {
+  /**
+   * For the action engine: an inventory scanned no more than `maxAgeMs` ago, scanning when the one held
+   * is older or was loaded from a store. With `acceptStored` (plans), one loaded from a store (this
+   * machine's, or the team's from another machine) counts by when it was scanned, not by who scanned it;
+   * a view shown on its own, with no inventory behind it in the worker yet, never counts.
+   */
+  async current({
+    maxAgeMs,
+    acceptStored = false,
+  }: {
+    maxAgeMs: number;
+    acceptStored?: boolean;
+  }): Promise<Inventory> {
+    if (acceptStored) await this.#stored;
     const summary = this.#summary;
+    const counts = summary !== null && (!this.#fromStore || (acceptStored && this.#shown > 0));
     const now = this.#now().getTime();
-    if (!(summary && !this.#fromStore && now - Date.parse(summary.generatedAt) <= maxAgeMs))
-      await this.refresh();
+    if (!(counts && now - Date.parse(summary.generatedAt) <= maxAgeMs)) await this.refresh();
     return this.full();
   }
 
@@ -447,7 +459,12 @@ export class InventoryService {
   }
 
   #unasked(failure: WorkerFailure): void {
-    this.#options.log.warn("the inventory could not be saved; it is still shown", failure.message);
+    if (failure.during === "load")
+      this.#options.log.warn(
+        "the team's inventory could not be loaded; this machine's own is used",
+        failure.message,
+      );
+    else this.#options.log.warn("the inventory could not be saved; it is still shown", failure.message);
   }
 }
 

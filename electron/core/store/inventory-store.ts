@@ -141,6 +141,16 @@ export class InventoryStore {
     return { newSinceLastScan };
   }
 
+  /** When the last stored scan ran and which sources it read, without loading it; null before the first. */
+  lastScan(): { generatedAt: string; sourceIds: string[] } | null {
+    const scan = this.#db.prepare("SELECT generated_at, source_ids FROM last_scan WHERE id = 1").get() as
+      | { generated_at: string; source_ids: string }
+      | undefined;
+    return scan === undefined
+      ? null
+      : { generatedAt: scan.generated_at, sourceIds: JSON.parse(scan.source_ids) as string[] };
+  }
+
   /** The inventory as the last scan left it, or null before the first scan. */
   loadLast(): StoredInventory | null {
     const scan = this.#db

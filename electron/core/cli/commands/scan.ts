@@ -1,17 +1,21 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { encodeInventory } from "../../../../shared/contract.js";
+import type { Inventory } from "../../../../shared/domain/inventory.js";
 import { type MarkerProof, proofKey } from "../../../../shared/domain/marker-proof.js";
 import { openSecrets } from "../../app/app.js";
 import { RedactingInventoryStore } from "../../app/redacting-inventory-store.js";
 import { SecretRedactor } from "../../app/redactor.js";
 import { sourceSecrets } from "../../app/source-secrets.js";
-import { CONFIG_FILE_NAME, loadConfig } from "../../config/load.js";
+import { CONFIG_FILE_NAME, type LeasekeeperConfig, loadConfig } from "../../config/load.js";
+import { CoreError } from "../../errors/core-error.js";
 import { formatScanTable, knowsEnvironment, scanReport } from "../../inventory/report.js";
 import { scanInventory } from "../../inventory/scan.js";
 import { createSources, PaperclipDbSource } from "../../leases/index.js";
 import { SqliteProofStore } from "../../markers/proof-store.js";
 import { openDatabase } from "../../store/database.js";
-import { type CliCommand, EXIT } from "../command.js";
+import { keepScanInSharedStore } from "../../store/postgres/keep-scan.js";
+import { type CliCommand, type CliIo, EXIT } from "../command.js";
 
 export const command: CliCommand = {
   name: "scan",
@@ -74,6 +78,9 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
       );
     }
 
+    // With a store the team shares, what the others' apps start from, as the app's own scan keeps it.
+    await keepForTheTeam(config, io, inventory, redactor);
+
     for (const source of sources) {
       if (source instanceof PaperclipDbSource && source.lastSchemaNote !== null) {
         io.stderr.write(`leasekeeper scan: ${source.id}: ${source.lastSchemaNote}.\n`);
@@ -89,3 +96,23 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
     return EXIT.ok;
   },
 };
+
+/** Like the local save, the scan stands without the shared store: a failure is one line, not the result. */
+async function keepForTheTeam(
+  config: LeasekeeperConfig,
+  io: CliIo,
+  inventory: Inventory,
+  redactor: SecretRedactor,
+): Promise<void> {
+  try {
+    const redacted = redactor.redactDeep(inventory);
+    await keepScanInSharedStore(config, io.env, {
+      inventory: redacted,
+      view: redactor.redactDeep(encodeInventory(redacted)),
+    });
+  } catch (error) {
+    const message =
+      error instanceof CoreError ? error.message.replace(/\.$/, "") : "the shared store could not be written";
+    io.stderr.write(`leasekeeper scan: the result was not kept in the shared store (${message}).\n`);
+  }
+}

@@ -45,9 +45,18 @@ interface PendingScan {
  * compact view encoded once, the store kept up to date in the background. One instance per worker; it is
  * plain code over its requests, so it runs the same under a test without a thread.
  */
-/** The store a team shares, where the worker also keeps the last view for other machines to start from. */
+/**
+ * The store a team shares, where the worker also keeps the last view and the whole inventory for other
+ * machines to start from, and reads the team's inventory at start when it is newer than its own.
+ */
 export interface SharedViews {
   save(sourceIds: readonly string[], view: InventoryView): Promise<void>;
+  /** Keeps the whole inventory, its keys already taken out, for these sources. */
+  saveInventory(sourceIds: readonly string[], inventory: Inventory): Promise<void>;
+  /** The sources configured when the worker started: the team's inventory read at start is theirs. */
+  readonly configuredSources: readonly string[];
+  /** The team's inventory for these sources when it was scanned after `than` (null: any), else null. */
+  loadNewer(sourceIds: readonly string[], than: string | null): Promise<Inventory | null>;
 }
 
 export class InventoryKeeper {
@@ -146,9 +155,33 @@ export class InventoryKeeper {
     }
   }
 
-  #loadStored(): Accepted | null {
+  async #loadStored(): Promise<Accepted | null> {
+    const held = this.#inventory;
+    const team = await this.#teamInventory();
+    // A scan accepted while the team's store was read is newer than anything stored.
+    if (this.#inventory !== held) return null;
+    if (team !== null) return this.#accept(team, new Date(), { save: false });
     const stored = this.#store?.loadLast();
     return stored ? this.#accept(stored.inventory, new Date(), { save: false }) : null;
+  }
+
+  /**
+   * The inventory the team's store keeps for the configured sources, when it was scanned later than the
+   * one this data directory keeps for the same sources (or this one keeps none for them). Scans are
+   * compared by `generatedAt`; on a tie this machine's own is loaded, which costs no transfer. A store
+   * that cannot be read is reported and this machine's own is loaded instead.
+   */
+  async #teamInventory(): Promise<Inventory | null> {
+    const shared = this.#sharedViews;
+    if (shared === null) return null;
+    const local = this.#store?.lastScan() ?? null;
+    const sameSources = local !== null && sameSourceSet(local.sourceIds, shared.configuredSources);
+    try {
+      return await shared.loadNewer(shared.configuredSources, sameSources ? local.generatedAt : null);
+    } catch (error) {
+      this.#onSaveFailed({ kind: "internal", message: messageOf(error), during: "load" });
+      return null;
+    }
   }
 
   #readSources({ scanId, config, env }: ScanSetup): void {
@@ -241,6 +274,8 @@ export class InventoryKeeper {
       ...inventory.leases.map((lease) => lease.sourceId),
     ];
     await shared.save(sourceIds, view);
+    // The same keys taken out as in the local save (the redactor remembers that copy: no second walk).
+    await shared.saveInventory(sourceIds, this.#redactor.redactDeep(inventory));
   }
 
   #viewPart(generation: number, from: number, to: number): LeaseColumns | null {
@@ -289,6 +324,12 @@ export function failureOf(error: unknown): WorkerFailure {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+function sameSourceSet(a: readonly string[], b: readonly string[]): boolean {
+  const set = new Set(a);
+  const other = new Set(b);
+  return set.size === other.size && [...set].every((id) => other.has(id));
 }
 
 function leaseKey(sourceId: string | undefined, leaseId: string): string {

@@ -1,8 +1,10 @@
 import { parentPort, workerData } from "node:worker_threads";
+import type { InventoryView } from "../../../../shared/contract.js";
+import type { Inventory } from "../../../../shared/domain/inventory.js";
 import { RedactingInventoryStore } from "../../app/redacting-inventory-store.js";
 import { SecretRedactor } from "../../app/redactor.js";
 import { openDatabase } from "../../store/index.js";
-import { openPostgresStore, type PostgresStore } from "../../store/postgres/store.js";
+import { openPostgresStore, type PostgresStore, sharedStoreFailure } from "../../store/postgres/store.js";
 import { ViewStore } from "../../store/view-store.js";
 import { failureOf, InventoryKeeper } from "./inventory-keeper.js";
 import type { WorkerMessage, WorkerRequest, WorkerSetup } from "./protocol.js";
@@ -18,32 +20,54 @@ if (port === null) throw new Error("the inventory worker runs only as a worker t
 const setup = workerData as WorkerSetup;
 // A second connection to the file main opened (WAL: readers and the one writer do not block each other).
 const database = setup.dataDir === null ? null : openDatabase(setup.dataDir);
-// Connected and migrated on the first save, so a worker that never saves never connects.
+// Connected and migrated on first use (the first save, or the read at start), so a worker without a
+// store configured never connects.
 const shared = setup.sharedStore ?? null;
 let sharedStore: Promise<PostgresStore> | null = null;
+const openShared = ({ url, urlEnv, timeoutMs }: NonNullable<typeof shared>) => {
+  sharedStore ??= openPostgresStore({ url, urlEnv, timeoutMs });
+  // A failed open is tried again by the next use rather than remembered for ever.
+  return sharedStore.catch((error: unknown) => {
+    sharedStore = null;
+    throw error;
+  });
+};
 const sharedViews =
   shared === null
     ? null
     : {
-        async save(
-          sourceIds: readonly string[],
-          view: Parameters<PostgresStore["inventoryViews"]["save"]>[1],
-        ) {
-          sharedStore ??= openPostgresStore(shared);
-          // A failed open is tried again by the next save rather than remembered for ever.
-          const store = await sharedStore.catch((error: unknown) => {
-            sharedStore = null;
-            throw error;
-          });
+        configuredSources: shared.sourceIds,
+        async save(sourceIds: readonly string[], view: InventoryView) {
+          const store = await openShared(shared);
           await store.inventoryViews.save(sourceIds, view).catch((error: unknown) => {
-            // Worded from the SQLSTATE alone: server text may quote the URL's user or host.
-            const code = (error as { code?: unknown }).code;
-            throw new Error(
-              typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)
-                ? `the last view could not be kept in the shared store in ${shared.urlEnv} (SQLSTATE ${code})`
-                : `the last view could not be kept in the shared store in ${shared.urlEnv}`,
+            throw sharedStoreFailure(
+              "the last view could not be kept in the shared store",
+              shared.urlEnv,
+              error,
             );
           });
+        },
+        async saveInventory(sourceIds: readonly string[], inventory: Inventory) {
+          const store = await openShared(shared);
+          await store.inventoryCache.save(sourceIds, inventory).catch((error: unknown) => {
+            throw sharedStoreFailure(
+              "the last inventory could not be kept in the shared store",
+              shared.urlEnv,
+              error,
+            );
+          });
+        },
+        async loadNewer(sourceIds: readonly string[], than: string | null) {
+          try {
+            const store = await openShared(shared);
+            return (await store.inventoryCache.loadNewer(sourceIds, than))?.inventory ?? null;
+          } catch (error) {
+            throw sharedStoreFailure(
+              "the team's last inventory could not be read from the shared store",
+              shared.urlEnv,
+              error,
+            );
+          }
         },
       };
 const post = (message: WorkerMessage) => port.postMessage(message);

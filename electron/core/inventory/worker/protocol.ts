@@ -46,10 +46,11 @@ export interface WorkerSetup {
   /** Where the store is (the same SQLite file main opened); null keeps nothing on disk. */
   dataDir: string | null;
   /**
-   * The store a team shares, when one is configured: the worker keeps the last view there too. The
-   * connection string lives only in this thread's memory and the driver's, never in a message.
+   * The store a team shares, when one is configured: the worker keeps the last view and inventory there
+   * too, and reads the team's at start for the sources configured then (`sourceIds`). The connection
+   * string lives only in this thread's memory and the driver's, never in a message.
    */
-  sharedStore?: { url: string; urlEnv: string; timeoutMs: number } | null;
+  sharedStore?: { url: string; urlEnv: string; timeoutMs: number; sourceIds: string[] } | null;
 }
 
 export interface ScanSetup {
@@ -98,6 +99,8 @@ export interface UntrackedAnswer {
 export interface WorkerFailure {
   kind: "source" | "config" | "internal";
   message: string;
+  /** Said unasked of a read at start, not a save: the team's inventory could not be loaded. */
+  during?: "load";
 }
 
 export type WorkerMessage =

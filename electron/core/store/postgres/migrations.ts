@@ -167,6 +167,34 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 21,
+    name: "the last whole inventory, by the set of sources it was read from, in compressed chunks",
+    sql: `
+      -- The head row names the generation whose chunks make up the inventory kept for a set of sources.
+      -- A save writes its chunks and switches the head in one transaction, so a reader sees the previous
+      -- inventory whole until the new one is; the chunks of generations no head names are deleted by it.
+      CREATE TABLE ${SCHEMA}.inventory_caches (
+        source_set    TEXT PRIMARY KEY,
+        generated_at  TEXT NOT NULL,
+        saved_at      TEXT NOT NULL,
+        saved_by      TEXT NOT NULL,
+        generation    TEXT NOT NULL,
+        chunks        INTEGER NOT NULL,
+        lease_count   INTEGER NOT NULL
+      );
+      -- Each chunk is about a megabyte of the inventory's JSON, gzip-compressed; they join in seq order.
+      CREATE TABLE ${SCHEMA}.inventory_cache_chunks (
+        source_set  TEXT NOT NULL,
+        generation  TEXT NOT NULL,
+        seq         INTEGER NOT NULL,
+        data        BYTEA NOT NULL,
+        PRIMARY KEY (source_set, generation, seq)
+      );
+      -- Already compressed: the server's own TOAST compression would spend its CPU for nothing.
+      ALTER TABLE ${SCHEMA}.inventory_cache_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
+    `,
+  },
 ];
 
 // Any fixed number: every Leasekeeper process that migrates this database waits on the same one.

@@ -3,6 +3,7 @@ import { CoreError } from "../../errors/core-error.js";
 import { migratePostgres } from "./migrations.js";
 import { PgAuditLog } from "./pg-audit-log.js";
 import { PgClaims } from "./pg-claims.js";
+import { PgInventoryCache } from "./pg-inventory-cache.js";
 import { PgInventoryViews } from "./pg-inventory-views.js";
 import { PgJournal } from "./pg-journal.js";
 
@@ -11,6 +12,7 @@ export interface PostgresStore {
   readonly audit: PgAuditLog;
   readonly journal: PgJournal;
   readonly inventoryViews: PgInventoryViews;
+  readonly inventoryCache: PgInventoryCache;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     audit,
     journal: new PgJournal(pool, audit),
     inventoryViews: new PgInventoryViews(pool),
+    inventoryCache: new PgInventoryCache(pool),
     close: () => pool.end(),
   };
 }
@@ -63,4 +66,21 @@ function describeFailure(urlEnv: string, error: unknown): string {
   if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code))
     return `The shared store in ${urlEnv} could not be prepared (SQLSTATE ${code}).`;
   return `The shared store in ${urlEnv} could not be reached.`;
+}
+
+/**
+ * A read or write of the opened store that failed, as `what` (a sentence's start) and the variable:
+ * worded from the SQLSTATE alone, and without the driver's error as its cause, since server text may
+ * quote the URL's user or host. A failure to open is already worded so, and is kept as it is.
+ */
+export function sharedStoreFailure(what: string, urlEnv: string, error: unknown): Error {
+  if (error instanceof CoreError) return error;
+  const code = (error as { code?: unknown }).code;
+  return new CoreError(
+    "store",
+    "shared-unusable",
+    typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)
+      ? `${what} in ${urlEnv} (SQLSTATE ${code}).`
+      : `${what} in ${urlEnv}.`,
+  );
 }

@@ -1,0 +1,154 @@
+import { gunzipSync } from "node:zlib";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
+import { type PostgresServer, startPostgres } from "../../../../test/support/postgres.js";
+import { migratePostgres, SCHEMA } from "./migrations.js";
+import { jsonChunks, PgInventoryCache, withChunk } from "./pg-inventory-cache.js";
+
+// The whole inventory kept in the shared store, on a real embedded PostgreSQL: it reads back as it was
+// written across many chunks, a later scan wins over an earlier one whichever is saved last, a save
+// that fails half-way leaves the previous one whole, and only the kept generation's chunks remain.
+
+let server: PostgresServer;
+beforeAll(async () => {
+  server = await startPostgres();
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+}, 60_000);
+
+function inventory(count: number, generatedAt: string, note = "ünïcødé \u0000 nul"): Inventory {
+  const leases = Array.from(
+    { length: count },
+    (_, n) =>
+      ({
+        sourceId: "team ledger",
+        lease: { id: `lease-${n}`, note: `${note} ${"x".repeat(300)} ${n}` },
+        environment: null,
+        verdict: { headline: n % 2 === 0 ? "ok" : "leaking" },
+        provider: {},
+        sharedWith: [],
+      }) as unknown as ClassifiedLease,
+  );
+  return {
+    generatedAt,
+    requests: 3,
+    environments: [{ sourceId: "team ledger", id: "env-1" } as unknown as Inventory["environments"][number]],
+    leases,
+    untracked: [{ sandboxId: "sb-untracked" } as unknown as Inventory["untracked"][number]],
+    untrackedUncertain: [],
+    companies: [],
+    problems: [],
+    gaps: [],
+    origins: [],
+  };
+}
+
+async function migratedPool(prefix: string): Promise<pg.Pool> {
+  const { url } = await server.createDatabase(prefix);
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // The server stopping at the end drops any connection still idle in the pool.
+  pool.on("error", () => undefined);
+  await migratePostgres(pool);
+  return pool;
+}
+
+async function chunkRows(pool: pg.Pool): Promise<{ generation: string; data: Buffer }[]> {
+  return (
+    await pool.query<{ generation: string; data: Buffer }>(
+      `SELECT generation, data FROM ${SCHEMA}.inventory_cache_chunks ORDER BY seq`,
+    )
+  ).rows;
+}
+
+describe("the shared inventory cache", () => {
+  it("cuts the inventory into JSON chunks that each parse on their own, and back into the inventory", () => {
+    const whole = inventory(50, "2026-12-01T10:00:00.000Z");
+    const chunks = [...jsonChunks(whole, 2000)];
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const chunk of chunks.slice(1)) expect(Array.isArray(JSON.parse(chunk))).toBe(true);
+    expect(chunks.reduce<Inventory | null>(withChunk, null)).toEqual(whole);
+    const empty = inventory(0, "2026-12-01T10:00:00.000Z");
+    expect([...jsonChunks(empty, 2000)].reduce<Inventory | null>(withChunk, null)).toEqual(empty);
+  });
+
+  it("reads back the inventory it kept, from many compressed chunks", async () => {
+    const pool = await migratedPool("cache_round_trip");
+    try {
+      // Small chunks: more than one statement's batch of them.
+      const cache = new PgInventoryCache(pool, { chunkChars: 1024, savedBy: "desk-1" });
+      const kept = inventory(200, "2026-12-01T10:00:00.000Z");
+      expect(await cache.save(["team ledger"], kept)).toBe("saved");
+
+      const rows = await chunkRows(pool);
+      expect(rows.length).toBeGreaterThan(64);
+      // Compressed: no chunk holds the plain text, and each inflates on its own.
+      expect(rows.some((row) => row.data.includes("lease-1"))).toBe(false);
+      expect(JSON.parse(gunzipSync(rows[0]!.data).toString("utf8"))).toMatchObject({
+        generatedAt: kept.generatedAt,
+        leases: [],
+      });
+
+      const loaded = await cache.loadNewer(["team ledger"], null);
+      expect(loaded?.savedBy).toBe("desk-1");
+      expect(loaded?.inventory).toEqual(kept);
+      // Kept under the set of sources, whatever their order; another set has none.
+      expect((await cache.loadNewer(["team ledger", "team ledger"], null))?.inventory.leases).toHaveLength(
+        200,
+      );
+      expect(await cache.loadNewer(["another ledger"], null)).toBeNull();
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("keeps the later scan, whichever machine saves last, and only its chunks", async () => {
+    const pool = await migratedPool("cache_newer");
+    try {
+      const cache = new PgInventoryCache(pool, { chunkChars: 4096 });
+      const earlier = inventory(30, "2026-12-01T10:00:00.000Z", "earlier");
+      const later = inventory(40, "2026-12-01T10:05:00.000Z", "later");
+      expect(await cache.save(["team ledger"], later)).toBe("saved");
+      const laterGeneration = (await chunkRows(pool))[0]!.generation;
+      expect(await cache.save(["team ledger"], earlier)).toBe("kept-newer");
+      expect((await cache.loadNewer(["team ledger"], null))?.inventory).toEqual(later);
+
+      // Asked for one newer than a local scan: none when the local one is as new or newer.
+      expect(await cache.loadNewer(["team ledger"], later.generatedAt)).toBeNull();
+      expect(await cache.loadNewer(["team ledger"], "2026-12-01T11:00:00.000Z")).toBeNull();
+      expect((await cache.loadNewer(["team ledger"], earlier.generatedAt))?.inventory).toEqual(later);
+
+      const latest = inventory(10, "2026-12-01T10:09:00.000Z", "latest");
+      expect(await cache.save(["team ledger"], latest)).toBe("saved");
+      const generations = new Set((await chunkRows(pool)).map((row) => row.generation));
+      expect(generations.size).toBe(1);
+      expect(generations.has(laterGeneration)).toBe(false);
+      expect((await cache.loadNewer(["team ledger"], null))?.inventory).toEqual(latest);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("leaves the previous inventory whole when a save fails half-way", async () => {
+    const pool = await migratedPool("cache_failed");
+    try {
+      const cache = new PgInventoryCache(pool, { chunkChars: 4096 });
+      const kept = inventory(30, "2026-12-01T10:00:00.000Z");
+      await cache.save(["team ledger"], kept);
+      const chunksBefore = (await chunkRows(pool)).length;
+
+      const broken = inventory(60, "2026-12-01T10:05:00.000Z");
+      // A lease that cannot be written, after several chunks have gone.
+      (broken.leases[50] as unknown as { toJSON: () => never }).toJSON = () => {
+        throw new Error("this lease cannot be written");
+      };
+      await expect(cache.save(["team ledger"], broken)).rejects.toThrow("this lease cannot be written");
+
+      expect((await chunkRows(pool)).length).toBe(chunksBefore);
+      expect((await cache.loadNewer(["team ledger"], null))?.inventory).toEqual(kept);
+    } finally {
+      await pool.end();
+    }
+  });
+});

@@ -1,0 +1,197 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { promisify } from "node:util";
+import { gunzip, gzip } from "node:zlib";
+import type pg from "pg";
+import type { Inventory } from "../../../../shared/domain/inventory.js";
+import { SCHEMA } from "./migrations.js";
+import { sourceSetKey } from "./pg-inventory-views.js";
+
+/**
+ * The last whole inventory in the store a team shares, one per set of sources, keys already taken out
+ * by the writer: what lease detail, plans and proofs need, so a machine with an empty data directory
+ * can answer them before its own first scan. Written as gzip-compressed chunks of about CHUNK_CHARS of
+ * JSON each, serialized a lease at a time, so a save holds a chunk or two of JSON in memory however
+ * large the inventory, and a chunk's insert is a short statement.
+ */
+
+/** About a megabyte of JSON per chunk: a few milliseconds to compress, some 140 kB to send. */
+export const CHUNK_CHARS = 1 << 20;
+/** Fast compression: the JSON repeats the same keys on every lease, so even level 1 shrinks it ~7×. */
+const GZIP_LEVEL = 1;
+/** Chunks asked for per statement when reading: some 5 MB compressed. */
+const CHUNKS_PER_READ = 32;
+
+const compress = promisify(gzip);
+const decompress = promisify(gunzip);
+
+export type CacheSaveOutcome = "saved" | "kept-newer";
+
+export interface SharedInventory {
+  inventory: Inventory;
+  /** Which machine's worker or CLI wrote it. */
+  savedBy: string;
+}
+
+export class PgInventoryCache {
+  readonly #pool: pg.Pool;
+  readonly #chunkChars: number;
+  readonly #savedBy: string;
+
+  constructor(pool: pg.Pool, options: { chunkChars?: number; savedBy?: string } = {}) {
+    this.#pool = pool;
+    this.#chunkChars = options.chunkChars ?? CHUNK_CHARS;
+    this.#savedBy = options.savedBy ?? hostname();
+  }
+
+  /**
+   * Keeps `inventory` (already redacted) as the one for these sources, unless the store holds one
+   * scanned later (by `generatedAt`; an equal one is replaced). All or nothing: a save that fails or
+   * stops half-way leaves the previous inventory as it was.
+   */
+  async save(sourceIds: readonly string[], inventory: Inventory): Promise<CacheSaveOutcome> {
+    const sourceSet = sourceSetKey(sourceIds);
+    const generation = randomUUID();
+    const client = await this.#pool.connect();
+    try {
+      await client.query("BEGIN");
+      const head = await client.query<{ generated_at: string }>(
+        `SELECT generated_at FROM ${SCHEMA}.inventory_caches WHERE source_set = $1`,
+        [sourceSet],
+      );
+      // Checked first, so an older scan sends nothing; checked again by the head's update below.
+      if (head.rows[0] !== undefined && head.rows[0].generated_at > inventory.generatedAt) {
+        await client.query("ROLLBACK");
+        return "kept-newer";
+      }
+      let seq = 0;
+      // The next chunk is compressed (on libuv's pool) while the last one is sent: at most two in memory.
+      let sending: Promise<unknown> = Promise.resolve();
+      for (const chunk of jsonChunks(inventory, this.#chunkChars)) {
+        const data = await compress(Buffer.from(chunk, "utf8"), { level: GZIP_LEVEL });
+        await sending;
+        sending = client.query(
+          `INSERT INTO ${SCHEMA}.inventory_cache_chunks (source_set, generation, seq, data)
+           VALUES ($1, $2, $3, $4)`,
+          [sourceSet, generation, seq, data],
+        );
+        // A failed insert is awaited (and thrown) on the next turn or after the last chunk.
+        sending.catch(() => undefined);
+        seq += 1;
+      }
+      await sending;
+      // Another machine's save of the same sources waits here for ours (the row lock) and is judged
+      // against what we wrote, so the later scan wins whichever commits first.
+      const switched = await client.query(
+        `INSERT INTO ${SCHEMA}.inventory_caches
+           (source_set, generated_at, saved_at, saved_by, generation, chunks, lease_count)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (source_set) DO UPDATE SET
+           generated_at = excluded.generated_at, saved_at = excluded.saved_at,
+           saved_by = excluded.saved_by, generation = excluded.generation,
+           chunks = excluded.chunks, lease_count = excluded.lease_count
+         WHERE ${SCHEMA}.inventory_caches.generated_at <= excluded.generated_at`,
+        [
+          sourceSet,
+          inventory.generatedAt,
+          new Date().toISOString(),
+          this.#savedBy,
+          generation,
+          seq,
+          inventory.leases.length,
+        ],
+      );
+      if (switched.rowCount === 0) {
+        await client.query("ROLLBACK");
+        return "kept-newer";
+      }
+      await client.query(
+        `DELETE FROM ${SCHEMA}.inventory_cache_chunks WHERE source_set = $1 AND generation <> $2`,
+        [sourceSet, generation],
+      );
+      await client.query("COMMIT");
+      return "saved";
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * The inventory kept for these sources when it was scanned after `than` (null: any), else null.
+   * Read in one snapshot, so a save committing meanwhile is either wholly seen or not at all.
+   */
+  async loadNewer(sourceIds: readonly string[], than: string | null): Promise<SharedInventory | null> {
+    const sourceSet = sourceSetKey(sourceIds);
+    const client = await this.#pool.connect();
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      const head = (
+        await client.query<{ generated_at: string; saved_by: string; generation: string; chunks: number }>(
+          `SELECT generated_at, saved_by, generation, chunks FROM ${SCHEMA}.inventory_caches
+           WHERE source_set = $1`,
+          [sourceSet],
+        )
+      ).rows[0];
+      let inventory: Inventory | null = null;
+      if (head !== undefined && (than === null || head.generated_at > than)) {
+        // A batch of chunks per statement, each inflated and parsed before the next is asked for: every
+        // statement stays short, and the compressed rows are never all held at once.
+        let read = 0;
+        for (let from = 0; from < head.chunks; from += CHUNKS_PER_READ) {
+          const rows = (
+            await client.query<{ data: Buffer }>(
+              `SELECT data FROM ${SCHEMA}.inventory_cache_chunks
+               WHERE source_set = $1 AND generation = $2 AND seq >= $3 AND seq < $4 ORDER BY seq`,
+              [sourceSet, head.generation, from, from + CHUNKS_PER_READ],
+            )
+          ).rows;
+          for (const row of rows)
+            inventory = withChunk(inventory, (await decompress(row.data)).toString("utf8"));
+          read += rows.length;
+        }
+        if (read !== head.chunks || inventory === null)
+          throw new Error("the shared store's inventory is incomplete; it was not loaded");
+      }
+      await client.query("COMMIT");
+      return inventory === null || head === undefined ? null : { inventory, savedBy: head.saved_by };
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+/**
+ * The inventory as chunks of JSON, each parsed on its own: the first is everything but the leases, each
+ * next one an array of about `size` characters of leases. Neither side ever holds the whole JSON as one
+ * string (hundreds of megabytes at 100,000 leases).
+ */
+export function* jsonChunks(inventory: Inventory, size: number): Generator<string> {
+  const { leases, ...rest } = inventory;
+  yield JSON.stringify({ ...rest, leases: [] });
+  let parts: string[] = [];
+  let length = 0;
+  for (const lease of leases) {
+    const piece = JSON.stringify(lease) ?? "null";
+    parts.push(piece);
+    length += piece.length;
+    if (length >= size) {
+      yield `[${parts.join(",")}]`;
+      parts = [];
+      length = 0;
+    }
+  }
+  if (parts.length > 0) yield `[${parts.join(",")}]`;
+}
+
+/** The inventory `jsonChunks` cut, one chunk further: the first chunk starts it, each next adds leases. */
+export function withChunk(inventory: Inventory | null, json: string): Inventory {
+  if (inventory === null) return JSON.parse(json) as Inventory;
+  for (const lease of JSON.parse(json) as Inventory["leases"]) inventory.leases.push(lease);
+  return inventory;
+}
