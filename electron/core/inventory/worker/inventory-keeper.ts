@@ -216,19 +216,50 @@ export class InventoryKeeper {
     const listings = scan.listings.slice(0, count);
     if (listings.length !== count || listings.includes(undefined as never))
       throw new Error("a credential's listing did not arrive");
-    const accepted = this.#accept(reconcile({ snapshots, listings, now, requests }), now, { save: true });
+    // No request is answered between here and the new inventory's acceptance (no turn passes), so the
+    // one held is let go first: it can be collected while the next is judged and encoded. Without a
+    // store to read it back from, it is kept for a judge that fails.
+    const previous = this.#inventory === null ? null : new WeakRef(this.#inventory);
+    const kept = this.#store === null ? this.#inventory : null;
+    this.#hold(null);
+    let accepted: Accepted;
+    try {
+      accepted = this.#accept(reconcile({ snapshots, listings, now, requests }), now, { save: true });
+    } catch (error) {
+      await this.#holdAgain(kept ?? previous?.deref() ?? null, previous !== null);
+      throw error;
+    }
     return { ...accepted, sourcesMs: await scan.sourcesMs };
   }
 
-  #accept(received: Inventory, now: Date, { save }: { save: boolean }): Accepted {
-    const inventory = this.#actedOn.apply(received, now);
+  #hold(inventory: Inventory | null): void {
     const byId = new Map<string, ClassifiedLease>();
-    for (const classified of inventory.leases) {
+    for (const classified of inventory?.leases ?? []) {
       byId.set(leaseKey(classified.sourceId, classified.lease.id), classified);
       if (!byId.has(classified.lease.id)) byId.set(classified.lease.id, classified);
     }
     this.#inventory = inventory;
     this.#byId = byId;
+  }
+
+  /**
+   * After a judge that failed: the inventory let go before it if it is still there, else the same one
+   * as it waits to be saved or as the store saved it.
+   */
+  async #holdAgain(inventory: Inventory | null, held: boolean): Promise<void> {
+    const unsaved = this.#pendingSave?.inventory;
+    if (inventory !== null || !held || this.#store === null || unsaved !== undefined) {
+      this.#hold(inventory ?? (unsaved === undefined ? null : this.#actedOn.apply(unsaved, new Date())));
+      return;
+    }
+    await this.#store.idle();
+    const stored = this.#store.loadLast();
+    if (this.#inventory === null && stored) this.#hold(this.#actedOn.apply(stored.inventory, new Date()));
+  }
+
+  #accept(received: Inventory, now: Date, { save }: { save: boolean }): Accepted {
+    const inventory = this.#actedOn.apply(received, now);
+    this.#hold(inventory);
     // Kept for the next start once main has the view; a newer scan replaces one still waiting.
     const view = this.#redactor.redactDeep(encodeInventory(inventory));
     if (save && !this.#closed && this.#store !== null) this.#pendingSave = { inventory: received, view };

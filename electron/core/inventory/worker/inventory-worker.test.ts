@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -75,6 +75,48 @@ describe("the inventory worker, started from source (tsx)", () => {
     await worker.close();
     await expect(worker.request({ type: "untracked" })).rejects.toThrow(/closed/);
   });
+});
+
+describe("a judge that fails", () => {
+  for (const kind of ["with a store", "without one"] as const) {
+    it(`keeps answering from the inventory it held (${kind})`, async () => {
+      dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-worker-"));
+      const main = kind === "with a store" ? openDatabase(dir) : null;
+      worker = new InventoryWorker({ dataDir: main === null ? null : dir }, () => undefined);
+      const inventory = makeInventoryFixture({ rows: 300, seed: 3 });
+      await worker.request<Accepted>({ type: "accept", inventory });
+      await worker.request({ type: "saved" });
+
+      const ledger = path.join(dir, "ledger.json");
+      await writeFile(ledger, JSON.stringify({ environments: [], leases: [] }));
+      const config = {
+        ...makeConfigLike(dir),
+        sources: [{ kind: "ledger" as const, id: "l", path: ledger }],
+      };
+      await worker.request({ type: "read-sources", scanId: 2, config, env: {} });
+      // A clock the rules cannot write down: judging fails after the held inventory was let go.
+      const judged = worker.request({
+        type: "judge",
+        scanId: 2,
+        listings: 0,
+        requests: 0,
+        now: "not a date",
+      });
+      await expect(judged).rejects.toMatchObject({ failure: { kind: "internal" } });
+
+      const wanted = inventory.leases[42]!;
+      const found = await worker.request<FoundLease>({
+        type: "find",
+        leaseId: wanted.lease.id,
+        sourceId: wanted.sourceId,
+      });
+      expect(found.lease).toEqual(wanted);
+      const held = await worker.request<{ leases: unknown[]; generatedAt: string }>({ type: "inventory" });
+      expect(held.leases).toHaveLength(300);
+      expect(held.generatedAt).toBe(inventory.generatedAt);
+      main?.close();
+    });
+  }
 });
 
 function makeConfigLike(dataDir: string) {
