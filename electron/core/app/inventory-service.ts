@@ -12,7 +12,7 @@ import type { LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
 import { CoreError } from "../errors/core-error.js";
 import type { EventHub } from "../handlers/events.js";
-import { listCredentialViews } from "../inventory/scan.js";
+import { listCredentialPages } from "../inventory/scan.js";
 import { InventoryWorker, InventoryWorkerError } from "../inventory/worker/inventory-worker-client.js";
 import type {
   Accepted,
@@ -61,8 +61,6 @@ export interface ScanTimings {
 }
 
 const MESSAGE_LIMIT = 240;
-/** Listed sandboxes per message to the worker: copying one such part takes a millisecond or two. */
-const SANDBOXES_PER_PART = 2000;
 /** View rows per message from the worker: reading one such part on main takes a few milliseconds. */
 const ROWS_PER_PART = 4000;
 
@@ -358,7 +356,7 @@ export class InventoryService {
 
   /**
    * The sources are read in the worker while main lists every credential; each listing is handed over
-   * as it arrives (in parts, a turn of the event loop between them), then the worker judges.
+   * a page at a time as CreateOS sends it, then the worker judges.
    */
   async #scanInWorker(context: ScanContext): Promise<Accepted> {
     const { config, secrets } = context;
@@ -374,22 +372,15 @@ export class InventoryService {
     const listingStartedAt = performance.now();
     const listings = await Promise.all(
       config.credentials.map(async (credential, at) => {
-        const entry = await listCredentialViews(
+        // Each page goes to the worker as it arrives (the worker reads it): main keeps no listing.
+        const entry = await listCredentialPages(
           config,
           secrets,
           credential,
+          (views) => handOver({ type: "listing-page", scanId, listing: at, views }),
           context.fetch ? { client: { fetch: context.fetch } } : {},
         );
-        // Parts of one listing are posted in order; the worker answers them in the order they arrive.
-        // The views are read in the worker; main only copies them over, a part at a time.
-        let from = 0;
-        do {
-          const views = entry.views.slice(from, from + SANDBOXES_PER_PART);
-          handOver({ type: "listing-part", scanId, listing: at, part: entry.listing, views });
-          from += SANDBOXES_PER_PART;
-          await nextTurn();
-        } while (from < entry.views.length);
-        // The views are the worker's now; main keeps only what the judging needs.
+        handOver({ type: "listing-done", scanId, listing: at, result: entry.listing });
         return { requests: entry.requests };
       }),
     );

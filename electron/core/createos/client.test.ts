@@ -80,6 +80,41 @@ describe("CreateosClient against the simulator", () => {
     expect(sim.stats().total).toBe(3);
   });
 
+  it("hands a listing over page by page, each page before the next one is asked for", async () => {
+    const recorder = recordingFetch();
+    const pages: { size: number; requestsSoFar: number }[] = [];
+    const listed = new Set<string>();
+    const done = await client(SECRET_KEY, { fetch: recorder.fetch }).forEachSandboxPage((views) => {
+      pages.push({ size: views.length, requestsSoFar: recorder.starts.length });
+      for (const view of views) listed.add((view as { id: string }).id);
+    });
+    expect(pages).toEqual([
+      { size: 500, requestsSoFar: 1 },
+      { size: 500, requestsSoFar: 2 },
+      { size: 200, requestsSoFar: 3 },
+    ]);
+    expect([...listed].sort()).toEqual(seeded.map((sandbox) => sandbox.id).sort());
+    expect(done).toEqual({ httpStatus: 200, requests: 3 });
+  });
+
+  it("throws when a page fails part-way, after handing over only the pages before it", async () => {
+    const handed: number[] = [];
+    const recorder = recordingFetch();
+    const failing: typeof fetch = (input, init) => {
+      // The third page meets a server that keeps failing, retries included.
+      if (new URL(String(input)).searchParams.get("offset") === "1000")
+        sim.setFaults([{ path: "^/v1/sandboxes$", status: 500 }]);
+      return recorder.fetch(input, init);
+    };
+    const error = await failureOf(
+      client(SECRET_KEY, { fetch: failing }).forEachSandboxPage((views) => handed.push(views.length)),
+    );
+    expect(error.code).toBe("server-error");
+    expect(handed).toEqual([500, 500]);
+    // Two pages, then the third tried three times (two retries).
+    expect(error.requests).toBe(5);
+  });
+
   it("lists an account's sandboxes only, with the fields a verdict reads", async () => {
     const list = await client(OTHER_KEY).listAllSandboxes();
     expect(

@@ -19,6 +19,9 @@ import {
 } from "./transport.js";
 import { readSandboxView, readSandboxViews } from "./views.js";
 
+/** The most sandboxes CreateOS sends in one list page (it clamps a larger `limit` to this). */
+const LIST_PAGE_SIZE = 500;
+
 export interface CreateosClientOptions {
   /** Any spelling the plugin accepts (`https://host`, `https://host/v1`); normalised to the origin. */
   apiUrl: string;
@@ -126,14 +129,47 @@ export class CreateosClient {
   }
 
   /**
-   * Every listed sandbox as CreateOS sent it, unread (`readSandboxViews` reads them): the inventory has
-   * them read in its worker, off the main thread.
+   * Every listed sandbox as CreateOS sent it, unread (`readSandboxViews` reads them), gathered into one
+   * array. A large listing is better taken page by page (`forEachSandboxPage`).
    */
   async listSandboxViews(options: CallOptions = {}): Promise<SandboxViews> {
-    const { value: handles, record } = await this.#call(CREATEOS_OPERATIONS.list, (sdk) =>
-      sdk.listSandboxes({ ...signalOf(options) }),
-    );
-    return { views: handles.map((handle) => handle.data as unknown), ...outcome(record) };
+    const views: unknown[] = [];
+    const done = await this.forEachSandboxPage((page) => {
+      for (const view of page) views.push(view);
+    }, options);
+    return { views, ...done };
+  }
+
+  /**
+   * Every listed sandbox as CreateOS sent it, unread, handed to `onPage` one page at a time as each
+   * arrives, so a caller can pass a page on (the inventory has its worker read them) and keep none of
+   * it. A listing that fails part-way throws after some pages were handed over: those are not the
+   * whole listing, and the caller must not take them for it.
+   */
+  async forEachSandboxPage(
+    onPage: (views: unknown[]) => void,
+    options: CallOptions = {},
+  ): Promise<CallOutcome> {
+    const { record } = await this.#call(CREATEOS_OPERATIONS.list, async (sdk, record) => {
+      let page: unknown[] = [];
+      // The SDK yields the sandboxes one by one: a full page is handed over at once, a shorter one when
+      // the next page's first sandbox shows that another request was made.
+      let pageRequest = -1;
+      for await (const handle of sdk.iterateSandboxes({ ...signalOf(options) })) {
+        if (page.length > 0 && record.requests !== pageRequest) {
+          onPage(page);
+          page = [];
+        }
+        pageRequest = record.requests;
+        page.push(handle.data as unknown);
+        if (page.length >= LIST_PAGE_SIZE) {
+          onPage(page);
+          page = [];
+        }
+      }
+      if (page.length > 0) onPage(page);
+    });
+    return outcome(record);
   }
 
   /** One sandbox. 404 throws `not-found`: the sandbox is purged *or another account's*; never proof of deletion. */
@@ -250,7 +286,7 @@ export class CreateosClient {
    */
   async #call<T>(
     operation: CreateosOperation,
-    run: (sdk: CreateosSandboxClient) => Promise<T>,
+    run: (sdk: CreateosSandboxClient, record: Readonly<CallRecord>) => Promise<T>,
   ): Promise<{ value: T; record: CallRecord }> {
     const record: CallRecord = { requests: 0, httpStatus: null, failure: null };
     const sdk = new CreateosSandboxClient({
@@ -269,7 +305,7 @@ export class CreateosClient {
       timeoutMs: 0,
     });
     try {
-      return { value: await run(sdk), record };
+      return { value: await run(sdk, record), record };
     } catch (error) {
       throw typedFailure(error, operation, record);
     }

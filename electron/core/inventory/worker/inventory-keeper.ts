@@ -8,6 +8,7 @@ import {
 import type {
   ClassifiedLease,
   Inventory,
+  ProviderSandbox,
   SandboxListing,
   SourceSnapshot,
 } from "../../../../shared/domain/inventory.js";
@@ -35,9 +36,10 @@ interface PendingScan {
   snapshots: Promise<SourceSnapshot[]>;
   /** How long reading every source took, once it has. */
   sourcesMs: Promise<number>;
+  /** Every listing that has ended, by its index. */
   listings: SandboxListing[];
-  /** Sandbox ids each listing has so far: a row repeated across pages is read once. */
-  seen: Set<string>[];
+  /** What each listing still under way has read so far. */
+  reading: Map<number, { sandboxes: ProviderSandbox[]; seen: Set<string> }>;
 }
 
 /**
@@ -106,8 +108,11 @@ export class InventoryKeeper {
         this.#sourceIds = request.config.sources.map((source) => source.id);
         this.#readSources(request);
         return null;
-      case "listing-part":
-        this.#addListingPart(request.scanId, request.listing, request.part, request.views);
+      case "listing-page":
+        this.#addListingPage(request.scanId, request.listing, request.views);
+        return null;
+      case "listing-done":
+        this.#endListing(request.scanId, request.listing, request.result);
         return null;
       case "judge":
         return this.#judge(request.scanId, request.listings, request.requests, new Date(request.now));
@@ -162,17 +167,30 @@ export class InventoryKeeper {
     const sourcesMs = snapshots.then(() => performance.now() - startedAt);
     // Judged later; until then a failure must not count as unhandled.
     sourcesMs.catch(() => undefined);
-    this.#scans.set(scanId, { snapshots, sourcesMs, listings: [], seen: [] });
+    this.#scans.set(scanId, { snapshots, sourcesMs, listings: [], reading: new Map() });
   }
 
-  #addListingPart(scanId: number, index: number, part: SandboxListing, views: readonly unknown[]): void {
+  #addListingPage(scanId: number, index: number, views: readonly unknown[]): void {
     const scan = this.#scans.get(scanId);
     if (scan === undefined) return;
-    scan.seen[index] ??= new Set();
-    scan.listings[index] ??= part;
-    const seen = scan.seen[index];
-    const listing = scan.listings[index];
-    if (listing.outcome.ok) listing.outcome.sandboxes.push(...readSandboxViews(views, seen).sandboxes);
+    let reading = scan.reading.get(index);
+    if (reading === undefined) {
+      // A row repeated across pages (the list shifted between two requests) is read once.
+      reading = { sandboxes: [], seen: new Set() };
+      scan.reading.set(index, reading);
+    }
+    for (const sandbox of readSandboxViews(views, reading.seen).sandboxes) reading.sandboxes.push(sandbox);
+  }
+
+  #endListing(scanId: number, index: number, result: SandboxListing): void {
+    const scan = this.#scans.get(scanId);
+    if (scan === undefined) return;
+    const read = scan.reading.get(index)?.sandboxes ?? [];
+    scan.reading.delete(index);
+    // A listing that failed part-way keeps its failure: the pages it had are not all its sandboxes.
+    scan.listings[index] = result.outcome.ok
+      ? { ...result, outcome: { ...result.outcome, sandboxes: read } }
+      : result;
   }
 
   async #judge(scanId: number, count: number, requests: number, now: Date): Promise<Accepted> {

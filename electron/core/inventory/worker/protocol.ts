@@ -65,10 +65,16 @@ export type WorkerRequest =
   | { type: "load-stored" }
   | ({ type: "read-sources" } & ScanSetup)
   /**
-   * Part of one credential's listing: the listing (its `sandboxes` empty) and some of its sandboxes as
-   * CreateOS sent them, which the worker reads. Parts of one listing arrive in order, before `judge`.
+   * One page of the `listing`th credential's listing, its sandboxes as CreateOS sent them, which the
+   * worker reads. Pages of one listing arrive in order, before its `listing-done`.
    */
-  | { type: "listing-part"; scanId: number; listing: number; part: SandboxListing; views: unknown[] }
+  | { type: "listing-page"; scanId: number; listing: number; views: unknown[] }
+  /**
+   * The `listing`th credential's listing has ended: `result` (its `sandboxes` empty) says how. Only an
+   * `ok` result makes the pages received its sandboxes; after a failure they are dropped, never judged
+   * as a whole listing. Every listing ends before `judge`.
+   */
+  | { type: "listing-done"; scanId: number; listing: number; result: SandboxListing }
   | { type: "judge"; scanId: number; listings: number; requests: number; now: string }
   | { type: "accept"; inventory: Inventory }
   | { type: "acted-on"; origin: string; sandboxId: string; mark: LeasekeeperAction; now: string }
