@@ -16,6 +16,7 @@ import {
   DEFAULT_TIMEOUT_MS,
   pacedFetch,
   type RetryPolicy,
+  type TransportOptions,
 } from "./transport.js";
 import { readSandboxView, readSandboxViews } from "./views.js";
 
@@ -150,25 +151,29 @@ export class CreateosClient {
     onPage: (views: unknown[]) => void,
     options: CallOptions = {},
   ): Promise<CallOutcome> {
-    const { record } = await this.#call(CREATEOS_OPERATIONS.list, async (sdk, record) => {
-      let page: unknown[] = [];
-      // The SDK yields the sandboxes one by one: a full page is handed over at once, a shorter one when
-      // the next page's first sandbox shows that another request was made.
-      let pageRequest = -1;
-      for await (const handle of sdk.iterateSandboxes({ ...signalOf(options) })) {
-        if (page.length > 0 && record.requests !== pageRequest) {
-          onPage(page);
-          page = [];
+    const { record } = await this.#call(
+      CREATEOS_OPERATIONS.list,
+      { bodyOnItsOwnTurn: true },
+      async (sdk, record) => {
+        let page: unknown[] = [];
+        // The SDK yields the sandboxes one by one: a full page is handed over at once, a shorter one when
+        // the next page's first sandbox shows that another request was made.
+        let pageRequest = -1;
+        for await (const handle of sdk.iterateSandboxes({ ...signalOf(options) })) {
+          if (page.length > 0 && record.requests !== pageRequest) {
+            onPage(page);
+            page = [];
+          }
+          pageRequest = record.requests;
+          page.push(handle.data as unknown);
+          if (page.length >= LIST_PAGE_SIZE) {
+            onPage(page);
+            page = [];
+          }
         }
-        pageRequest = record.requests;
-        page.push(handle.data as unknown);
-        if (page.length >= LIST_PAGE_SIZE) {
-          onPage(page);
-          page = [];
-        }
-      }
-      if (page.length > 0) onPage(page);
-    });
+        if (page.length > 0) onPage(page);
+      },
+    );
     return outcome(record);
   }
 
@@ -176,7 +181,7 @@ export class CreateosClient {
   async getSandbox(id: string, options: CallOptions = {}): Promise<SandboxLookup> {
     const operation = CREATEOS_OPERATIONS.get;
     assertSandboxId(id, operation);
-    const { value: handle, record } = await this.#call(operation, (sdk) =>
+    const { value: handle, record } = await this.#call(operation, {}, (sdk) =>
       sdk.getSandbox(id, { ...signalOf(options) }),
     );
     const sandbox = readSandboxView(handle.data);
@@ -191,7 +196,7 @@ export class CreateosClient {
     const operation = CREATEOS_OPERATIONS.delete;
     assertSandboxId(id, operation);
     try {
-      const { value, record } = await this.#call(operation, (sdk) =>
+      const { value, record } = await this.#call(operation, {}, (sdk) =>
         sdk.http.request<unknown>("DELETE", `/v1/sandboxes/${encodeURIComponent(id)}`, signalOf(options)),
       );
       const sandboxStatus = statusOf(value);
@@ -212,7 +217,7 @@ export class CreateosClient {
   async pauseSandbox(id: string, options: CallOptions = {}): Promise<PauseResult> {
     const operation = CREATEOS_OPERATIONS.pause;
     assertSandboxId(id, operation);
-    const { value, record } = await this.#call(operation, (sdk) =>
+    const { value, record } = await this.#call(operation, {}, (sdk) =>
       sdk.http.request<unknown>("POST", `/v1/sandboxes/${encodeURIComponent(id)}/pause`, signalOf(options)),
     );
     return {
@@ -226,7 +231,7 @@ export class CreateosClient {
   async resumeSandbox(id: string, options: CallOptions = {}): Promise<ResumeResult> {
     const operation = CREATEOS_OPERATIONS.resume;
     assertSandboxId(id, operation);
-    const { value, record } = await this.#call(operation, (sdk) =>
+    const { value, record } = await this.#call(operation, {}, (sdk) =>
       sdk.http.request<unknown>("POST", `/v1/sandboxes/${encodeURIComponent(id)}/resume`, signalOf(options)),
     );
     return {
@@ -249,7 +254,7 @@ export class CreateosClient {
   ): Promise<ExecResult> {
     const operation = CREATEOS_OPERATIONS.exec;
     assertSandboxId(id, operation);
-    const { value, record } = await this.#call(operation, (sdk) =>
+    const { value, record } = await this.#call(operation, {}, (sdk) =>
       sdk.http.request<unknown>("POST", `/v1/sandboxes/${encodeURIComponent(id)}/exec`, {
         ...signalOf(options),
         body: { cmd, args: [...args] },
@@ -265,7 +270,7 @@ export class CreateosClient {
   /** GET /v1/whoami: the cheapest authenticated call, for checking a key. */
   async whoami(options: CallOptions = {}): Promise<WhoamiResult> {
     const operation = CREATEOS_OPERATIONS.whoami;
-    const { value, record } = await this.#call(operation, (sdk) => sdk.whoami({ ...signalOf(options) }));
+    const { value, record } = await this.#call(operation, {}, (sdk) => sdk.whoami({ ...signalOf(options) }));
     if (typeof value?.user_id !== "string") {
       throw new CreateosError("invalid-response", operation, record.httpStatus, record.requests);
     }
@@ -286,6 +291,7 @@ export class CreateosClient {
    */
   async #call<T>(
     operation: CreateosOperation,
+    transport: Pick<TransportOptions, "bodyOnItsOwnTurn">,
     run: (sdk: CreateosSandboxClient, record: Readonly<CallRecord>) => Promise<T>,
   ): Promise<{ value: T; record: CallRecord }> {
     const record: CallRecord = { requests: 0, httpStatus: null, failure: null };
@@ -299,6 +305,7 @@ export class CreateosClient {
         retry: this.#retry,
         fetch: this.#fetch,
         record,
+        ...transport,
       }),
       // The transport owns retries and timeouts; the SDK's would run outside the pacer.
       retry: false,
