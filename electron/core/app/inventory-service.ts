@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { MessageChannel, type Transferable } from "node:worker_threads";
 import {
   emptyLeaseColumns,
   type InventoryView,
@@ -14,6 +15,7 @@ import { CoreError } from "../errors/core-error.js";
 import type { EventHub } from "../handlers/events.js";
 import { listCredentialPages } from "../inventory/scan.js";
 import { InventoryWorker, InventoryWorkerError } from "../inventory/worker/inventory-worker-client.js";
+import { ListPageReader } from "../inventory/worker/list-page-reader-client.js";
 import type {
   Accepted,
   FoundLease,
@@ -74,6 +76,7 @@ const ROWS_PER_PART = 4000;
 export class InventoryService {
   readonly #options: InventoryServiceOptions;
   readonly #worker: InventoryWorker;
+  readonly #pageReader = new ListPageReader();
   #summary: InventorySummary | null = null;
   #view: InventoryView | null = null;
   /** The whole inventory, fetched from the worker only when an action or a proof needs it. */
@@ -322,6 +325,7 @@ export class InventoryService {
     this.stopAutoRefresh();
     await this.#running?.catch(() => undefined);
     await this.#worker.close();
+    await this.#pageReader.close();
   }
 
   #now(): Date {
@@ -355,35 +359,48 @@ export class InventoryService {
   }
 
   /**
-   * The sources are read in the worker while main lists every credential; each listing is handed over
-   * a page at a time as CreateOS sends it, then the worker judges.
+   * The sources are read in the worker while main lists every credential; each page of a listing goes,
+   * as the bytes CreateOS sent, to the list-page reader, which parses it and passes it on to the worker
+   * while main asks for the next; then the worker judges.
    */
   async #scanInWorker(context: ScanContext): Promise<Accepted> {
     const { config, secrets } = context;
     const scanId = ++this.#scanIds;
     const handedOver: Promise<unknown>[] = [];
     // Awaited together once every listing is in; until then a failure must not count as unhandled.
-    const handOver = (request: WorkerRequest) => {
-      const answered = this.#ask(request);
+    const handOver = (request: WorkerRequest, transfer?: readonly Transferable[]) => {
+      const answered = this.#worker.request(request, transfer);
       answered.catch(() => undefined);
       handedOver.push(answered);
     };
     handOver({ type: "read-sources", scanId, config, env: sourceEnv(context) });
+    // Pages go from the list-page reader to the worker on a channel of this scan's own.
+    const pages = new MessageChannel();
+    handOver({ type: "listing-pages-from", scanId, port: pages.port1 }, [pages.port1]);
+    await this.#pageReader.request({ type: "scan", scanId, port: pages.port2 });
     const listingStartedAt = performance.now();
     const listings = await Promise.all(
       config.credentials.map(async (credential, at) => {
-        // Each page goes to the worker as it arrives (the worker reads it): main keeps no listing.
+        // Each page's bytes go to the reader as they arrive, unread: main neither parses nor keeps one.
+        let handed = 0;
         const entry = await listCredentialPages(
           config,
           secrets,
           credential,
-          (views) => handOver({ type: "listing-page", scanId, listing: at, views }),
+          (client, call) =>
+            client.forEachSandboxPageBody(async (body) => {
+              const page = await this.#pageReader.read(scanId, at, body);
+              if (page !== null) handed += 1;
+              return page;
+            }, call),
           context.fetch ? { client: { fetch: context.fetch } } : {},
         );
-        handOver({ type: "listing-done", scanId, listing: at, result: entry.listing });
+        handOver({ type: "listing-done", scanId, listing: at, result: entry.listing, pages: handed });
         return { requests: entry.requests };
       }),
-    );
+    ).finally(() => {
+      this.#pageReader.request({ type: "scan-done", scanId }).catch(() => undefined);
+    });
     const listingMs = performance.now() - listingStartedAt;
     await Promise.all(handedOver);
     const judged = await this.#ask<Accepted>({

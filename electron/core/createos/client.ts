@@ -10,6 +10,7 @@ import { isValidSandboxId } from "../../../shared/domain/sandbox-id.js";
 import { CoreError } from "../errors/core-error.js";
 import { API_KEY_MESSAGES, checkApiKey } from "./api-key.js";
 import { CREATEOS_OPERATIONS, CreateosError, type CreateosOperation, kindForStatus } from "./errors.js";
+import { hasNextPage } from "./list-page.js";
 import {
   type CallRecord,
   DEFAULT_RETRY,
@@ -22,6 +23,7 @@ import { readSandboxView, readSandboxViews } from "./views.js";
 
 /** The most sandboxes CreateOS sends in one list page (it clamps a larger `limit` to this). */
 const LIST_PAGE_SIZE = 500;
+const SANDBOXES_PATH = "/v1/sandboxes";
 
 export interface CreateosClientOptions {
   /** Any spelling the plugin accepts (`https://host`, `https://host/v1`); normalised to the origin. */
@@ -174,6 +176,34 @@ export class CreateosClient {
         if (page.length > 0) onPage(page);
       },
     );
+    return outcome(record);
+  }
+
+  /**
+   * Every listed sandbox, each page's body handed to `readPage` unread, as the bytes CreateOS sent: a
+   * host has another thread read them (parse, check, keep), which answers how many views the page held
+   * and the listing's total for the paging. A body `readPage` cannot read (null) fails the listing as
+   * `invalid-response`; as with `forEachSandboxPage`, the pages read before a failure are not a listing.
+   */
+  async forEachSandboxPageBody(
+    readPage: (body: ArrayBuffer) => Promise<{ count: number; total: number | null } | null>,
+    options: CallOptions = {},
+  ): Promise<CallOutcome> {
+    const operation = CREATEOS_OPERATIONS.list;
+    const { record } = await this.#call(operation, {}, async (sdk, record) => {
+      for (let offset = 0; ; ) {
+        const response = await sdk.http.requestRaw("GET", SANDBOXES_PATH, {
+          ...signalOf(options),
+          query: { limit: LIST_PAGE_SIZE, offset },
+        });
+        if (!response.ok) await sdk.http.throwForResponse(response, "GET", SANDBOXES_PATH);
+        const page = await readPage(await response.arrayBuffer());
+        if (page === null)
+          throw new CreateosError("invalid-response", operation, record.httpStatus, record.requests);
+        if (!hasNextPage(offset, page.count, page.total)) return;
+        offset += page.count;
+      }
+    });
     return outcome(record);
   }
 

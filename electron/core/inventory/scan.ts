@@ -8,6 +8,7 @@ import { reconcile } from "../../../shared/domain/reconcile.js";
 import { type OpenClientOptions, openCreateosClient } from "../config/credentials.js";
 import type { CredentialConfig, LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
+import type { CallOptions, CallOutcome, CreateosClient } from "../createos/client.js";
 import { isCreateosError, unknownReasonFor } from "../createos/errors.js";
 import { readSandboxViews } from "../createos/views.js";
 import type { LeaseSource } from "../leases/source.js";
@@ -106,9 +107,10 @@ export async function listCredential(
     config,
     secrets,
     credential,
-    (views) => {
-      for (const sandbox of readSandboxViews(views, seen).sandboxes) sandboxes.push(sandbox);
-    },
+    (client, call) =>
+      client.forEachSandboxPage((views) => {
+        for (const sandbox of readSandboxViews(views, seen).sandboxes) sandboxes.push(sandbox);
+      }, call),
     options,
   );
   if (!listing.outcome.ok) return { listing, requests };
@@ -116,16 +118,17 @@ export async function listCredential(
 }
 
 /**
- * One credential's listing, its sandboxes handed to `onPage` a page at a time as CreateOS sent them
- * (unread) and the listing's own `sandboxes` left empty: a host lists on main, paced, and passes each
- * page to its inventory worker to read, so main never holds a whole listing. Only an `ok` outcome makes
- * the pages handed over a whole listing; after any other, they are a part of one and must be dropped.
+ * One credential's listing walked page by page by `walk` (the client's `forEachSandboxPage`, or its
+ * `forEachSandboxPageBody` when another thread reads the pages), the listing's own `sandboxes` left
+ * empty: a host lists on main, paced, and passes each page on to be read elsewhere, so main never holds
+ * a whole listing. Only an `ok` outcome makes the pages walked a whole listing; after any other they
+ * are a part of one and must be dropped.
  */
 export async function listCredentialPages(
   config: LeasekeeperConfig,
   secrets: SecretStore,
   credential: CredentialConfig,
-  onPage: (views: unknown[]) => void,
+  walk: (client: CreateosClient, call: CallOptions) => Promise<CallOutcome>,
   options: { signal?: AbortSignal | undefined; client?: OpenClientOptions | undefined } = {},
 ): Promise<CredentialListing> {
   const base = { origin: credential.origin, credential: credential.name };
@@ -133,10 +136,7 @@ export async function listCredentialPages(
   if (!opened.ok)
     return { listing: { ...base, outcome: { ok: false, reason: "no-credential" } }, requests: 0 };
   try {
-    const list = await opened.client.forEachSandboxPage(
-      onPage,
-      options.signal ? { signal: options.signal } : {},
-    );
+    const list = await walk(opened.client, options.signal ? { signal: options.signal } : {});
     return {
       listing: { ...base, outcome: { ok: true, sandboxes: [], observedAt: new Date().toISOString() } },
       requests: list.requests,

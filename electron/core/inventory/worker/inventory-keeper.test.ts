@@ -45,6 +45,7 @@ describe("the inventory keeper's listings, received a page at a time", () => {
       scanId: 1,
       listing: 0,
       result: ended(ORIGIN, "main", { ok: true, sandboxes: [], observedAt: NOW }),
+      pages: 2,
     });
 
     const inventory = await judged(keeper, 1, 1);
@@ -71,12 +72,14 @@ describe("the inventory keeper's listings, received a page at a time", () => {
       scanId: 7,
       listing: 0,
       result: ended(ORIGIN, "main", { ok: true, sandboxes: [], observedAt: NOW }),
+      pages: 1,
     });
     await keeper.handle({
       type: "listing-done",
       scanId: 7,
       listing: 1,
       result: ended(OTHER_ORIGIN, "legacy", { ok: false, reason: "server-error", httpStatus: 500 }),
+      pages: 2,
     });
 
     const inventory = await judged(keeper, 7, 2);
@@ -98,12 +101,29 @@ describe("the inventory keeper's listings, received a page at a time", () => {
     );
   });
 
-  it("refuses to judge while a listing has not ended", async () => {
+  it("judges once every page of an ended listing is in, pages that come after the listing's end included", async () => {
     const keeper = new InventoryKeeper(null, new SecretRedactor(), () => undefined);
     await keeper.handle({ type: "read-sources", scanId: 3, config, env: {} });
     await keeper.handle({ type: "listing-page", scanId: 3, listing: 0, views: [view("sb-1")] });
-    await expect(
-      keeper.handle({ type: "judge", scanId: 3, listings: 1, requests: 0, now: NOW }),
-    ).rejects.toThrow(/did not arrive/);
+    // The end comes from main, the pages from the list-page reader: the end may overtake a page.
+    await keeper.handle({
+      type: "listing-done",
+      scanId: 3,
+      listing: 0,
+      result: ended(ORIGIN, "main", { ok: true, sandboxes: [], observedAt: NOW }),
+      pages: 2,
+    });
+    let judgedYet = false;
+    const judging = keeper
+      .handle({ type: "judge", scanId: 3, listings: 1, requests: 2, now: NOW })
+      .then(() => {
+        judgedYet = true;
+      });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(judgedYet).toBe(false);
+    await keeper.handle({ type: "listing-page", scanId: 3, listing: 0, views: [view("sb-2")] });
+    await judging;
+    const inventory = (await keeper.handle({ type: "inventory" })) as Inventory;
+    expect(inventory.untracked.map((sandbox) => sandbox.sandbox.id).sort()).toEqual(["sb-1", "sb-2"]);
   });
 });

@@ -36,10 +36,20 @@ interface PendingScan {
   snapshots: Promise<SourceSnapshot[]>;
   /** How long reading every source took, once it has. */
   sourcesMs: Promise<number>;
-  /** Every listing that has ended, by its index. */
+  /** Every listing that has ended with all its pages in, by its index. */
   listings: SandboxListing[];
-  /** What each listing still under way has read so far. */
-  reading: Map<number, { sandboxes: ProviderSandbox[]; seen: Set<string> }>;
+  /** What each listing still under way has read so far, and how it ended once main says so. */
+  reading: Map<number, ListingUnderWay>;
+  /** Set by `judge`: how many listings it waits for, and what to call once they are all in. */
+  awaited: { count: number; allIn: () => void } | null;
+}
+
+interface ListingUnderWay {
+  sandboxes: ProviderSandbox[];
+  /** A row repeated across pages (the list shifted between two requests) is read once. */
+  seen: Set<string>;
+  pages: number;
+  ended: { result: SandboxListing; pages: number } | null;
 }
 
 /**
@@ -112,7 +122,10 @@ export class InventoryKeeper {
         this.#addListingPage(request.scanId, request.listing, request.views);
         return null;
       case "listing-done":
-        this.#endListing(request.scanId, request.listing, request.result);
+        this.#endListing(request.scanId, request.listing, request.result, request.pages);
+        return null;
+      case "listing-pages-from":
+        // The thread's entry feeds what arrives on the port to `handle`; nothing to keep here.
         return null;
       case "judge":
         return this.#judge(request.scanId, request.listings, request.requests, new Date(request.now));
@@ -167,40 +180,65 @@ export class InventoryKeeper {
     const sourcesMs = snapshots.then(() => performance.now() - startedAt);
     // Judged later; until then a failure must not count as unhandled.
     sourcesMs.catch(() => undefined);
-    this.#scans.set(scanId, { snapshots, sourcesMs, listings: [], reading: new Map() });
+    this.#scans.set(scanId, { snapshots, sourcesMs, listings: [], reading: new Map(), awaited: null });
+  }
+
+  #underWay(scan: PendingScan, index: number): ListingUnderWay {
+    let reading = scan.reading.get(index);
+    if (reading === undefined) {
+      reading = { sandboxes: [], seen: new Set(), pages: 0, ended: null };
+      scan.reading.set(index, reading);
+    }
+    return reading;
   }
 
   #addListingPage(scanId: number, index: number, views: readonly unknown[]): void {
     const scan = this.#scans.get(scanId);
     if (scan === undefined) return;
-    let reading = scan.reading.get(index);
-    if (reading === undefined) {
-      // A row repeated across pages (the list shifted between two requests) is read once.
-      reading = { sandboxes: [], seen: new Set() };
-      scan.reading.set(index, reading);
-    }
+    const reading = this.#underWay(scan, index);
     for (const sandbox of readSandboxViews(views, reading.seen).sandboxes) reading.sandboxes.push(sandbox);
+    reading.pages += 1;
+    this.#settle(scan, index);
   }
 
-  #endListing(scanId: number, index: number, result: SandboxListing): void {
+  #endListing(scanId: number, index: number, result: SandboxListing, pages: number): void {
     const scan = this.#scans.get(scanId);
     if (scan === undefined) return;
-    const read = scan.reading.get(index)?.sandboxes ?? [];
+    this.#underWay(scan, index).ended = { result, pages };
+    this.#settle(scan, index);
+  }
+
+  /** A listing that has ended and has all its pages in becomes one of the scan's listings. */
+  #settle(scan: PendingScan, index: number): void {
+    const reading = scan.reading.get(index);
+    if (reading?.ended == null || reading.pages < reading.ended.pages) return;
     scan.reading.delete(index);
+    const { result } = reading.ended;
     // A listing that failed part-way keeps its failure: the pages it had are not all its sandboxes.
     scan.listings[index] = result.outcome.ok
-      ? { ...result, outcome: { ...result.outcome, sandboxes: read } }
+      ? { ...result, outcome: { ...result.outcome, sandboxes: reading.sandboxes } }
       : result;
+    this.#checkAllIn(scan);
+  }
+
+  #checkAllIn(scan: PendingScan): void {
+    const awaited = scan.awaited;
+    if (awaited === null) return;
+    for (let index = 0; index < awaited.count; index++) if (scan.listings[index] === undefined) return;
+    awaited.allIn();
   }
 
   async #judge(scanId: number, count: number, requests: number, now: Date): Promise<Accepted> {
     const scan = this.#scans.get(scanId);
-    this.#scans.delete(scanId);
     if (scan === undefined) throw new Error("no scan with that id was started");
+    // Every listing main said had ended, with all its pages: some may still be on their way.
+    await new Promise<void>((allIn) => {
+      scan.awaited = { count, allIn };
+      this.#checkAllIn(scan);
+    });
+    this.#scans.delete(scanId);
     const snapshots = await scan.snapshots;
     const listings = scan.listings.slice(0, count);
-    if (listings.length !== count || listings.includes(undefined as never))
-      throw new Error("a credential's listing did not arrive");
     const accepted = this.#accept(reconcile({ snapshots, listings, now, requests }), now, { save: true });
     return { ...accepted, sourcesMs: await scan.sourcesMs };
   }
