@@ -117,6 +117,8 @@ export class InventoryService {
    * read on main, while the worker loads the inventory itself (then its own view replaces the stored one).
    */
   loadStored(): Promise<void> {
+    // Both threads start now, while the stored inventory is shown, rather than on the first scan.
+    this.#pageReader.start();
     let view: InventoryView | null = null;
     try {
       view = this.#options.storedView?.() ?? null;

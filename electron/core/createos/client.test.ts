@@ -5,6 +5,7 @@ import { type Simulator, startSimulator } from "../../../simulator/index.js";
 import { OTHER_KEY, recordingFetch, SECRET_KEY, sandboxes } from "../../../test/fixtures/leasekeeper.js";
 import { CreateosClient } from "./client.js";
 import { CreateosError } from "./errors.js";
+import { readListPage } from "./list-page.js";
 import { configureOrigin, originStats } from "./pacer.js";
 
 const FAST = 6000; // requests per minute for tests that are not about pacing: 10 ms apart
@@ -113,6 +114,35 @@ describe("CreateosClient against the simulator", () => {
     expect(handed).toEqual([500, 500]);
     // Two pages, then the third tried three times (two retries).
     expect(error.requests).toBe(5);
+  });
+
+  it("hands each page over as the bytes CreateOS sent, paging by what the reader counted", async () => {
+    const bodies: number[] = [];
+    const listed: string[] = [];
+    const done = await client().forEachSandboxPageBody(async (body) => {
+      bodies.push(body.byteLength);
+      const page = readListPage(new TextDecoder().decode(body));
+      if (page === null) return null;
+      for (const view of page.views) listed.push((view as { id: string }).id);
+      return { count: page.views.length, total: page.total };
+    });
+    expect(bodies).toHaveLength(3);
+    expect(bodies.every((bytes) => bytes > 0)).toBe(true);
+    expect(listed.sort()).toEqual(seeded.map((sandbox) => sandbox.id).sort());
+    expect(done).toEqual({ httpStatus: 200, requests: 3 });
+    expect(sim.stats().byRoute["GET /v1/sandboxes"]).toEqual({ "200": 3 });
+  });
+
+  it("fails a listing whose page the reader cannot read as invalid-response, and a refused key as unauthorized", async () => {
+    const unreadable = await failureOf(client().forEachSandboxPageBody(async () => null));
+    expect(unreadable.code).toBe("invalid-response");
+    expect(unreadable.requests).toBe(1);
+    expectClean(unreadable);
+    const refused = await failureOf(
+      client("lk_test_WRONG_0000").forEachSandboxPageBody(async () => ({ count: 0, total: 0 })),
+    );
+    expect(refused.code).toBe("unauthorized");
+    expect(refused.httpStatus).toBe(401);
   });
 
   it("lists an account's sandboxes only, with the fields a verdict reads", async () => {

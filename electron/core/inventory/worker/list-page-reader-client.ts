@@ -16,6 +16,11 @@ export class ListPageReader {
   #thread: Worker | null = null;
   #nextId = 1;
 
+  /** Starts the thread ahead of the first scan, so that its start is not on the scan's path. */
+  start(): void {
+    this.#started();
+  }
+
   /** Hands a page's bytes over (moved, not copied: `body` is empty afterwards). */
   read(scanId: number, listing: number, body: ArrayBuffer): Promise<PageReaderAnswer["value"]> {
     return this.#request({ type: "page", scanId, listing, body }, [body]);
