@@ -117,7 +117,7 @@ export class InventoryService {
    * read on main, while the worker loads the inventory itself (then its own view replaces the stored one).
    */
   loadStored(): Promise<void> {
-    // Both threads start now, while the stored inventory is shown, rather than on the first scan.
+    // The list-page reader starts now (the worker with the request below), not on the first scan.
     this.#pageReader.start();
     let view: InventoryView | null = null;
     try {
