@@ -98,6 +98,28 @@ describe("CreateosClient against the simulator", () => {
     expect(done).toEqual({ httpStatus: 200, requests: 3 });
   });
 
+  it("reads list pages one per turn of the event loop, however many listings run at once", async () => {
+    // Counts the loop's turns: an immediate queued from an immediate runs on the next turn.
+    let turn = 0;
+    let counting = true;
+    const count = () => {
+      turn += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const turns: number[] = [];
+    await Promise.all(
+      [SECRET_KEY, SECRET_KEY, SECRET_KEY].map((key) =>
+        client(key).forEachSandboxPage(() => {
+          turns.push(turn);
+        }),
+      ),
+    );
+    counting = false;
+    expect(turns).toHaveLength(9);
+    expect(new Set(turns).size).toBe(turns.length);
+  });
+
   it("throws when a page fails part-way, after handing over only the pages before it", async () => {
     const handed: number[] = [];
     const recorder = recordingFetch();
