@@ -9,8 +9,9 @@ import { defineConfig } from "vite";
  *   vite build -c vite.electron.config.ts --mode start     → dist-electron/start.mjs (npm start, bundled)
  * The preload runs sandboxed, where only `require("electron")` works: it must be one CommonJS file.
  * Main keeps every npm dependency external (better-sqlite3 is native; the rest load from node_modules).
- * The inventory worker is a second entry of the main and start builds, written beside them as
- * inventory-worker.js, where electron/core/inventory/worker/inventory-worker-client.ts looks for it.
+ * The inventory worker and the list-page reader are further entries of the main and start builds,
+ * written beside them as inventory-worker.js and list-page-reader.js, where
+ * electron/core/inventory/worker/thread-entry.ts looks for them.
  */
 const root = fileURLToPath(new URL(".", import.meta.url));
 const outDir = fileURLToPath(new URL("./dist-electron", import.meta.url));
@@ -39,6 +40,7 @@ export default defineConfig(({ mode }) => {
   }
   const entry = mode === "start" ? "./scripts/start-main.ts" : "./electron/main.ts";
   const worker = "./electron/core/inventory/worker/inventory-worker.ts";
+  const pageReader = "./electron/core/inventory/worker/list-page-reader.ts";
   return {
     root,
     publicDir: false,
@@ -54,6 +56,7 @@ export default defineConfig(({ mode }) => {
         input: {
           [mode === "start" ? "start" : "main"]: fileURLToPath(new URL(entry, import.meta.url)),
           "inventory-worker": fileURLToPath(new URL(worker, import.meta.url)),
+          "list-page-reader": fileURLToPath(new URL(pageReader, import.meta.url)),
         },
         external: ["electron", "vite", ...nodeBuiltins],
         output: {
@@ -61,8 +64,8 @@ export default defineConfig(({ mode }) => {
           // Shared code stays beside the entries: the worker client finds the worker relative to itself.
           chunkFileNames: "[name]-[hash].js",
           entryFileNames: (chunk) =>
-            chunk.name === "inventory-worker"
-              ? "inventory-worker.js"
+            chunk.name === "inventory-worker" || chunk.name === "list-page-reader"
+              ? `${chunk.name}.js`
               : mode === "start"
                 ? "start.mjs"
                 : "main.js",

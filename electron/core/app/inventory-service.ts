@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { MessageChannel, type Transferable } from "node:worker_threads";
 import {
   emptyLeaseColumns,
   type InventoryView,
@@ -12,8 +13,9 @@ import type { LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
 import { CoreError } from "../errors/core-error.js";
 import type { EventHub } from "../handlers/events.js";
-import { listCredentialViews } from "../inventory/scan.js";
+import { listCredentialPages } from "../inventory/scan.js";
 import { InventoryWorker, InventoryWorkerError } from "../inventory/worker/inventory-worker-client.js";
+import { ListPageReader } from "../inventory/worker/list-page-reader-client.js";
 import type {
   Accepted,
   FoundLease,
@@ -61,8 +63,6 @@ export interface ScanTimings {
 }
 
 const MESSAGE_LIMIT = 240;
-/** Listed sandboxes per message to the worker: copying one such part takes a millisecond or two. */
-const SANDBOXES_PER_PART = 2000;
 /** View rows per message from the worker: reading one such part on main takes a few milliseconds. */
 const ROWS_PER_PART = 4000;
 
@@ -76,6 +76,7 @@ const ROWS_PER_PART = 4000;
 export class InventoryService {
   readonly #options: InventoryServiceOptions;
   readonly #worker: InventoryWorker;
+  readonly #pageReader = new ListPageReader();
   #summary: InventorySummary | null = null;
   #view: InventoryView | null = null;
   /** The whole inventory, fetched from the worker only when an action or a proof needs it. */
@@ -117,6 +118,8 @@ export class InventoryService {
    * read on main, while the worker loads the inventory itself (then its own view replaces the stored one).
    */
   loadStored(): Promise<void> {
+    // The list-page reader starts now (the worker with the request below), not on the first scan.
+    this.#pageReader.start();
     let view: InventoryView | null = null;
     try {
       view = this.#options.storedView?.() ?? null;
@@ -340,6 +343,7 @@ export class InventoryService {
     this.stopAutoRefresh();
     await this.#running?.catch(() => undefined);
     await this.#worker.close();
+    await this.#pageReader.close();
   }
 
   #now(): Date {
@@ -373,42 +377,48 @@ export class InventoryService {
   }
 
   /**
-   * The sources are read in the worker while main lists every credential; each listing is handed over
-   * as it arrives (in parts, a turn of the event loop between them), then the worker judges.
+   * The sources are read in the worker while main lists every credential; each page of a listing goes,
+   * as the bytes CreateOS sent, to the list-page reader, which parses it and passes it on to the worker
+   * while main asks for the next; then the worker judges.
    */
   async #scanInWorker(context: ScanContext): Promise<Accepted> {
     const { config, secrets } = context;
     const scanId = ++this.#scanIds;
     const handedOver: Promise<unknown>[] = [];
     // Awaited together once every listing is in; until then a failure must not count as unhandled.
-    const handOver = (request: WorkerRequest) => {
-      const answered = this.#ask(request);
+    const handOver = (request: WorkerRequest, transfer?: readonly Transferable[]) => {
+      const answered = this.#worker.request(request, transfer);
       answered.catch(() => undefined);
       handedOver.push(answered);
     };
     handOver({ type: "read-sources", scanId, config, env: sourceEnv(context) });
+    // Pages go from the list-page reader to the worker on a channel of this scan's own.
+    const pages = new MessageChannel();
+    handOver({ type: "listing-pages-from", scanId, port: pages.port1 }, [pages.port1]);
+    await this.#pageReader.request({ type: "scan", scanId, port: pages.port2 });
     const listingStartedAt = performance.now();
     const listings = await Promise.all(
       config.credentials.map(async (credential, at) => {
-        const entry = await listCredentialViews(
+        // Each page's bytes go to the reader as they arrive, unread: main neither parses nor keeps one.
+        let handed = 0;
+        const entry = await listCredentialPages(
           config,
           secrets,
           credential,
+          (client, call) =>
+            client.forEachSandboxPageBody(async (body) => {
+              const page = await this.#pageReader.read(scanId, at, body);
+              if (page !== null) handed += 1;
+              return page;
+            }, call),
           context.fetch ? { client: { fetch: context.fetch } } : {},
         );
-        // Parts of one listing are posted in order; the worker answers them in the order they arrive.
-        // The views are read in the worker; main only copies them over, a part at a time.
-        let from = 0;
-        do {
-          const views = entry.views.slice(from, from + SANDBOXES_PER_PART);
-          handOver({ type: "listing-part", scanId, listing: at, part: entry.listing, views });
-          from += SANDBOXES_PER_PART;
-          await nextTurn();
-        } while (from < entry.views.length);
-        // The views are the worker's now; main keeps only what the judging needs.
+        handOver({ type: "listing-done", scanId, listing: at, result: entry.listing, pages: handed });
         return { requests: entry.requests };
       }),
-    );
+    ).finally(() => {
+      this.#pageReader.request({ type: "scan-done", scanId }).catch(() => undefined);
+    });
     const listingMs = performance.now() - listingStartedAt;
     await Promise.all(handedOver);
     const judged = await this.#ask<Accepted>({
@@ -428,8 +438,7 @@ export class InventoryService {
 
   /** The accepted view with its lease columns, fetched in parts with a turn of the event loop between. */
   async #receive(accepted: Accepted): Promise<InventoryView | null> {
-    const leases = emptyLeaseColumns();
-    const columns = leases as Record<(typeof LEASE_COLUMNS)[number], unknown[]>;
+    const parts: LeaseColumns[] = [];
     for (let from = 0; from < accepted.summary.leaseCount; from += ROWS_PER_PART) {
       const part = await this.#ask<LeaseColumns | null>({
         type: "view-part",
@@ -438,10 +447,15 @@ export class InventoryService {
         to: from + ROWS_PER_PART,
       });
       if (part === null) return null;
-      for (const name of LEASE_COLUMNS) {
-        const column = columns[name];
-        for (const value of part[name]) column.push(value);
-      }
+      parts.push(part);
+      await nextTurn();
+    }
+    // Joined once per column at its full length: pushed a value at a time, each column regrew and was
+    // copied as it did, and at 100,000 rows the garbage made main's longest pauses.
+    const leases = emptyLeaseColumns();
+    const columns = leases as Record<(typeof LEASE_COLUMNS)[number], unknown[]>;
+    for (const name of LEASE_COLUMNS) {
+      columns[name] = ([] as unknown[]).concat(...parts.map((part) => part[name]));
       await nextTurn();
     }
     return { ...accepted.view, leases };

@@ -5,6 +5,7 @@ import { type Simulator, startSimulator } from "../../../simulator/index.js";
 import { OTHER_KEY, recordingFetch, SECRET_KEY, sandboxes } from "../../../test/fixtures/leasekeeper.js";
 import { CreateosClient } from "./client.js";
 import { CreateosError } from "./errors.js";
+import { readListPage } from "./list-page.js";
 import { configureOrigin, originStats } from "./pacer.js";
 
 const FAST = 6000; // requests per minute for tests that are not about pacing: 10 ms apart
@@ -78,6 +79,92 @@ describe("CreateosClient against the simulator", () => {
     expect(list.httpStatus).toBe(200);
     expect(sim.stats().byRoute["GET /v1/sandboxes"]).toEqual({ "200": 3 });
     expect(sim.stats().total).toBe(3);
+  });
+
+  it("hands a listing over page by page, each page before the next one is asked for", async () => {
+    const recorder = recordingFetch();
+    const pages: { size: number; requestsSoFar: number }[] = [];
+    const listed = new Set<string>();
+    const done = await client(SECRET_KEY, { fetch: recorder.fetch }).forEachSandboxPage((views) => {
+      pages.push({ size: views.length, requestsSoFar: recorder.starts.length });
+      for (const view of views) listed.add((view as { id: string }).id);
+    });
+    expect(pages).toEqual([
+      { size: 500, requestsSoFar: 1 },
+      { size: 500, requestsSoFar: 2 },
+      { size: 200, requestsSoFar: 3 },
+    ]);
+    expect([...listed].sort()).toEqual(seeded.map((sandbox) => sandbox.id).sort());
+    expect(done).toEqual({ httpStatus: 200, requests: 3 });
+  });
+
+  it("reads list pages one per turn of the event loop, however many listings run at once", async () => {
+    // Counts the loop's turns: an immediate queued from an immediate runs on the next turn.
+    let turn = 0;
+    let counting = true;
+    const count = () => {
+      turn += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const turns: number[] = [];
+    await Promise.all(
+      [SECRET_KEY, SECRET_KEY, SECRET_KEY].map((key) =>
+        client(key).forEachSandboxPage(() => {
+          turns.push(turn);
+        }),
+      ),
+    );
+    counting = false;
+    expect(turns).toHaveLength(9);
+    expect(new Set(turns).size).toBe(turns.length);
+  });
+
+  it("throws when a page fails part-way, after handing over only the pages before it", async () => {
+    const handed: number[] = [];
+    const recorder = recordingFetch();
+    const failing: typeof fetch = (input, init) => {
+      // The third page meets a server that keeps failing, retries included.
+      if (new URL(String(input)).searchParams.get("offset") === "1000")
+        sim.setFaults([{ path: "^/v1/sandboxes$", status: 500 }]);
+      return recorder.fetch(input, init);
+    };
+    const error = await failureOf(
+      client(SECRET_KEY, { fetch: failing }).forEachSandboxPage((views) => handed.push(views.length)),
+    );
+    expect(error.code).toBe("server-error");
+    expect(handed).toEqual([500, 500]);
+    // Two pages, then the third tried three times (two retries).
+    expect(error.requests).toBe(5);
+  });
+
+  it("hands each page over as the bytes CreateOS sent, paging by what the reader counted", async () => {
+    const bodies: number[] = [];
+    const listed: string[] = [];
+    const done = await client().forEachSandboxPageBody(async (body) => {
+      bodies.push(body.byteLength);
+      const page = readListPage(new TextDecoder().decode(body));
+      if (page === null) return null;
+      for (const view of page.views) listed.push((view as { id: string }).id);
+      return { count: page.views.length, total: page.total };
+    });
+    expect(bodies).toHaveLength(3);
+    expect(bodies.every((bytes) => bytes > 0)).toBe(true);
+    expect(listed.sort()).toEqual(seeded.map((sandbox) => sandbox.id).sort());
+    expect(done).toEqual({ httpStatus: 200, requests: 3 });
+    expect(sim.stats().byRoute["GET /v1/sandboxes"]).toEqual({ "200": 3 });
+  });
+
+  it("fails a listing whose page the reader cannot read as invalid-response, and a refused key as unauthorized", async () => {
+    const unreadable = await failureOf(client().forEachSandboxPageBody(async () => null));
+    expect(unreadable.code).toBe("invalid-response");
+    expect(unreadable.requests).toBe(1);
+    expectClean(unreadable);
+    const refused = await failureOf(
+      client("lk_test_WRONG_0000").forEachSandboxPageBody(async () => ({ count: 0, total: 0 })),
+    );
+    expect(refused.code).toBe("unauthorized");
+    expect(refused.httpStatus).toBe(401);
   });
 
   it("lists an account's sandboxes only, with the fields a verdict reads", async () => {

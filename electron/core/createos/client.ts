@@ -10,14 +10,20 @@ import { isValidSandboxId } from "../../../shared/domain/sandbox-id.js";
 import { CoreError } from "../errors/core-error.js";
 import { API_KEY_MESSAGES, checkApiKey } from "./api-key.js";
 import { CREATEOS_OPERATIONS, CreateosError, type CreateosOperation, kindForStatus } from "./errors.js";
+import { hasNextPage } from "./list-page.js";
 import {
   type CallRecord,
   DEFAULT_RETRY,
   DEFAULT_TIMEOUT_MS,
   pacedFetch,
   type RetryPolicy,
+  type TransportOptions,
 } from "./transport.js";
 import { readSandboxView, readSandboxViews } from "./views.js";
+
+/** The most sandboxes CreateOS sends in one list page (it clamps a larger `limit` to this). */
+const LIST_PAGE_SIZE = 500;
+const SANDBOXES_PATH = "/v1/sandboxes";
 
 export interface CreateosClientOptions {
   /** Any spelling the plugin accepts (`https://host`, `https://host/v1`); normalised to the origin. */
@@ -126,21 +132,86 @@ export class CreateosClient {
   }
 
   /**
-   * Every listed sandbox as CreateOS sent it, unread (`readSandboxViews` reads them): the inventory has
-   * them read in its worker, off the main thread.
+   * Every listed sandbox as CreateOS sent it, unread (`readSandboxViews` reads them), gathered into one
+   * array. A large listing is better taken page by page (`forEachSandboxPage`).
    */
   async listSandboxViews(options: CallOptions = {}): Promise<SandboxViews> {
-    const { value: handles, record } = await this.#call(CREATEOS_OPERATIONS.list, (sdk) =>
-      sdk.listSandboxes({ ...signalOf(options) }),
+    const views: unknown[] = [];
+    const done = await this.forEachSandboxPage((page) => {
+      for (const view of page) views.push(view);
+    }, options);
+    return { views, ...done };
+  }
+
+  /**
+   * Every listed sandbox as CreateOS sent it, unread, handed to `onPage` one page at a time as each
+   * arrives, so a caller can pass a page on (the inventory has its worker read them) and keep none of
+   * it. A listing that fails part-way throws after some pages were handed over: those are not the
+   * whole listing, and the caller must not take them for it.
+   */
+  async forEachSandboxPage(
+    onPage: (views: unknown[]) => void,
+    options: CallOptions = {},
+  ): Promise<CallOutcome> {
+    const { record } = await this.#call(
+      CREATEOS_OPERATIONS.list,
+      { bodyOnItsOwnTurn: true },
+      async (sdk, record) => {
+        let page: unknown[] = [];
+        // The SDK yields the sandboxes one by one: a full page is handed over at once, a shorter one when
+        // the next page's first sandbox shows that another request was made.
+        let pageRequest = -1;
+        for await (const handle of sdk.iterateSandboxes({ ...signalOf(options) })) {
+          if (page.length > 0 && record.requests !== pageRequest) {
+            onPage(page);
+            page = [];
+          }
+          pageRequest = record.requests;
+          page.push(handle.data as unknown);
+          if (page.length >= LIST_PAGE_SIZE) {
+            onPage(page);
+            page = [];
+          }
+        }
+        if (page.length > 0) onPage(page);
+      },
     );
-    return { views: handles.map((handle) => handle.data as unknown), ...outcome(record) };
+    return outcome(record);
+  }
+
+  /**
+   * Every listed sandbox, each page's body handed to `readPage` unread, as the bytes CreateOS sent: a
+   * host has another thread read them (parse, check, keep), which answers how many views the page held
+   * and the listing's total for the paging. A body `readPage` cannot read (null) fails the listing as
+   * `invalid-response`; as with `forEachSandboxPage`, the pages read before a failure are not a listing.
+   */
+  async forEachSandboxPageBody(
+    readPage: (body: ArrayBuffer) => Promise<{ count: number; total: number | null } | null>,
+    options: CallOptions = {},
+  ): Promise<CallOutcome> {
+    const operation = CREATEOS_OPERATIONS.list;
+    const { record } = await this.#call(operation, {}, async (sdk, record) => {
+      for (let offset = 0; ; ) {
+        const response = await sdk.http.requestRaw("GET", SANDBOXES_PATH, {
+          ...signalOf(options),
+          query: { limit: LIST_PAGE_SIZE, offset },
+        });
+        if (!response.ok) await sdk.http.throwForResponse(response, "GET", SANDBOXES_PATH);
+        const page = await readPage(await response.arrayBuffer());
+        if (page === null)
+          throw new CreateosError("invalid-response", operation, record.httpStatus, record.requests);
+        if (!hasNextPage(offset, page.count, page.total)) return;
+        offset += page.count;
+      }
+    });
+    return outcome(record);
   }
 
   /** One sandbox. 404 throws `not-found`: the sandbox is purged *or another account's*; never proof of deletion. */
   async getSandbox(id: string, options: CallOptions = {}): Promise<SandboxLookup> {
     const operation = CREATEOS_OPERATIONS.get;
     assertSandboxId(id, operation);
-    const { value: handle, record } = await this.#call(operation, (sdk) =>
+    const { value: handle, record } = await this.#call(operation, {}, (sdk) =>
       sdk.getSandbox(id, { ...signalOf(options) }),
     );
     const sandbox = readSandboxView(handle.data);
@@ -155,7 +226,7 @@ export class CreateosClient {
     const operation = CREATEOS_OPERATIONS.delete;
     assertSandboxId(id, operation);
     try {
-      const { value, record } = await this.#call(operation, (sdk) =>
+      const { value, record } = await this.#call(operation, {}, (sdk) =>
         sdk.http.request<unknown>("DELETE", `/v1/sandboxes/${encodeURIComponent(id)}`, signalOf(options)),
       );
       const sandboxStatus = statusOf(value);
@@ -176,7 +247,7 @@ export class CreateosClient {
   async pauseSandbox(id: string, options: CallOptions = {}): Promise<PauseResult> {
     const operation = CREATEOS_OPERATIONS.pause;
     assertSandboxId(id, operation);
-    const { value, record } = await this.#call(operation, (sdk) =>
+    const { value, record } = await this.#call(operation, {}, (sdk) =>
       sdk.http.request<unknown>("POST", `/v1/sandboxes/${encodeURIComponent(id)}/pause`, signalOf(options)),
     );
     return {
@@ -190,7 +261,7 @@ export class CreateosClient {
   async resumeSandbox(id: string, options: CallOptions = {}): Promise<ResumeResult> {
     const operation = CREATEOS_OPERATIONS.resume;
     assertSandboxId(id, operation);
-    const { value, record } = await this.#call(operation, (sdk) =>
+    const { value, record } = await this.#call(operation, {}, (sdk) =>
       sdk.http.request<unknown>("POST", `/v1/sandboxes/${encodeURIComponent(id)}/resume`, signalOf(options)),
     );
     return {
@@ -213,7 +284,7 @@ export class CreateosClient {
   ): Promise<ExecResult> {
     const operation = CREATEOS_OPERATIONS.exec;
     assertSandboxId(id, operation);
-    const { value, record } = await this.#call(operation, (sdk) =>
+    const { value, record } = await this.#call(operation, {}, (sdk) =>
       sdk.http.request<unknown>("POST", `/v1/sandboxes/${encodeURIComponent(id)}/exec`, {
         ...signalOf(options),
         body: { cmd, args: [...args] },
@@ -229,7 +300,7 @@ export class CreateosClient {
   /** GET /v1/whoami: the cheapest authenticated call, for checking a key. */
   async whoami(options: CallOptions = {}): Promise<WhoamiResult> {
     const operation = CREATEOS_OPERATIONS.whoami;
-    const { value, record } = await this.#call(operation, (sdk) => sdk.whoami({ ...signalOf(options) }));
+    const { value, record } = await this.#call(operation, {}, (sdk) => sdk.whoami({ ...signalOf(options) }));
     if (typeof value?.user_id !== "string") {
       throw new CreateosError("invalid-response", operation, record.httpStatus, record.requests);
     }
@@ -250,7 +321,8 @@ export class CreateosClient {
    */
   async #call<T>(
     operation: CreateosOperation,
-    run: (sdk: CreateosSandboxClient) => Promise<T>,
+    transport: Pick<TransportOptions, "bodyOnItsOwnTurn">,
+    run: (sdk: CreateosSandboxClient, record: Readonly<CallRecord>) => Promise<T>,
   ): Promise<{ value: T; record: CallRecord }> {
     const record: CallRecord = { requests: 0, httpStatus: null, failure: null };
     const sdk = new CreateosSandboxClient({
@@ -263,13 +335,14 @@ export class CreateosClient {
         retry: this.#retry,
         fetch: this.#fetch,
         record,
+        ...transport,
       }),
       // The transport owns retries and timeouts; the SDK's would run outside the pacer.
       retry: false,
       timeoutMs: 0,
     });
     try {
-      return { value: await run(sdk), record };
+      return { value: await run(sdk, record), record };
     } catch (error) {
       throw typedFailure(error, operation, record);
     }

@@ -46,6 +46,13 @@ export interface TransportOptions {
   /** The real fetch underneath (globalThis.fetch unless a test or host injects another). */
   fetch: typeof fetch;
   record: CallRecord;
+  /**
+   * A successful answer's body is read here and handed on only on a turn of the event loop of its own,
+   * one such body per turn for the whole process: a caller that parses large bodies (list pages) then
+   * parses one per turn, and the loop runs timers and answers IPC between them however many arrive at
+   * once.
+   */
+  bodyOnItsOwnTurn?: boolean;
 }
 
 /** Methods whose repeat cannot do anything twice: the only ones retried after a 5xx or a lost connection. */
@@ -114,7 +121,23 @@ export function pacedFetch(options: TransportOptions): typeof fetch {
         await sleep(Math.min(waitMs, retry.maxRetryAfterMs), callerSignal);
         continue;
       }
-      return response;
+      if (!options.bodyOnItsOwnTurn || !response.ok) return response;
+      let body: ArrayBuffer;
+      try {
+        body = await response.arrayBuffer();
+      } catch {
+        if (callerSignal?.aborted) throw callerSignal.reason;
+        if (timeout.signal.aborted) throw fail(new CreateosError("timeout", operation, response.status));
+        throw fail(new CreateosError("network", operation, response.status));
+      } finally {
+        clearTimeout(timer);
+      }
+      await bodyTurn();
+      return new Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
     }
   };
 
@@ -122,6 +145,23 @@ export function pacedFetch(options: TransportOptions): typeof fetch {
     record.failure = error;
     return error;
   }
+}
+
+/** Bodies waiting for their turn, for the whole process; the first in line is let go on each turn. */
+const waitingForTurn: (() => void)[] = [];
+
+function bodyTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    waitingForTurn.push(resolve);
+    if (waitingForTurn.length === 1) setImmediate(letNextGo);
+  });
+}
+
+function letNextGo(): void {
+  waitingForTurn.shift()?.();
+  // Queued from inside an immediate, the next release runs on the loop's next turn, after its timers
+  // and I/O: whatever the released body's reader does (a parse, a hand-over) has this turn to itself.
+  if (waitingForTurn.length > 0) setImmediate(letNextGo);
 }
 
 /** Retry-After as delta-seconds or an HTTP date, in ms; undefined when absent or unreadable. */

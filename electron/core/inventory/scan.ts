@@ -1,8 +1,14 @@
-import type { Inventory, SandboxListing, SourceSnapshot } from "../../../shared/domain/inventory.js";
+import type {
+  Inventory,
+  ProviderSandbox,
+  SandboxListing,
+  SourceSnapshot,
+} from "../../../shared/domain/inventory.js";
 import { reconcile } from "../../../shared/domain/reconcile.js";
 import { type OpenClientOptions, openCreateosClient } from "../config/credentials.js";
 import type { CredentialConfig, LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
+import type { CallOptions, CallOutcome, CreateosClient } from "../createos/client.js";
 import { isCreateosError, unknownReasonFor } from "../createos/errors.js";
 import { readSandboxViews } from "../createos/views.js";
 import type { LeaseSource } from "../leases/source.js";
@@ -95,43 +101,50 @@ export async function listCredential(
   credential: CredentialConfig,
   options: { signal?: AbortSignal | undefined; client?: OpenClientOptions | undefined } = {},
 ): Promise<CredentialListing> {
-  const { listing, views, requests } = await listCredentialViews(config, secrets, credential, options);
+  const sandboxes: ProviderSandbox[] = [];
+  const seen = new Set<string>();
+  const { listing, requests } = await listCredentialPages(
+    config,
+    secrets,
+    credential,
+    (client, call) =>
+      client.forEachSandboxPage((views) => {
+        for (const sandbox of readSandboxViews(views, seen).sandboxes) sandboxes.push(sandbox);
+      }, call),
+    options,
+  );
   if (!listing.outcome.ok) return { listing, requests };
-  const { sandboxes } = readSandboxViews(views);
   return { listing: { ...listing, outcome: { ...listing.outcome, sandboxes } }, requests };
 }
 
-/** A credential's listing with its sandboxes still as CreateOS sent them (`views`), for the worker to read. */
-export interface CredentialViews extends CredentialListing {
-  views: unknown[];
-}
-
 /**
- * One credential's listing, its views left unread (the listing's own `sandboxes` empty): a host lists on
- * main, paced, and has its inventory worker read the views (`readSandboxViews`), thousands of schema
- * checks that would otherwise run on main in one piece.
+ * One credential's listing walked page by page by `walk` (the client's `forEachSandboxPage`, or its
+ * `forEachSandboxPageBody` when another thread reads the pages), the listing's own `sandboxes` left
+ * empty: a host lists on main, paced, and passes each page on to be read elsewhere, so main never holds
+ * a whole listing. Only an `ok` outcome makes the pages walked a whole listing; after any other they
+ * are a part of one and must be dropped.
  */
-export async function listCredentialViews(
+export async function listCredentialPages(
   config: LeasekeeperConfig,
   secrets: SecretStore,
   credential: CredentialConfig,
+  walk: (client: CreateosClient, call: CallOptions) => Promise<CallOutcome>,
   options: { signal?: AbortSignal | undefined; client?: OpenClientOptions | undefined } = {},
-): Promise<CredentialViews> {
+): Promise<CredentialListing> {
   const base = { origin: credential.origin, credential: credential.name };
   const opened = await openCreateosClient(config, secrets, credential, options.client);
   if (!opened.ok)
-    return { listing: { ...base, outcome: { ok: false, reason: "no-credential" } }, views: [], requests: 0 };
+    return { listing: { ...base, outcome: { ok: false, reason: "no-credential" } }, requests: 0 };
   try {
-    const list = await opened.client.listSandboxViews(options.signal ? { signal: options.signal } : {});
+    const list = await walk(opened.client, options.signal ? { signal: options.signal } : {});
     return {
       listing: { ...base, outcome: { ok: true, sandboxes: [], observedAt: new Date().toISOString() } },
-      views: list.views,
       requests: list.requests,
     };
   } catch (error) {
     if (!isCreateosError(error)) throw error;
     const outcome: SandboxListing["outcome"] = { ok: false, reason: unknownReasonFor(error.code) };
     if (error.httpStatus !== null) outcome.httpStatus = error.httpStatus;
-    return { listing: { ...base, outcome }, views: [], requests: error.requests };
+    return { listing: { ...base, outcome }, requests: error.requests };
   }
 }

@@ -8,6 +8,7 @@ import {
 import type {
   ClassifiedLease,
   Inventory,
+  ProviderSandbox,
   SandboxListing,
   SourceSnapshot,
 } from "../../../../shared/domain/inventory.js";
@@ -35,9 +36,20 @@ interface PendingScan {
   snapshots: Promise<SourceSnapshot[]>;
   /** How long reading every source took, once it has. */
   sourcesMs: Promise<number>;
+  /** Every listing that has ended with all its pages in, by its index. */
   listings: SandboxListing[];
-  /** Sandbox ids each listing has so far: a row repeated across pages is read once. */
-  seen: Set<string>[];
+  /** What each listing still under way has read so far, and how it ended once main says so. */
+  reading: Map<number, ListingUnderWay>;
+  /** Set by `judge`: how many listings it waits for, and what to call once they are all in. */
+  awaited: { count: number; allIn: () => void } | null;
+}
+
+interface ListingUnderWay {
+  sandboxes: ProviderSandbox[];
+  /** A row repeated across pages (the list shifted between two requests) is read once. */
+  seen: Set<string>;
+  pages: number;
+  ended: { result: SandboxListing; pages: number } | null;
 }
 
 /**
@@ -115,8 +127,14 @@ export class InventoryKeeper {
         this.#sourceIds = request.config.sources.map((source) => source.id);
         this.#readSources(request);
         return null;
-      case "listing-part":
-        this.#addListingPart(request.scanId, request.listing, request.part, request.views);
+      case "listing-page":
+        this.#addListingPage(request.scanId, request.listing, request.views);
+        return null;
+      case "listing-done":
+        this.#endListing(request.scanId, request.listing, request.result, request.pages);
+        return null;
+      case "listing-pages-from":
+        // The thread's entry feeds what arrives on the port to `handle`; nothing to keep here.
         return null;
       case "judge":
         return this.#judge(request.scanId, request.listings, request.requests, new Date(request.now));
@@ -195,27 +213,65 @@ export class InventoryKeeper {
     const sourcesMs = snapshots.then(() => performance.now() - startedAt);
     // Judged later; until then a failure must not count as unhandled.
     sourcesMs.catch(() => undefined);
-    this.#scans.set(scanId, { snapshots, sourcesMs, listings: [], seen: [] });
+    this.#scans.set(scanId, { snapshots, sourcesMs, listings: [], reading: new Map(), awaited: null });
   }
 
-  #addListingPart(scanId: number, index: number, part: SandboxListing, views: readonly unknown[]): void {
+  #underWay(scan: PendingScan, index: number): ListingUnderWay {
+    let reading = scan.reading.get(index);
+    if (reading === undefined) {
+      reading = { sandboxes: [], seen: new Set(), pages: 0, ended: null };
+      scan.reading.set(index, reading);
+    }
+    return reading;
+  }
+
+  #addListingPage(scanId: number, index: number, views: readonly unknown[]): void {
     const scan = this.#scans.get(scanId);
     if (scan === undefined) return;
-    scan.seen[index] ??= new Set();
-    scan.listings[index] ??= part;
-    const seen = scan.seen[index];
-    const listing = scan.listings[index];
-    if (listing.outcome.ok) listing.outcome.sandboxes.push(...readSandboxViews(views, seen).sandboxes);
+    const reading = this.#underWay(scan, index);
+    for (const sandbox of readSandboxViews(views, reading.seen).sandboxes) reading.sandboxes.push(sandbox);
+    reading.pages += 1;
+    this.#settle(scan, index);
+  }
+
+  #endListing(scanId: number, index: number, result: SandboxListing, pages: number): void {
+    const scan = this.#scans.get(scanId);
+    if (scan === undefined) return;
+    this.#underWay(scan, index).ended = { result, pages };
+    this.#settle(scan, index);
+  }
+
+  /** A listing that has ended and has all its pages in becomes one of the scan's listings. */
+  #settle(scan: PendingScan, index: number): void {
+    const reading = scan.reading.get(index);
+    if (reading?.ended == null || reading.pages < reading.ended.pages) return;
+    scan.reading.delete(index);
+    const { result } = reading.ended;
+    // A listing that failed part-way keeps its failure: the pages it had are not all its sandboxes.
+    scan.listings[index] = result.outcome.ok
+      ? { ...result, outcome: { ...result.outcome, sandboxes: reading.sandboxes } }
+      : result;
+    this.#checkAllIn(scan);
+  }
+
+  #checkAllIn(scan: PendingScan): void {
+    const awaited = scan.awaited;
+    if (awaited === null) return;
+    for (let index = 0; index < awaited.count; index++) if (scan.listings[index] === undefined) return;
+    awaited.allIn();
   }
 
   async #judge(scanId: number, count: number, requests: number, now: Date): Promise<Accepted> {
     const scan = this.#scans.get(scanId);
-    this.#scans.delete(scanId);
     if (scan === undefined) throw new Error("no scan with that id was started");
+    // Every listing main said had ended, with all its pages: some may still be on their way.
+    await new Promise<void>((allIn) => {
+      scan.awaited = { count, allIn };
+      this.#checkAllIn(scan);
+    });
+    this.#scans.delete(scanId);
     const snapshots = await scan.snapshots;
     const listings = scan.listings.slice(0, count);
-    if (listings.length !== count || listings.includes(undefined as never))
-      throw new Error("a credential's listing did not arrive");
     // No request is answered between here and the new inventory's acceptance (no turn passes), so the
     // one held is let go first: it can be collected while the next is judged and encoded. Without a
     // store to read it back from, it is kept for a judge that fails.

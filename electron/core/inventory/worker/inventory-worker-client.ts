@@ -1,5 +1,6 @@
-import { Worker } from "node:worker_threads";
+import type { Transferable, Worker } from "node:worker_threads";
 import type { WorkerFailure, WorkerMessage, WorkerRequest, WorkerSetup } from "./protocol.js";
+import { startThread } from "./thread-entry.js";
 
 /** A request the worker could not answer; `failure.kind` says whether a source or the config was at fault. */
 export class InventoryWorkerError extends Error {
@@ -36,7 +37,7 @@ export class InventoryWorker {
     this.#onUnasked = onUnasked;
   }
 
-  request<T>(request: WorkerRequest, transfer?: readonly ArrayBuffer[]): Promise<T> {
+  request<T>(request: WorkerRequest, transfer?: readonly Transferable[]): Promise<T> {
     if (this.#closing) return Promise.reject(new Error("the inventory worker is closed"));
     const worker = this.#thread();
     const id = this.#nextId++;
@@ -63,11 +64,7 @@ export class InventoryWorker {
 
   #thread(): Worker {
     if (this.#worker !== null) return this.#worker;
-    const entry = workerEntry();
-    const worker =
-      entry.kind === "built"
-        ? new Worker(entry.url, { workerData: this.#setup })
-        : new Worker(entry.bootstrap, { eval: true, workerData: this.#setup });
+    const worker = startThread("inventory-worker", { workerData: this.#setup });
     // An idle thread does not keep a host alive by itself: the host's own server or window does.
     worker.unref();
     worker.on("message", (message: WorkerMessage) => {
@@ -100,21 +97,4 @@ export class InventoryWorker {
     this.#worker = worker;
     return worker;
   }
-}
-
-/**
- * Where the worker's code is. In the Electron bundle it is `inventory-worker.js` beside `main.js`, a
- * second entry of the same build (vite.electron.config.ts). Run from source (tsx: `npm run serve`, the
- * CLI, the tests) it is the TypeScript file beside this one; a worker does not inherit its parent's
- * loader hooks, so a two-line bootstrap registers tsx in the thread before importing it.
- */
-function workerEntry(): { kind: "built"; url: URL } | { kind: "source"; bootstrap: string } {
-  const here = import.meta.url;
-  if (!here.endsWith(".ts")) return { kind: "built", url: new URL("./inventory-worker.js", here) };
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const entry = new URL("./inventory-worker.ts", here).href;
-  return {
-    kind: "source",
-    bootstrap: `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`,
-  };
 }

@@ -81,6 +81,17 @@ const keeper = new InventoryKeeper(
 );
 
 port.on("message", (message: { id: number; request: WorkerRequest }) => {
+  if (message.request.type === "listing-pages-from") {
+    // A scan's pages, straight from the list-page reader: handled like main's requests, never answered.
+    const pages = message.request.port;
+    // Held open by the reader's end, not by this thread (which ends when main closes it).
+    pages.unref();
+    pages.on("message", (request: WorkerRequest) => {
+      keeper
+        .handle(request)
+        .catch((error: unknown) => post({ id: null, ok: false, failure: failureOf(error) }));
+    });
+  }
   keeper.handle(message.request).then(
     async (value) => {
       if (message.request.type === "close") {

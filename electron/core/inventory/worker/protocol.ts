@@ -1,3 +1,4 @@
+import type { MessagePort } from "node:worker_threads";
 import type { InventoryView } from "../../../../shared/contract.js";
 import type {
   ClassifiedLease,
@@ -66,10 +67,19 @@ export type WorkerRequest =
   | { type: "load-stored" }
   | ({ type: "read-sources" } & ScanSetup)
   /**
-   * Part of one credential's listing: the listing (its `sandboxes` empty) and some of its sandboxes as
-   * CreateOS sent them, which the worker reads. Parts of one listing arrive in order, before `judge`.
+   * One page of the `listing`th credential's listing, its sandboxes as CreateOS sent them, which the
+   * worker reads. Pages of one listing arrive in order, before its `listing-done`.
    */
-  | { type: "listing-part"; scanId: number; listing: number; part: SandboxListing; views: unknown[] }
+  | { type: "listing-page"; scanId: number; listing: number; views: unknown[] }
+  /**
+   * The `listing`th credential's listing has ended: `result` (its `sandboxes` empty) says how, after
+   * `pages` pages. Only an `ok` result makes those pages its sandboxes; after a failure they are
+   * dropped, never judged as a whole listing. Pages may come on another port (from the list-page
+   * reader) and so after this message: the listing is whole once all `pages` are in.
+   */
+  | { type: "listing-done"; scanId: number; listing: number; result: SandboxListing; pages: number }
+  /** The port on which the list-page reader sends this scan's pages (`listing-page` requests). */
+  | { type: "listing-pages-from"; scanId: number; port: MessagePort }
   | { type: "judge"; scanId: number; listings: number; requests: number; now: string }
   | { type: "accept"; inventory: Inventory }
   | { type: "acted-on"; origin: string; sandboxId: string; mark: LeasekeeperAction; now: string }
@@ -108,3 +118,17 @@ export type WorkerMessage =
   | { id: number; ok: false; failure: WorkerFailure }
   /** Said unasked: a background save failed (main logs it; the inventory is still shown). */
   | { id: null; ok: false; failure: WorkerFailure };
+
+/** What main asks the list-page reader (see list-page-reader.ts). */
+export type PageReaderRequest =
+  /** This scan's pages go to the inventory worker on `port`. */
+  | { type: "scan"; scanId: number; port: MessagePort }
+  /** One page of the `listing`th credential's listing, as the bytes CreateOS sent. */
+  | { type: "page"; scanId: number; listing: number; body: ArrayBuffer }
+  | { type: "scan-done"; scanId: number };
+
+/** A page read: how many views it held and the listing's total; null when it was not a list page. */
+export interface PageReaderAnswer {
+  id: number;
+  value: { count: number; total: number | null } | null;
+}

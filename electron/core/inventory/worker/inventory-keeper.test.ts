@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import type { Inventory, SandboxListing } from "../../../../shared/domain/inventory.js";
+import { SecretRedactor } from "../../app/redactor.js";
+import type { LeasekeeperConfig } from "../../config/load.js";
+import { InventoryKeeper } from "./inventory-keeper.js";
+
+const ORIGIN = "https://api.createos.example";
+const OTHER_ORIGIN = "https://legacy.createos.example";
+const NOW = "2026-03-01T12:00:00.000Z";
+
+const config = {
+  file: "/nowhere/leasekeeper.config.json",
+  dataDir: "/nowhere",
+  credentials: [],
+  sources: [],
+  rateLimitPerMinute: 300,
+  refreshIntervalSeconds: 0,
+  requestTimeoutMs: 5000,
+} as unknown as LeasekeeperConfig;
+
+const view = (id: string, status = "running") => ({ id, status, shape: "s-1vcpu-1gb" });
+
+function ended(origin: string, credential: string, outcome: SandboxListing["outcome"]): SandboxListing {
+  return { origin, credential, outcome };
+}
+
+async function judged(keeper: InventoryKeeper, scanId: number, listings: number): Promise<Inventory> {
+  await keeper.handle({ type: "judge", scanId, listings, requests: 0, now: NOW });
+  return (await keeper.handle({ type: "inventory" })) as Inventory;
+}
+
+describe("the inventory keeper's listings, received a page at a time", () => {
+  it("makes a listing's pages its sandboxes once it ends well, a row repeated across pages read once", async () => {
+    const keeper = new InventoryKeeper(null, new SecretRedactor(), () => undefined);
+    await keeper.handle({ type: "read-sources", scanId: 1, config, env: {} });
+    await keeper.handle({
+      type: "listing-page",
+      scanId: 1,
+      listing: 0,
+      views: [view("sb-1"), view("sb-2"), { id: "", status: "running" }],
+    });
+    await keeper.handle({ type: "listing-page", scanId: 1, listing: 0, views: [view("sb-2"), view("sb-3")] });
+    await keeper.handle({
+      type: "listing-done",
+      scanId: 1,
+      listing: 0,
+      result: ended(ORIGIN, "main", { ok: true, sandboxes: [], observedAt: NOW }),
+      pages: 2,
+    });
+
+    const inventory = await judged(keeper, 1, 1);
+    expect(inventory.untracked.map((sandbox) => sandbox.sandbox.id).sort()).toEqual(["sb-1", "sb-2", "sb-3"]);
+    expect(inventory.origins).toEqual([
+      expect.objectContaining({ origin: ORIGIN, ok: true, sandboxCount: 3 }),
+    ]);
+  });
+
+  it("drops the pages of a listing that failed part-way: none of its sandboxes is judged, its origin says why", async () => {
+    const keeper = new InventoryKeeper(null, new SecretRedactor(), () => undefined);
+    await keeper.handle({ type: "read-sources", scanId: 7, config, env: {} });
+    // Two credentials listed at once, their pages interleaved; the second fails on its third page.
+    await keeper.handle({
+      type: "listing-page",
+      scanId: 7,
+      listing: 1,
+      views: [view("sb-b1"), view("sb-b2")],
+    });
+    await keeper.handle({ type: "listing-page", scanId: 7, listing: 0, views: [view("sb-a1")] });
+    await keeper.handle({ type: "listing-page", scanId: 7, listing: 1, views: [view("sb-b3")] });
+    await keeper.handle({
+      type: "listing-done",
+      scanId: 7,
+      listing: 0,
+      result: ended(ORIGIN, "main", { ok: true, sandboxes: [], observedAt: NOW }),
+      pages: 1,
+    });
+    await keeper.handle({
+      type: "listing-done",
+      scanId: 7,
+      listing: 1,
+      result: ended(OTHER_ORIGIN, "legacy", { ok: false, reason: "server-error", httpStatus: 500 }),
+      pages: 2,
+    });
+
+    const inventory = await judged(keeper, 7, 2);
+    const ids = [...inventory.untracked, ...inventory.untrackedUncertain].map(
+      (sandbox) => sandbox.sandbox.id,
+    );
+    expect(ids).toEqual(["sb-a1"]);
+    expect(inventory.origins).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ origin: ORIGIN, ok: true, sandboxCount: 1 }),
+        expect.objectContaining({
+          origin: OTHER_ORIGIN,
+          ok: false,
+          reason: "server-error",
+          httpStatus: 500,
+          sandboxCount: 0,
+        }),
+      ]),
+    );
+  });
+
+  it("judges once every page of an ended listing is in, pages that come after the listing's end included", async () => {
+    const keeper = new InventoryKeeper(null, new SecretRedactor(), () => undefined);
+    await keeper.handle({ type: "read-sources", scanId: 3, config, env: {} });
+    await keeper.handle({ type: "listing-page", scanId: 3, listing: 0, views: [view("sb-1")] });
+    // The end comes from main, the pages from the list-page reader: the end may overtake a page.
+    await keeper.handle({
+      type: "listing-done",
+      scanId: 3,
+      listing: 0,
+      result: ended(ORIGIN, "main", { ok: true, sandboxes: [], observedAt: NOW }),
+      pages: 2,
+    });
+    let judgedYet = false;
+    const judging = keeper
+      .handle({ type: "judge", scanId: 3, listings: 1, requests: 2, now: NOW })
+      .then(() => {
+        judgedYet = true;
+      });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(judgedYet).toBe(false);
+    await keeper.handle({ type: "listing-page", scanId: 3, listing: 0, views: [view("sb-2")] });
+    await judging;
+    const inventory = (await keeper.handle({ type: "inventory" })) as Inventory;
+    expect(inventory.untracked.map((sandbox) => sandbox.sandbox.id).sort()).toEqual(["sb-1", "sb-2"]);
+  });
+});
