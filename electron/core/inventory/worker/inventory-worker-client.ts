@@ -31,6 +31,8 @@ export class InventoryWorker {
   #exited: Promise<void> = Promise.resolve();
   #nextId = 1;
   #closing = false;
+  /** The keys to redact, told again to every thread started after the first (a new thread knows none). */
+  #redactions: Extract<WorkerRequest, { type: "redactions" }> | null = null;
 
   constructor(setup: WorkerSetup, onUnasked: (failure: WorkerFailure) => void) {
     this.#setup = setup;
@@ -40,6 +42,7 @@ export class InventoryWorker {
   request<T>(request: WorkerRequest, transfer?: readonly Transferable[]): Promise<T> {
     if (this.#closing) return Promise.reject(new Error("the inventory worker is closed"));
     const worker = this.#thread();
+    if (request.type === "redactions") this.#redactions = request;
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       // A request being answered keeps the process alive (a CLI or a benchmark has nothing else to).
@@ -67,6 +70,8 @@ export class InventoryWorker {
     const worker = startThread("inventory-worker", { workerData: this.#setup });
     // An idle thread does not keep a host alive by itself: the host's own server or window does.
     worker.unref();
+    // Requests are answered in order, so the keys are in place before anything this thread stores.
+    if (this.#redactions !== null) worker.postMessage({ id: this.#nextId++, request: this.#redactions });
     worker.on("message", (message: WorkerMessage) => {
       if (message.id === null) {
         this.#onUnasked(message.failure);

@@ -1,9 +1,10 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
 import { encodeInventory, LEASE_COLUMNS, type LeaseColumns } from "../../../../shared/contract.js";
+import { DATABASE_FILE_NAME } from "../../store/database.js";
 import { InventoryStore, openDatabase } from "../../store/index.js";
 import { InventoryWorker, InventoryWorkerError } from "./inventory-worker-client.js";
 import type { Accepted, FoundLease, WorkerFailure } from "./protocol.js";
@@ -74,6 +75,37 @@ describe("the inventory worker, started from source (tsx)", () => {
 
     await worker.close();
     await expect(worker.request({ type: "untracked" })).rejects.toThrow(/closed/);
+  });
+
+  it("tells a thread started after one ended the keys to redact, before it stores anything", async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-worker-"));
+    const main = openDatabase(dir);
+    worker = new InventoryWorker({ dataDir: dir }, () => undefined);
+    const key = "sk-planted-redaction-canary-4821";
+    await worker.request({ type: "redactions", values: [key], version: 1 });
+    // The thread ends under the client (as a crash would): requests fail until it has gone, then the
+    // next one starts a new thread.
+    await worker.request({ type: "close" }).catch(() => undefined);
+    let restarted = false;
+    for (let attempt = 0; attempt < 50 && !restarted; attempt++) {
+      restarted = await worker.request({ type: "untracked" }).then(
+        () => true,
+        () => false,
+      );
+    }
+    expect(restarted).toBe(true);
+    const inventory = makeInventoryFixture({ rows: 50, seed: 3 });
+    const planted = inventory.leases[7]!;
+    planted.lease = { ...planted.lease, metadata: { ...(planted.lease.metadata as object), note: key } };
+    const accepted = await worker.request<Accepted>({ type: "accept", inventory });
+    expect(accepted.redactedFor).toBe(1);
+    await worker.request({ type: "saved" });
+    main.close();
+    const file = await readFile(path.join(dir, DATABASE_FILE_NAME));
+    expect(file.includes(key)).toBe(false);
+    const reopened = openDatabase(dir);
+    expect(new InventoryStore(reopened).loadLast()?.inventory.leases).toHaveLength(50);
+    reopened.close();
   });
 });
 
