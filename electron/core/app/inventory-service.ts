@@ -382,8 +382,18 @@ export class InventoryService {
    * while main asks for the next; then the worker judges.
    */
   async #scanInWorker(context: ScanContext): Promise<Accepted> {
-    const { config, secrets } = context;
     const scanId = ++this.#scanIds;
+    try {
+      return await this.#listInWorker(scanId, context);
+    } catch (error) {
+      // Not judged (or judged and failed): the worker lets go of what it read and was sent for it.
+      this.#ask({ type: "forget-scan", scanId }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async #listInWorker(scanId: number, context: ScanContext): Promise<Accepted> {
+    const { config, secrets } = context;
     const handedOver: Promise<unknown>[] = [];
     // Awaited together once every listing is in; until then a failure must not count as unhandled.
     const handOver = (request: WorkerRequest, transfer?: readonly Transferable[]) => {
@@ -421,6 +431,11 @@ export class InventoryService {
     });
     const listingMs = performance.now() - listingStartedAt;
     await Promise.all(handedOver);
+    return this.#judged(scanId, listings, listingMs);
+  }
+
+  /** The worker's judgement of a scan whose listings have all been handed over. */
+  async #judged(scanId: number, listings: { requests: number }[], listingMs: number): Promise<Accepted> {
     const judged = await this.#ask<Accepted>({
       type: "judge",
       scanId,

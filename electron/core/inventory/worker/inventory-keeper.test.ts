@@ -30,6 +30,21 @@ async function judged(keeper: InventoryKeeper, scanId: number, listings: number)
 }
 
 describe("the inventory keeper's listings, received a page at a time", () => {
+  it("forgets a scan main gave up on before it asked for its judgement, with the sources it read", async () => {
+    const keeper = new InventoryKeeper(null, new SecretRedactor(), () => undefined);
+    await keeper.handle({ type: "read-sources", scanId: 4, config, env: {} });
+    await keeper.handle({ type: "listing-page", scanId: 4, listing: 0, views: [view("sb-1")] });
+    await keeper.handle({ type: "forget-scan", scanId: 4 });
+    await expect(
+      keeper.handle({ type: "judge", scanId: 4, listings: 1, requests: 0, now: NOW }),
+    ).rejects.toThrow("no scan with that id was started");
+    // A page that was still on its way finds nothing to join.
+    await keeper.handle({ type: "listing-page", scanId: 4, listing: 0, views: [view("sb-2")] });
+    await expect(
+      keeper.handle({ type: "judge", scanId: 4, listings: 1, requests: 0, now: NOW }),
+    ).rejects.toThrow("no scan with that id was started");
+  });
+
   it("makes a listing's pages its sandboxes once it ends well, a row repeated across pages read once", async () => {
     const keeper = new InventoryKeeper(null, new SecretRedactor(), () => undefined);
     await keeper.handle({ type: "read-sources", scanId: 1, config, env: {} });

@@ -138,6 +138,9 @@ export class InventoryKeeper {
         return null;
       case "judge":
         return this.#judge(request.scanId, request.listings, request.requests, new Date(request.now));
+      case "forget-scan":
+        this.#scans.delete(request.scanId);
+        return null;
       case "accept":
         return this.#accept(request.inventory, new Date(), { save: true });
       case "acted-on": {

@@ -81,6 +81,8 @@ export type WorkerRequest =
   /** The port on which the list-page reader sends this scan's pages (`listing-page` requests). */
   | { type: "listing-pages-from"; scanId: number; port: MessagePort }
   | { type: "judge"; scanId: number; listings: number; requests: number; now: string }
+  /** Main gave up on this scan before asking for its judgement: what it read and was sent is let go. */
+  | { type: "forget-scan"; scanId: number }
   | { type: "accept"; inventory: Inventory }
   | { type: "acted-on"; origin: string; sandboxId: string; mark: LeasekeeperAction; now: string }
   | { type: "view"; environmentId: string }
