@@ -26,6 +26,5 @@ export {
   type OriginStats,
   originStats,
   pacerFor,
-  resetPacers,
 } from "./pacer.js";
 export { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type RetryPolicy } from "./transport.js";

@@ -14,7 +14,7 @@ export interface OriginStats {
   requestsPerMinute: number;
   /** Request starts in the last 60 s (the status bar's figure). */
   requestsLastMinute: number;
-  /** Request starts since the process began (or since `resetPacers`). */
+  /** Request starts since the process began. */
   totalRequests: number;
   /** Responses that were 429. */
   rateLimited: number;
@@ -174,10 +174,4 @@ export function originStats(origin: string): OriginStats {
 
 export function allOriginStats(): OriginStats[] {
   return [...pacers.values()].map((pacer) => pacer.stats());
-}
-
-/** Forgets every pacer and budget; for tests that need a clean slate. */
-export function resetPacers(): void {
-  pacers.clear();
-  budgets.clear();
 }
