@@ -1,87 +1,44 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import type { InventoryView } from "../../../shared/contract.js";
 import type { Plan } from "../../../shared/domain/actions.js";
 import { type PostgresServer, startPostgres } from "../../../test/support/postgres.js";
 import { command as scanCommand } from "../cli/commands/scan.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
+import type { LeasekeeperApp } from "./app.js";
 import { memoryLogger } from "./log.js";
+import { type Machine, queryStore, STORE_URL_ENV, TeamMachines } from "./testing/team-machines.js";
 
 // Machines (data directories) sharing one PostgreSQL store keep the whole inventory there: another
 // machine, whose own source cannot be read, answers a lease's detail and makes a plan from it before any
 // scan of its own; the later scan wins, this machine's or the team's; a scan from a terminal is kept
 // for the others too; nothing secret is in the stored rows; without a store configured, nothing connects.
 
-const URL_ENV = "LEASEKEEPER_STORE_URL";
 const METADATA_CANARY = "lk-metadata-canary-93d1";
 let server: PostgresServer;
 let demo: Demo;
-const dirs: string[] = [];
+let team: TeamMachines;
 const context = { host: "test" as const };
 
 beforeAll(async () => {
   server = await startPostgres();
   demo = await startDemo({ size: 60, seed: "shared-cache", leases: "ledger" });
+  team = new TeamMachines(demo);
 }, 120_000);
 
 afterAll(async () => {
   await demo?.stop();
   await server?.stop();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  team?.removeAll();
 }, 60_000);
 
-interface Machine {
-  dir: string;
-  configPath: string;
-}
-
-/**
- * A config of the demo's in a data directory of its own (or `at`'s again); `sourceGone` points its
- * ledger at nothing, so no scan of its own can succeed.
- */
-function machine(options: { store: boolean; sourceGone?: boolean; at?: Machine }): Machine {
-  const dir = options.at?.dir ?? mkdtempSync(path.join(tmpdir(), "lk-shared-cache-"));
-  if (options.at === undefined) dirs.push(dir);
-  const config = JSON.parse(readFileSync(demo.configPath, "utf8")) as {
-    sources: { path?: string; name?: string }[];
-    dataDir: string;
-    store?: unknown;
-  };
-  for (const source of config.sources) {
-    // Named, so every machine calls it the same source wherever its file is.
-    source.name = "team ledger";
-    if (source.path !== undefined)
-      source.path = options.sourceGone
-        ? path.join(dir, "no-such-ledger.json")
-        : path.resolve(path.dirname(demo.configPath), source.path);
-  }
-  config.dataDir = path.join(dir, "data");
-  if (options.store) config.store = { kind: "postgres", urlEnv: URL_ENV };
-  const configPath = path.join(dir, "leasekeeper.config.json");
-  writeFileSync(configPath, JSON.stringify(config));
-  return { dir, configPath };
-}
-
-function envFor(url: string): NodeJS.ProcessEnv {
-  return { ...process.env, ...demo.keys, [URL_ENV]: url };
-}
-
-function open(at: Machine, url: string, log = memoryLogger()): Promise<LeasekeeperApp> {
-  return createLeasekeeperApp({
-    configPath: at.configPath,
-    mode: "browser",
-    version: "test",
-    env: envFor(url),
-    log,
-    autoRefresh: false,
-  });
-}
+const machine = (options: { store: boolean; sourceGone?: boolean; at?: Machine }) => team.machine(options);
+const envFor = (url: string) => team.envFor(url);
+const open = (at: Machine, url: string, log = memoryLogger()): Promise<LeasekeeperApp> =>
+  team.open(at, url, { log });
 
 /** Opens a machine's app, scans once, waits for its saves, and closes it: what it scanned. */
 async function scanOn(at: Machine, url: string): Promise<InventoryView> {
@@ -96,19 +53,9 @@ async function scanOn(at: Machine, url: string): Promise<InventoryView> {
   }
 }
 
-async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 /** The kept inventory's JSON, its chunks inflated and joined. */
 async function keptJson(url: string): Promise<string> {
-  const rows = await query<{ data: Buffer }>(
+  const rows = await queryStore<{ data: Buffer }>(
     url,
     `SELECT c.data FROM leasekeeper.inventory_cache_chunks AS c
      JOIN leasekeeper.inventory_caches AS h ON h.source_set = c.source_set AND h.generation = c.generation
@@ -154,7 +101,7 @@ describe("the whole inventory in the store a team shares", () => {
     const scanned = await scanOn(machine({ store: true }), url);
     expect(scanned.leases.leaseId).toContain(planted.id);
 
-    const heads = await query<{ generated_at: string; lease_count: number }>(
+    const heads = await queryStore<{ generated_at: string; lease_count: number }>(
       url,
       "SELECT generated_at, lease_count FROM leasekeeper.inventory_caches",
     );
@@ -167,7 +114,7 @@ describe("the whole inventory in the store a team shares", () => {
     expect(kept).not.toContain(key);
     expect(kept).not.toContain(METADATA_CANARY);
     // Nor in any form the chunks could be read in without inflating them.
-    const raw = await query<{ n: string }>(
+    const raw = await queryStore<{ n: string }>(
       url,
       `SELECT COUNT(*) AS n FROM leasekeeper.inventory_cache_chunks
        WHERE position(convert_to('${key}', 'UTF8') IN data) > 0`,
@@ -242,7 +189,7 @@ describe("the whole inventory in the store a team shares", () => {
     }
     const logged = log.lines.join("\n");
     expect(logged).toContain("the team's inventory could not be loaded; this machine's own is used");
-    expect(logged).toContain(`The shared store in ${URL_ENV} refused the login (SQLSTATE 28P01)`);
+    expect(logged).toContain(`The shared store in ${STORE_URL_ENV} refused the login (SQLSTATE 28P01)`);
     expect(logged).not.toContain(password);
     expect(logged).not.toContain(refusedUrl);
   }, 90_000);
@@ -255,17 +202,17 @@ describe("the whole inventory in the store a team shares", () => {
     expect(scanned.code).toBe(0);
     const report = JSON.parse(scanned.stdout) as { generatedAt: string };
 
-    const views = await query<{ generated_at: string }>(
+    const views = await queryStore<{ generated_at: string }>(
       url,
       "SELECT generated_at FROM leasekeeper.inventory_views",
     );
-    const heads = await query<{ generated_at: string }>(
+    const heads = await queryStore<{ generated_at: string }>(
       url,
       "SELECT generated_at FROM leasekeeper.inventory_caches",
     );
     expect(views).toEqual([{ generated_at: report.generatedAt }]);
     expect(heads).toEqual([{ generated_at: report.generatedAt }]);
-    const view = await query<{ view: string }>(
+    const view = await queryStore<{ view: string }>(
       url,
       "SELECT convert_from(view, 'UTF8') AS view FROM leasekeeper.inventory_views",
     );
@@ -314,7 +261,7 @@ describe("the whole inventory in the store a team shares", () => {
       );
       expect(configured.code).toBe(0);
       expect(configured.stderr).toBe(
-        `leasekeeper scan: the result was not kept in the shared store (The shared store in ${URL_ENV} could not be reached).\n`,
+        `leasekeeper scan: the result was not kept in the shared store (The shared store in ${STORE_URL_ENV} could not be reached).\n`,
       );
     } finally {
       await new Promise((resolve) => listener.close(resolve));
@@ -324,12 +271,12 @@ describe("the whole inventory in the store a team shares", () => {
 
   it("says so when the terminal's store variable is unset, and still prints the scan", async () => {
     const env = envFor("");
-    delete env[URL_ENV];
+    delete env[STORE_URL_ENV];
     const scanned = await runScan(machine({ store: true }), env);
     expect(scanned.code).toBe(0);
     expect(JSON.parse(scanned.stdout)).toHaveProperty("generatedAt");
     expect(scanned.stderr).toBe(
-      `leasekeeper scan: the result was not kept in the shared store (the shared store variable ${URL_ENV} is not set).\n`,
+      `leasekeeper scan: the result was not kept in the shared store (the shared store variable ${STORE_URL_ENV} is not set).\n`,
     );
   }, 60_000);
 });

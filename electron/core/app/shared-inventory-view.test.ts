@@ -1,88 +1,40 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import type { InventoryView } from "../../../shared/contract.js";
 import { type PostgresServer, startPostgres } from "../../../test/support/postgres.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
+import type { LeasekeeperApp } from "./app.js";
 import { memoryLogger } from "./log.js";
+import { type Machine, queryStore, STORE_URL_ENV, TeamMachines } from "./testing/team-machines.js";
 
 // Two machines (two data directories) sharing one PostgreSQL store: the second shows the first's last
 // inventory at start, before any scan of its own, and the store holds it with the keys taken out.
 
-const URL_ENV = "LEASEKEEPER_STORE_URL";
 let server: PostgresServer;
 let demo: Demo;
-const dirs: string[] = [];
+let team: TeamMachines;
 
 beforeAll(async () => {
   server = await startPostgres();
   demo = await startDemo({ size: 60, seed: "shared-view", leases: "ledger" });
+  team = new TeamMachines(demo);
 }, 120_000);
 
 afterAll(async () => {
   await demo?.stop();
   await server?.stop();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  team?.removeAll();
 }, 60_000);
 
-interface Machine {
-  configPath: string;
-  dataDir: string;
-}
-
-/** A config of the demo's with its own data directory; `sourceGone` points its ledger at nothing. */
-function machine(options: { store: boolean; sourceGone?: boolean }): Machine {
-  const dir = mkdtempSync(path.join(tmpdir(), "lk-shared-view-"));
-  dirs.push(dir);
-  const config = JSON.parse(readFileSync(demo.configPath, "utf8")) as {
-    sources: { path?: string; name?: string }[];
-    dataDir: string;
-    store?: unknown;
-  };
-  for (const source of config.sources) {
-    // Named, so both machines call it the same source wherever its file is.
-    source.name = "team ledger";
-    if (source.path !== undefined)
-      source.path = options.sourceGone
-        ? path.join(dir, "no-such-ledger.json")
-        : path.resolve(path.dirname(demo.configPath), source.path);
-  }
-  config.dataDir = path.join(dir, "data");
-  if (options.store) config.store = { kind: "postgres", urlEnv: URL_ENV };
-  const configPath = path.join(dir, "leasekeeper.config.json");
-  writeFileSync(configPath, JSON.stringify(config));
-  return { configPath, dataDir: config.dataDir };
-}
-
-function open(at: Machine, url: string, log = memoryLogger()): Promise<LeasekeeperApp> {
-  return createLeasekeeperApp({
-    configPath: at.configPath,
-    mode: "browser",
-    version: "test",
-    env: { ...process.env, ...demo.keys, [URL_ENV]: url },
-    log,
-    autoRefresh: false,
-    actions: false,
-  });
-}
+const machine = (options: { store: boolean; sourceGone?: boolean }) => team.machine(options);
+const open = (at: Machine, url: string, log = memoryLogger()): Promise<LeasekeeperApp> =>
+  team.open(at, url, { log, actions: false });
 
 async function inventoryGet(app: LeasekeeperApp): Promise<InventoryView> {
   const answer = await app.handlers["inventory:get"]({}, { host: "test" });
   if (!answer.ok) throw new Error(answer.error.message);
   return answer.data;
-}
-
-async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 describe("the last inventory in the store a team shares", () => {
@@ -105,7 +57,7 @@ describe("the last inventory in the store a team shares", () => {
     }
     expect(scanned.leases.leaseId.length).toBeGreaterThan(0);
 
-    const rows = await query<{ generated_at: string; view: string }>(
+    const rows = await queryStore<{ generated_at: string; view: string }>(
       url,
       "SELECT generated_at, convert_from(view, 'UTF8') AS view FROM leasekeeper.inventory_views",
     );
@@ -135,7 +87,7 @@ describe("the last inventory in the store a team shares", () => {
       await app.close();
     }
     // Even with the variable set, nothing prepared the schema: the config never asked for the store.
-    const schemas = await query<{ n: string }>(
+    const schemas = await queryStore<{ n: string }>(
       url,
       "SELECT COUNT(*) AS n FROM information_schema.schemata WHERE schema_name = 'leasekeeper'",
     );
@@ -157,7 +109,7 @@ describe("the last inventory in the store a team shares", () => {
     const logged = log.lines.join("\n");
     // Both the read at start and the worker's write were refused, and said so.
     expect(logged).toContain("the shared store's last view could not be read");
-    expect(logged).toContain(`The shared store in ${URL_ENV} refused the login (SQLSTATE 28P01)`);
+    expect(logged).toContain(`The shared store in ${STORE_URL_ENV} refused the login (SQLSTATE 28P01)`);
     expect(logged).not.toContain(password);
     expect(logged).not.toContain(url);
   }, 60_000);
