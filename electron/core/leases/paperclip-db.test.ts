@@ -292,6 +292,33 @@ describe.each<PaperclipSchemaShape>(["company-scoped", "instance-scoped"])(
   },
 );
 
+/**
+ * One company and environment, and a lease for each of `ids` written last id first, so the table's own
+ * order is the reverse of the ids'; the `unusable` ones get a status no lease may have.
+ */
+async function seedLastIdFirst(
+  url: string,
+  ids: readonly string[],
+  unusable: readonly string[],
+): Promise<void> {
+  await withClient(url, async (client) => {
+    await createPaperclipSchema(client, "instance-scoped");
+    const seed = new PaperclipSeed(client, "instance-scoped");
+    const company = await seed.company("Order");
+    const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
+    await seed.leases(
+      [...ids].reverse().map((id, at) => ({
+        id,
+        companyId: company,
+        environmentId: environment,
+        providerLeaseId: `sbx-${at}`,
+      })),
+    );
+    await client.query("UPDATE environment_leases SET status = '' WHERE id = ANY($1::uuid[])", [unusable]);
+    await client.query("ANALYZE");
+  });
+}
+
 describe("reading inside a READ ONLY transaction", () => {
   let db: TestDatabase;
 
@@ -406,24 +433,8 @@ describe("reading the id range in two halves", () => {
       "c0000000-0000-4000-8000-000000000000",
       "ffffffff-ffff-ffff-ffff-ffffffffffff",
     ];
-    await withClient(db.url, async (client) => {
-      await createPaperclipSchema(client, "instance-scoped");
-      const seed = new PaperclipSeed(client, "instance-scoped");
-      const company = await seed.company("Halves");
-      const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
-      await seed.leases(
-        [...ids].reverse().map((id, at) => ({
-          id,
-          companyId: company,
-          environmentId: environment,
-          providerLeaseId: `sbx-${at}`,
-        })),
-      );
-      // Unusable rows in each half: each problem's index is the row's place in the whole scan.
-      await client.query("UPDATE environment_leases SET status = '' WHERE id = ANY($1::uuid[])", [
-        [ids[1], ids[6]],
-      ]);
-    });
+    // Unusable rows in each half: each problem's index is the row's place in the whole scan.
+    await seedLastIdFirst(db.url, ids, [ids[1]!, ids[6]!]);
     // A role allowed one connection gets both halves read over it, one after the other.
     await withClient(db.url, (client) =>
       client.query(`CREATE ROLE one_connection LOGIN PASSWORD 'one' CONNECTION LIMIT 1;
@@ -447,25 +458,7 @@ describe("reading the id range in two halves", () => {
   it("hands the rows back in id order, with each problem at its place, whatever order the server reads them in", async () => {
     const db = await server.createDatabase("order");
     const ids = Array.from({ length: 3_000 }, () => randomUUID()).sort();
-    await withClient(db.url, async (client) => {
-      await createPaperclipSchema(client, "instance-scoped");
-      const seed = new PaperclipSeed(client, "instance-scoped");
-      const company = await seed.company("Order");
-      const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
-      // Written last id first, so the table's own order is the reverse of the ids'.
-      await seed.leases(
-        [...ids].reverse().map((id, at) => ({
-          id,
-          companyId: company,
-          environmentId: environment,
-          providerLeaseId: `sbx-${at}`,
-        })),
-      );
-      await client.query("UPDATE environment_leases SET status = '' WHERE id = ANY($1::uuid[])", [
-        [ids[10], ids[1_500], ids[2_990]],
-      ]);
-      await client.query("ANALYZE");
-    });
+    await seedLastIdFirst(db.url, ids, [ids[10]!, ids[1_500]!, ids[2_990]!]);
     const source = sourceFor(db.url, 250);
     try {
       const snapshot = await source.load();
