@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Job, Plan } from "../../../shared/domain/actions.js";
-import { runCli } from "../cli/run.js";
+import { runCliCaptured } from "../cli/testing/run-captured.js";
 import { buildWorld, type World } from "./testing/world.js";
 
 // `leasekeeper plan | apply | jobs | resume | audit`, run in-process against the simulator.
@@ -11,16 +11,8 @@ afterEach(async () => {
   world = null;
 });
 
-async function cli(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(args, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: world!.env,
-    cwd: world!.dir,
-  });
-  return { code, stdout, stderr };
+function cli(args: string[]) {
+  return runCliCaptured(args, world!);
 }
 
 describe("leasekeeper scan after a destroy", () => {

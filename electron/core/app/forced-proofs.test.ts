@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlanPreview } from "../../../shared/contract/plan-preview.js";
 import type { ChannelResponse, Result } from "../../../shared/contract.js";
-import { runCli } from "../cli/run.js";
+import { runCliCaptured } from "../cli/testing/run-captured.js";
 import { CONFIG_FILE_NAME } from "../config/load.js";
 import {
   holding,
@@ -107,17 +107,7 @@ describe("proof before typed confirmation", () => {
   });
 
   it("prints each forced item's proof in `leasekeeper plan`, read as the dialog reads it", async () => {
-    const cli = async (args: string[]) => {
-      let stdout = "";
-      let stderr = "";
-      const code = await runCli(args, {
-        stdout: { write: (text: string) => (stdout += text) },
-        stderr: { write: (text: string) => (stderr += text) },
-        env: w.env,
-        cwd: w.dir,
-      });
-      return { code, stdout, stderr };
-    };
+    const cli = (args: string[]) => runCliCaptured(args, w);
     const args = ["plan", "--action", "destroy", "--lease", foreign.id, "--lease", owned.id];
     w.sim.reset();
     const text = await cli(args);

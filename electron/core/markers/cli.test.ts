@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../cli/run.js";
+import { runCliCaptured } from "../cli/testing/run-captured.js";
 import {
   holding,
   type MarkerWorld,
@@ -27,16 +27,8 @@ beforeAll(async () => {
 });
 afterAll(() => w?.stop());
 
-async function cli(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(args, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: w.env,
-    cwd: w.dir,
-  });
-  return { code, stdout, stderr };
+function cli(args: string[]) {
+  return runCliCaptured(args, w);
 }
 
 describe("leasekeeper prove", () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { QuarantineList } from "../../../shared/contract/quarantine.js";
 import type { Quarantine } from "../../../shared/domain/quarantine.js";
 import { buildWorld, type World } from "../actions/testing/world.js";
-import { runCli } from "../cli/run.js";
+import { runCliCaptured } from "../cli/testing/run-captured.js";
 import type { QuarantineOutcome } from "./quarantine-service.js";
 
 // `leasekeeper quarantine`, run in-process against the simulator with the real store in the world's dir.
@@ -13,16 +13,8 @@ afterEach(async () => {
   world = null;
 });
 
-async function cli(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(args, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: world!.env,
-    cwd: world!.dir,
-  });
-  return { code, stdout, stderr };
+function cli(args: string[]) {
+  return runCliCaptured(args, world!);
 }
 
 const PAUSE = "POST /v1/sandboxes/:id/pause";

@@ -8,7 +8,7 @@ import { ownership } from "../../../shared/domain/ownership.js";
 import { type Simulator, startSimulator } from "../../../simulator/index.js";
 import { SECRET_KEY, tempDir, writeJson } from "../../../test/fixtures/leasekeeper.js";
 import { type PostgresServer, startPostgres, type TestDatabase } from "../../../test/support/postgres.js";
-import { runCli } from "../cli/run.js";
+import { runCliCaptured } from "../cli/testing/run-captured.js";
 import { CONFIG_FILE_NAME } from "../config/load.js";
 import { PaperclipDbSource } from "../leases/paperclip-db.js";
 import {
@@ -103,15 +103,8 @@ async function seedPaperclip(shape: PaperclipSchemaShape): Promise<Paperclip> {
   });
 }
 
-async function cliIn(dir: string, env: NodeJS.ProcessEnv, args: string[]) {
-  const out = { stdout: "", stderr: "" };
-  const code = await runCli(args, {
-    stdout: { write: (text: string) => (out.stdout += text) },
-    stderr: { write: (text: string) => (out.stderr += text) },
-    env,
-    cwd: dir,
-  });
-  return { code, ...out };
+function cliIn(dir: string, env: NodeJS.ProcessEnv, args: string[]) {
+  return runCliCaptured(args, { env, dir });
 }
 
 async function writeConfig(dir: string, source: Record<string, unknown>) {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LeaseRepair, RepairRefusal } from "../../../shared/domain/lease-repair.js";
 import { ownership } from "../../../shared/domain/ownership.js";
 import { COMPANY, ENVIRONMENT } from "../../../test/fixtures/leasekeeper.js";
-import { runCli } from "../cli/run.js";
+import { runCliCaptured } from "../cli/testing/run-captured.js";
 import {
   holding,
   type MarkerWorld,
@@ -56,16 +56,8 @@ beforeAll(async () => {
 });
 afterAll(() => w?.stop());
 
-async function cli(args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(args, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: w.env,
-    cwd: w.dir,
-  });
-  return { code, stdout, stderr };
+function cli(args: string[]) {
+  return runCliCaptured(args, w);
 }
 
 const everyLease = [lostMetadata, nested, wrongEnvironment, napping, foreignCompany].flatMap((lease) => [
