@@ -117,6 +117,12 @@ export const LeaseRowSchema = z.object({
    * the environment no longer runs on CreateOS. Absent while the environment is as the row expects.
    */
   environmentChange: z.string().max(200).optional(),
+  /**
+   * Set when the source's scan read only the metadata keys Leasekeeper judges by (`SCANNED_METADATA_KEYS`
+   * and the keys the row's environment config sets), not the whole document: where the whole of it is
+   * shown or written back (a lease's detail, a repair), the row is read again by id.
+   */
+  partialMetadata: z.literal(true).optional(),
 });
 export type LeaseRow = z.infer<typeof LeaseRowSchema>;
 
