@@ -1,4 +1,5 @@
 import type { LeaseRow } from "../../../shared/domain/paperclip.js";
+import { isTrimmableMetadata } from "../../../shared/domain/scanned-metadata.js";
 import { COLUMNS_READ } from "./paperclip-db-schema.js";
 import { parseLeaseRow, withoutSecrets } from "./rows.js";
 
@@ -55,6 +56,12 @@ export function databaseRowEnvironmentId(values: DatabaseLeaseRow): string | nul
 }
 
 /**
+ * How much of the row's metadata the query read: a scan's `scannedMetadata` (a row in the plugin's shape
+ * is then marked `partialMetadata`), or the whole document.
+ */
+export type MetadataRead = "scanned" | "whole";
+
+/**
  * One database row as a lease row, or why it cannot be used. `LeaseRowSchema` is the rule; checking
  * 100,000 rows with it costs more than reading them, so a row is first checked by hand for exactly what
  * the schema would find wrong in values a database can hold (text or null, JSON for `metadata`), and
@@ -64,10 +71,14 @@ export function databaseRowEnvironmentId(values: DatabaseLeaseRow): string | nul
 export function leaseRowFromDatabase(
   values: DatabaseLeaseRow,
   environmentChange: string | undefined,
+  read: MetadataRead,
 ): { ok: true; row: LeaseRow } | { ok: false; message: string } {
-  const row = passesHandCheck(values, environmentChange) ? build(values, environmentChange) : null;
+  const partial = read === "scanned" && isTrimmableMetadata(values[METADATA]);
+  const row = passesHandCheck(values, environmentChange) ? build(values, environmentChange, partial) : null;
   if (row !== null) return { ok: true, row };
-  return parseLeaseRow(databaseRowObject(values, environmentChange));
+  const object = databaseRowObject(values, environmentChange);
+  if (partial) object.partialMetadata = true;
+  return parseLeaseRow(object);
 }
 
 /** The row as the schema reads it (the slow way, for a row the hand check doubts and for `readLease`). */
@@ -109,7 +120,7 @@ export function passesHandCheck(values: DatabaseLeaseRow, environmentChange: str
 }
 
 // Built in the schema's field order, so a row reads the same whichever way it was checked.
-function build(values: DatabaseLeaseRow, environmentChange: string | undefined): LeaseRow {
+function build(values: DatabaseLeaseRow, environmentChange: string | undefined, partial: boolean): LeaseRow {
   const row: LeaseRow = {
     id: values[ID] as string,
     companyId: values[COMPANY_ID] as string,
@@ -133,6 +144,7 @@ function build(values: DatabaseLeaseRow, environmentChange: string | undefined):
     heartbeatRunStatus: values[HEARTBEAT_RUN_STATUS] as string | null,
   };
   if (environmentChange !== undefined) row.environmentChange = environmentChange;
+  if (partial) row.partialMetadata = true;
   return row;
 }
 

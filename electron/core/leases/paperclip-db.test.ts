@@ -6,9 +6,16 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isInUse, isStranded } from "../../../shared/domain/flags.js";
 import type { LeaseRow } from "../../../shared/domain/paperclip.js";
+import {
+  isTrimmableMetadata,
+  keysLeftOutOfScan,
+  scannedMetadata,
+} from "../../../shared/domain/scanned-metadata.js";
 import { type PostgresServer, startPostgres, type TestDatabase } from "../../../test/support/postgres.js";
+import { canonicalJson } from "../actions/plan/fingerprint.js";
 import { runCli } from "../cli/run.js";
 import { PaperclipDbSource, readOnlyTransaction } from "./paperclip-db.js";
+import { withoutSecrets } from "./rows.js";
 import { SourceError } from "./source.js";
 import {
   createPaperclipSchema,
@@ -499,6 +506,103 @@ describe("reading the id range in two halves", () => {
         }),
       ),
     );
+  });
+});
+
+describe("a scan reads the metadata it judges by; a row read by id comes whole", () => {
+  const HOST_BOOKKEEPING = {
+    agentId: "agent-1",
+    driver: "sandbox",
+    executionWorkspaceMode: "isolated",
+    pluginId: "plugin-1",
+    pluginKey: "paperclip-plugin-createos",
+    sandboxProviderPlugin: true,
+    reusableSandboxLease: { version: 1, runtimeFingerprint: "f".repeat(32) },
+    remoteCwd: "/paperclip-workspace",
+    shellCommand: "bash",
+  };
+  let db: TestDatabase;
+  let source: PaperclipDbSource;
+  const inserted = new Map<string, unknown>();
+  const configs: Record<string, unknown>[] = [
+    { provider: "createos", apiUrl: API_URL, shape: "s-1vcpu-1gb" },
+    // A config that sets one of the host's keys: the drift check compares it, so a scan keeps it.
+    { provider: "createos", apiUrl: API_URL, remoteCwd: "/srv/work" },
+  ];
+
+  beforeAll(async () => {
+    db = await server.createDatabase("scanned_metadata");
+    await withClient(db.url, async (client) => {
+      await createPaperclipSchema(client, "instance-scoped");
+      const seed = new PaperclipSeed(client, "instance-scoped");
+      const company = await seed.company("Acme");
+      const environments = [];
+      for (const [at, config] of configs.entries())
+        environments.push(await seed.environment({ name: `CreateOS ${at}`, config }));
+      const plugin = (environmentId: string) => ({
+        ...metadataFor(company, environmentId, "sbx"),
+        ...HOST_BOOKKEEPING,
+        addedByHand: { kept: true },
+      });
+      const variants: unknown[] = [
+        plugin(environments[0]!),
+        plugin(environments[1]!),
+        JSON.parse(`{"__proto__": {"polluted": true}, "provider": "createos", "pluginId": "p"}`),
+        // Not the plugin's shape: read whole, bookkeeping and all, since that is what is shown of it.
+        { ...HOST_BOOKKEEPING },
+        { provider: null, companyId: null, ...HOST_BOOKKEEPING },
+        { providerMetadata: { ...metadataFor(company, environments[0]!, "sbx") }, ...HOST_BOOKKEEPING },
+        "a string",
+        [HOST_BOOKKEEPING],
+        null,
+      ];
+      for (const [at, metadata] of variants.entries()) {
+        const id = await seed.lease({
+          companyId: company,
+          environmentId: environments[at % 2]!,
+          providerLeaseId: `sbx-${at}`,
+          metadata,
+        });
+        inserted.set(id, metadata);
+      }
+    });
+    source = sourceFor(db.url);
+  });
+
+  afterAll(async () => {
+    await source?.close();
+  });
+
+  it("leaves out only the host's bookkeeping, only of the plugin's shape, and marks those rows", async () => {
+    const snapshot = await source.load();
+    const leftOut = keysLeftOutOfScan(configs.flatMap((config) => Object.keys(config)));
+    expect(leftOut).not.toContain("remoteCwd");
+    expect(snapshot.leases).toHaveLength(inserted.size);
+    let trimmed = 0;
+    for (const lease of snapshot.leases) {
+      const whole = inserted.get(lease.id);
+      const expected = withoutSecrets(scannedMetadata(whole, leftOut));
+      expect(canonicalJson(lease.metadata), JSON.stringify(whole)).toBe(canonicalJson(expected));
+      expect(lease.partialMetadata === true, JSON.stringify(whole)).toBe(isTrimmableMetadata(whole));
+      if (lease.partialMetadata) trimmed += 1;
+    }
+    // The two plugin rows and the one whose hostile key names an owner; every other variant came whole.
+    expect(trimmed).toBe(3);
+    const plugin = snapshot.leases.find((lease) => lease.providerLeaseId === "sbx-0")!;
+    expect(plugin.metadata).not.toHaveProperty("reusableSandboxLease");
+    expect(plugin.metadata).toHaveProperty("addedByHand", { kept: true });
+    expect(snapshot.leases.find((lease) => lease.providerLeaseId === "sbx-1")!.metadata).toHaveProperty(
+      "remoteCwd",
+      "/paperclip-workspace",
+    );
+  });
+
+  it("reads a row by id with all of its metadata and no mark", async () => {
+    for (const [id, whole] of inserted) {
+      const lease = (await source.readLease(id))!;
+      expect(canonicalJson(lease.metadata)).toBe(canonicalJson(withoutSecrets(whole)));
+      expect(lease).not.toHaveProperty("partialMetadata");
+    }
   });
 });
 

@@ -1,6 +1,8 @@
 import pg from "pg";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
+import { OWNERSHIP_KEYS } from "../../../shared/domain/lease-metadata.js";
 import type { Company, Environment, LeaseRow, SourceProblem } from "../../../shared/domain/paperclip.js";
+import { keysLeftOutOfScan } from "../../../shared/domain/scanned-metadata.js";
 import {
   type DatabaseLeaseRow,
   databaseRowEnvironmentId,
@@ -48,9 +50,22 @@ const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set([
 // One value per field of LEASE_FIELDS, in its order: timestamps as ISO 8601 text (in the transaction's UTC
 // zone) so the driver never parses a date. The run's status is null when the row names no run or its run
 // is gone (Paperclip's sweep treats both alike).
-const LEASE_SELECT = `${COLUMNS_READ.environment_leases
-  .map((column) => (TIMESTAMP_COLUMNS.has(column) ? `to_json(l.${column}) #>> '{}'` : `l.${column}`))
-  .join(", ")}, r.status`;
+const leaseSelect = (metadata: string) =>
+  `${COLUMNS_READ.environment_leases
+    .map((column) =>
+      column === "metadata"
+        ? metadata
+        : TIMESTAMP_COLUMNS.has(column)
+          ? `to_json(l.${column}) #>> '{}'`
+          : `l.${column}`,
+    )
+    .join(", ")}, r.status`;
+// The server's side of `scannedMetadata`: metadata in the plugin's shape (an object naming an owner)
+// without the keys in $3 (the host's bookkeeping no judgement reads), anything else whole. Those keys are
+// most of a row's metadata; leaving them out costs the server less than sending them.
+const OWNER_NAMED = OWNERSHIP_KEYS.map((key) => `l.metadata->>'${sqlKey(key)}' IS NOT NULL`).join(" OR ");
+const SCANNED_METADATA = `CASE WHEN jsonb_typeof(l.metadata) = 'object' AND (${OWNER_NAMED})
+      THEN l.metadata - $3::text[] ELSE l.metadata END`;
 // Rows the CreateOS plugin wrote: under a CreateOS environment, or recorded as CreateOS wherever their
 // environment went (deleted, or switched to another driver or provider).
 const CREATEOS_ROW = `(
@@ -61,14 +76,15 @@ const CREATEOS_ROW = `(
 // One statement per half of the id range, read through a cursor a page at a time: the server plans and
 // joins once for the whole range instead of once a page, and each fetch holds one page in memory.
 const LEASES_RANGE_QUERY = `
-  SELECT ${LEASE_SELECT}
+  SELECT ${leaseSelect(SCANNED_METADATA)}
     FROM environment_leases l
     LEFT JOIN environments e ON e.id = l.environment_id
     LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
    WHERE l.id > $1::uuid AND l.id <= $2::uuid AND ${CREATEOS_ROW}`;
 const CURSOR = "leasekeeper_leases";
+// One row for the last-moment re-check, a lease's detail or a repair: its metadata whole.
 const LEASE_QUERY = `
-  SELECT ${LEASE_SELECT}
+  SELECT ${leaseSelect("l.metadata")}
     FROM environment_leases l
     LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
    WHERE l.id = $1::uuid`;
@@ -211,7 +227,7 @@ export class PaperclipDbSource implements LeaseSource {
     await client.query("SET LOCAL cursor_tuple_fraction = 1");
     await client.query({
       text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${LEASES_RANGE_QUERY}`,
-      values: [range.after, range.upTo],
+      values: [range.after, range.upTo, keysLeftOutOfScan(configKeys(environments))],
     });
     // The next page is asked for before this one is checked, so the server works while the rows are.
     const nextPage = () => {
@@ -297,7 +313,7 @@ export class PaperclipDbSource implements LeaseSource {
       const parsed = parseEnvironment(environmentFromRow(found.environment));
       if (parsed.ok) environments.set(parsed.environment.id, parsed.environment);
     }
-    const parsed = leaseRowFromDatabase(found.row, environmentChange(found.row, environments));
+    const parsed = leaseRowFromDatabase(found.row, environmentChange(found.row, environments), "whole");
     if (!parsed.ok)
       throw new SourceError(this.id, "malformed", `the lease row is malformed (${parsed.message})`);
     return parsed.row;
@@ -411,7 +427,7 @@ function checkRows(
   unusable: UnusableRow[],
 ): void {
   for (const values of page) {
-    const parsed = leaseRowFromDatabase(values, environmentChange(values, environments));
+    const parsed = leaseRowFromDatabase(values, environmentChange(values, environments), "scanned");
     if (parsed.ok) into.push(parsed.row);
     else unusable.push({ id: databaseRowId(values), message: parsed.message });
   }
@@ -430,6 +446,21 @@ function countBefore(leases: readonly LeaseRow[], id: string): number {
     else high = middle;
   }
   return low;
+}
+
+/** Every key an environment's config sets. */
+function configKeys(environments: ReadonlyMap<string, Environment>): Set<string> {
+  const keys = new Set<string>();
+  for (const environment of environments.values()) {
+    for (const key of Object.keys(environment.config)) keys.add(key);
+  }
+  return keys;
+}
+
+/** A constant key spliced into SQL: checked to be a plain name. */
+function sqlKey(key: string): string {
+  if (!/^[A-Za-z]+$/.test(key)) throw new Error(`not a plain metadata key: ${key}`);
+  return key;
 }
 
 function environmentsQuery(shape: PaperclipSchemaShape): string {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { keysLeftOutOfScan, scannedMetadata } from "../../../../shared/domain/scanned-metadata.js";
 import { meta, row } from "../../../../shared/domain/test-fixtures.js";
 import { canonicalJson, leaseFingerprint, untrackedFingerprint } from "./fingerprint.js";
 
@@ -23,6 +24,25 @@ describe("lease fingerprint", () => {
     ["metadata (sweep claim)", { metadata: meta({ pendingCleanupInFlight: true }) }],
   ])("changes when the %s changes", (_, change) => {
     expect(leaseFingerprint({ ...base, ...change }, "running")).not.toBe(leaseFingerprint(base, "running"));
+  });
+
+  it("is the same whether a scan left the host's bookkeeping out or the row was read whole by id", () => {
+    const whole = { ...base, metadata: meta({ pluginId: "p", reusableSandboxLease: { version: 1 } }) };
+    const scanned = {
+      ...whole,
+      metadata: scannedMetadata(whole.metadata, keysLeftOutOfScan([])),
+      partialMetadata: true as const,
+    };
+    expect(scanned.metadata).not.toHaveProperty("reusableSandboxLease");
+    expect(leaseFingerprint(scanned, "running")).toBe(leaseFingerprint(whole, "running"));
+  });
+
+  it("still changes for any other key, and for metadata that is not the plugin's shape", () => {
+    const unknown = { ...base, metadata: meta({ addedByHand: 1 }) };
+    expect(leaseFingerprint(unknown, "running")).not.toBe(leaseFingerprint(base, "running"));
+    // Another schema's object names no owner: it is fingerprinted whole, bookkeeping keys included.
+    const foreign = (pluginId: string) => ({ ...base, metadata: { providerMetadata: { x: 1 }, pluginId } });
+    expect(leaseFingerprint(foreign("a"), "running")).not.toBe(leaseFingerprint(foreign("b"), "running"));
   });
 
   it("changes when CreateOS reports another state", () => {

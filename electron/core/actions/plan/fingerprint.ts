@@ -1,17 +1,19 @@
 import { createHash } from "node:crypto";
 import type { ProviderCode } from "../../../../shared/domain/codes.js";
 import type { LeaseRow } from "../../../../shared/domain/paperclip.js";
+import { HOST_BOOKKEEPING_KEYS, scannedMetadata } from "../../../../shared/domain/scanned-metadata.js";
 
 /**
  * A plan freezes each item with a fingerprint; execution re-reads the row and the sandbox and acts only
- * when the fingerprint is unchanged. It covers what an operator judged the row on: its metadata (whole,
- * so a re-owned or re-pointed row differs), status, policy, run, use and cleanup fields, and what
- * CreateOS said of the sandbox. `updatedAt` is left out: Paperclip's sweep bumps it without changing
+ * when the fingerprint is unchanged. It covers what an operator judged the row on: its metadata (all of
+ * it but the host's bookkeeping, which a scan may leave out and nothing judges by; so a re-owned or
+ * re-pointed row differs), status, policy, run, use and cleanup fields, and what CreateOS said of the
+ * sandbox. `updatedAt` is left out: Paperclip's sweep bumps it without changing
  * anything an operator decided on.
  */
 export function leaseFingerprint(row: LeaseRow, provider: ProviderCode): string {
   return digest({
-    v: 1,
+    v: 2,
     kind: "lease",
     leaseId: row.id,
     companyId: row.companyId,
@@ -25,7 +27,7 @@ export function leaseFingerprint(row: LeaseRow, provider: ProviderCode): string 
     releasedAt: row.releasedAt,
     cleanupStatus: row.cleanupStatus,
     failureReason: row.failureReason,
-    metadata: row.metadata,
+    metadata: scannedMetadata(row.metadata, HOST_BOOKKEEPING_KEYS),
     providerState: provider,
   });
 }
