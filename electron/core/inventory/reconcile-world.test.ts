@@ -1,56 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { SandboxListing, SourceSnapshot } from "../../../shared/domain/inventory.js";
 import { indexListings, observeProvider } from "../../../shared/domain/provider-state.js";
 import { reconcile } from "../../../shared/domain/reconcile.js";
 import { classifyLease } from "../../../shared/domain/verdict.js";
-import { generateDemoWorld } from "../../../simulator/index.js";
-import { parseEnvironments, parseLeaseRows } from "../leases/rows.js";
-
-/**
- * A generated world with every verdict the generator plants (foreign, stale, leaking, shared, orphans,
- * unknown statuses) and one credential whose listing failed, read by the real row parser; the listings
- * are built from the fleet as CreateOS would list it.
- */
-function worldInput() {
-  const world = generateDemoWorld({ size: 3000, seed: "reconcile-world", environments: 20, accounts: 3 });
-  const environments = parseEnvironments(world.ledger.environments, "ledger", "environments");
-  const leases = parseLeaseRows(world.ledger.leases, "ledger", "leases");
-  const snapshots: SourceSnapshot[] = [
-    {
-      sourceId: "ledger",
-      environments: environments.rows,
-      leases: leases.rows,
-      companies: [],
-      problems: [...environments.problems, ...leases.problems],
-      gaps: [],
-    },
-  ];
-  const accountByKey = new Map(world.fleet.accounts.map((account) => [account.apiKey, account]));
-  const listings: SandboxListing[] = world.config.credentials.map((credential, at) => {
-    const account = accountByKey.get(world.keys[credential.apiKeyEnv]!)!;
-    if (at === world.config.credentials.length - 1) {
-      return {
-        origin: credential.origin,
-        credential: credential.name,
-        outcome: { ok: false, reason: "server-error", httpStatus: 503 },
-      };
-    }
-    return {
-      origin: credential.origin,
-      credential: credential.name,
-      outcome: {
-        ok: true,
-        observedAt: "2026-11-30T12:00:00.000Z",
-        sandboxes: (account.sandboxes ?? []).map((sandbox) => ({
-          id: sandbox.id,
-          status: sandbox.status,
-          ...(sandbox.shape ? { shape: sandbox.shape } : {}),
-        })),
-      },
-    };
-  });
-  return { snapshots, listings, now: new Date("2026-11-30T12:00:00Z"), requests: 42 };
-}
+import { generatedWorldInput as worldInput } from "./testing/generated-world.js";
 
 describe("reconcile over a generated world", () => {
   it("plants every headline and some orphans, so the per-row comparison means something", () => {
