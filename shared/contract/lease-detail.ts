@@ -68,6 +68,11 @@ export const LeaseDetailSchema = z.object({
     entries: z.array(MetadataEntrySchema),
     /** The first 8 characters of the workspace marker, or null when the row has none. */
     markerPrefix: nullableText,
+    /**
+     * Null when `entries` are the whole metadata. Otherwise the scan read only the keys it judges by and
+     * the whole row could not be read again: the entries are those keys, and this says why.
+     */
+    partialNote: nullableText,
   }),
   environment: z
     .object({

@@ -114,6 +114,11 @@ describe("what a repair fixes, and what it refuses", () => {
       }),
       "cleanup-in-flight",
     ],
+    [
+      "a row whose scan read only the keys it judges by",
+      input(meta({ environmentId: OTHER_ENV_ID }), {}, { partialMetadata: true }),
+      "partial-metadata",
+    ],
   ])("refuses %s", (_, given, reason) => {
     const repair = computeLeaseRepair(given);
     expect(repair.ok).toBe(false);

@@ -38,6 +38,7 @@ export const REPAIR_REFUSALS = [
   "no-updated-at",
   "not-a-paperclip-row",
   "cleanup-in-flight",
+  "partial-metadata",
 ] as const;
 export type RepairRefusalReason = (typeof REPAIR_REFUSALS)[number];
 
@@ -133,6 +134,13 @@ export function computeLeaseRepair(input: RepairInput): RepairOutcome {
     return refuse(
       "not-proven",
       `Metadata is only rewritten for a sandbox proven to hold this row's marker. ${proof?.message ?? "Prove it first."}`,
+    );
+  }
+  // A repair writes the whole metadata back: from the scanned keys alone it would delete all the others.
+  if (lease.partialMetadata === true) {
+    return refuse(
+      "partial-metadata",
+      "The scan read only the metadata keys it judges by, and a repair writes the whole metadata back; read the whole row first.",
     );
   }
   if (lease.environmentId === null) {

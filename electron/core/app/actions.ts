@@ -6,7 +6,6 @@ import type { LeaseRereader, ProviderPort } from "../actions/ports.js";
 import { configuredProvider, sourceRereader } from "../actions/wiring.js";
 import type { LeasekeeperConfig } from "../config/load.js";
 import { CoreError } from "../errors/core-error.js";
-import { createSources } from "../leases/index.js";
 import { sandboxProofEvidence } from "../markers/proof-evidence.js";
 import { sharedStoreFor } from "../store/postgres/shared-store.js";
 import type { ActionDeps } from "./app.js";
@@ -79,9 +78,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
   const current = () => {
     const config = deps.config();
     if (builtFor !== config) {
-      leases = sourceRereader(
-        createSources(config, { env: deps.env, ...(deps.fetch ? { fetch: deps.fetch } : {}) }),
-      );
+      leases = sourceRereader(deps.sources.current());
       provider = configuredProvider(config, deps.secrets, deps.fetch ? { fetch: deps.fetch } : undefined);
       builtFor = config;
     }

@@ -22,6 +22,7 @@ import { ViewStore } from "../store/view-store.js";
 import { FileVault, LayeredSecretStore, PASSPHRASE_ENV } from "../vault/index.js";
 import { type ActionsPort, engineActions, unavailableActions } from "./actions.js";
 import { coreCalls } from "./calls.js";
+import { ConfiguredSources } from "./configured-sources.js";
 import { InventoryService, type InventoryServiceOptions, type ScanContext } from "./inventory-service.js";
 import { createLogger, type RedactingLogger } from "./log.js";
 import { SettingsService } from "./settings-service.js";
@@ -55,6 +56,8 @@ export interface ActionDeps {
   env: NodeJS.ProcessEnv;
   secrets: LayeredSecretStore;
   inventory: InventoryService;
+  /** The configured sources on main: rows re-read before an action come from these. */
+  sources: ConfiguredSources;
   database: Database | null;
   log: RedactingLogger;
   /** Marker proofs: read for a plan's forced items before confirming, and kept in the audit log. */
@@ -190,6 +193,12 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     onSecretsChanged: refreshRedactions,
   });
 
+  // One set of sources on main, for every read of a single row (the scan reads its own in the worker).
+  const sources = new ConfiguredSources(() => config, {
+    env,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+
   // Proofs are kept with the inventory cache, keyed so an inventory read can attach them.
   const markers = new MarkerService({
     inventory: () => inventory.full(),
@@ -203,6 +212,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     env,
     secrets,
     inventory,
+    sources,
     database,
     log,
     markers,
@@ -245,7 +255,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
     });
   }
   const handlers = createHandlerTable(
-    coreCalls({ info, inventory, settings, secrets, actions, markers, quarantine }),
+    coreCalls({ info, inventory, sources, settings, secrets, actions, markers, quarantine }),
     log,
     log.redactor,
   );
@@ -271,6 +281,7 @@ export async function createLeasekeeperApp(options: AppOptions): Promise<Leaseke
       await refreshAfterChange;
       // The worker finishes the save it is writing before its connection, then main's, closes.
       await inventory.close();
+      await sources.close();
       database?.close();
     },
   };

@@ -5,7 +5,8 @@ import type { MarkerService } from "../markers/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
 import type { LayeredSecretStore } from "../vault/index.js";
 import type { ActionsPort } from "./actions.js";
-import { clipText, leaseDetail, untrackedView } from "./detail.js";
+import type { ConfiguredSources } from "./configured-sources.js";
+import { clipText, readLeaseDetail, untrackedView } from "./detail.js";
 import type { InventoryService } from "./inventory-service.js";
 import type { SettingsService } from "./settings-service.js";
 import { statusView } from "./status.js";
@@ -13,6 +14,8 @@ import { statusView } from "./status.js";
 export interface CoreServices {
   info: () => AppInfo;
   inventory: InventoryService;
+  /** The configured sources on main: a lease's detail reads a row again by id through them. */
+  sources: ConfiguredSources;
   settings: SettingsService;
   secrets: LayeredSecretStore;
   actions: ActionsPort;
@@ -34,10 +37,8 @@ export function coreCalls(core: CoreServices): CoreCalls {
   return {
     "app:info": () => core.info(),
     "inventory:get": (request) => inventory.view(request),
-    "leases:detail": async (request) => {
-      const found = await inventory.find(request.leaseId, request.sourceId);
-      return leaseDetail(found.lease, found.byId, new Map(found.companies.map(({ id, name }) => [id, name])));
-    },
+    "leases:detail": async (request) =>
+      readLeaseDetail(await inventory.find(request.leaseId, request.sourceId), (id) => core.sources.find(id)),
     "untracked:list": async (request) => {
       const current = await inventory.untracked();
       const wanted = (sandbox: { credential: string; origin: string }) =>

@@ -7,6 +7,7 @@ import { metadataObject, recorded } from "../../../shared/domain/lease-metadata.
 import { ownershipEvidence } from "../../../shared/domain/ownership-evidence.js";
 import { paperclipWill, recordedReuseLease } from "../../../shared/domain/paperclip-will.js";
 import { staleConfigFields } from "../inventory/report.js";
+import { readWholeLease, type SourceFinder, type WholeLease } from "../leases/whole-lease.js";
 
 /**
  * One lease as the detail view shows it. Everything is copied field by field into the contract's shape:
@@ -72,10 +73,11 @@ function entryFor(key: string, value: unknown): LeaseDetail["metadata"]["entries
   return { key: shownKey, value: nestedDisplay(value), redacted: false };
 }
 
-function metadataView(raw: unknown): LeaseDetail["metadata"] {
-  if (raw === null || raw === undefined) return { shape: "null", entries: [], markerPrefix: null };
+function metadataView(raw: unknown, partialNote: string | null): LeaseDetail["metadata"] {
+  if (raw === null || raw === undefined)
+    return { shape: "null", entries: [], markerPrefix: null, partialNote };
   const metadata = metadataObject(raw);
-  if (metadata === null) return { shape: "other", entries: [], markerPrefix: null };
+  if (metadata === null) return { shape: "other", entries: [], markerPrefix: null, partialNote };
   const keys = Object.keys(metadata);
   const entries = keys.slice(0, MAX_ENTRIES).map((key) => entryFor(key, recorded(metadata, key)));
   const nested = recorded(metadata, "providerMetadata");
@@ -90,7 +92,43 @@ function metadataView(raw: unknown): LeaseDetail["metadata"] {
     shape: !hasFlatKeys && nested !== undefined ? "nested" : "object",
     entries,
     markerPrefix: markerPrefix(recorded(metadata, "marker") ?? nestedMarker),
+    partialNote,
   };
+}
+
+/**
+ * The metadata to show: the whole record when there is one, else the keys the scan read and why the
+ * whole record is missing. A row the scan read in part and nobody read again says so too.
+ */
+function shownMetadata(
+  lease: ClassifiedLease["lease"],
+  whole: WholeLease | undefined,
+): LeaseDetail["metadata"] {
+  const read = whole ?? (lease.partialMetadata ? { ok: false, reason: "it was not read again" } : null);
+  if (read === null) return metadataView(lease.metadata, null);
+  if (read.ok) return metadataView(read.lease.metadata, null);
+  const reason = read.reason.replace(/\.$/, "");
+  return metadataView(
+    lease.metadata,
+    clip(`Only the keys the scan judges by; the whole record could not be read: ${reason}.`, MAX_TEXT),
+  );
+}
+
+/**
+ * A lease's detail with its whole metadata: a row the scan read only in part is read again by id, from
+ * the source that listed it, now. When that fails the detail still answers, from the keys the scan read.
+ */
+export async function readLeaseDetail(
+  found: {
+    lease: ClassifiedLease;
+    byId: ReadonlyMap<string, ClassifiedLease>;
+    companies: readonly { id: string; name: string }[];
+  },
+  sources: SourceFinder,
+): Promise<LeaseDetail> {
+  const whole = await readWholeLease(sources, found.lease);
+  const companyNames = new Map(found.companies.map(({ id, name }) => [id, name]));
+  return leaseDetail(found.lease, found.byId, companyNames, whole);
 }
 
 const nullableText = (value: string | null | undefined, limit = MAX_TEXT) =>
@@ -100,6 +138,8 @@ export function leaseDetail(
   classified: ClassifiedLease,
   byId: ReadonlyMap<string, ClassifiedLease>,
   companyNames: ReadonlyMap<string, string> = new Map(),
+  /** The row read again by id for its whole metadata (`readWholeLease`), when the scan read part of it. */
+  whole?: WholeLease,
 ): LeaseDetail {
   const { lease, environment, verdict, provider } = classified;
   const recordedReuse = recordedReuseLease(lease.metadata);
@@ -131,7 +171,7 @@ export function leaseDetail(
       createdAt: lease.createdAt,
       updatedAt: lease.updatedAt,
     },
-    metadata: metadataView(lease.metadata),
+    metadata: shownMetadata(lease, whole),
     environment: environment
       ? {
           sourceId: classified.sourceId,

@@ -6,6 +6,7 @@ import { CONFIG_FILE_NAME, type LeasekeeperConfig, loadConfig } from "../config/
 import { EnvSecretStore } from "../config/secrets.js";
 import { scanInventory } from "../inventory/scan.js";
 import { createSources } from "../leases/index.js";
+import type { SourceFinder } from "../leases/whole-lease.js";
 import { type Database, openDatabase } from "../store/index.js";
 import { MarkerService } from "./marker-service.js";
 import { proverClients } from "./open-client.js";
@@ -22,11 +23,14 @@ export async function openCliMarkers(
   config: LeasekeeperConfig;
   inventory: Inventory;
   markers: MarkerService;
+  /** The sources the scan read, for a row read again by id. */
+  sources: SourceFinder;
   close(): void;
 }> {
   const config = await loadConfig(path.resolve(io.cwd, configFile ?? CONFIG_FILE_NAME));
   const secrets = new EnvSecretStore(config.credentials, io.env);
-  const inventory = await scanInventory({ config, sources: createSources(config, { env: io.env }), secrets });
+  const sources = createSources(config, { env: io.env });
+  const inventory = await scanInventory({ config, sources, secrets });
   // Without a store a proof still stands; it is only not kept for the next scan.
   let db: Database | null = null;
   try {
@@ -41,7 +45,13 @@ export async function openCliMarkers(
     openClient: proverClients(config, secrets),
     store: db ? new SqliteProofStore(db) : undefined,
   });
-  return { config, inventory, markers, close: () => db?.close() };
+  return {
+    config,
+    inventory,
+    markers,
+    sources: (sourceId) => sources.find((source) => source.id === sourceId),
+    close: () => db?.close(),
+  };
 }
 
 /** A proof as `--json` prints it: what it is about, then `markerProof`. */

@@ -181,8 +181,8 @@ describe.each<PaperclipSchemaShape>(["company-scoped", "instance-scoped"])(
     });
 
     it("applies through the write URL only, refuses a row changed between proof and write", async () => {
-      const { markers, close } = await openCliMarkers(undefined, { ...ioFor(dir), env });
-      const repairs = await proveAndRepair(markers, [{ leaseId: paperclip.leases["sb-raced"] }]);
+      const { markers, sources, close } = await openCliMarkers(undefined, { ...ioFor(dir), env });
+      const repairs = await proveAndRepair(markers, [{ leaseId: paperclip.leases["sb-raced"] }], sources);
       close();
       expect(repairs[0]!.outcome.ok).toBe(true);
       await withClient(paperclip.db.url, (client) =>

@@ -41,6 +41,12 @@ const foreignCompany = patched(markedRow("sb-foreign", 15), {
   environmentId: OTHER_ENVIRONMENT,
 });
 
+// A row a trimming scan handed over, exported as it was read: a read by id gives only those keys too.
+const partial = {
+  ...patched(markedRow("sb-partial", 16), { environmentId: OTHER_ENVIRONMENT }),
+  partialMetadata: true,
+};
+
 let w: MarkerWorld;
 beforeAll(async () => {
   w = await markerWorld(
@@ -50,8 +56,9 @@ beforeAll(async () => {
       running("sb-wrong-env", holding(13)),
       { ...running("sb-nap", holding(14)), status: "paused" },
       running("sb-foreign", holding(15)),
+      running("sb-partial", holding(16)),
     ],
-    [lostMetadata, nested, wrongEnvironment, napping, foreignCompany],
+    [lostMetadata, nested, wrongEnvironment, napping, foreignCompany, partial],
   );
 });
 afterAll(() => w?.stop());
@@ -115,6 +122,21 @@ describe("leasekeeper repair", () => {
     );
     expect(stdout).toContain("status = 'pending_cleanup'");
     expect(stdout.trimEnd().endsWith("COMMIT;")).toBe(true);
+  });
+
+  it("refuses a row whose whole metadata cannot be read, and writes no UPDATE for it", async () => {
+    const { code, stdout, stderr } = await cli(["repair", "--lease", partial.id, "--format", "sql"]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      `lease ${partial.id} not repaired: The scan read only the metadata keys it judges by, and a repair writes the whole metadata back; the whole row could not be read (its source gives only those keys when the row is read by id too)`,
+    );
+    expect(stdout.split("\n").filter((line) => line !== "" && !line.startsWith("--"))).toEqual([]);
+    const json = JSON.parse((await cli(["repair", "--lease", partial.id, "--format", "json"])).stdout) as {
+      repairs: LeaseRepair[];
+      refused: RepairRefusal[];
+    };
+    expect(json.repairs).toEqual([]);
+    expect(json.refused.map((refusal) => refusal.reason)).toEqual(["partial-metadata"]);
   });
 
   it("asks for a lease and a format", async () => {

@@ -66,12 +66,13 @@ arguments.`,
     if (!values.apply && (format === undefined || !FORMATS.includes(format)))
       throw new CoreError("usage", "bad-arguments", `--format must be one of ${FORMATS.join(", ")}.`);
 
-    const { config, markers, close } = await openCliMarkers(values.config, io);
+    const { config, markers, sources, close } = await openCliMarkers(values.config, io);
     let repairs: ProvenRepair[];
     try {
       repairs = await proveAndRepair(
         markers,
         leases.map((leaseId) => ({ leaseId })),
+        sources,
       );
     } finally {
       close();

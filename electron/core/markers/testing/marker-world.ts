@@ -12,7 +12,7 @@ import {
 import { CONFIG_FILE_NAME, type LeasekeeperConfig, parseConfig } from "../../config/load.js";
 import { EnvSecretStore } from "../../config/secrets.js";
 import { scanInventory } from "../../inventory/scan.js";
-import { createSources } from "../../leases/index.js";
+import { createSources, type LeaseSource } from "../../leases/index.js";
 import { MarkerService } from "../marker-service.js";
 import { proverClients } from "../open-client.js";
 
@@ -69,6 +69,8 @@ export async function markerWorld(
     rateLimitBurst?: number;
     budget?: number;
     requestTimeoutMs?: number;
+    /** The sources the world is scanned through (by default the config's: its ledger file). */
+    sources?: (config: LeasekeeperConfig) => LeaseSource[];
   } = {},
 ): Promise<MarkerWorld> {
   const { dir, cleanup } = await tempDir();
@@ -98,7 +100,8 @@ export async function markerWorld(
   const config = parseConfig(rawConfig, configPath);
   const env = { LK_KEY: SECRET_KEY };
   const secrets = new EnvSecretStore(config.credentials, env);
-  const inventory = await scanInventory({ config, sources: createSources(config, { env: {} }), secrets });
+  const sources = options.sources?.(config) ?? createSources(config, { env: {} });
+  const inventory = await scanInventory({ config, sources, secrets });
   const service = new MarkerService({
     inventory: async () => inventory,
     openClient: proverClients(config, secrets, { retry: { maxRetries: 0 } }),

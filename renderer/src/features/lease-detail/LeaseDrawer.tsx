@@ -202,6 +202,11 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
 
       <section>
         <h3 className="section-title">Recorded metadata</h3>
+        {detail.metadata.partialNote !== null && (
+          <p className="muted" role="note" data-testid="metadata-partial">
+            {detail.metadata.partialNote}
+          </p>
+        )}
         {detail.metadata.entries.length === 0 ? (
           <p className="muted">No metadata recorded.</p>
         ) : (
