@@ -1,0 +1,136 @@
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeInventoryRows } from "../../../shared/contract/inventory-view/decode.js";
+import type { ChannelResponse, Result } from "../../../shared/contract.js";
+import { type Simulator, startSimulator } from "../../../simulator/index.js";
+import { SECRET_KEY, tempDir, writeJson } from "../../../test/fixtures/leasekeeper.js";
+import { type PostgresServer, startPostgres, type TestDatabase } from "../../../test/support/postgres.js";
+import { CONFIG_FILE_NAME } from "../config/load.js";
+import { createPaperclipSchema, PaperclipSeed } from "../leases/testing/paperclip-db/seed.js";
+import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
+import { memoryLogger } from "./log.js";
+
+// The whole app over Paperclip's own database (embedded PostgreSQL) and the CreateOS simulator: its scan
+// reads each row without the host's bookkeeping, yet a lease's detail shows all of it, and a destroy
+// planned from the scanned row passes the last-moment re-check, which reads the row whole.
+
+let server: PostgresServer;
+let sim: Simulator;
+let db: TestDatabase;
+let app: LeasekeeperApp;
+let cleanup: () => Promise<void>;
+const leaking = { id: "", sandbox: "sb-db-leaking" };
+
+/** What Paperclip's host and the plugin record for themselves beside the keys Leasekeeper judges by. */
+const HOST_KEYS = {
+  agentId: randomUUID(),
+  pluginId: randomUUID(),
+  pluginKey: "paperclip-plugin-createos",
+  sandboxProviderPlugin: true,
+  executionWorkspaceMode: "isolated",
+  reusableSandboxLease: { version: 1, runtimeFingerprint: "ab".repeat(16) },
+  remoteCwd: "/paperclip-workspace",
+  shellCommand: "bash",
+};
+
+beforeAll(async () => {
+  server = await startPostgres();
+  sim = await startSimulator({
+    fleet: {
+      accounts: [
+        { apiKey: SECRET_KEY, sandboxes: [{ id: leaking.sandbox, status: "running", shape: "s-1vcpu-1gb" }] },
+      ],
+    },
+    rateLimitPerMinute: 0,
+  });
+  db = await server.createDatabase("app_source");
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    await createPaperclipSchema(client, "instance-scoped");
+    const seed = new PaperclipSeed(client, "instance-scoped");
+    const company = await seed.company("Acme");
+    const config = { provider: "createos", apiUrl: sim.url, shape: "s-1vcpu-1gb", reuseLease: false };
+    const environmentId = await seed.environment({ name: "CreateOS", config });
+    leaking.id = await seed.lease({
+      companyId: company,
+      environmentId,
+      status: "released",
+      releasedAt: "2026-11-30T10:00:00.000Z",
+      providerLeaseId: leaking.sandbox,
+      metadata: {
+        ...config,
+        companyId: company,
+        environmentId,
+        marker: randomUUID(),
+        driver: "sandbox",
+        ...HOST_KEYS,
+      },
+    });
+  } finally {
+    await client.end();
+  }
+
+  let dir: string;
+  ({ dir, cleanup } = await tempDir());
+  const configPath = await writeJson(path.join(dir, CONFIG_FILE_NAME), {
+    sources: [{ kind: "paperclip-db", name: "paperclip", urlEnv: "LK_PAPERCLIP_DB" }],
+    credentials: [{ name: "account", origin: sim.url, apiKeyEnv: "LK_KEY" }],
+    dataDir: "data",
+  });
+  app = await createLeasekeeperApp({
+    configPath,
+    mode: "browser",
+    version: "test",
+    env: { LK_KEY: SECRET_KEY, LK_PAPERCLIP_DB: db.url },
+    log: memoryLogger(),
+    autoRefresh: false,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await app?.close();
+  await sim?.stop();
+  await server?.stop();
+  await cleanup?.();
+});
+
+async function call<C extends keyof LeasekeeperApp["handlers"]>(
+  channel: C,
+  request: unknown = {},
+): Promise<ChannelResponse<C>> {
+  const result = (await app.handlers[channel](request, { host: "test" })) as Result<ChannelResponse<C>>;
+  if (!result.ok) throw new Error(`${channel}: ${result.error.code}: ${result.error.message}`);
+  return result.data;
+}
+
+describe("the app over Paperclip's database", () => {
+  it("shows every metadata key in a lease's detail, though its scan left the host's out", async () => {
+    const row = decodeInventoryRows(await call("inventory:get", { refresh: true })).find(
+      (candidate) => candidate.leaseId === leaking.id,
+    );
+    expect(row?.headline).toBe("leaking");
+    const detail = await call("leases:detail", { leaseId: leaking.id });
+    const keys = detail.metadata.entries.map((entry) => entry.key);
+    expect(keys).toEqual(expect.arrayContaining(Object.keys(HOST_KEYS)));
+    expect(detail.metadata.partialNote).toBeNull();
+  });
+
+  it("destroys the sandbox of a row planned from its scan: the re-check of the whole row agrees", async () => {
+    const plan = await call("actions:plan", {
+      action: "destroy",
+      selection: { kind: "leases", leaseIds: [leaking.id] },
+    });
+    expect(plan.items).toMatchObject([{ leaseId: leaking.id, decision: "do" }]);
+    const { jobId } = await call("actions:execute", { planId: plan.planId });
+    let job = await call("jobs:get", { jobId });
+    while (job.state === "running") {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      job = await call("jobs:get", { jobId });
+    }
+    expect(job.items).toMatchObject([{ leaseId: leaking.id, state: "confirmed", effect: "delete" }]);
+    expect(sim.stats().perSandbox[leaking.sandbox]?.["DELETE /v1/sandboxes/:id"]).toBe(1);
+  });
+});
