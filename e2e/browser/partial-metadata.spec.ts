@@ -1,25 +1,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { HOST_BOOKKEEPING_KEYS, scannedMetadata } from "../../shared/domain/scanned-metadata.js";
 import { expect, test } from "../support/leasekeeper.js";
 import { openConsole, ownWorld, showLease } from "./operator.js";
 
-// A row whose scan read only the metadata keys Leasekeeper judges by: the drawer shows the whole record
+// A row whose scan left the host's bookkeeping out of its metadata: the drawer shows the whole record
 // read again by id, or the scanned keys with a note saying why the whole record is missing.
 
 const world = ownWorld({ size: 120, transitionMs: 30 });
-
-/** The keys a scan that reads only what Leasekeeper judges by keeps. */
-const SCANNED = [
-  "provider",
-  "companyId",
-  "environmentId",
-  "apiUrl",
-  "marker",
-  "shape",
-  "rootfs",
-  "region",
-  "reuseLease",
-];
 
 interface Ledger {
   leases: { id: string; metadata: Record<string, unknown> }[];
@@ -40,8 +28,7 @@ function rewrite(file: string, change: (ledger: Ledger) => void): void {
   writeFileSync(file, JSON.stringify(ledger));
 }
 
-const trimmed = (metadata: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(metadata).filter(([key]) => SCANNED.includes(key)));
+const trimmed = (metadata: Record<string, unknown>) => scannedMetadata(metadata, HOST_BOOKKEEPING_KEYS);
 
 test("the drawer shows a partly read row's whole metadata, or says why it shows only the scanned keys", async ({
   page,
@@ -52,7 +39,7 @@ test("the drawer shows a partly read row's whole metadata, or says why it shows 
   const hostKeys = { pluginId: "createos-plugin-e2e", reusableSandboxLease: { version: 1 } };
   const original = readFileSync(file, "utf8");
 
-  // What the scan reads: both rows trimmed to the scanned keys and flagged.
+  // What the scan reads: both rows without the host's bookkeeping, and flagged.
   rewrite(file, (ledger) => {
     for (const lease of ledger.leases) {
       if (lease.id !== whole && lease.id !== gone) continue;
@@ -83,7 +70,7 @@ test("the drawer shows a partly read row's whole metadata, or says why it shows 
   await (await showLease(page, gone)).click();
   await expect(drawer.getByTestId("drawer-lease-id")).toHaveText(gone);
   await expect(drawer.getByTestId("metadata-partial")).toHaveText(
-    "Only the keys the scan judges by; the whole record could not be read: the row is no longer in its source.",
+    "The scan read this row without Paperclip's own bookkeeping keys; the whole record could not be read: the row is no longer in its source.",
   );
   await expect(drawer.getByTestId("metadata-table")).toContainText("marker");
   await expect(drawer.getByTestId("metadata-table")).not.toContainText("pluginId");

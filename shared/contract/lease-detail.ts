@@ -69,8 +69,8 @@ export const LeaseDetailSchema = z.object({
     /** The first 8 characters of the workspace marker, or null when the row has none. */
     markerPrefix: nullableText,
     /**
-     * Null when `entries` are the whole metadata. Otherwise the scan read only the keys it judges by and
-     * the whole row could not be read again: the entries are those keys, and this says why.
+     * Null when `entries` are the whole metadata. Otherwise the scan left the host's bookkeeping out and
+     * the whole row could not be read again: the entries are the keys the scan read, and this says why.
      */
     partialNote: nullableText,
   }),

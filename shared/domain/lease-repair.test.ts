@@ -115,7 +115,7 @@ describe("what a repair fixes, and what it refuses", () => {
       "cleanup-in-flight",
     ],
     [
-      "a row whose scan read only the keys it judges by",
+      "a row whose scan left the host's bookkeeping out",
       input(meta({ environmentId: OTHER_ENV_ID }), {}, { partialMetadata: true }),
       "partial-metadata",
     ],

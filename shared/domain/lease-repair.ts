@@ -140,7 +140,7 @@ export function computeLeaseRepair(input: RepairInput): RepairOutcome {
   if (lease.partialMetadata === true) {
     return refuse(
       "partial-metadata",
-      "The scan read only the metadata keys it judges by, and a repair writes the whole metadata back; read the whole row first.",
+      "The scan read this row without Paperclip's own bookkeeping keys, and a repair writes the whole metadata back; read the whole row first.",
     );
   }
   if (lease.environmentId === null) {

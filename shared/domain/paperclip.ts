@@ -118,9 +118,9 @@ export const LeaseRowSchema = z.object({
    */
   environmentChange: z.string().max(200).optional(),
   /**
-   * Set when the source's scan read only the metadata keys Leasekeeper judges by (`SCANNED_METADATA_KEYS`
-   * and the keys the row's environment config sets), not the whole document: where the whole of it is
-   * shown or written back (a lease's detail, a repair), the row is read again by id.
+   * Set when the source's scan left the host's bookkeeping out of the metadata (`HOST_BOOKKEEPING_KEYS`,
+   * which no judgement reads): where the whole of it is shown or written back (a lease's detail, a
+   * repair), the row is read again by id.
    */
   partialMetadata: z.literal(true).optional(),
 });

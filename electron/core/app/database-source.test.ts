@@ -23,7 +23,7 @@ let app: LeasekeeperApp;
 let cleanup: () => Promise<void>;
 const leaking = { id: "", sandbox: "sb-db-leaking" };
 
-/** What Paperclip's host and the plugin record for themselves beside the keys Leasekeeper judges by. */
+/** What Paperclip's host and the plugin record for themselves, which no judgement reads. */
 const HOST_KEYS = {
   agentId: randomUUID(),
   pluginId: randomUUID(),

@@ -110,7 +110,10 @@ function shownMetadata(
   const reason = read.reason.replace(/\.$/, "");
   return metadataView(
     lease.metadata,
-    clip(`Only the keys the scan judges by; the whole record could not be read: ${reason}.`, MAX_TEXT),
+    clip(
+      `The scan read this row without Paperclip's own bookkeeping keys; the whole record could not be read: ${reason}.`,
+      MAX_TEXT,
+    ),
   );
 }
 

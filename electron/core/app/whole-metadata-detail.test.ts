@@ -14,14 +14,14 @@ import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
 import { readLeaseDetail } from "./detail.js";
 import { memoryLogger } from "./log.js";
 
-// A row whose scan read only the metadata keys Leasekeeper judges by: its detail shows the whole record,
+// A row whose scan left the host's bookkeeping out of its metadata: its detail shows the whole record,
 // read again by id from the source that listed it, or says why it shows only the scanned keys.
 
 let sim: Simulator;
 let dir: string;
 let cleanup: () => Promise<void>;
 
-/** What the plugin and Paperclip's host wrote beside the keys a scan judges by. */
+/** What the plugin and Paperclip's host record for themselves, which a scan leaves out. */
 const HOST_KEYS = {
   reusableSandboxLease: { version: 1, fingerprint: "fp-1" },
   pluginId: "createos-plugin",
@@ -112,7 +112,7 @@ describe("a lease's detail, from a source that scans part of the metadata", () =
     expect(keysOf(detail)).toContain("marker");
     expect(keysOf(detail)).not.toContain("pluginId");
     expect(detail.metadata.partialNote).toBe(
-      "Only the keys the scan judges by; the whole record could not be read: the Paperclip database is not reachable.",
+      "The scan read this row without Paperclip's own bookkeeping keys; the whole record could not be read: the Paperclip database is not reachable.",
     );
     // The rest of the detail stands: the verdict the scan judged is still there.
     expect(detail.verdict.headline).toBe(listed.verdict.headline);
@@ -178,7 +178,7 @@ describe("leases:detail through the composition root", () => {
     await rm(ledger);
     const unreadable = await call("leases:detail", { leaseId: whole.id });
     expect(unreadable.metadata.partialNote).toMatch(
-      /^Only the keys the scan judges by; the whole record could not be read: cannot read ledger file .*ENOENT/,
+      /^The scan read this row without Paperclip's own bookkeeping keys; the whole record could not be read: cannot read ledger file .*ENOENT/,
     );
     expect(keysOf(unreadable)).toContain("marker");
     expect(keysOf(unreadable)).not.toContain("pluginId");

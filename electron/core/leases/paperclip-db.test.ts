@@ -509,7 +509,7 @@ describe("reading the id range in two halves", () => {
   });
 });
 
-describe("a scan reads the metadata it judges by; a row read by id comes whole", () => {
+describe("a scan leaves the host's bookkeeping out of the metadata; a row read by id comes whole", () => {
   const HOST_BOOKKEEPING = {
     agentId: "agent-1",
     driver: "sandbox",

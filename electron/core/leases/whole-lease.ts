@@ -10,7 +10,7 @@ export type SourceFinder = (sourceId: string) => LeaseSource | undefined;
 const REASON_LIMIT = 300;
 
 /**
- * The row with every metadata key it holds. A scan may have read only the keys Leasekeeper judges by
+ * The row with every metadata key it holds. A scan may have left the host's bookkeeping out
  * (`partialMetadata`); where the whole document is shown or written back, that row is read again by id
  * from the source that listed it. A row the scan read whole is handed back as it is, unread.
  */

@@ -14,10 +14,10 @@ import { repairJson } from "./repair-json.js";
 import { proveAndRepair } from "./repair-service.js";
 import { repairSql } from "./repair-sql.js";
 
-// A repair writes the whole metadata back, so a row whose scan read only the keys Leasekeeper judges by
-// is read again whole, by id, before its repair is computed; when it cannot be, the row is refused.
+// A repair writes the whole metadata back, so a row whose scan left the host's bookkeeping out of its
+// metadata is read again whole, by id, before its repair is computed; when it cannot be, it is refused.
 // The sandbox is proven against the simulator over real HTTP; the rows come from a ledger file read the
-// way a trimming scan reads Paperclip's database.
+// way Paperclip's database source scans.
 
 const OTHER_ENVIRONMENT = "55555555-5555-4555-8555-555555555555";
 /** What the plugin and Paperclip's host wrote that a scan judging ownership does not read. */

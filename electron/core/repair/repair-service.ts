@@ -53,7 +53,7 @@ async function repairOf(
       sourceId,
       leaseId: lease.id,
       reason: "partial-metadata",
-      message: `The scan read only the metadata keys it judges by, and a repair writes the whole metadata back; the whole row could not be read (${whole.reason}), so nothing is repaired.`,
+      message: `The scan read this row without Paperclip's own bookkeeping keys, and a repair writes the whole metadata back; the whole row could not be read (${whole.reason}), so nothing is repaired.`,
     };
   }
   if (recordedMarker(whole.lease.metadata) !== recordedMarker(lease.metadata)) {

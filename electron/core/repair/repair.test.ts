@@ -128,7 +128,7 @@ describe("leasekeeper repair", () => {
     const { code, stdout, stderr } = await cli(["repair", "--lease", partial.id, "--format", "sql"]);
     expect(code).toBe(1);
     expect(stderr).toContain(
-      `lease ${partial.id} not repaired: The scan read only the metadata keys it judges by, and a repair writes the whole metadata back; the whole row could not be read (its source gives only those keys when the row is read by id too)`,
+      `lease ${partial.id} not repaired: The scan read this row without Paperclip's own bookkeeping keys, and a repair writes the whole metadata back; the whole row could not be read (its source gives only those keys when the row is read by id too)`,
     );
     expect(stdout.split("\n").filter((line) => line !== "" && !line.startsWith("--"))).toEqual([]);
     const json = JSON.parse((await cli(["repair", "--lease", partial.id, "--format", "json"])).stdout) as {

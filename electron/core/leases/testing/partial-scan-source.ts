@@ -1,31 +1,16 @@
 import type { SourceSnapshot } from "../../../../shared/domain/inventory.js";
-import { metadataObject, recorded } from "../../../../shared/domain/lease-metadata.js";
 import type { Environment, LeaseRow } from "../../../../shared/domain/paperclip.js";
+import {
+  isTrimmableMetadata,
+  keysLeftOutOfScan,
+  scannedMetadata,
+} from "../../../../shared/domain/scanned-metadata.js";
 import { LedgerSource } from "../ledger.js";
 import type { LeaseSource } from "../source.js";
 
-/** The metadata keys a scan that reads only what Leasekeeper judges by keeps of a plugin-shaped row. */
-export const SCANNED_KEYS = [
-  "provider",
-  "companyId",
-  "environmentId",
-  "apiUrl",
-  "shape",
-  "rootfs",
-  "region",
-  "reuseLease",
-  "timeoutMs",
-  "marker",
-  "providerMetadata",
-  "pendingCleanupInFlight",
-  "pendingCleanupLeaseExpiresAtMs",
-] as const;
-
-const OWNERSHIP_KEYS = ["provider", "companyId", "environmentId", "apiUrl"];
-
 /**
- * A ledger file read the way a scan that trims metadata reads its database: `load` keeps only the
- * scanned keys of each plugin-shaped row and flags it `partialMetadata`, while `readLease` reads the row
+ * A ledger file read the way Paperclip's database source scans: `load` leaves the host's bookkeeping
+ * out of each plugin-shaped row and flags it `partialMetadata`, while `readLease` reads the row
  * whole, as the file holds it now. `failReads` makes every read by id fail, as an unreachable source
  * would. Test support only.
  */
@@ -43,7 +28,7 @@ export class PartialScanSource implements LeaseSource {
 
   async load(): Promise<SourceSnapshot> {
     const snapshot = await this.#ledger.load();
-    return { ...snapshot, leases: snapshot.leases.map(scanned) };
+    return { ...snapshot, leases: snapshot.leases.map((lease) => scanned(lease)) };
   }
 
   async readLease(leaseId: string): Promise<LeaseRow | null> {
@@ -57,14 +42,12 @@ export class PartialScanSource implements LeaseSource {
   }
 }
 
-/** A row as a trimming scan hands it over: non-plugin metadata stays whole and unflagged. */
-export function scanned(row: LeaseRow): LeaseRow {
-  const metadata = metadataObject(row.metadata);
-  if (metadata === null || !OWNERSHIP_KEYS.some((key) => recorded(metadata, key) != null)) return row;
-  const kept: Record<string, unknown> = {};
-  for (const key of SCANNED_KEYS) {
-    const value = recorded(metadata, key);
-    if (value !== undefined) kept[key] = value;
-  }
-  return { ...row, metadata: kept, partialMetadata: true };
+/** A row as a database scan hands it over: metadata not in the plugin's shape stays whole and unflagged. */
+export function scanned(row: LeaseRow, configKeys: Iterable<string> = []): LeaseRow {
+  if (!isTrimmableMetadata(row.metadata)) return row;
+  return {
+    ...row,
+    metadata: scannedMetadata(row.metadata, keysLeftOutOfScan(configKeys)),
+    partialMetadata: true,
+  };
 }
