@@ -2,9 +2,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
-import { type ChannelResponse, decodeInventoryRows, type Result } from "../../../shared/contract.js";
+import { decodeInventoryRows } from "../../../shared/contract.js";
 import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
 import { memoryLogger } from "./log.js";
+import { channelCaller, finishedJob } from "./testing/app-calls.js";
 
 /** The composition root against the simulator and a generated world: every channel, end to end. */
 
@@ -34,14 +35,7 @@ afterAll(async () => {
   await demo?.stop();
 });
 
-async function call<C extends keyof LeasekeeperApp["handlers"]>(
-  channel: C,
-  request: unknown = {},
-): Promise<ChannelResponse<C>> {
-  const result = (await app.handlers[channel](request, { host: "test" })) as Result<ChannelResponse<C>>;
-  if (!result.ok) throw new Error(`${channel}: ${result.error.code}: ${result.error.message}`);
-  return result.data;
-}
+const call = channelCaller(() => app);
 
 async function refuse(channel: keyof LeasekeeperApp["handlers"], request: unknown) {
   const result = await app.handlers[channel](request, { host: "test" });
@@ -127,11 +121,7 @@ describe("a sandbox Leasekeeper destroyed", () => {
     });
     expect(plan.items).toMatchObject([{ leaseId, decision: "do", confirmation: "click" }]);
     const { jobId } = await call("actions:execute", { planId: plan.planId });
-    let job = await call("jobs:get", { jobId });
-    while (job.state === "running") {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      job = await call("jobs:get", { jobId });
-    }
+    const job = await finishedJob(call, jobId);
     expect(job.items).toMatchObject([{ leaseId, state: "confirmed", effect: "delete" }]);
 
     // No refresh: the job's confirmation alone updates the inventory and announces the change.
@@ -174,11 +164,7 @@ describe("a sandbox Leasekeeper released", () => {
     });
     expect(plan.items).toMatchObject([{ leaseId, decision: "do" }]);
     const { jobId } = await call("actions:execute", { planId: plan.planId });
-    let job = await call("jobs:get", { jobId });
-    while (job.state === "running") {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      job = await call("jobs:get", { jobId });
-    }
+    const job = await finishedJob(call, jobId);
     const [item] = job.items;
     expect(item).toMatchObject({ leaseId, state: "confirmed" });
 

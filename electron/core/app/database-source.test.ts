@@ -3,7 +3,6 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeInventoryRows } from "../../../shared/contract/inventory-view/decode.js";
-import type { ChannelResponse, Result } from "../../../shared/contract.js";
 import { type Simulator, startSimulator } from "../../../simulator/index.js";
 import { SECRET_KEY, tempDir, writeJson } from "../../../test/fixtures/leasekeeper.js";
 import { type PostgresServer, startPostgres, type TestDatabase } from "../../../test/support/postgres.js";
@@ -11,6 +10,7 @@ import { CONFIG_FILE_NAME } from "../config/load.js";
 import { createPaperclipSchema, PaperclipSeed } from "../leases/testing/paperclip-db/seed.js";
 import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
 import { memoryLogger } from "./log.js";
+import { channelCaller, finishedJob } from "./testing/app-calls.js";
 
 // The whole app over Paperclip's own database (embedded PostgreSQL) and the CreateOS simulator: its scan
 // reads each row without the host's bookkeeping, yet a lease's detail shows all of it, and a destroy
@@ -97,14 +97,7 @@ afterAll(async () => {
   await cleanup?.();
 });
 
-async function call<C extends keyof LeasekeeperApp["handlers"]>(
-  channel: C,
-  request: unknown = {},
-): Promise<ChannelResponse<C>> {
-  const result = (await app.handlers[channel](request, { host: "test" })) as Result<ChannelResponse<C>>;
-  if (!result.ok) throw new Error(`${channel}: ${result.error.code}: ${result.error.message}`);
-  return result.data;
-}
+const call = channelCaller(() => app);
 
 describe("the app over Paperclip's database", () => {
   it("shows every metadata key in a lease's detail, though its scan left the host's out", async () => {
@@ -125,11 +118,7 @@ describe("the app over Paperclip's database", () => {
     });
     expect(plan.items).toMatchObject([{ leaseId: leaking.id, decision: "do" }]);
     const { jobId } = await call("actions:execute", { planId: plan.planId });
-    let job = await call("jobs:get", { jobId });
-    while (job.state === "running") {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      job = await call("jobs:get", { jobId });
-    }
+    const job = await finishedJob(call, jobId);
     expect(job.items).toMatchObject([{ leaseId: leaking.id, state: "confirmed", effect: "delete" }]);
     expect(sim.stats().perSandbox[leaking.sandbox]?.["DELETE /v1/sandboxes/:id"]).toBe(1);
   });

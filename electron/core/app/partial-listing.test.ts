@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
-import { type ChannelResponse, decodeInventoryRows, type Result } from "../../../shared/contract.js";
+import { type ChannelResponse, decodeInventoryRows } from "../../../shared/contract.js";
 import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
 import { memoryLogger } from "./log.js";
+import { channelCaller } from "./testing/app-calls.js";
 
 /**
  * A listing that fails part-way through a host's scan: main hands each page to the inventory worker as
@@ -48,14 +49,7 @@ afterAll(async () => {
   await demo?.stop();
 });
 
-async function call<C extends keyof LeasekeeperApp["handlers"]>(
-  channel: C,
-  request: unknown = {},
-): Promise<ChannelResponse<C>> {
-  const result = (await app.handlers[channel](request, { host: "test" })) as Result<ChannelResponse<C>>;
-  if (!result.ok) throw new Error(`${channel}: ${result.error.code}: ${result.error.message}`);
-  return result.data;
-}
+const call = channelCaller(() => app);
 
 describe("a listing that fails on page 3 of 5", () => {
   it("leaves the provider state of its sandboxes' rows unknown and judges nothing from the pages it had", async () => {

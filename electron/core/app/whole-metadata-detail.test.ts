@@ -1,7 +1,7 @@
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ChannelResponse, LeaseDetailSchema, type Result } from "../../../shared/contract.js";
+import { LeaseDetailSchema } from "../../../shared/contract.js";
 import type { ClassifiedLease, ProviderObservation } from "../../../shared/domain/inventory.js";
 import { LeaseRowSchema } from "../../../shared/domain/paperclip.js";
 import { classifyLease } from "../../../shared/domain/verdict.js";
@@ -13,6 +13,7 @@ import { PartialScanSource, scanned } from "../leases/testing/partial-scan-sourc
 import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
 import { readLeaseDetail } from "./detail.js";
 import { memoryLogger } from "./log.js";
+import { channelCaller } from "./testing/app-calls.js";
 
 // A row whose scan left the host's bookkeeping out of its metadata: its detail shows the whole record,
 // read again by id from the source that listed it, or says why it shows only the scanned keys.
@@ -158,14 +159,7 @@ describe("leases:detail through the composition root", () => {
     await app?.close();
   });
 
-  async function call<C extends keyof LeasekeeperApp["handlers"]>(
-    channel: C,
-    request: unknown = {},
-  ): Promise<ChannelResponse<C>> {
-    const result = (await app.handlers[channel](request, { host: "test" })) as Result<ChannelResponse<C>>;
-    if (!result.ok) throw new Error(`${channel}: ${result.error.code}: ${result.error.message}`);
-    return result.data;
-  }
+  const call = channelCaller(() => app);
 
   it("shows the whole metadata the source holds now for a row its scan read in part", async () => {
     await writeLedger(ledger, [whole]);
