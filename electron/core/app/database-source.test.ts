@@ -1,16 +1,14 @@
 import { randomUUID } from "node:crypto";
-import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeInventoryRows } from "../../../shared/contract/inventory-view/decode.js";
 import { type Simulator, startSimulator } from "../../../simulator/index.js";
-import { SECRET_KEY, tempDir, writeJson } from "../../../test/fixtures/leasekeeper.js";
+import { SECRET_KEY, tempDir } from "../../../test/fixtures/leasekeeper.js";
 import { type PostgresServer, startPostgres, type TestDatabase } from "../../../test/support/postgres.js";
-import { CONFIG_FILE_NAME } from "../config/load.js";
 import { createPaperclipSchema, PaperclipSeed } from "../leases/testing/paperclip-db/seed.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
-import { memoryLogger } from "./log.js";
+import type { LeasekeeperApp } from "./app.js";
 import { channelCaller, finishedJob } from "./testing/app-calls.js";
+import { openOneAccountApp } from "./testing/one-account-app.js";
 
 // The whole app over Paperclip's own database (embedded PostgreSQL) and the CreateOS simulator: its scan
 // reads each row without the host's bookkeeping, yet a lease's detail shows all of it, and a destroy
@@ -75,18 +73,11 @@ beforeAll(async () => {
 
   let dir: string;
   ({ dir, cleanup } = await tempDir());
-  const configPath = await writeJson(path.join(dir, CONFIG_FILE_NAME), {
+  app = await openOneAccountApp({
+    dir,
     sources: [{ kind: "paperclip-db", name: "paperclip", urlEnv: "LK_PAPERCLIP_DB" }],
-    credentials: [{ name: "account", origin: sim.url, apiKeyEnv: "LK_KEY" }],
-    dataDir: "data",
-  });
-  app = await createLeasekeeperApp({
-    configPath,
-    mode: "browser",
-    version: "test",
-    env: { LK_KEY: SECRET_KEY, LK_PAPERCLIP_DB: db.url },
-    log: memoryLogger(),
-    autoRefresh: false,
+    origin: sim.url,
+    env: { LK_PAPERCLIP_DB: db.url },
   });
 }, 120_000);
 

@@ -7,13 +7,12 @@ import { LeaseRowSchema } from "../../../shared/domain/paperclip.js";
 import { classifyLease } from "../../../shared/domain/verdict.js";
 import { type Simulator, startSimulator } from "../../../simulator/index.js";
 import { environment, leaseRow, SECRET_KEY, tempDir, writeJson } from "../../../test/fixtures/leasekeeper.js";
-import { CONFIG_FILE_NAME } from "../config/load.js";
 import { SourceError } from "../leases/source.js";
 import { PartialScanSource, scanned } from "../leases/testing/partial-scan-source.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
+import type { LeasekeeperApp } from "./app.js";
 import { readLeaseDetail } from "./detail.js";
-import { memoryLogger } from "./log.js";
 import { channelCaller } from "./testing/app-calls.js";
+import { openOneAccountApp } from "./testing/one-account-app.js";
 
 // A row whose scan left the host's bookkeeping out of its metadata: its detail shows the whole record,
 // read again by id from the source that listed it, or says why it shows only the scanned keys.
@@ -138,18 +137,10 @@ describe("leases:detail through the composition root", () => {
     // The file holds the row as a trimming scan reads it; each test then puts in what a read by id finds.
     await mkdir(appDir, { recursive: true });
     await writeLedger(ledger, [scanned(LeaseRowSchema.parse(whole))]);
-    const configPath = await writeJson(path.join(appDir, CONFIG_FILE_NAME), {
+    app = await openOneAccountApp({
+      dir: appDir,
       sources: [{ kind: "ledger", path: "ledger.json", name: "ledger" }],
-      credentials: [{ name: "account", origin: sim.url, apiKeyEnv: "LK_KEY" }],
-      dataDir: "data",
-    });
-    app = await createLeasekeeperApp({
-      configPath,
-      mode: "browser",
-      version: "test",
-      env: { LK_KEY: SECRET_KEY },
-      log: memoryLogger(),
-      autoRefresh: false,
+      origin: sim.url,
       actions: false,
     });
     await call("inventory:get", { refresh: true });
