@@ -1,20 +1,14 @@
-import type { Worker } from "node:worker_threads";
+import type { MessagePort, Worker } from "node:worker_threads";
 import type { PageReaderAnswer, PageReaderRequest } from "./protocol.js";
 import { startThread } from "./thread-entry.js";
-
-interface Waiting {
-  resolve: (value: PageReaderAnswer["value"]) => void;
-  reject: (error: unknown) => void;
-}
+import { ThreadRequests } from "./thread-requests.js";
 
 /**
  * Main's end of the list-page reader (list-page-reader.ts): one long-lived thread, started on the
  * first request; if it stops, what was waiting fails and the next request starts another.
  */
 export class ListPageReader {
-  readonly #waiting = new Map<number, Waiting>();
-  #thread: Worker | null = null;
-  #nextId = 1;
+  #thread: { worker: Worker; requests: ThreadRequests } | null = null;
 
   /** Starts the thread ahead of the first scan, so that its start is not on the scan's path. */
   start(): void {
@@ -33,43 +27,30 @@ export class ListPageReader {
   async close(): Promise<void> {
     const thread = this.#thread;
     this.#thread = null;
-    await thread?.terminate();
+    await thread?.worker.terminate();
   }
 
   #request(
     request: PageReaderRequest,
-    transfer: readonly (ArrayBuffer | import("node:worker_threads").MessagePort)[],
+    transfer: readonly (ArrayBuffer | MessagePort)[],
   ): Promise<PageReaderAnswer["value"]> {
-    const thread = this.#started();
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      if (this.#waiting.size === 0) thread.ref();
-      this.#waiting.set(id, { resolve, reject });
-      thread.postMessage({ id, request }, [...transfer]);
-    });
+    return this.#started().ask(request, transfer);
   }
 
-  #started(): Worker {
-    if (this.#thread !== null) return this.#thread;
-    const thread = startThread("list-page-reader", {});
-    // Idle, it keeps no host alive; a request waiting on it does (see `#request`).
-    thread.unref();
-    thread.on("message", ({ id, value }: PageReaderAnswer) => {
-      const waiting = this.#waiting.get(id);
-      if (waiting === undefined) return;
-      this.#waiting.delete(id);
-      if (this.#waiting.size === 0) thread.unref();
-      waiting.resolve(value);
-    });
-    thread.once("exit", (code) => {
-      if (this.#thread === thread) this.#thread = null;
-      const error = new Error(`the list-page reader stopped (exit code ${code})`);
-      for (const waiting of this.#waiting.values()) waiting.reject(error);
-      this.#waiting.clear();
+  #started(): ThreadRequests {
+    if (this.#thread !== null) return this.#thread.requests;
+    const worker = startThread("list-page-reader", {});
+    const requests = new ThreadRequests(
+      worker,
+      (code) => new Error(`the list-page reader stopped (exit code ${code})`),
+    );
+    worker.on("message", ({ id, value }: PageReaderAnswer) => requests.answer(id, { ok: true, value }));
+    worker.once("exit", () => {
+      if (this.#thread?.worker === worker) this.#thread = null;
     });
     // An error ends the thread; `exit` fails what was waiting.
-    thread.on("error", () => undefined);
-    this.#thread = thread;
-    return thread;
+    worker.on("error", () => undefined);
+    this.#thread = { worker, requests };
+    return requests;
   }
 }
