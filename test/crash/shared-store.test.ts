@@ -1,8 +1,8 @@
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { ActionEngine } from "../../electron/core/actions/engine.js";
 import { buildWorld, FAST_OPTIONS, type World } from "../../electron/core/actions/testing/world.js";
-import { type PostgresServer, startPostgres } from "../support/postgres.js";
+import { postgresForSuite } from "../support/postgres-suite.js";
 import { operatorConfig, operatorEngine, runLeasekeeper, STORE_ENV } from "./support/operators.js";
 
 // Two operators on two machines: separate data directories, separate OS processes, one PostgreSQL store.
@@ -14,15 +14,9 @@ import { operatorConfig, operatorEngine, runLeasekeeper, STORE_ENV } from "./sup
 const COUNT = 8;
 const DELETE = "DELETE /v1/sandboxes/:id";
 
-let server: PostgresServer;
+const postgres = postgresForSuite();
 let world: World | null = null;
 const engines: ActionEngine[] = [];
-beforeAll(async () => {
-  server = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-}, 60_000);
 afterEach(async () => {
   for (const engine of engines.splice(0)) await engine.close();
   await world?.close();
@@ -37,7 +31,7 @@ async function engineFor(configFile: string, env: NodeJS.ProcessEnv): Promise<Ac
 
 describe("two leasekeeper processes on separate machines sharing a PostgreSQL store", () => {
   it("send one DELETE per sandbox between them and write one audit log naming both operators", async () => {
-    const { url } = await server.createDatabase("team");
+    const { url } = await postgres().createDatabase("team");
     const fleet = Array.from({ length: COUNT }, (_, n) => ({ id: `sb-team-${n}` }));
     world = await buildWorld({
       sandboxes: fleet,

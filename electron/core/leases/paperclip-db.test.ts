@@ -11,7 +11,8 @@ import {
   keysLeftOutOfScan,
   scannedMetadata,
 } from "../../../shared/domain/scanned-metadata.js";
-import { type PostgresServer, startPostgres, type TestDatabase } from "../../../test/support/postgres.js";
+import type { TestDatabase } from "../../../test/support/postgres.js";
+import { postgresForSuite } from "../../../test/support/postgres-suite.js";
 import { canonicalJson } from "../actions/plan/fingerprint.js";
 import { runCli } from "../cli/run.js";
 import { PaperclipDbSource, readOnlyTransaction } from "./paperclip-db.js";
@@ -23,15 +24,7 @@ import {
   PaperclipSeed,
 } from "./testing/paperclip-db/seed.js";
 
-let server: PostgresServer;
-
-beforeAll(async () => {
-  server = await startPostgres();
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const postgres = postgresForSuite();
 
 const API_URL = "https://api.sb.createos.sh";
 const SECRET_CANARY = `canary-${randomBytes(8).toString("hex")}`;
@@ -81,7 +74,7 @@ interface World {
 
 /** One small Paperclip: a CreateOS environment, one switched to SSH, a local one, and rows of each kind. */
 async function seedWorld(shape: PaperclipSchemaShape): Promise<World> {
-  const db = await server.createDatabase(shape.replace("-", "_"));
+  const db = await postgres().createDatabase(shape.replace("-", "_"));
   return withClient(db.url, async (client) => {
     await createPaperclipSchema(client, shape);
     const seed = new PaperclipSeed(client, shape);
@@ -330,7 +323,7 @@ describe("reading inside a READ ONLY transaction", () => {
   let db: TestDatabase;
 
   beforeAll(async () => {
-    db = await server.createDatabase("readonly");
+    db = await postgres().createDatabase("readonly");
     await withClient(db.url, (client) => createPaperclipSchema(client, "instance-scoped"));
   });
 
@@ -355,7 +348,7 @@ describe("reading inside a READ ONLY transaction", () => {
 
 describe("keyset pagination", () => {
   it("reads every row once across many pages", async () => {
-    const db = await server.createDatabase("pages");
+    const db = await postgres().createDatabase("pages");
     const ids = await withClient(db.url, async (client) => {
       await createPaperclipSchema(client, "instance-scoped");
       const seed = new PaperclipSeed(client, "instance-scoped");
@@ -395,7 +388,7 @@ describe("keyset pagination", () => {
 
 describe("a read that is stopped", () => {
   it("leaves no transaction or cursor behind on the pool's connections: the next read succeeds", async () => {
-    const db = await server.createDatabase("stopped");
+    const db = await postgres().createDatabase("stopped");
     await withClient(db.url, async (client) => {
       await createPaperclipSchema(client, "instance-scoped");
       const seed = new PaperclipSeed(client, "instance-scoped");
@@ -429,7 +422,7 @@ describe("a read that is stopped", () => {
 
 describe("reading the id range in two halves", () => {
   it("reads the rows on both sides of the split and at its edges, in id order, with one index per row", async () => {
-    const db = await server.createDatabase("halves");
+    const db = await postgres().createDatabase("halves");
     const ids = [
       "00000000-0000-0000-0000-000000000001",
       "3fffffff-0000-4000-8000-000000000000",
@@ -463,7 +456,7 @@ describe("reading the id range in two halves", () => {
   });
 
   it("hands the rows back in id order, with each problem at its place, whatever order the server reads them in", async () => {
-    const db = await server.createDatabase("order");
+    const db = await postgres().createDatabase("order");
     const ids = Array.from({ length: 3_000 }, () => randomUUID()).sort();
     await seedLastIdFirst(db.url, ids, [ids[10]!, ids[1_500]!, ids[2_990]!]);
     const source = sourceFor(db.url, 250);
@@ -483,7 +476,7 @@ describe("reading the id range in two halves", () => {
   });
 
   it("shares one snapshot: the second transaction does not see a row committed after the first began", async () => {
-    const db = await server.createDatabase("snapshot");
+    const db = await postgres().createDatabase("snapshot");
     await withClient(db.url, (client) => createPaperclipSchema(client, "instance-scoped"));
     const count = async (client: pg.ClientBase) =>
       Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM companies")).rows[0]!.n);
@@ -531,7 +524,7 @@ describe("a scan leaves the host's bookkeeping out of the metadata; a row read b
   ];
 
   beforeAll(async () => {
-    db = await server.createDatabase("scanned_metadata");
+    db = await postgres().createDatabase("scanned_metadata");
     await withClient(db.url, async (client) => {
       await createPaperclipSchema(client, "instance-scoped");
       const seed = new PaperclipSeed(client, "instance-scoped");
@@ -611,7 +604,7 @@ describe("the connection string stays secret", () => {
   let db: TestDatabase;
 
   beforeAll(async () => {
-    db = await server.createDatabase("leastprivilege");
+    db = await postgres().createDatabase("leastprivilege");
     const docs = await readFile(new URL("../../../docs/paperclip-database.md", import.meta.url), "utf8");
     const grants = /## A least-privilege role[\s\S]*?```sql\n([\s\S]*?)```/.exec(docs)?.[1];
     if (grants === undefined) throw new Error("docs/paperclip-database.md lost its GRANT block");
@@ -648,7 +641,7 @@ describe("the connection string stays secret", () => {
   it.each<[string, (url: string) => string, RegExp]>([
     ["a wrong password", (url) => url.replace(password, `${password}-wrong`), /refused the login/],
     ["a database that does not exist", (url) => url.replace(`/${db?.name}`, "/no_such_db"), /does not exist/],
-    ["a port nobody listens on", (url) => url.replace(`:${server?.port}/`, ":1/"), /could not be reached/],
+    ["a port nobody listens on", (url) => url.replace(`:${postgres().port}/`, ":1/"), /could not be reached/],
   ])("an error from %s names the Paperclip database, never the URL", async (_, broken, expected) => {
     const url = broken(db.urlFor("leasekeeper_reader", password));
     const source = sourceFor(url);

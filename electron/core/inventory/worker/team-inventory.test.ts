@@ -1,9 +1,9 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
 import type { Inventory } from "../../../../shared/domain/inventory.js";
 import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
-import { type PostgresServer, startPostgres } from "../../../../test/support/postgres.js";
+import { postgresForSuite } from "../../../../test/support/postgres-suite.js";
 import { SecretRedactor } from "../../app/redactor.js";
 import { InventoryStore, openDatabase } from "../../store/index.js";
 import { migratePostgres } from "../../store/postgres/migrations.js";
@@ -17,13 +17,7 @@ import type { Accepted, WorkerFailure } from "./protocol.js";
 // never replaced by what the store held.
 
 const SOURCES = ["ledger:/data/ledger.json", "paperclip:https://paperclip.example"];
-let server: PostgresServer;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-}, 60_000);
+const postgres = postgresForSuite();
 
 function scannedAt(at: string, seed: number): Inventory {
   return { ...makeInventoryFixture({ rows: 120, seed }), generatedAt: at };
@@ -31,7 +25,7 @@ function scannedAt(at: string, seed: number): Inventory {
 
 /** The store's tables behind the keeper's port, with each read held until `release` is called. */
 async function teamStore(prefix: string) {
-  const { url } = await server.createDatabase(prefix);
+  const { url } = await postgres().createDatabase(prefix);
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   pool.on("error", () => undefined);
   await migratePostgres(pool);

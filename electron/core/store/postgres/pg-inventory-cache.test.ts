@@ -1,8 +1,8 @@
 import { gunzipSync } from "node:zlib";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
-import { type PostgresServer, startPostgres } from "../../../../test/support/postgres.js";
+import { postgresForSuite } from "../../../../test/support/postgres-suite.js";
 import { migratePostgres, SCHEMA } from "./migrations.js";
 import { jsonChunks, PgInventoryCache, withChunk } from "./pg-inventory-cache.js";
 
@@ -10,13 +10,7 @@ import { jsonChunks, PgInventoryCache, withChunk } from "./pg-inventory-cache.js
 // written across many chunks, a later scan wins over an earlier one whichever is saved last, a save
 // that fails half-way leaves the previous one whole, and only the kept generation's chunks remain.
 
-let server: PostgresServer;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-}, 60_000);
+const postgres = postgresForSuite();
 
 function inventory(count: number, generatedAt: string, note = "ünïcødé \u0000 nul"): Inventory {
   const leases = Array.from(
@@ -46,7 +40,7 @@ function inventory(count: number, generatedAt: string, note = "ünïcødé \u000
 }
 
 async function migratedPool(prefix: string): Promise<pg.Pool> {
-  const { url } = await server.createDatabase(prefix);
+  const { url } = await postgres().createDatabase(prefix);
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   // The server stopping at the end drops any connection still idle in the pool.
   pool.on("error", () => undefined);

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuditQuerySchema } from "../../../../shared/domain/actions.js";
-import { type PostgresServer, startPostgres } from "../../../../test/support/postgres.js";
+import { postgresForSuite } from "../../../../test/support/postgres-suite.js";
 import { AuditLog, type AuditRecord } from "../../actions/audit/audit-log.js";
 import { CoreError } from "../../errors/core-error.js";
 import { openDatabase } from "../database.js";
@@ -15,13 +15,7 @@ import { openPostgresStore } from "./store.js";
 // start together, a failed migration leaves nothing half-made, the audit log reads back as the SQLite
 // one does, and no failure message carries the connection string.
 
-let server: PostgresServer;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-}, 60_000);
+const postgres = postgresForSuite();
 
 function record(n: number, overrides: Partial<AuditRecord> = {}): AuditRecord {
   return {
@@ -56,7 +50,7 @@ function record(n: number, overrides: Partial<AuditRecord> = {}): AuditRecord {
 
 describe("the PostgreSQL store", () => {
   it("is migrated exactly once when several processes open it at the same moment", async () => {
-    const { url } = await server.createDatabase("migrate");
+    const { url } = await postgres().createDatabase("migrate");
     const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: url, max: 1 }));
     try {
       const applied = await Promise.all(pools.map((pool) => migratePostgres(pool)));
@@ -72,7 +66,7 @@ describe("the PostgreSQL store", () => {
   }, 60_000);
 
   it("rolls a failing migration back whole, recording nothing", async () => {
-    const { url } = await server.createDatabase("broken");
+    const { url } = await postgres().createDatabase("broken");
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     try {
       await migratePostgres(pool);
@@ -91,7 +85,7 @@ describe("the PostgreSQL store", () => {
   }, 60_000);
 
   it("reads the audit log back exactly as the SQLite store does, across two connections", async () => {
-    const { url } = await server.createDatabase("audit");
+    const { url } = await postgres().createDatabase("audit");
     const first = await openPostgresStore({ url, urlEnv: "LEASEKEEPER_STORE_URL" });
     const second = await openPostgresStore({ url, urlEnv: "LEASEKEEPER_STORE_URL" });
     const dir = mkdtempSync(path.join(tmpdir(), "lk-audit-"));
@@ -127,7 +121,7 @@ describe("the PostgreSQL store", () => {
   }, 60_000);
 
   it("says which variable failed, never the connection string or its password", async () => {
-    const { urlFor } = await server.createDatabase("refused");
+    const { urlFor } = await postgres().createDatabase("refused");
     const url = urlFor("postgres", "canary-wrong-password-7f3a");
     const attempt = openPostgresStore({ url, urlEnv: "LEASEKEEPER_STORE_URL", timeoutMs: 5_000 });
     await expect(attempt).rejects.toBeInstanceOf(CoreError);
