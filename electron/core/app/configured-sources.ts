@@ -1,5 +1,5 @@
 import type { LeasekeeperConfig } from "../config/load.js";
-import { createSources, type LeaseSource, PaperclipDbSource } from "../leases/index.js";
+import { closeSources, createSources, type LeaseSource } from "../leases/index.js";
 
 /**
  * The lease sources main reads one row at a time from: the action engine's re-read before it acts, and
@@ -35,10 +35,6 @@ export class ConfiguredSources {
   }
 
   async close(): Promise<void> {
-    await Promise.all(
-      this.#built.map((source) =>
-        source instanceof PaperclipDbSource ? source.close().catch(() => undefined) : undefined,
-      ),
-    );
+    await closeSources(this.#built);
   }
 }

@@ -12,7 +12,7 @@ export {
   type PaperclipDbSourceOptions,
 } from "./paperclip-db.js";
 export { withoutSecrets } from "./rows.js";
-export { isValidRowId, type LeaseSource, SourceError } from "./source.js";
+export { closeSources, isValidRowId, type LeaseSource, SourceError } from "./source.js";
 
 /**
  * One source per config entry. Paperclip tokens and database URLs are read from the variables the config

@@ -17,6 +17,13 @@ export interface LeaseSource {
   readLease(leaseId: string, options?: { signal?: AbortSignal }): Promise<LeaseRow | null>;
   /** The environment as the source holds it now (its current config decides pause vs delete). */
   readEnvironment(environmentId: string, options?: { signal?: AbortSignal }): Promise<Environment | null>;
+  /** Lets go of what the source holds open (a database's connections); absent where it holds nothing. */
+  close?(): Promise<void>;
+}
+
+/** Closes every source that holds something open; one that fails to close is let go all the same. */
+export async function closeSources(sources: Iterable<LeaseSource>): Promise<void> {
+  await Promise.all([...sources].map((source) => source.close?.().catch(() => undefined)));
 }
 
 /** A source's failure; the message names the source first, so a scan's error says which one to fix. */

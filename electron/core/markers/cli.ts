@@ -5,7 +5,7 @@ import type { CliIo } from "../cli/command.js";
 import { CONFIG_FILE_NAME, type LeasekeeperConfig, loadConfig } from "../config/load.js";
 import { EnvSecretStore } from "../config/secrets.js";
 import { scanInventory } from "../inventory/scan.js";
-import { createSources } from "../leases/index.js";
+import { closeSources, createSources } from "../leases/index.js";
 import type { SourceFinder } from "../leases/whole-lease.js";
 import { type Database, openDatabase } from "../store/index.js";
 import { MarkerService } from "./marker-service.js";
@@ -14,7 +14,8 @@ import { SqliteProofStore } from "./proof-store.js";
 
 /**
  * For the CLI: one fresh scan, and a MarkerService that proves against it with the env's keys and keeps
- * its proofs in the data directory's store. Call `close` when done.
+ * its proofs in the data directory's store. Call `close` when done: it closes the store and the sources'
+ * connections.
  */
 export async function openCliMarkers(
   configFile: string | undefined,
@@ -25,12 +26,18 @@ export async function openCliMarkers(
   markers: MarkerService;
   /** The sources the scan read, for a row read again by id. */
   sources: SourceFinder;
-  close(): void;
+  close(): Promise<void>;
 }> {
   const config = await loadConfig(path.resolve(io.cwd, configFile ?? CONFIG_FILE_NAME));
   const secrets = new EnvSecretStore(config.credentials, io.env);
   const sources = createSources(config, { env: io.env });
-  const inventory = await scanInventory({ config, sources, secrets });
+  let inventory: Inventory;
+  try {
+    inventory = await scanInventory({ config, sources, secrets });
+  } catch (error) {
+    await closeSources(sources);
+    throw error;
+  }
   // Without a store a proof still stands; it is only not kept for the next scan.
   let db: Database | null = null;
   try {
@@ -50,7 +57,10 @@ export async function openCliMarkers(
     inventory,
     markers,
     sources: (sourceId) => sources.find((source) => source.id === sourceId),
-    close: () => db?.close(),
+    close: async () => {
+      db?.close();
+      await closeSources(sources);
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AuditEntry } from "../../../shared/domain/actions.js";
 import { MARKER_PATH } from "../../../shared/domain/marker-proof.js";
 import { ownership } from "../../../shared/domain/ownership.js";
@@ -183,7 +183,7 @@ describe.each<PaperclipSchemaShape>(["company-scoped", "instance-scoped"])(
     it("applies through the write URL only, refuses a row changed between proof and write", async () => {
       const { markers, sources, close } = await openCliMarkers(undefined, { ...ioFor(dir), env });
       const repairs = await proveAndRepair(markers, [{ leaseId: paperclip.leases["sb-raced"] }], sources);
-      close();
+      await close();
       expect(repairs[0]!.outcome.ok).toBe(true);
       await withClient(paperclip.db.url, (client) =>
         client.query(`UPDATE environment_leases SET updated_at = now() + interval '1 second' WHERE id = $1`, [
@@ -244,6 +244,34 @@ describe("repair --apply without a write URL", () => {
       expect((await source.readLease(lease))!.metadata).toEqual({ marker: markerOf("sb-lost") });
     } finally {
       await source.close();
+      await cleanup();
+    }
+  });
+});
+
+describe("a repair from the command line", () => {
+  it("leaves no connection to Paperclip's database open once the command has answered", async () => {
+    const paperclip = await seedPaperclip("instance-scoped");
+    const { dir, cleanup } = await tempDir();
+    try {
+      await writeConfig(dir, {});
+      const env = { LK_KEY: SECRET_KEY, PC_DB: paperclip.db.url };
+      const lease = paperclip.leases["sb-lost"];
+      expect((await cliIn(dir, env, ["repair", "--lease", lease, "--format", "sql"])).code).toBe(0);
+      // The pool's idle connections would otherwise stay open for its idle timeout (10 s) and more.
+      await vi.waitFor(
+        async () => {
+          const open = await withClient(paperclip.db.url, (client) =>
+            client.query(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'leasekeeper'",
+              [paperclip.db.name],
+            ),
+          );
+          expect(open.rows[0]!.n).toBe(0);
+        },
+        { timeout: 5_000, interval: 100 },
+      );
+    } finally {
       await cleanup();
     }
   });

@@ -45,7 +45,7 @@ Exit code 0 when the sandboxes were read, whatever they held; 1 when it could no
         untracked: untracked.map((sandboxId) => ({ sandboxId, origin: values.origin })),
       });
     } finally {
-      close();
+      await close();
     }
     io.stdout.write(
       values.json ? `${JSON.stringify({ proofs: proofs.map(proofEntry) }, null, 2)}\n` : formatProofs(proofs),

@@ -75,7 +75,7 @@ arguments.`,
         sources,
       );
     } finally {
-      close();
+      await close();
     }
     const outcomes = repairs.map((repair) => repair.outcome);
     for (const outcome of outcomes) {
