@@ -5,7 +5,7 @@ import { ownershipMetadata, recorded } from "./lease-metadata.js";
  * host's plugin and workspace bookkeeping and its reuse fingerprint, the plugin's shell and working
  * folder. They are most of a row's metadata, and no verdict, flag, explanation, forced-destroy reason,
  * table column or plan fingerprint reads them; a lease's detail and a repair do, and read the row whole.
- * `scanned-metadata.test.ts` holds every judgement of a generated world and of the hostile rows to being
+ * `electron/core/inventory/scanned-metadata.test.ts` holds every judgement of a generated world and of the hostile rows to being
  * the same with and without them.
  */
 export const HOST_BOOKKEEPING_KEYS: readonly string[] = [

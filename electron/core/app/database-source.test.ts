@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeInventoryRows } from "../../../shared/contract/inventory-view/decode.js";
 import { type Simulator, startSimulator } from "../../../simulator/index.js";
 import { SECRET_KEY, tempDir } from "../../../test/fixtures/leasekeeper.js";
-import { type PostgresServer, startPostgres, type TestDatabase } from "../../../test/support/postgres.js";
+import type { TestDatabase } from "../../../test/support/postgres.js";
+import { postgresForSuite } from "../../../test/support/postgres-suite.js";
 import { createPaperclipSchema, PaperclipSeed } from "../leases/testing/paperclip-db/seed.js";
 import type { LeasekeeperApp } from "./app.js";
 import { channelCaller, finishedJob } from "./testing/app-calls.js";
@@ -14,7 +15,7 @@ import { openOneAccountApp } from "./testing/one-account-app.js";
 // reads each row without the host's bookkeeping, yet a lease's detail shows all of it, and a destroy
 // planned from the scanned row passes the last-moment re-check, which reads the row whole.
 
-let server: PostgresServer;
+const postgres = postgresForSuite();
 let sim: Simulator;
 let db: TestDatabase;
 let app: LeasekeeperApp;
@@ -34,7 +35,6 @@ const HOST_KEYS = {
 };
 
 beforeAll(async () => {
-  server = await startPostgres();
   sim = await startSimulator({
     fleet: {
       accounts: [
@@ -43,7 +43,7 @@ beforeAll(async () => {
     },
     rateLimitPerMinute: 0,
   });
-  db = await server.createDatabase("app_source");
+  db = await postgres().createDatabase("app_source");
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   try {
@@ -84,7 +84,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await sim?.stop();
-  await server?.stop();
   await cleanup?.();
 });
 

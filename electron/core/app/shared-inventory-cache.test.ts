@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import type { InventoryView } from "../../../shared/contract.js";
 import type { Plan } from "../../../shared/domain/actions.js";
-import { type PostgresServer, startPostgres } from "../../../test/support/postgres.js";
+import { postgresForSuite } from "../../../test/support/postgres-suite.js";
 import { command as scanCommand } from "../cli/commands/scan.js";
 import type { LeasekeeperApp } from "./app.js";
 import { memoryLogger } from "./log.js";
@@ -18,20 +18,18 @@ import { type Machine, queryStore, STORE_URL_ENV, TeamMachines } from "./testing
 // for the others too; nothing secret is in the stored rows; without a store configured, nothing connects.
 
 const METADATA_CANARY = "lk-metadata-canary-93d1";
-let server: PostgresServer;
+const postgres = postgresForSuite();
 let demo: Demo;
 let team: TeamMachines;
 const context = { host: "test" as const };
 
 beforeAll(async () => {
-  server = await startPostgres();
   demo = await startDemo({ size: 60, seed: "shared-cache", leases: "ledger" });
   team = new TeamMachines(demo);
 }, 120_000);
 
 afterAll(async () => {
   await demo?.stop();
-  await server?.stop();
   team?.removeAll();
 }, 60_000);
 
@@ -96,7 +94,7 @@ async function runScan(at: Machine, env: NodeJS.ProcessEnv) {
 
 describe("the whole inventory in the store a team shares", () => {
   it("lets a machine that cannot read its source answer a lease's detail and plan before any scan of its own", async () => {
-    const { url } = await server.createDatabase("shared_cache");
+    const { url } = await postgres().createDatabase("shared_cache");
     const { key, planted } = plantSecrets();
     const scanned = await scanOn(machine({ store: true }), url);
     expect(scanned.leases.leaseId).toContain(planted.id);
@@ -145,7 +143,7 @@ describe("the whole inventory in the store a team shares", () => {
   }, 90_000);
 
   it("loads whichever scan is later: this machine's own, or the team's", async () => {
-    const { url } = await server.createDatabase("shared_cache_newer");
+    const { url } = await postgres().createDatabase("shared_cache_newer");
     const team = machine({ store: true });
     const first = await scanOn(team, url);
 
@@ -175,7 +173,7 @@ describe("the whole inventory in the store a team shares", () => {
   }, 120_000);
 
   it("loads this machine's own when the team's store refuses it, and says so naming no part of its URL", async () => {
-    const database = await server.createDatabase("shared_cache_refused");
+    const database = await postgres().createDatabase("shared_cache_refused");
     const own = machine({ store: false });
     const ownScan = await scanOn(own, database.url);
     const password = "not-the-password-41b7";
@@ -195,7 +193,7 @@ describe("the whole inventory in the store a team shares", () => {
   }, 90_000);
 
   it("keeps a scan from a terminal for the others, view and inventory", async () => {
-    const { url } = await server.createDatabase("shared_cache_cli");
+    const { url } = await postgres().createDatabase("shared_cache_cli");
     const { key } = plantSecrets();
     const scanned = await runScan(machine({ store: true }), envFor(url));
     expect(scanned.stderr).toBe("");

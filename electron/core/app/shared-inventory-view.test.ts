@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import type { InventoryView } from "../../../shared/contract.js";
-import { type PostgresServer, startPostgres } from "../../../test/support/postgres.js";
+import { postgresForSuite } from "../../../test/support/postgres-suite.js";
 import type { LeasekeeperApp } from "./app.js";
 import { memoryLogger } from "./log.js";
 import { type Machine, queryStore, STORE_URL_ENV, TeamMachines } from "./testing/team-machines.js";
@@ -11,19 +11,17 @@ import { type Machine, queryStore, STORE_URL_ENV, TeamMachines } from "./testing
 // Two machines (two data directories) sharing one PostgreSQL store: the second shows the first's last
 // inventory at start, before any scan of its own, and the store holds it with the keys taken out.
 
-let server: PostgresServer;
+const postgres = postgresForSuite();
 let demo: Demo;
 let team: TeamMachines;
 
 beforeAll(async () => {
-  server = await startPostgres();
   demo = await startDemo({ size: 60, seed: "shared-view", leases: "ledger" });
   team = new TeamMachines(demo);
 }, 120_000);
 
 afterAll(async () => {
   await demo?.stop();
-  await server?.stop();
   team?.removeAll();
 }, 60_000);
 
@@ -39,7 +37,7 @@ async function inventoryGet(app: LeasekeeperApp): Promise<InventoryView> {
 
 describe("the last inventory in the store a team shares", () => {
   it("is shown by a second machine at start, its keys taken out in the stored rows", async () => {
-    const { url } = await server.createDatabase("shared_view");
+    const { url } = await postgres().createDatabase("shared_view");
     // A configured key where no key belongs: in an environment's name, which the view shows.
     const key = Object.values(demo.keys)[0]!;
     const ledgerPath = path.join(demo.dir, "ledger.json");
@@ -78,7 +76,7 @@ describe("the last inventory in the store a team shares", () => {
   }, 60_000);
 
   it("is not written, nor the store connected to, when no postgres store is configured", async () => {
-    const { url } = await server.createDatabase("no_store");
+    const { url } = await postgres().createDatabase("no_store");
     const app = await open(machine({ store: false }), url);
     try {
       expect((await inventoryGet(app)).leases.leaseId.length).toBeGreaterThan(0);
@@ -95,7 +93,7 @@ describe("the last inventory in the store a team shares", () => {
   }, 60_000);
 
   it("still shows this machine's scan when the store refuses it, and says so naming no part of its URL", async () => {
-    const database = await server.createDatabase("refused");
+    const database = await postgres().createDatabase("refused");
     const password = "not-the-password-7c1e";
     const url = database.urlFor("postgres", password);
     const log = memoryLogger();
