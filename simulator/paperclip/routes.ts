@@ -1,9 +1,12 @@
 import { type Actor, readsEverything } from "./auth.js";
+import { environmentEnumError, leaseEnumError } from "./enums.js";
 import type { JsonObject, PaperclipEnvironment, PaperclipLease, PaperclipWorld } from "./world.js";
 
 // Paperclip's read routes for companies, environments and leases (`server/src/routes/companies.ts`,
 // `server/src/routes/environments.ts`), mounted under `/api`: bare JSON arrays and objects, and
-// `{ error }` with the status Paperclip's helpers give (403 forbidden, 404 not found).
+// `{ error }` with the status Paperclip's helpers give (403 forbidden, 404 not found, 500 for a row its
+// service cannot map). Read at de47c58c87611764d2c3b481fe1d537e182ed2b1: `server/src/routes/environments.ts`
+// and `server/src/services/environments.ts`.
 
 export interface Answer {
   status: number;
@@ -16,11 +19,20 @@ export interface ReadContext {
   world: Required<PaperclipWorld>;
   /** Environments served broken on purpose, to exercise a reader's handling of one it cannot parse. */
   malformed: ReadonlySet<string>;
+  /** Whether a value outside Paperclip's enums fails the read, as its `readEnum` does (see `enums.ts`). */
+  strictEnums: boolean;
   query: URLSearchParams;
 }
 
 const ok = (body: unknown): Answer => ({ status: 200, body });
 const refuse = (status: number, error: string): Answer => ({ status, body: { error } });
+/** What the error handler sends for an error that is not an `HttpError`: the message stays in the log. */
+export const internalError = (): Answer => refuse(500, "Internal server error");
+
+/** The service maps every row it read before answering, so one unmappable row fails the whole read. */
+function unmappable(ctx: ReadContext, rows: readonly JsonObject[], check: (row: JsonObject) => string | null) {
+  return ctx.strictEnums && rows.some((row) => check(row) !== null);
+}
 
 /** `assertBoard`: no actor (no key, an unknown key) is refused before anything is read. */
 function boardRefusal(actor: Actor): Answer | null {
@@ -63,7 +75,9 @@ export function listEnvironments(ctx: ReadContext, companyId: string): Answer {
       (!status || environment.status === status) &&
       (!driver || environment.driver === driver),
   );
-  return ok(rows.map((environment) => present(ctx, environment)));
+  if (unmappable(ctx, rows, environmentEnumError)) return internalError();
+  // `orderBy(desc(environments.updatedAt), desc(environments.createdAt))`.
+  return ok([...rows].sort(newestUpdateFirst).map((environment) => present(ctx, environment)));
 }
 
 export function getEnvironment(ctx: ReadContext, id: string): Answer {
@@ -71,6 +85,7 @@ export function getEnvironment(ctx: ReadContext, id: string): Answer {
   if (refusal) return refusal;
   const environment = ctx.world.environments.find((candidate) => candidate.id === id);
   if (!environment) return refuse(404, "Environment not found");
+  if (unmappable(ctx, [environment], environmentEnumError)) return internalError();
   return companyRefusal(ctx, environment.companyId) ?? ok(present(ctx, environment));
 }
 
@@ -79,20 +94,27 @@ export function listLeases(ctx: ReadContext, environmentId: string): Answer {
   if (refusal) return refusal;
   const environment = ctx.world.environments.find((candidate) => candidate.id === environmentId);
   if (!environment) return refuse(404, "Environment not found");
+  if (unmappable(ctx, [environment], environmentEnumError)) return internalError();
   const companyDenied = companyRefusal(ctx, environment.companyId);
   if (companyDenied) return companyDenied;
+  // `WHERE environment_id = :id`: an orphan row (its environment deleted, `environment_id` set null)
+  // is in no environment's list.
   const status = ctx.query.get("status");
   const leases = ctx.world.leases
     .filter((lease) => lease.environmentId === environmentId && (!status || lease.status === status))
     .sort(newestUseFirst);
+  if (unmappable(ctx, leases, leaseEnumError)) return internalError();
   return ok(leases);
 }
 
 export function getLease(ctx: ReadContext, leaseId: string): Answer {
   const refusal = orgRefusal(ctx.actor);
   if (refusal) return refusal;
+  // `svc.getLeaseById` and nothing else: the route loads no environment, so an orphan row is served
+  // like any other (every version read, from e4995bbb through de47c58c).
   const lease = ctx.world.leases.find((candidate) => candidate.id === leaseId);
-  return lease ? ok(lease) : refuse(404, "Environment lease not found");
+  if (!lease) return refuse(404, "Environment lease not found");
+  return unmappable(ctx, [lease], leaseEnumError) ? internalError() : ok(lease);
 }
 
 export const routeNotFound = (): Answer => refuse(404, "API route not found");
@@ -103,6 +125,16 @@ function newestUseFirst(a: PaperclipLease, b: PaperclipLease): number {
     byTimeDescending(a.lastUsedAt, b.lastUsedAt) ||
     byTimeDescending(a.createdAt, b.createdAt) ||
     (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+/** Environments: newest `updatedAt` first, then newest `createdAt`; a row without either goes last. */
+function newestUpdateFirst(a: PaperclipEnvironment, b: PaperclipEnvironment): number {
+  // Paperclip writes `updatedAt` with every row (NOT NULL, default now()); a world that leaves it out
+  // gets the row's `createdAt`, its value at insert.
+  return (
+    byTimeDescending(a.updatedAt ?? a.createdAt, b.updatedAt ?? b.createdAt) ||
+    byTimeDescending(a.createdAt, b.createdAt)
   );
 }
 

@@ -123,6 +123,7 @@ describe("Paperclip stand-in", () => {
     ]);
     expect(ids((await get(`/api/environments/${BUILD}/leases?status=active`)).body)).toEqual(["lease-new"]);
     expect(ids((await get(`/api/environments/${SSH}/leases`)).body)).toEqual([]);
+    // The lease route loads no environment, so an orphan is still served by id.
     const orphan = await get("/api/environment-leases/lease-orphan");
     expect(orphan.body).toMatchObject({ environmentId: null, status: "pending_cleanup" });
   });
@@ -148,8 +149,8 @@ describe("Paperclip stand-in", () => {
     paperclip = await startPaperclip({ world: world(), auth: authenticated });
     expect(await get("/api/companies")).toEqual({ status: 403, body: { error: "Board access required" } });
     expect(await get(`/api/environments/${BUILD}/leases`, "pcp_unknown")).toEqual({
-      status: 403,
-      body: { error: "Board access required" },
+      status: 401,
+      body: { error: "Agent token did not verify; obtain fresh credentials and retry" },
     });
 
     expect(ids((await get("/api/companies", ADMIN_KEY)).body)).toEqual([ACME, GLOBEX]);

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { actorOf, type PaperclipAuth } from "./auth.js";
+import { authenticate, type PaperclipAuth } from "./auth.js";
 import {
   type Answer,
   getEnvironment,
@@ -22,6 +22,12 @@ export interface PaperclipStandInOptions {
   world?: unknown;
   /** Default `local_trusted` (no auth), as a single-user instance on a workstation runs. */
   auth?: PaperclipAuth;
+  /**
+   * Default true: a lease row or an environment with a value outside Paperclip's enums fails its read
+   * with 500, as every Paperclip version read does (`enums.ts`). False serves such rows as given, as a
+   * Paperclip build whose enums hold those values would (a fork that writes them).
+   */
+  strictEnums?: boolean;
   port?: number;
   host?: string;
 }
@@ -64,6 +70,7 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
 
 export async function startPaperclip(options: PaperclipStandInOptions = {}): Promise<PaperclipStandIn> {
   const auth: PaperclipAuth = options.auth ?? { mode: "local_trusted" };
+  const strictEnums = options.strictEnums ?? true;
   let world = parseWorld(options.world ?? { companies: [], environments: [], leases: [] });
   const malformed = new Set<string>();
   let faults: PaperclipFault[] = [];
@@ -110,8 +117,11 @@ export async function startPaperclip(options: PaperclipStandInOptions = {}): Pro
         ...(fault.location ? { headers: { location: fault.location } } : {}),
       };
     }
+    // The actor middleware runs before any route, so a refused token is 401 whatever the path.
+    const actor = authenticate(req, auth);
+    if (actor.type === "rejected") return { status: 401, body: { error: actor.message } };
     if (method !== "GET") return routeNotFound();
-    const ctx: ReadContext = { actor: actorOf(req, auth), world, malformed, query: url.searchParams };
+    const ctx: ReadContext = { actor, world, malformed, strictEnums, query: url.searchParams };
     const parts = url.pathname.split("/").slice(2).map(decodeSegment);
     const [first, id, last] = parts;
     if (parts.length === 1 && first === "companies") return listCompanies(ctx);

@@ -21,6 +21,9 @@ export interface PaperclipEnvironment extends JsonObject {
   status?: unknown;
   config?: unknown;
   companyId?: unknown;
+  /** Lists are ordered by it, newest first; a row without one is ordered by `createdAt`. */
+  updatedAt?: unknown;
+  createdAt?: unknown;
 }
 
 /** A lease row. `environmentId` is null for an orphan `pending_cleanup` row whose environment was deleted. */
@@ -29,6 +32,8 @@ export interface PaperclipLease extends JsonObject {
   companyId?: unknown;
   environmentId?: unknown;
   status?: unknown;
+  leasePolicy?: unknown;
+  cleanupStatus?: unknown;
   lastUsedAt?: unknown;
   createdAt?: unknown;
 }
