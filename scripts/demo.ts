@@ -73,6 +73,9 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       const token = `pcp_board_demo_${randomBytes(16).toString("hex")}`;
       paperclip = await startPaperclip({
         auth: { mode: "authenticated", boardKeys: [{ token, instanceAdmin: true, companyIds: [] }] },
+        // The demo's rows carry statuses and policies a fork writes, and that fork's own server maps
+        // them; upstream Paperclip would fail those environments' lease lists whole instead.
+        strictEnums: false,
       });
       keys[DEMO_PAPERCLIP_TOKEN_ENV] = token;
     }
