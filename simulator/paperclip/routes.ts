@@ -30,7 +30,11 @@ const refuse = (status: number, error: string): Answer => ({ status, body: { err
 export const internalError = (): Answer => refuse(500, "Internal server error");
 
 /** The service maps every row it read before answering, so one unmappable row fails the whole read. */
-function unmappable(ctx: ReadContext, rows: readonly JsonObject[], check: (row: JsonObject) => string | null) {
+function unmappable(
+  ctx: ReadContext,
+  rows: readonly JsonObject[],
+  check: (row: JsonObject) => string | null,
+) {
   return ctx.strictEnums && rows.some((row) => check(row) !== null);
 }
 
