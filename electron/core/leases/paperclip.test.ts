@@ -37,7 +37,7 @@ const e2b = environment({
 const acmeRow = leaseRow(API, "sb-acme", { futureColumn: { kept: true } });
 const globexRow = leaseRow(API, "sb-globex", {
   companyId: GLOBEX,
-  status: "paused",
+  status: "active",
   metadata: { provider: "createos", apiUrl: API, companyId: GLOBEX, environmentId: main.id },
 });
 const otherProvider = leaseRow(API, "e2b-123", { provider: "e2b", metadata: { provider: "e2b" } });
@@ -74,8 +74,12 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
   let paperclip: PaperclipStandIn;
   afterEach(() => paperclip?.stop());
 
-  const start = async (shape: EnvironmentShape = "instance-scoped", auth: PaperclipAuth = boardKeys) => {
-    paperclip = await startPaperclip({ world: world(shape), auth });
+  const start = async (
+    shape: EnvironmentShape = "instance-scoped",
+    auth: PaperclipAuth = boardKeys,
+    strictEnums = true,
+  ) => {
+    paperclip = await startPaperclip({ world: world(shape), auth, strictEnums });
     return paperclip;
   };
   const source = (token: string | null = ADMIN_TOKEN, url = paperclip.url) =>
@@ -122,7 +126,10 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
   });
 
   it("keeps fields it does not know, shows an unknown status, and skips only the malformed row", async () => {
-    await start();
+    // A Paperclip build whose enums hold "paused" (a fork that writes it) serves the row; upstream
+    // Paperclip fails the list instead (the next test).
+    await start("instance-scoped", boardKeys, false);
+    paperclip.updateLease(globexRow.id, { status: "paused" });
     const snapshot = await source().load();
     const byId = new Map(snapshot.leases.map((row) => [row.id, row]));
 
@@ -140,6 +147,46 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
           new RegExp(`^environment ${main.id} leases\\[\\d\\]\\.companyId: Invalid input: expected string`),
         ),
       },
+    ]);
+  });
+
+  // Paperclip's `listLeases` maps every row through `readEnum`, which throws on a value outside its
+  // enums, so one such row makes the whole list a 500 (`server/src/services/environments.ts` @
+  // de47c58c87611764d2c3b481fe1d537e182ed2b1). That environment's leases are not read; the others are.
+  it.each(["instance-scoped", "company-scoped"] as const)(
+    "%s: a lease list Paperclip fails on an unknown status is a gap at that origin, and the others are read",
+    async (shape) => {
+      await start(shape);
+      paperclip.updateLease(euRow.id, { status: "paused" });
+      const snapshot = await source().load();
+
+      expect(paperclip.requests.find((request) => request.path.includes(second.id))?.status).toBe(500);
+      expect(snapshot.environments.map((env) => env.id)).toEqual([main.id, second.id]);
+      expect(ids(snapshot.leases)).toEqual(ids([acmeRow, globexRow, otherProvider]));
+      expect(snapshot.gaps).toEqual([
+        {
+          source: "paperclip:test",
+          origin: "https://eu.sb.example.test",
+          message:
+            'The leases of environment "CreateOS EU" were not read: Paperclip failed listing them (HTTP 500), ' +
+            "as it does for the whole list when one row holds a status, lease policy or cleanup status it does not know. " +
+            "Until they are read, no sandbox at https://eu.sb.example.test is reported as untracked.",
+        },
+      ]);
+      expect(JSON.stringify(snapshot)).not.toContain("Internal server error");
+    },
+  );
+
+  it("an unknown lease policy or cleanup status fails the list the same way", async () => {
+    await start();
+    paperclip.updateLease(acmeRow.id, { leasePolicy: "keep_warm" });
+    paperclip.updateLease(euRow.id, { cleanupStatus: "skipped" });
+    const snapshot = await source().load();
+
+    expect(snapshot.leases).toEqual([]);
+    expect(snapshot.gaps.map((gap) => [gap.origin, gap.message.slice(0, 60)])).toEqual([
+      ["https://api.example.test", 'The leases of environment "CreateOS main" were not read: Pap'],
+      ["https://eu.sb.example.test", 'The leases of environment "CreateOS EU" were not read: Paper'],
     ]);
   });
 
@@ -236,16 +283,34 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
     expect(paperclip.requests.some((request) => request.bearer)).toBe(false);
   });
 
-  it("fails on a wrong token with the status only, never the body or the token", async () => {
-    await start();
+  // Since PR #11589 Paperclip answers 401 for a Bearer token it cannot match in every deployment mode,
+  // local_trusted included (`server/src/middleware/auth.ts` @ 1c366a9059b7ecb7ba1d8f70902704c766776d8c).
+  it.each([
+    ["authenticated", boardKeys],
+    ["local_trusted", { mode: "local_trusted" } as PaperclipAuth],
+  ] as const)("%s: a wrong token is refused, said so, never the body or the token", async (_mode, auth) => {
+    await start("instance-scoped", auth);
     const error = await source(`pcp_wrong_${SECRET_KEY}`)
       .load()
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SourceError);
+    expect((error as SourceError).code).toBe("not-configured");
     expect((error as Error).message).toBe(
+      "paperclip:test: Paperclip refused the token (HTTP 401) while listing companies: it is not a board API key of this instance (wrong, revoked or empty).",
+    );
+    expect((error as Error).message).not.toMatch(/verify|pcp_|lk_test/);
+    expect(paths()).toEqual(["/api/companies"]);
+  });
+
+  it("an instance that wants a key it was not given is told apart from one that refused it", async () => {
+    await start();
+    await expect(source(null).load()).rejects.toThrow(
       "paperclip:test: Paperclip request failed (HTTP 403) while listing companies.",
     );
-    expect((error as Error).message).not.toMatch(/Board access|pcp_|lk_test/);
+    paperclip.setFaults([{ path: "^/api/companies$", status: 401 }]);
+    await expect(source(null).load()).rejects.toThrow(
+      "paperclip:test: Paperclip asked for a token (HTTP 401) while listing companies; set a board API key for this source.",
+    );
   });
 
   it("refuses to follow a redirect, so the token never goes elsewhere", async () => {

@@ -122,7 +122,8 @@ export class PaperclipSource implements LeaseSource {
         (items) => ({ ok: true as const, items }),
         (error: unknown) => {
           if (!(error instanceof SourceError)) throw error;
-          return { ok: false as const, message: error.reason };
+          const status = error instanceof PaperclipHttpError ? error.status : null;
+          return { ok: false as const, message: error.reason, status };
         },
       ),
     );
@@ -131,11 +132,8 @@ export class PaperclipSource implements LeaseSource {
     environments.forEach((environment, position) => {
       const list = leaseLists[position]!;
       if (!list.ok) {
-        gaps.push({
-          source: this.id,
-          origin: originOf(environment.config.apiUrl),
-          message: `The leases of environment "${environment.name}" could not be read: ${list.message}`,
-        });
+        const origin = originOf(environment.config.apiUrl);
+        gaps.push({ source: this.id, origin, message: leaseListGap(environment.name, origin, list) });
         return;
       }
       const parsed = parseLeaseRows(list.items, this.id, `environment ${environment.id} leases`);
@@ -264,9 +262,22 @@ export class PaperclipSource implements LeaseSource {
     }
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
-      throw new SourceError(
+      // Paperclip answers 401 for a Bearer token it cannot match, in every deployment mode, so a wrong
+      // token is never read as "no token" on a local_trusted instance. The token itself is never named.
+      if (response.status === 401) {
+        throw new PaperclipHttpError(
+          this.id,
+          "not-configured",
+          401,
+          this.#token === null
+            ? `Paperclip asked for a token (HTTP 401) while ${activity}; set a board API key for this source.`
+            : `Paperclip refused the token (HTTP 401) while ${activity}: it is not a board API key of this instance (wrong, revoked or empty).`,
+        );
+      }
+      throw new PaperclipHttpError(
         this.id,
         "unreachable",
+        response.status,
         `Paperclip request failed (HTTP ${response.status}) while ${activity}.`,
       );
     }
@@ -281,6 +292,37 @@ export class PaperclipSource implements LeaseSource {
       );
     }
   }
+}
+
+/** A Paperclip answer that was not 2xx; the status lets a caller say what it likely means. */
+class PaperclipHttpError extends SourceError {
+  readonly status: number;
+
+  constructor(sourceId: string, code: "not-configured" | "unreachable", status: number, message: string) {
+    super(sourceId, code, message);
+    this.status = status;
+  }
+}
+
+/**
+ * Why an environment's leases are missing from the snapshot. Paperclip maps every row of a lease list
+ * before it answers and throws on a status, lease policy or cleanup status outside its enums
+ * (`readEnum` in `server/src/services/environments.ts`), so one such row turns the whole list into a
+ * 500: the likeliest reason, and the one an operator can act on, is said.
+ */
+function leaseListGap(
+  environmentName: string,
+  origin: string | null,
+  list: { message: string; status: number | null },
+): string {
+  if (list.status !== 500)
+    return `The leases of environment "${environmentName}" could not be read: ${list.message}`;
+  const where = origin === null ? "no sandbox" : `no sandbox at ${origin}`;
+  return (
+    `The leases of environment "${environmentName}" were not read: Paperclip failed listing them (HTTP 500), ` +
+    "as it does for the whole list when one row holds a status, lease policy or cleanup status it does not know. " +
+    `Until they are read, ${where} is reported as untracked.`
+  );
 }
 
 function hasCompanyId(item: unknown): boolean {
