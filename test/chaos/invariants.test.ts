@@ -3,7 +3,7 @@ import type { AuditEntry, Job, JobItem, Plan, PlanItem } from "../../shared/doma
 import type { Inventory } from "../../shared/domain/inventory.js";
 import type { SimStats } from "../../simulator/index.js";
 import type { WorldEntry } from "./support/chaos-world.js";
-import { checkJobs, checkScanAgainstTruth } from "./support/invariants.js";
+import { checkJobs, checkScanAgainstTruth, lostInScan } from "./support/invariants.js";
 
 // The fault matrix is only as good as its checker: each rule below is shown to catch the breakage it
 // exists for, on hand-made evidence, so a green matrix cannot mean "the checker looked at nothing".
@@ -42,6 +42,77 @@ describe("the scan checker", () => {
     expect(checkScanAgainstTruth(truth, inventory([row("a", "running")], ["sb-x"])).violations).not.toEqual(
       [],
     );
+  });
+});
+
+// What a scan under faults lost: held by the lease store or the simulator, and shown nowhere.
+function scanned(
+  rows: [string, string | null][],
+  untracked: [string, string][] = [],
+  failedListings: [string, string][] = [],
+): Inventory {
+  const origins = [
+    ...untracked.map(([, where]) => ({ where, ok: true })),
+    ...failedListings.map(([, where]) => ({ where, ok: false })),
+  ].map(({ where, ok }) => ({ origin: where, credential: "key", ok }));
+  return {
+    leases: rows.map(([id, sandboxId]) => ({ sourceId: "p", lease: { id, providerLeaseId: sandboxId } })),
+    untracked: untracked.map(([sandboxId, origin]) => ({ sandboxId, origin, credential: "key" })),
+    untrackedUncertain: [],
+    origins,
+  } as unknown as Inventory;
+}
+
+describe("the count of items a scan lost", () => {
+  const held = { leaseIds: ["l-1", "l-2"], sandboxIds: ["sb-1", "sb-orphan"] };
+  const truth = scanned(
+    [
+      ["l-1", "sb-1"],
+      ["l-2", null],
+    ],
+    [["sb-orphan", "http://o"]],
+  );
+
+  it("is nothing when every lease and sandbox held is shown, if only as unknown", () => {
+    expect(lostInScan(held, truth, truth)).toEqual([]);
+  });
+
+  it("does not count an orphan whose listing failed (the scan knows less, it lost nothing)", () => {
+    const faulted = scanned(
+      [
+        ["l-1", "sb-1"],
+        ["l-2", null],
+      ],
+      [],
+      [["sb-orphan", "http://o"]],
+    );
+    expect(lostInScan(held, truth, faulted)).toEqual([]);
+  });
+
+  it.each([
+    [
+      "a lease the store holds that the scan dropped",
+      held,
+      scanned([["l-1", "sb-1"]], [["sb-orphan", "http://o"]]),
+    ],
+    [
+      "an orphan whose listing succeeded but which the scan does not show",
+      held,
+      scanned(
+        [
+          ["l-1", "sb-1"],
+          ["l-2", null],
+        ],
+        [["sb-other", "http://o"]],
+      ),
+    ],
+    [
+      "a sandbox not even the fault-free scan showed",
+      { ...held, sandboxIds: [...held.sandboxIds, "sb-new"] },
+      truth,
+    ],
+  ])("counts %s", (_, holding, faulted) => {
+    expect(lostInScan(holding, truth, faulted)).toHaveLength(1);
   });
 });
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createConfiguredActionEngine } from "../../electron/core/actions/index.js";
 import { type LeasekeeperConfig, loadConfig } from "../../electron/core/config/load.js";
 import { EnvSecretStore } from "../../electron/core/config/secrets.js";
@@ -11,15 +11,18 @@ import { type Demo, startDemo } from "../../scripts/demo.js";
 import { HEADLINES } from "../../shared/domain/codes.js";
 import type { Inventory } from "../../shared/domain/inventory.js";
 import type { FaultRule, SimStats } from "../../simulator/index.js";
+import { faultLabel } from "../../simulator/stats.js";
 import { CHAOS_RETRY } from "./support/chaos-world.js";
 import { writeFigures } from "./support/figures.js";
-import { checkScanAgainstTruth } from "./support/invariants.js";
+import { checkScanAgainstTruth, lostInScan, type ScanHoldings } from "./support/invariants.js";
 import { CHAOS_SIZE, sized } from "./support/size.js";
 
 // The fault matrix for inventory scans, over the generated demo world (every verdict, two accounts, two
 // origins, pagination at the full size). A scan under faults is compared row by row with a fault-free
-// scan of the same world: it may know less (`unknown`), never something else. And a plan made from the
-// faulted inventory never acts on a row whose state is unknown, not visible, or gone.
+// scan of the same world: it may know less (`unknown`), never something else; nothing the lease store or
+// the simulator holds may go missing from it (the items lost, counted from what they hold). Each scenario
+// shows that its own fault rules fired, and its own outage happened. And a plan made from the faulted
+// inventory never acts on a row whose state is unknown, not visible, or gone.
 
 const SIZE = sized(300, 3_000);
 const SEEDS = sized(["chaos-1"], ["chaos-1", "chaos-2", "chaos-3"]);
@@ -28,8 +31,8 @@ const LIST: Pick<FaultRule, "method" | "path"> = { method: "GET", path: "^/v1/sa
 interface ScanScenario {
   name: string;
   faults: (keys: string[]) => FaultRule[];
-  /** Runs the scan while the origin is away: before it starts, or this many ms into it. */
-  outage?: { afterMs: number };
+  /** Runs the scan while the origin is away: from before it starts, or from once its first listing arrived. */
+  outage?: "before" | "mid-scan";
   requestTimeoutMs?: number;
   /** True when every row must come out unknown. */
   allUnknown?: boolean;
@@ -65,13 +68,13 @@ const SCENARIOS: ScanScenario[] = [
   {
     name: "the origin is down for the whole scan",
     faults: () => [],
-    outage: { afterMs: 0 },
+    outage: "before",
     allUnknown: true,
   },
   {
     name: "the origin goes away mid-scan",
     faults: () => [{ ...LIST, latencyMs: 300 }],
-    outage: { afterMs: 120 },
+    outage: "mid-scan",
     allUnknown: true,
   },
 ];
@@ -100,6 +103,16 @@ for (const seed of SEEDS) {
       faultsInjected: 0,
       plansChecked: 0,
       itemsLost: 0,
+      runsBy: [] as {
+        name: string;
+        rules: string[];
+        rulesFired: Record<string, number>;
+        faults: number;
+        outage: boolean;
+        outageSeen: boolean;
+        itemsLost: number;
+        lost: string[];
+      }[],
     };
     const dataDir = mkdtempSync(path.join(tmpdir(), "leasekeeper-chaos-scan-"));
 
@@ -123,6 +136,17 @@ for (const seed of SEEDS) {
       expect(truth.leases.some((row) => row.verdict.provider === "not-visible")).toBe(true);
     }, 60_000);
 
+    /** What the lease store (the Paperclip stand-in) and the simulator hold, read from them. */
+    const holdings = (): ScanHoldings => {
+      if (demo.paperclip === null) throw new Error("the demo reads its leases from Paperclip");
+      return {
+        leaseIds: demo.paperclip.world().leases.map((lease) => String(lease.id)),
+        sandboxIds: demo.simulator
+          .sandboxes()
+          .flatMap((account) => account.sandboxes.map((sandbox) => sandbox.id)),
+      };
+    };
+
     afterAll(async () => {
       await demo?.simulator.resume().catch(() => undefined);
       await demo?.stop();
@@ -135,15 +159,24 @@ for (const seed of SEEDS) {
       "%s",
       async (_, scenario) => {
         demo.simulator.reset();
-        demo.simulator.setFaults(scenario.faults(Object.values(demo.keys)));
+        const rules = scenario.faults(Object.values(demo.keys));
+        demo.simulator.setFaults(rules);
         let faulted: Inventory;
+        let reachedBeforeOutage = false;
         try {
-          if (scenario.outage?.afterMs === 0) {
+          if (scenario.outage === "before") {
             await demo.simulator.suspend();
             faulted = await scan(scenario.requestTimeoutMs);
-          } else if (scenario.outage) {
+          } else if (scenario.outage === "mid-scan") {
             const scanning = scan(scenario.requestTimeoutMs);
-            await new Promise((resolve) => setTimeout(resolve, scenario.outage?.afterMs));
+            // Mid-scan means a listing has reached the simulator (held there by the latency rule) when it goes.
+            await vi.waitFor(
+              () => {
+                if (demo.simulator.stats().faultsFired === 0) throw new Error("no listing has arrived yet");
+              },
+              { timeout: 15_000, interval: 5 },
+            );
+            reachedBeforeOutage = true;
             await demo.simulator.suspend();
             faulted = await scanning;
           } else {
@@ -153,6 +186,37 @@ for (const seed of SEEDS) {
           demo.simulator.setFaults([]);
           await demo.simulator.resume();
         }
+
+        // Counted first, asserted after: a figure that fails its check still reaches the figures file.
+        const stats = demo.simulator.stats();
+        const lost = lostInScan(holdings(), truth, faulted);
+        const outageSeen =
+          scenario.outage !== undefined &&
+          (scenario.outage === "before" || reachedBeforeOutage) &&
+          faulted.origins.every((origin) => !origin.ok);
+        const faults = faultsIn(stats);
+        totals.runsBy.push({
+          name: scenario.name,
+          rules: rules.map((rule) => faultLabel(rule)),
+          rulesFired: stats.faultsByRule,
+          faults,
+          outage: scenario.outage !== undefined,
+          outageSeen,
+          itemsLost: lost.length,
+          lost: lost.slice(0, 10),
+        });
+        totals.itemsLost += lost.length;
+        totals.faultsInjected += faults;
+
+        expect(lost, `${scenario.name}: items lost`).toEqual([]);
+        // A fault scenario proves something only if its own faults happened: every rule fired in this run.
+        for (const rule of rules) {
+          expect(
+            stats.faultsByRule[faultLabel(rule)] ?? 0,
+            `${scenario.name}: rule ${faultLabel(rule)} fired`,
+          ).toBeGreaterThan(0);
+        }
+        if (scenario.outage) expect(outageSeen, `${scenario.name}: the outage happened`).toBe(true);
 
         const check = checkScanAgainstTruth(truth, faulted);
         expect(check.violations, scenario.name).toEqual([]);
@@ -191,7 +255,6 @@ for (const seed of SEEDS) {
         totals.runs += 1;
         totals.rowsChecked += check.rows;
         totals.unknownRows += check.unknownRows;
-        totals.faultsInjected += faultsIn(demo.simulator.stats());
       },
       sized(30_000, 120_000),
     );

@@ -71,6 +71,44 @@ export function checkScanAgainstTruth(truth: Inventory, faulted: Inventory): Sca
   return { violations, rows: faulted.leases.length, unknownRows };
 }
 
+/** What the lease store and the simulator hold, read from them directly, not from any scan. */
+export interface ScanHoldings {
+  /** Every lease id the lease store (Paperclip, or the ledger) holds. */
+  leaseIds: readonly string[];
+  /** Every sandbox id the simulator holds, in every account. */
+  sandboxIds: readonly string[];
+}
+
+/**
+ * The items a scan lost, one sentence each: a lease the store holds that no row shows, or a sandbox the
+ * simulator holds that no row names and no listing shows although the listing the fault-free scan found it
+ * in succeeded. A row shown `unknown` is not lost (the scan knows less), nor is an orphan whose listing failed.
+ */
+export function lostInScan(held: ScanHoldings, truth: Inventory, faulted: Inventory): string[] {
+  const lost: string[] = [];
+  const rows = new Set(faulted.leases.map((row) => row.lease.id));
+  for (const leaseId of held.leaseIds) if (!rows.has(leaseId)) lost.push(`lease ${leaseId}: no row shows it`);
+  const shown = new Set([
+    ...faulted.leases.map((row) => row.lease.providerLeaseId).filter((id): id is string => id != null),
+    ...faulted.untracked.map((sandbox) => sandbox.sandboxId),
+    ...(faulted.untrackedUncertain ?? []).map((sandbox) => sandbox.sandboxId),
+  ]);
+  const listedAt = new Map(truth.untracked.map((sandbox) => [sandbox.sandboxId, sandbox]));
+  const named = new Set(truth.leases.map((row) => row.lease.providerLeaseId));
+  const listingOk = (origin: string, credential: string) =>
+    faulted.origins.some(
+      (health) => health.origin === origin && health.credential === credential && health.ok,
+    );
+  for (const sandboxId of held.sandboxIds) {
+    if (shown.has(sandboxId)) continue;
+    const orphan = listedAt.get(sandboxId);
+    if (orphan === undefined && !named.has(sandboxId)) lost.push(`sandbox ${sandboxId}: no scan shows it`);
+    else if (orphan !== undefined && listingOk(orphan.origin, orphan.credential))
+      lost.push(`sandbox ${sandboxId}: its listing succeeded, yet the scan does not show it`);
+  }
+  return lost;
+}
+
 // ── Jobs ─────────────────────────────────────────────────────────────────────────────────────────
 
 export interface JobCheckInput {
