@@ -8,6 +8,7 @@ import { DATABASE_FILE_NAME } from "../../electron/core/store/database.js";
 import type { AuditEntry, Job } from "../../shared/domain/actions.js";
 import { buildChaosWorld, type ChaosWorld } from "../chaos/support/chaos-world.js";
 import { writeFigures } from "../chaos/support/figures.js";
+import { KILL_POINTS } from "../chaos/support/figures-check.js";
 import { deletesOf, mutatingRequests } from "../chaos/support/invariants.js";
 import { CHAOS_SIZE, seededRandom, sized } from "../chaos/support/size.js";
 import { bundleJobProcess } from "./support/bundle.js";
@@ -16,7 +17,8 @@ import { type KillProxy, type KillTrigger, startKillProxy } from "./support/kill
 // Crash safety, at seeded random points. Bulk destroy jobs run in a process of their own, which is killed
 // with SIGKILL at each point: when its n-th request reaches the proxy in front of CreateOS (never sent),
 // when the answer to its n-th request is back (CreateOS acted, the process never heard), after its n-th
-// line of progress (an item journalled), or after a delay (anywhere, start-up and store opening included).
+// line of progress (an item journalled), or after a delay (anywhere, start-up and store opening included;
+// a share of the longest run so far, so that it falls inside a run). Each kind must kill at least once.
 // Each kill is followed by a restart, as an operator would: the new process must show the job interrupted,
 // resume it, and finish it, without a second DELETE for any item, while the SQLite store (journal and
 // audit log) passes its integrity check after every kill. (test/actions-crash.test.ts, by the engine's
@@ -29,9 +31,15 @@ const TARGETS_PER_ACCOUNT = sized(100, 300);
 const PLAN_SIZE = sized(8, 16);
 const CHILD_OPTIONS = { verifyPollMs: 25, verifyTimeoutMs: 8_000, heartbeatMs: 200, itemsPerListRequest: 3 };
 
-type Trigger = Extract<KillTrigger, { n: number }> | { on: "line"; n: number } | { on: "delay"; ms: number };
+/** A timer kill is a share of the longest run seen so far, so it falls inside a run however fast this machine is. */
+type Trigger =
+  | Extract<KillTrigger, { n: number }>
+  | { on: "line"; n: number }
+  | { on: "delay"; share: number };
 
 interface ChildRun {
+  /** From spawn to exit. */
+  ms: number;
   lines: string[];
   killed: boolean;
   exitCode: number | null;
@@ -44,11 +52,11 @@ function pickTrigger(random: () => number): Trigger {
   if (roll < 0.3) return { on: "request", n };
   if (roll < 0.6) return { on: "answer", n };
   if (roll < 0.8) return { on: "line", n: 1 + Math.floor(random() * 4) };
-  return { on: "delay", ms: 50 + Math.floor(random() * 1_200) };
+  return { on: "delay", share: 0.05 + random() * 0.45 };
 }
 
-function describeTrigger(trigger: Trigger): string {
-  return trigger.on === "delay" ? `after ${trigger.ms} ms` : `at ${trigger.on} #${trigger.n}`;
+function describeTrigger(trigger: Trigger, delayMs: number): string {
+  return trigger.on === "delay" ? `after ${delayMs} ms` : `at ${trigger.on} #${trigger.n}`;
 }
 
 describe(`a bulk job killed with SIGKILL at ${KILLS} seeded points (${CHAOS_SIZE})`, () => {
@@ -107,7 +115,13 @@ describe(`a bulk job killed with SIGKILL at ${KILLS} seeded points (${CHAOS_SIZE
     }
   }
 
+  // The longest run so far, spawn to exit (a first guess until one has run).
+  let longestRunMs = 500;
+  const delayOf = (trigger: Trigger | null) =>
+    trigger?.on === "delay" ? Math.max(1, Math.round(trigger.share * longestRunMs)) : 0;
+
   function runChild(planId: string, trigger: Trigger | null): Promise<ChildRun> {
+    const started = Date.now();
     const child: ChildProcess = spawn(
       process.execPath,
       [bundle, world.configFile, planId, JSON.stringify(CHILD_OPTIONS)],
@@ -116,7 +130,7 @@ describe(`a bulk job killed with SIGKILL at ${KILLS} seeded points (${CHAOS_SIZE
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    const run: ChildRun = { lines: [], killed: false, exitCode: null, stderr: "" };
+    const run: ChildRun = { ms: 0, lines: [], killed: false, exitCode: null, stderr: "" };
     const kill = () => {
       if (run.killed || child.exitCode !== null) return;
       run.killed = true;
@@ -124,7 +138,7 @@ describe(`a bulk job killed with SIGKILL at ${KILLS} seeded points (${CHAOS_SIZE
     };
     let timer: NodeJS.Timeout | undefined;
     if (trigger?.on === "request" || trigger?.on === "answer") proxy.arm(trigger, kill);
-    if (trigger?.on === "delay") timer = setTimeout(kill, trigger.ms);
+    if (trigger?.on === "delay") timer = setTimeout(kill, delayOf(trigger));
     child.stderr?.on("data", (chunk: Buffer) => {
       run.stderr += chunk.toString();
     });
@@ -138,6 +152,8 @@ describe(`a bulk job killed with SIGKILL at ${KILLS} seeded points (${CHAOS_SIZE
         clearTimeout(timer);
         proxy.disarm();
         run.exitCode = code;
+        run.ms = Date.now() - started;
+        longestRunMs = Math.max(longestRunMs, run.ms);
         // Lines already read are all we need; the stream may still be draining.
         setImmediate(() => resolve(run));
       });
@@ -183,11 +199,12 @@ describe(`a bulk job killed with SIGKILL at ${KILLS} seeded points (${CHAOS_SIZE
       let planId = await newPlan();
       while (kills < KILLS) {
         const trigger = pickTrigger(random);
+        const delayMs = delayOf(trigger);
         const run = await runChild(planId, trigger);
         restarts += 1;
         const done = note(run);
         log.push(
-          `${run.killed ? `kill ${kills + 1}` : "no kill"} ${describeTrigger(trigger)}: ${run.lines.join(" | ")}`,
+          `${run.killed ? `kill ${kills + 1}` : "no kill"} ${describeTrigger(trigger, delayMs)} (${run.ms} ms): ${run.lines.join(" | ")}`,
         );
         if (run.killed) {
           kills += 1;
@@ -216,6 +233,11 @@ describe(`a bulk job killed with SIGKILL at ${KILLS} seeded points (${CHAOS_SIZE
       const check = integrity();
       expect(check.ok).toBe("ok");
       expect(killedJobs.size).toBeGreaterThan(0);
+      // Each kind of kill point is a claim of the suite; one that never killed the process proved nothing.
+      for (const point of KILL_POINTS)
+        expect(triggers[point] ?? 0, `kills at the ${point} kill point\n${log.join("\n")}`).toBeGreaterThan(
+          0,
+        );
       for (const jobId of killedJobs)
         expect(shownInterrupted.has(jobId), `job ${jobId} shown interrupted after its kill`).toBe(true);
 
