@@ -112,10 +112,13 @@ async function seedWorld(shape: PaperclipSchemaShape): Promise<World> {
       providerLeaseId: "sbx-stranded",
       metadata: metadataFor(acme, createosEnvironment, "sbx-stranded"),
     });
+    // A row whose run is gone (the run's deletion set heartbeat_run_id to null) and that still names the
+    // issue it ran for: no run holds it, and it is no login session, which holds no issue.
     const noRun = await row({
       companyId: globex,
       environmentId: createosEnvironment,
       heartbeatRunId: null,
+      issueId: randomUUID(),
       providerLeaseId: "sbx-probe",
       metadata: metadataFor(globex, createosEnvironment, "sbx-probe"),
     });
@@ -266,9 +269,15 @@ describe.each<PaperclipSchemaShape>(["company-scoped", "instance-scoped"])(
       expect(live.heartbeatRunStatus).toBe("running");
       expect(stranded.heartbeatRunStatus).toBe("succeeded");
       expect(noRun.heartbeatRunStatus).toBeNull();
-      expect([isInUse(live), isStranded(live)]).toEqual([true, false]);
-      expect([isInUse(stranded), isStranded(stranded)]).toEqual([false, true]);
-      expect([isInUse(noRun), isStranded(noRun)]).toEqual([false, true]);
+      const now = new Date();
+      expect([isInUse(live, now), isStranded(live)]).toEqual([true, false]);
+      expect([isInUse(stranded, now), isStranded(stranded)]).toEqual([false, true]);
+      expect([isInUse(noRun, now), isStranded(noRun)]).toEqual([false, true]);
+      // The same row without its issue (and with no execution workspace, no expiry) is the shape of a
+      // login session, which Paperclip acquires with no run at all: that one is in use.
+      expect(noRun.executionWorkspaceId).toBeNull();
+      expect(noRun.expiresAt).toBeNull();
+      expect(isInUse({ ...noRun, issueId: null }, now)).toBe(true);
     });
 
     it("re-reads one row and one environment by id", async () => {
@@ -615,6 +624,7 @@ describe("the connection string stays secret", () => {
       await seed.secret(company, "CREATEOS_API_KEY", SECRET_CANARY);
       const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
       await seed.lease({ companyId: company, environmentId: environment, providerLeaseId: "sbx-1" });
+      await seed.plugin({ version: "0.2.0", packagePath: `/srv/${SECRET_CANARY}` });
       await client.query(
         grants.replaceAll("change-me", password).replace("DATABASE paperclip", `DATABASE "${db.name}"`),
       );
@@ -627,7 +637,10 @@ describe("the connection string stays secret", () => {
     try {
       const snapshot = await source.load();
       expect(snapshot.leases).toHaveLength(1);
+      // The documented grant on plugins' three columns is enough to tell the installed plugin.
+      expect(snapshot.installedPlugin).toMatchObject({ version: "0.2.0", generation: "createos-0.2" });
       expect(JSON.stringify(snapshot)).not.toContain(password);
+      expect(JSON.stringify(snapshot)).not.toContain(SECRET_CANARY);
       await withClient(url, async (client) => {
         await expect(client.query("SELECT value FROM company_secrets")).rejects.toMatchObject({
           code: "42501",

@@ -2,7 +2,9 @@ import pg from "pg";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import { OWNERSHIP_KEYS } from "../../../shared/domain/lease-metadata.js";
 import type { Company, Environment, LeaseRow, SourceProblem } from "../../../shared/domain/paperclip.js";
+import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import { keysLeftOutOfScan } from "../../../shared/domain/scanned-metadata.js";
+import { readInstalledPlugin, unreadablePlugin } from "./paperclip-db-plugin.js";
 import {
   type DatabaseLeaseRow,
   databaseRowEnvironmentId,
@@ -30,6 +32,7 @@ export interface PaperclipDbSourceOptions {
 
 /** A database snapshot also says which shape of Paperclip's tables it found. */
 export interface PaperclipDbSnapshot extends SourceSnapshot {
+  installedPlugin: InstalledPlugin;
   schemaShape: PaperclipSchemaShape;
   /** One line for the CLI and the UI, e.g. "read instance-scoped environments (a current Paperclip)". */
   schemaNote: string;
@@ -113,7 +116,8 @@ type Row = Record<string, unknown>;
  * Paperclip's own PostgreSQL database, read-only: `environment_leases` in id order through a cursor, with
  * `environments`, `companies` (names) and the run behind each `heartbeat_run_id` (its status). It sees
  * what the REST API cannot: orphan rows whose environment was deleted, rows left under an environment
- * that no longer runs on CreateOS, and whether an `active` row's run is still alive. Every read is one
+ * that no longer runs on CreateOS, whether an `active` row's run is still alive, and which CreateOS plugin
+ * is installed (`plugins`: its key, version and status only). Every read is one
  * `READ ONLY` transaction with a statement timeout; no secret table is ever named.
  */
 export class PaperclipDbSource implements LeaseSource {
@@ -195,7 +199,16 @@ export class PaperclipDbSource implements LeaseSource {
       for (const lease of high.leases) leases.push(lease);
       const problems: SourceProblem[] = [...environments.problems, ...low.problems];
       for (const problem of high.problems) problems.push({ ...problem, index: problem.index + low.rows });
-      return { shape, companies: companies.rows, environments: environments.rows, leases, problems };
+      // Once per load, in the scan's own transaction, so the plugin is the one of the rows' moment.
+      const installedPlugin = await installedPluginWithin(client);
+      return {
+        shape,
+        companies: companies.rows,
+        environments: environments.rows,
+        leases,
+        problems,
+        installedPlugin,
+      };
     });
 
     this.lastSchemaNote = `read ${describeShape(read.shape)}`;
@@ -206,6 +219,7 @@ export class PaperclipDbSource implements LeaseSource {
       companies: read.companies.map(({ id, name }): Company => ({ id, name })),
       problems: read.problems,
       gaps: [],
+      installedPlugin: read.installedPlugin,
       schemaShape: read.shape,
       schemaNote: this.lastSchemaNote,
     };
@@ -340,6 +354,19 @@ export class PaperclipDbSource implements LeaseSource {
     return parsed.environment;
   }
 
+  /**
+   * The CreateOS plugin installed on the instance now, for a re-check just before an action: the plugin
+   * that acts on the lease next is judged by what is installed then, not at the scan. It throws only when
+   * the database cannot be read at all; a Paperclip without the table, or a role without its grant, gets
+   * an answer that says why the plugin cannot be told.
+   */
+  async readInstalledPlugin(options: { signal?: AbortSignal } = {}): Promise<InstalledPlugin> {
+    options.signal?.throwIfAborted();
+    return this.#readOnly("reading the installed plugin", options.signal, (client) =>
+      installedPluginWithin(client),
+    );
+  }
+
   /** Closes the pool's connections (a process that exits need not: idle connections do not hold it). */
   async close(): Promise<void> {
     await this.#pool.end();
@@ -410,6 +437,23 @@ export async function readOnlyTransaction<T>(
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * The installed plugin, read in a savepoint of the open transaction: a statement that fails there (a
+ * timeout, a grant the catalog did not show) is rolled back to it, so the transaction stays usable and
+ * the lease rows already read are still handed back, with the plugin as not told and why.
+ */
+async function installedPluginWithin(client: pg.ClientBase): Promise<InstalledPlugin> {
+  await client.query("SAVEPOINT leasekeeper_installed_plugin");
+  try {
+    const installed = await readInstalledPlugin(client);
+    await client.query("RELEASE SAVEPOINT leasekeeper_installed_plugin");
+    return installed;
+  } catch (error) {
+    await client.query("ROLLBACK TO SAVEPOINT leasekeeper_installed_plugin");
+    return unreadablePlugin(describeDatabaseError(error));
   }
 }
 

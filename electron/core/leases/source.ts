@@ -1,5 +1,6 @@
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
+import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import type { FailureCode } from "../errors/codes.js";
 import { CoreError } from "../errors/core-error.js";
 
@@ -17,6 +18,12 @@ export interface LeaseSource {
   readLease(leaseId: string, options?: { signal?: AbortSignal }): Promise<LeaseRow | null>;
   /** The environment as the source holds it now (its current config decides pause vs delete). */
   readEnvironment(environmentId: string, options?: { signal?: AbortSignal }): Promise<Environment | null>;
+  /**
+   * The CreateOS plugin installed on the instance now, for a source that can read it (Paperclip's
+   * database): a re-check judges a lease as the plugin that will act on it next. It answers with why
+   * the plugin cannot be told rather than throwing, unless the source cannot be read at all.
+   */
+  readInstalledPlugin?(options?: { signal?: AbortSignal }): Promise<InstalledPlugin>;
   /** Lets go of what the source holds open (a database's connections); absent where it holds nothing. */
   close?(): Promise<void>;
 }

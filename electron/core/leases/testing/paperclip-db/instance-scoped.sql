@@ -89,3 +89,26 @@ CREATE INDEX "environment_leases_company_environment_status_idx"
   ON "environment_leases" USING btree ("company_id", "environment_id", "status");
 CREATE INDEX "environment_leases_heartbeat_run_idx" ON "environment_leases" USING btree ("heartbeat_run_id");
 CREATE INDEX "environment_leases_provider_lease_idx" ON "environment_leases" USING btree ("provider_lease_id");
+
+-- Paperclip's installed plugins, as packages/db/src/migrations/0029_plugin_tables.sql creates the table
+-- (roshangautam/paperclip at 9af1e75629cb263af5ff0cb8d7439ceed0b61928; the same columns in
+-- packages/db/src/schema/plugins.ts of paperclipai/paperclip). It came long before environments did
+-- (0065_environments.sql), so every shape has it; a test drops it to stand for a Paperclip without it.
+-- The source reads only plugin_key, version and status; manifest_json and package_path are never read.
+CREATE TABLE "plugins" (
+  "id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "plugin_key" text NOT NULL,
+  "package_name" text NOT NULL,
+  "package_path" text,
+  "version" text NOT NULL,
+  "api_version" integer DEFAULT 1 NOT NULL,
+  "categories" jsonb DEFAULT '[]'::jsonb NOT NULL,
+  "manifest_json" jsonb NOT NULL,
+  "status" text DEFAULT 'installed' NOT NULL,
+  "install_order" integer,
+  "last_error" text,
+  "installed_at" timestamp with time zone DEFAULT now() NOT NULL,
+  "updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE UNIQUE INDEX "plugins_plugin_key_idx" ON "plugins" USING btree ("plugin_key");
+CREATE INDEX "plugins_status_idx" ON "plugins" USING btree ("status");

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type pg from "pg";
+import { CREATEOS_PLUGIN_KEY } from "../../paperclip-db-plugin.js";
 
 /**
  * Paperclip's tables in a test database, in either shape, and rows put into them the way Paperclip
@@ -18,6 +19,7 @@ export interface LeaseSeed {
   companyId: string;
   environmentId: string | null;
   heartbeatRunId?: string | null;
+  issueId?: string | null;
   status?: string;
   leasePolicy?: string;
   provider?: string | null;
@@ -40,6 +42,19 @@ export interface EnvironmentSeed {
   config?: Record<string, unknown>;
   /** Written only in the instance-scoped shape. */
   envVars?: Record<string, unknown>;
+}
+
+/** The CreateOS plugin's row in `plugins`, as Paperclip's plugin registry writes it at install. */
+export interface PluginSeed {
+  /** The manifest's version (`plugins.version`). */
+  version: string;
+  /** `ready` once its worker runs; Paperclip's other statuses are installed, disabled, error, ... */
+  status?: string;
+  /** The manifest id; the CreateOS plugin's unless a test stands for a fork that renamed it. */
+  pluginKey?: string;
+  /** Values the source must never read; a test seeds a canary here. */
+  packagePath?: string | null;
+  manifest?: Record<string, unknown>;
 }
 
 /** Rows per INSERT when seeding in bulk (one JSON parameter each). */
@@ -87,6 +102,27 @@ export class PaperclipSeed {
     return id;
   }
 
+  /** Installs the CreateOS plugin (or the plugin `seed.pluginKey` names) at `seed.version`. */
+  async plugin(seed: PluginSeed): Promise<string> {
+    const id = randomUUID();
+    const pluginKey = seed.pluginKey ?? CREATEOS_PLUGIN_KEY;
+    const manifest = seed.manifest ?? { id: pluginKey, apiVersion: 1, version: seed.version };
+    await this.#db.query(
+      `INSERT INTO plugins (id, plugin_key, package_name, package_path, version, manifest_json, status, install_order)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT count(*) + 1 FROM plugins))`,
+      [
+        id,
+        pluginKey,
+        "createos-sandbox-provider",
+        seed.packagePath ?? null,
+        seed.version,
+        JSON.stringify(manifest),
+        seed.status ?? "ready",
+      ],
+    );
+    return id;
+  }
+
   async run(companyId: string, status: string, id: string = randomUUID()): Promise<string> {
     await this.#db.query(
       `INSERT INTO heartbeat_runs (id, company_id, agent_id, status) VALUES ($1, $2, $3, $4)`,
@@ -126,7 +162,7 @@ function leaseRecord(seed: LeaseSeed): Record<string, unknown> & { id: string } 
     company_id: seed.companyId,
     environment_id: seed.environmentId,
     execution_workspace_id: null,
-    issue_id: null,
+    issue_id: seed.issueId ?? null,
     heartbeat_run_id: seed.heartbeatRunId ?? null,
     status: seed.status ?? "active",
     lease_policy: seed.leasePolicy ?? "ephemeral",
