@@ -1,5 +1,6 @@
 import type { Inventory, ProviderSandbox } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
+import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 
 /**
  * What the action engine needs from the rest of the core, as narrow interfaces. The engine is wired to
@@ -25,6 +26,11 @@ export interface RereadLease {
   environment: Environment | null;
   /** Every other row naming the same sandbox now (at least those of `sharedWith` that still exist). */
   others: LeaseRow[];
+  /**
+   * The CreateOS plugin installed on the row's instance now, where its source can read it: the re-check
+   * judges the lease as that plugin will act on it. Absent, the verdict takes the reading that destroys less.
+   */
+  installedPlugin?: InstalledPlugin;
 }
 
 /**

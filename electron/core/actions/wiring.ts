@@ -81,7 +81,9 @@ export function scanningInventory(
 
 /**
  * Re-reads rows in batches. A ledger file is read once per batch (it is one file, whatever is asked);
- * a Paperclip instance is asked for each row, and each environment once per batch.
+ * a Paperclip instance is asked for each row, and each environment once per batch. A source that can
+ * tell which CreateOS plugin is installed is asked that once per batch too, and every row it re-read
+ * carries the answer, so the re-check judges the lease as the plugin that will act on it next.
  */
 export function sourceRereader(sources: readonly LeaseSource[]): LeaseRereader {
   return {
@@ -100,11 +102,16 @@ export function sourceRereader(sources: readonly LeaseSource[]): LeaseRereader {
             for (const ref of sourceRefs) result.set(leaseKey(ref.sourceId, ref.leaseId), null);
             return;
           }
-          const reads =
-            source.kind === "ledger"
-              ? await rereadLedger(source, sourceRefs)
-              : await rereadEach(source, sourceRefs);
-          for (const [leaseId, read] of reads) result.set(leaseKey(sourceId, leaseId), read);
+          // The installed plugin is asked once per batch, beside the rows, of a source that can tell it.
+          const [reads, installedPlugin] = await Promise.all([
+            source.kind === "ledger" ? rereadLedger(source, sourceRefs) : rereadEach(source, sourceRefs),
+            source.readInstalledPlugin?.(),
+          ]);
+          for (const [leaseId, read] of reads) {
+            const withPlugin =
+              read === null || installedPlugin === undefined ? read : { ...read, installedPlugin };
+            result.set(leaseKey(sourceId, leaseId), withPlugin);
+          }
         }),
       );
       return result;

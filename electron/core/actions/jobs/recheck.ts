@@ -82,6 +82,7 @@ export function recheckLease(input: LeaseRecheckInput): RecheckResult {
   const verdict = classifyLease(fresh.lease, fresh.environment, observation, {
     now: input.now,
     otherRowsOnSandbox: fresh.others,
+    ...(fresh.installedPlugin ? { installedPlugin: fresh.installedPlugin } : {}),
   });
   const decision = decideLease(input.action, {
     lease: fresh.lease,
