@@ -28,6 +28,10 @@ export const REFUSAL_MESSAGES = {
     "Another lease on this sandbox is active or retained and acting on it would break that lease too; override only if you know that lease is finished.",
   closed:
     "This lease is over and nothing of it lives at CreateOS; it is history, and there is nothing to do.",
+  configRejected:
+    "Paperclip's CreateOS plugin rejects the config recorded in this lease, so every call on it fails; only a destroy at its recorded URL cleans it up.",
+  loginSession:
+    "A person's login session holds this sandbox, and destroying it ends their sign-in; wait until the session ends, or override if it is stuck.",
 } as const;
 
 export interface ActionEvidence {
@@ -125,6 +129,7 @@ function blindOrClaimed({ flags, provider }: ActionEvidence): Refusal | null {
  * explicit decision. Both release (which may delete, and pauses under a running command) and destroy.
  */
 function overrideNeeded({ flags, otherRowsOnSandbox }: ActionEvidence): Refusal | null {
+  if (flags.includes("login-session")) return refusal("login-session");
   if (flags.includes("in-use")) return refusal("in-use");
   if (otherRowsOnSandbox.some(holdsSandbox)) return refusal("shared");
   return null;
@@ -137,6 +142,7 @@ const MESSAGE_BY_REASON = {
   "not-visible": REFUSAL_MESSAGES.notVisible,
   gone: REFUSAL_MESSAGES.gone,
   "in-use": REFUSAL_MESSAGES.inUse,
+  "login-session": REFUSAL_MESSAGES.loginSession,
   shared: REFUSAL_MESSAGES.shared,
   closed: REFUSAL_MESSAGES.closed,
 } as const;
@@ -163,6 +169,8 @@ const FOREIGN_REFUSALS = frozenRefusals<OwnershipMismatch>({
   "foreign-environment": PLUGIN_MESSAGES.foreignLease,
   "foreign-provider": PLUGIN_MESSAGES.foreignLease,
   "metadata-missing": PLUGIN_MESSAGES.foreignLease,
+  "api-url-not-origin": PLUGIN_MESSAGES.foreignLease,
+  "config-rejected": REFUSAL_MESSAGES.configRejected,
 });
 
 function refusal(reason: FixedReason): Refusal {

@@ -84,5 +84,18 @@ export function sameApiUrl(recorded: unknown, configured: unknown): boolean {
  */
 export function displayApiUrl(raw: unknown): string | null {
   if (typeof raw !== "string") return null;
-  return displayValue(originOf(raw) ?? raw.replace(/[?#].*$/s, "").replace(/\/\/[^/@]*@/, "//"));
+  return displayValue(originOf(raw) ?? withoutSecrets(raw));
+}
+
+/**
+ * A recorded API URL as it was written, path and all (the plugin compares the text, so `…/v1` and a
+ * trailing slash matter), without any user name, password, query or hash.
+ */
+export function displayRecordedApiUrl(raw: unknown): string | null {
+  if (typeof raw !== "string") return null;
+  return displayValue(withoutSecrets(raw));
+}
+
+function withoutSecrets(raw: string): string {
+  return raw.replace(/[?#].*$/s, "").replace(/\/\/[^/@]*@/, "//");
 }

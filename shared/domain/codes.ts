@@ -17,6 +17,8 @@ export const OWNERSHIP_CODES = [
   "metadata-missing",
   "company-scope-mismatch",
   "no-sandbox-id",
+  "api-url-not-origin",
+  "config-rejected",
 ] as const;
 export type OwnershipCode = (typeof OWNERSHIP_CODES)[number];
 
@@ -53,7 +55,22 @@ export const CREATEOS_PROVIDER = "createos";
 /** CreateOS statuses that are billed as compute. */
 export const BILLING_PROVIDER_STATES: readonly LiveProviderState[] = ["running", "creating", "resuming"];
 
-export const ROW_FLAGS = ["stale-config", "leaking", "in-use", "host-cleanup", "shared"] as const;
+/**
+ * `in-use`: someone holds the sandbox now (a live run, or a session that holds no run, such as a login);
+ * `login-session` says it is such a session. `warm`: a released reusable sandbox still running inside
+ * the auto-pause window its lease recorded. `run-failing`: the run that holds the lease fails now,
+ * because the plugin refuses every command and workspace call on it.
+ */
+export const ROW_FLAGS = [
+  "stale-config",
+  "leaking",
+  "in-use",
+  "host-cleanup",
+  "shared",
+  "login-session",
+  "warm",
+  "run-failing",
+] as const;
 export type RowFlag = (typeof ROW_FLAGS)[number];
 
 /**
@@ -68,6 +85,10 @@ export const QUIET_HEADLINES: readonly Headline[] = ["closed", "ok"];
 
 /** Lease statuses Paperclip gives a lease that is over: it will never resume or release it again. */
 export const ENDED_LEASE_STATUSES = ["released", "expired", "failed"] as const;
+
+/** The generations of Paperclip's CreateOS plugin a lease is judged by (`plugin-generations.ts`). */
+export const PLUGIN_GENERATIONS = ["createos-0.1", "createos-0.2", "createos-0.3"] as const;
+export type PluginGeneration = (typeof PLUGIN_GENERATIONS)[number];
 
 export const ACTION_KINDS = ["release", "destroy"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];

@@ -1,5 +1,7 @@
-import type { OwnershipCode } from "./codes.js";
-import { driftedFields } from "./flags.js";
+import { displayRecordedApiUrl } from "./api-url.js";
+import { type OwnershipCode, PLUGIN_MESSAGES } from "./codes.js";
+import { driftedFields } from "./config-drift.js";
+import { warmUntil } from "./flags.js";
 import type { ClassifiedLease, ProviderObservation, UnknownReason } from "./inventory.js";
 import {
   displayValue,
@@ -9,7 +11,8 @@ import {
   recorded,
   recordedNumber,
 } from "./lease-metadata.js";
-import { isForeign } from "./ownership.js";
+import { isForeign, recordedConfigParses } from "./ownership.js";
+import { PENDING_CLEANUP_ATTEMPT_CAP, pendingCleanupAttempts, runFailureOf } from "./paperclip-will.js";
 
 /**
  * What a row's verdict means and what to do about it, in one or two plain sentences: the first says why
@@ -35,6 +38,11 @@ export type ExplanationPart = string | ExplanationRef;
 export function explainVerdictParts(classified: ClassifiedLease): ExplanationPart[] {
   const [meaning, next] = explanation(classified);
   const parts = typeof meaning === "string" ? [meaning] : [...meaning];
+  const failure = runFailureOf(classified);
+  if (failure !== null) {
+    const who = failure.holder === "run" ? "The run holding this lease" : "The session holding this lease";
+    parts.unshift(`${who} is failing now: ${failure.because}, so its workspace and every command fail. `);
+  }
   if (next !== null) parts.push(` ${next}`);
   return parts;
 }
@@ -150,6 +158,26 @@ function explainStale(classified: ClassifiedLease): Explanation {
       "Paperclip's own cleanup retires such a row; nothing needs doing here.",
     ];
   }
+  if (verdict.ownership.includes("config-rejected")) {
+    const metadata = metadataObject(lease.metadata);
+    const rejection =
+      metadata === null
+        ? undefined
+        : recordedConfigParses(metadata, classified.installedPlugin).find((parsed) => !parsed.ok);
+    const message = rejection !== undefined && !rejection.ok ? ` ("${rejection.message}")` : "";
+    return [
+      `Paperclip's CreateOS plugin rejects the config this lease records${message}, so every call on it fails for ever: release, destroy, resume, its workspace and its commands.`,
+      next(classified),
+    ];
+  }
+  if (verdict.ownership.includes("api-url-not-origin")) {
+    const metadata = metadataObject(lease.metadata);
+    const recordedUrl = metadata === null ? null : displayRecordedApiUrl(recorded(metadata, "apiUrl"));
+    return [
+      `This lease records its API URL as "${recordedUrl ?? "nothing"}", not the bare origin Paperclip's plugin compares it with, so the plugin refuses every call on it for ever ("${PLUGIN_MESSAGES.foreignLease}").`,
+      next(classified),
+    ];
+  }
   if (verdict.ownership.includes("api-url-changed")) {
     const meaning: ExplanationPart[] = [
       ...(environment === null
@@ -183,7 +211,10 @@ function explainStale(classified: ClassifiedLease): Explanation {
     ];
   }
   const metadata = metadataObject(lease.metadata);
-  const drifted = metadata === null || environment === null ? [] : driftedFields(metadata, environment);
+  const drifted =
+    metadata === null || environment === null
+      ? []
+      : driftedFields(metadata, environment, classified.installedPlugin);
   const consequence = ", so its next resume will expire it and Paperclip will destroy the sandbox.";
   if (metadata === null || environment === null || !isWellFormedMarker(recorded(metadata, "marker"))) {
     return [`This lease's workspace marker is missing or malformed${consequence}`, next(classified)];
@@ -267,10 +298,24 @@ function explainOk(classified: ClassifiedLease): Explanation {
       "Leave it to Paperclip until then.",
     ];
   }
+  if (verdict.flags.includes("login-session")) {
+    const until = lease.expiresAt === null ? "" : ` until ${lease.expiresAt}`;
+    return [
+      `A login session holds this lease${until} (an active lease with no run, no issue and no workspace, as Paperclip's login services acquire them), and CreateOS shows the sandbox ${verdict.provider}.`,
+      "Leave it until the session ends; destroying it ends someone's sign-in, so acting on it needs an explicit override.",
+    ];
+  }
   if (verdict.flags.includes("in-use")) {
     return [
       `A run is using this lease right now and CreateOS shows the sandbox ${verdict.provider}.`,
       "Leave it until the run ends; acting on it needs an explicit override.",
+    ];
+  }
+  if (verdict.flags.includes("warm")) {
+    const until = new Date(warmUntil(lease, verdict.provider)).toISOString();
+    return [
+      `Paperclip's plugin left this released reusable sandbox running for CreateOS to pause once idle, by ${until} at the latest; the next run of the same agent and workspace may resume it before then.`,
+      "Nothing needs doing; if it is still running after that, it is a leak.",
     ];
   }
   if (lease.status === "active") {
@@ -280,9 +325,16 @@ function explainOk(classified: ClassifiedLease): Explanation {
     ];
   }
   if (lease.status === "pending_cleanup") {
-    const metadata = metadataObject(lease.metadata);
-    const attempts = metadata === null ? Number.NaN : recordedNumber(metadata, "pendingCleanupRetryAttempts");
-    const tried = Number.isInteger(attempts) && attempts > 0 ? ` (it has tried ${attempts} times)` : "";
+    const { attempts, escalated } = pendingCleanupAttempts(lease.metadata);
+    if (escalated) {
+      return [
+        `Paperclip's cleanup sweep has failed ${Math.max(attempts, PENDING_CLEANUP_ATTEMPT_CAP)} times on this lease and escalated it to an operator; CreateOS shows the sandbox ${verdict.provider}.`,
+        verdict.allowedActions.includes("destroy")
+          ? "Destroy the sandbox here if nobody needs it."
+          : next(classified),
+      ];
+    }
+    const tried = attempts > 0 ? ` (it has tried ${attempts} time${attempts === 1 ? "" : "s"})` : "";
     return [
       `Paperclip's cleanup sweep will retry this lease${tried}, and CreateOS shows the sandbox ${verdict.provider}.`,
       "Leave it to Paperclip unless the retries keep failing; then destroy the sandbox here.",

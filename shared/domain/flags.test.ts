@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ProviderCode, RowFlag } from "./codes.js";
-import { driftedFields, isStranded, rowFlags } from "./flags.js";
+import { driftedFields } from "./config-drift.js";
+import { isStranded, rowFlags } from "./flags.js";
 import { metadataObject } from "./lease-metadata.js";
+import { ownership } from "./ownership.js";
 import type { Environment, LeaseRow } from "./paperclip.js";
 import { environment, MARKER, meta, NOW, row } from "./test-fixtures.js";
 
@@ -13,7 +15,7 @@ const flagsOf = (
   provider: ProviderCode = "paused",
   env: Environment | null = environment(),
   otherRowsOnSandbox: LeaseRow[] = [],
-): RowFlag[] => rowFlags(lease, env, provider, { now: NOW, otherRowsOnSandbox });
+): RowFlag[] => rowFlags(lease, env, provider, { now: NOW, otherRowsOnSandbox }, ownership(lease, env));
 
 describe("stale-config: the next resume would expire the lease", () => {
   it.each<[string, Record<string, unknown>, boolean]>([
@@ -21,7 +23,12 @@ describe("stale-config: the next resume would expire the lease", () => {
     ["shape changed", { shape: "s-2vcpu-4gb" }, true],
     ["rootfs changed", { rootfs: "ubuntu-24.04" }, true],
     ["region changed", { region: "eu-west" }, true],
-    ["rootfs recorded as null, config omits it (null and undefined alike)", { rootfs: undefined }, false],
+    ["rootfs recorded as null, config omits it (the parse reads both as null)", { rootfs: null }, false],
+    [
+      "rootfs not recorded at all (the plugin compares strictly: nothing recorded is not null)",
+      { rootfs: undefined },
+      true,
+    ],
     ["marker missing", { marker: undefined }, true],
     ["marker not a UUID", { marker: "wrong" }, true],
     ["marker in upper case (the plugin's pattern is lower case)", { marker: MARKER.toUpperCase() }, true],
@@ -65,7 +72,7 @@ describe("stale-config: the next resume would expire the lease", () => {
   ])("lists the fields whose recorded value differs: %s", (_, recorded, config, expected) => {
     const metadata = metadataObject(meta(recorded));
     if (metadata === null) throw new Error("metadata");
-    expect(driftedFields(metadata, environment({ config }))).toEqual(expected);
+    expect(driftedFields(metadata, environment({ config }), undefined)).toEqual(expected);
   });
 
   it("compares nothing against a config Paperclip did not show (the redacted view is {})", () => {
@@ -142,10 +149,29 @@ describe("leaking: a sandbox that a run or a retained lease holds", () => {
   });
 });
 
-describe("in-use: a run holds the lease", () => {
+describe("in-use: a run or a session holds the lease", () => {
   it.each<[string, Partial<LeaseRow>, boolean]>([
     ["active with a heartbeat run", { status: "active", heartbeatRunId: "run-1" }, true],
-    ["active without a run (orphaned active)", { status: "active", heartbeatRunId: null }, false],
+    [
+      "active without a run, its issue left behind (orphaned active)",
+      { status: "active", heartbeatRunId: null, issueId: "issue-1" },
+      false,
+    ],
+    [
+      "active without a run, issue or workspace: a login session",
+      { status: "active", heartbeatRunId: null },
+      true,
+    ],
+    [
+      "a login session whose expiry is ahead",
+      { status: "active", heartbeatRunId: null, expiresAt: new Date(IN_FUTURE).toISOString() },
+      true,
+    ],
+    [
+      "a login session whose expiry has passed",
+      { status: "active", heartbeatRunId: null, expiresAt: new Date(IN_PAST).toISOString() },
+      false,
+    ],
     ["released, run id left behind", { status: "released", heartbeatRunId: "run-1" }, false],
     [
       "active, its run seen running",

@@ -2,22 +2,23 @@ import {
   BILLING_PROVIDER_STATES,
   CREATEOS_PROVIDER,
   ENDED_LEASE_STATUSES,
+  type OwnershipCode,
   type ProviderCode,
   type RowFlag,
 } from "./codes.js";
-import {
-  isWellFormedMarker,
-  type LeaseMetadata,
-  metadataObject,
-  recorded,
-  recordedNumber,
-} from "./lease-metadata.js";
+import { driftedFields } from "./config-drift.js";
+import { isWellFormedMarker, metadataObject, recorded, recordedNumber } from "./lease-metadata.js";
+import { ownershipMismatch } from "./ownership.js";
 import type { Environment, LeaseRow } from "./paperclip.js";
+import { type InstalledPlugin, recordedAutoPause } from "./plugin-generations.js";
+import { recordedSandboxId } from "./sandbox-id.js";
 
 export interface FlagContext {
   now: Date;
   /** Every other row that names this row's sandbox id. */
   otherRowsOnSandbox: readonly LeaseRow[];
+  /** The plugin installed on the row's Paperclip instance, where its source can tell. */
+  installedPlugin?: InstalledPlugin;
 }
 
 /** The facts about a row worth a flag beside its headline, in ROW_FLAGS order. */
@@ -26,87 +27,52 @@ export function rowFlags(
   environment: Environment | null,
   provider: ProviderCode,
   context: FlagContext,
+  ownership: readonly OwnershipCode[],
 ): RowFlag[] {
   const flags: RowFlag[] = [];
-  if (hasStaleConfig(row, environment)) flags.push("stale-config");
-  if (isLeaking(row, provider, context.otherRowsOnSandbox)) flags.push("leaking");
-  if (isInUse(row)) flags.push("in-use");
+  const warm = isWarm(row, provider, context.now);
+  if (hasStaleConfig(row, environment, context.installedPlugin)) flags.push("stale-config");
+  if (!warm && isLeaking(row, provider, context.otherRowsOnSandbox, context.now)) flags.push("leaking");
+  const inUse = isInUse(row, context.now);
+  if (inUse) flags.push("in-use");
   if (isHostCleanup(row, context.now)) flags.push("host-cleanup");
   if (context.otherRowsOnSandbox.length > 0) flags.push("shared");
+  if (isLoginSession(row, context.now)) flags.push("login-session");
+  if (warm) flags.push("warm");
+  if (inUse && runFailsNow(row, ownership)) flags.push("run-failing");
   return flags;
 }
 
-/** The config fields the plugin itself compares on resume, before any HTTP call. */
-export const DRIFT_FIELDS = ["shape", "rootfs", "region"] as const;
-export type DriftField = (typeof DRIFT_FIELDS)[number];
+/**
+ * The run or session that holds this lease fails now: the plugin checks ownership before it realizes the
+ * workspace or runs a command ("CreateOS workspace requires a lease from this environment.", "CreateOS
+ * execution requires a lease from this environment."), and a lease that names no sandbox has nothing to
+ * run in. An edited API URL is no such failure: those calls go to the recorded URL.
+ */
+export function runFailsNow(row: LeaseRow, ownership: readonly OwnershipCode[]): boolean {
+  return recordedSandboxId(row) === null || ownershipMismatch(ownership) !== null;
+}
 
 /**
- * The stored-config fields every reuse fingerprint covers, compared even when the current config omits
- * them: the host records the environment's stored config in the lease's metadata at acquisition and
- * fingerprints the same config when it looks for a lease to resume, so any field that differs now makes
- * the fingerprint differ and the candidate is destroyed instead of resumed.
+ * A released reusable sandbox still running inside the auto-pause window its lease recorded: the newer
+ * plugin leaves such a sandbox running at release for CreateOS to pause after that much idle time (it
+ * was created with that window), and the next run may resume it. The window counts from the release;
+ * past it the sandbox should have paused, and one still billing is a leak. Whichever generation released
+ * it, a sandbox created with a window pauses by itself, so this is the reading that destroys less.
  */
-export const FINGERPRINT_FIELDS = ["shape", "rootfs", "region", "reuseLease", "timeoutMs"] as const;
-
-/**
- * Config keys not compared here: the provider and API URL have their own ownership codes, and secrets
- * are fingerprinted by version at Paperclip, which no lease row records.
- */
-const NOT_DRIFT_COMPARED = new Set(["provider", "apiUrl"]);
-const SECRET_KEY = /(api[-_]?key|token|secret|passw|credential)/i;
-
-/**
- * The fields whose recorded value differs from the environment's current config: the fingerprint fields
- * and every other field the current config sets. Values are compared as JSON with keys sorted, as the
- * fingerprint serialises them; the plugin records an unset rootfs or region as null while a config may
- * simply omit it, so null and undefined are alike. Beyond the plugin's own shape, rootfs and region, a
- * field is compared only when the lease recorded it: a lease an older host wrote kept only the plugin's
- * fields, and its absence says nothing about the config it was acquired with. A config with no fields at
- * all is one Paperclip did not show (its redacted view), so nothing is compared against it.
- */
-export function driftedFields(metadata: LeaseMetadata, environment: Environment): string[] {
-  const config = environment.config as Record<string, unknown>;
-  const keys = Object.keys(config);
-  if (keys.length === 0) return [];
-  const fields: string[] = [...FINGERPRINT_FIELDS];
-  for (const key of keys) {
-    if (fields.includes(key) || NOT_DRIFT_COMPARED.has(key) || SECRET_KEY.test(key)) continue;
-    if (isSecretRef(config[key])) continue;
-    fields.push(key);
-  }
-  return fields.filter(
-    (field) =>
-      ((DRIFT_FIELDS as readonly string[]).includes(field) || Object.hasOwn(metadata, field)) &&
-      differs(recorded(metadata, field), config[field]),
-  );
+export function isWarm(row: LeaseRow, provider: ProviderCode, now: Date): boolean {
+  return warmUntil(row, provider) > now.getTime();
 }
 
-export function hasDrifted(metadata: LeaseMetadata, environment: Environment, field: DriftField): boolean {
-  return differs(recorded(metadata, field), environment.config[field]);
-}
-
-function differs(recordedValue: unknown, current: unknown): boolean {
-  return stableJson(recordedValue ?? null) !== stableJson(current ?? null);
-}
-
-function isSecretRef(value: unknown): boolean {
-  const object = metadataObject(value);
-  return (
-    object !== null &&
-    (recorded(object, "secretId") !== undefined || recorded(object, "type") === "secret_ref")
-  );
-}
-
-/** JSON with object keys sorted, own keys only; depth-capped so a hostile value cannot recurse forever. */
-function stableJson(value: unknown, depth = 0): string {
-  if (depth > 20) return '"(deep)"';
-  if (Array.isArray(value)) return `[${value.map((entry) => stableJson(entry, depth + 1)).join(",")}]`;
-  const object = metadataObject(value);
-  if (object !== null) {
-    const keys = Object.keys(object).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${stableJson(recorded(object, key), depth + 1)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
+/** When a warm sandbox's auto-pause window ends (epoch ms), or -Infinity when it has none. */
+export function warmUntil(row: LeaseRow, provider: ProviderCode): number {
+  if (provider !== "running" || row.status !== "released" || row.releasedAt === null) return -Infinity;
+  const metadata = metadataObject(row.metadata);
+  if (metadata === null || recorded(metadata, "reuseLease") !== true) return -Infinity;
+  const window = recordedAutoPause(metadata);
+  const released = Date.parse(row.releasedAt);
+  if (window === null || window <= 0 || Number.isNaN(released)) return -Infinity;
+  return released + window * 1000;
 }
 
 /**
@@ -114,11 +80,15 @@ function stableJson(value: unknown, depth = 0): string {
  * fingerprint covers no longer matches the environment, or its marker is not the UUID the plugin checks. Only for rows
  * the CreateOS plugin wrote; an orphan row has no config to drift from, but its marker still counts.
  */
-export function hasStaleConfig(row: LeaseRow, environment: Environment | null): boolean {
+export function hasStaleConfig(
+  row: LeaseRow,
+  environment: Environment | null,
+  installed: InstalledPlugin | undefined,
+): boolean {
   const metadata = metadataObject(row.metadata);
   if (metadata === null || recorded(metadata, "provider") !== CREATEOS_PROVIDER) return false;
   if (!isWellFormedMarker(recorded(metadata, "marker"))) return true;
-  return environment !== null && driftedFields(metadata, environment).length > 0;
+  return environment !== null && driftedFields(metadata, environment, installed).length > 0;
 }
 
 /** Paperclip considers these rows finished: a sandbox billing behind one is money nobody is using. */
@@ -136,10 +106,11 @@ export function isLeaking(
   row: LeaseRow,
   provider: ProviderCode,
   otherRowsOnSandbox: readonly LeaseRow[],
+  now: Date,
 ): boolean {
   if (!(BILLING_PROVIDER_STATES as readonly string[]).includes(provider)) return false;
   if (!ENDED_STATUSES.includes(row.status) && row.cleanupStatus !== "failed") return false;
-  return !isInUse(row) && !otherRowsOnSandbox.some(holdsSandbox);
+  return !isInUse(row, now) && !otherRowsOnSandbox.some(holdsSandbox);
 }
 
 /** Statuses of a row that someone still relies on: a run holds it, or it is kept on purpose. */
@@ -150,9 +121,25 @@ export function holdsSandbox(row: LeaseRow): boolean {
   return HOLDING_LEASE_STATUSES.includes(row.status);
 }
 
-/** A run holds this lease now: the plugin has commands in flight on its sandbox. */
-export function isInUse(row: LeaseRow): boolean {
+/**
+ * Someone holds this lease now: a run (the plugin has commands in flight on its sandbox), or a session
+ * that holds no run, such as a person's login.
+ */
+export function isInUse(row: LeaseRow, now: Date): boolean {
+  if (isLoginSession(row, now)) return true;
   return row.status === "active" && row.heartbeatRunId !== null && !isStranded(row);
+}
+
+/**
+ * A live session that holds no run: Paperclip's login services acquire an `active` lease with no
+ * heartbeat run, no issue and no execution workspace (`adapter-login-lease.ts`, decision 199), with an
+ * expiry the host sets, or none where a flow passes none. Having no run does not make such a row idle:
+ * destroying its sandbox ends someone's sign-in. Once its expiry has passed it is no longer held.
+ */
+export function isLoginSession(row: LeaseRow, now: Date): boolean {
+  if (row.status !== "active" || row.heartbeatRunId !== null) return false;
+  if (row.issueId !== null || row.executionWorkspaceId !== null) return false;
+  return row.expiresAt === null || Date.parse(row.expiresAt) > now.getTime();
 }
 
 /** Run statuses Paperclip counts as still holding a lease; any other is terminal (or unknown to it). */

@@ -15,7 +15,13 @@ export interface HeadlineEvidence {
   leaseStatus?: string;
 }
 
-const STALE_OWNERSHIP: readonly OwnershipCode[] = ["api-url-changed", "metadata-missing", "no-sandbox-id"];
+const STALE_OWNERSHIP: readonly OwnershipCode[] = [
+  "api-url-changed",
+  "metadata-missing",
+  "no-sandbox-id",
+  "api-url-not-origin",
+  "config-rejected",
+];
 
 /**
  * History: Paperclip is done with the lease (released, expired or failed) and nothing of it lives at the

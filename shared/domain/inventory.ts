@@ -7,6 +7,7 @@ import type {
   RowFlag,
 } from "./codes.js";
 import type { Company, Environment, LeaseRow, SourceGap, SourceProblem } from "./paperclip.js";
+import type { InstalledPlugin } from "./plugin-generations.js";
 
 /** Why a provider state could not be read. Each of these yields `unknown`, never `gone`. */
 export const UNKNOWN_REASONS = [
@@ -110,6 +111,12 @@ export interface ClassifiedLease {
   sharedWith: string[];
   /** How many other leases name the sandbox, set only when there are more than `sharedWith` lists. */
   sharedWithCount?: number;
+  /**
+   * The CreateOS plugin installed on the row's Paperclip instance, set when its source could read it
+   * (Paperclip's database); absent, the acting generation is unknown and the verdict took the reading
+   * that destroys less.
+   */
+  installedPlugin?: InstalledPlugin;
 }
 
 export interface UntrackedSandbox {
@@ -171,4 +178,6 @@ export interface SourceSnapshot {
   companies: Company[];
   problems: SourceProblem[];
   gaps: SourceGap[];
+  /** The CreateOS plugin installed on the instance, for a source that can read it. */
+  installedPlugin?: InstalledPlugin;
 }

@@ -76,10 +76,10 @@ describe("ownershipEvidence: field by field, for the detail view", () => {
       { recorded: OLD_ORIGIN, expected: ORIGIN, match: "mismatch" },
     ],
     [
-      "apiUrl with /v1 is shown as its origin and matches",
+      "apiUrl with /v1 is shown as recorded and does not match: the plugin compares it with the bare origin",
       { apiUrl: `${ORIGIN}/v1` },
       "apiUrl",
-      { recorded: ORIGIN, match: "match" },
+      { recorded: `${ORIGIN}/v1`, match: "mismatch" },
     ],
     [
       "apiUrl with credentials is never shown with them",
@@ -95,9 +95,15 @@ describe("ownershipEvidence: field by field, for the detail view", () => {
     ],
     [
       "rootfs null recorded, omitted in config",
-      { rootfs: undefined },
+      { rootfs: null },
       "rootfs",
       { recorded: null, expected: null, match: "match" },
+    ],
+    [
+      "rootfs not recorded at all: the plugin's strict comparison expires it",
+      { rootfs: undefined },
+      "rootfs",
+      { recorded: null, expected: null, match: "mismatch" },
     ],
     [
       "region recorded as a number",
@@ -268,6 +274,8 @@ describe("explainVerdict: what the verdict means and what to do", () => {
         row({ metadata: meta({ environmentId: OTHER_ENV_ID }) }),
         row({ metadata: meta({ provider: "ssh" }) }),
         row({ metadata: meta({ apiUrl: OLD_ORIGIN }) }),
+        row({ metadata: meta({ apiUrl: `${ORIGIN}/v1` }) }),
+        row({ metadata: meta({ timeoutMs: 0 }) }),
         row({ metadata: null }),
         row({ providerLeaseId: null }),
       ]
@@ -357,9 +365,14 @@ describe("explainVerdict: what the verdict means and what to do", () => {
       /sweep will retry this lease \(it has tried 3 times\).*unless the retries keep failing/,
     ],
     [
-      "ok, active with no run",
-      classified(row({ status: "active" }), running()),
+      "ok, active with no run but an issue left behind",
+      classified(row({ status: "active", issueId: "issue-1" }), running()),
       /no run holds it.*Let Paperclip act first/,
+    ],
+    [
+      "ok, a login session",
+      classified(row({ status: "active" }), running()),
+      /login session holds this lease.*acting on it needs an explicit override/,
     ],
     [
       "ok, shared with an active row",

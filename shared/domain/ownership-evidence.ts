@@ -1,6 +1,6 @@
-import { displayApiUrl, sameApiUrl } from "./api-url.js";
+import { displayApiUrl, displayRecordedApiUrl, originOf, sameApiUrl } from "./api-url.js";
 import { CREATEOS_PROVIDER } from "./codes.js";
-import { hasDrifted } from "./flags.js";
+import { hasDrifted } from "./config-drift.js";
 import {
   displayValue,
   isWellFormedMarker,
@@ -9,6 +9,7 @@ import {
   recorded,
 } from "./lease-metadata.js";
 import type { Environment, LeaseRow } from "./paperclip.js";
+import type { InstalledPlugin } from "./plugin-generations.js";
 
 export const EVIDENCE_FIELDS = [
   "provider",
@@ -41,7 +42,11 @@ const MARKER_PREFIX = 8;
  * The marker authenticates the workspace on resume, so it is only ever shown as a short prefix,
  * and it is checked for form, not against anything.
  */
-export function ownershipEvidence(row: LeaseRow, environment: Environment | null): FieldEvidence[] {
+export function ownershipEvidence(
+  row: LeaseRow,
+  environment: Environment | null,
+  installed?: InstalledPlugin,
+): FieldEvidence[] {
   const metadata = metadataObject(row.metadata);
   return EVIDENCE_FIELDS.map((field) => {
     const expected = expectedValue(field, row, environment);
@@ -59,7 +64,7 @@ export function ownershipEvidence(row: LeaseRow, environment: Environment | null
       field,
       recorded: shownValue(metadata, field),
       expected,
-      match: compare(field, metadata, row, environment),
+      match: compare(field, metadata, row, environment, installed),
     };
   });
 }
@@ -77,9 +82,10 @@ function expectedValue(field: EvidenceField, row: LeaseRow, environment: Environ
   return displayValue(environment.config[field]);
 }
 
+/** The API URL as recorded, path included: `…/v1` is not the origin the plugin compares it with. */
 function shownValue(metadata: LeaseMetadata, field: EvidenceField): string | null {
   const value = recorded(metadata, field);
-  return field === "apiUrl" && typeof value === "string" ? displayApiUrl(value) : displayValue(value);
+  return field === "apiUrl" && typeof value === "string" ? displayRecordedApiUrl(value) : displayValue(value);
 }
 
 function compare(
@@ -87,6 +93,7 @@ function compare(
   metadata: LeaseMetadata,
   row: LeaseRow,
   environment: Environment | null,
+  installed: InstalledPlugin | undefined,
 ): EvidenceMatch {
   const value = recorded(metadata, field);
   if (field === "provider") return value === CREATEOS_PROVIDER ? "match" : "mismatch";
@@ -96,9 +103,10 @@ function compare(
     case "environmentId":
       return value === environment.id ? "match" : "mismatch";
     case "apiUrl":
-      return sameApiUrl(value, environment.config.apiUrl) ? "match" : "mismatch";
+      // The plugin compares the recorded text with the parsed origin: `…/v1` never matches.
+      return originOf(value) === value && sameApiUrl(value, environment.config.apiUrl) ? "match" : "mismatch";
     default:
-      return hasDrifted(metadata, environment, field) ? "mismatch" : "match";
+      return hasDrifted(metadata, environment, field, installed) ? "mismatch" : "match";
   }
 }
 

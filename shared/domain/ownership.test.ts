@@ -30,8 +30,10 @@ describe("ownership: the plugin's metadataMatches as the host calls it for this 
 
   it.each<[string, unknown, OwnershipCode[]]>([
     ["all four fields match", meta(), ["owned"]],
-    ["apiUrl recorded with a /v1 suffix", meta({ apiUrl: `${ORIGIN}/v1` }), ["owned"]],
-    ["apiUrl recorded with a trailing /v1/", meta({ apiUrl: `${ORIGIN}/v1/` }), ["owned"]],
+    // The plugin compares the recorded text with its own parse's origin, so a recorded path never matches.
+    ["apiUrl recorded with a /v1 suffix", meta({ apiUrl: `${ORIGIN}/v1` }), ["api-url-not-origin"]],
+    ["apiUrl recorded with a trailing /v1/", meta({ apiUrl: `${ORIGIN}/v1/` }), ["api-url-not-origin"]],
+    ["apiUrl recorded with a trailing slash", meta({ apiUrl: `${ORIGIN}/` }), ["api-url-not-origin"]],
     ["provider is another plugin", meta({ provider: "plugin:e2b:sandbox" }), ["foreign-provider"]],
     ["company differs", meta({ companyId: OTHER_COMPANY }), ["foreign-company"]],
     [
@@ -50,12 +52,13 @@ describe("ownership: the plugin's metadataMatches as the host calls it for this 
       ["foreign-company"],
     ],
     ["apiUrl was edited after acquisition", meta({ apiUrl: OLD_ORIGIN }), ["api-url-changed"]],
-    ["recorded apiUrl is missing", meta({ apiUrl: undefined }), ["api-url-changed"]],
-    ["recorded apiUrl is a number", meta({ apiUrl: 443 }), ["api-url-changed"]],
+    // parseConfig throws on these, so every call on the lease fails before the comparison.
+    ["recorded apiUrl is missing", meta({ apiUrl: undefined }), ["config-rejected"]],
+    ["recorded apiUrl is a number", meta({ apiUrl: 443 }), ["config-rejected"]],
     [
       "recorded apiUrl breaks the URL rule and differs",
       meta({ apiUrl: "http://remote.test" }),
-      ["api-url-changed"],
+      ["config-rejected"],
     ],
     ["metadata is null", null, ["metadata-missing"]],
     ["metadata is a string", "createos", ["metadata-missing"]],
@@ -99,11 +102,11 @@ describe("ownership: the plugin's metadataMatches as the host calls it for this 
     expect(ownership(row(), environment({ config: { apiUrl: `${ORIGIN}/v1` } }))).toEqual(["owned"]);
   });
 
-  it("compares raw strings when the apiUrl does not normalise on either side", () => {
+  it("refuses a recorded apiUrl the plugin's parse rejects, even where the environment records the same", () => {
     const weird = "http://remote.test";
     expect(
       ownership(row({ metadata: meta({ apiUrl: weird }) }), environment({ config: { apiUrl: weird } })),
-    ).toEqual(["owned"]);
+    ).toEqual(["config-rejected"]);
   });
 
   it("never matches an environment whose config has no apiUrl", () => {

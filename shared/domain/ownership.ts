@@ -1,7 +1,9 @@
-import { sameApiUrl } from "./api-url.js";
-import { CREATEOS_PROVIDER, type OwnershipCode } from "./codes.js";
-import { ownershipMetadata, recorded } from "./lease-metadata.js";
+import { MAX_API_URL_LENGTH, sameApiUrl } from "./api-url.js";
+import { CREATEOS_PROVIDER, type OwnershipCode, PLUGIN_GENERATIONS } from "./codes.js";
+import { type LeaseMetadata, ownershipMetadata, recorded } from "./lease-metadata.js";
 import type { Environment, LeaseRow } from "./paperclip.js";
+import { parseRecordedConfig, type RecordedConfigParse } from "./paperclip-config.js";
+import { actingGeneration, type InstalledPlugin } from "./plugin-generations.js";
 import { recordedSandboxId } from "./sandbox-id.js";
 
 /**
@@ -17,8 +19,12 @@ import { recordedSandboxId } from "./sandbox-id.js";
  * environment), or else `api-url-changed` or `owned`; then `company-scope-mismatch` when the row's company
  * is not its company-scoped environment's; then `no-sandbox-id` when the row names no sandbox.
  */
-export function ownership(row: LeaseRow, environment: Environment | null): OwnershipCode[] {
-  const codes = metadataVerdict(row, environment);
+export function ownership(
+  row: LeaseRow,
+  environment: Environment | null,
+  installed?: InstalledPlugin,
+): OwnershipCode[] {
+  const codes = metadataVerdict(row, environment, installed);
   if (environment !== null && environment.companyId !== null && environment.companyId !== row.companyId) {
     codes.push("company-scope-mismatch");
   }
@@ -26,7 +32,11 @@ export function ownership(row: LeaseRow, environment: Environment | null): Owner
   return codes;
 }
 
-function metadataVerdict(row: LeaseRow, environment: Environment | null): OwnershipCode[] {
+function metadataVerdict(
+  row: LeaseRow,
+  environment: Environment | null,
+  installed: InstalledPlugin | undefined,
+): OwnershipCode[] {
   const metadata = ownershipMetadata(row.metadata);
   if (metadata === null) return ["metadata-missing"];
 
@@ -45,7 +55,41 @@ function metadataVerdict(row: LeaseRow, environment: Environment | null): Owners
   }
   if (codes.length > 0) return codes;
 
+  const recordedConfig = recordedConfigVerdict(metadata, installed);
+  if (recordedConfig !== null) return [recordedConfig];
   return [sameApiUrl(recorded(metadata, "apiUrl"), environment.config.apiUrl) ? "owned" : "api-url-changed"];
+}
+
+/**
+ * The host rebuilds the plugin's config from the lease's metadata for every call but resume, so the
+ * plugin's own parse of the recorded config decides whether any of those calls can succeed: a config it
+ * rejects throws (`config-rejected`), and a recorded `apiUrl` that is not the parse's origin fails the
+ * ownership test against itself (`api-url-not-origin`). Both hold for ever, whatever the environment
+ * says now. The parse is the acting generation's; where that cannot be told, a config is called rejected
+ * only when every generation rejects it, the reading that takes fewer leases out of Paperclip's hands.
+ */
+export function recordedConfigVerdict(
+  metadata: LeaseMetadata,
+  installed: InstalledPlugin | undefined,
+): "config-rejected" | "api-url-not-origin" | null {
+  const apiUrl = recorded(metadata, "apiUrl");
+  // No CreateOS origin is anywhere near this long, and a URL parse per row of such text is what a hostile
+  // ledger would exploit: the parse is not run, and the row is judged by its other codes.
+  if (typeof apiUrl === "string" && apiUrl.length > MAX_API_URL_LENGTH) return null;
+  const parses = recordedConfigParses(metadata, installed);
+  if (parses.every((parsed) => !parsed.ok)) return "config-rejected";
+  const parsed = parses.find((entry) => entry.ok);
+  return parsed?.ok === true && apiUrl !== parsed.apiUrl ? "api-url-not-origin" : null;
+}
+
+/** The acting generation's parse of the recorded config, or every generation's when it is not known. */
+export function recordedConfigParses(
+  metadata: LeaseMetadata,
+  installed: InstalledPlugin | undefined,
+): RecordedConfigParse[] {
+  const actor = actingGeneration(installed);
+  const generations = actor === null ? PLUGIN_GENERATIONS : [actor];
+  return generations.map((generation) => parseRecordedConfig(metadata, generation));
 }
 
 const FOREIGN_CODES: readonly OwnershipCode[] = [

@@ -50,7 +50,7 @@ describe("paperclipWill: what Paperclip itself will do with the lease", () => {
         undefined,
         environment({ config: { timeoutMs: 1000 } }),
       ),
-      "Expires it at the next resume because its config fingerprint changed (shape, timeoutMs): Paperclip destroys the sandbox instead of resuming it.",
+      "Expires it at the next resume because its recorded config no longer matches (shape, timeoutMs): Paperclip destroys the sandbox instead of resuming it.",
     ],
     [
       "a lease whose environment's API URL was edited",
@@ -89,7 +89,7 @@ describe("paperclipWill: what Paperclip itself will do with the lease", () => {
         at(ORIGIN, "running"),
         environment({ config: { reuseLease: false } }),
       ),
-      "Releases it normally when the run ends: pauses the sandbox (recorded reuseLease) at https://api.sb.createos.sh.",
+      /^Releases it when the run ends, which pauses the sandbox at https:\/\/api\.sb\.createos\.sh, as plugin 0\.1 does \(plugins 0\.2 and 0\.3 would delete it instead; which plugin the instance runs is not known here/,
     ],
     [
       "a run holds it; release deletes because the lease recorded no reuse",
@@ -98,12 +98,17 @@ describe("paperclipWill: what Paperclip itself will do with the lease", () => {
         at(ORIGIN, "running"),
         environment({ config: { reuseLease: false } }),
       ),
-      /deletes the sandbox \(recorded reuseLease off\)/,
+      "Releases it when the run ends, which deletes the sandbox at https://api.sb.createos.sh.",
     ],
     [
-      "active with no run",
-      classified(row({ status: "active" }), at(ORIGIN, "running")),
+      "active with no run, its workspace left behind",
+      classified(row({ status: "active", executionWorkspaceId: "ws-1" }), at(ORIGIN, "running")),
       /^Moves it to pending_cleanup/,
+    ],
+    [
+      "a login session",
+      classified(row({ status: "active" }), at(ORIGIN, "running")),
+      /^Keeps it while the login session lasts; the login service then releases it, which pauses the sandbox/,
     ],
     [
       "retained",
@@ -128,7 +133,7 @@ describe("paperclipWill: what Paperclip itself will do with the lease", () => {
     [
       "the environment stopped reusing leases",
       classified(row(), undefined, environment({ config: { reuseLease: false } })),
-      /^Expires it at the next resume because its config fingerprint changed \(reuseLease\)/,
+      /^Expires it at the next resume because its recorded config no longer matches \(reuseLease\)/,
     ],
     [
       "an orphan row",

@@ -43,7 +43,7 @@ export function reconcile({ snapshots, listings, now, requests }: ReconcileInput
   const sandboxGroups = groupRowsBySandbox(snapshots);
 
   const leases: ClassifiedLease[] = [];
-  for (const { sourceId, leases: rows } of snapshots) {
+  for (const { sourceId, leases: rows, installedPlugin } of snapshots) {
     const sourceEnvironments = environments.get(sourceId);
     for (const row of rows) {
       const environment =
@@ -53,6 +53,7 @@ export function reconcile({ snapshots, listings, now, requests }: ReconcileInput
       const verdict = classifyLease(row, environment, provider, {
         now,
         otherRowsOnSandbox: shared.others,
+        ...(installedPlugin === undefined ? {} : { installedPlugin }),
       });
       const classified: ClassifiedLease = {
         sourceId,
@@ -63,6 +64,7 @@ export function reconcile({ snapshots, listings, now, requests }: ReconcileInput
         sharedWith: shared.others.map((other) => other.id),
       };
       if (shared.count > shared.others.length) classified.sharedWithCount = shared.count;
+      if (installedPlugin !== undefined) classified.installedPlugin = installedPlugin;
       leases.push(classified);
     }
   }

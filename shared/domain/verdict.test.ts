@@ -197,8 +197,37 @@ describe("classifyLease: Paperclip's edge cases, end to end", () => {
       },
     ],
     [
-      "an orphaned active row (no run) is not in use",
-      row({ status: "active", heartbeatRunId: null, releasedAt: null }),
+      "an orphaned active row (no run, but a workspace its run left) is not in use",
+      row({ status: "active", heartbeatRunId: null, executionWorkspaceId: "ws-1", releasedAt: null }),
+      { listings: at(ORIGIN, "running") },
+      { headline: "ok", flags: [], allowed: ["release", "destroy"] },
+    ],
+    [
+      "a login session (active, no run, no issue, no workspace, expiring later) is held: acting needs the override",
+      row({
+        status: "active",
+        heartbeatRunId: null,
+        releasedAt: null,
+        leasePolicy: "ephemeral",
+        expiresAt: new Date(NOW.getTime() + 3_600_000).toISOString(),
+      }),
+      { listings: at(ORIGIN, "running") },
+      {
+        headline: "ok",
+        flags: ["in-use", "login-session"],
+        allowed: [],
+        overridable: ["release", "destroy"],
+      },
+    ],
+    [
+      "a login session whose expiry has passed is no longer held",
+      row({
+        status: "active",
+        heartbeatRunId: null,
+        releasedAt: null,
+        leasePolicy: "ephemeral",
+        expiresAt: new Date(NOW.getTime() - 1_000).toISOString(),
+      }),
       { listings: at(ORIGIN, "running") },
       { headline: "ok", flags: [], allowed: ["release", "destroy"] },
     ],
@@ -271,10 +300,10 @@ describe("classifyLease: Paperclip's edge cases, end to end", () => {
       { headline: "leaking", ownership: ["owned"], flags: ["leaking"] },
     ],
     [
-      "a probe sandbox's active row with no run is not in use",
+      "a probe's active row with no run, issue or workspace looks like a login session and is held (the reading that destroys less)",
       row({ status: "active", heartbeatRunId: null, leasePolicy: "ephemeral", releasedAt: null }),
       { listings: at(ORIGIN, "running") },
-      { headline: "ok", flags: [] },
+      { headline: "ok", flags: ["in-use", "login-session"] },
     ],
     [
       "no sandbox id on a live row: stale, nothing to act on",

@@ -17,9 +17,9 @@ export function classifyLease(
   observation: ProviderObservation,
   context: ClassifyContext,
 ): LeaseVerdict {
-  const ownershipCodes = ownership(row, environment);
+  const ownershipCodes = ownership(row, environment, context.installedPlugin);
   const provider = observation.code;
-  const flags = rowFlags(row, environment, provider, context);
+  const flags = rowFlags(row, environment, provider, context, ownershipCodes);
   const evidence = { ownership: ownershipCodes, provider, flags, leaseStatus: row.status };
   const actions = decideActions({
     ownership: ownershipCodes,

@@ -146,7 +146,12 @@ describe("removing items before confirming", () => {
     world = await buildWorld({
       sandboxes: ["sb-ok", "sb-l1", "sb-l2", "sb-l3"].map((id) => ({ id })),
       environments: [ENV],
-      leases: [lease("sb-ok", { status: "active" }), lease("sb-l1"), lease("sb-l2"), lease("sb-l3")],
+      leases: [
+        lease("sb-ok", { status: "active", issueId: "issue-ok" }),
+        lease("sb-l1"),
+        lease("sb-l2"),
+        lease("sb-l3"),
+      ],
     });
     const engine = await world.engine({ typedCountAbove: 2 });
     const selection = {

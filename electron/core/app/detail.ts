@@ -203,7 +203,7 @@ export function leaseDetail(
         refusal ? [{ action: action as ActionKind, reason: refusal.reason, message: refusal.message }] : [],
       ),
     },
-    ownershipEvidence: ownershipEvidence(lease, environment).map((field) => ({
+    ownershipEvidence: ownershipEvidence(lease, environment, classified.installedPlugin).map((field) => ({
       field: field.field,
       recorded: field.recorded,
       expected: field.expected,

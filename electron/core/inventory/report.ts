@@ -1,5 +1,5 @@
 import { HEADLINES, type Headline, QUIET_HEADLINES } from "../../../shared/domain/codes.js";
-import { driftedFields } from "../../../shared/domain/flags.js";
+import { driftedFields } from "../../../shared/domain/config-drift.js";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
 import { metadataObject } from "../../../shared/domain/lease-metadata.js";
 import type { MarkerProof, ProofSubject } from "../../../shared/domain/marker-proof.js";
@@ -171,10 +171,15 @@ export function knowsEnvironment(inventory: Inventory, environmentId: string): b
 }
 
 /** The fields behind a `stale-config` flag, in fingerprint order; none when the row has no such flag. */
-export function staleConfigFields({ lease, environment, verdict }: ClassifiedLease): string[] {
+export function staleConfigFields({
+  lease,
+  environment,
+  verdict,
+  installedPlugin,
+}: ClassifiedLease): string[] {
   if (!verdict.flags.includes("stale-config") || environment === null) return [];
   const metadata = metadataObject(lease.metadata);
-  return metadata === null ? [] : driftedFields(metadata, environment);
+  return metadata === null ? [] : driftedFields(metadata, environment, installedPlugin);
 }
 
 function environmentOf(lease: ClassifiedLease): string | null {

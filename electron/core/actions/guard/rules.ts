@@ -39,7 +39,7 @@ export interface UntrackedFacts {
   status: string;
 }
 
-export type OverrideReason = "in-use" | "shared";
+export type OverrideReason = "in-use" | "login-session" | "shared";
 
 export type ItemDecision =
   | {
@@ -102,6 +102,7 @@ export function decideLease(action: ActionKind, facts: LeaseFacts): ItemDecision
 
 /** The verdict asked for an override we did not derive ourselves: name the flag it most likely saw. */
 function verdictOverrideReason(verdict: LeaseVerdict): OverrideReason {
+  if (verdict.flags.includes("login-session")) return "login-session";
   return verdict.flags.includes("shared") && !verdict.flags.includes("in-use") ? "shared" : "in-use";
 }
 
@@ -150,6 +151,7 @@ function isOwnedOnly(facts: LeaseFacts): boolean {
 }
 
 function overrideReasonOf(facts: LeaseFacts): OverrideReason | null {
+  if (facts.verdict.flags.includes("login-session")) return "login-session";
   if (facts.verdict.flags.includes("in-use")) return "in-use";
   const sandboxId = recordedSandboxId(facts.lease);
   const holders = facts.otherRows.filter(
@@ -163,5 +165,6 @@ function overrideReasonOf(facts: LeaseFacts): OverrideReason | null {
 
 export const OVERRIDE_REFUSALS: Record<OverrideReason, Refusal> = {
   "in-use": { reason: "in-use", message: REFUSAL_MESSAGES.inUse },
+  "login-session": { reason: "login-session", message: REFUSAL_MESSAGES.loginSession },
   shared: { reason: "shared", message: REFUSAL_MESSAGES.shared },
 };

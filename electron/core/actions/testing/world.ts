@@ -50,6 +50,11 @@ export interface WorldLease {
   sandboxId: string | null;
   status?: string;
   heartbeatRunId?: string | null;
+  /**
+   * The issue the lease was acquired for. An `active` row with no run, no issue and no workspace is a
+   * live login session, so a world's stranded active rows name an issue.
+   */
+  issueId?: string | null;
   /** Metadata overrides (merged over what the plugin would have written); `null` replaces it all. */
   metadata?: Record<string, unknown> | null;
   /** Defaults to the environment's company. */
@@ -164,7 +169,7 @@ export async function buildWorld(spec: WorldSpec): Promise<World> {
       companyId,
       environmentId: lease.environmentId,
       executionWorkspaceId: null,
-      issueId: null,
+      issueId: lease.issueId ?? null,
       heartbeatRunId: lease.heartbeatRunId ?? null,
       status: lease.status ?? "released",
       leasePolicy: "reuse_by_environment",
