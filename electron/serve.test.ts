@@ -81,14 +81,14 @@ describe("stopping the browser host", () => {
     // The DELETE reaches CreateOS and takes seconds to answer: the host is asked to stop meanwhile.
     world.sim.setFaults([{ method: "DELETE", path: "^/v1/sandboxes/sb-slow$", latencyMs: 3_000 }]);
     const { jobId } = (await call("actions:execute", { planId: plan.planId })) as { jobId: string };
-    for (
-      let waited = 0;
-      ((await world.requestsFor("sb-slow"))["DELETE /v1/sandboxes/:id"] ?? 0) < 1;
-      waited++
-    ) {
-      if (waited > 400) throw new Error("the DELETE never reached the simulator");
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    // The DELETE has reached the simulator, which holds it (its latency rule fired).
+    await expect
+      .poll(async () => (await world!.stats()).faultsFired, {
+        timeout: 10_000,
+        interval: 10,
+        message: "the DELETE never reached the simulator",
+      })
+      .toBeGreaterThan(0);
 
     const exited = new Promise<number | null>((resolve) => child!.once("exit", (code) => resolve(code)));
     const stoppedAt = Date.now();

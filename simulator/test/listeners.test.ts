@@ -27,7 +27,9 @@ describe("ports, outages and aliases", () => {
     const sim = await startTestSimulator({ faults: [{ path: "^/v1/whoami$", hang: true }] });
     try {
       const pending = fetch(`${sim.url}/v1/whoami`, { headers: { "x-api-key": ALICE } });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      pending.catch(() => undefined);
+      // Suspended once the request hangs at the simulator (its hang rule fired), not after a guess.
+      await expect.poll(() => sim.stats().faultsFired, { timeout: 5_000, interval: 5 }).toBe(1);
       await sim.suspend();
       await expect(pending).rejects.toThrow();
     } finally {

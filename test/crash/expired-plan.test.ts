@@ -80,15 +80,27 @@ describe("a crash after sending, resumed once the plan has expired", () => {
         sandbox_id: string;
       }[];
     await eventually(() => sentMarks().length > 0, `a request journalled as sending (${output})`, 20_000);
-    // Give the journalled request time to reach CreateOS (which then holds it), then kill the process.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Once a journalled request has reached CreateOS (which holds it: the latency rule fired), kill the process.
+    await expect
+      .poll(async () => (await world!.stats()).faultsFired, { timeout: 20_000, interval: 10 })
+      .toBeGreaterThan(0);
     child.kill("SIGKILL");
     expect(await exited).toBe("SIGKILL");
     const sent = new Set(sentMarks().map((row) => row.sandbox_id));
     db.close();
     world.sim.setFaults([]);
-    // CreateOS acts on what reached it once the caller is gone; what is still running was not reached.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // CreateOS acts on what reached it once the caller is gone: until every DELETE that arrived is answered.
+    // What is still running then was not reached.
+    await expect
+      .poll(
+        async () => {
+          const stats = await world!.stats();
+          const answered = Object.values(stats.byRoute[DELETE] ?? {}).reduce((sum, n) => sum + n, 0);
+          return answered === stats.faultsFired;
+        },
+        { timeout: 20_000, interval: 10 },
+      )
+      .toBe(true);
     const acted = new Set<string>();
     for (const { id } of fleet) if ((await world.statusOf(id)) !== "running") acted.add(id);
     expect(acted.size, "at least one request reached CreateOS before the kill").toBeGreaterThan(0);

@@ -195,11 +195,13 @@ describe("hostile strings through ledger, scan, contract and audit export", () =
       "actions:execute",
       withTypedCount(plan, { planId: plan.planId }),
     );
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const current = await call<{ state: string }>("jobs:get", { jobId: job.jobId });
-      if (current.state !== "running") break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // Until the job has ended; one still running when the time is up fails the test.
+    await expect
+      .poll(async () => (await call<{ state: string }>("jobs:get", { jobId: job.jobId })).state, {
+        timeout: 10_000,
+        interval: 20,
+      })
+      .not.toBe("running");
     const json = await call<{ content: string }>("audit:export", { format: "json" });
     const entries = JSON.parse(json.content) as AuditEntry[];
     const itemEntries = entries.filter((entry) => entry.kind === "item");

@@ -44,7 +44,7 @@ describe("re-check just before acting", () => {
     expect(plan.counts.do).toBe(2);
 
     expect(await world.callAsOwner("POST", "/v1/sandboxes/sb-moved/pause")).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect.poll(() => world!.statusOf("sb-moved"), { timeout: 5_000, interval: 5 }).toBe("paused");
 
     const job = await engine.waitForJob(
       (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
@@ -267,7 +267,10 @@ describe("plans and jobs", () => {
       selection: { kind: "leases", leaseIds: ["lease-sb-late"] },
     });
     expect(Date.parse(plan.expiresAt) - Date.parse(plan.createdAt)).toBe(100);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Until the plan's expiry has passed on the clock the engine reads.
+    await expect
+      .poll(() => Date.now(), { timeout: 5_000, interval: 5 })
+      .toBeGreaterThan(Date.parse(plan.expiresAt));
     const refusal = await engine
       .execute(withTypedCount(plan, { planId: plan.planId }))
       .catch((error: unknown) => error);
@@ -308,7 +311,17 @@ describe("plans and jobs", () => {
     const events: JobEvent[] = [];
     engine.onEvent((event) => events.push(event));
     const started = await engine.execute(withTypedCount(plan, { planId: plan.planId }));
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // Cancelled once a DELETE has reached the simulator: some of the job sent, most of it not yet.
+    await expect
+      .poll(
+        async () =>
+          Object.values((await world!.stats()).perSandbox).reduce(
+            (sum, routes) => sum + (routes["DELETE /v1/sandboxes/:id"] ?? 0),
+            0,
+          ),
+        { timeout: 15_000, interval: 5 },
+      )
+      .toBeGreaterThan(0);
     await engine.cancel(started.jobId);
     const job = await engine.waitForJob(started.jobId);
 

@@ -192,7 +192,7 @@ describe("a failed journal write stops the whole job", () => {
     expect(plan.counts.do).toBe(12);
     // Someone pauses one of alpha's sandboxes: its re-check ends it skipped, and that write fails.
     expect(await world.callAsOwner("POST", "/v1/sandboxes/sb-a0/pause")).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await expect.poll(() => world!.statusOf("sb-a0"), { timeout: 5_000, interval: 5 }).toBe("paused");
     world.sim.setFaults([{ method: "DELETE", path: "^/v1/sandboxes/", latencyMs: 100 }]);
     const db = new BetterSqlite3(path.join(world.dir, "data", DATABASE_FILE_NAME));
     db.exec(`CREATE TRIGGER journal_refuses BEFORE UPDATE OF state ON action_job_items

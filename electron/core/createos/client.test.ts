@@ -273,9 +273,9 @@ describe("CreateosClient against the simulator", () => {
     const before = originStats(sim.url).rateLimited;
     const first = client(OTHER_KEY, { fetch: recorder.fetch }).getSandbox("sb-run");
     // Let the first request meet its 429 before the second one queues (seen by the client, not guessed).
-    for (let waited = 0; originStats(sim.url).rateLimited <= before && waited < 10_000; waited += 10) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await expect
+      .poll(() => originStats(sim.url).rateLimited, { timeout: 10_000, interval: 5 })
+      .toBeGreaterThan(before);
     const second = client(OTHER_KEY, { fetch: recorder.fetch }).getSandbox("sb-paused");
     await Promise.all([first, second]);
     const paths = recorder.starts.map((start) => new URL(start.url).pathname);

@@ -113,18 +113,13 @@ describe("api over the browser host", () => {
     const client = api();
     const received: unknown[] = [];
     const off = client.on("inventory:changed", (payload) => received.push(payload));
-    for (let waited = 0; events.listenerCount === 0 && waited < 50; waited++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    // The stream is open once the host listens on the hub.
+    await expect.poll(() => events.listenerCount, { timeout: 5_000, interval: 5 }).toBeGreaterThan(0);
     events.emit("inventory:changed", { generatedAt: "2026-01-01T00:00:00.000Z" });
-    for (let waited = 0; received.length === 0 && waited < 50; waited++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(received).toEqual([{ generatedAt: "2026-01-01T00:00:00.000Z" }]);
+    await expect
+      .poll(() => received, { timeout: 5_000, interval: 5 })
+      .toEqual([{ generatedAt: "2026-01-01T00:00:00.000Z" }]);
     off();
-    for (let waited = 0; events.listenerCount > 0 && waited < 50; waited++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(events.listenerCount).toBe(0);
+    await expect.poll(() => events.listenerCount, { timeout: 5_000, interval: 5 }).toBe(0);
   });
 });
