@@ -4,6 +4,7 @@ import {
   DESTROY_CONFIRMATIONS,
   HEADLINES,
   OWNERSHIP_CODES,
+  PLUGIN_GENERATIONS,
   PROVIDER_CODES,
   ROW_FLAGS,
 } from "../domain/codes.js";
@@ -121,14 +122,34 @@ export const LeaseDetailSchema = z.object({
   /** The config fields whose recorded value differs from the environment's (behind `stale-config`). */
   staleConfigFields: z.array(text),
   /**
-   * What a release does: the reuseLease the lease recorded decides (the host releases with the recorded
-   * config); the environment's current value is shown beside it when they differ.
+   * What a release does at CreateOS, as the plugin generation that acts on the lease makes it with the
+   * config the host rebuilds from the lease's metadata; the environment's current reuseLease is shown
+   * beside the recorded one when they differ. `sentence` says it whole, whose release it is included.
    */
   releaseEffect: z.object({
     recordedReuseLease: z.boolean().nullable(),
     currentReuseLease: z.boolean().nullable(),
-    effect: z.enum(["pause", "delete"]),
+    outcome: z.enum(["nothing", "pause", "keep-warm", "delete"]),
+    sentence: text,
   }),
+  /** Which plugin generations judged the lease, and each reading taken where one was not known. */
+  judgedBy: z.object({
+    wrote: z.object({ generation: z.enum(PLUGIN_GENERATIONS), version: text, why: text }),
+    acts: z.object({
+      generation: z.enum(PLUGIN_GENERATIONS).nullable(),
+      installedVersion: nullableText,
+      readFrom: text,
+    }),
+    readings: z.array(text),
+  }),
+  /** Set when the run or session holding the lease fails now, with the plugin's messages verbatim. */
+  runFails: z
+    .object({ holder: z.enum(["run", "session"]), messages: z.array(text), because: text })
+    .nullable(),
+  /** When a warm sandbox's auto-pause window ends (ISO), for a lease flagged `warm`. */
+  warmUntil: nullableText,
+  /** Paperclip's cleanup sweep's attempts and whether it escalated, for a `pending_cleanup` lease. */
+  pendingCleanup: z.object({ attempts: z.number().int().min(0), escalated: z.boolean() }).nullable(),
   /** The row's company, with its name where a source gave one. */
   company: z.object({ id: text, name: nullableText }),
   /** Set when a Leasekeeper job destroyed or released this sandbox: what it did, for whom, when. */

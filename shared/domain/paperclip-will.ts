@@ -174,7 +174,12 @@ function pendingCleanup(classified: Judged, origin: string): string {
  * How many sweep attempts Paperclip recorded (`pendingCleanupRetryAttempts`), and whether it escalated
  * (`pendingCleanupRetryCapWarned`, or the cap reached).
  */
-export function pendingCleanupAttempts(metadata: unknown): { attempts: number; escalated: boolean } {
+export interface PendingCleanupAttempts {
+  attempts: number;
+  escalated: boolean;
+}
+
+export function pendingCleanupAttempts(metadata: unknown): PendingCleanupAttempts {
   const object = metadataObject(metadata);
   if (object === null) return { attempts: 0, escalated: false };
   const raw = recordedNumber(object, "pendingCleanupRetryAttempts");

@@ -46,14 +46,19 @@ describe("lease detail", () => {
     expect(LeaseDetailSchema.parse(detail)).toEqual(detail);
     expect(detail.staleConfigFields).toEqual(["shape", "reuseLease"]);
     expect(detail.paperclipWill).toMatch(
-      /^Expires it at the next resume because its config fingerprint changed \(shape, reuseLease\)/,
+      /^Expires it at the next resume because its recorded config no longer matches \(shape, reuseLease\)/,
     );
     // The host releases with the recorded config: the recorded reuseLease decides, the current one is shown.
-    expect(detail.releaseEffect).toEqual({
+    // Which plugin runs the instance is not known here, so the release is the one that destroys least.
+    expect(detail.releaseEffect).toMatchObject({
       recordedReuseLease: true,
       currentReuseLease: false,
-      effect: "pause",
+      outcome: "pause",
     });
+    expect(detail.releaseEffect.sentence).toMatch(/^pauses the sandbox, as plugin 0\.1 does/);
+    expect(detail.judgedBy.wrote.generation).toBe("createos-0.1");
+    expect(detail.judgedBy.acts.generation).toBeNull();
+    expect(detail.judgedBy.readings).toHaveLength(1);
     expect(detail.company).toEqual({ id: "company-a", name: "Acme Robotics" });
     expect(detail.actedOnBy).toBeNull();
   });

@@ -3,9 +3,10 @@ import { displayApiUrl } from "../../../shared/domain/api-url.js";
 import type { ActionKind } from "../../../shared/domain/codes.js";
 import { explainVerdict, explainVerdictParts } from "../../../shared/domain/explain-verdict.js";
 import type { ClassifiedLease, UntrackedSandbox } from "../../../shared/domain/inventory.js";
+import { paperclipFacts } from "../../../shared/domain/judged-by.js";
 import { metadataObject, recorded } from "../../../shared/domain/lease-metadata.js";
 import { ownershipEvidence } from "../../../shared/domain/ownership-evidence.js";
-import { paperclipWill, recordedReuseLease } from "../../../shared/domain/paperclip-will.js";
+import { paperclipWill, recordedReuseLease, releaseSentence } from "../../../shared/domain/paperclip-will.js";
 import { staleConfigFields } from "../inventory/report.js";
 import { readWholeLease, type SourceFinder, type WholeLease } from "../leases/whole-lease.js";
 
@@ -146,6 +147,7 @@ export function leaseDetail(
 ): LeaseDetail {
   const { lease, environment, verdict, provider } = classified;
   const recordedReuse = recordedReuseLease(lease.metadata);
+  const facts = paperclipFacts(classified);
   const currentReuse =
     typeof environment?.config.reuseLease === "boolean" ? environment.config.reuseLease : null;
   const companyName = companyNames.get(lease.companyId);
@@ -220,8 +222,21 @@ export function leaseDetail(
     releaseEffect: {
       recordedReuseLease: recordedReuse,
       currentReuseLease: currentReuse,
-      effect: recordedReuse === true ? "pause" : "delete",
+      outcome: facts.release.outcome,
+      sentence: clip(releaseSentence(classified), MAX_TEXT),
     },
+    judgedBy: {
+      wrote: { ...facts.judgedBy.wrote, why: clip(facts.judgedBy.wrote.why, MAX_TEXT) },
+      acts: {
+        generation: facts.judgedBy.acts.generation,
+        installedVersion: nullableText(facts.judgedBy.acts.installedVersion, 100),
+        readFrom: clip(facts.judgedBy.acts.readFrom, MAX_TEXT),
+      },
+      readings: facts.judgedBy.readings.map((reading) => clip(reading, MAX_TEXT)),
+    },
+    runFails: facts.runFails,
+    warmUntil: facts.warmUntil,
+    pendingCleanup: facts.pendingCleanup,
     company: { id: lease.companyId, name: companyName === undefined ? null : clip(companyName, MAX_VALUE) },
     actedOnBy: provider.actedOnBy
       ? {

@@ -1,6 +1,7 @@
 import { HEADLINES, type Headline, QUIET_HEADLINES } from "../../../shared/domain/codes.js";
 import { driftedFields } from "../../../shared/domain/config-drift.js";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+import { type PaperclipFacts, paperclipFacts } from "../../../shared/domain/judged-by.js";
 import { metadataObject } from "../../../shared/domain/lease-metadata.js";
 import type { MarkerProof, ProofSubject } from "../../../shared/domain/marker-proof.js";
 import { paperclipWill } from "../../../shared/domain/paperclip-will.js";
@@ -46,6 +47,16 @@ export interface ScanReport {
     newSinceLastScan: boolean;
     /** One sentence of what Paperclip itself will do with the lease. */
     paperclipWill: string;
+    /** The plugin generations the lease was judged by, and each reading taken where one was not known. */
+    judgedBy: PaperclipFacts["judgedBy"];
+    /** What a release does at CreateOS (pause, keep-warm, delete, nothing) and whose release it is. */
+    release: PaperclipFacts["release"];
+    /** Set when the run or session holding the lease fails now; the plugin's messages verbatim. */
+    runFails: PaperclipFacts["runFails"];
+    /** When a warm sandbox's auto-pause window ends, for a lease flagged `warm`. */
+    warmUntil: string | null;
+    /** Paperclip's cleanup attempts and whether it escalated, for a `pending_cleanup` lease. */
+    pendingCleanup: PaperclipFacts["pendingCleanup"];
     /** The config fields whose recorded value differs from the environment's (behind `stale-config`). */
     staleConfigFields: string[];
     /** Set when a Leasekeeper job deleted the sandbox (a destroy, or a release that deletes). */
@@ -129,6 +140,7 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
         sharedWith: [...classified.sharedWith],
         newSinceLastScan: fresh.has(lease.id),
         paperclipWill: paperclipWill(classified),
+        ...paperclipFacts(classified),
         staleConfigFields: staleConfigFields(classified),
         destroyedBy:
           provider.actedOnBy?.effect === "delete"
@@ -195,7 +207,27 @@ export function formatScanTable(report: ScanReport): string {
     rows.push(lease);
     byEnvironment.set(lease.environmentId, rows);
   }
-  const order = (lease: ScanReport["leases"][number]) => HEADLINES.indexOf(lease.headline);
+  // A run that fails now is the one case where an agent is broken at this moment: it comes first.
+  const order = (lease: ScanReport["leases"][number]) =>
+    lease.runFails === null ? HEADLINES.indexOf(lease.headline) : -1;
+
+  const failing = report.leases.filter((lease) => lease.runFails !== null);
+  if (failing.length > 0) {
+    lines.push(`Runs failing now (the plugin refuses the lease they hold): ${failing.length}`);
+    lines.push(
+      ...indent(
+        table(
+          ["LEASE", "ENVIRONMENT", "WHY"],
+          failing.map((lease) => [
+            lease.leaseId,
+            lease.environmentId ?? "(none)",
+            lease.runFails?.because ?? "",
+          ]),
+        ),
+      ),
+      "",
+    );
+  }
 
   for (const environment of report.environments) {
     const rows = (byEnvironment.get(environment.environmentId) ?? []).sort(

@@ -10,7 +10,7 @@ import {
 import type { LeaseVerdict, ProviderObservation, Refusal } from "../../../../shared/domain/inventory.js";
 import { pluginAcceptsRelease } from "../../../../shared/domain/ownership.js";
 import type { Environment, LeaseRow } from "../../../../shared/domain/paperclip.js";
-import { recordedReuseLease } from "../../../../shared/domain/paperclip-will.js";
+import { type InstalledPlugin, predictRelease } from "../../../../shared/domain/plugin-generations.js";
 import { isValidSandboxId, recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 
 /**
@@ -30,6 +30,8 @@ export interface LeaseFacts {
   provider: ProviderObservation;
   /** Other rows naming the same sandbox, as read now. */
   otherRows: readonly LeaseRow[];
+  /** The CreateOS plugin installed on the row's Paperclip instance, where its source can tell. */
+  installedPlugin?: InstalledPlugin | undefined;
 }
 
 export interface UntrackedFacts {
@@ -85,8 +87,7 @@ export function decideLease(action: ActionKind, facts: LeaseFacts): ItemDecision
   if (action === "release") {
     return {
       decision: "do",
-      // The host releases with the config recovered from the lease's metadata: the recorded reuseLease.
-      effect: recordedReuseLease(facts.lease.metadata) === true ? "pause" : "delete",
+      effect: releaseEffectOf(facts),
       confirmation: null,
       overrideReason: allowed ? overrideReason : (overrideReason ?? verdictOverrideReason(verdict)),
     };
@@ -98,6 +99,18 @@ export function decideLease(action: ActionKind, facts: LeaseFacts): ItemDecision
     confirmation: owned ? (verdict.destroyConfirmation ?? "click") : "typed-id",
     overrideReason: allowed ? overrideReason : (overrideReason ?? verdictOverrideReason(verdict)),
   };
+}
+
+/**
+ * What a release does at CreateOS, as the plugin generation that acts on the lease releases it, with the
+ * config the host rebuilds from the lease's metadata (decision 199): delete, pause, or keep the sandbox
+ * warm for CreateOS to pause once idle. Leasekeeper makes no request that leaves a sandbox billing, so a
+ * keep-warm release pauses it now: where CreateOS's auto-pause would leave it, and a resume works alike.
+ * Where the acting generation is not known, the release that destroys least is taken.
+ */
+function releaseEffectOf(facts: LeaseFacts): ActionEffect {
+  const prediction = predictRelease(facts.installedPlugin, recordedSandboxId(facts.lease), facts.lease.metadata);
+  return prediction.outcome === "delete" ? "delete" : "pause";
 }
 
 /** The verdict asked for an override we did not derive ourselves: name the flag it most likely saw. */

@@ -90,6 +90,7 @@ export function recheckLease(input: LeaseRecheckInput): RecheckResult {
     verdict,
     provider: observation,
     otherRows: fresh.others,
+    installedPlugin: fresh.installedPlugin,
   });
   if (decision.decision === "skip")
     return changed(`Changed since the plan was made: ${decision.refusal.message}`);

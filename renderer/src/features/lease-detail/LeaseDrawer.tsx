@@ -103,6 +103,7 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
   const names = useMemo(() => knownNames(inventory.data?.view), [inventory.data]);
   return (
     <>
+      {detail.runFails && <RunFailing failure={detail.runFails} />}
       <WhoseItIs detail={detail} />
       <WhatIsWrong detail={detail} names={names} />
       <WhatToDo detail={detail} />
@@ -130,14 +131,36 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
             ].join(", ")}
           </dd>
           <dt>Release</dt>
-          <dd data-testid="drawer-release-effect">
-            {detail.releaseEffect.effect === "pause" ? "pauses the sandbox" : "deletes the sandbox"} (recorded
-            reuseLease {String(detail.releaseEffect.recordedReuseLease ?? false)}
+          <dd data-testid="drawer-release-effect" data-outcome={detail.releaseEffect.outcome}>
+            {capitalized(detail.releaseEffect.sentence)}. The lease recorded reuseLease{" "}
+            {String(detail.releaseEffect.recordedReuseLease ?? false)}
             {detail.releaseEffect.currentReuseLease !== null &&
             detail.releaseEffect.currentReuseLease !== (detail.releaseEffect.recordedReuseLease ?? false)
               ? `; the environment now says ${String(detail.releaseEffect.currentReuseLease)}`
               : ""}
-            )
+            .
+          </dd>
+          {detail.warmUntil && (
+            <>
+              <dt>Warm until</dt>
+              <dd data-testid="drawer-warm-until">
+                <time dateTime={detail.warmUntil}>{detail.warmUntil}</time>: CreateOS pauses the sandbox once
+                idle by then; still running after it, the sandbox is leaking.
+              </dd>
+            </>
+          )}
+          {detail.pendingCleanup && (
+            <>
+              <dt>Cleanup attempts</dt>
+              <dd data-testid="drawer-cleanup-attempts" data-escalated={detail.pendingCleanup.escalated}>
+                {detail.pendingCleanup.attempts}
+                {detail.pendingCleanup.escalated ? ", escalated to an operator" : ", not escalated yet"}
+              </dd>
+            </>
+          )}
+          <dt>Judged as</dt>
+          <dd data-testid="drawer-judged-by">
+            <JudgedBy judgedBy={detail.judgedBy} />
           </dd>
         </dl>
       </section>
@@ -239,4 +262,46 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
       </section>
     </>
   );
+}
+
+/** The run (or session) holding this lease fails now: the one case where an agent is broken this moment. */
+function RunFailing({ failure }: { failure: NonNullable<LeaseDetail["runFails"]> }) {
+  return (
+    <section className="run-failing" data-testid="drawer-run-failing" role="alert">
+      <strong>
+        {failure.holder === "run" ? "The run holding this lease" : "The session holding this lease"} is
+        failing now
+      </strong>
+      : {failure.because}. Paperclip's plugin answers its workspace and every command with:
+      <ul>
+        {failure.messages.map((message) => (
+          <li key={message} className="mono">
+            {message}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Which plugin wrote the lease, which one acts on it next, and the readings taken where one is unknown. */
+function JudgedBy({ judgedBy }: { judgedBy: LeaseDetail["judgedBy"] }) {
+  return (
+    <>
+      Written by CreateOS plugin {judgedBy.wrote.version.split(".").slice(0, 2).join(".")}:{" "}
+      {judgedBy.wrote.why} Acted on next by{" "}
+      {judgedBy.acts.generation
+        ? `the installed plugin ${judgedBy.acts.installedVersion ?? ""} (read from ${judgedBy.acts.readFrom}).`
+        : `a plugin not known here: ${judgedBy.acts.readFrom}`}
+      {judgedBy.readings.map((reading) => (
+        <p key={reading} className="muted" data-testid="drawer-reading">
+          {reading}
+        </p>
+      ))}
+    </>
+  );
+}
+
+function capitalized(words: string): string {
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }

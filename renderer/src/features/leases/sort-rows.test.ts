@@ -27,6 +27,20 @@ describe("sortRows", () => {
     expect(ids(column, desc)).toEqual(expected);
   });
 
+  it("a lease whose run is failing now comes before every headline in attention order", () => {
+    const withFailing = [
+      ...rows,
+      row({
+        leaseId: "e",
+        headline: "stale",
+        flags: ["in-use", "run-failing"],
+        ownership: ["owned", "no-sandbox-id"],
+      }),
+    ];
+    const order = sortRows(withFailing, { column: "headline", desc: false }).map((r) => r.leaseId);
+    expect(order).toEqual(["e", "a", "d", "c", "b"]);
+  });
+
   it("without a sort keeps inventory order and copies the array", () => {
     const sorted = sortRows(rows, null);
     expect(sorted.map((r) => r.leaseId)).toEqual(["b", "a", "c", "d"]);

@@ -30,10 +30,14 @@ type Key = string | number;
 const headlineRank = new Map<string, number>(HEADLINES.map((headline, at) => [headline, at]));
 const providerRank = new Map<string, number>(PROVIDER_CODES.map((code, at) => [code, at]));
 
-/** The value a column sorts by. Headlines sort by precedence (foreign first), not alphabetically. */
+/**
+ * The value a column sorts by. Headlines sort by precedence (foreign first), not alphabetically, and a
+ * lease whose run is failing now comes before every headline: an agent is broken at this moment.
+ */
 export function sortKey(row: LeaseRowView, column: ColumnId): Key {
   switch (column) {
     case "headline":
+      if (row.flags.includes("run-failing")) return -1;
       return headlineRank.get(row.headline) ?? HEADLINES.length;
     case "leaseId":
       return row.leaseId;
