@@ -109,7 +109,11 @@ export function decideLease(action: ActionKind, facts: LeaseFacts): ItemDecision
  * Where the acting generation is not known, the release that destroys least is taken.
  */
 function releaseEffectOf(facts: LeaseFacts): ActionEffect {
-  const prediction = predictRelease(facts.installedPlugin, recordedSandboxId(facts.lease), facts.lease.metadata);
+  const prediction = predictRelease(
+    facts.installedPlugin,
+    recordedSandboxId(facts.lease),
+    facts.lease.metadata,
+  );
   return prediction.outcome === "delete" ? "delete" : "pause";
 }
 
