@@ -11,6 +11,8 @@ import type { Scenario } from "./scenarios.js";
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
+/** The auto-pause window plugin 0.2 records when the config sets none. */
+export const AUTO_PAUSE_SECONDS = 600;
 
 /** When a lease was acquired, last used, released (if it was) and last written. */
 export interface Life {
@@ -41,6 +43,8 @@ export interface LeaseSpec {
   heartbeat?: boolean;
   failureReason?: string | null;
   cleanupStatus?: LedgerLease["cleanupStatus"];
+  /** When the host lets the lease lapse; only login sessions carry one. Default null. */
+  expiresAt?: string | null;
 }
 
 export interface SandboxSpec {
@@ -77,6 +81,18 @@ export class DemoBuilder {
     const acquiredMs = this.nowMs - this.random.int(5 * MINUTE, 6 * HOUR);
     const lastUsedMs = this.nowMs - this.random.int(5_000, 4 * MINUTE);
     return { acquiredMs, lastUsedMs, updatedMs: lastUsedMs };
+  }
+
+  /** A lease given back `agoMs` before now, after an hour or so of use. */
+  releasedAgo(agoMs: number): Life {
+    const releasedMs = this.nowMs - agoMs;
+    const acquiredMs = releasedMs - this.random.int(3 * MINUTE, HOUR);
+    return {
+      acquiredMs,
+      lastUsedMs: releasedMs - this.random.int(1_000, 60_000),
+      releasedMs,
+      updatedMs: releasedMs + this.random.int(50, 2_000),
+    };
   }
 
   /** A lease some run held and gave back, within the last thirty days. */
@@ -160,6 +176,24 @@ export class DemoBuilder {
     return Object.assign(metadata, overrides);
   }
 
+  /**
+   * What plugin 0.2 and later record on top: the adapter, the egress allowlists (none configured here)
+   * and the auto-pause window, which applies only to a reusable lease with an issue or an execution
+   * workspace (null otherwise); the rootfs is the one resolved for the adapter (no per-adapter map here).
+   */
+  newerPluginMetadata(env: DemoEnvironment, draft: LeaseDraft, overrides: Record<string, unknown> = {}) {
+    const config = env.row.config;
+    const windowApplies =
+      config.reuseLease && (draft.issueId !== null || draft.executionWorkspaceId !== null);
+    return this.ownedMetadata(env, draft, {
+      adapterType: "claude_local",
+      baseEgressAllowlist: [],
+      effectiveEgressAllowlist: [],
+      autoPauseAfterSeconds: windowApplies ? AUTO_PAUSE_SECONDS : null,
+      ...overrides,
+    });
+  }
+
   lease(env: DemoEnvironment, draft: LeaseDraft, spec: LeaseSpec): LedgerLease {
     const { life } = spec;
     const row: LedgerLease = {
@@ -175,7 +209,7 @@ export class DemoBuilder {
       providerLeaseId: spec.providerLeaseId,
       acquiredAt: iso(life.acquiredMs),
       lastUsedAt: iso(life.lastUsedMs),
-      expiresAt: null,
+      expiresAt: spec.expiresAt ?? null,
       releasedAt: life.releasedMs === undefined ? null : iso(life.releasedMs),
       failureReason: spec.failureReason ?? null,
       cleanupStatus:

@@ -35,8 +35,8 @@ export interface LedgerLease {
   providerLeaseId: string | null;
   acquiredAt: string;
   lastUsedAt: string;
-  /** CreateOS leases never carry one. */
-  expiresAt: null;
+  /** Set only where the host lets a lease lapse (a login session). */
+  expiresAt: string | null;
   releasedAt: string | null;
   failureReason: string | null;
   cleanupStatus: "pending" | "success" | "failed" | null;
