@@ -5,7 +5,7 @@ import { writeDemoWorld } from "./write.js";
 // `npm run demo:generate -- --size N --seed S --out DIR [--api-url URL] [--legacy-api-url URL] [--realistic]`
 
 const USAGE = `usage: npm run demo:generate -- --size N --seed S --out DIR [options]
-  --size N                 lease rows, 50 to 100000
+  --size N                 lease rows, 60 to 100000
   --seed S                 number or word; the same seed writes the same bytes
   --out DIR                where fleet.json, ledger.json, leasekeeper.config.json and paperclip.json go
   --api-url URL            where environments point now (default http://127.0.0.1:4510)

@@ -2,9 +2,11 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { LeaseVerdict } from "../../shared/domain/inventory.js";
 import type { FleetSandbox } from "../fleet.js";
 import { parseFleet } from "../fleet.js";
 import { type DemoWorld, generateDemoWorld, SCENARIOS, type Scenario } from "./generate.js";
+import { judgeWorld } from "./judged.js";
 import {
   KNOWN_LEASE_POLICIES,
   KNOWN_LEASE_STATUSES,
@@ -55,9 +57,43 @@ function isOwned(row: LedgerLease, env: LedgerEnvironment): boolean {
   );
 }
 
+/** Released reusable, with a recorded auto-pause window still open: CreateOS pauses it soon. */
+const isWarm = (row: LedgerLease) => {
+  const m = row.metadata as Metadata | null;
+  const window = m?.autoPauseAfterSeconds;
+  return (
+    row.status === "released" &&
+    m?.reuseLease === true &&
+    typeof window === "number" &&
+    Date.parse(row.releasedAt ?? "") + window * 1000 > NOW
+  );
+};
+
 const isLeaking = (row: LedgerLease, at: Inspected) =>
   at.sandboxOf(row)?.sandbox.status === "running" &&
-  (["released", "expired", "failed"].includes(row.status) || row.cleanupStatus === "failed");
+  (["released", "expired", "failed"].includes(row.status) || row.cleanupStatus === "failed") &&
+  !isWarm(row);
+
+/** Paperclip's login services hold a lease with no run, no issue and no execution workspace. */
+const isLoginSession = (row: LedgerLease) =>
+  row.status === "active" &&
+  row.heartbeatRunId === null &&
+  row.issueId === null &&
+  row.executionWorkspaceId === null &&
+  (row.expiresAt === null || Date.parse(row.expiresAt) > NOW);
+
+const isHeld = (row: LedgerLease) =>
+  (row.status === "active" && row.heartbeatRunId !== null) || isLoginSession(row);
+
+/** What plugin 0.2 records that no earlier one does, as it records it for a reusable lease with an issue. */
+const expectNewerPluginLease = (row: LedgerLease) =>
+  expect(row.metadata).toMatchObject({
+    adapterType: "claude_local",
+    baseEgressAllowlist: [],
+    effectiveEgressAllowlist: [],
+    autoPauseAfterSeconds: 600,
+    reuseLease: true,
+  });
 
 /** What must hold for every row (or sandbox) planted for a scenario. */
 const FACTS: Record<Scenario, (id: string, at: Inspected, world: DemoWorld) => void> = {
@@ -115,7 +151,9 @@ const FACTS: Record<Scenario, (id: string, at: Inspected, world: DemoWorld) => v
     expect(m === null || typeof m === "string" || nestedOnly).toBe(true);
   },
   "no-sandbox-id": (id, at) => {
-    expect((at.rows.get(id) as LedgerLease).providerLeaseId).toBeNull();
+    const row = at.rows.get(id) as LedgerLease;
+    expect(row.providerLeaseId).toBeNull();
+    if (row.status === "active") expect(row.heartbeatRunId).toMatch(UUID);
   },
   "stale-config": (id, at) => {
     const row = at.rows.get(id) as LedgerLease;
@@ -147,7 +185,7 @@ const FACTS: Record<Scenario, (id: string, at: Inspected, world: DemoWorld) => v
   "in-use": (id, at) => {
     const row = at.rows.get(id) as LedgerLease;
     expect(row.status).toBe("active");
-    expect(row.heartbeatRunId).not.toBeNull();
+    expect(isHeld(row)).toBe(true);
   },
   "host-cleanup": (id, at) => {
     const row = at.rows.get(id) as LedgerLease;
@@ -172,11 +210,107 @@ const FACTS: Record<Scenario, (id: string, at: Inspected, world: DemoWorld) => v
   "unknown-policy": (id, at) => {
     expect(KNOWN_LEASE_POLICIES).not.toContain((at.rows.get(id) as LedgerLease).leasePolicy);
   },
+  "login-session": (id, at) => {
+    const row = at.rows.get(id) as LedgerLease;
+    expect(isLoginSession(row)).toBe(true);
+    expect(row.leasePolicy).toBe("ephemeral");
+    if (row.expiresAt !== null) expect(Date.parse(row.expiresAt)).toBe(NOW + 3_600_000);
+    expect(isOwned(row, at.envOf(row))).toBe(true);
+    expect(at.sandboxOf(row)?.sandbox.status).toBe("running");
+  },
+  "warm-reusable": (id, at) => {
+    const row = at.rows.get(id) as LedgerLease;
+    expectNewerPluginLease(row);
+    expect(isWarm(row)).toBe(true);
+    expect(NOW - Date.parse(row.releasedAt ?? "")).toBeLessThanOrEqual(5 * 60_000);
+    expect(at.sandboxOf(row)?.sandbox.status).toBe("running");
+    expect(isOwned(row, at.envOf(row))).toBe(true);
+  },
+  "warm-expired": (id, at) => {
+    const row = at.rows.get(id) as LedgerLease;
+    expectNewerPluginLease(row);
+    expect(row.status).toBe("released");
+    expect(isWarm(row)).toBe(false);
+    expect(isLeaking(row, at)).toBe(true);
+  },
+  "api-url-not-origin": (id, at) => {
+    const row = at.rows.get(id) as LedgerLease;
+    const env = at.envOf(row);
+    const apiUrl = (row.metadata as Metadata).apiUrl as string;
+    expect([`${env.config.apiUrl}/v1`, `${env.config.apiUrl}/`]).toContain(apiUrl);
+    expect(at.origins.has(new URL(apiUrl).origin)).toBe(true);
+    expect(at.sandboxOf(row)?.sandbox.status).toBe("paused");
+  },
+  "config-rejected": (id, at) => {
+    const row = at.rows.get(id) as LedgerLease;
+    const m = row.metadata as Metadata;
+    expect(m.timeoutMs === 0 || m.timeoutMs === 86_400_001 || m.shape === undefined).toBe(true);
+    expect(at.sandboxOf(row)?.sandbox.status).toBe("paused");
+  },
+  "run-failing": (id, at) => {
+    const row = at.rows.get(id) as LedgerLease;
+    expect([row.status, isHeld(row)]).toEqual(["active", true]);
+    const env = at.envOf(row);
+    const m = row.metadata as Metadata;
+    const foreign = m.companyId !== row.companyId || m.environmentId !== env.id;
+    expect(foreign || row.providerLeaseId === null).toBe(true);
+    if (row.providerLeaseId !== null) expect(at.sandboxOf(row)?.sandbox.status).toBe("running");
+  },
 };
 
-describe.each([50, 2_000])("a demo world of %i leases", (size) => {
+/** How the console's own rules must judge every row planted for a scenario. */
+const JUDGED: Partial<Record<Scenario, (verdict: LeaseVerdict) => void>> = {
+  "owned-running": (v) => {
+    expect([v.headline, v.ownership]).toEqual(["ok", ["owned"]]);
+    expect(v.flags).toContain("in-use");
+  },
+  leaking: (v) => {
+    expect(v.headline).toBe("leaking");
+    expect(v.flags).toContain("leaking");
+  },
+  "in-use": (v) => {
+    expect(v.flags).toContain("in-use");
+    expect(v.allowedActions).not.toContain("destroy");
+  },
+  "login-session": (v) => {
+    expect([v.headline, v.ownership, v.provider]).toEqual(["ok", ["owned"], "running"]);
+    expect(v.flags).toEqual(expect.arrayContaining(["in-use", "login-session"]));
+    expect(v.flags).not.toContain("run-failing");
+  },
+  "warm-reusable": (v) => {
+    expect([v.headline, v.ownership, v.provider]).toEqual(["ok", ["owned"], "running"]);
+    expect(v.flags).toContain("warm");
+    expect(v.flags).not.toContain("leaking");
+  },
+  "warm-expired": (v) => {
+    expect([v.headline, v.ownership, v.provider]).toEqual(["leaking", ["owned"], "running"]);
+    expect(v.flags).toContain("leaking");
+    expect(v.flags).not.toContain("warm");
+  },
+  "api-url-not-origin": (v) => {
+    expect([v.headline, v.ownership, v.provider]).toEqual(["stale", ["api-url-not-origin"], "paused"]);
+    expect(v.flags).not.toContain("leaking");
+  },
+  "config-rejected": (v) => {
+    expect([v.headline, v.ownership, v.provider]).toEqual(["stale", ["config-rejected"], "paused"]);
+    expect(v.flags).not.toContain("leaking");
+  },
+  "no-sandbox-id": (v) => {
+    expect(v.ownership).toContain("no-sandbox-id");
+    expect(["closed", "stale"]).toContain(v.headline);
+  },
+  "run-failing": (v) => {
+    expect(v.flags).toEqual(expect.arrayContaining(["in-use", "run-failing"]));
+    expect(v.flags).not.toContain("leaking");
+    if (v.ownership.includes("no-sandbox-id")) expect(v.headline).toBe("stale");
+    else expect([v.headline, v.provider]).toEqual(["foreign", "running"]);
+  },
+};
+
+describe.each([60, 2_000])("a demo world of %i leases", (size) => {
   const world = generateDemoWorld({ size, seed: 7 });
   const at = inspect(world);
+  const judged = judgeWorld(world, "2026-11-30T12:00:00Z");
 
   it("has exactly `size` leases and passes the simulator's own fleet validation", () => {
     expect(world.ledger.leases).toHaveLength(size);
@@ -187,6 +321,33 @@ describe.each([50, 2_000])("a demo world of %i leases", (size) => {
     const ids = world.planted[scenario];
     expect(ids.length).toBeGreaterThanOrEqual(3);
     for (const id of ids) FACTS[scenario](id, at, world);
+  });
+
+  it.each(Object.keys(JUDGED) as Scenario[])(
+    "has every %s row judged as that case by the rules",
+    (scenario) => {
+      const { verdicts } = judged;
+      for (const id of world.planted[scenario]) {
+        const verdict = verdicts.get(id);
+        expect(verdict, `${scenario} ${id}`).toBeDefined();
+        JUDGED[scenario]?.(verdict as LeaseVerdict);
+      }
+    },
+  );
+
+  it("gives the new cases' flags only to the rows planted for them", () => {
+    const flagged = (flag: string) =>
+      new Set([...judged.verdicts].filter(([, v]) => v.flags.includes(flag as never)).map(([id]) => id));
+    expect(flagged("login-session")).toEqual(new Set(world.planted["login-session"]));
+    expect(flagged("warm")).toEqual(new Set(world.planted["warm-reusable"]));
+    expect(flagged("run-failing")).toEqual(new Set(world.planted["run-failing"]));
+    expect(flagged("in-use")).toEqual(new Set(world.planted["in-use"]));
+    expect(flagged("leaking")).toEqual(new Set(world.planted.leaking));
+    const byCode = (code: string) =>
+      new Set([...judged.verdicts].filter(([, v]) => v.ownership.includes(code as never)).map(([id]) => id));
+    expect(byCode("api-url-not-origin")).toEqual(new Set(world.planted["api-url-not-origin"]));
+    expect(byCode("config-rejected")).toEqual(new Set(world.planted["config-rejected"]));
+    expect(new Set(world.planted.untracked)).toEqual(judged.untracked);
   });
 
   it("spreads each scenario over several environments and companies", () => {
@@ -208,7 +369,9 @@ describe.each([50, 2_000])("a demo world of %i leases", (size) => {
         new Set(world.planted[scenario]),
       );
     exactly("leaking", (row) => isLeaking(row, at));
-    exactly("in-use", (row) => row.status === "active" && row.heartbeatRunId !== null);
+    exactly("in-use", isHeld);
+    exactly("login-session", isLoginSession);
+    exactly("warm-reusable", (row) => isWarm(row) && at.sandboxOf(row)?.sandbox.status === "running");
     exactly("host-cleanup", (row) => row.status === "pending_cleanup");
     exactly("shared", (row) => (at.rowsBySandbox.get(row.providerLeaseId ?? "")?.length ?? 0) > 1);
     exactly("gone", (row) => ["destroyed", "failed"].includes(at.sandboxOf(row)?.sandbox.status ?? ""));
@@ -244,7 +407,8 @@ describe.each([50, 2_000])("a demo world of %i leases", (size) => {
     for (const row of world.ledger.leases) {
       expect(Object.keys(row).sort()).toEqual([...columns].sort());
       expect(row.id).toMatch(UUID);
-      expect(row.expiresAt).toBeNull();
+      // Only a login session lapses: an hour from now, or never.
+      if (!isLoginSession(row)) expect(row.expiresAt).toBeNull();
       const acquired = Date.parse(row.acquiredAt);
       expect(acquired).toBeGreaterThan(NOW - 31 * DAY);
       expect(acquired).toBeLessThan(NOW);
@@ -335,7 +499,7 @@ describe("determinism and scale", () => {
   });
 
   it("refuses sizes and counts it cannot honour", () => {
-    expect(() => generateDemoWorld({ size: 10, seed: 1 })).toThrow(/size must be a whole number from 50/);
+    expect(() => generateDemoWorld({ size: 10, seed: 1 })).toThrow(/size must be a whole number from 60/);
     expect(() => generateDemoWorld({ size: 100, seed: 1, accounts: 1 })).toThrow(/accounts/);
     expect(() =>
       generateDemoWorld({ size: 100, seed: 1, apiUrl: "http://a:1", legacyApiUrl: "http://a:1/v1" }),

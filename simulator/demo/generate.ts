@@ -13,6 +13,7 @@ import {
 import type { Ledger, LedgerLease } from "./ledger.js";
 import {
   PLANTERS,
+  type Planter,
   plantOwnedPausedWarm,
   plantOwnedRunning,
   plantUntracked,
@@ -28,7 +29,7 @@ export { HISTORY_KINDS, type HistoryKind } from "./history.js";
 export { SCENARIOS, type Scenario } from "./scenarios.js";
 
 export interface DemoWorldOptions {
-  /** Number of lease rows, 50 to 100,000. */
+  /** Number of lease rows, 60 to 100,000. */
   size: number;
   seed: number | string;
   /** Default max(4, round(size / 200)), at most 50. */
@@ -95,7 +96,8 @@ export interface DemoPaperclipWorld {
 export const DEFAULT_API_URL = "http://127.0.0.1:4510";
 export const DEFAULT_LEGACY_API_URL = "http://127.0.0.1:4511";
 export const DEFAULT_NOW = "2026-11-30T12:00:00Z";
-const MIN_SIZE = 50;
+/** The fewest rows that hold every scenario at least MIN_PLANTED times, and the healthy cases too. */
+const MIN_SIZE = 60;
 const MAX_SIZE = 100_000;
 const MIN_PLANTED = 3;
 
@@ -110,8 +112,15 @@ export function generateDemoWorld(options: DemoWorldOptions): DemoWorld {
   // Scenarios go to active, reusable environments, neighbours first, so each scenario's rows land
   // in different environments, companies and accounts.
   const plantable = environments.filter((env) => env.row.status === "active" && env.row.config.reuseLease);
+  const target = (planter: Planter) => Math.max(MIN_PLANTED, Math.round(settings.size * planter.weight));
+  // Rows another planter plants for a scenario (every warm-expired row is leaking) count towards it.
+  const plantedByOthers = (scenario: Scenario) =>
+    PLANTERS.filter((other) => other.alsoPlants?.includes(scenario)).reduce(
+      (sum, other) => sum + target(other),
+      0,
+    );
   PLANTERS.forEach((planter, s) => {
-    const count = Math.max(MIN_PLANTED, Math.round(settings.size * planter.weight));
+    const count = Math.max(0, target(planter) - plantedByOthers(planter.scenario));
     for (let n = 0; n < count; n++) {
       const env = plantable[(s * 3 + n) % plantable.length] as DemoEnvironment;
       planter.plant({ b, env, n, companies, environments });
@@ -165,6 +174,8 @@ export function generateDemoWorld(options: DemoWorldOptions): DemoWorld {
   }
 
   const rowsById = new Map(b.leases.map((row) => [row.id, row]));
+  // Rows a run holds keep their `active` status: the odd status goes on rows that are over.
+  const held = new Set(b.planted.get("in-use") ?? []);
   overlay(
     b,
     "unknown-status",
@@ -174,6 +185,7 @@ export function generateDemoWorld(options: DemoWorldOptions): DemoWorld {
       // Forks write statuses the upstream enum lacks; an older host throws on them.
       row.status = n % 2 ? "pending" : "paused";
     },
+    held,
   );
   overlay(b, "unknown-policy", rowsById, ["owned-running"], (row, n) => {
     row.leasePolicy = n % 2 ? "keep_warm" : "reuse_by_agent";
@@ -269,8 +281,9 @@ function overlay(
   rowsById: Map<string, LedgerLease>,
   from: Scenario[],
   change: (row: LedgerLease, n: number) => void,
+  except: ReadonlySet<string> = new Set(),
 ): void {
-  const candidates = from.flatMap((source) => b.planted.get(source) ?? []);
+  const candidates = from.flatMap((source) => b.planted.get(source) ?? []).filter((id) => !except.has(id));
   const count = Math.min(candidates.length, Math.max(MIN_PLANTED, Math.round(rowsById.size * 0.003)));
   for (let n = 0; n < count; n++) {
     const id = candidates[Math.floor(((n + 0.5) * candidates.length) / count)] as string;

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { FleetSandbox } from "../fleet.js";
 import { generateDemoWorld, HISTORY_KINDS, type HistoryKind } from "./generate.js";
+import { judgeWorld } from "./judged.js";
 import type { LedgerLease } from "./ledger.js";
 
 // The world `npm start` shows: current Paperclip (instance-scoped environments shared by several
-// companies) after months of use, so most rows are history. The verdict each row gets is the rules'
-// business; these tests pin the facts planted for them.
+// companies) after months of use, so most rows are history. These tests pin the facts planted for each
+// row, and that the console's own rules judge the live cases as planted.
 
 const world = generateDemoWorld({
   size: 300,
@@ -104,19 +105,66 @@ describe("the realistic demo world", () => {
   it("still plants every live case, and only where it says so", () => {
     for (const [scenario, ids] of Object.entries(world.planted))
       expect(ids.length, scenario).toBeGreaterThanOrEqual(3);
+    const now = Date.parse("2026-11-30T12:00:00Z");
+    const warm = (row: LedgerLease) => {
+      const m = row.metadata as Metadata | null;
+      const window = m?.autoPauseAfterSeconds;
+      return (
+        row.status === "released" &&
+        m?.reuseLease === true &&
+        typeof window === "number" &&
+        Date.parse(row.releasedAt ?? "") + window * 1000 > now
+      );
+    };
     const leaking = world.ledger.leases.filter(
       (row) =>
         sandboxes.get(row.providerLeaseId ?? "")?.status === "running" &&
-        (["released", "expired", "failed"].includes(row.status) || row.cleanupStatus === "failed"),
+        (["released", "expired", "failed"].includes(row.status) || row.cleanupStatus === "failed") &&
+        !warm(row),
     );
     expect(new Set(leaking.map((row) => row.id))).toEqual(new Set(world.planted.leaking));
     const pending = world.ledger.leases.filter((row) => row.status === "pending_cleanup");
     expect(new Set(pending.map((row) => row.id))).toEqual(new Set(world.planted["host-cleanup"]));
-    const inUse = world.ledger.leases.filter((row) => row.status === "active" && row.heartbeatRunId);
+    const loginSession = (row: LedgerLease) =>
+      row.heartbeatRunId === null && row.issueId === null && row.executionWorkspaceId === null;
+    const inUse = world.ledger.leases.filter(
+      (row) => row.status === "active" && (row.heartbeatRunId !== null || loginSession(row)),
+    );
     expect(new Set(inUse.map((row) => row.id))).toEqual(new Set(world.planted["in-use"]));
+    const warmRows = world.ledger.leases.filter(
+      (row) => warm(row) && sandboxes.get(row.providerLeaseId ?? "")?.status === "running",
+    );
+    expect(new Set(warmRows.map((row) => row.id))).toEqual(new Set(world.planted["warm-reusable"]));
     const named = new Set(world.ledger.leases.map((row) => row.providerLeaseId));
     const unnamed = [...sandboxes.keys()].filter((id) => !named.has(id));
     expect(new Set(unnamed)).toEqual(new Set(world.planted.untracked));
+  });
+
+  it("has each live case judged by the rules as planted, on environments every company shares", () => {
+    const { verdicts } = judgeWorld(world, "2026-11-30T12:00:00Z");
+    const judged = (scenario: keyof typeof world.planted) =>
+      world.planted[scenario].map((id) => verdicts.get(id) as NonNullable<ReturnType<typeof verdicts.get>>);
+    for (const v of judged("login-session")) {
+      expect([v.headline, v.ownership]).toEqual(["ok", ["owned"]]);
+      expect(v.flags).toEqual(expect.arrayContaining(["in-use", "login-session"]));
+    }
+    for (const v of judged("warm-reusable")) {
+      expect(v.headline).toBe("ok");
+      expect(v.flags).toContain("warm");
+    }
+    for (const v of judged("warm-expired")) expect(v.headline).toBe("leaking");
+    for (const v of judged("api-url-not-origin")) expect(v.ownership).toEqual(["api-url-not-origin"]);
+    for (const v of judged("config-rejected")) expect(v.ownership).toEqual(["config-rejected"]);
+    for (const v of judged("api-url-not-origin").concat(judged("config-rejected"))) {
+      expect([v.headline, v.provider]).toEqual(["stale", "paused"]);
+    }
+    for (const v of judged("run-failing")) {
+      expect(v.flags).toEqual(expect.arrayContaining(["in-use", "run-failing"]));
+      expect(["foreign", "stale"]).toContain(v.headline);
+    }
+    for (const v of judged("owned-running")) expect(v.headline).toBe("ok");
+    const leaking = [...verdicts].filter(([, v]) => v.headline === "leaking").map(([id]) => id);
+    expect(new Set(leaking)).toEqual(new Set(world.planted.leaking));
   });
 
   it("names companies for people, and hands the stand-in the same rows", () => {
@@ -162,12 +210,12 @@ describe("the realistic demo world", () => {
 describe("a small realistic world", () => {
   it("leaves room for the healthy cases when history would take every free row", () => {
     const small = generateDemoWorld({
-      size: 60,
+      size: 80,
       seed: 2,
       environmentShape: "instance-scoped",
       historyShare: 0.9,
     });
-    expect(small.ledger.leases).toHaveLength(60);
+    expect(small.ledger.leases).toHaveLength(80);
     expect(small.planted["owned-running"].length).toBeGreaterThanOrEqual(3);
     expect(small.planted["owned-paused-warm"].length).toBeGreaterThanOrEqual(3);
     expect(HISTORY_KINDS.flatMap((kind) => small.history[kind]).length).toBeGreaterThan(0);

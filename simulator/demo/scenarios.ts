@@ -1,12 +1,12 @@
 import type { SandboxStatus } from "../catalog.js";
-import type { DemoBuilder, LeaseDraft, LeaseSpec, Life } from "./builder.js";
+import { type DemoBuilder, iso, type LeaseDraft, type LeaseSpec, type Life } from "./builder.js";
 import { type Company, type DemoEnvironment, hex, otherShape, uuid } from "./identities.js";
 import type { LedgerLease } from "./ledger.js";
 
 // Every situation a lease console must recognise, planted as ledger rows and fleet
 // sandboxes that produce it. Each planter makes rows that are that case and nothing more alarming:
-// a foreign row's sandbox is paused, so it is not also leaking; a shared pair never leaves a
-// released row over a running sandbox. Counts scale with the world; never fewer than three.
+// a foreign row's sandbox is paused, so it is not also leaking (unless a run holds it); a shared pair
+// never leaves a released row over a running sandbox. Counts scale with the world; never fewer than three.
 
 export const SCENARIOS = [
   "owned-running",
@@ -29,6 +29,12 @@ export const SCENARIOS = [
   "untracked",
   "unknown-status",
   "unknown-policy",
+  "login-session",
+  "warm-reusable",
+  "warm-expired",
+  "api-url-not-origin",
+  "config-rejected",
+  "run-failing",
 ] as const;
 
 export type Scenario = (typeof SCENARIOS)[number];
@@ -44,10 +50,18 @@ export interface PlantContext {
 
 export interface Planter {
   scenario: Scenario;
-  /** Share of the world's rows (pairs, for `shared`); the floor is three. */
+  /**
+   * Share of the world's rows (pairs, for `shared`); the floor is three. Rows other planters plant for
+   * this scenario through `alsoPlants` count towards it.
+   */
   weight: number;
+  /** Scenarios every row of this planter is also a case of. */
+  alsoPlants?: readonly Scenario[];
   plant(ctx: PlantContext): void;
 }
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 
 /** Origin of the production API: no credential in the demo config names it, so rows there are unknown. */
 export const UNCONFIGURED_API_URL = "https://api.sb.createos.sh";
@@ -142,6 +156,10 @@ export const PLANTERS: Planter[] = [
     plant(ctx) {
       const { b, env } = ctx;
       const companyId = otherCompany(ctx).id;
+      if (ctx.n % 3 === 2) {
+        plantHeldForeign(ctx, "foreign-company", { companyId });
+        return;
+      }
       const row = released(b, env, { metadata: (draft) => b.ownedMetadata(env, draft, { companyId }) });
       b.plant("foreign-company", row.id);
     },
@@ -152,6 +170,10 @@ export const PLANTERS: Planter[] = [
     plant(ctx) {
       const { b, env } = ctx;
       const environmentId = otherEnvironmentId(ctx);
+      if (ctx.n % 3 === 2) {
+        plantHeldForeign(ctx, "foreign-environment", { environmentId });
+        return;
+      }
       const row = released(b, env, { metadata: (draft) => b.ownedMetadata(env, draft, { environmentId }) });
       b.plant("foreign-environment", row.id);
     },
@@ -230,17 +252,23 @@ export const PLANTERS: Planter[] = [
     weight: 0.01,
     plant({ b, env, n }) {
       const draft = b.draft();
-      const variant = n % 3;
+      const variant = (["failed", "active", "expired", "released"] as const)[n % 4];
       const row = b.lease(env, draft, {
-        life: b.releasedLife(),
-        status: ["failed", "expired", "released"][variant] as string,
+        // Held by a run whose acquire recorded no sandbox: its workspace and every command fail now.
+        life: variant === "active" ? b.activeLife() : b.releasedLife(),
+        status: variant as string,
         leasePolicy: b.policyOf(env),
         providerLeaseId: null,
         // An expired resume hands back `{ providerLeaseId: null, metadata: { expired: true } }`.
-        metadata: b.ownedMetadata(env, draft, variant === 1 ? { expired: true } : {}),
-        failureReason: ["adapter_or_run_failure", "resume_failed", null][variant],
+        metadata: b.ownedMetadata(env, draft, variant === "expired" ? { expired: true } : {}),
+        failureReason:
+          { failed: "adapter_or_run_failure", expired: "resume_failed" }[variant as string] ?? null,
       });
       b.plant("no-sandbox-id", row.id);
+      if (variant === "active") {
+        b.plant("in-use", row.id);
+        b.plant("run-failing", row.id);
+      }
     },
   },
   {
@@ -397,7 +425,135 @@ export const PLANTERS: Planter[] = [
       }
     },
   },
+  {
+    scenario: "login-session",
+    weight: 0.006,
+    plant({ b, env, n }) {
+      // Paperclip's login services acquire a lease with no run, no issue and no execution workspace, and an
+      // expiry an hour out (or none, for a flow that passes none); a person is signed in on the sandbox.
+      const draft = { ...b.draft(), issueId: null, executionWorkspaceId: null };
+      const life = b.activeLife();
+      const { shape, rootfs } = env.row.config;
+      const sandbox = b.sandbox(env.account, {
+        status: "running",
+        shape,
+        rootfs,
+        life,
+        marker: draft.marker,
+      });
+      const metadata: Record<string, unknown> =
+        n % 3 === 2 ? b.newerPluginMetadata(env, draft) : b.ownedMetadata(env, draft);
+      delete metadata.reusableSandboxLease;
+      const row = b.lease(env, draft, {
+        life,
+        status: "active",
+        leasePolicy: "ephemeral",
+        providerLeaseId: sandbox,
+        metadata,
+        heartbeat: false,
+        expiresAt: n % 2 === 0 ? iso(b.nowMs + HOUR) : null,
+      });
+      b.plant("login-session", row.id);
+      b.plant("in-use", row.id);
+    },
+  },
+  {
+    scenario: "warm-reusable",
+    weight: 0.006,
+    plant({ b, env }) {
+      // Plugin 0.2 keeps a released reusable sandbox running for CreateOS to pause after its window.
+      const draft = draftWithIssue(b);
+      const row = released(b, env, {
+        draft,
+        sandboxStatus: "running",
+        metadata: () => b.newerPluginMetadata(env, draft),
+        lease: { life: b.releasedAgo(b.random.int(MINUTE, 5 * MINUTE)) },
+      });
+      b.plant("warm-reusable", row.id);
+    },
+  },
+  {
+    scenario: "warm-expired",
+    weight: 0.006,
+    alsoPlants: ["leaking"],
+    plant({ b, env }) {
+      // The same, released longer ago than its window and still running: it should have paused by now.
+      const draft = draftWithIssue(b);
+      const row = released(b, env, {
+        draft,
+        sandboxStatus: "running",
+        metadata: () => b.newerPluginMetadata(env, draft),
+        lease: { life: b.releasedAgo(b.random.int(20 * MINUTE, 6 * HOUR)) },
+      });
+      b.plant("warm-expired", row.id);
+      b.plant("leaking", row.id);
+    },
+  },
+  {
+    scenario: "api-url-not-origin",
+    weight: 0.006,
+    plant({ b, env, n }) {
+      // Recorded as typed, not as the origin the plugin's parse returns: every call on it fails. The
+      // sandbox lives at that origin.
+      const apiUrl = `${env.row.config.apiUrl}${n % 2 ? "/" : "/v1"}`;
+      const row = released(b, env, { metadata: (draft) => b.ownedMetadata(env, draft, { apiUrl }) });
+      b.plant("api-url-not-origin", row.id);
+    },
+  },
+  {
+    scenario: "config-rejected",
+    weight: 0.006,
+    plant({ b, env, n }) {
+      // A recorded config every plugin generation's parse rejects, so every call on the lease throws.
+      const variant = n % 3;
+      const row = released(b, env, {
+        metadata: (draft) => {
+          const metadata: Record<string, unknown> = b.ownedMetadata(env, draft);
+          if (variant === 0) metadata.timeoutMs = 0;
+          else if (variant === 1) delete metadata.shape;
+          else metadata.timeoutMs = 86_400_001;
+          return metadata;
+        },
+      });
+      b.plant("config-rejected", row.id);
+    },
+  },
 ];
+
+/**
+ * An active row a run holds right now whose metadata names another company or environment: the plugin
+ * refuses to realize the run's workspace and every command on it ("CreateOS workspace requires a lease
+ * from this environment."), so the run is failing now. Its sandbox runs for that run: not a leak.
+ */
+function plantHeldForeign(
+  ctx: PlantContext,
+  scenario: "foreign-company" | "foreign-environment",
+  overrides: { companyId?: string; environmentId?: string },
+): void {
+  const { b, env } = ctx;
+  const draft = b.draft();
+  const life = b.activeLife();
+  const { shape, rootfs } = env.row.config;
+  const sandbox = b.sandbox(env.account, { status: "running", shape, rootfs, life, marker: draft.marker });
+  const row = b.lease(env, draft, {
+    life,
+    status: "active",
+    leasePolicy: b.policyOf(env),
+    providerLeaseId: sandbox,
+    metadata: b.ownedMetadata(env, draft, overrides),
+  });
+  b.plant(scenario, row.id);
+  b.plant("in-use", row.id);
+  b.plant("run-failing", row.id);
+}
+
+/** A draft that names an issue, so plugin 0.2's auto-pause window applies to its lease. */
+function draftWithIssue(b: DemoBuilder): LeaseDraft {
+  const draft = b.draft();
+  return draft.issueId === null && draft.executionWorkspaceId === null
+    ? { ...draft, issueId: uuid(b.random) }
+    : draft;
+}
 
 /** Sandboxes someone made by hand, or a lost create left behind: listed, but named by no row. */
 export function plantUntracked(b: DemoBuilder, account: DemoEnvironment["account"], n: number): void {

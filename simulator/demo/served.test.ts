@@ -8,7 +8,7 @@ import { type LedgerLease, MARKER_PATH } from "./ledger.js";
 // the fleet on the current port and its legacy alias.
 
 describe("a demo world served by the simulator", () => {
-  const world = generateDemoWorld({ size: 50, seed: 21 });
+  const world = generateDemoWorld({ size: 60, seed: 21 });
   const rows = new Map(world.ledger.leases.map((row) => [row.id, row]));
   const environments = new Map(world.ledger.environments.map((env) => [env.id, env]));
   const keys = Object.values(world.keys);
