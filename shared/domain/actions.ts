@@ -59,6 +59,8 @@ export const FORCED_REASONS = [
   "company-scope-mismatch",
   "metadata-missing",
   "api-url-changed",
+  "api-url-not-origin",
+  "config-rejected",
   "untracked",
 ] as const;
 export type ForcedReasonCode = (typeof FORCED_REASONS)[number];

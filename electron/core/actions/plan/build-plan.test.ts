@@ -400,6 +400,24 @@ describe("why a destroy is forced", () => {
       OLD_ORIGIN,
       [forced("api-url-changed", { recorded: OLD_ORIGIN, expected: ORIGIN })],
     ],
+    [
+      "the lease recorded its API URL with /v1, which the plugin never takes for its origin",
+      meta({ apiUrl: `${ORIGIN}/v1` }),
+      ORIGIN,
+      [forced("api-url-not-origin", { recorded: `${ORIGIN}/v1`, expected: ORIGIN })],
+    ],
+    [
+      "the plugin's own parse rejects the recorded config",
+      meta({ timeoutMs: 0 }),
+      ORIGIN,
+      [
+        forced("config-rejected", {
+          recorded: "0",
+          recordedName: "timeoutMs",
+          expected: "timeoutMs must be an integer between 1 and 86400000.",
+        }),
+      ],
+    ],
     ["no metadata at all", null, ORIGIN, [forced("metadata-missing")]],
     [
       "metadata of another schema, named by its keys",

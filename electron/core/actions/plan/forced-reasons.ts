@@ -1,8 +1,9 @@
 import type { ForcedReason, ForcedReasonCode } from "../../../../shared/domain/actions.js";
-import { displayApiUrl } from "../../../../shared/domain/api-url.js";
+import { displayApiUrl, displayRecordedApiUrl } from "../../../../shared/domain/api-url.js";
 import { CREATEOS_PROVIDER, type OwnershipCode } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
 import { displayValue, metadataObject, recorded } from "../../../../shared/domain/lease-metadata.js";
+import { recordedConfigParses } from "../../../../shared/domain/ownership.js";
 
 /** Names the sources give environments and companies, so a reason can name both sides. */
 export interface PlanNames {
@@ -34,6 +35,8 @@ const FORCING_CODES: readonly ForcingCode[] = [
   "foreign-environment",
   "company-scope-mismatch",
   "api-url-changed",
+  "api-url-not-origin",
+  "config-rejected",
 ];
 
 /**
@@ -70,6 +73,25 @@ export function forcedReasonsOfLease(classified: ClassifiedLease, names: PlanNam
         case "company-scope-mismatch": {
           const scoped = environment?.companyId ?? null;
           return reason(code, lease.companyId, names.company(lease.companyId), scoped, names.company(scoped));
+        }
+        case "api-url-not-origin": {
+          // The plugin compares the recorded text with the origin its parse yields; both are shown whole.
+          const recordedUrl = metadata === null ? null : recorded(metadata, "apiUrl");
+          return reason(code, displayRecordedApiUrl(recordedUrl), null, displayApiUrl(recordedUrl), null);
+        }
+        case "config-rejected": {
+          const rejection =
+            metadata === null
+              ? undefined
+              : recordedConfigParses(metadata, classified.installedPlugin).find((parsed) => !parsed.ok);
+          const why = rejection !== undefined && !rejection.ok ? rejection : null;
+          return reason(
+            code,
+            why === null ? null : text(why.field),
+            why?.field ?? null,
+            why?.message ?? null,
+            null,
+          );
         }
         default:
           // api-url-changed: the last forcing code.

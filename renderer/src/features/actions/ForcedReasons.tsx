@@ -60,6 +60,21 @@ function ReasonSentence({ reason, item }: { reason: ForcedReason; item: PlanItem
           API URL changed: the lease was made at {recorded}; its environment now uses {expected}.
         </>
       );
+    case "api-url-not-origin":
+      return (
+        <>
+          Recorded API URL is not an origin: the lease records {recorded}, and Paperclip's plugin compares it
+          with {expected}, so it refuses every call on the lease.
+        </>
+      );
+    case "config-rejected":
+      return (
+        <>
+          Recorded config rejected: the lease records {reason.recordedName ?? "its config"} as{" "}
+          <WholeValue value={reason.recorded ?? "nothing"} />, and Paperclip's plugin answers "
+          {reason.expected ?? "Invalid CreateOS configuration."}", so every call on the lease fails.
+        </>
+      );
     case "untracked":
       return (
         <>
