@@ -62,8 +62,28 @@ test("release on a foreign row is disabled with the plugin's reason, and main re
     expect(answer.plan.error.code).toBe("refused");
   }
 
-  // What the simulator holds: nothing was sent for that sandbox, and it is as it was.
-  await page.waitForTimeout(500);
+  // What the simulator holds once whatever main started has ended (a refused execute started nothing):
+  // nothing was sent for that sandbox, and it is as it was.
+  const jobId: string | undefined = answer.execute?.ok ? answer.execute.data.jobId : undefined;
+  if (jobId !== undefined) {
+    await expect
+      .poll(
+        () =>
+          page.evaluate(
+            async ({ token, jobId }) => {
+              const response = await fetch("/api/jobs:get", {
+                method: "POST",
+                headers: { "Content-Type": "application/json", "X-Leasekeeper-Token": token },
+                body: JSON.stringify({ jobId }),
+              });
+              return ((await response.json()) as { data?: { state: string } }).data?.state;
+            },
+            { token: world.token, jobId },
+          ),
+        { timeout: 15_000 },
+      )
+      .toMatch(/^(completed|cancelled|interrupted)$/);
+  }
   expect(mutatingRequests(await simStats(world), sandboxId)).toBe(0);
   expect((await simSandbox(world, sandboxId))?.status).toBe(statusBefore);
 });

@@ -135,7 +135,10 @@ test("hostile strings in every field render as text: no script runs, the layout 
       return scroller.scrollTop !== before;
     });
     if (!moved) break;
-    await page.waitForTimeout(50);
+    // The row window has rendered the rows scrolled into view: two animation frames have passed.
+    await page.evaluate(
+      () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+    );
   }
   const shown = world.leaseIds.filter((id) => !ILL_FORMED.test(id));
   for (const id of shown)

@@ -254,8 +254,11 @@ test("no key, in any encoding, appears in responses, events, the DOM, storage, l
   await page.keyboard.press("Escape");
 
   for (const view of ["pictures", "audit", "settings"]) {
+    const before = await page.getByTestId("view-title").textContent();
     await page.getByTestId(`nav-${view}`).click();
-    await page.waitForTimeout(400);
+    // The view is shown and its data loaded: the title changed and no placeholder is left.
+    await expect(page.getByTestId("view-title")).not.toHaveText(before ?? "");
+    await expect(page.getByTestId("skeleton")).toHaveCount(0);
     await snapshot(view);
   }
 
@@ -289,8 +292,13 @@ test("no key, in any encoding, appears in responses, events, the DOM, storage, l
   });
   await snapshot("leases while CreateOS answers 503");
   simulator.setFaults([]);
+  const refreshedBefore = await page.getByTestId("last-refresh").getAttribute("title");
   await page.getByTestId("refresh").click();
-  await page.waitForTimeout(1_500);
+  // A new inventory has arrived: the last refresh moved on, and nothing is refreshing.
+  await expect(page.getByTestId("last-refresh")).not.toHaveAttribute("title", refreshedBefore ?? "", {
+    timeout: 20_000,
+  });
+  await expect(page.getByTestId("refresh")).toHaveText("Refresh");
 
   // A destroy job over the leaking rows, one DELETE failing with 500: progress events, the failure message.
   await page.getByTestId("filter-headline-leaking").click();
@@ -368,7 +376,8 @@ test("a key planted in a row's data is withheld from the detail, the DOM and the
   await expect(row).toBeVisible();
   await row.click();
   await expect(page.getByTestId("lease-drawer")).toBeVisible();
-  await page.waitForTimeout(300);
+  // The detail has loaded: the drawer shows no placeholder.
+  await expect(page.getByTestId("lease-drawer").getByTestId("skeleton")).toHaveCount(0);
   found.push(...leaks("DOM (planted row's detail)", await page.content()));
 
   // Destroy it, then read the audit export: the item's evidence is the row's metadata.
@@ -391,11 +400,14 @@ test("a key planted in a row's data is withheld from the detail, the DOM and the
       selection: { kind: "leases", leaseIds: [leaseId] },
     });
     const job = await call("actions:execute", { planId: plan.data.planId });
-    for (let i = 0; i < 100; i++) {
+    let ended = false;
+    for (let i = 0; i < 100 && !ended; i++) {
       const current = await call("jobs:get", { jobId: job.data.jobId });
-      if (current.data.state !== "running") break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      ended = current.data.state !== "running";
+      if (!ended) await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    // A job still running after ten seconds fails the test rather than searching an export without it.
+    if (!ended) throw new Error(`job ${job.data.jobId} was still running`);
     const json = await call("audit:export", { format: "json" });
     const csv = await call("audit:export", { format: "csv" });
     return { detail, json: String(json.data.content), csv: String(csv.data.content) };

@@ -1,6 +1,17 @@
 import { fileURLToPath } from "node:url";
+import type { Page } from "@playwright/test";
 import { expect, test } from "../support/leasekeeper.js";
 import { environmentOf, openConsole, plantedLease, showLease } from "./operator.js";
+
+/** Until every animation with an end (a drawer sliding in, a dialog fading in) has finished; loops are left. */
+async function animationsEnded(page: Page): Promise<void> {
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .filter((animation) => animation.effect?.getComputedTiming().iterations !== Number.POSITIVE_INFINITY)
+      .every((animation) => animation.playState === "finished" || animation.playState === "idle"),
+  );
+}
 
 /**
  * Screenshots of the main views, light and dark, for docs/screenshots/ and the README. Not a test of
@@ -43,14 +54,14 @@ test("screenshots of the table, drawer, a released lease, plan dialog, pictures,
     const foreign = await showLease(page, plantedLease(world, "foreign-environment"));
     await foreign.click();
     await expect(page.getByTestId("ownership-table")).toBeVisible();
-    await page.waitForTimeout(300);
+    await animationsEnded(page);
     await page.screenshot({ path: `${OUT}drawer-${scheme}.png` });
     await page.getByTestId("drawer-close").click();
 
     // The released lease: its row and drawer say who released it, when, and in which job.
     await (await showLease(page, released)).click();
     await expect(page.getByTestId("drawer-acted-on")).toBeVisible();
-    await page.waitForTimeout(300);
+    await animationsEnded(page);
     await page.screenshot({ path: `${OUT}released-${scheme}.png` });
     await page.getByTestId("drawer-close").click();
 
@@ -59,7 +70,7 @@ test("screenshots of the table, drawer, a released lease, plan dialog, pictures,
     await page.getByTestId("select-all-matching").click();
     await page.getByTestId("bulk-destroy").click();
     await expect(page.getByTestId("plan-body")).toBeVisible();
-    await page.waitForTimeout(300);
+    await animationsEnded(page);
     await page.screenshot({ path: `${OUT}plan-${scheme}.png` });
     await page.getByTestId("plan-cancel").click();
     await page.getByTestId("clear-selection").click();
@@ -67,7 +78,7 @@ test("screenshots of the table, drawer, a released lease, plan dialog, pictures,
 
     await page.getByTestId("nav-pictures").click();
     await expect(page.getByTestId("chart-environments")).toBeVisible();
-    await page.waitForTimeout(300);
+    await animationsEnded(page);
     await page.screenshot({ path: `${OUT}pictures-${scheme}.png` });
 
     await page.getByTestId("nav-audit").click();

@@ -58,7 +58,8 @@ test("a key typed into settings is sent once and never appears in the page, a re
   for (const view of ["leases", "pictures", "audit", "settings"] as const) {
     if (view === "leases") await page.getByTestId("sidebar-all").click();
     else await page.getByTestId(`nav-${view}`).click();
-    await page.waitForTimeout(300);
+    // The view is shown with its data: no placeholder is left.
+    await expect(page.getByTestId("skeleton")).toHaveCount(0);
     await leaks(`in the ${view} view`);
   }
   await page.waitForTimeout(300);
