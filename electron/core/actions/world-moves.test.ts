@@ -228,8 +228,8 @@ describe("bulk safety", () => {
       sandboxes: [{ id: "sb-ok-1" }, { id: "sb-ok-2" }, { id: "sb-leak" }],
       environments: [ENV],
       leases: [
-        lease("sb-ok-1", { status: "active" }),
-        lease("sb-ok-2", { status: "active" }),
+        lease("sb-ok-1", { status: "active", issueId: "issue-1" }),
+        lease("sb-ok-2", { status: "active", issueId: "issue-2" }),
         lease("sb-leak"),
       ],
     });
