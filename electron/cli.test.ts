@@ -156,7 +156,13 @@ describe("leasekeeper scan on a generated demo world", () => {
         : lease.ownership.some((code) => code.startsWith("foreign-"))
           ? "foreign"
           : lease.ownership.some((code) =>
-                ["api-url-changed", "metadata-missing", "no-sandbox-id"].includes(code),
+                [
+                  "api-url-changed",
+                  "metadata-missing",
+                  "no-sandbox-id",
+                  "api-url-not-origin",
+                  "config-rejected",
+                ].includes(code),
               ) ||
               lease.flags.includes("stale-config") ||
               lease.provider === "gone"
@@ -210,12 +216,19 @@ describe("leasekeeper scan on a generated demo world", () => {
       ["foreign-environment", "foreign-environment"],
     ] as const) {
       for (const lease of r(scenario)) {
+        expect(lease.ownership).toContain(code);
+        if (lease.status === "active") {
+          // Held by a run the plugin refuses now: its sandbox runs for that run, and is not offered.
+          expect(lease).toMatchObject({ headline: "foreign", provider: "running" });
+          expect(lease.flags).toEqual(expect.arrayContaining(["in-use", "run-failing"]));
+          expect(lease.allowedActions).not.toContain("destroy");
+          continue;
+        }
         expect(lease).toMatchObject({
           headline: "foreign",
           provider: "paused",
           destroyConfirmation: "typed-id",
         });
-        expect(lease.ownership).toContain(code);
         expect(lease.allowedActions).toEqual(["destroy"]);
       }
     }
@@ -305,6 +318,36 @@ describe("leasekeeper scan on a generated demo world", () => {
       expect(lease.status).toBe(ledgerStatus.get(lease.leaseId));
     }
     for (const lease of r("unknown-policy")) expect(lease.headline).toBe("ok");
+    for (const lease of r("login-session")) {
+      expect(lease).toMatchObject({ headline: "ok", ownership: ["owned"], provider: "running" });
+      expect(lease.flags).toEqual(expect.arrayContaining(["in-use", "login-session"]));
+      expect(lease.allowedActions).not.toContain("destroy");
+    }
+    for (const lease of r("warm-reusable")) {
+      expect(lease).toMatchObject({ headline: "ok", ownership: ["owned"], provider: "running" });
+      expect(lease.flags).toContain("warm");
+      expect(lease.flags).not.toContain("leaking");
+    }
+    for (const lease of r("warm-expired")) {
+      expect(lease).toMatchObject({ headline: "leaking", ownership: ["owned"], provider: "running" });
+      expect(lease.flags).not.toContain("warm");
+    }
+    for (const [scenario, code] of [
+      ["api-url-not-origin", "api-url-not-origin"],
+      ["config-rejected", "config-rejected"],
+    ] as const) {
+      for (const lease of r(scenario)) {
+        // Read at the origin of the recorded URL, where its sandbox is listed; every plugin call on it fails.
+        expect(lease).toMatchObject({ headline: "stale", ownership: [code], provider: "paused" });
+        expect(lease.allowedActions).not.toContain("release");
+      }
+    }
+    for (const lease of r("run-failing")) {
+      expect(lease.status).toBe("active");
+      expect(lease.flags).toEqual(expect.arrayContaining(["in-use", "run-failing"]));
+      expect(lease.headline).toBe(lease.sandboxId === null ? "stale" : "foreign");
+      expect(lease.allowedActions).not.toContain("destroy");
+    }
   });
 
   it("makes every live row unknown, and none gone, while CreateOS cannot be reached", async () => {
