@@ -170,7 +170,7 @@ describe(`every contract channel under malformed and oversized payloads (${CHAOS
   let crashes = 0;
 
   beforeAll(async () => {
-    demo = await startDemo({ size: 50, rateLimitPerMinute: 0 });
+    demo = await startDemo({ size: 60, rateLimitPerMinute: 0 });
     app = await createLeasekeeperApp({
       configPath: demo.configPath,
       mode: "browser",
