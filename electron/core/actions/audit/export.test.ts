@@ -18,6 +18,22 @@ describe("CSV cells", () => {
   ])("%s → %s", (value, expected) => {
     expect(csvCell(value)).toBe(expected);
   });
+
+  it.each([
+    ["a line feed alone", "a\nb", '"a\nb"'],
+    ["a carriage return alone", "a\rb", '"a\rb"'],
+    ["a CRLF", "a\r\nb", '"a\r\nb"'],
+    ["a leading carriage return, guarded and quoted", "\r=1", "\"'\r=1\""],
+    ["a leading tab", "\t=1", "'\t=1"],
+    ["a full-width equals sign", "\uFF1DSUM(A1)", "'\uFF1DSUM(A1)"],
+    ["a full-width at sign", "\uFF20SUM(A1)", "'\uFF20SUM(A1)"],
+    ["a formula that also needs quotes", '=A1,"x"', '"\'=A1,""x"""'],
+    ["an empty string", "", ""],
+    ["false", false, "false"],
+    ["a negative number, which stays a number", -5, "-5"],
+  ])("writes %s as %j", (_, value, expected) => {
+    expect(csvCell(value)).toBe(expected);
+  });
 });
 
 describe("audit export", () => {
@@ -55,6 +71,16 @@ describe("audit export", () => {
     expect(lines[1]).toContain("foreign-company");
     expect(lines[1]).toContain('"{""marker"":""0f8fad5b…"",""companyId"":""c2""}"');
     expect(lines[1]).toContain("'=cmd|' /C calc'!A0");
+  });
+
+  it("keeps a line break inside its cell, so every entry stays one record", () => {
+    const csv = exportAudit([{ ...entry, message: "first\nsecond\rthird" }], "csv");
+    expect(csv).toContain('"first\nsecond\rthird"');
+    expect(csv.split("\r\n")).toHaveLength(3);
+  });
+
+  it("writes the header alone when there are no entries", () => {
+    expect(exportAudit([], "csv")).toMatch(/^id,at,kind,[^\r\n]*,evidence\r\n$/);
   });
 
   it("writes JSON that parses back to the entries", () => {

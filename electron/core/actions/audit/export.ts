@@ -1,3 +1,4 @@
+import { type Options, stringify } from "csv-stringify/sync";
 import type { AuditEntry } from "../../../../shared/domain/actions.js";
 
 export const AUDIT_EXPORT_FORMATS = ["csv", "json"] as const;
@@ -36,10 +37,10 @@ const CSV_COLUMNS = [
 
 export function exportAudit(entries: readonly AuditEntry[], format: AuditExportFormat): string {
   if (format === "json") return `${JSON.stringify(entries, null, 2)}\n`;
-  const lines = [CSV_COLUMNS.join(",")];
-  for (const entry of entries)
-    lines.push(CSV_COLUMNS.map((column) => csvCell(cellValue(entry, column))).join(","));
-  return `${lines.join("\r\n")}\r\n`;
+  return stringify(
+    entries.map((entry) => CSV_COLUMNS.map((column) => cellValue(entry, column))),
+    { ...CSV_OPTIONS, header: true, columns: [...CSV_COLUMNS] },
+  );
 }
 
 function cellValue(entry: AuditEntry, column: (typeof CSV_COLUMNS)[number]): unknown {
@@ -60,12 +61,20 @@ function cellValue(entry: AuditEntry, column: (typeof CSV_COLUMNS)[number]): unk
 }
 
 /**
- * One RFC 4180 cell. A spreadsheet runs a cell that starts with = + - @ (or a tab or CR) as a formula,
- * and lease metadata is attacker-shaped text, so such cells get a leading apostrophe first.
+ * RFC 4180 with CRLF line ends. A cell holding a line break is quoted whatever the line end (csv-stringify
+ * quotes only the record delimiter itself once one is set). A spreadsheet runs a cell that starts with
+ * = + - @ (or a tab or CR, or the full-width = + - @) as a formula, and lease metadata is attacker-shaped
+ * text, so such text cells get a leading apostrophe first; a negative number stays a number. Booleans
+ * are written as true and false rather than csv-stringify's 1 and empty.
  */
+const CSV_OPTIONS = {
+  record_delimiter: "\r\n",
+  quote_record_delimiter: true,
+  escape_formulas: true,
+  cast: { boolean: (value: boolean) => String(value) },
+} satisfies Options;
+
+/** One cell as the export writes it. */
 export function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  let text = typeof value === "string" ? value : String(value);
-  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return stringify([[value]], { ...CSV_OPTIONS, eof: false });
 }
