@@ -23,7 +23,7 @@ describe("CSV cells", () => {
     ["a line feed alone", "a\nb", '"a\nb"'],
     ["a carriage return alone", "a\rb", '"a\rb"'],
     ["a CRLF", "a\r\nb", '"a\r\nb"'],
-    ["a leading carriage return, guarded and quoted", "\r=1", "\"'\r=1\""],
+    ["a leading carriage return, guarded and quoted", "\r=1", '"\'\r=1"'],
     ["a leading tab", "\t=1", "'\t=1"],
     ["a full-width equals sign", "\uFF1DSUM(A1)", "'\uFF1DSUM(A1)"],
     ["a full-width at sign", "\uFF20SUM(A1)", "'\uFF20SUM(A1)"],
