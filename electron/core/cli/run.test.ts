@@ -1,8 +1,9 @@
+import { readdir } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { CoreError } from "../errors/core-error.js";
 import { FIXED_MESSAGES } from "../errors/host-answers.js";
 import type { CliCommand } from "./command.js";
-import { loadCommands, runCli } from "./run.js";
+import { builtInCommands, runCli } from "./run.js";
 
 function io() {
   const out = { stdout: "", stderr: "" };
@@ -18,8 +19,20 @@ function io() {
 }
 
 describe("runCli", () => {
-  it("finds every command file in commands/", async () => {
-    expect([...(await loadCommands()).keys()]).toContain("scan");
+  it("registers every command of commands/, listed by name", async () => {
+    const dir = new URL("./commands/", import.meta.url);
+    const files = (await readdir(dir)).filter(
+      (file) => /^[a-z][a-z0-9-]*\.ts$/.test(file) && file !== "index.ts",
+    );
+    const found: CliCommand[] = [];
+    for (const file of files) {
+      const module = (await import(new URL(file, dir).href)) as { command?: CliCommand };
+      if (module.command !== undefined) found.push(module.command);
+    }
+    const registered = [...builtInCommands().values()];
+    expect(new Set(registered)).toEqual(new Set(found));
+    expect(registered.map((command) => command.name)).toEqual(found.map((command) => command.name).sort());
+    expect(registered.map((command) => command.name)).toContain("scan");
   });
 
   it("lists the commands for --help and exits 2 with no command", async () => {

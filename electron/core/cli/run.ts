@@ -1,22 +1,11 @@
-import { readdir } from "node:fs/promises";
 import { CoreError } from "../errors/core-error.js";
 import { answerFor } from "../errors/host-answers.js";
 import { type CliCommand, type CliIo, EXIT } from "./command.js";
+import { COMMANDS } from "./commands/index.js";
 
-const COMMANDS_DIR = new URL("./commands/", import.meta.url);
-const COMMAND_FILE = /^[a-z][a-z0-9-]*\.(ts|js|mjs)$/;
-
-/** Every command in ./commands/, by name. */
-export async function loadCommands(): Promise<Map<string, CliCommand>> {
-  const files = (await readdir(COMMANDS_DIR)).filter(
-    (file) => COMMAND_FILE.test(file) && !file.endsWith(".d.ts") && !/\.test\./.test(file),
-  );
-  const commands = new Map<string, CliCommand>();
-  for (const file of files.sort()) {
-    const module = (await import(new URL(file, COMMANDS_DIR).href)) as { command?: CliCommand };
-    if (module.command !== undefined) commands.set(module.command.name, module.command);
-  }
-  return commands;
+/** Every command of commands/index.ts, by name, in its order. */
+export function builtInCommands(): Map<string, CliCommand> {
+  return new Map(COMMANDS.map((command) => [command.name, command]));
 }
 
 /** Runs `leasekeeper <command> [args]` and returns the exit code; never throws. */
@@ -25,7 +14,7 @@ export async function runCli(
   io: CliIo,
   commands?: ReadonlyMap<string, CliCommand>,
 ): Promise<number> {
-  commands ??= await loadCommands();
+  commands ??= builtInCommands();
   const [name, ...args] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     io.stdout.write(overview(commands));
