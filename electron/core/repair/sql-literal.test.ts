@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import format from "pg-format";
 import { describe, expect, it } from "vitest";
 import { sqlComment, sqlJsonb, sqlString, sqlTimestamp } from "./sql-literal.js";
 
@@ -44,8 +45,33 @@ describe("SQL string literals", () => {
     );
   });
 
-  it("refuses NUL, which PostgreSQL text cannot hold", () => {
+  it("writes what the hand-written quoting it replaced wrote, for any string without NUL", () => {
+    const before = (value: string) => {
+      const quoted = value.replaceAll("'", "''");
+      return value.includes("\\") ? `E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
+    };
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom("'", "\\", "E", "a", "\n", "\u00e9", "\ud83d", "\ude00") }),
+        fc.string({ unit: "binary" }),
+        (crafted, any) =>
+          [crafted, any]
+            .filter((value) => !value.includes("\u0000"))
+            .every((value) => sqlString(value) === before(value)),
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("refuses NUL, which PostgreSQL text cannot hold and pg-format would pass through", () => {
+    expect(format.literal("a\u0000b")).toContain("\u0000");
     expect(() => sqlString("a\u0000b")).toThrow(/NUL/);
+    expect(() => sqlJsonb("a\u0000b")).not.toThrow();
+  });
+
+  it("casts an array to jsonb too, where pg-format's literal would write a list", () => {
+    expect(format.literal(["a", "b"])).toBe("'a','b'");
+    expect(sqlJsonb(["a", "b"])).toBe(`'["a","b"]'::jsonb`);
   });
 
   it("casts JSON to jsonb and a timestamp to timestamptz, refusing a non-timestamp", () => {

@@ -1,17 +1,20 @@
+import format from "pg-format";
+
 /**
  * Literals for SQL text a person applies with psql (or node-postgres's simple query). Values never go
- * into SQL any other way. A string literal is safe whatever `standard_conforming_strings` says: without
- * backslashes it is a plain '…' literal (quotes doubled), with them an E'…' literal (backslashes doubled
- * too), which both settings read the same.
+ * into SQL any other way. A string literal is pg-format's: safe whatever `standard_conforming_strings`
+ * says, since without backslashes it is a plain '…' literal (quotes doubled), with them an E'…' literal
+ * (backslashes doubled too), which both settings read the same.
  */
 
 export function sqlString(value: string): string {
-  // PostgreSQL text cannot hold NUL; refusing is better than a literal that silently ends early.
+  // PostgreSQL text cannot hold NUL, and pg-format passes it through; refusing is better than a literal
+  // the server rejects or one that silently ends early.
   if (value.includes("\u0000")) throw new RangeError("A PostgreSQL string cannot hold a NUL character.");
-  const quoted = value.replaceAll("'", "''");
-  return value.includes("\\") ? `E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
+  return format.literal(value);
 }
 
+/** JSON text cast to jsonb. Not pg-format's own object form: it would turn an array into a list. */
 export function sqlJsonb(value: unknown): string {
   return `${sqlString(JSON.stringify(value))}::jsonb`;
 }
