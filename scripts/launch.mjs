@@ -1,7 +1,9 @@
 // `npm start` without tsx's own start-up (~0.7 s): plain Node runs the prebuilt start bundle
 // (dist-electron/start.mjs), rebuilding it first when a source is newer, and falls back to the
 // TypeScript sources through tsx's loader if the bundle cannot be built. Same behaviour as
-// scripts/start.ts, which stays the entry for `tsx scripts/start.ts`.
+// scripts/start.ts, which stays the entry for `tsx scripts/start.ts`. `npm start` is a path of the
+// development checkout (it builds the user interface and the demo with Vite): without the dev
+// dependencies it says so and points at what runs without them (decision 202).
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -45,8 +47,17 @@ try {
     await build({ configFile: path.join(root, "vite.electron.config.ts"), mode: "start", logLevel: "warn" });
   }
 } catch {
-  const { register } = await import("tsx/esm/api");
-  register();
+  let tsx;
+  try {
+    tsx = await import("tsx/esm/api");
+  } catch {
+    process.stderr.write(
+      "leasekeeper start: `npm start` needs the dev dependencies (npm ci) to build the start script. " +
+        "Without them: `npx leasekeeper <command>`, or the browser host `node dist-cli/serve.js --config FILE`.\n",
+    );
+    process.exit(1);
+  }
+  tsx.register();
   entry = pathToFileURL(path.join(root, "scripts", "start-main.ts")).href;
 }
 await import(entry);

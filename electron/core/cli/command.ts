@@ -1,6 +1,6 @@
 /**
- * A CLI command: a file in ./commands/ exporting `command`. Adding a command is adding a file; the
- * runner finds it by name. `run` returns the exit code; what it throws is answered like any host's
+ * A CLI command: a file in ./commands/ exporting `command`, listed in ./commands/index.ts (imported
+ * statically, so the CLI bundles); the runner finds it there by name. `run` returns the exit code; what it throws is answered like any host's
  * failure (a usage error, `CoreError("usage", …)`, also prints the hint to run `--help`).
  */
 export interface CliCommand {
