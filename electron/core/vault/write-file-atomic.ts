@@ -1,15 +1,10 @@
-import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
+import writeFileAtomicLibrary from "write-file-atomic";
 
-/** Writes via a temporary file and a rename, so a crash leaves the old file or the new one, never half. */
+/**
+ * Writes via a temporary file, fsync and a rename (write-file-atomic), so a crash leaves the old file or
+ * the new one, never half, and a failed write removes its temporary file. The file is always the owner's
+ * alone (0600): it may hold secrets, whatever mode an older copy had.
+ */
 export function writeFileAtomic(file: string, content: string): void {
-  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fd = openSync(temporary, "wx", 0o600);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temporary, file);
+  writeFileAtomicLibrary.sync(file, content, { mode: 0o600, fsync: true });
 }
