@@ -351,3 +351,60 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
     );
   });
 });
+
+describe("PaperclipSource's lease lists, read side by side", () => {
+  let paperclip: PaperclipStandIn;
+  afterEach(() => paperclip?.stop());
+
+  const many = Array.from({ length: 7 }, (_, n) =>
+    environment({ id: `aaaaaaaa-aaaa-4aaa-8aaa-${String(n).padStart(12, "0")}`, name: `CreateOS ${n}` }),
+  );
+  const rows = many.map((env, n) => leaseRow(API, `sb-${n}`, { environmentId: env.id }));
+
+  /** Loads with the given concurrency; each lease list answers late, so the lists overlap if they may. */
+  const load = async (concurrency: number) => {
+    paperclip = await startPaperclip({
+      world: {
+        environmentShape: "instance-scoped",
+        companies: world("instance-scoped").companies,
+        environments: many,
+        leases: rows,
+      },
+      auth: boardKeys,
+    });
+    let inFlight = 0;
+    let most = 0;
+    const counting: typeof fetch = async (input, init) => {
+      const leases = String(input).endsWith("/leases");
+      if (leases) most = Math.max(most, ++inFlight);
+      try {
+        if (leases) await new Promise((resolve) => setTimeout(resolve, 20));
+        return await fetch(input, init);
+      } finally {
+        if (leases) inFlight--;
+      }
+    };
+    const snapshot = await new PaperclipSource({
+      id: "paperclip:test",
+      url: paperclip.url,
+      token: ADMIN_TOKEN,
+      timeoutMs: 2000,
+      concurrency,
+      fetch: counting,
+    }).load();
+    return { snapshot, most };
+  };
+
+  it("has at most `concurrency` lists in flight and keeps the environments' order", async () => {
+    const { snapshot, most } = await load(3);
+    expect(most).toBe(3);
+    expect(snapshot.leases.map((lease) => lease.id)).toEqual(rows.map((row) => row.id));
+    expect(snapshot.gaps).toEqual([]);
+  });
+
+  it("reads the lists one at a time when told a concurrency below one", async () => {
+    const { snapshot, most } = await load(0);
+    expect(most).toBe(1);
+    expect(snapshot.leases).toHaveLength(rows.length);
+  });
+});

@@ -1,3 +1,4 @@
+import pLimit from "p-limit";
 import { originOf } from "../../../shared/domain/api-url.js";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow, SourceGap, SourceProblem } from "../../../shared/domain/paperclip.js";
@@ -331,15 +332,6 @@ function hasCompanyId(item: unknown): boolean {
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]!);
-    }
-  });
-  await Promise.all(workers);
-  return results;
+function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  return pLimit(Math.max(1, Math.floor(limit))).map(items, (item) => fn(item));
 }

@@ -1,3 +1,4 @@
+import pLimit from "p-limit";
 import type { JobEvent, JobState, PlanItem } from "../../../../shared/domain/actions.js";
 import { PLUGIN_MESSAGES } from "../../../../shared/domain/codes.js";
 import type { SharedAuditLog } from "../../store/postgres/shared-store.js";
@@ -387,35 +388,32 @@ class AccountRun {
     }
     for (const work of toVerify) this.#verify(work, verifier, null);
 
-    let cursor = 0;
-    const worker = async () => {
-      while (cursor < toAct.length) {
-        const work = toAct[cursor++]!;
-        onProgress(toAct.length - cursor);
-        // Checked between items only: a request once sent is always seen through.
-        if (this.#run.stopRequested() !== null) {
-          this.#cancel(work);
-          continue;
-        }
-        try {
-          await this.#recorder.sending(work.journal.itemId);
-        } catch {
-          this.#halt.failed = true;
-          continue;
-        }
-        const result = await act(reader, work.plan.effect!, work.plan.sandboxId!);
-        if (result.kind === "verify") this.#verify(work, verifier, result.httpStatus);
-        else {
-          this.#end(work, {
-            state: "failed",
-            reason: result.reason,
-            message: result.message,
-            httpStatus: result.httpStatus,
-          });
-        }
+    // Items start in order, at most `concurrency` at once.
+    const limit = pLimit(Math.max(1, Math.floor(concurrency)));
+    await limit.map(toAct, async (work, index) => {
+      onProgress(toAct.length - index - 1);
+      // Checked between items only: a request once sent is always seen through.
+      if (this.#run.stopRequested() !== null) {
+        this.#cancel(work);
+        return;
       }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, toAct.length)) }, worker));
+      try {
+        await this.#recorder.sending(work.journal.itemId);
+      } catch {
+        this.#halt.failed = true;
+        return;
+      }
+      const result = await act(reader, work.plan.effect!, work.plan.sandboxId!);
+      if (result.kind === "verify") this.#verify(work, verifier, result.httpStatus);
+      else {
+        this.#end(work, {
+          state: "failed",
+          reason: result.reason,
+          message: result.message,
+          httpStatus: result.httpStatus,
+        });
+      }
+    });
   }
 
   async #rereadRows(works: Work[]): Promise<Map<string, RereadLease | null> | null> {
