@@ -1,5 +1,5 @@
+import type { Database } from "better-sqlite3";
 import { InventoryStore } from "../store/inventory-store.js";
-import type { Database } from "../store/migrations.js";
 import type { SecretRedactor } from "./redactor.js";
 
 /**

@@ -1,5 +1,5 @@
+import type { Database } from "better-sqlite3";
 import { type MarkerProof, proofKey } from "../../../shared/domain/marker-proof.js";
-import type { Database, Migration } from "../store/migrations.js";
 
 /**
  * Marker proofs kept beside the inventory cache, so a restart (or the next `leasekeeper scan`) still
@@ -10,22 +10,6 @@ export interface ProofStore {
   save(proofs: readonly MarkerProof[]): void;
   all(): MarkerProof[];
 }
-
-export const MARKER_PROOF_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 40,
-    name: "marker proofs kept with the inventory",
-    up(db) {
-      db.exec(`
-        CREATE TABLE IF NOT EXISTS marker_proofs (
-          proof_key  TEXT PRIMARY KEY,
-          read_at    TEXT NOT NULL,
-          proof      TEXT NOT NULL
-        ) STRICT;
-      `);
-    },
-  },
-];
 
 export class SqliteProofStore implements ProofStore {
   readonly #db: Database;

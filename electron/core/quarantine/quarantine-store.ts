@@ -1,3 +1,4 @@
+import type { Database } from "better-sqlite3";
 import {
   OPEN_QUARANTINE_STATES,
   type Quarantine,
@@ -5,7 +6,6 @@ import {
   type QuarantineState,
 } from "../../../shared/domain/quarantine.js";
 import { openDatabase } from "../store/database.js";
-import type { Database } from "../store/migrations.js";
 
 export class QuarantineConflict extends Error {
   override readonly name = "QuarantineConflict";

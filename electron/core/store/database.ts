@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { CoreError } from "../errors/core-error.js";
-import { type Database, MIGRATIONS, type Migration } from "./migrations.js";
+import { type Database, MIGRATIONS, type Migration } from "./sqlite/migrations/index.js";
 
 export const DATABASE_FILE_NAME = "leasekeeper.db";
 

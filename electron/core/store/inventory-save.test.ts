@@ -5,7 +5,7 @@ import { tempDir } from "../../../test/fixtures/leasekeeper.js";
 import { openDatabase } from "./database.js";
 import { CHUNK_CHARS } from "./inventory-save.js";
 import { InventoryStore } from "./inventory-store.js";
-import { type Database, MIGRATIONS } from "./migrations.js";
+import { type Database, MIGRATIONS } from "./sqlite/migrations/index.js";
 
 const HEADLINES: Headline[] = ["ok", "stale", "leaking", "foreign"];
 

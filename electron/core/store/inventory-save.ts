@@ -1,6 +1,6 @@
 import type { Headline } from "../../../shared/domain/codes.js";
 import type { Inventory } from "../../../shared/domain/inventory.js";
-import type { Database } from "./migrations.js";
+import type { Database } from "./sqlite/migrations/index.js";
 
 /**
  * The inventory save the inventory worker runs after every scan. The payload is written in chunk rows of

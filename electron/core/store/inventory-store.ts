@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Headline } from "../../../shared/domain/codes.js";
 import type { Inventory } from "../../../shared/domain/inventory.js";
 import { type SaveResult, type ScanPayload, type SourcePayload, saveInChunks } from "./inventory-save.js";
-import type { Database } from "./migrations.js";
+import type { Database } from "./sqlite/migrations/index.js";
 
 export interface StoredInventory {
   inventory: Inventory;

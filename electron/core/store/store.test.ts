@@ -6,7 +6,7 @@ import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventor
 import { tempDir } from "../../../test/fixtures/leasekeeper.js";
 import { DATABASE_FILE_NAME, migrate, openDatabase } from "./database.js";
 import { InventoryStore } from "./inventory-store.js";
-import { MIGRATIONS, type Migration } from "./migrations.js";
+import { MIGRATIONS, type Migration } from "./sqlite/migrations/index.js";
 
 function lease(sourceId: string, id: string, headline: Headline): ClassifiedLease {
   return {

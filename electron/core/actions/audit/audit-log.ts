@@ -1,5 +1,5 @@
+import type { Database } from "better-sqlite3";
 import type { AuditEntry, AuditQuery } from "../../../../shared/domain/actions.js";
-import type { Database } from "../../store/migrations.js";
 import {
   AUDIT_COLUMNS,
   type AuditRecord,

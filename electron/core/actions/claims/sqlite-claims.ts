@@ -1,4 +1,4 @@
-import type { Database } from "../../store/migrations.js";
+import type { Database } from "better-sqlite3";
 import { type ClaimHolder, claimKey, type HeldClaim, type SandboxClaims, type SandboxRef } from "./claims.js";
 
 interface ClaimRecord {

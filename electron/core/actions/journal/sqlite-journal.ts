@@ -1,5 +1,5 @@
+import type { Database } from "better-sqlite3";
 import type { Job, JobState, PlanItem } from "../../../../shared/domain/actions.js";
-import type { Database } from "../../store/migrations.js";
 import { AuditLog, type AuditRecord } from "../audit/audit-log.js";
 import type { FrozenItem } from "../plan/build-plan.js";
 import {

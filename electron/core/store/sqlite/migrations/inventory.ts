@@ -1,29 +1,7 @@
-import type BetterSqlite3 from "better-sqlite3";
-import {
-  ACTIONS_CLAIMS_MIGRATIONS,
-  ACTIONS_MIGRATIONS,
-  ACTIONS_PLAN_CANCEL_MIGRATIONS,
-} from "../actions/journal/migrations.js";
-import { MARKER_PROOF_MIGRATIONS } from "../markers/proof-store.js";
-import { QUARANTINE_MIGRATIONS } from "../quarantine/quarantine-migrations.js";
-import { VIEW_STORE_MIGRATIONS } from "./view-store.js";
+import type { Migration } from "../migration.js";
 
-export type Database = BetterSqlite3.Database;
-
-/**
- * Every schema change, in order. To change the schema, append an entry with the next version; never
- * edit or reorder one that has shipped (a database records the versions it has applied). Each `up`
- * runs inside a transaction together with the row that records it, and is written to be harmless if
- * run against a schema that already has its objects (IF NOT EXISTS), so a crash between the two can
- * never wedge a database.
- */
-export interface Migration {
-  version: number;
-  name: string;
-  up(db: Database): void;
-}
-
-export const MIGRATIONS: readonly Migration[] = [
+/** The inventory cache: the last inventory per source, and the scan-wide part of it. */
+export const INVENTORY_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: "last inventory per source",
@@ -52,7 +30,10 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
-  ...ACTIONS_MIGRATIONS,
+];
+
+/** Appended after the action engine's version 2: background saves write an inventory in chunks. */
+export const INVENTORY_CHUNK_MIGRATIONS: readonly Migration[] = [
   {
     version: 3,
     name: "inventory payload in chunks by generation",
@@ -81,9 +62,4 @@ export const MIGRATIONS: readonly Migration[] = [
         db.exec("ALTER TABLE source_inventories ADD COLUMN generation INTEGER");
     },
   },
-  ...ACTIONS_CLAIMS_MIGRATIONS,
-  ...MARKER_PROOF_MIGRATIONS,
-  ...VIEW_STORE_MIGRATIONS,
-  ...QUARANTINE_MIGRATIONS,
-  ...ACTIONS_PLAN_CANCEL_MIGRATIONS,
 ];

@@ -1,7 +1,7 @@
-import type { Migration } from "../../store/migrations.js";
+import type { Migration } from "../migration.js";
 
 /**
- * The action engine's tables, appended to the store's migration list (store/migrations.ts). Plans and
+ * The action engine's tables, in the store's migration list (./index.ts). Plans and
  * their frozen items; jobs and their items (the journal a crashed job is resumed from); the audit log.
  * JSON columns hold values whose shape is the zod schemas' in shared/domain/actions.ts.
  */

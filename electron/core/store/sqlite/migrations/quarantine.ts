@@ -1,4 +1,4 @@
-import type { Migration } from "../store/migrations.js";
+import type { Migration } from "../migration.js";
 
 export const QUARANTINE_MIGRATIONS: readonly Migration[] = [
   {
