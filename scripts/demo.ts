@@ -25,6 +25,8 @@ export interface DemoOptions {
   leases?: "paperclip" | "ledger";
   /** The Paperclip world's environment shape; current Paperclip's instance-scoped one by default. */
   environmentShape?: "instance-scoped" | "company-scoped";
+  /** The world's "now" (ISO); the moment the demo starts by default. */
+  now?: string;
 }
 
 export interface Demo {
@@ -54,8 +56,11 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
         ...(options.environmentShape ? { environmentShape: options.environmentShape } : {}),
       }
     : {};
+  // A served demo is judged against the real clock, so its "now" is the moment it starts: a login
+  // session's expiry, a warm sandbox's auto-pause window and a run's recent use are all relative to it.
+  const now = options.now ?? new Date().toISOString();
   // The fleet does not depend on the URLs, so the simulator can start before the ports are known.
-  const draft = generateDemoWorld({ size, seed, ...shape });
+  const draft = generateDemoWorld({ size, seed, now, ...shape });
   const simulator = await startSimulator({
     fleet: draft.fleet,
     port: 0,
@@ -82,6 +87,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     const world = generateDemoWorld({
       size,
       seed,
+      now,
       ...shape,
       apiUrl: simulator.url,
       legacyApiUrl,

@@ -85,10 +85,23 @@ export function hasStaleConfig(
   environment: Environment | null,
   installed: InstalledPlugin | undefined,
 ): boolean {
+  if (!mayBeResumed(row)) return false;
   const metadata = metadataObject(row.metadata);
   if (metadata === null || recorded(metadata, "provider") !== CREATEOS_PROVIDER) return false;
   if (!isWellFormedMarker(recorded(metadata, "marker"))) return true;
   return environment !== null && driftedFields(metadata, environment, installed).length > 0;
+}
+
+/** Statuses of a reusable lease Paperclip may still resume (`reusableLeaseCanBeResumed`). */
+const RESUMABLE_STATUSES: readonly string[] = ["released", "retained", "active"];
+
+/**
+ * Only a lease Paperclip may resume can be expired by a resume: a reusable (`reuse_by_environment`) row
+ * that is released, retained, or active under its run. An ephemeral lease is never resumed, so what its
+ * recorded config says about a resume is nothing an operator needs, and it must not hide a leak.
+ */
+export function mayBeResumed(row: LeaseRow): boolean {
+  return row.leasePolicy === "reuse_by_environment" && RESUMABLE_STATUSES.includes(row.status);
 }
 
 /** Paperclip considers these rows finished: a sandbox billing behind one is money nobody is using. */

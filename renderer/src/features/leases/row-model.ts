@@ -13,13 +13,15 @@ export function rowEnvironmentKey(row: LeaseRowView): string {
 }
 
 /**
- * The codes that explain a row's headline, in reading order: ownership problems, row flags, then why the
- * provider could not be read. `owned` says nothing is wrong, so it is left out, and a code that two kinds
+ * The codes that explain a row's headline, in reading order: a run failing now, ownership problems, row
+ * flags, then why the provider could not be read. `owned` says nothing is wrong, so it is left out, and a code that two kinds
  * of evidence give (a row without a sandbox id is both an ownership problem and a reason the provider
  * was not asked) is listed once.
  */
 export function reasonCodes(row: LeaseRowView): string[] {
   const reasons = new Set<string>();
+  // A run failing now is the most urgent thing a row can say, so its chip is never cut off.
+  if (row.flags.includes("run-failing")) reasons.add("run-failing");
   for (const code of row.ownership) if (code !== "owned") reasons.add(code);
   for (const flag of row.flags) reasons.add(flag);
   if (row.provider === "gone") reasons.add("gone");

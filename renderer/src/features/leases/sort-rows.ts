@@ -1,5 +1,5 @@
 import { type InventoryView, inventoryRowDecoder } from "../../../../shared/contract";
-import { HEADLINES, PROVIDER_CODES } from "../../../../shared/domain/codes";
+import { HEADLINES, PROVIDER_CODES, ROW_FLAGS } from "../../../../shared/domain/codes";
 import { originHost } from "../../lib/format";
 import { type LeaseRowView, reasonCodes } from "./row-model";
 
@@ -114,10 +114,20 @@ export function sortPositions(view: InventoryView, sort: SortState | null): Int3
     for (let at = 0; at < size; at++) order[at] = at;
     return order;
   }
-  if (sort.column === "headline")
-    return bucketSort(view.leases.headline, HEADLINES.length, HEADLINE_UNKNOWN, sort.desc);
-  if (sort.column === "provider")
-    return bucketSort(view.leases.provider, PROVIDER_CODES.length, PROVIDER_UNKNOWN, sort.desc);
+  if (sort.column === "headline") {
+    // Bucket 0 holds the runs failing now, ahead of every headline; a headline's bucket is its code + 1.
+    const { headline, flags } = view.leases;
+    const bucketOf = (at: number) =>
+      (flags[at]! & RUN_FAILING_BIT) !== 0
+        ? 0
+        : 1 + inVocabulary(headline[at]!, HEADLINES.length, HEADLINE_UNKNOWN);
+    return bucketSort(size, HEADLINES.length + 1, bucketOf, sort.desc);
+  }
+  if (sort.column === "provider") {
+    const { provider } = view.leases;
+    const bucketOf = (at: number) => inVocabulary(provider[at]!, PROVIDER_CODES.length, PROVIDER_UNKNOWN);
+    return bucketSort(size, PROVIDER_CODES.length, bucketOf, sort.desc);
+  }
   const decode = inventoryRowDecoder(view);
   const keys = new Array<Key>(size);
   for (let at = 0; at < size; at++) {
@@ -134,25 +144,30 @@ export function sortPositions(view: InventoryView, sort: SortState | null): Int3
 const HEADLINE_UNKNOWN = HEADLINES.indexOf("unknown");
 const PROVIDER_UNKNOWN = PROVIDER_CODES.indexOf("unknown");
 
-/** Positions by code (a code outside the vocabulary reads as `unknown`, as the decoder reads it). */
+const RUN_FAILING_BIT = 1 << ROW_FLAGS.indexOf("run-failing");
+
+/** A code outside the vocabulary reads as `unknown`, as the decoder reads it. */
+function inVocabulary(code: number, vocabulary: number, unknown: number): number {
+  return code >= 0 && code < vocabulary ? code : unknown;
+}
+
+/** Positions by bucket, ties in inventory order. */
 function bucketSort(
-  codes: readonly number[],
-  vocabulary: number,
-  unknown: number,
+  size: number,
+  buckets: number,
+  bucketOf: (at: number) => number,
   desc: boolean,
 ): Int32Array {
-  const size = codes.length;
-  const bucketOf = (code: number) => (code >= 0 && code < vocabulary ? code : unknown);
-  const starts = new Int32Array(vocabulary + 1);
+  const starts = new Int32Array(buckets + 1);
   for (let at = 0; at < size; at++) {
-    const bucket = bucketOf(codes[at]!);
-    starts[(desc ? vocabulary - 1 - bucket : bucket) + 1]!++;
+    const bucket = bucketOf(at);
+    starts[(desc ? buckets - 1 - bucket : bucket) + 1]!++;
   }
-  for (let bucket = 0; bucket < vocabulary; bucket++) starts[bucket + 1]! += starts[bucket]!;
+  for (let bucket = 0; bucket < buckets; bucket++) starts[bucket + 1]! += starts[bucket]!;
   const order = new Int32Array(size);
   for (let at = 0; at < size; at++) {
-    const bucket = bucketOf(codes[at]!);
-    order[starts[desc ? vocabulary - 1 - bucket : bucket]!++] = at;
+    const bucket = bucketOf(at);
+    order[starts[desc ? buckets - 1 - bucket : bucket]!++] = at;
   }
   return order;
 }
