@@ -45,6 +45,8 @@ export default defineConfig({
         // thread-entry.ts looks up relative to itself, and a rebuild changes only the files whose code changed.
         entryFileNames: "[name].js",
         chunkFileNames: "[name].js",
+        // Chunks import each other's exports by their source names, not by short generated ones.
+        minifyInternalExports: false,
       },
     },
   },
