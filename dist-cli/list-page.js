@@ -28,4 +28,4 @@ function readListPage(body) {
 function hasNextPage(offset, count, total) {
 	return total !== null && count > 0 && offset + count < total;
 }
-export { readListPage as n, hasNextPage as t };
+export { hasNextPage, readListPage };

@@ -358,4 +358,4 @@ var RedactingInventoryStore = class extends InventoryStore {
 		return super.save(this.#redactor.redactDeep(inventory), ...rest);
 	}
 };
-export { RedactingInventoryStore as t };
+export { RedactingInventoryStore };
