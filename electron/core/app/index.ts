@@ -1,3 +1,4 @@
+export { REDACTED, SecretRedactor } from "../redaction/redactor.js";
 export { ACTIONS_UNAVAILABLE, type ActionsPort, engineActions, unavailableActions } from "./actions.js";
 export { type ActionDeps, type AppOptions, createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
 export { type CoreServices, coreCalls } from "./calls.js";
@@ -6,6 +7,5 @@ export { resolveConfigPath } from "./config-path.js";
 export { leaseDetail, untrackedView } from "./detail.js";
 export { InventoryService } from "./inventory-service.js";
 export { createLogger, type Logger, memoryLogger, type RedactingLogger } from "./log.js";
-export { REDACTED, SecretRedactor } from "./redactor.js";
 export { SettingsService } from "./settings-service.js";
 export { statusView } from "./status.js";

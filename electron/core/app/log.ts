@@ -1,4 +1,4 @@
-import { SecretRedactor } from "./redactor.js";
+import { SecretRedactor } from "../redaction/redactor.js";
 
 /**
  * The main side's log. Every line passes through a redactor that knows the keys currently in use and

@@ -33,7 +33,7 @@ export interface HandlerLog {
   error(message: string, detail?: unknown): void;
 }
 
-/** Removes known keys from an answer (see electron/core/app/redactor.ts); identity when there is none. */
+/** Removes known keys from an answer (see electron/core/redaction/redactor.ts); identity when there is none. */
 export interface AnswerRedactor {
   redactDeep<T>(value: T): T;
 }

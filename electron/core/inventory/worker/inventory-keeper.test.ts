@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Inventory, SandboxListing } from "../../../../shared/domain/inventory.js";
-import { SecretRedactor } from "../../app/redactor.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
+import { SecretRedactor } from "../../redaction/redactor.js";
 import { InventoryKeeper } from "./inventory-keeper.js";
 
 const ORIGIN = "https://api.createos.example";

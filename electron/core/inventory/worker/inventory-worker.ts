@@ -1,10 +1,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { InventoryView } from "../../../../shared/contract.js";
 import type { Inventory } from "../../../../shared/domain/inventory.js";
-import { RedactingInventoryStore } from "../../app/redacting-inventory-store.js";
-import { SecretRedactor } from "../../app/redactor.js";
+import { SecretRedactor } from "../../redaction/redactor.js";
 import { openDatabase } from "../../store/index.js";
 import { openPostgresStore, type PostgresStore, sharedStoreFailure } from "../../store/postgres/store.js";
+import { RedactingInventoryStore } from "../../store/redacting-inventory-store.js";
 import { ViewStore } from "../../store/view-store.js";
 import { failureOf, InventoryKeeper } from "./inventory-keeper.js";
 import type { WorkerMessage, WorkerRequest, WorkerSetup } from "./protocol.js";

@@ -4,7 +4,7 @@ import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixt
 import type { Inventory } from "../../../../shared/domain/inventory.js";
 import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
 import { postgresForSuite } from "../../../../test/support/postgres-suite.js";
-import { SecretRedactor } from "../../app/redactor.js";
+import { SecretRedactor } from "../../redaction/redactor.js";
 import { InventoryStore, openDatabase } from "../../store/index.js";
 import { migratePostgres } from "../../store/postgres/migrations.js";
 import { PgInventoryCache } from "../../store/postgres/pg-inventory-cache.js";

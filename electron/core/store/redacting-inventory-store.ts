@@ -1,6 +1,6 @@
 import type { Database } from "better-sqlite3";
-import { InventoryStore } from "../store/inventory-store.js";
-import type { SecretRedactor } from "./redactor.js";
+import type { SecretRedactor } from "../redaction/redactor.js";
+import { InventoryStore } from "./inventory-store.js";
 
 /**
  * The inventory cache, with every configured key taken out of what the sources said before it is
