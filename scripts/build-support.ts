@@ -77,9 +77,33 @@ export async function buildElectron(): Promise<void> {
   await build({ configFile, mode: "preload", logLevel: "warn" });
 }
 
-/** Builds the renderer when needed; returns what it did, for one line of output. */
+/** Whether Vite, a dev dependency, is installed (an `npm ci --omit=dev` install has none). */
+async function viteInstalled(): Promise<boolean> {
+  try {
+    await import("vite");
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND") return false;
+    throw error;
+  }
+}
+
+/**
+ * Builds the renderer when needed; says what it did in one line. Without Vite (an install without the
+ * dev dependencies, decision 202) it says so instead and the host serves what there is: an older build,
+ * or the page saying the interface is not built.
+ */
 export async function ensureRenderer(say: (line: string) => void): Promise<void> {
   if (!rendererNeedsBuild()) return;
+  if (!(await viteInstalled())) {
+    const built = existsSync(path.join(RENDERER_DIR, "index.html"));
+    say(
+      built
+        ? "The user interface (dist/renderer) is older than its sources, and Vite, a dev dependency, is not installed to rebuild it: serving it as it is."
+        : "The user interface is not built (dist/renderer), and Vite, a dev dependency, is not installed to build it: serving the API only. Run `npm run build` where the dev dependencies are installed.",
+    );
+    return;
+  }
   say("Building the user interface (dist/renderer)…");
   await buildRenderer();
 }
