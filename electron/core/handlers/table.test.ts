@@ -2,8 +2,8 @@ import { describe, expect, it, vi } from "vitest";
 import { INVOKE_CHANNELS, MAX_ERROR_MESSAGE } from "../../../shared/contract.js";
 import { CoreError } from "../errors/core-error.js";
 import { EventHub } from "./events.js";
-import { fakeCore } from "./fake-calls.js";
 import { createHandlerTable, dispatch } from "./table.js";
+import { fakeCore } from "./testing/fake-calls.js";
 
 const context = { host: "test" } as const;
 

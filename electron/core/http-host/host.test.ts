@@ -7,8 +7,8 @@ import { TOKEN_HEADER } from "../../../shared/contract/bridge.js";
 import { CoreError } from "../errors/core-error.js";
 import { FIXED_MESSAGES } from "../errors/host-answers.js";
 import { EventHub } from "../handlers/events.js";
-import { fakeCore } from "../handlers/fake-calls.js";
 import { createHandlerTable, type HandlerTable } from "../handlers/table.js";
+import { fakeCore } from "../handlers/testing/fake-calls.js";
 import { TicketBook } from "./guards.js";
 import { type HttpHost, PAGE_CSP, startHttpHost } from "./host.js";
 

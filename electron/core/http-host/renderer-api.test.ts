@@ -3,8 +3,8 @@ import { ApiError } from "../../../renderer/src/api/api-error";
 import { type EventStream, httpTransport } from "../../../renderer/src/api/http-transport";
 import { createApi } from "../../../renderer/src/api/index";
 import { EventHub } from "../handlers/events";
-import { fakeCore } from "../handlers/fake-calls";
 import { createHandlerTable } from "../handlers/table";
+import { fakeCore } from "../handlers/testing/fake-calls.js";
 import { type HttpHost, startHttpHost } from "./host";
 
 /**

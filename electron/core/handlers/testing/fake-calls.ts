@@ -1,8 +1,8 @@
-import { makeInventoryFixture } from "../../../shared/contract/inventory-fixture.js";
-import type { AppInfo, ChannelResponse, SettingsView } from "../../../shared/contract.js";
-import { encodeInventory } from "../../../shared/contract.js";
-import type { Job, Plan } from "../../../shared/domain/actions.js";
-import type { CoreCalls } from "./table.js";
+import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
+import type { AppInfo, ChannelResponse, SettingsView } from "../../../../shared/contract.js";
+import { encodeInventory } from "../../../../shared/contract.js";
+import type { Job, Plan } from "../../../../shared/domain/actions.js";
+import type { CoreCalls } from "../table.js";
 
 /**
  * Contract-valid answers for every channel, for tests of the hosts (Electron IPC, browser host) that
