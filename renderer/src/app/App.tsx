@@ -12,11 +12,11 @@ import { ShortcutsDialog } from "../features/shortcuts/ShortcutsDialog";
 import { Sidebar } from "../features/sidebar/Sidebar";
 import { StatusBar } from "../features/status-bar/StatusBar";
 import { UntrackedView } from "../features/untracked/UntrackedView";
+import { type Scope, useUi, type View } from "../state/ui-store";
+import { useInventory, useRefreshInventory } from "../state/use-inventory";
 import { attentionCount, pageTitle } from "./page-title";
-import { type Scope, useUi, type View } from "./ui-store";
 import { useAutoRefresh } from "./use-auto-refresh";
 import { useGlobalKeys } from "./use-global-keys";
-import { useInventory, useRefreshInventory } from "./use-inventory";
 import { useMainEvents } from "./use-main-events";
 import { useUrlState } from "./use-url-state";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { InventoryView } from "../../../shared/contract";
+import type { UrlState } from "../state/url-state";
+import { decodeUrlState, encodeUrlState } from "../state/url-state";
 import { attentionCount, pageTitle } from "./page-title";
-import type { UrlState } from "./url-state";
-import { decodeUrlState, encodeUrlState } from "./url-state";
 
 const BASE: UrlState = {
   view: "leases",

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
-import { useSettings } from "./use-app-info";
-import { useRefreshInventory } from "./use-inventory";
+import { useSettings } from "../state/use-app-info";
+import { useRefreshInventory } from "../state/use-inventory";
 
 /**
  * Refreshes the inventory every `refreshIntervalSeconds` (from settings; 0 turns it off) while the window

@@ -1,8 +1,8 @@
 import { useEffect } from "react";
 import { api } from "../api";
-import { isTyping, modalOpen } from "./keyboard";
-import { useUi } from "./ui-store";
-import { useRefreshInventory } from "./use-inventory";
+import { isTyping, modalOpen } from "../lib/keyboard";
+import { useUi } from "../state/ui-store";
+import { useRefreshInventory } from "../state/use-inventory";
 
 /**
  * Keys that work everywhere: Ctrl/Cmd-K opens the command palette, R refreshes the inventory, / jumps to

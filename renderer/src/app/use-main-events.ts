@@ -2,7 +2,7 @@ import { type QueryClient, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import type { InventoryView } from "../../../shared/contract";
 import { api } from "../api";
-import { queryKeys } from "./query-keys";
+import { queryKeys } from "../state/query-keys";
 
 /**
  * main rescanned (on its own schedule, or after an action): re-read what depends on the inventory.

@@ -1,5 +1,5 @@
 import { useEffect } from "react";
-import { useUi } from "./ui-store";
+import { useUi } from "../state/ui-store";
 
 /** Puts the operator's theme choice on <html>; "system" leaves it to prefers-color-scheme. */
 export function useTheme(): "light" | "dark" | "system" {

@@ -1,8 +1,8 @@
 import { useEffect } from "react";
 import { environmentKey } from "../features/leases/row-model";
-import { useUi } from "./ui-store";
-import { decodeUrlState, encodeUrlState, type UrlState } from "./url-state";
-import { useInventory } from "./use-inventory";
+import { useUi } from "../state/ui-store";
+import { decodeUrlState, encodeUrlState, type UrlState } from "../state/url-state";
+import { useInventory } from "../state/use-inventory";
 
 const DEFAULTS: UrlState = {
   view: "leases",

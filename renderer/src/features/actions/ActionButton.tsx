@@ -1,6 +1,6 @@
 import type { ActionKind } from "../../../../shared/domain/codes";
-import { type PendingAction, useUi } from "../../app/ui-store";
 import { LazyTooltip, Tooltip } from "../../components/Tooltip";
+import { type PendingAction, useUi } from "../../state/ui-store";
 import { RefusalReason } from "./RefusalReason";
 
 export interface ActionTarget {

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
-import { useUi } from "../../app/ui-store";
+import { queryKeys } from "../../state/query-keys";
+import { useUi } from "../../state/ui-store";
 import { PlanDialog } from "./PlanDialog";
 import { ProgressDock } from "./ProgressPanel";
 import { useJobEvents } from "./use-job-events";

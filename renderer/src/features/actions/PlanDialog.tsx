@@ -6,13 +6,13 @@ import type { ExecuteRequest, PlanItem } from "../../../../shared/domain/actions
 import { actedOnCount } from "../../../../shared/domain/bulk-confirmation";
 import { keptPlan } from "../../../../shared/domain/kept-items";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
-import { type PendingAction, useUi } from "../../app/ui-store";
 import { Badge } from "../../components/Badge";
 import { ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorCode, errorMessage } from "../../lib/errors";
 import { formatCount, plural } from "../../lib/format";
+import { queryKeys } from "../../state/query-keys";
+import { type PendingAction, useUi } from "../../state/ui-store";
 import { actionLabel } from "./ActionButton";
 import {
   confirmationMatches,

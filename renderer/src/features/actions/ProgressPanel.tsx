@@ -2,11 +2,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef } from "react";
 import type { Job, JobItemState } from "../../../../shared/domain/actions";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
-import { useUi } from "../../app/ui-store";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
 import { formatCount } from "../../lib/format";
+import { queryKeys } from "../../state/query-keys";
+import { useUi } from "../../state/ui-store";
 import {
   countItems,
   type ItemCounts,

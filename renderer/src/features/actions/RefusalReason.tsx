@@ -1,8 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
 import type { ActionKind } from "../../../../shared/domain/codes";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
 import { errorMessage } from "../../lib/errors";
+import { queryKeys } from "../../state/query-keys";
 
 /**
  * Why main refuses an action on a lease, in main's own words: the verdict's refusal message, fetched with

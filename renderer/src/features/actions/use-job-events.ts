@@ -2,7 +2,7 @@ import { type QueryClient, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import type { Job } from "../../../../shared/domain/actions";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
+import { queryKeys } from "../../state/query-keys";
 import { applyItem } from "./job-summary";
 
 /** Item events arrive in bursts; the table re-reads the inventory at most this often while a job runs. */

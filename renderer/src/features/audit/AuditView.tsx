@@ -2,14 +2,14 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { Fragment, useMemo, useState } from "react";
 import type { AuditEntry, AuditQuery } from "../../../../shared/domain/actions";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
-import { useInventory } from "../../app/use-inventory";
 import { HeadlineBadge } from "../../components/Badge";
 import { RelativeTime } from "../../components/RelativeTime";
 import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
 import { clip, formatCount, originHost, parseTime } from "../../lib/format";
+import { queryKeys } from "../../state/query-keys";
+import { useInventory } from "../../state/use-inventory";
 import {
   isCancellation,
   newestFirst,

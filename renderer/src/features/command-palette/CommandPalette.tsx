@@ -2,8 +2,8 @@ import * as Dialog from "@radix-ui/react-dialog";
 import { Command } from "cmdk";
 import { useCallback, useMemo, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
-import { useUi } from "../../app/ui-store";
-import { useInventory, useRefreshInventory } from "../../app/use-inventory";
+import { useUi } from "../../state/ui-store";
+import { useInventory, useRefreshInventory } from "../../state/use-inventory";
 import { actionLabel, isOffered, singleLeaseAction } from "../actions/ActionButton";
 import { selectionAction } from "../leases/SelectionBar";
 import {

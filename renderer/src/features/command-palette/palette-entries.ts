@@ -1,7 +1,7 @@
 import type { InventoryView, LeaseRowView } from "../../../../shared/contract";
 import type { ActionSelection } from "../../../../shared/domain/actions";
 import { type ActionKind, HEADLINES, type Headline } from "../../../../shared/domain/codes";
-import type { Scope, ThemeChoice, View } from "../../app/ui-store";
+import type { Scope, ThemeChoice, View } from "../../state/ui-store";
 import { environmentKey } from "../leases/row-model";
 
 /**

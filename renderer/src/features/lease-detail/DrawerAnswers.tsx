@@ -1,8 +1,8 @@
 import type { LeaseDetail } from "../../../../shared/contract";
-import { useUi } from "../../app/ui-store";
 import { CopyButton } from "../../components/CopyButton";
 import { RelativeTime } from "../../components/RelativeTime";
 import { Text } from "../../components/Text";
+import { useUi } from "../../state/ui-store";
 import { ActionButton, type ActionTarget } from "../actions/ActionButton";
 import { actedOnEffect, actedOnWords } from "../actions/acted-on";
 import { ProveOwnership } from "../markers/ProveOwnership";

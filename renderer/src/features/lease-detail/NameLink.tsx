@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
-import { useUi } from "../../app/ui-store";
 import { CopyButton } from "../../components/CopyButton";
+import { useUi } from "../../state/ui-store";
 import { environmentKey } from "../leases/row-model";
 import type { NameTarget } from "./mismatches";
 

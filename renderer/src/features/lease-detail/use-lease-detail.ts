@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
+import { queryKeys } from "../../state/query-keys";
 
 /** Everything main knows about one lease, fetched when the drawer opens (never part of the inventory). */
 export function useLeaseDetail(leaseId: string | null, sourceId: string | null) {

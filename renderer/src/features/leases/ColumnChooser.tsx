@@ -1,5 +1,5 @@
 import * as Menu from "@radix-ui/react-dropdown-menu";
-import { useUi } from "../../app/ui-store";
+import { useUi } from "../../state/ui-store";
 import { OPTIONAL_COLUMNS } from "./columns";
 
 /**

@@ -1,7 +1,7 @@
 import { useShallow } from "zustand/react/shallow";
 import { HEADLINES, type Headline, PROVIDER_CODES, type ProviderCode } from "../../../../shared/domain/codes";
-import { useUi } from "../../app/ui-store";
 import { Badge } from "../../components/Badge";
+import { useUi } from "../../state/ui-store";
 import { HISTORY } from "./filter-rows";
 
 /** One chip per headline and one per provider state present; each shows how many rows it would show. */

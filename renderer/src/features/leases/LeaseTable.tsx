@@ -12,8 +12,9 @@ import {
 } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { ActionKind } from "../../../../shared/domain/codes";
-import { useUi } from "../../app/ui-store";
 import { copyText } from "../../components/CopyButton";
+import { visibleSelectionCount } from "../../state/selection";
+import { useUi } from "../../state/ui-store";
 import { isOffered, singleLeaseAction } from "../actions/ActionButton";
 import { useQuarantines } from "../quarantine/use-quarantines";
 import type { LeaseColumn } from "./columns";
@@ -22,7 +23,6 @@ import { LeaseRow, ROW_HEIGHT } from "./LeaseRow";
 import { hintFor, type RefusalHint, RefusalTooltip } from "./RefusalTooltip";
 import type { LeaseRowView } from "./row-model";
 import { scrollState, scrollTopFor, useRowWindow } from "./row-window";
-import { visibleSelectionCount } from "./selection";
 import { type ColumnId, nextSort } from "./sort-rows";
 import type { VisibleRowList } from "./use-visible-rows";
 

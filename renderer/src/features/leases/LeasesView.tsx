@@ -1,11 +1,11 @@
 import { useCallback, useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
-import type { InventoryRows } from "../../app/inventory-rows";
-import { useUi } from "../../app/ui-store";
-import { useInventory, useRefreshInventory } from "../../app/use-inventory";
 import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { errorMessage } from "../../lib/errors";
 import { formatCount } from "../../lib/format";
+import type { InventoryRows } from "../../state/inventory-rows";
+import { useUi } from "../../state/ui-store";
+import { useInventory, useRefreshInventory } from "../../state/use-inventory";
 import { ColumnChooser } from "./ColumnChooser";
 import { FilterChips } from "./FilterChips";
 import { LeaseTable } from "./LeaseTable";

@@ -1,5 +1,5 @@
 import { forwardRef } from "react";
-import { useUi } from "../../app/ui-store";
+import { useUi } from "../../state/ui-store";
 
 /** Text search over lease ids, sandbox ids, environment names and ids, and company ids. */
 export const SearchBox = forwardRef<HTMLInputElement, { pending: boolean }>(function SearchBox(

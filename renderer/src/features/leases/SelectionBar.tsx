@@ -1,9 +1,9 @@
 import { useShallow } from "zustand/react/shallow";
 import type { ActionKind } from "../../../../shared/domain/codes";
-import { useUi } from "../../app/ui-store";
 import { formatCount, plural } from "../../lib/format";
+import { visibleSelectionCount } from "../../state/selection";
+import { useUi } from "../../state/ui-store";
 import type { LeaseRowView } from "./row-model";
-import { visibleSelectionCount } from "./selection";
 
 /** The pending action for the current selection: main plans exactly these lease ids. */
 export function selectionAction(

@@ -1,29 +1,10 @@
 import { type InventoryView, inventoryRowDecoder } from "../../../../shared/contract";
 import { HEADLINES, PROVIDER_CODES, ROW_FLAGS } from "../../../../shared/domain/codes";
 import { originHost } from "../../lib/format";
+import type { ColumnId, SortState } from "../../state/columns";
 import { type LeaseRowView, reasonCodes } from "./row-model";
 
-export const COLUMN_IDS = [
-  "headline",
-  "leaseId",
-  "sandboxId",
-  "environment",
-  "company",
-  "status",
-  "provider",
-  "age",
-  "origin",
-  "policy",
-  "acquired",
-  "lastUsed",
-  "reasons",
-] as const;
-export type ColumnId = (typeof COLUMN_IDS)[number];
-
-export interface SortState {
-  column: ColumnId;
-  desc: boolean;
-}
+export { COLUMN_IDS, type ColumnId, type SortState } from "../../state/columns";
 
 type Key = string | number;
 

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
-import { inDialog, isTyping, modalOpen } from "../../app/keyboard";
-import { useUi } from "../../app/ui-store";
+import { inDialog, isTyping, modalOpen } from "../../lib/keyboard";
+import { useUi } from "../../state/ui-store";
 
 /**
  * Keyboard navigation of the lease table: ↓/j and ↑/k move the cursor, Home/End jump, space selects

@@ -1,8 +1,8 @@
 import { useDeferredValue, useEffect, useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { Headline, ProviderCode } from "../../../../shared/domain/codes";
-import type { InventoryRows } from "../../app/inventory-rows";
-import { useUi } from "../../app/ui-store";
+import type { InventoryRows } from "../../state/inventory-rows";
+import { useUi } from "../../state/ui-store";
 import { chipPositions, headlineCounts, providerCounts, scopePositions } from "./column-filter";
 import type { LeaseRowView } from "./row-model";
 import { SearchIndex, warmSearchIndex } from "./search-index";

@@ -1,13 +1,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
-import { useInventory } from "../../app/use-inventory";
 import { Badge } from "../../components/Badge";
 import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { errorMessage } from "../../lib/errors";
 import { formatCount, formatMemory } from "../../lib/format";
 import { useNow } from "../../lib/now";
+import { queryKeys } from "../../state/query-keys";
+import { useInventory } from "../../state/use-inventory";
 import { AgeHistogram } from "./AgeHistogram";
 import { ageHistogram, environmentBars, holdings } from "./aggregate";
 import { Legend, StackedBars } from "./StackedBars";

@@ -3,8 +3,8 @@ import { useId, useState } from "react";
 import type { ChannelResponse } from "../../../../shared/contract";
 import { timeLeft } from "../../../../shared/domain/quarantine";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
 import { errorMessage } from "../../lib/errors";
+import { queryKeys } from "../../state/query-keys";
 import { openQuarantineOf, QUARANTINES_ALL, useMainNow, useQuarantines } from "./use-quarantines";
 import "./quarantine.css";
 

@@ -2,9 +2,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { CredentialSetSchema, type CredentialView, type SettingsView } from "../../../../shared/contract";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
+import { queryKeys } from "../../state/query-keys";
 import { fieldErrors } from "./field-errors";
 
 type SaveOutcome = { kind: "saved" | "saved-unverified" | "refused" | "error"; message: string };

@@ -7,8 +7,8 @@ import {
   TYPED_COUNT_BOUNDS,
 } from "../../../../shared/contract";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
 import { errorMessage } from "../../lib/errors";
+import { queryKeys } from "../../state/query-keys";
 import { checkLimits } from "./limits-draft";
 
 /**

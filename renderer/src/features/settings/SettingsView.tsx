@@ -1,8 +1,8 @@
-import { type ThemeChoice, useUi } from "../../app/ui-store";
-import { useAppInfo, useSettings } from "../../app/use-app-info";
 import { ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
+import { type ThemeChoice, useUi } from "../../state/ui-store";
+import { useAppInfo, useSettings } from "../../state/use-app-info";
 import { CredentialsForm } from "./CredentialsForm";
 import { LimitsForm } from "./LimitsForm";
 import { SourcesForm } from "./SourcesForm";

@@ -2,8 +2,8 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { type SettingsView, SourceConfigSchema } from "../../../../shared/contract";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
 import { errorMessage } from "../../lib/errors";
+import { queryKeys } from "../../state/query-keys";
 import { fieldErrors } from "./field-errors";
 
 type Draft = { kind: "ledger"; path: string } | { kind: "paperclip"; url: string; tokenEnv: string };

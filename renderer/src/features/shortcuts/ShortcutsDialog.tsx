@@ -1,6 +1,6 @@
 import * as Dialog from "@radix-ui/react-dialog";
-import { SHORTCUTS } from "../../app/shortcuts";
-import { useUi } from "../../app/ui-store";
+import { useUi } from "../../state/ui-store";
+import { SHORTCUTS } from "./shortcuts";
 import "./shortcuts.css";
 
 /** "?" (or the palette's "Keyboard shortcuts"): every key the app binds, grouped by where it works. */

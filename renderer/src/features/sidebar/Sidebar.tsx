@@ -1,12 +1,12 @@
 import { useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
-import { type Scope, useUi, type View } from "../../app/ui-store";
-import { useInventory } from "../../app/use-inventory";
 import { Badge } from "../../components/Badge";
 import { CopyButton } from "../../components/CopyButton";
 import { SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { originHost } from "../../lib/format";
+import { type Scope, useUi, type View } from "../../state/ui-store";
+import { useInventory } from "../../state/use-inventory";
 import { buildTree, type EnvironmentNode, FLAGGED_HEADLINES, untrackedNodes } from "./build-tree";
 import "./sidebar.css";
 

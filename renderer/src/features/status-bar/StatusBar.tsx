@@ -1,11 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../../api";
-import { queryKeys } from "../../app/query-keys";
-import { useAppInfo } from "../../app/use-app-info";
-import { useInventory } from "../../app/use-inventory";
 import { Text } from "../../components/Text";
 import { formatExact, formatRelative, originHost, parseTime } from "../../lib/format";
 import { useNow } from "../../lib/now";
+import { queryKeys } from "../../state/query-keys";
+import { useAppInfo } from "../../state/use-app-info";
+import { useInventory } from "../../state/use-inventory";
 import "./status-bar.css";
 
 const STATE_LABEL = { ok: "connected", down: "down", unknown: "not asked yet" } as const;

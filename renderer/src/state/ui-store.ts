@@ -1,15 +1,9 @@
 import { create } from "zustand";
 import type { ActionSelection } from "../../../shared/domain/actions";
 import type { ActionKind, Headline, ProviderCode } from "../../../shared/domain/codes";
-import { storeColumns, storedColumns } from "../features/leases/column-choice";
-import {
-  keepLiveSelection,
-  moveCursor,
-  selectAllMatching,
-  selectRange,
-  toggleOne,
-} from "../features/leases/selection";
-import type { ColumnId, SortState } from "../features/leases/sort-rows";
+import { storeColumns, storedColumns } from "./column-choice";
+import type { ColumnId, SortState } from "./columns";
+import { keepLiveSelection, moveCursor, selectAllMatching, selectRange, toggleOne } from "./selection";
 
 /**
  * UI state only: what the operator is looking at and has picked. Everything that comes from main

@@ -1,4 +1,4 @@
-import { COLUMN_IDS, type ColumnId } from "./sort-rows";
+import { COLUMN_IDS, type ColumnId } from "./columns";
 
 const KEY = "leasekeeper.columns";
 
