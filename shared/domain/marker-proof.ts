@@ -140,7 +140,8 @@ export interface MarkerJudgement {
   message: string;
 }
 
-const OWNER_LIMIT = 10;
+/** At most this many owners are named; a proof naming exactly this many may have left some out. */
+export const OWNER_LIMIT = 10;
 const RELATION_ORDER: Record<OwnerRelation, number> = {
   "no-sandbox-id": 0,
   "names-this-sandbox": 1,

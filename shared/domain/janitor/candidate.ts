@@ -1,0 +1,76 @@
+import type { ClassifiedLease, Inventory, UntrackedSandbox } from "../inventory.js";
+import { type ProofSubject, proofKey } from "../marker-proof.js";
+import { recordedSandboxId } from "../sandbox-id.js";
+import type { CandidateTarget } from "./pass-plan.js";
+
+/**
+ * What a rule can select: a lease row as the inventory judged it, or a listed sandbox no row names. An
+ * uncertain one (a source at its origin was incomplete) is a candidate too, so a rule that would select it
+ * says why it does not; its `uncertainReason` is the inventory's sentence.
+ */
+export type JanitorCandidate =
+  | { kind: "lease"; lease: ClassifiedLease }
+  | { kind: "untracked"; sandbox: UntrackedSandbox; uncertainReason: string | null };
+
+/** Every candidate of an inventory, in its order: rows, then untracked sandboxes, then uncertain ones. */
+export function candidatesOf(
+  inventory: Pick<Inventory, "leases" | "untracked" | "untrackedUncertain">,
+): JanitorCandidate[] {
+  return [
+    ...inventory.leases.map((lease): JanitorCandidate => ({ kind: "lease", lease })),
+    ...inventory.untracked.map(
+      (sandbox): JanitorCandidate => ({ kind: "untracked", sandbox, uncertainReason: null }),
+    ),
+    ...inventory.untrackedUncertain.map(
+      (sandbox): JanitorCandidate => ({ kind: "untracked", sandbox, uncertainReason: sandbox.reason }),
+    ),
+  ];
+}
+
+export function targetOf(candidate: JanitorCandidate): CandidateTarget {
+  if (candidate.kind === "untracked") {
+    const { sandboxId, origin, credential } = candidate.sandbox;
+    return {
+      kind: "untracked",
+      sandboxId,
+      origin,
+      credential,
+      uncertain: candidate.uncertainReason !== null,
+    };
+  }
+  const { sourceId, lease, provider, environment } = candidate.lease;
+  return {
+    kind: "lease",
+    sourceId,
+    leaseId: lease.id,
+    sandboxId: recordedSandboxId(lease),
+    origin: provider.origin,
+    credential: provider.credential,
+    environmentName: environment?.name ?? null,
+  };
+}
+
+/** The key the candidate's marker proof is kept under (`proofKey`). */
+export function proofSubjectOf(candidate: JanitorCandidate): ProofSubject {
+  if (candidate.kind === "lease") {
+    return { kind: "lease", sourceId: candidate.lease.sourceId, leaseId: candidate.lease.lease.id };
+  }
+  const { origin, credential, sandboxId } = candidate.sandbox;
+  return { kind: "untracked", origin, credential, sandboxId };
+}
+
+export function candidateProofKey(candidate: JanitorCandidate): string {
+  return proofKey(proofSubjectOf(candidate));
+}
+
+/**
+ * One key per sandbox at CreateOS, so a sandbox two rules select, or one lease two sources carry, is
+ * acted on once. A row naming no sandbox is keyed by itself: nothing at CreateOS can be acted on twice.
+ */
+export function sandboxKey(candidate: JanitorCandidate): string {
+  if (candidate.kind === "untracked")
+    return `sandbox\u0000${candidate.sandbox.origin}\u0000${candidate.sandbox.sandboxId}`;
+  const sandboxId = recordedSandboxId(candidate.lease.lease);
+  if (sandboxId === null) return `lease\u0000${candidate.lease.sourceId}\u0000${candidate.lease.lease.id}`;
+  return `sandbox\u0000${candidate.lease.provider.origin ?? ""}\u0000${sandboxId}`;
+}
