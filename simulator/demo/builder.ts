@@ -3,7 +3,7 @@ import type { FleetSandbox } from "../fleet.js";
 import type { Random } from "../random.js";
 import { type DemoAccount, type DemoEnvironment, hex, sandboxId, uuid } from "./identities.js";
 import { type LedgerLease, MARKER_PATH } from "./ledger.js";
-import type { Scenario } from "./scenarios.js";
+import type { Scenario } from "./scenario-names.js";
 
 // The workbench scenarios plant rows and sandboxes on: realistic timestamps, the metadata the host
 // writes, sandboxes at the right account, and the record of what was planted where.

@@ -2,42 +2,14 @@ import type { SandboxStatus } from "../catalog.js";
 import { type DemoBuilder, iso, type LeaseDraft, type LeaseSpec, type Life } from "./builder.js";
 import { type Company, type DemoEnvironment, hex, otherShape, uuid } from "./identities.js";
 import type { LedgerLease } from "./ledger.js";
+import type { Scenario } from "./scenario-names.js";
 
 // Every situation a lease console must recognise, planted as ledger rows and fleet
 // sandboxes that produce it. Each planter makes rows that are that case and nothing more alarming:
 // a foreign row's sandbox is paused, so it is not also leaking (unless a run holds it); a shared pair
 // never leaves a released row over a running sandbox. Counts scale with the world; never fewer than three.
 
-export const SCENARIOS = [
-  "owned-running",
-  "owned-paused-warm",
-  "foreign-company",
-  "foreign-environment",
-  "foreign-provider",
-  "api-url-changed",
-  "metadata-missing",
-  "no-sandbox-id",
-  "stale-config",
-  "malformed-marker",
-  "gone",
-  "not-visible",
-  "unknown",
-  "leaking",
-  "in-use",
-  "host-cleanup",
-  "shared",
-  "untracked",
-  "unknown-status",
-  "unknown-policy",
-  "login-session",
-  "warm-reusable",
-  "warm-expired",
-  "api-url-not-origin",
-  "config-rejected",
-  "run-failing",
-] as const;
-
-export type Scenario = (typeof SCENARIOS)[number];
+export { SCENARIOS, type Scenario } from "./scenario-names.js";
 
 export interface PlantContext {
   b: DemoBuilder;

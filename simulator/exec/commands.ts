@@ -1,17 +1,12 @@
 import { posix } from "node:path";
 import type { Workspace } from "../state/workspace.js";
-import { runScript } from "./shell.js";
+import { type ExecResult, runScript } from "./shell.js";
+
+export type { ExecResult } from "./shell.js";
 
 // The handful of programs a lease console and the Paperclip plugin run through /exec: reading the
 // workspace marker (`/bin/cat`), making the workspace (`mkdir -p --`), cleaning up (`rm -f`), and
 // the probe's `/bin/echo`. Anything else is "command not found", never a pretend success.
-
-export interface ExecResult {
-  stdout: string;
-  stderr: string;
-  exit_code: number;
-  error?: string;
-}
 
 type Program = (args: string[], workspace: Workspace) => ExecResult;
 

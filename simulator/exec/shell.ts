@@ -1,4 +1,10 @@
-import type { ExecResult } from "./commands.js";
+/** What a command run through /exec answers. */
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  exit_code: number;
+  error?: string;
+}
 
 // Just enough of a shell for `bash -lc "mkdir -p -- /paperclip-workspace && cat …"`: words with
 // quotes and backslashes, joined by `&&`, `||`, `;` or newlines. Pipes, redirections, variables,
