@@ -68,6 +68,12 @@ if (wants("typecheck")) {
 if (wants("lint")) {
   results.push({ step: "lint", ok: run("lint", "npx", ["biome", "check", "."]) });
 }
+if (wants("deps")) {
+  results.push({
+    step: "dependency rules",
+    ok: run("dependency rules (dependency-cruiser)", "npm", ["run", "--silent", "deps:check"]),
+  });
+}
 if (wants("unit")) {
   const output = "test-results/vitest.json";
   const ok = run("unit and integration (vitest)", "npx", [
