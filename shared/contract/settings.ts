@@ -110,6 +110,9 @@ export const SettingsViewSchema = z.object({
   refreshIntervalSeconds: z.number().int(),
   /** A destroy of more items than this needs the count typed back ("destroy 248"). */
   typedCountAbove: z.number().int(),
+  /** What CreateOS charges per vCPU-hour and per GiB-hour, as the operator set it; null: not set. */
+  pricePerVcpuHour: z.number().nullable(),
+  pricePerGibHour: z.number().nullable(),
   vault: VaultStatusSchema,
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
@@ -118,6 +121,8 @@ export type SettingsView = z.infer<typeof SettingsViewSchema>;
 export const RATE_LIMIT_BOUNDS = { min: 1, max: 6000 } as const;
 export const REFRESH_INTERVAL_BOUNDS = { min: 10, max: 86_400 } as const;
 export const TYPED_COUNT_BOUNDS = { min: 1, max: 1_000_000 } as const;
+/** A price per vCPU-hour or per GiB-hour, in the operator's currency. */
+export const PRICE_BOUNDS = { min: 0, max: 1000 } as const;
 
 export const LIMIT_MESSAGES = {
   rateWhole: "The rate budget must be a whole number of requests a minute.",
@@ -129,7 +134,17 @@ export const LIMIT_MESSAGES = {
   typedCountWhole: "The typed-count threshold must be a whole number of sandboxes.",
   typedCountMin: "The typed-count threshold must be at least 1 sandbox.",
   typedCountMax: "The typed-count threshold must be at most 1,000,000 sandboxes.",
+  priceNumber: "A price must be a number, such as 0.04, or left empty.",
+  priceMin: "A price cannot be negative.",
+  priceMax: "A price must be at most 1,000 an hour.",
 } as const;
+
+const price = z
+  .number(LIMIT_MESSAGES.priceNumber)
+  .min(PRICE_BOUNDS.min, LIMIT_MESSAGES.priceMin)
+  .max(PRICE_BOUNDS.max, LIMIT_MESSAGES.priceMax)
+  .nullable()
+  .optional();
 
 export const SettingsUpdateSchema = z.strictObject({
   sources: z.array(SourceConfigSchema).min(1).max(100).optional(),
@@ -151,6 +166,9 @@ export const SettingsUpdateSchema = z.strictObject({
     .min(TYPED_COUNT_BOUNDS.min, LIMIT_MESSAGES.typedCountMin)
     .max(TYPED_COUNT_BOUNDS.max, LIMIT_MESSAGES.typedCountMax)
     .optional(),
+  /** A number sets the price, null clears it. */
+  pricePerVcpuHour: price,
+  pricePerGibHour: price,
 });
 export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;
 

@@ -76,6 +76,8 @@ export class SettingsService {
       vault: this.#options.secrets.status(),
     };
   }
+      pricePerVcpuHour: config.pricePerVcpuHour ?? null,
+      pricePerGibHour: config.pricePerGibHour ?? null,
 
   async update(request: ParsedRequest<"settings:update">): Promise<SettingsView> {
     const raw = this.#readRaw();
@@ -111,6 +113,12 @@ export class SettingsService {
     await this.#writeRaw(raw);
     return this.view();
   }
+    // A price is set to a number or cleared with null; left out, it stays as it is.
+    for (const key of ["pricePerVcpuHour", "pricePerGibHour"] as const) {
+      const price = request[key];
+      if (price === null) delete raw[key];
+      else if (price !== undefined) raw[key] = price;
+    }
 
   async describe(name: string): Promise<CredentialView> {
     const credential = this.#config.credentials.find((entry) => entry.name === name);

@@ -37,6 +37,9 @@ export interface LeasekeeperConfig {
   requestTimeoutMs: number;
   refreshIntervalSeconds: number;
   typedCountAbove: number;
+  /** A price per vCPU-hour and per GiB-hour, when the operator set them; absent: no money estimate. */
+  pricePerVcpuHour?: number;
+  pricePerGibHour?: number;
 }
 
 export const CONFIG_FILE_NAME = "leasekeeper.config.json";
@@ -119,5 +122,7 @@ function resolveConfig(config: ConfigFile, file: string): LeasekeeperConfig {
     requestTimeoutMs: config.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     refreshIntervalSeconds: config.refreshIntervalSeconds ?? DEFAULT_REFRESH_INTERVAL_SECONDS,
     typedCountAbove: config.typedCountAbove ?? DEFAULT_TYPED_COUNT_ABOVE,
+    ...(config.pricePerVcpuHour === undefined ? {} : { pricePerVcpuHour: config.pricePerVcpuHour }),
+    ...(config.pricePerGibHour === undefined ? {} : { pricePerGibHour: config.pricePerGibHour }),
   };
 }

@@ -93,6 +93,9 @@ export const ConfigFileSchema = z
     refreshIntervalSeconds: z.number().int().min(10).max(86_400).optional(),
     /** A destroy of more items than this needs the count typed back ("destroy 248"). */
     typedCountAbove: z.number().int().min(1).max(1_000_000).optional(),
+    /** What CreateOS charges, for the first screen's estimate of what flagged sandboxes cost; optional. */
+    pricePerVcpuHour: z.number().min(0).max(1000).optional(),
+    pricePerGibHour: z.number().min(0).max(1000).optional(),
   })
   .superRefine((config, ctx) => {
     const names = new Set<string>();

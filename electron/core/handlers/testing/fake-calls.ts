@@ -58,6 +58,8 @@ function fakeSettings(): SettingsView {
     rateLimitPerMinute: 300,
     refreshIntervalSeconds: 60,
     typedCountAbove: 20,
+    pricePerVcpuHour: null,
+    pricePerGibHour: null,
     vault: { encryption: "key-file", persistAllowed: true, weakStoreAccepted: false, message: "ok" },
   };
 }

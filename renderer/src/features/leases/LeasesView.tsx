@@ -6,6 +6,7 @@ import { formatCount } from "../../lib/format";
 import type { InventoryRows } from "../../state/inventory-rows";
 import { useUi } from "../../state/ui-store";
 import { useInventory, useRefreshInventory } from "../../state/use-inventory";
+import { AttentionLine } from "./AttentionLine";
 import { ColumnChooser } from "./ColumnChooser";
 import { FilterChips } from "./FilterChips";
 import { LeaseTable } from "./LeaseTable";
@@ -45,6 +46,9 @@ export function LeasesView() {
   return (
     <div className="view" data-testid="leases-view">
       <div className="toolbar">
+        {table && table.size > 0 && (
+          <AttentionLine table={table} positions={visible.scopeAll} withUntracked={scope.kind === "all"} />
+        )}
         <div className="toolbar-row">
           <SearchBox pending={visible.searchPending} />
           <span className="muted" data-testid="visible-count" data-count={visible.rows.length}>

@@ -92,11 +92,22 @@ export function chipPositions(
   return result.subarray(0, kept);
 }
 
-/** How many of the positions have each headline (headlines with none are left out, as `countBy` does). */
-export function headlineCounts(view: InventoryView, positions: Int32Array): Map<Headline, number> {
+/**
+ * How many of the positions the provider chips let through have each headline (headlines with none are
+ * left out, as `countBy` does): a headline chip counts what pressing it would show.
+ */
+export function headlineCounts(
+  view: InventoryView,
+  positions: Int32Array,
+  providers: ReadonlySet<ProviderCode> = new Set(),
+): Map<Headline, number> {
+  const providerOk = providerPass(providers);
   const counts = new Int32Array(HEADLINES.length);
-  const { headline } = view.leases;
-  for (let step = 0; step < positions.length; step++) counts[headlineAt(headline, positions[step]!)]!++;
+  const { headline, provider } = view.leases;
+  for (let step = 0; step < positions.length; step++) {
+    const at = positions[step]!;
+    if (providerOk[providerAt(provider, at)] === 1) counts[headlineAt(headline, at)]!++;
+  }
   return countsMap(HEADLINES, counts);
 }
 

@@ -30,9 +30,14 @@ export interface VisibleRows {
   /** The rows the table shows, filtered and sorted. */
   rows: VisibleRowList;
   ids: string[];
-  /** Rows in the current environment scope and search, before the chips (for chip counts). */
+  /**
+   * Chip counts within the other active filters: each headline within the scope, search and provider
+   * chips; each provider state within the scope, search and headline chips.
+   */
   headlineCounts: Map<Headline, number>;
   providerCounts: Map<ProviderCode, number>;
+  /** Positions in the environment scope, before search and chips (what the first screen's answers count). */
+  scopeAll: Int32Array;
   scopedTotal: number;
   /** True while a typed search has not been applied yet (the table shows the previous result meanwhile). */
   searchPending: boolean;
@@ -80,13 +85,17 @@ export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
       table && index ? scopePositions(table.view, index, environment, deferredSearch, order) : NO_POSITIONS,
     [table, index, order, environment, deferredSearch],
   );
+  const scopeAll = useMemo(
+    () => (table && index ? scopePositions(table.view, index, environment, "", order) : NO_POSITIONS),
+    [table, index, order, environment],
+  );
   const shown = useMemo(
     () => (table ? chipPositions(table.view, scoped, headlines, providers) : NO_POSITIONS),
     [table, scoped, headlines, providers],
   );
   const headlineCount = useMemo(
-    () => (table ? headlineCounts(table.view, scoped) : new Map<Headline, number>()),
-    [table, scoped],
+    () => (table ? headlineCounts(table.view, scoped, providers) : new Map<Headline, number>()),
+    [table, scoped, providers],
   );
   const providerCount = useMemo(
     () => (table ? providerCounts(table.view, scoped, headlines) : new Map<ProviderCode, number>()),
@@ -108,6 +117,7 @@ export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
     ids,
     headlineCounts: headlineCount,
     providerCounts: providerCount,
+    scopeAll,
     scopedTotal: scoped.length,
     searchPending: deferredSearch !== search,
   };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { UntrackedSandboxView } from "../../../../shared/contract";
 import { row } from "../../test/rows";
-import { ageHistogram, holdings, shapeResources } from "./aggregate";
+import type { LeaseRowView } from "../leases/row-model";
+import { ageHistogram, holdings, runningCost, shapeResources } from "./aggregate";
 
 const now = Date.parse("2025-06-10T00:00:00Z");
 const hoursAgo = (hours: number) => now - hours * 3_600_000;
@@ -92,5 +93,60 @@ describe("ageHistogram", () => {
       "30–90d": [0, 0],
       "> 90d": [1, 0],
     });
+  });
+});
+
+describe("what the flagged sandboxes cost while running", () => {
+  const hour = 3_600_000;
+  const now = Date.parse("2026-03-01T12:00:00Z");
+  const lease = (overrides: Partial<LeaseRowView>) =>
+    ({
+      leaseId: "L",
+      headline: "stale",
+      provider: "running",
+      sandboxId: "sb-1",
+      origin: "https://api.example",
+      shape: "s-2vcpu-4gb",
+      acquiredAtMs: now - 10 * hour,
+      ...overrides,
+    }) as LeaseRowView;
+  const untrackedSandbox = (overrides: Partial<UntrackedSandboxView>) =>
+    ({
+      sandboxId: "sb-u",
+      origin: "https://api.example",
+      credential: "a",
+      status: "running",
+      shape: null,
+      rootfs: null,
+      region: null,
+      vcpu: 1,
+      memMib: 2048,
+      createdAt: new Date(now - 4 * hour).toISOString(),
+      name: null,
+      createdBy: null,
+      ...overrides,
+    }) as UntrackedSandboxView;
+
+  it("sums vCPU and GiB hours of running flagged sandboxes from their shapes and ages, each once", () => {
+    const cost = runningCost(
+      [
+        lease({}),
+        lease({ leaseId: "L2" }), // the same sandbox again
+        lease({ leaseId: "L3", sandboxId: "sb-2", headline: "ok" }),
+        lease({ leaseId: "L4", sandboxId: "sb-3", provider: "paused" }),
+        lease({ leaseId: "L5", sandboxId: "sb-4", shape: null }),
+      ],
+      [untrackedSandbox({}), untrackedSandbox({ sandboxId: "sb-v", status: "paused" })],
+      now,
+      { vcpuHour: null, gibHour: 0.01 },
+    );
+    expect(cost).toMatchObject({ sandboxes: 3, sized: 2, money: null });
+    expect(cost.vcpuHours).toBeCloseTo(2 * 10 + 1 * 4);
+    expect(cost.gibHours).toBeCloseTo(4 * 10 + 2 * 4);
+  });
+
+  it("estimates money only when both prices are set", () => {
+    const cost = runningCost([lease({})], [], now, { vcpuHour: 0.04, gibHour: 0.005 });
+    expect(cost.money).toBeCloseTo(20 * 0.04 + 40 * 0.005);
   });
 });

@@ -1,5 +1,5 @@
 import type { InventoryView, UntrackedSandboxView } from "../../../../shared/contract";
-import { HEADLINES, type Headline } from "../../../../shared/domain/codes";
+import { BILLING_PROVIDER_STATES, HEADLINES, type Headline } from "../../../../shared/domain/codes";
 import type { LeaseRowView } from "../leases/row-model";
 
 /** Data for the pictures, from the same inventory the table shows. Pure, so each is tested by table. */
@@ -12,7 +12,8 @@ export interface EnvironmentBar {
   flagged: number;
 }
 
-const FLAGGED: readonly Headline[] = ["foreign", "stale", "leaking", "unknown"];
+/** The headlines that need someone: neither ok nor closed (history). */
+export const FLAGGED: readonly Headline[] = ["foreign", "stale", "leaking", "unknown"];
 
 /** One bar per environment, the most flagged first, at most `limit` (the rest summed into "others"). */
 export function environmentBars(view: InventoryView, limit = 20): EnvironmentBar[] {
@@ -154,4 +155,75 @@ export function ageHistogram(rows: readonly LeaseRowView[], nowMs: number): AgeB
     bucket[row.headline] += 1;
   }
   return buckets;
+}
+
+/** What CreateOS charges, as set in Settings; null where it is not set. */
+export interface Prices {
+  vcpuHour: number | null;
+  gibHour: number | null;
+}
+
+/** What the flagged sandboxes that run now have cost since they started, in resources and, with prices, money. */
+export interface RunningCost {
+  /** Distinct sandboxes CreateOS bills as running (running, creating, resuming) behind flagged rows or untracked. */
+  sandboxes: number;
+  /** Of those, how many have a known size and a start time; the hours sum only these. */
+  sized: number;
+  vcpuHours: number;
+  gibHours: number;
+  /** vCPU·hours × the vCPU-hour price + GiB·hours × the GiB-hour price; null unless both prices are set. */
+  money: number | null;
+}
+
+const BILLED = new Set<string>(BILLING_PROVIDER_STATES);
+
+/**
+ * What the flagged sandboxes cost while running: each running sandbox behind a flagged row (or untracked)
+ * counts once, its vCPU and GiB from its shape (s-2vcpu-4gb is 2 vCPU and 4 GiB) times the hours since
+ * its lease was acquired (an untracked one: since CreateOS created it). A sandbox of unknown shape or
+ * start is counted but not summed.
+ */
+export function runningCost(
+  rows: Iterable<LeaseRowView>,
+  untracked: readonly UntrackedSandboxView[],
+  nowMs: number,
+  prices: Prices,
+): RunningCost {
+  const cost: RunningCost = { sandboxes: 0, sized: 0, vcpuHours: 0, gibHours: 0, money: null };
+  const seen = new Set<string>();
+  const add = (size: { vcpu: number; memMib: number } | null, startMs: number) => {
+    cost.sandboxes += 1;
+    if (!size || !Number.isFinite(startMs) || startMs <= 0) return;
+    const hours = Math.max(0, (nowMs - startMs) / 3_600_000);
+    cost.sized += 1;
+    cost.vcpuHours += size.vcpu * hours;
+    cost.gibHours += (size.memMib / 1024) * hours;
+  };
+  for (const row of rows) {
+    if (!FLAGGED.includes(row.headline) || !row.sandboxId || !BILLED.has(row.provider)) continue;
+    const key = `${row.origin ?? ""} ${row.sandboxId}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    add(shapeResources(row.shape), row.acquiredAtMs);
+  }
+  const distinct = new Map(untracked.map((sandbox) => [sandbox.sandboxId, sandbox]));
+  for (const sandbox of distinct.values()) {
+    if (!BILLED.has(sandbox.status)) continue;
+    const size =
+      sandbox.vcpu !== null && sandbox.memMib !== null
+        ? { vcpu: sandbox.vcpu, memMib: sandbox.memMib }
+        : shapeResources(sandbox.shape);
+    add(size, sandbox.createdAt ? Date.parse(sandbox.createdAt) : Number.NaN);
+  }
+  if (prices.vcpuHour !== null && prices.gibHour !== null)
+    cost.money = cost.vcpuHours * prices.vcpuHour + cost.gibHours * prices.gibHour;
+  return cost;
+}
+
+/** Untracked sandboxes that still exist, each once (an account can be listed through two credentials). */
+export function liveUntracked(untracked: readonly UntrackedSandboxView[]): number {
+  const live = new Set<string>();
+  for (const sandbox of untracked)
+    if (sandbox.status !== "destroyed" && sandbox.status !== "failed") live.add(sandbox.sandboxId);
+  return live.size;
 }

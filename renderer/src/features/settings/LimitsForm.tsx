@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import {
+  PRICE_BOUNDS,
   RATE_LIMIT_BOUNDS,
   REFRESH_INTERVAL_BOUNDS,
   type SettingsView,
@@ -12,20 +13,25 @@ import { queryKeys } from "../../state/query-keys";
 import { checkLimits } from "./limits-draft";
 
 /**
- * The request budget per CreateOS origin, how often the inventory refreshes on its own, and how large a
- * destroy may be before its count must be typed back.
+ * The request budget per CreateOS origin, how often the inventory refreshes on its own, how large a
+ * destroy may be before its count must be typed back, and what CreateOS charges (for the first screen's
+ * estimate of what flagged sandboxes cost).
  */
 export function LimitsForm({ settings }: { settings: SettingsView }) {
   const client = useQueryClient();
   const [rate, setRate] = useState(String(settings.rateLimitPerMinute));
   const [interval, setIntervalText] = useState(String(settings.refreshIntervalSeconds));
   const [typedCount, setTypedCount] = useState(String(settings.typedCountAbove));
+  const [vcpuPrice, setVcpuPrice] = useState(priceText(settings.pricePerVcpuHour));
+  const [gibPrice, setGibPrice] = useState(priceText(settings.pricePerGibHour));
   useEffect(() => {
     setRate(String(settings.rateLimitPerMinute));
     setIntervalText(String(settings.refreshIntervalSeconds));
     setTypedCount(String(settings.typedCountAbove));
+    setVcpuPrice(priceText(settings.pricePerVcpuHour));
+    setGibPrice(priceText(settings.pricePerGibHour));
   }, [settings]);
-  const check = checkLimits({ rate, interval, typedCount });
+  const check = checkLimits({ rate, interval, typedCount, vcpuPrice, gibPrice });
   const errors = check.ok ? {} : check.errors;
   const save = useMutation({
     mutationFn: () => {
@@ -37,7 +43,7 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
 
   return (
     <section className="card" data-testid="settings-limits">
-      <h2>Pacing, refresh and bulk safety</h2>
+      <h2>Pacing, refresh, bulk safety and prices</h2>
       <form
         className="form-grid"
         onSubmit={(event) => {
@@ -72,6 +78,20 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
           hint="Destroying any ok sandbox always needs the count typed back, whatever this says."
           onChange={setTypedCount}
         />
+        <PriceField
+          id="price-vcpu-hour"
+          label="Price per vCPU-hour, USD (optional)"
+          value={vcpuPrice}
+          error={errors.pricePerVcpuHour}
+          onChange={setVcpuPrice}
+        />
+        <PriceField
+          id="price-gib-hour"
+          label="Price per GiB-hour of memory, USD (optional)"
+          value={gibPrice}
+          error={errors.pricePerGibHour}
+          onChange={setGibPrice}
+        />
         <div className="row-flex">
           <button
             type="submit"
@@ -82,7 +102,11 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
             Save
           </button>
           {save.isError && <span className="field-error">{errorMessage(save.error)}</span>}
-          {save.isSuccess && <span className="muted">Saved.</span>}
+          {save.isSuccess && (
+            <span className="muted" data-testid="limits-saved">
+              Saved.
+            </span>
+          )}
         </div>
       </form>
     </section>
@@ -125,6 +149,47 @@ function WholeNumberField({ id, label, bounds, value, error, hint, onChange }: W
         </span>
       ) : (
         <span className="field-hint">{hint}</span>
+      )}
+    </div>
+  );
+}
+
+function priceText(price: number | null): string {
+  return price === null ? "" : String(price);
+}
+
+/** A price per hour: a plain decimal, or empty for none (the first screen then shows no money estimate). */
+function PriceField(props: {
+  id: string;
+  label: string;
+  value: string;
+  error: string | undefined;
+  onChange: (text: string) => void;
+}) {
+  const errorId = `${props.id}-error`;
+  return (
+    <div className="field">
+      <label htmlFor={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        className="input"
+        inputMode="decimal"
+        placeholder="not set"
+        value={props.value}
+        aria-invalid={Boolean(props.error)}
+        aria-describedby={props.error ? errorId : undefined}
+        data-testid={props.id}
+        onChange={(event) => props.onChange(event.target.value)}
+      />
+      {props.error ? (
+        <span className="field-error" id={errorId} data-testid={errorId}>
+          {props.error}
+        </span>
+      ) : (
+        <span className="field-hint">
+          What CreateOS charges, from {PRICE_BOUNDS.min} to {PRICE_BOUNDS.max.toLocaleString("en-US")}; with
+          both set, the first screen estimates what flagged sandboxes cost.
+        </span>
       )}
     </div>
   );

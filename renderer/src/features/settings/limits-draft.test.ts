@@ -75,3 +75,29 @@ describe("pacing and refresh limits as typed", () => {
     });
   });
 });
+
+describe("prices as typed", () => {
+  const limits = { rate: "120", interval: "300", typedCount: "20" };
+  it("sends a typed price as a number and an emptied one as null, to clear it", () => {
+    expect(checkLimits({ ...limits, vcpuPrice: "0.04", gibPrice: "" })).toEqual({
+      ok: true,
+      request: {
+        rateLimitPerMinute: 120,
+        refreshIntervalSeconds: 300,
+        typedCountAbove: 20,
+        pricePerVcpuHour: 0.04,
+        pricePerGibHour: null,
+      },
+    });
+  });
+  it.each([
+    ["a word", "cheap", "A price must be a number, such as 0.04, or left empty."],
+    ["an exponent", "4e-2", "A price must be a number, such as 0.04, or left empty."],
+    ["a negative price", "-1", "A price must be a number, such as 0.04, or left empty."],
+    ["a price above 1,000 an hour", "1001", "A price must be at most 1,000 an hour."],
+  ])("refuses %s with its sentence", (_name, vcpuPrice, message) => {
+    const check = checkLimits({ ...limits, vcpuPrice, gibPrice: "0.005" });
+    expect(check.ok).toBe(false);
+    if (!check.ok) expect(check.errors.pricePerVcpuHour).toBe(message);
+  });
+});

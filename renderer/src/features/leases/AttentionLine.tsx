@@ -1,0 +1,103 @@
+import { useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
+import type { UntrackedSandboxView } from "../../../../shared/contract";
+import { HEADLINES } from "../../../../shared/domain/codes";
+import { api } from "../../api";
+import { formatCount, plural } from "../../lib/format";
+import { useNow } from "../../lib/now";
+import type { InventoryRows } from "../../state/inventory-rows";
+import { queryKeys } from "../../state/query-keys";
+import { FLAGGED, liveUntracked, runningCost } from "../pictures/aggregate";
+import type { LeaseRowView } from "./row-model";
+
+const NONE: readonly UntrackedSandboxView[] = [];
+const FLAGGED_CODES = new Set(FLAGGED.map((headline) => HEADLINES.indexOf(headline)));
+
+/**
+ * The first screen's two answers: how much needs the operator (every row neither ok nor closed, and
+ * every untracked sandbox when all environments are shown), and what the flagged sandboxes that run
+ * cost so far — vCPU·hours and GiB·hours from their shapes and ages, and money when Settings has prices.
+ * It counts the sidebar's scope, whatever the search and chips show.
+ */
+export function AttentionLine({
+  table,
+  positions,
+  withUntracked,
+}: {
+  table: InventoryRows;
+  positions: Int32Array;
+  withUntracked: boolean;
+}) {
+  const now = useNow();
+  const untracked = useQuery({
+    queryKey: queryKeys.untracked("", ""),
+    queryFn: () => api.invoke("untracked:list", {}),
+    enabled: withUntracked,
+  });
+  const settings = useQuery({ queryKey: queryKeys.settings, queryFn: () => api.invoke("settings:get") });
+  const flagged = useMemo(() => {
+    const rows: LeaseRowView[] = [];
+    const { headline } = table.view.leases;
+    for (let step = 0; step < positions.length; step++) {
+      const at = positions[step]!;
+      if (FLAGGED_CODES.has(headline[at]!)) {
+        const row = table.at(at);
+        if (row) rows.push(row);
+      }
+    }
+    return rows;
+  }, [table, positions]);
+  const sandboxes = withUntracked ? (untracked.data?.sandboxes ?? NONE) : NONE;
+  const untrackedCount = withUntracked
+    ? untracked.data
+      ? liveUntracked(sandboxes)
+      : table.view.untracked.reduce((sum, entry) => sum + entry.count, 0)
+    : 0;
+  const vcpuHour = settings.data?.pricePerVcpuHour ?? null;
+  const gibHour = settings.data?.pricePerGibHour ?? null;
+  const cost = useMemo(
+    () => runningCost(flagged, sandboxes, now, { vcpuHour, gibHour }),
+    [flagged, sandboxes, now, vcpuHour, gibHour],
+  );
+  const total = flagged.length + untrackedCount;
+  return (
+    <div className="toolbar-row attention" data-testid="attention-line">
+      <strong data-testid="needs-attention" data-count={total}>
+        Needs attention {formatCount(total)}
+      </strong>
+      <span className="muted">
+        {plural(flagged.length, "flagged lease")}
+        {withUntracked ? `, ${plural(untrackedCount, "untracked sandbox", "untracked sandboxes")}` : ""}
+      </span>
+      <span className="attention-cost" data-testid="attention-cost">
+        {cost.sandboxes === 0 ? (
+          "No flagged sandbox is running."
+        ) : (
+          <>
+            {plural(cost.sandboxes, "flagged sandbox", "flagged sandboxes")} running:{" "}
+            <strong>{hours(cost.vcpuHours)} vCPU·h</strong> and <strong>{hours(cost.gibHours)} GiB·h</strong>{" "}
+            so far
+            {cost.money !== null ? (
+              <>
+                , ≈ <strong>${money(cost.money)}</strong>
+              </>
+            ) : (
+              <span className="muted"> (set prices in Settings for an estimate)</span>
+            )}
+            {cost.sized < cost.sandboxes ? (
+              <span className="muted"> · {formatCount(cost.sandboxes - cost.sized)} of unknown size</span>
+            ) : null}
+          </>
+        )}
+      </span>
+    </div>
+  );
+}
+
+function hours(value: number): string {
+  return Math.round(value).toLocaleString("en-US");
+}
+
+function money(value: number): string {
+  return value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+}
