@@ -29,6 +29,8 @@ import {
   CredentialViewSchema,
   SettingsUpdateSchema,
   SettingsViewSchema,
+  SourceConfigSchema,
+  SourceTestResultSchema,
   StatusViewSchema,
   VaultStatusSchema,
 } from "./contract/settings.js";
@@ -137,6 +139,10 @@ export const contract = {
   "credentials:clear": {
     request: z.strictObject({ name: CredentialNameSchema }),
     response: CredentialViewSchema,
+  },
+  "sources:test": {
+    request: z.strictObject({ source: SourceConfigSchema }),
+    response: SourceTestResultSchema,
   },
   "vault:accept-weak-store": {
     request: z.strictObject({ accept: z.literal(true) }),

@@ -28,6 +28,7 @@ export const INVOKE_CHANNELS = [
   "credentials:set",
   "credentials:test",
   "credentials:clear",
+  "sources:test",
   "vault:accept-weak-store",
   "status:get",
 ] as const;

@@ -210,11 +210,66 @@ export const OriginStatusSchema = z.object({
   lastError: z.string().nullable(),
 });
 
+/** How reading one lease source went in the last scan: complete, partial (it has gaps) or failed. */
+export const SourceReadSchema = z.object({
+  sourceId: z.string(),
+  kind: z.enum(["ledger", "paperclip", "paperclip-db"]),
+  /** When it was last tried, ISO. */
+  at: z.string(),
+  outcome: z.enum(["complete", "partial", "failed"]),
+  /** Why it failed or what it missed, one sentence without keys, query strings or response bodies. */
+  message: z.string().nullable(),
+});
+export type SourceRead = z.infer<typeof SourceReadSchema>;
+
+/** How listing one credential's sandboxes at one origin went in the last scan that listed it. */
+export const ListingReadSchema = z.object({
+  credential: z.string(),
+  origin: z.string(),
+  /** When it was read, ISO. */
+  at: z.string(),
+  outcome: z.enum(["complete", "failed"]),
+  /** A reason code (network, unauthorized, …) when it failed. */
+  reason: z.string().nullable(),
+  /** "Cannot list demo account 1 at host: …" when it failed; credential-free. */
+  message: z.string().nullable(),
+  /** When this credential last listed completely (this run, or the stored inventory's scan), ISO. */
+  lastGoodAt: z.string().nullable(),
+});
+export type ListingRead = z.infer<typeof ListingReadSchema>;
+
+/**
+ * What the last scan read and what is shown. `failed`: a source could not be read, so no new inventory
+ * was made and the one from `shownFrom` is still shown; `partial`: an inventory was made, but a listing
+ * failed or a source has gaps; `complete`: everything was read.
+ */
+export const ScanStatusSchema = z.object({
+  at: z.string(),
+  outcome: z.enum(["complete", "partial", "failed"]),
+  /** The first thing that went wrong, as a sentence; null when complete. */
+  message: z.string().nullable(),
+  /** When the inventory shown now was scanned (the last good one, after a failed scan). */
+  shownFrom: z.string().nullable(),
+  sources: z.array(SourceReadSchema),
+  listings: z.array(ListingReadSchema),
+});
+export type ScanStatus = z.infer<typeof ScanStatusSchema>;
+
 export const StatusViewSchema = z.object({
   origins: z.array(OriginStatusSchema),
   lastRefreshAt: z.string().nullable(),
   refreshing: z.boolean(),
+  /** The last scan's outcome per source and per credential; absent before the first scan of this run. */
+  scan: ScanStatusSchema.nullable().optional(),
 });
 export type StatusView = z.infer<typeof StatusViewSchema>;
+
+/** A source is read once before it is saved from the UI, as a key is tested (see `sources:test`). */
+export const SourceTestResultSchema = z.object({
+  ok: z.boolean(),
+  /** One whole sentence for the operator, credential-free. */
+  message: z.string(),
+});
+export type SourceTestResult = z.infer<typeof SourceTestResultSchema>;
 
 export { credentialName as CredentialNameSchema };

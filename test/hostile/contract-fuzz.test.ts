@@ -53,6 +53,7 @@ const VALID: { [C in InvokeChannel]: Record<string, unknown> } = {
   "credentials:set": { name: "fuzz", origin: "https://api.example.test", apiKey: "sk-fuzz-0123456789" },
   "credentials:test": { name: "fuzz" },
   "credentials:clear": { name: "fuzz" },
+  "sources:test": { source: { kind: "ledger", path: "/nowhere/fuzz.json" } },
   "vault:accept-weak-store": { accept: true },
   "status:get": {},
 };

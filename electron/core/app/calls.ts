@@ -79,11 +79,14 @@ export function coreCalls(core: CoreServices): CoreCalls {
     "credentials:set": (request) => settings.setCredential(request),
     "credentials:test": (request) => settings.testCredential(request.name),
     "credentials:clear": (request) => settings.clearCredential(request.name),
+    "sources:test": (request) => settings.testSource(request.source),
     "vault:accept-weak-store": () => core.secrets.acceptWeakStore(),
-    "status:get": () =>
-      statusView(settings.config, inventory.summary, {
+    "status:get": () => ({
+      ...statusView(settings.config, inventory.summary, {
         lastRefreshAt: inventory.lastRefreshAt,
         refreshing: inventory.refreshing,
       }),
+      scan: inventory.scanStatus,
+    }),
   };
 }

@@ -5,6 +5,7 @@ import {
   type InventoryView,
   LEASE_COLUMNS,
   type LeaseColumns,
+  type ScanStatus,
 } from "../../../shared/contract.js";
 import type { JobEvent } from "../../../shared/domain/actions.js";
 import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../shared/domain/inventory.js";
@@ -26,6 +27,7 @@ import type {
   WorkerSetup,
 } from "../inventory/worker/protocol.js";
 import type { Logger } from "./log.js";
+import { failedStatus, scannedStatus } from "./scan-status.js";
 
 export interface ScanContext {
   config: LeasekeeperConfig;
@@ -88,6 +90,7 @@ export class InventoryService {
   #running: Promise<InventorySummary> | null = null;
   #lastRefreshAt: string | null = null;
   #lastScanTimings: ScanTimings | null = null;
+  #scanStatus: ScanStatus | null = null;
   #redactionsVersion = 0;
   #timer: ReturnType<typeof setInterval> | null = null;
   #scanIds = 0;
@@ -178,6 +181,11 @@ export class InventoryService {
   /** How the last scan of this run spent its time (the benchmark reports it). */
   get lastScanTimings(): ScanTimings | null {
     return this.#lastScanTimings;
+  }
+
+  /** What the last scan of this run read, per source and per credential, and its outcome; null before one. */
+  get scanStatus(): ScanStatus | null {
+    return this.#scanStatus;
   }
 
   get refreshing(): boolean {
@@ -358,6 +366,16 @@ export class InventoryService {
         ? await this.#ask<Accepted>({ type: "accept", inventory: await this.#options.scan(context) })
         : await this.#scanInWorker(context);
     } catch (error) {
+      const known = error instanceof InventoryWorkerError && error.failure.kind !== "internal";
+      // The inventory shown stays the last good one; the status says why and since when.
+      this.#scanStatus = failedStatus({
+        config: context.config,
+        at: this.#now().toISOString(),
+        error: known ? error.message : "",
+        internal: !known,
+        previous: this.#scanStatus,
+        shownFrom: this.#summary?.generatedAt ?? null,
+      });
       // Source and config errors are one line naming the source or file; they say what to fix.
       if (error instanceof InventoryWorkerError && error.failure.kind !== "internal") {
         this.#options.log.warn("scan failed", error.message);
@@ -368,8 +386,17 @@ export class InventoryService {
       throw error;
     }
     const view = await this.#receive(accepted);
+    const shownBefore = this.#summary;
     // Null only when two newer inventories were accepted meanwhile; the newest is shown by its own path.
     if (view !== null) this.#take(accepted, view);
+    this.#scanStatus = scannedStatus({
+      config: context.config,
+      at: accepted.summary.generatedAt,
+      origins: accepted.summary.origins,
+      gaps: accepted.view.gaps,
+      previous: this.#scanStatus,
+      previousShown: shownBefore,
+    });
     this.#fromStore = false;
     this.#lastRefreshAt = accepted.summary.generatedAt;
     this.#options.events.emit("inventory:changed", { generatedAt: accepted.summary.generatedAt });

@@ -6,6 +6,8 @@ import type {
   CredentialView,
   ParsedRequest,
   SettingsView,
+  SourceConfig,
+  SourceTestResult,
   SourceView,
 } from "../../../shared/contract.js";
 import { type LeasekeeperConfig, loadConfig, parseConfig } from "../config/load.js";
@@ -14,6 +16,7 @@ import { CreateosClient, type CreateosError, isCreateosError } from "../createos
 import { CoreError } from "../errors/core-error.js";
 import { type LayeredSecretStore, writeFileAtomic } from "../vault/index.js";
 import type { Logger } from "./log.js";
+import { readSourceOnce } from "./source-test.js";
 
 export interface SettingsServiceOptions {
   config: LeasekeeperConfig;
@@ -73,11 +76,11 @@ export class SettingsService {
       rateLimitPerMinute: config.rateLimitPerMinute,
       refreshIntervalSeconds: config.refreshIntervalSeconds,
       typedCountAbove: config.typedCountAbove,
+      pricePerVcpuHour: config.pricePerVcpuHour ?? null,
+      pricePerGibHour: config.pricePerGibHour ?? null,
       vault: this.#options.secrets.status(),
     };
   }
-      pricePerVcpuHour: config.pricePerVcpuHour ?? null,
-      pricePerGibHour: config.pricePerGibHour ?? null,
 
   async update(request: ParsedRequest<"settings:update">): Promise<SettingsView> {
     const raw = this.#readRaw();
@@ -110,15 +113,39 @@ export class SettingsService {
     if (request.refreshIntervalSeconds !== undefined)
       raw.refreshIntervalSeconds = request.refreshIntervalSeconds;
     if (request.typedCountAbove !== undefined) raw.typedCountAbove = request.typedCountAbove;
-    await this.#writeRaw(raw);
-    return this.view();
-  }
     // A price is set to a number or cleared with null; left out, it stays as it is.
     for (const key of ["pricePerVcpuHour", "pricePerGibHour"] as const) {
       const price = request[key];
       if (price === null) delete raw[key];
       else if (price !== undefined) raw[key] = price;
     }
+    await this.#writeRaw(raw);
+    return this.view();
+  }
+
+  /**
+   * Reads a source once before the form saves it, as a key is tested; the same rules as saving it apply
+   * first (a ledger file by absolute path, a token variable the UI may name), so a test sends no secret
+   * anywhere a save could not.
+   */
+  async testSource(source: SourceConfig): Promise<SourceTestResult> {
+    if (source.kind === "ledger" && (!path.isAbsolute(source.path) || !source.path.endsWith(".json")))
+      return {
+        ok: false,
+        message: "A ledger source set from the UI must be an absolute path to a .json file.",
+      };
+    if (source.kind === "paperclip" && source.tokenEnv !== undefined)
+      this.#checkTokenEnv(source.url, source.tokenEnv);
+    const token =
+      source.kind === "paperclip" && source.tokenEnv ? this.#options.env[source.tokenEnv]?.trim() : null;
+    if (source.kind === "paperclip" && source.tokenEnv && !token)
+      return { ok: false, message: `The Paperclip token variable ${source.tokenEnv} is not set.` };
+    return readSourceOnce(source, {
+      token: token ?? null,
+      timeoutMs: this.#config.requestTimeoutMs,
+      ...(this.#options.fetch ? { fetch: this.#options.fetch } : {}),
+    });
+  }
 
   async describe(name: string): Promise<CredentialView> {
     const credential = this.#config.credentials.find((entry) => entry.name === name);

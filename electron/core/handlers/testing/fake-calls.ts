@@ -124,6 +124,7 @@ export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
     })),
     "credentials:test": record("credentials:test", () => ({ ok: true, httpStatus: 200, message: "ok" })),
     "credentials:clear": record("credentials:clear", () => credential),
+    "sources:test": record("sources:test", () => ({ ok: true, message: "ok" })),
     "vault:accept-weak-store": record("vault:accept-weak-store", () => fakeSettings().vault),
     "status:get": record(
       "status:get",
