@@ -11,6 +11,7 @@ import { SettingsView } from "../features/settings/SettingsView";
 import { ShortcutsDialog } from "../features/shortcuts/ShortcutsDialog";
 import { Sidebar } from "../features/sidebar/Sidebar";
 import { StatusBar } from "../features/status-bar/StatusBar";
+import { ScanBanner } from "../features/status-bar/ScanBanner";
 import { UntrackedView } from "../features/untracked/UntrackedView";
 import { type Scope, useUi, type View } from "../state/ui-store";
 import { useInventory, useRefreshInventory } from "../state/use-inventory";
@@ -139,6 +140,7 @@ export function App() {
       </main>
       <StatusBar />
       <LeaseDrawer />
+        <ScanBanner />
       <CommandPalette />
       <ShortcutsDialog />
       <ActionsHost />

@@ -59,10 +59,16 @@ export function useInventory() {
 export function useRefreshInventory(): () => Promise<void> {
   const client = useQueryClient();
   return useCallback(async () => {
-    await client.fetchQuery({
-      queryKey: queryKeys.inventory,
-      queryFn: () => fetchInventory(true),
-      staleTime: 0,
-    });
+    try {
+      await client.fetchQuery({
+        queryKey: queryKeys.inventory,
+        queryFn: () => fetchInventory(true),
+        staleTime: 0,
+      });
+    } finally {
+      // A refresh always answers: the scan's outcome (a failure too) reaches the footer and the banner now.
+      void client.invalidateQueries({ queryKey: queryKeys.status });
+      void client.invalidateQueries({ queryKey: queryKeys.untrackedAll });
+    }
   }, [client]);
 }

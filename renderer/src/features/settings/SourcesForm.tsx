@@ -1,9 +1,15 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { type SettingsView, SourceConfigSchema } from "../../../../shared/contract";
+import {
+  type ScanStatus,
+  type SettingsView,
+  type SourceConfig,
+  SourceConfigSchema,
+} from "../../../../shared/contract";
 import { api } from "../../api";
 import { errorMessage } from "../../lib/errors";
 import { queryKeys } from "../../state/query-keys";
+import { useStatus } from "../status-bar/use-status";
 import { fieldErrors } from "./field-errors";
 
 type Draft = { kind: "ledger"; path: string } | { kind: "paperclip"; url: string; tokenEnv: string };
@@ -16,7 +22,21 @@ function drafts(settings: SettingsView): Draft[] {
   );
 }
 
-function toConfig(draft: Draft) {
+/** The saved source a draft is, by what it reads (its id is the one the scan reports under). */
+function savedAs(settings: SettingsView, draft: Draft) {
+  return settings.sources.find((source) =>
+    source.kind === "ledger"
+      ? draft.kind === "ledger" && draft.path === source.path
+      : draft.kind === "paperclip" && draft.url === source.url && draft.tokenEnv === (source.tokenEnv ?? ""),
+  );
+}
+
+type Outcome =
+  | { kind: "saved" | "saved-untested"; message: string }
+  | { kind: "refused"; message: string }
+  | { kind: "error"; message: string };
+
+function toConfig(draft: Draft): SourceConfig {
   return draft.kind === "ledger"
     ? { kind: "ledger" as const, path: draft.path }
     : { kind: "paperclip" as const, url: draft.url, ...(draft.tokenEnv ? { tokenEnv: draft.tokenEnv } : {}) };
@@ -30,12 +50,32 @@ export function SourcesForm({ settings }: { settings: SettingsView }) {
   const checks = list.map((draft) => SourceConfigSchema.safeParse(toConfig(draft)));
   const errors = checks.map((check) => (check.success ? {} : fieldErrors(check.error)));
   const valid = list.length > 0 && checks.every((check) => check.success);
+  const scan = useStatus().data?.scan ?? null;
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  // A source is read once before it is saved, as a key is tested; one already saved is not read again.
   const save = useMutation({
-    mutationFn: () => api.invoke("settings:update", { sources: list.map(toConfig) }),
-    onSuccess: (next) => {
+    mutationFn: async (anyway: boolean) => {
+      const fresh = list.filter((draft) => savedAs(settings, draft) === undefined);
+      const tests = await Promise.all(
+        fresh.map((draft) => api.invoke("sources:test", { source: toConfig(draft) })),
+      );
+      const failed = tests.filter((test) => !test.ok);
+      const said = tests.map((test) => test.message).join(" ");
+      if (failed.length > 0 && !anyway)
+        return { kind: "refused", message: failed.map((t) => t.message).join(" ") } as const;
+      const next = await api.invoke("settings:update", { sources: list.map(toConfig) });
       client.setQueryData(queryKeys.settings, next);
       void client.invalidateQueries({ queryKey: queryKeys.inventory });
+      return failed.length > 0
+        ? ({
+            kind: "saved-untested",
+            message: `Saved without a working read. ${failed.map((t) => t.message).join(" ")} Every scan will say so until it can be read.`,
+          } as const)
+        : ({ kind: "saved", message: said ? `Saved. ${said}` : "Saved." } as const);
     },
+    onMutate: () => setOutcome(null),
+    onSuccess: (result) => setOutcome(result),
+    onError: (error) => setOutcome({ kind: "error", message: errorMessage(error) }),
   });
   const update = (at: number, patch: Partial<Draft>) =>
     setList((current) =>
@@ -55,7 +95,8 @@ export function SourcesForm({ settings }: { settings: SettingsView }) {
             className="input"
             aria-label="Source kind"
             value={draft.kind}
-            onChange={(event) =>
+            onChange={(event) => {
+              setOutcome(null);
               setList((current) =>
                 current.map((item, index) =>
                   index === at
@@ -64,8 +105,8 @@ export function SourcesForm({ settings }: { settings: SettingsView }) {
                       : { kind: "paperclip", url: "", tokenEnv: "" }
                     : item,
                 ),
-              )
-            }
+              );
+            }}
           >
             <option value="ledger">Ledger file</option>
             <option value="paperclip">Paperclip</option>
@@ -100,6 +141,7 @@ export function SourcesForm({ settings }: { settings: SettingsView }) {
               />
             </>
           )}
+          <SourceFailure settings={settings} draft={draft} scan={scan} />
           <button
             type="button"
             className="btn btn-small btn-ghost"
@@ -115,22 +157,45 @@ export function SourcesForm({ settings }: { settings: SettingsView }) {
         <button
           type="button"
           className="btn btn-small"
+          data-testid="source-add"
           onClick={() => setList((current) => [...current, { kind: "ledger", path: "" }])}
         >
           Add source
         </button>
         <span style={{ flex: 1 }} />
-        {save.isError && <span className="field-error">{errorMessage(save.error)}</span>}
-        {save.isSuccess && <span className="muted">Saved.</span>}
+        {outcome?.kind === "refused" && (
+          <button
+            type="button"
+            className="btn btn-danger-outline"
+            disabled={save.isPending}
+            data-testid="sources-save-anyway"
+            onClick={() => save.mutate(true)}
+          >
+            Save anyway
+          </button>
+        )}
         <button
           type="button"
           className="btn btn-primary"
+          data-testid="sources-save"
           disabled={!valid || save.isPending}
-          onClick={() => save.mutate()}
+          onClick={() => save.mutate(false)}
         >
-          Save sources
+          {save.isPending ? "Testing…" : "Test and save sources"}
         </button>
       </div>
+      {outcome && (
+        <p
+          className={
+            outcome.kind === "saved" ? "credential-outcome match-yes" : "credential-outcome field-error"
+          }
+          role={outcome.kind === "saved" ? "status" : "alert"}
+          data-testid="sources-result"
+          data-outcome={outcome.kind}
+        >
+          {outcome.kind === "refused" ? `Not saved. ${outcome.message}` : outcome.message}
+        </p>
+      )}
     </section>
   );
 }
@@ -161,5 +226,25 @@ function SourceField(props: {
         </span>
       )}
     </div>
+  );
+}
+
+/** What the last scan said of a saved source that it could not read (completely). */
+function SourceFailure({
+  settings,
+  draft,
+  scan,
+}: {
+  settings: SettingsView;
+  draft: Draft;
+  scan: ScanStatus | null;
+}) {
+  const saved = savedAs(settings, draft);
+  const read = saved && scan?.sources.find((source) => source.sourceId === saved.id);
+  if (!read || read.outcome === "complete" || read.message === null) return null;
+  return (
+    <span className="field-error source-failed" data-testid="source-failed" data-state={read.outcome}>
+      {read.message}
+    </span>
   );
 }

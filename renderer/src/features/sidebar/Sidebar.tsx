@@ -7,10 +7,12 @@ import { Text } from "../../components/Text";
 import { originHost } from "../../lib/format";
 import { type Scope, useUi, type View } from "../../state/ui-store";
 import { useInventory } from "../../state/use-inventory";
+import { QuarantineCount } from "../quarantine/QuarantineCount";
 import { buildTree, type EnvironmentNode, FLAGGED_HEADLINES, untrackedNodes } from "./build-tree";
 import "./sidebar.css";
 
 const VIEWS: Array<[View, string]> = [
+  ["quarantines", "Quarantines"],
   ["pictures", "Pictures"],
   ["audit", "Audit log"],
   ["settings", "Settings"],
@@ -156,14 +158,30 @@ export function Sidebar() {
                       aria-current={view === "untracked" && isScope(scope, candidate) ? "page" : undefined}
                       data-testid="sidebar-untracked"
                       data-credential={entry.credential}
+                      data-state={entry.failed ? "failed" : "ok"}
+                      title={
+                        entry.failed
+                          ? `The last scan could not list ${entry.credential} at ${originHost(entry.origin)}`
+                          : undefined
+                      }
                       onClick={() => setScope(candidate)}
                     >
                       <span className="sb-name">
+                        <span
+                          className={`sb-dot sb-dot-${entry.failed ? "failed" : "ok"}`}
+                          aria-hidden="true"
+                        />
                         <Text value={entry.credential} mono />{" "}
                         <span className="muted">@ {originHost(entry.origin)}</span>
                       </span>
                       <span className="sb-counts">
-                        <Badge tone="neutral" plain label="untracked" count={entry.count} />
+                        {entry.failed ? (
+                          <span className="sb-failed" data-testid="sidebar-untracked-failed">
+                            cannot list
+                          </span>
+                        ) : (
+                          <Badge tone="neutral" plain label="untracked" count={entry.count} />
+                        )}
                       </span>
                     </button>
                   );
@@ -184,6 +202,7 @@ export function Sidebar() {
             onClick={() => showView(id)}
           >
             {label}
+            {id === "quarantines" && <QuarantineCount />}
           </button>
         ))}
       </div>

@@ -84,4 +84,25 @@ describe("untrackedNodes", () => {
   it("lists each account once, by credential", () => {
     expect(untrackedNodes(view).map((node) => node.credential)).toEqual(["legacy", "ops"]);
   });
+
+  it("keeps an account the last scan could not list, marked failed, instead of dropping it", () => {
+    const failing = {
+      ...view,
+      untracked: [],
+      untrackedUncertain: [],
+      originHealth: [
+        {
+          origin: "https://api.a",
+          credential: "ops",
+          ok: false,
+          reason: "network" as const,
+          httpStatus: null,
+          sandboxCount: 0,
+        },
+      ],
+    };
+    expect(untrackedNodes(failing)).toEqual([
+      { credential: "ops", origin: "https://api.a", count: 0, uncertain: 0, failed: true },
+    ]);
+  });
 });

@@ -28,6 +28,8 @@ export interface UntrackedNode {
   count: number;
   /** Unnamed sandboxes at this origin while a source was incomplete: never orphans. */
   uncertain: number;
+  /** The last scan could not list this account: its counts say nothing, and it keeps its entry. */
+  failed: boolean;
 }
 
 const FLAGGED: readonly Headline[] = ["foreign", "stale", "leaking", "unknown"];
@@ -109,7 +111,7 @@ export function untrackedNodes(view: InventoryView): UntrackedNode[] {
     const key = JSON.stringify([credential, origin]);
     let node = nodes.get(key);
     if (node === undefined) {
-      node = { credential, origin, count: 0, uncertain: 0 };
+      node = { credential, origin, count: 0, uncertain: 0, failed: false };
       nodes.set(key, node);
     }
     return node;
@@ -118,6 +120,9 @@ export function untrackedNodes(view: InventoryView): UntrackedNode[] {
   // An account whose unnamed sandboxes are all uncertain still gets an entry, so they can be seen.
   for (const entry of view.untrackedUncertain ?? [])
     nodeOf(entry.credential, entry.origin).uncertain += entry.count;
+  // An account that could not be listed keeps its entry, marked, instead of vanishing as if it had none.
+  for (const health of view.originHealth ?? [])
+    if (!health.ok) nodeOf(health.credential, health.origin).failed = true;
   return [...nodes.values()].sort(
     (a, b) => a.credential.localeCompare(b.credential) || a.origin.localeCompare(b.origin),
   );

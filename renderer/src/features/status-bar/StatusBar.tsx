@@ -1,27 +1,31 @@
-import { useQuery } from "@tanstack/react-query";
-import { api } from "../../api";
 import { Text } from "../../components/Text";
-import { formatExact, formatRelative, originHost, parseTime } from "../../lib/format";
+import { formatExact, originHost, parseTime } from "../../lib/format";
 import { useNow } from "../../lib/now";
-import { queryKeys } from "../../state/query-keys";
 import { useAppInfo } from "../../state/use-app-info";
 import { useInventory } from "../../state/use-inventory";
+import { footerWords } from "./scan-words";
+import { useStatus } from "./use-status";
 import "./status-bar.css";
 
 const STATE_LABEL = { ok: "connected", down: "down", unknown: "not asked yet" } as const;
+const SOURCE_LABEL = { complete: "read", partial: "incomplete", failed: "failed" } as const;
 
-/** Last refresh and its age, CreateOS requests this minute and connection state per origin, Demo marker. */
+/**
+ * The last scan's outcome and age, each source's and each origin's state as that scan left it, CreateOS
+ * requests this minute, and the Demo marker.
+ */
 export function StatusBar() {
   const now = useNow();
   const info = useAppInfo();
   const inventory = useInventory();
-  const status = useQuery({
-    queryKey: queryKeys.status,
-    queryFn: () => api.invoke("status:get", {}),
-    refetchInterval: 5_000,
-    staleTime: 0,
-  });
+  const status = useStatus();
+  const scan = status.data?.scan ?? null;
   const lastRefresh = parseTime(status.data?.lastRefreshAt ?? inventory.data?.view.generatedAt ?? null);
+  const words = footerWords(
+    scan,
+    status.data?.lastRefreshAt ?? inventory.data?.view.generatedAt ?? null,
+    Math.max(now, Date.now()),
+  );
   const problems = inventory.data?.view.problemCount ?? 0;
 
   return (
@@ -35,9 +39,14 @@ export function StatusBar() {
           Demo
         </span>
       )}
-      <span data-testid="last-refresh" title={lastRefresh ? formatExact(lastRefresh) : undefined}>
+      <span
+        data-testid="last-refresh"
+        data-outcome={words.outcome}
+        className={words.outcome === "failed" || words.outcome === "partial" ? "sb-failed" : undefined}
+        title={scan?.message ?? (lastRefresh ? formatExact(lastRefresh) : undefined)}
+      >
         {status.data?.refreshing || inventory.isFetching ? "Refreshing… · " : ""}
-        Last refresh {lastRefresh ? formatRelative(lastRefresh, Math.max(now, Date.now())) : "never"}
+        {words.text}
       </span>
       {problems > 0 && (
         <span
@@ -52,6 +61,22 @@ export function StatusBar() {
       )}
       <span className="status-spacer" />
       {status.isError && <span className="sb-warn">status unavailable</span>}
+      {scan?.sources
+        .filter((source) => source.outcome !== "complete" || source.kind !== "ledger")
+        .map((source) => (
+          <span
+            key={source.sourceId}
+            className={`origin-status source-${source.outcome}`}
+            data-testid="source-status"
+            data-source={source.sourceId}
+            data-state={source.outcome}
+            title={source.message ?? `${source.sourceId}: read completely`}
+          >
+            <span className="dot" aria-hidden="true" />
+            <Text value={source.sourceId} title={false} />
+            <span className="muted">{SOURCE_LABEL[source.outcome]}</span>
+          </span>
+        ))}
       {status.data?.origins.map((origin) => (
         <span
           key={origin.origin}

@@ -8,9 +8,12 @@ import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
 import { formatMemory, originHost, parseTime, plural } from "../../lib/format";
+import { useNow } from "../../lib/now";
 import { queryKeys } from "../../state/query-keys";
 import { useUi } from "../../state/ui-store";
 import { QuarantineChip } from "../quarantine/QuarantineChip";
+import { clockTime, listingFailedSentence, listingOf } from "../status-bar/scan-words";
+import { useStatus } from "../status-bar/use-status";
 import { keepLivePicks } from "./picked";
 import { UntrackedDetail } from "./UntrackedDetail";
 
@@ -35,6 +38,12 @@ export function UntrackedView() {
   // After a destroy (or a refresh), a sandbox that is gone or destroyed leaves the pick.
   useEffect(() => setPicked((current) => keepLivePicks(current, sandboxes)), [sandboxes]);
   const opened = sandboxes.find((sandbox) => sandbox.sandboxId === openId) ?? null;
+  const now = useNow();
+  const scan = useStatus().data?.scan ?? null;
+  const listing = listingOf(scan, credential, origin);
+  const listingFailed = listing?.outcome === "failed";
+  /** The last scan made no inventory: what is shown is the last good one's list. */
+  const staleFrom = scan?.outcome === "failed" ? scan.shownFrom : null;
 
   if (scope.kind !== "untracked") return null;
   if (list.isPending) return <SkeletonRows rows={8} />;
@@ -82,10 +91,32 @@ export function UntrackedView() {
           onDestroy={() => destroy([opened.sandboxId])}
         />
       )}
-      {sandboxes.length === 0 ? (
-        <EmptyState title="No untracked sandboxes">
-          Every sandbox this account lists is named by a lease row.
-        </EmptyState>
+      {listingFailed && listing && (
+        <div className="state state-error" role="status" data-testid="listing-failed">
+          <h2>This account could not be listed</h2>
+          <p className="text-wrap">{listingFailedSentence(listing, Math.max(now, Date.now()))}</p>
+          <p className="muted text-wrap">
+            Nothing is shown for it until CreateOS lists it again: an account that cannot be listed has no
+            sandboxes Leasekeeper can call untracked.
+          </p>
+        </div>
+      )}
+      {!listingFailed && staleFrom !== null && (
+        <p className="listing-stale" data-testid="listing-stale">
+          The last scan failed; this is the last good list, from {clockTime(staleFrom, Date.now())}.
+        </p>
+      )}
+      {listingFailed ? null : sandboxes.length === 0 ? (
+        staleFrom !== null ? (
+          <EmptyState title="None in the last good list">
+            The list from {clockTime(staleFrom, Date.now())} named every sandbox of this account in a lease
+            row; the last scan failed, so this may have changed.
+          </EmptyState>
+        ) : (
+          <EmptyState title="No untracked sandboxes">
+            Every sandbox this account lists is named by a lease row.
+          </EmptyState>
+        )
       ) : (
         <div className="view-scroll">
           <table className="data-table" data-testid="untracked-table">
