@@ -37,6 +37,7 @@ test("quarantining a lease's sandbox from the drawer pauses it, counts down in t
   await expect(leaseRow(page, leaseId).getByTestId("quarantine-chip")).toContainText("quarantined");
 
   await section.getByTestId("quarantine-cancel").click();
+  await section.getByTestId("quarantine-cancel-yes").click();
   await expect(section.getByTestId("quarantine-countdown")).toBeHidden();
   await expect(section.getByTestId("quarantine-start")).toBeVisible();
   await expect(leaseRow(page, leaseId).getByTestId("quarantine-chip")).toBeHidden();

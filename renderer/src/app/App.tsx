@@ -7,6 +7,7 @@ import { CommandPalette } from "../features/command-palette/CommandPalette";
 import { LeaseDrawer } from "../features/lease-detail/LeaseDrawer";
 import { LeasesView } from "../features/leases/LeasesView";
 import { PicturesView } from "../features/pictures/PicturesView";
+import { QuarantinesView } from "../features/quarantine/QuarantinesView";
 import { SettingsView } from "../features/settings/SettingsView";
 import { ShortcutsDialog } from "../features/shortcuts/ShortcutsDialog";
 import { Sidebar } from "../features/sidebar/Sidebar";
@@ -27,6 +28,7 @@ const TITLES = {
   audit: "Audit log",
   settings: "Settings",
   untracked: "Untracked sandboxes",
+  quarantines: "Quarantines",
 };
 
 function viewTitle(view: View, scope: Scope): string {
@@ -122,6 +124,8 @@ function CurrentView() {
       return <AuditView />;
     case "settings":
       return <SettingsView />;
+    case "quarantines":
+      return <QuarantinesView />;
   }
 }
 

@@ -10,11 +10,13 @@ import { errorMessage } from "../../lib/errors";
 import { useUi } from "../../state/ui-store";
 import { useInventory } from "../../state/use-inventory";
 import { QuarantineControl } from "../quarantine/QuarantineControl";
+import { needsTypedId } from "../quarantine/use-quarantines";
 import { WhatIsWrong, WhatToDo, WhoseItIs } from "./DrawerAnswers";
 import { knownNames } from "./mismatches";
 import { OwnershipTable } from "./OwnershipTable";
 import { PaperclipFields } from "./PaperclipFields";
 import { ProviderEvidence } from "./ProviderEvidence";
+import { useBelowHeader } from "./use-below-header";
 import { useLeaseDetail } from "./use-lease-detail";
 import "./lease-detail.css";
 
@@ -32,6 +34,7 @@ export function LeaseDrawer() {
     [leaseId, inventory.data],
   );
   const detail = useLeaseDetail(leaseId, row?.sourceId ?? null);
+  const top = useBelowHeader(leaseId !== null);
 
   return (
     <Dialog.Root
@@ -44,12 +47,16 @@ export function LeaseDrawer() {
       <Dialog.Portal>
         <Dialog.Content
           className="drawer"
+          style={{ top }}
           data-testid="lease-drawer"
           aria-describedby={undefined}
           onInteractOutside={(event) => {
-            // Clicking another row switches the drawer to it instead of closing and reopening.
+            // Clicking another row switches the drawer to it instead of closing and reopening; the
+            // header's controls (Refresh, the theme) work beside it and leave it open.
             const target = event.target as HTMLElement | null;
-            if (target?.closest("[data-testid='lease-row'], [role='dialog'], [data-sonner-toaster]")) {
+            if (
+              target?.closest("[data-testid='lease-row'], [role='dialog'], [data-sonner-toaster], .topbar")
+            ) {
               event.preventDefault();
             }
           }}
@@ -110,8 +117,16 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
       {sandboxId && (
         <section data-testid="drawer-quarantine">
           <h3 className="section-title">Quarantine</h3>
+          {/* Keyed by its subject: what was typed or refused for one lease stays with that lease. */}
           <QuarantineControl
-            target={{ kind: "lease", leaseId: detail.leaseId, sourceId: detail.sourceId, sandboxId }}
+            key={`${detail.sourceId} ${detail.leaseId}`}
+            target={{
+              kind: "lease",
+              leaseId: detail.leaseId,
+              sourceId: detail.sourceId,
+              sandboxId,
+              forced: needsTypedId(detail.verdict.ownership),
+            }}
           />
         </section>
       )}

@@ -1,14 +1,14 @@
 import { useMutation } from "@tanstack/react-query";
 import type { MarkerProofView } from "../../../../shared/contract";
 import { api } from "../../api";
+import { RelativeTime } from "../../components/RelativeTime";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
+import { type Subject, subjectKey, useSubjectAnswer, useSubjectAnswers } from "../../state/subject-answers";
 import "./markers.css";
 
 /** What the marker read is asked about: a lease row, or a sandbox no row names. */
-export type ProofRequest =
-  | { kind: "lease"; leaseId: string; sourceId: string }
-  | { kind: "untracked"; sandboxId: string; origin: string };
+export type ProofRequest = Subject;
 
 export const PROOF_ANSWERS: Record<MarkerProofView["answer"], { label: string; tone: string }> = {
   proven: { label: "proven", tone: "ok" },
@@ -17,54 +17,68 @@ export const PROOF_ANSWERS: Record<MarkerProofView["answer"], { label: string; t
   "cannot-read": { label: "cannot read", tone: "unknown" },
 };
 
+/** What came back for one subject: its proof, or why it could not be asked. */
+type ProofOutcome = { proof: MarkerProofView } | { error: string };
+
 /**
  * Asks main to read the sandbox's workspace marker and say whose it is. Main reads it with the plugin's
  * own command and never resumes a paused sandbox to do so; only the answer and a short prefix come back.
+ * The answer is kept under the subject it was asked about, with its time: another subject shown here
+ * shows its own answer or none, never this one's.
  */
-export function ProveOwnership({
-  request,
-  label = "Prove ownership",
-}: {
-  request: ProofRequest;
-  label?: string;
-}) {
+export function ProveOwnership({ request }: { request: ProofRequest }) {
+  const put = useSubjectAnswers((state) => state.put);
+  const answer = useSubjectAnswer<ProofOutcome>("proof", request);
   const prove = useMutation({
-    mutationFn: () =>
+    mutationFn: (asked: ProofRequest) =>
       api.invoke(
         "markers:prove",
-        request.kind === "lease"
-          ? { leases: [{ leaseId: request.leaseId, sourceId: request.sourceId }] }
-          : { untracked: [{ sandboxId: request.sandboxId, origin: request.origin }] },
+        asked.kind === "lease"
+          ? { leases: [{ leaseId: asked.leaseId, sourceId: asked.sourceId }] }
+          : { untracked: [{ sandboxId: asked.sandboxId, origin: asked.origin }] },
       ),
+    onSuccess: (data, asked) => {
+      const proof = data.proofs[0];
+      put("proof", asked, proof ? { proof } : { error: "Main gave no answer for this sandbox." });
+    },
+    onError: (error, asked) => put("proof", asked, { error: errorMessage(error) }),
   });
-  const proof = prove.data?.proofs[0];
+  const key = subjectKey(request);
+  const pending = prove.isPending && prove.variables !== undefined && subjectKey(prove.variables) === key;
   return (
     <div className="prove" data-testid="prove-ownership">
       <button
         type="button"
         className="btn btn-small"
-        disabled={prove.isPending}
-        onClick={() => prove.mutate()}
+        disabled={pending}
+        onClick={() => prove.mutate(request)}
         data-testid="prove-button"
       >
-        {prove.isPending ? "Reading the marker…" : label}
+        {pending ? "Reading the marker…" : "Prove ownership"}
       </button>
       <div aria-live="polite" className="prove-answer">
-        {prove.isError && (
-          <span className="match-no" data-testid="prove-error">
-            {errorMessage(prove.error)}
+        {answer !== null && "error" in answer.value && (
+          <span className="match-no" data-testid="prove-error" data-subject={answer.subject}>
+            {answer.value.error}
           </span>
         )}
-        {proof && <ProofAnswer proof={proof} />}
+        {answer !== null && "proof" in answer.value && (
+          <ProofAnswer proof={answer.value.proof} subject={answer.subject} at={answer.at} />
+        )}
       </div>
     </div>
   );
 }
 
-function ProofAnswer({ proof }: { proof: MarkerProofView }) {
+function ProofAnswer({ proof, subject, at }: { proof: MarkerProofView; subject: string; at: number }) {
   const answer = PROOF_ANSWERS[proof.answer];
   return (
-    <span className="prove-result" data-testid="prove-answer" data-answer={proof.answer}>
+    <span
+      className="prove-result"
+      data-testid="prove-answer"
+      data-answer={proof.answer}
+      data-subject={subject}
+    >
       <span className={`badge tone-${answer.tone}`}>{answer.label}</span>{" "}
       <span className="text-wrap">{proof.message}</span>
       {proof.owners.length > 0 && (
@@ -79,7 +93,10 @@ function ProofAnswer({ proof }: { proof: MarkerProofView }) {
           ))}
           .
         </span>
-      )}
+      )}{" "}
+      <span className="muted" data-testid="prove-read-at">
+        (read <RelativeTime atMs={at} />)
+      </span>
     </span>
   );
 }

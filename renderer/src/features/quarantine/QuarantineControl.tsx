@@ -1,60 +1,67 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import type { ChannelResponse } from "../../../../shared/contract";
-import { timeLeft } from "../../../../shared/domain/quarantine";
+import { type Quarantine, timeLeft } from "../../../../shared/domain/quarantine";
 import { api } from "../../api";
 import { errorMessage } from "../../lib/errors";
-import { queryKeys } from "../../state/query-keys";
-import { openQuarantineOf, QUARANTINES_ALL, useMainNow, useQuarantines } from "./use-quarantines";
+import { type Subject, useSubjectAnswer, useSubjectAnswers } from "../../state/subject-answers";
+import { openQuarantineOf, useMainNow, useQuarantines, useReconcileQuarantines } from "./use-quarantines";
 import "./quarantine.css";
 
-/** What is quarantined: a row's sandbox, or a sandbox no row names. */
+/**
+ * What is quarantined: a row's sandbox, or a sandbox no row names. `forced` says its destroy would be a
+ * forced one, so its sandbox id is asked for up front (main's plan still decides, and says so if not).
+ */
 export type QuarantineTarget =
-  | { kind: "lease"; leaseId: string; sourceId: string; sandboxId: string }
-  | { kind: "untracked"; sandboxId: string; origin: string };
+  | { kind: "lease"; leaseId: string; sourceId: string; sandboxId: string; forced: boolean }
+  | { kind: "untracked"; sandboxId: string; origin: string; forced: boolean };
 
 type Outcome = ChannelResponse<"quarantine:create">["outcomes"][number];
+type Refusal = Extract<Outcome, { ok: false }> | { ok: false; reason: "error"; message: string };
+
+function subjectOf(target: QuarantineTarget): Subject {
+  return target.kind === "lease"
+    ? { kind: "lease", leaseId: target.leaseId, sourceId: target.sourceId }
+    : { kind: "untracked", sandboxId: target.sandboxId, origin: target.origin };
+}
 
 /**
  * "Pause now, destroy after N hours unless claimed", or, for a sandbox already quarantined, its countdown
- * with cancel (and cancel-and-resume). Main decides everything: a refusal comes back with its sentence;
- * a forced destroy is quarantined only with its sandbox id typed back.
+ * with cancel (and cancel-and-resume), each asked for again before it is sent. Main decides everything:
+ * a refusal comes back with its sentence and is kept under this target's own subject; a forced destroy
+ * is quarantined only with its sandbox id typed back, which the form asks for before the first click.
  */
 export function QuarantineControl({ target }: { target: QuarantineTarget }) {
-  const client = useQueryClient();
   const quarantines = useQuarantines();
   const now = useMainNow(quarantines.data);
   const open = openQuarantineOf(quarantines.data, target.sandboxId);
+  const reconcile = useReconcileQuarantines();
+  const subject = subjectOf(target);
+  const put = useSubjectAnswers((state) => state.put);
+  const drop = useSubjectAnswers((state) => state.drop);
+  const refusal = useSubjectAnswer<Refusal>("quarantine", subject);
   const [hours, setHours] = useState("24");
   const [typed, setTyped] = useState("");
-  const [refusal, setRefusal] = useState<Extract<Outcome, { ok: false }> | null>(null);
   const hoursId = useId();
   const typedId = useId();
-  const changed = () => {
-    void client.invalidateQueries({ queryKey: QUARANTINES_ALL });
-    void client.invalidateQueries({ queryKey: queryKeys.inventory });
-  };
 
   const create = useMutation({
-    mutationFn: () =>
+    mutationFn: (asked: { subject: Subject; typed: string }) =>
       api.invoke("quarantine:create", {
-        ...(target.kind === "lease"
-          ? { leases: [{ leaseId: target.leaseId, sourceId: target.sourceId }] }
-          : { untracked: [{ sandboxId: target.sandboxId, origin: target.origin }] }),
+        ...(asked.subject.kind === "lease"
+          ? { leases: [{ leaseId: asked.subject.leaseId, sourceId: asked.subject.sourceId }] }
+          : { untracked: [{ sandboxId: asked.subject.sandboxId, origin: asked.subject.origin }] }),
         hours: Number(hours),
-        confirmSandboxIds: typed === "" ? [] : [typed],
+        confirmSandboxIds: asked.typed === "" ? [] : [asked.typed],
       }),
-    onSuccess: ({ outcomes }) => {
+    onSuccess: ({ outcomes }, asked) => {
       const refused = outcomes.find((outcome): outcome is Extract<Outcome, { ok: false }> => !outcome.ok);
-      setRefusal(refused ?? null);
-      if (!refused) setTyped("");
-      changed();
+      if (refused) put("quarantine", asked.subject, refused);
+      else drop("quarantine", asked.subject);
+      reconcile();
     },
-  });
-  const cancel = useMutation({
-    mutationFn: (resume: boolean) =>
-      api.invoke("quarantine:cancel", { quarantineId: open?.quarantineId ?? "", resume }),
-    onSuccess: changed,
+    onError: (error, asked) =>
+      put("quarantine", asked.subject, { ok: false, reason: "error", message: errorMessage(error) }),
   });
 
   if (open !== null) {
@@ -65,30 +72,13 @@ export function QuarantineControl({ target }: { target: QuarantineTarget }) {
           {open.state === "waiting" ? `destroyed in ${timeLeft(open.dueAt, now)}` : open.state} unless
           claimed.
         </span>
-        <button
-          type="button"
-          className="btn btn-small"
-          data-testid="quarantine-cancel"
-          disabled={cancel.isPending || open.state === "destroying"}
-          onClick={() => cancel.mutate(false)}
-        >
-          Cancel quarantine
-        </button>
-        <button
-          type="button"
-          className="btn btn-small"
-          data-testid="quarantine-cancel-resume"
-          disabled={cancel.isPending || open.state === "destroying"}
-          onClick={() => cancel.mutate(true)}
-        >
-          Cancel and resume
-        </button>
-        {cancel.isError && <span className="quarantine-message match-no">{errorMessage(cancel.error)}</span>}
+        <CancelQuarantine quarantine={open} />
       </div>
     );
   }
 
-  const needsTyping = refusal?.reason === "not-confirmed";
+  const needsTyping = target.forced || refusal?.value.reason === "not-confirmed";
+  const typedRight = !needsTyping || typed === target.sandboxId;
   const hoursValid = Number(hours) > 0;
   return (
     <form
@@ -96,7 +86,7 @@ export function QuarantineControl({ target }: { target: QuarantineTarget }) {
       data-testid="quarantine-control"
       onSubmit={(event) => {
         event.preventDefault();
-        if (hoursValid) create.mutate();
+        if (hoursValid && typedRight) create.mutate({ subject, typed: needsTyping ? typed : "" });
       }}
     >
       <label htmlFor={hoursId}>Pause now, destroy after</label>
@@ -111,8 +101,11 @@ export function QuarantineControl({ target }: { target: QuarantineTarget }) {
       />
       <span>hours unless claimed</span>
       {needsTyping && (
-        <>
-          <label htmlFor={typedId}>Type the sandbox id to confirm</label>
+        <span className="quarantine-typed">
+          <label htmlFor={typedId}>
+            Its destroy would be forced: type the sandbox id <bdi className="mono">{target.sandboxId}</bdi> to
+            confirm
+          </label>
           <input
             id={typedId}
             className="mono"
@@ -120,13 +113,14 @@ export function QuarantineControl({ target }: { target: QuarantineTarget }) {
             onChange={(event) => setTyped(event.target.value)}
             data-testid="quarantine-typed-id"
             autoComplete="off"
+            spellCheck={false}
           />
-        </>
+        </span>
       )}
       <button
         type="submit"
         className="btn btn-small"
-        disabled={create.isPending || !hoursValid}
+        disabled={create.isPending || !hoursValid || !typedRight}
         data-testid="quarantine-start"
       >
         {create.isPending ? "Pausing…" : "Quarantine"}
@@ -135,12 +129,94 @@ export function QuarantineControl({ target }: { target: QuarantineTarget }) {
         <span
           className="quarantine-message match-no"
           data-testid="quarantine-refusal"
-          data-reason={refusal.reason}
+          data-reason={refusal.value.reason}
+          data-subject={refusal.subject}
         >
-          {refusal.message}
+          {refusal.value.message}
         </span>
       )}
-      {create.isError && <span className="quarantine-message match-no">{errorMessage(create.error)}</span>}
     </form>
+  );
+}
+
+/**
+ * Cancel, asked for again before it is sent: "Cancel the quarantine of <sandbox>?", with cancel (the
+ * sandbox stays paused), cancel and resume, or keep it. What follows is read again at once.
+ */
+export function CancelQuarantine({ quarantine }: { quarantine: Quarantine }) {
+  const [asking, setAsking] = useState(false);
+  const reconcile = useReconcileQuarantines();
+  const cancel = useMutation({
+    mutationFn: (resume: boolean) =>
+      api.invoke("quarantine:cancel", { quarantineId: quarantine.quarantineId, resume }),
+    onSuccess: () => {
+      setAsking(false);
+      reconcile();
+    },
+    onError: reconcile,
+  });
+  const destroying = quarantine.state === "destroying";
+  if (!asking) {
+    return (
+      <>
+        <button
+          type="button"
+          className="btn btn-small"
+          data-testid="quarantine-cancel"
+          disabled={destroying}
+          title={destroying ? "Its destroy is under way; it can no longer be cancelled." : undefined}
+          onClick={() => {
+            cancel.reset();
+            setAsking(true);
+          }}
+        >
+          Cancel quarantine…
+        </button>
+        {cancel.isError && (
+          <span className="quarantine-message match-no" data-testid="quarantine-cancel-error">
+            {errorMessage(cancel.error)}
+          </span>
+        )}
+      </>
+    );
+  }
+  return (
+    <fieldset className="quarantine-confirm" data-testid="quarantine-cancel-confirm">
+      <legend>
+        Cancel the quarantine of <bdi className="mono">{quarantine.sandboxId}</bdi>? It is not destroyed; it
+        stays paused unless you resume it.
+      </legend>
+      <span className="row-flex">
+        <button
+          type="button"
+          className="btn btn-small"
+          data-testid="quarantine-cancel-yes"
+          disabled={cancel.isPending}
+          onClick={() => cancel.mutate(false)}
+          // biome-ignore lint/a11y/noAutofocus: the question just asked is the one thing to answer next
+          autoFocus
+        >
+          Cancel quarantine
+        </button>
+        <button
+          type="button"
+          className="btn btn-small"
+          data-testid="quarantine-cancel-resume"
+          disabled={cancel.isPending}
+          onClick={() => cancel.mutate(true)}
+        >
+          Cancel and resume
+        </button>
+        <button
+          type="button"
+          className="btn btn-small btn-ghost"
+          data-testid="quarantine-cancel-keep"
+          disabled={cancel.isPending}
+          onClick={() => setAsking(false)}
+        >
+          Keep it quarantined
+        </button>
+      </span>
+    </fieldset>
   );
 }

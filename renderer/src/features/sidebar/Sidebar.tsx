@@ -7,10 +7,12 @@ import { Text } from "../../components/Text";
 import { originHost } from "../../lib/format";
 import { type Scope, useUi, type View } from "../../state/ui-store";
 import { useInventory } from "../../state/use-inventory";
+import { QuarantineCount } from "../quarantine/QuarantineCount";
 import { buildTree, type EnvironmentNode, FLAGGED_HEADLINES, untrackedNodes } from "./build-tree";
 import "./sidebar.css";
 
 const VIEWS: Array<[View, string]> = [
+  ["quarantines", "Quarantines"],
   ["pictures", "Pictures"],
   ["audit", "Audit log"],
   ["settings", "Settings"],
@@ -200,6 +202,7 @@ export function Sidebar() {
             onClick={() => showView(id)}
           >
             {label}
+            {id === "quarantines" && <QuarantineCount />}
           </button>
         ))}
       </div>

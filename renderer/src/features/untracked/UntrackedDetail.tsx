@@ -88,11 +88,12 @@ export function UntrackedDetail({
         <span className="muted">Marker evidence:</span>
         <ProveOwnership
           request={{ kind: "untracked", sandboxId: sandbox.sandboxId, origin: sandbox.origin }}
-          label="Prove whose it is"
         />
       </div>
+      {/* Keyed by its subject: what was typed or refused for one sandbox stays with that sandbox. */}
       <QuarantineControl
-        target={{ kind: "untracked", sandboxId: sandbox.sandboxId, origin: sandbox.origin }}
+        key={`${sandbox.origin} ${sandbox.sandboxId}`}
+        target={{ kind: "untracked", sandboxId: sandbox.sandboxId, origin: sandbox.origin, forced: true }}
       />
       <div className="row-flex">
         <button type="button" className="btn btn-small btn-danger-outline" onClick={onDestroy}>
