@@ -11,6 +11,7 @@ import { ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorCode, errorMessage } from "../../lib/errors";
 import { formatCount, plural } from "../../lib/format";
+import { useReturnFocus } from "../../lib/return-focus";
 import { queryKeys } from "../../state/query-keys";
 import { type PendingAction, useUi } from "../../state/ui-store";
 import { actionLabel } from "./ActionButton";
@@ -34,6 +35,7 @@ const SHOWN_ITEMS = 200;
 export function PlanDialog() {
   const pending = useUi((state) => state.pendingAction);
   const cancelAction = useUi((state) => state.cancelAction);
+  const returnFocus = useReturnFocus(pending !== null);
   return (
     <Dialog.Root
       open={pending !== null}
@@ -43,7 +45,12 @@ export function PlanDialog() {
     >
       <Dialog.Portal>
         <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog plan-dialog" data-testid="plan-dialog" aria-describedby={undefined}>
+        <Dialog.Content
+          className="dialog plan-dialog"
+          data-testid="plan-dialog"
+          aria-describedby={undefined}
+          onCloseAutoFocus={returnFocus}
+        >
           {pending && <PlanContent pending={pending} />}
         </Dialog.Content>
       </Dialog.Portal>

@@ -1,7 +1,8 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { Command } from "cmdk";
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
+import { useReturnFocus } from "../../lib/return-focus";
 import { useUi } from "../../state/ui-store";
 import { useInventory, useRefreshInventory } from "../../state/use-inventory";
 import { actionLabel, isOffered, singleLeaseAction } from "../actions/ActionButton";
@@ -35,6 +36,9 @@ export function CommandPalette() {
     })),
   );
   const [query, setQuery] = useState("");
+  const returnFocus = useReturnFocus(ui.open);
+  // A command that opens something of its own (the drawer, a plan, the help) leaves focus where that put it.
+  const handedOver = useRef(false);
   const inventory = useInventory();
   const refresh = useRefreshInventory();
   const table = inventory.data?.table;
@@ -96,6 +100,7 @@ export function CommandPalette() {
     ui.setOpen(open);
   };
   const choose = (command: PaletteCommand) => {
+    handedOver.current = ["plan", "open-lease", "shortcuts"].includes(command.kind);
     setOpen(false);
     runCommand(command, () => void refresh());
   };
@@ -104,7 +109,16 @@ export function CommandPalette() {
     <Dialog.Root open={ui.open} onOpenChange={setOpen}>
       <Dialog.Portal>
         <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog palette" data-testid="command-palette" aria-describedby={undefined}>
+        <Dialog.Content
+          className="dialog palette"
+          data-testid="command-palette"
+          aria-describedby={undefined}
+          onCloseAutoFocus={(event) => {
+            if (!handedOver.current) return returnFocus(event);
+            handedOver.current = false;
+            event.preventDefault();
+          }}
+        >
           <Dialog.Title className="visually-hidden">Command palette</Dialog.Title>
           <Command label="Commands" loop shouldFilter={false}>
             <Command.Input

@@ -90,6 +90,35 @@ describe("the command palette's entries", () => {
     });
   });
 
+  it("never puts a destructive entry first unless the query names its action", () => {
+    const browsing = rankEntries(everything(), "");
+    expect(browsing.some((entry) => entry.command.kind === "plan")).toBe(true);
+    expect(browsing[0]?.command.kind).not.toBe("plan");
+    const row: PaletteEntry = {
+      key: "row destroy",
+      group: "action",
+      label: "Destroy lease lease-a",
+      terms: ["destroy this lease"],
+      command: {
+        kind: "plan",
+        action: "destroy",
+        selection: { kind: "leases", leaseIds: ["lease-a"] },
+        label: "lease lease-a",
+        sandboxId: null,
+      },
+    };
+    const open: PaletteEntry = {
+      key: "row open",
+      group: "action",
+      label: "Open details of lease-a",
+      terms: [],
+      command: { kind: "open-lease", leaseId: "lease-a" },
+    };
+    expect(rankEntries([row, open, ...everything()], "")[0]?.key).toBe("row open");
+    expect(rankEntries([row, open, ...everything()], "lease-a")[0]?.command.kind).not.toBe("plan");
+    expect(rankEntries([row, open, ...everything()], "destroy this")[0]?.key).toBe("row destroy");
+  });
+
   it("offers bulk actions only where an environment has such leases", () => {
     const all = keys(everything());
     expect(all).not.toContain('plan destroy stale ["s","env-stage"]');

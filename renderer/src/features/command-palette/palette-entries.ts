@@ -130,6 +130,7 @@ export function placeEntries(): PaletteEntry[] {
       command: { kind: "scope", scope: { kind: "all" } },
     },
     go("pictures", "Pictures", ["charts"]),
+    go("quarantines", "Quarantines", ["paused", "countdown"]),
     go("audit", "Audit log", ["history"]),
     go("settings", "Settings", ["credentials", "sources", "keys"]),
     ...HEADLINES.map(
@@ -225,5 +226,21 @@ export function rankEntries(entries: readonly PaletteEntry[], query: string, per
     taken.set(entry.group, count + 1);
     ranked.push(entry);
   }
-  return ranked;
+  return safeFirst(ranked, query);
+}
+
+/**
+ * The first entry is the one Enter chooses, so it is never a destructive one (a plan) unless the query
+ * names its action in full ("release selected"): otherwise the first entry that is neither destructive
+ * nor disabled moves to the top, and the rest keep their order.
+ */
+function safeFirst(ranked: PaletteEntry[], query: string): PaletteEntry[] {
+  const words = new Set(query.trim().toLowerCase().split(/\s+/));
+  const choosable = (entry: PaletteEntry) => entry.disabled === undefined;
+  const safe = (entry: PaletteEntry) => entry.command.kind !== "plan" || words.has(entry.command.action);
+  const first = ranked.find(choosable);
+  if (first === undefined || safe(first)) return ranked;
+  const at = ranked.findIndex((entry) => choosable(entry) && safe(entry));
+  if (at < 0) return ranked;
+  return [ranked[at]!, ...ranked.slice(0, at), ...ranked.slice(at + 1)];
 }

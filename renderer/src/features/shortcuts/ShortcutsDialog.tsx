@@ -1,4 +1,5 @@
 import * as Dialog from "@radix-ui/react-dialog";
+import { useReturnFocus } from "../../lib/return-focus";
 import { useUi } from "../../state/ui-store";
 import { SHORTCUTS } from "./shortcuts";
 import "./shortcuts.css";
@@ -7,6 +8,7 @@ import "./shortcuts.css";
 export function ShortcutsDialog() {
   const open = useUi((state) => state.shortcutsOpen);
   const setOpen = useUi((state) => state.setShortcutsOpen);
+  const returnFocus = useReturnFocus(open);
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
       <Dialog.Portal>
@@ -15,6 +17,7 @@ export function ShortcutsDialog() {
           className="dialog shortcuts"
           data-testid="shortcuts-dialog"
           aria-describedby={undefined}
+          onCloseAutoFocus={returnFocus}
         >
           <div className="shortcuts-head">
             <Dialog.Title>Keyboard shortcuts</Dialog.Title>
