@@ -1,7 +1,6 @@
 import type { ClassifiedLease, Inventory, UntrackedSandbox } from "../inventory.js";
 import { type ProofSubject, proofKey } from "../marker-proof.js";
 import { recordedSandboxId } from "../sandbox-id.js";
-import type { CandidateTarget } from "./pass-plan.js";
 
 /**
  * What a rule can select: a lease row as the inventory judged it, or a listed sandbox no row names. An
@@ -11,6 +10,19 @@ import type { CandidateTarget } from "./pass-plan.js";
 export type JanitorCandidate =
   | { kind: "lease"; lease: ClassifiedLease }
   | { kind: "untracked"; sandbox: UntrackedSandbox; uncertainReason: string | null };
+
+/** Who a plan item is about, as the audit log, the report and the app name it. */
+export type CandidateTarget =
+  | {
+      kind: "lease";
+      sourceId: string;
+      leaseId: string;
+      sandboxId: string | null;
+      origin: string | null;
+      credential: string | null;
+      environmentName: string | null;
+    }
+  | { kind: "untracked"; sandboxId: string; origin: string; credential: string; uncertain: boolean };
 
 /** Every candidate of an inventory, in its order: rows, then untracked sandboxes, then uncertain ones. */
 export function candidatesOf(

@@ -1,5 +1,6 @@
 export { actionRefusal } from "./action-refusal.js";
 export {
+  type CandidateTarget,
   candidateProofKey,
   candidatesOf,
   type JanitorCandidate,

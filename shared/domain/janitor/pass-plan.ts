@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MARKER_ANSWERS } from "../marker-proof.js";
+import type { CandidateTarget } from "./candidate.js";
 import { EXCLUSION_REASONS } from "./exclusions.js";
 import { JANITOR_ACTIONS } from "./policy.js";
 
@@ -44,7 +45,7 @@ export const CandidateTargetSchema = z.discriminatedUnion("kind", [
     credential: z.string(),
     uncertain: z.boolean(),
   }),
-]);
+]) satisfies z.ZodType<CandidateTarget>;
 
 /** The marker proof a forced item was judged on (never the marker: the proof holds only its prefix). */
 export const ProofReadingSchema = z.object({
@@ -113,8 +114,6 @@ export const PastActionSchema = z.object({
   sandboxId: z.string().nullable().optional(),
 });
 
-/** Who a plan item is about, as the audit log, the report and the app name it. */
-export type CandidateTarget = z.infer<typeof CandidateTargetSchema>;
 export type Skip = z.infer<typeof SkipSchema>;
 export type PassItem = z.infer<typeof PassItemSchema>;
 export type RulePlan = z.infer<typeof RulePlanSchema>;
