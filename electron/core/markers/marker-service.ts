@@ -35,10 +35,36 @@ export class MarkerService {
   readonly #options: MarkerServiceOptions;
   readonly #proofs = new Map<string, MarkerProof>();
   readonly #indexes = new WeakMap<Inventory, MarkerIndex>();
+  readonly #loaded: Promise<void>;
 
   constructor(options: MarkerServiceOptions) {
     this.#options = options;
-    for (const proof of options.store?.all() ?? []) this.#proofs.set(proofKey(proof.subject), proof);
+    const kept = options.store?.all() ?? [];
+    if (Array.isArray(kept)) {
+      this.#keep(kept);
+      this.#loaded = Promise.resolve();
+    } else {
+      // A store that answers later (the team's) adds its proofs when it does; one that cannot be read
+      // leaves the proofs of this run only.
+      this.#loaded = kept.then(
+        (proofs) => this.#keep(proofs),
+        () => undefined,
+      );
+    }
+  }
+
+  /** Resolves once the store's proofs are read (at once for the SQLite file). */
+  loaded(): Promise<void> {
+    return this.#loaded;
+  }
+
+  /** Keeps the latest proof per row or sandbox, whichever arrived first. */
+  #keep(proofs: readonly MarkerProof[]): void {
+    for (const proof of proofs) {
+      const key = proofKey(proof.subject);
+      const held = this.#proofs.get(key);
+      if (held === undefined || held.readAt <= proof.readAt) this.#proofs.set(key, proof);
+    }
   }
 
   async prove(request: ProveRequest, options: { signal?: AbortSignal } = {}): Promise<MarkerProof[]> {
@@ -71,8 +97,9 @@ export class MarkerService {
       ...(this.#options.now ? { now: this.#options.now } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
+    await this.#loaded;
     for (const proof of proofs) this.#proofs.set(proofKey(proof.subject), proof);
-    this.#options.store?.save(proofs);
+    await this.#options.store?.save(proofs);
     return proofs;
   }
 

@@ -7,8 +7,9 @@ import { type MarkerProof, proofKey } from "../../../shared/domain/marker-proof.
  * nothing secret is at rest here. The latest proof per row or sandbox wins.
  */
 export interface ProofStore {
-  save(proofs: readonly MarkerProof[]): void;
-  all(): MarkerProof[];
+  /** Done when the proofs are kept (a store a team shares answers later than the SQLite file). */
+  save(proofs: readonly MarkerProof[]): void | Promise<void>;
+  all(): MarkerProof[] | Promise<MarkerProof[]>;
 }
 
 export class SqliteProofStore implements ProofStore {

@@ -195,6 +195,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE ${SCHEMA}.inventory_cache_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
     `,
   },
+  {
+    version: 22,
+    name: "marker proofs, shared by every machine",
+    sql: `
+      -- The latest proof per row or sandbox, as the SQLite store keeps it: the marker's first 8
+      -- characters only, never the whole marker. The key and the proof's JSON are UTF-8 bytes: the key
+      -- joins its parts with a NUL character, which text refuses.
+      CREATE TABLE ${SCHEMA}.marker_proofs (
+        proof_key  BYTEA PRIMARY KEY,
+        read_at    TEXT NOT NULL,
+        proof      BYTEA NOT NULL
+      );
+    `,
+  },
 ];
 
 // Any fixed number: every Leasekeeper process that migrates this database waits on the same one.

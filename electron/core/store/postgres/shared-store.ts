@@ -1,10 +1,11 @@
 import type { AuditEntry, AuditQuery } from "../../../../shared/domain/actions.js";
+import type { MarkerProof } from "../../../../shared/domain/marker-proof.js";
 import type { AuditRecord } from "../../actions/audit/audit-log.js";
 import type { SandboxClaims } from "../../actions/claims/claims.js";
 import type { JobJournal } from "../../actions/journal/journal.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { CoreError } from "../../errors/core-error.js";
-import { openPostgresStore, type PostgresStore } from "./store.js";
+import { openPostgresStore, type PostgresStore, sharedStoreFailure } from "./store.js";
 
 /**
  * The shared store as the engine takes it: built at once, connected and migrated on first use, so the
@@ -22,7 +23,14 @@ export interface SharedStore {
   readonly audit: SharedAuditLog;
   /** Plans, jobs and their items, shared: a plan runs once from any machine, a job is resumed by one. */
   readonly journal: JobJournal;
+  /** Marker proofs, so a proof made on one machine is the evidence every machine shows. */
+  readonly proofs: SharedProofs;
   close(): Promise<void>;
+}
+
+export interface SharedProofs {
+  save(proofs: readonly MarkerProof[]): Promise<void>;
+  all(): Promise<MarkerProof[]>;
 }
 
 /** The configured shared store, or null when the config keeps everything in the SQLite file. */
@@ -55,6 +63,25 @@ export function sharedStoreFor(config: LeasekeeperConfig, env: NodeJS.ProcessEnv
     audit: {
       append: async (records) => (await opened()).audit.append(records),
       query: async (query, limit) => (await opened()).audit.query(query, limit),
+    },
+    proofs: {
+      // Worded from the SQLSTATE alone: server text may quote the URL's user or host.
+      save: async (proofs) =>
+        (await opened()).proofs.save(proofs).catch((error: unknown) => {
+          throw sharedStoreFailure(
+            "The marker proofs could not be kept in the shared store",
+            store.urlEnv,
+            error,
+          );
+        }),
+      all: async () =>
+        (await opened()).proofs.all().catch((error: unknown) => {
+          throw sharedStoreFailure(
+            "The marker proofs could not be read from the shared store",
+            store.urlEnv,
+            error,
+          );
+        }),
     },
     journal: {
       savePlan: async (...args) => (await opened()).journal.savePlan(...args),

@@ -6,6 +6,7 @@ import { PgClaims } from "./pg-claims.js";
 import { PgInventoryCache } from "./pg-inventory-cache.js";
 import { PgInventoryViews } from "./pg-inventory-views.js";
 import { PgJournal } from "./pg-journal.js";
+import { PgProofs } from "./pg-proofs.js";
 
 export interface PostgresStore {
   readonly claims: PgClaims;
@@ -13,6 +14,7 @@ export interface PostgresStore {
   readonly journal: PgJournal;
   readonly inventoryViews: PgInventoryViews;
   readonly inventoryCache: PgInventoryCache;
+  readonly proofs: PgProofs;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     journal: new PgJournal(pool, audit),
     inventoryViews: new PgInventoryViews(pool),
     inventoryCache: new PgInventoryCache(pool),
+    proofs: new PgProofs(pool),
     close: () => pool.end(),
   };
 }
