@@ -40,6 +40,13 @@ export const MetadataEntrySchema = z.object({
   redacted: z.boolean(),
 });
 
+/** A piece of an explanation: text, or an environment or company it names (shown by name, linked). */
+const ExplanationPartSchema = z.union([
+  text,
+  z.object({ ref: z.literal("environment"), sourceId: text, id: text, text }),
+  z.object({ ref: z.literal("company"), id: text, text }),
+]);
+
 export const LeaseDetailSchema = z.object({
   leaseId: text,
   sourceId: text,
@@ -108,17 +115,19 @@ export const LeaseDetailSchema = z.object({
    * The same explanation with each environment and company it speaks of as a reference, so the drawer
    * names it (the id on hover) and links it to its rows; `text` is what the plain sentence quotes.
    */
-  explanationParts: z
-    .array(
-      z.union([
-        text,
-        z.object({ ref: z.literal("environment"), sourceId: text, id: text, text }),
-        z.object({ ref: z.literal("company"), id: text, text }),
-      ]),
-    )
-    .max(20),
+  explanationParts: z.array(ExplanationPartSchema).max(20),
   /** One sentence of what Paperclip itself will do with this lease. */
   paperclipWill: text,
+  /**
+   * The drawer's answers from one story of the verdict (`leaseStory`): the red box (what is wrong), the
+   * next step (what to do), and whether Paperclip will refuse to release it, so they cannot disagree.
+   */
+  story: z.object({
+    whatIsWrong: z.array(ExplanationPartSchema).max(20),
+    whatToDo: nullableText,
+    refusesRelease: z.boolean(),
+    paperclipCallsAgain: z.enum(["yes", "ended", "closed", "no-environment", "unknown-status"]),
+  }),
   /** The config fields whose recorded value differs from the environment's (behind `stale-config`). */
   staleConfigFields: z.array(text),
   /**

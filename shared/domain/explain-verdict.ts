@@ -11,8 +11,14 @@ import {
   recorded,
   recordedNumber,
 } from "./lease-metadata.js";
-import { isForeign, recordedConfigParses } from "./ownership.js";
-import { PENDING_CLEANUP_ATTEMPT_CAP, pendingCleanupAttempts, runFailureOf } from "./paperclip-will.js";
+import { isForeign, ownershipMismatch, recordedConfigParses } from "./ownership.js";
+import {
+  PENDING_CLEANUP_ATTEMPT_CAP,
+  paperclipCallsAgain,
+  pendingCleanupAttempts,
+  runFailureOf,
+} from "./paperclip-will.js";
+import { sandboxStatusWords } from "./sandbox-status-words.js";
 
 /**
  * What a row's verdict means and what to do about it, in one or two plain sentences: the first says why
@@ -36,6 +42,18 @@ export type ExplanationPart = string | ExplanationRef;
 
 /** The same sentences as `explainVerdict`, with every environment and company as a reference. */
 export function explainVerdictParts(classified: ClassifiedLease): ExplanationPart[] {
+  const { meaning, next } = verdictMeaning(classified);
+  return next === null ? meaning : [...meaning, ` ${next}`];
+}
+
+/**
+ * The explanation in its two halves: what is wrong (the run failing now first, then why the row has its
+ * headline) and the next step the verdict allows, or why it allows none. `leaseStory` renders both.
+ */
+export function verdictMeaning(classified: ClassifiedLease): {
+  meaning: ExplanationPart[];
+  next: string | null;
+} {
   const [meaning, next] = explanation(classified);
   const parts = typeof meaning === "string" ? [meaning] : [...meaning];
   const failure = runFailureOf(classified);
@@ -43,8 +61,7 @@ export function explainVerdictParts(classified: ClassifiedLease): ExplanationPar
     const who = failure.holder === "run" ? "The run holding this lease" : "The session holding this lease";
     parts.unshift(`${who} is failing now: ${failure.because}, so its workspace and every command fail. `);
   }
-  if (next !== null) parts.push(` ${next}`);
-  return parts;
+  return { meaning: parts, next };
 }
 
 type Explanation = [meaning: string | ExplanationPart[], next: string | null];
@@ -69,7 +86,38 @@ function explanation(classified: ClassifiedLease): Explanation {
   }
 }
 
-const REFUSES = "so Paperclip will refuse to release it from this environment";
+/**
+ * "So Paperclip will refuse to release it", said only where Paperclip will still call CreateOS about the
+ * lease; otherwise what the plugin would do, and why Paperclip will not ask, as "Paperclip will" says.
+ */
+function refuses(classified: ClassifiedLease, where = " from this environment"): string {
+  const status = displayValue(classified.lease.status);
+  switch (paperclipCallsAgain(classified)) {
+    case "yes":
+      return `so Paperclip will refuse to release it${where}`;
+    case "ended":
+      return `so Paperclip's plugin would refuse to release it${where}, though Paperclip never calls CreateOS about a lease that is ${status} again`;
+    case "no-environment":
+      return `so Paperclip's plugin would refuse to release it${where}, though with its environment gone Paperclip can make no call for it`;
+    default:
+      return `so Paperclip's plugin would refuse to release it${where}, if Paperclip ever released it (it defines no lease status "${status}")`;
+  }
+}
+
+/** After a sentence saying the plugin fails every call: whether Paperclip will make one. */
+function callsTail(classified: ClassifiedLease): string {
+  const status = displayValue(classified.lease.status);
+  switch (paperclipCallsAgain(classified)) {
+    case "ended":
+      return `, though Paperclip never calls CreateOS about a lease that is ${status} again`;
+    case "no-environment":
+      return ", though with its environment gone Paperclip can make no call for it";
+    case "unknown-status":
+      return `, if Paperclip ever calls it (it defines no lease status "${status}")`;
+    default:
+      return "";
+  }
+}
 
 function explainClosed({ lease, provider, verdict }: ClassifiedLease): Explanation {
   const status = displayValue(lease.status);
@@ -103,7 +151,7 @@ function explainForeign(classified: ClassifiedLease, code: OwnershipCode): Expla
   };
   if (code === "foreign-provider") {
     return [
-      `This lease's metadata names the provider ${named("provider")}, not CreateOS, ${REFUSES}.`,
+      `This lease's metadata names the provider ${named("provider")}, not CreateOS, ${refuses(classified)}.`,
       next(classified),
     ];
   }
@@ -119,7 +167,13 @@ function explainForeign(classified: ClassifiedLease, code: OwnershipCode): Expla
       text: displayValue(lease.companyId) ?? lease.companyId,
     };
     return [
-      ["This lease's metadata names another company (", theirs, ") than the row's (", ours, `), ${REFUSES}.`],
+      [
+        "This lease's metadata names another company (",
+        theirs,
+        ") than the row's (",
+        ours,
+        `), ${refuses(classified)}.`,
+      ],
       next(classified),
     ];
   }
@@ -141,7 +195,13 @@ function explainForeign(classified: ClassifiedLease, code: OwnershipCode): Expla
       : named("environmentId");
   const listed = environmentRef(sourceId, environment);
   return [
-    ["This lease's metadata names another environment (", theirs, ") than ", listed, `, ${REFUSES}.`],
+    [
+      "This lease's metadata names another environment (",
+      theirs,
+      ") than ",
+      listed,
+      `, ${refuses(classified)}.`,
+    ],
     next(classified),
   ];
 }
@@ -153,8 +213,12 @@ function environmentRef(sourceId: string, environment: { id: string; name: strin
 function explainStale(classified: ClassifiedLease): Explanation {
   const { verdict, lease, environment, provider } = classified;
   if (verdict.ownership.includes("no-sandbox-id")) {
+    const mismatch =
+      ownershipMismatch(verdict.ownership) === null
+        ? ""
+        : `; its metadata does not match this environment either, ${refuses(classified, "")}`;
     return [
-      "This lease records no sandbox id, so there is nothing at CreateOS to release or destroy.",
+      `This lease records no sandbox id, so there is nothing at CreateOS to release or destroy${mismatch}.`,
       "Paperclip's own cleanup retires such a row; nothing needs doing here.",
     ];
   }
@@ -166,7 +230,7 @@ function explainStale(classified: ClassifiedLease): Explanation {
         : recordedConfigParses(metadata, classified.installedPlugin).find((parsed) => !parsed.ok);
     const message = rejection !== undefined && !rejection.ok ? ` ("${rejection.message}")` : "";
     return [
-      `Paperclip's CreateOS plugin rejects the config this lease records${message}, so every call on it fails for ever: release, destroy, resume, its workspace and its commands.`,
+      `Paperclip's CreateOS plugin rejects the config this lease records${message}, so every call on it fails for ever: release, destroy, resume, its workspace and its commands${callsTail(classified)}.`,
       next(classified),
     ];
   }
@@ -174,7 +238,7 @@ function explainStale(classified: ClassifiedLease): Explanation {
     const metadata = metadataObject(lease.metadata);
     const recordedUrl = metadata === null ? null : displayRecordedApiUrl(recorded(metadata, "apiUrl"));
     return [
-      `This lease records its API URL as "${recordedUrl ?? "nothing"}", not the bare origin Paperclip's plugin compares it with, so the plugin refuses every call on it for ever ("${PLUGIN_MESSAGES.foreignLease}").`,
+      `This lease records its API URL as "${recordedUrl ?? "nothing"}", not the bare origin Paperclip's plugin compares it with, so the plugin refuses every call on it for ever ("${PLUGIN_MESSAGES.foreignLease}")${callsTail(classified)}.`,
       next(classified),
     ];
   }
@@ -200,7 +264,7 @@ function explainStale(classified: ClassifiedLease): Explanation {
         ? "its fields are nested under providerMetadata, another schema"
         : "it is missing or not an object";
     return [
-      `This lease carries no CreateOS ownership metadata Paperclip can read (${why}), so Paperclip will refuse to release it.`,
+      `This lease carries no CreateOS ownership metadata Paperclip can read (${why}), ${refuses(classified, "")}.`,
       next(classified),
     ];
   }
@@ -233,8 +297,8 @@ function explainLeaking(classified: ClassifiedLease): Explanation {
   const { lease, verdict } = classified;
   const meaning =
     lease.cleanupStatus === "failed"
-      ? `Paperclip's cleanup of this lease failed and CreateOS still shows the sandbox ${verdict.provider}, billing compute.`
-      : `CreateOS shows the sandbox ${verdict.provider}, billing compute, although the lease is ${displayValue(lease.status)}.`;
+      ? `Paperclip's cleanup of this lease failed and CreateOS still shows the sandbox ${sandboxStatusWords(verdict.provider)}, billing compute.`
+      : `CreateOS shows the sandbox ${sandboxStatusWords(verdict.provider)}, billing compute, although the lease is ${displayValue(lease.status)}.`;
   return [meaning, next(classified)];
 }
 
@@ -244,9 +308,9 @@ function unreadable(reason: UnknownReason, origin: string): string {
     case "no-credential":
       return `Leasekeeper has no CreateOS key for ${origin}`;
     case "unauthorized":
-      return `CreateOS rejected the key for ${origin} (HTTP 401)`;
+      return `CreateOS rejected the key for ${origin} as not valid`;
     case "forbidden":
-      return `CreateOS refused the key for ${origin} (HTTP 403)`;
+      return `CreateOS refused the key for ${origin}, which may not list sandboxes there`;
     case "network":
       return `The network failed while listing sandboxes at ${origin}`;
     case "timeout":
@@ -301,13 +365,13 @@ function explainOk(classified: ClassifiedLease): Explanation {
   if (verdict.flags.includes("login-session")) {
     const until = lease.expiresAt === null ? "" : ` until ${lease.expiresAt}`;
     return [
-      `A login session holds this lease${until} (an active lease with no run, no issue and no workspace, as Paperclip's login services acquire them), and CreateOS shows the sandbox ${verdict.provider}.`,
+      `A login session holds this lease${until} (an active lease with no run, no issue and no workspace, as Paperclip's login services acquire them), and CreateOS shows the sandbox ${sandboxStatusWords(verdict.provider)}.`,
       "Leave it until the session ends; destroying it ends someone's sign-in, so acting on it needs an explicit override.",
     ];
   }
   if (verdict.flags.includes("in-use")) {
     return [
-      `A run is using this lease right now and CreateOS shows the sandbox ${verdict.provider}.`,
+      `A run is using this lease right now and CreateOS shows the sandbox ${sandboxStatusWords(verdict.provider)}.`,
       "Leave it until the run ends; acting on it needs an explicit override.",
     ];
   }
@@ -328,7 +392,7 @@ function explainOk(classified: ClassifiedLease): Explanation {
     const { attempts, escalated } = pendingCleanupAttempts(lease.metadata);
     if (escalated) {
       return [
-        `Paperclip's cleanup sweep has failed ${Math.max(attempts, PENDING_CLEANUP_ATTEMPT_CAP)} times on this lease and escalated it to an operator; CreateOS shows the sandbox ${verdict.provider}.`,
+        `Paperclip's cleanup sweep has failed ${Math.max(attempts, PENDING_CLEANUP_ATTEMPT_CAP)} times on this lease and escalated it to an operator; CreateOS shows the sandbox ${sandboxStatusWords(verdict.provider)}.`,
         verdict.allowedActions.includes("destroy")
           ? "Destroy the sandbox here if nobody needs it."
           : next(classified),
@@ -336,11 +400,11 @@ function explainOk(classified: ClassifiedLease): Explanation {
     }
     const tried = attempts > 0 ? ` (it has tried ${attempts} time${attempts === 1 ? "" : "s"})` : "";
     return [
-      `Paperclip's cleanup sweep will retry this lease${tried}, and CreateOS shows the sandbox ${verdict.provider}.`,
+      `Paperclip's cleanup sweep will retry this lease${tried}, and CreateOS shows the sandbox ${sandboxStatusWords(verdict.provider)}.`,
       "Leave it to Paperclip unless the retries keep failing; then destroy the sandbox here.",
     ];
   }
-  const meaning = `This lease matches its environment and CreateOS shows the sandbox ${verdict.provider}.`;
+  const meaning = `This lease matches its environment and CreateOS shows the sandbox ${sandboxStatusWords(verdict.provider)}.`;
   const shared = verdict.refusals.destroy?.reason === "shared" ? verdict.refusals.destroy.message : null;
   return [meaning, shared ?? "Nothing needs doing."];
 }

@@ -319,7 +319,7 @@ describe("explainVerdict: what the verdict means and what to do", () => {
     [
       "unknown, 401",
       classified(row(), [failedListing(ORIGIN, "k", "unauthorized")]),
-      /rejected the key.*HTTP 401/,
+      /rejected the key for .* as not valid/,
     ],
     ["unknown, timeout", classified(row(), [failedListing(ORIGIN, "k", "timeout")]), /timed out/],
     [

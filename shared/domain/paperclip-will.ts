@@ -35,15 +35,49 @@ type Judged = Pick<ClassifiedLease, "lease" | "environment" | "verdict" | "provi
  * comes first.
  */
 export function paperclipWill(classified: Judged): string {
-  const { lease, verdict } = classified;
-  if (verdict.headline === "closed")
+  const { lease } = classified;
+  const calls = paperclipCallsAgain(classified);
+  if (calls === "closed")
     return "Nothing: the lease is over and nothing of it is left at CreateOS; it is history.";
-  if (!(KNOWN_LEASE_STATUSES as readonly string[]).includes(lease.status)) {
-    return `Nothing Leasekeeper can predict: Paperclip defines no lease status "${displayValue(lease.status)}".`;
+  if (calls === "unknown-status") {
+    const mismatch = ownershipMismatch(classified.verdict.ownership);
+    const refusal =
+      mismatch === null
+        ? ""
+        : mismatch === "config-rejected"
+          ? " If it ever releases the lease, the plugin rejects the config the lease records and the call fails."
+          : ` If it ever releases the lease, the plugin refuses it with "${PLUGIN_MESSAGES.foreignLease}"`;
+    return `Nothing Leasekeeper can predict: Paperclip defines no lease status "${displayValue(lease.status)}".${refusal}`;
   }
   const failing = runFailure(classified);
   const rest = afterRun(classified);
   return failing === null ? rest : `${failing} ${rest}`;
+}
+
+/**
+ * Whether Paperclip will call CreateOS about this lease again, the one fact the red box and "Paperclip
+ * will" both rest on: `yes` (a release, resume or cleanup is still to come), `ended` (expired, failed, or
+ * released and not reusable), `closed` (history), `no-environment` (its environment is gone, so no plugin
+ * call can be made) or `unknown-status` (Paperclip defines no such status, so nothing can be predicted).
+ */
+export type PaperclipCallsAgain = "yes" | "ended" | "closed" | "no-environment" | "unknown-status";
+
+export function paperclipCallsAgain(
+  classified: Pick<Judged, "lease" | "environment" | "verdict">,
+): PaperclipCallsAgain {
+  const { lease, environment, verdict } = classified;
+  if (verdict.headline === "closed") return "closed";
+  if (!(KNOWN_LEASE_STATUSES as readonly string[]).includes(lease.status)) {
+    return environment === null ? "no-environment" : "unknown-status";
+  }
+  if (lease.status === "expired" || lease.status === "failed") return "ended";
+  if (lease.status === "released" && lease.leasePolicy !== "reuse_by_environment") return "ended";
+  return environment === null ? "no-environment" : "yes";
+}
+
+/** The plugin refuses a release of this lease as the host makes it (or fails it on the recorded config). */
+export function pluginRefusesRelease(classified: Pick<Judged, "verdict">): boolean {
+  return ownershipMismatch(classified.verdict.ownership) !== null;
 }
 
 /** The plugin's refusals a run meets on a lease it does not own, verbatim. */

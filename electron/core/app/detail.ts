@@ -1,12 +1,17 @@
 import type { LeaseDetail, UntrackedSandboxView } from "../../../shared/contract.js";
 import { displayApiUrl } from "../../../shared/domain/api-url.js";
 import type { ActionKind } from "../../../shared/domain/codes.js";
-import { explainVerdict, explainVerdictParts } from "../../../shared/domain/explain-verdict.js";
+import {
+  type ExplanationPart,
+  explainVerdict,
+  explainVerdictParts,
+} from "../../../shared/domain/explain-verdict.js";
 import type { ClassifiedLease, UntrackedSandbox } from "../../../shared/domain/inventory.js";
 import { paperclipFacts } from "../../../shared/domain/judged-by.js";
 import { metadataObject, recorded } from "../../../shared/domain/lease-metadata.js";
+import { leaseStory } from "../../../shared/domain/lease-story.js";
 import { ownershipEvidence } from "../../../shared/domain/ownership-evidence.js";
-import { paperclipWill, recordedReuseLease, releaseSentence } from "../../../shared/domain/paperclip-will.js";
+import { recordedReuseLease, releaseSentence } from "../../../shared/domain/paperclip-will.js";
 import { staleConfigFields } from "../inventory/report.js";
 import { readWholeLease, type SourceFinder, type WholeLease } from "../leases/whole-lease.js";
 
@@ -148,6 +153,7 @@ export function leaseDetail(
   const { lease, environment, verdict, provider } = classified;
   const recordedReuse = recordedReuseLease(lease.metadata);
   const facts = paperclipFacts(classified);
+  const story = leaseStory(classified);
   const currentReuse =
     typeof environment?.config.reuseLease === "boolean" ? environment.config.reuseLease : null;
   const companyName = companyNames.get(lease.companyId);
@@ -212,12 +218,14 @@ export function leaseDetail(
       match: field.match,
     })),
     explanation: explainVerdict(classified),
-    explanationParts: explainVerdictParts(classified).map((part) =>
-      typeof part === "string"
-        ? clip(part, MAX_TEXT)
-        : { ...part, id: clip(part.id, MAX_VALUE), text: clip(part.text, MAX_VALUE) },
-    ),
-    paperclipWill: paperclipWill(classified),
+    explanationParts: explainVerdictParts(classified).map(clipPart),
+    paperclipWill: clip(story.paperclipWill, MAX_TEXT),
+    story: {
+      whatIsWrong: story.whatIsWrong.map(clipPart),
+      whatToDo: story.whatToDo === null ? null : clip(story.whatToDo, MAX_TEXT),
+      refusesRelease: story.refusesRelease,
+      paperclipCallsAgain: story.paperclipCallsAgain,
+    },
     staleConfigFields: staleConfigFields(classified).map((field) => clip(field, 100)),
     releaseEffect: {
       recordedReuseLease: recordedReuse,
@@ -292,4 +300,10 @@ export function untrackedView(sandbox: UntrackedSandbox): UntrackedSandboxView {
     name: text(sandbox.sandbox.name, 200),
     createdBy: text(sandbox.sandbox.createdBy, 200),
   };
+}
+
+function clipPart(part: ExplanationPart): ExplanationPart {
+  return typeof part === "string"
+    ? clip(part, MAX_TEXT)
+    : { ...part, id: clip(part.id, MAX_VALUE), text: clip(part.text, MAX_VALUE) };
 }

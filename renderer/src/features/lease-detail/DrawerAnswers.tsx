@@ -151,7 +151,7 @@ export function WhatIsWrong({ detail, names }: { detail: LeaseDetail; names: Kno
         What is wrong
       </h3>
       <p className={`explanation tone-${detail.verdict.headline}`} data-testid="drawer-explanation">
-        <Explanation parts={detail.explanationParts} names={names} />
+        <Explanation parts={detail.story.whatIsWrong} names={names} />
       </p>
       {(found.length > 0 ||
         scopeCompany !== null ||
@@ -225,6 +225,11 @@ export function WhatToDo({ detail }: { detail: LeaseDetail }) {
           .
         </p>
       )}
+      {detail.story.whatToDo !== null && (
+        <p className="what-to-do" data-testid="drawer-next-step">
+          {detail.story.whatToDo}
+        </p>
+      )}
       <div className="row-flex" data-testid="drawer-actions">
         <ActionButton action="release" target={target} />
         <ActionButton action="destroy" target={target} />
@@ -243,7 +248,9 @@ export function WhatToDo({ detail }: { detail: LeaseDetail }) {
       )}
       <dl className="kv">
         <dt>Paperclip will</dt>
-        <dd data-testid="drawer-paperclip-will">{detail.paperclipWill}</dd>
+        <dd data-testid="drawer-paperclip-will" data-refuses-release={detail.story.refusesRelease}>
+          {detail.paperclipWill}
+        </dd>
       </dl>
     </section>
   );
