@@ -69,22 +69,12 @@ export function countConfirmationFor(
 }
 
 /**
- * The phrase an operator may type instead of every sandbox id of a forced destroy: what the forced items
- * are (their environments by name, or "untracked" and the credential for orphans) and how many there
- * are. Typing where and how many is what makes a bulk forced destroy a decision rather than a reflex.
+ * The phrase an operator may type instead of every sandbox id of a forced destroy: short and typeable,
+ * "destroy 15 forced", the count the plan's breakdown shows as forced. Typing how many, and that they are
+ * forced, is what makes a bulk forced destroy a decision rather than a reflex.
  */
 export function confirmationPhraseFor(items: readonly PlanItem[]): string | null {
   const forced = items.filter((item) => item.decision === "do" && item.confirmation === "typed-id");
   if (forced.length === 0) return null;
-  const names = [...new Set(forced.map(placeOf))].sort();
-  const label =
-    names.length <= 3 ? names.join(", ") : `${names.slice(0, 2).join(", ")} and ${names.length - 2} more`;
-  return `${label} ${forced.length}`;
-}
-
-function placeOf(item: PlanItem): string {
-  const name = item.environmentName?.trim().replace(/\s+/g, " ");
-  if (name) return name;
-  if (item.leaseId === null) return `untracked ${item.credential ?? ""}`.trim();
-  return item.environmentId ?? "no environment";
+  return `destroy ${forced.length} forced`;
 }

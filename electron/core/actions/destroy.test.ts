@@ -96,12 +96,12 @@ describe("destroy", () => {
       action: "destroy",
       selection: { kind: "headline", headlines: ["foreign", "stale"], environmentIds: ["env-1"] },
     });
-    expect(plan.confirmationPhrase).toBe("Production agents 2");
+    expect(plan.confirmationPhrase).toBe("destroy 2 forced");
 
     const wrong = await engine.waitForJob(
       (
         await engine.execute(
-          withTypedCount(plan, { planId: plan.planId, confirmationPhrase: "Production agents 3" }),
+          withTypedCount(plan, { planId: plan.planId, confirmationPhrase: "destroy 3 forced" }),
         )
       ).jobId,
     );
@@ -114,7 +114,7 @@ describe("destroy", () => {
     const job = await engine.waitForJob(
       (
         await engine.execute(
-          withTypedCount(again, { planId: again.planId, confirmationPhrase: " Production  agents 2 " }),
+          withTypedCount(again, { planId: again.planId, confirmationPhrase: " destroy  2 forced " }),
         )
       ).jobId,
     );
@@ -134,7 +134,7 @@ describe("destroy", () => {
     });
     expect(plan.items.map((item) => item.sandboxId).sort()).toEqual(["sb-orphan-a1", "sb-orphan-a2"]);
     expect(plan.items.every((item) => item.confirmation === "typed-id")).toBe(true);
-    expect(plan.confirmationPhrase).toBe("untracked alpha 2");
+    expect(plan.confirmationPhrase).toBe("destroy 2 forced");
 
     const job = await engine.waitForJob(
       (

@@ -115,11 +115,11 @@ describe("removing items before confirming", () => {
     const selection = { kind: "leases" as const, leaseIds: ["lease-sb-f1", "lease-sb-f2", "lease-sb-f3"] };
     const plan = await engine.plan({ action: "destroy", selection });
     expect(plan.counts.typedId).toBe(3);
-    expect(plan.confirmationPhrase).toBe("Agents 3");
+    expect(plan.confirmationPhrase).toBe("destroy 3 forced");
 
     const keepItemIds = [itemOf(plan, "sb-f1"), itemOf(plan, "sb-f2")];
     const unconfirmed = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, keepItemIds, confirmationPhrase: "Agents 3" })).jobId,
+      (await engine.execute({ planId: plan.planId, keepItemIds, confirmationPhrase: "destroy 3 forced" })).jobId,
     );
     expect(unconfirmed.items.map((item) => item.reason).sort()).toEqual([
       "not-confirmed",
@@ -134,7 +134,7 @@ describe("removing items before confirming", () => {
         await engine.execute({
           planId: again.planId,
           keepItemIds: [itemOf(again, "sb-f1"), itemOf(again, "sb-f2")],
-          confirmationPhrase: "Agents 2",
+          confirmationPhrase: "destroy 2 forced",
         })
       ).jobId,
     );

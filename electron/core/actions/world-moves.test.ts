@@ -321,9 +321,9 @@ describe("bulk safety", () => {
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-sb-f2"] },
     });
-    expect(byPhrase.confirmationPhrase).toBe("Agents 1");
+    expect(byPhrase.confirmationPhrase).toBe("destroy 1 forced");
     await engine.waitForJob(
-      (await engine.execute({ planId: byPhrase.planId, confirmationPhrase: "Agents 1" })).jobId,
+      (await engine.execute({ planId: byPhrase.planId, confirmationPhrase: "destroy 1 forced" })).jobId,
     );
     const audited = await engine.queryAudit({ outcome: "confirmed" });
     expect(audited.map((entry) => [entry.sandboxId, entry.confirmation])).toEqual([

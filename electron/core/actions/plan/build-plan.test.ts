@@ -252,7 +252,7 @@ describe("selection", () => {
       inventory,
     );
     expect(plan.items.map((item) => item.leaseId)).toEqual(["l2"]);
-    expect(plan.confirmationPhrase).toBe("Staging 1");
+    expect(plan.confirmationPhrase).toBe("destroy 1 forced");
   });
 
   it("selects a credential's untracked sandboxes, typed-id each, and never releases them", () => {
@@ -274,7 +274,7 @@ describe("selection", () => {
         credential: "key-a",
       },
     ]);
-    expect(destroyPlan.confirmationPhrase).toBe("untracked key-a 1");
+    expect(destroyPlan.confirmationPhrase).toBe("destroy 1 forced");
     const releasePlan = planFor(
       { action: "release", selection: { kind: "untracked", credential: "key-a" } },
       inventory,

@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { MarkerProofView, PlanPreview } from "../../../../shared/contract";
 import type { ExecuteRequest, PlanItem } from "../../../../shared/domain/actions";
-import { actedOnCount } from "../../../../shared/domain/bulk-confirmation";
+import { isActedOn, planTally } from "../../../../shared/domain/bulk-confirmation";
 import { keptPlan } from "../../../../shared/domain/kept-items";
 import { api } from "../../api";
 import { Badge } from "../../components/Badge";
@@ -15,13 +15,7 @@ import { useReturnFocus } from "../../lib/return-focus";
 import { queryKeys } from "../../state/query-keys";
 import { type PendingAction, useUi } from "../../state/ui-store";
 import { actionLabel } from "./ActionButton";
-import {
-  confirmationMatches,
-  confirmationNeed,
-  countMatches,
-  countToType,
-  executeRequest,
-} from "./confirmation";
+import { confirmationMatches, confirmationNeed, countMatches, executeRequest } from "./confirmation";
 import { ForcedLine } from "./ForcedLine";
 import { WholeValue } from "./WholeValue";
 import "./actions.css";
@@ -184,15 +178,17 @@ function PlanBody({
   const [typed, setTyped] = useState("");
   const [typedCount, setTypedCount] = useState("");
   const [override, setOverride] = useState(false);
-  // The button, the count to type and what main acts on are one number, and it follows the override.
-  const acting = actedOnCount(kept, override);
-  const expectedCount = countToType(keptView, override);
+  // The summary, the button, the count to type and its warning are one breakdown of what main acts on,
+  // and it follows the override.
+  const tally = planTally(keptView, override);
+  const acting = tally.acting;
+  const expectedCount = tally.countPhrase;
   const countOk = countMatches(expectedCount, typedCount);
   const doItems = useMemo(() => plan.items.filter((item) => item.decision === "do"), [plan]);
   const keptDo = doItems.filter((item) => !removed.has(item.itemId));
   const skipGroups = useMemo(() => groupSkips(plan.items), [plan]);
   const overrideItems = keptDo.filter((item) => item.requiresOverride).length;
-  const forcedItems = keptDo.filter((item) => item.confirmation === "typed-id").length;
+  const forcedItems = tally.forced;
   const matches = confirmationMatches(need, typed);
   const everyItemRemoved = doItems.length > 0 && keptDo.length === 0;
   const canConfirm =
@@ -233,9 +229,21 @@ function PlanBody({
     >
       <div className="dialog-body plan" data-testid="plan-body" data-plan-id={plan.planId}>
         <div className="plan-counts" data-testid="plan-counts">
-          <div className="plan-count" data-testid="plan-count-do" data-count={keptDo.length}>
-            <strong>{formatCount(keptDo.length)}</strong> will be {destroy ? "destroyed" : "released"}
-            {keptDo.length > 0 && !destroy && <span className="muted"> ({effectSummary(keptDo)})</span>}
+          <div className="plan-count" data-testid="plan-count-do" data-count={acting}>
+            <span data-testid="plan-summary">{tally.summary}</span>
+            {acting > 0 && !destroy && (
+              <span className="muted">
+                {" "}
+                ({effectSummary(keptDo.filter((item) => isActedOn(item, override)))})
+              </span>
+            )}
+            {tally.byHeadline.length > 0 && (
+              <span className="muted" data-testid="plan-headlines">
+                {" "}
+                ({tally.byHeadline.map((group) => `${formatCount(group.count)} ${group.headline}`).join(", ")}
+                )
+              </span>
+            )}
           </div>
           {removed.size > 0 && (
             <div className="plan-count" data-testid="plan-count-removed" data-count={removed.size}>
@@ -355,8 +363,8 @@ function PlanBody({
                 </>
               ) : (
                 <>
-                  These destroys are forced. Type <code className="confirm-expected">{need.expected}</code>{" "}
-                  (where, and how many) to confirm.
+                  {formatCount(forcedItems)} of these destroys are forced. Type{" "}
+                  <code className="confirm-expected">{need.expected}</code> to confirm them.
                 </>
               )}
             </label>
@@ -378,10 +386,8 @@ function PlanBody({
         {expectedCount !== null && (
           <div className="field confirm-field" data-testid="count-field">
             <label htmlFor="count-input">
-              {kept.countConfirmation?.reasons.includes("ok-sandboxes")
-                ? "This destroys sandboxes nothing is wrong with."
-                : `This destroys more than ${formatCount(kept.countConfirmation?.threshold ?? 0)} sandboxes.`}{" "}
-              Type <code className="confirm-expected">{expectedCount}</code> to confirm.
+              <span data-testid="count-warning">{tally.warning}</span> Type{" "}
+              <code className="confirm-expected">{expectedCount}</code> to confirm.
             </label>
             <input
               id="count-input"
@@ -446,9 +452,7 @@ function PlanBody({
             // biome-ignore lint/a11y/noAutofocus: with nothing to type, confirming is the next step
             autoFocus={need.kind === "click" && expectedCount === null}
           >
-            {executing
-              ? "Starting…"
-              : `${actionLabel(plan.action)} ${plural(acting, destroy ? "sandbox" : "lease", destroy ? "sandboxes" : "leases")}`}
+            {executing ? "Starting…" : tally.button}
           </button>
         )}
       </div>
