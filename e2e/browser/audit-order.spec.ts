@@ -1,9 +1,9 @@
 import { expect, test } from "../support/leasekeeper.js";
 import { environmentOf, openConsole, plantedLease, sandboxOf, showLease } from "./operator.js";
 
-// The audit log says "newest first" and lists newest first; plan rows say what they covered and what
-// became of them.
-test("the audit log lists the newest entry first, with each plan's scope and fate", async ({
+// The audit log says "newest first" and lists its stories newest first; a plan is one story that says
+// what it covered and what became of it, its items under it.
+test("the audit log lists the newest story first, with each plan's scope and fate", async ({
   page,
   world,
 }) => {
@@ -29,26 +29,29 @@ test("the audit log lists the newest entry first, with each plan's scope and fat
   await expect(page.getByTestId("audit-count")).toContainText("newest first");
   const rows = page.getByTestId("audit-row");
   await expect(rows.first()).toBeVisible();
-  const ids = await rows.evaluateAll((all) => all.map((row) => Number(row.getAttribute("data-entry-id"))));
-  expect(ids.length).toBeGreaterThanOrEqual(4);
-  expect(ids, "entries are in descending append order").toEqual([...ids].sort((a, b) => b - a));
+  const stories = page.locator('[data-testid="audit-row"][data-last-id]');
+  const lastIds = await stories.evaluateAll((all) =>
+    all.map((row) => Number(row.getAttribute("data-last-id"))),
+  );
+  expect(lastIds.length).toBeGreaterThanOrEqual(2);
+  expect(lastIds, "stories are in descending order of their newest entry").toEqual(
+    [...lastIds].sort((a, b) => b - a),
+  );
 
-  // The newest entry is the destroy plan's cancellation, with the plan's scope; the plan itself, just
-  // before it, reads cancelled (by whom, when), never "not run yet" or, later, "expired".
+  // The newest story is the destroy plan, one entry that ended cancelled (by whom, when), never
+  // "not run yet" or, later, "expired", with the plan's scope; its cancellation is not a second row.
   const newest = rows.first();
   await expect(newest).toHaveAttribute("data-kind", "plan");
   await expect(newest).toHaveAttribute("data-action", "destroy");
-  await expect(newest).toHaveAttribute("data-outcome", "cancelled");
+  await expect(newest).toHaveAttribute("data-plan-state", "cancelled");
+  await expect(newest).toHaveAttribute("data-end", "cancelled");
+  await expect(newest.getByTestId("audit-plan-state")).toHaveText(/^cancelled by \S.* (just now|\d+s ago)$/);
   await expect(newest.getByTestId("audit-plan-scope")).toContainText(`lease ${onlyPlanned}`);
-  const cancelledPlan = rows.nth(1);
-  await expect(cancelledPlan).toHaveAttribute("data-outcome", "planned");
-  await expect(cancelledPlan).toHaveAttribute("data-plan-state", "cancelled");
-  await expect(cancelledPlan.getByTestId("audit-plan-state")).toHaveText(
-    /^cancelled by \S.* (just now|\d+s ago)$/,
-  );
-  await expect(cancelledPlan.getByTestId("audit-plan-scope")).toContainText(`lease ${onlyPlanned}`);
+  await expect(
+    rows.filter({ has: page.getByTestId("audit-plan-scope").getByText(`lease ${onlyPlanned}`) }),
+  ).toHaveCount(1);
 
-  // The release: its item comes before (is newer than) its plan, which is marked run, with its sandbox.
+  // The release: its plan is marked run, with its sandbox, and its item (newer) follows it in its story.
   const sandboxId = sandboxOf(world, released);
   const item = page
     .locator(`[data-testid="audit-row"][data-kind="item"][data-sandbox-id="${sandboxId}"]`)
@@ -57,9 +60,11 @@ test("the audit log lists the newest entry first, with each plan's scope and fat
     .locator(`[data-testid="audit-row"][data-kind="plan"][data-sandbox-id="${sandboxId}"]`)
     .first();
   await expect(plan).toHaveAttribute("data-plan-state", "executed");
+  await expect(plan).toHaveAttribute("data-end", "ran");
   await expect(plan.getByTestId("audit-plan-scope")).toContainText(`lease ${released}`);
   const itemId = Number(await item.getAttribute("data-entry-id"));
   const planId = Number(await plan.getAttribute("data-entry-id"));
   expect(itemId).toBeGreaterThan(planId);
-  expect(ids.indexOf(itemId)).toBeLessThan(ids.indexOf(planId));
+  const order = await rows.evaluateAll((all) => all.map((row) => Number(row.getAttribute("data-entry-id"))));
+  expect(order.indexOf(planId)).toBe(order.indexOf(itemId) - 1);
 });

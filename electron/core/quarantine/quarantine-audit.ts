@@ -7,7 +7,9 @@ export type QuarantineAuditOutcome = "quarantined" | "cancelled" | "destroyed" |
 
 /**
  * One step of a quarantine as an audit entry, under the quarantine's id; the due destroy's own plan and
- * job write their entries too (action `destroy`), and this one names that job.
+ * job write their entries too (action `destroy`), and this one names that job. `planIds` are the plans
+ * the quarantine made (the check before the pause, each due destroy planned), so the log folds them
+ * under the quarantine instead of listing them as plans nobody ran.
  */
 export function quarantineAuditRecord(input: {
   quarantine: Quarantine;
@@ -16,6 +18,7 @@ export function quarantineAuditRecord(input: {
   at: string;
   markerProof: Record<string, unknown> | null;
   httpStatus?: number | null;
+  planIds?: readonly string[];
 }): AuditRecord {
   const { quarantine, outcome } = input;
   return {
@@ -44,6 +47,7 @@ export function quarantineAuditRecord(input: {
       dueAt: quarantine.dueAt,
       claimedBy: quarantine.claimedBy,
       destroyPlanId: quarantine.planId,
+      planIds: [...new Set([...(input.planIds ?? []), ...(quarantine.planId ? [quarantine.planId] : [])])],
       markerProof: input.markerProof,
     },
     confirmation: quarantine.confirmedBy,

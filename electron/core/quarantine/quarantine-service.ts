@@ -100,6 +100,8 @@ export class QuarantineService {
   readonly #now: () => Date;
   readonly #landing: PauseLanding;
   #running: Promise<unknown> = Promise.resolve();
+  /** The plans each quarantine made (its check, its due destroys), named in its next audit entry. */
+  readonly #plansOf = new Map<string, string[]>();
 
   constructor(deps: QuarantineServiceDeps) {
     this.#deps = deps;
@@ -127,7 +129,7 @@ export class QuarantineService {
       // The guard's own plan decides what may be quarantined: whatever it would not destroy is not paused.
       const plan = await this.#deps.engine.plan({ action: "destroy", selection });
       for (const item of plan.items.filter(wanted)) {
-        outcomes.push(await this.#quarantineItem(item, request.hours, typed));
+        outcomes.push(await this.#quarantineItem(item, request.hours, typed, plan.planId));
       }
     }
     return outcomes;
@@ -248,6 +250,7 @@ export class QuarantineService {
     item: PlanItem,
     hours: number,
     typed: ReadonlySet<string>,
+    checkPlanId: string,
   ): Promise<QuarantineOutcome> {
     const refuse = (reason: string, message: string): QuarantineOutcome => ({
       ok: false,
@@ -291,6 +294,7 @@ export class QuarantineService {
     };
     try {
       this.#deps.store.insert(quarantine);
+      this.#plansOf.set(quarantine.quarantineId, [checkPlanId]);
     } catch (error) {
       if (error instanceof QuarantineConflict) {
         return refuse("already-quarantined", QUARANTINE_MESSAGES.alreadyQuarantined);
@@ -399,6 +403,10 @@ export class QuarantineService {
       // Not planned now (no inventory, a source down): it stays due and is tried on the next pass.
       return [];
     }
+    this.#plansOf.set(quarantine.quarantineId, [
+      ...(this.#plansOf.get(quarantine.quarantineId) ?? []),
+      plan.planId,
+    ]);
     const item = plan.items.find(
       (candidate) =>
         candidate.sandboxId === quarantine.sandboxId &&
@@ -575,7 +583,10 @@ export class QuarantineService {
         at: this.#now().toISOString(),
         markerProof,
         httpStatus,
+        planIds: this.#plansOf.get(quarantine.quarantineId) ?? [],
       }),
     ]);
+    // Named once: a later entry of the same quarantine names only the plans made after this one.
+    this.#plansOf.delete(quarantine.quarantineId);
   }
 }

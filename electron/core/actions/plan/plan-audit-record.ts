@@ -1,7 +1,28 @@
-import type { Plan, PlanRequest } from "../../../../shared/domain/actions.js";
+import type { Plan, PlanItem, PlanRequest } from "../../../../shared/domain/actions.js";
 import type { AuditRecord } from "../audit/audit-log.js";
 import type { Operator } from "../jobs/recorder.js";
 import type { StoredPlan } from "../journal/journal.js";
+
+/**
+ * The environments a plan's items are in, each once: a plan row names them so that it reads with its
+ * environment even when nothing was run (a cancelled plan has no items in the log). With one, the row
+ * carries it as its own environment too, so the log's environment filter finds it.
+ */
+function planEnvironments(items: readonly PlanItem[]) {
+  const environments = new Map<string, { id: string | null; name: string | null }>();
+  for (const item of items) {
+    if (item.environmentId === null && item.environmentName === null) continue;
+    const key = `${item.sourceId ?? ""} ${item.environmentId ?? ""} ${item.environmentName ?? ""}`;
+    if (!environments.has(key)) environments.set(key, { id: item.environmentId, name: item.environmentName });
+  }
+  const list = [...environments.values()];
+  const only = list.length === 1 ? list[0]! : null;
+  return {
+    list,
+    environmentId: only?.id ?? null,
+    environmentName: only?.name ?? null,
+  };
+}
 
 /** The audit row a plan leaves: what was asked, what the plan counted, and what it was built from. */
 export function planAuditRecord(input: {
@@ -12,6 +33,7 @@ export function planAuditRecord(input: {
   durationMs: number;
 }): AuditRecord {
   const { plan, operator } = input;
+  const environments = planEnvironments(plan.items);
   return {
     at: plan.createdAt,
     kind: "plan",
@@ -23,13 +45,15 @@ export function planAuditRecord(input: {
     leaseId: null,
     sandboxId: null,
     origin: null,
-    environmentId: null,
+    environmentId: environments.environmentId,
+    environmentName: environments.environmentName,
     companyId: null,
     verdict: null,
     evidence: {
       selection: input.selection,
       counts: plan.counts,
       origins: plan.origins,
+      environments: environments.list,
       expiresAt: plan.expiresAt,
       inventoryGeneratedAt: input.inventoryGeneratedAt,
     },
@@ -53,6 +77,7 @@ export function planCancelAuditRecord(input: {
   at: string;
 }): AuditRecord {
   const { stored, operator, at } = input;
+  const environments = planEnvironments(stored.plan.items);
   return {
     at,
     kind: "plan",
@@ -64,12 +89,14 @@ export function planCancelAuditRecord(input: {
     leaseId: null,
     sandboxId: null,
     origin: null,
-    environmentId: null,
+    environmentId: environments.environmentId,
+    environmentName: environments.environmentName,
     companyId: null,
     verdict: null,
     evidence: {
       selection: stored.request.selection,
       counts: stored.plan.counts,
+      environments: environments.list,
       expiresAt: stored.plan.expiresAt,
     },
     confirmation: null,

@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { Fragment, useMemo, useState } from "react";
+import { useMemo, useState } from "react";
 import type { AuditEntry, AuditQuery } from "../../../../shared/domain/actions";
 import { api } from "../../api";
 import { HeadlineBadge } from "../../components/Badge";
@@ -7,16 +7,16 @@ import { RelativeTime } from "../../components/RelativeTime";
 import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
-import { clip, formatCount, originHost, parseTime } from "../../lib/format";
+import { clip, originHost, parseTime, plural } from "../../lib/format";
 import { queryKeys } from "../../state/query-keys";
 import { useInventory } from "../../state/use-inventory";
 import {
-  isCancellation,
-  newestFirst,
+  type AuditStory,
+  auditStories,
+  type PlanScope,
   type PlanState,
-  planCancellations,
+  type PlanStory,
   planScope,
-  planStates,
 } from "./audit-story";
 import { saveFile } from "./download";
 import "./audit.css";
@@ -45,7 +45,10 @@ export function auditQuery(filters: Filters, nowMs: number): AuditQuery {
   };
 }
 
-/** Every plan and executed item, filterable, with its evidence; exportable as CSV or JSON. */
+/**
+ * Every plan and executed item as stories (a plan with how it ended and what it ran; a quarantine with
+ * its steps and the plans it made), filterable, with its evidence; exportable as CSV or JSON.
+ */
 export function AuditView() {
   const [filters, setFilters] = useState<Filters>({ action: "", outcome: "", environmentId: "", period: 3 });
   const [expanded, setExpanded] = useState<number | null>(null);
@@ -69,15 +72,11 @@ export function AuditView() {
     return [...seen.entries()].sort((a, b) => a[1].localeCompare(b[1]));
   }, [inventory.data]);
   const names = useMemo(() => new Map(environments), [environments]);
-  const story = useMemo(() => {
-    const entries = audit.data?.entries ?? [];
-    return {
-      newest: newestFirst(entries),
-      states: planStates(entries, Date.now()),
-      cancellations: planCancellations(entries),
-    };
-  }, [audit.data]);
+  const stories = useMemo(() => auditStories(audit.data?.entries ?? [], Date.now()), [audit.data]);
+  const table = inventory.data?.table;
   const environmentName = (id: string) => names.get(id) ?? id;
+  const where = (entry: AuditEntry, scope: PlanScope | null) =>
+    environmentOf(entry, scope, environmentName, (leaseId) => table?.find(leaseId)?.environmentName ?? null);
   const set = <K extends keyof Filters>(key: K, value: Filters[K]) =>
     setFilters((current) => ({ ...current, [key]: value }));
 
@@ -85,7 +84,9 @@ export function AuditView() {
     <div className="view" data-testid="audit-view">
       <div className="toolbar">
         <div className="toolbar-row">
-          <span className="muted">Every plan and executed item, with the evidence it was judged on.</span>
+          <span className="muted">
+            Every plan, quarantine and executed item as one story each, with the evidence it was judged on.
+          </span>
           <span style={{ flex: 1 }} />
           <button
             type="button"
@@ -182,19 +183,20 @@ export function AuditView() {
       ) : (
         <div className="view-scroll audit-scroll">
           <p className="muted" style={{ margin: "0 0 6px" }} data-testid="audit-count">
-            {formatCount(audit.data.entries.length)} entries, newest first
+            {plural(stories.length, "story", "stories")} from{" "}
+            {plural(audit.data.entries.length, "entry", "entries")}, newest first
           </p>
           <table className="data-table audit-table" data-testid="audit-table">
             <colgroup>
               <col style={{ width: 84 }} />
-              <col style={{ width: 56 }} />
-              <col style={{ width: 70 }} />
-              <col style={{ width: 130 }} />
+              <col style={{ width: 84 }} />
+              <col style={{ width: 66 }} />
+              <col style={{ width: 160 }} />
               <col />
               <col />
               <col style={{ width: 150 }} />
-              <col style={{ width: 90 }} />
-              <col style={{ width: 60 }} />
+              <col style={{ width: 84 }} />
+              <col style={{ width: 50 }} />
             </colgroup>
             <thead>
               <tr>
@@ -210,29 +212,16 @@ export function AuditView() {
               </tr>
             </thead>
             <tbody>
-              {story.newest.map((entry) => (
-                <Fragment key={entry.id}>
-                  <AuditRow
-                    entry={entry}
-                    entries={audit.data.entries}
-                    planState={
-                      entry.kind === "plan" && !isCancellation(entry)
-                        ? (story.states.get(entry.planId) ?? "open")
-                        : null
-                    }
-                    cancelledBy={story.cancellations.get(entry.planId) ?? null}
-                    environmentName={environmentName}
-                    expanded={expanded === entry.id}
-                    onToggle={() => setExpanded(expanded === entry.id ? null : entry.id)}
-                  />
-                  {expanded === entry.id && (
-                    <tr className="audit-detail">
-                      <td colSpan={9}>
-                        <AuditEvidence entry={entry} />
-                      </td>
-                    </tr>
-                  )}
-                </Fragment>
+              {stories.map((story) => (
+                <StoryRows
+                  key={`${story.kind}-${story.key}`}
+                  story={story}
+                  entries={audit.data.entries}
+                  environmentName={environmentName}
+                  where={where}
+                  expanded={expanded}
+                  onToggle={(id) => setExpanded(expanded === id ? null : id)}
+                />
               ))}
             </tbody>
           </table>
@@ -243,100 +232,326 @@ export function AuditView() {
 }
 
 const PLAN_STATE_LABELS: Record<PlanState, string> = {
-  executed: "run",
+  executed: "ran",
   cancelled: "cancelled",
   expired: "expired, never run",
   open: "not run yet",
 };
 
+/** How a plan ended, as the row's `data-end` says it. */
+const PLAN_ENDS: Record<PlanState, string> = {
+  executed: "ran",
+  cancelled: "cancelled",
+  expired: "expired",
+  open: "open",
+};
+
+/** What became of a quarantine, after its latest step. */
+const QUARANTINE_ENDS: Record<string, string> = {
+  quarantined: "paused, waiting for its destroy",
+  cancelled: "cancelled, not destroyed",
+  destroyed: "destroyed when due",
+  kept: "kept: not destroyed when due",
+  failed: "failed",
+};
+
+/**
+ * Where an entry happened, in words: the environment it names, the environments a plan's items were in,
+ * the one its lease is listed under now, or that an untracked sandbox has none.
+ */
+function environmentOf(
+  entry: AuditEntry,
+  scope: PlanScope | null,
+  environmentName: (id: string) => string,
+  leaseEnvironment: (leaseId: string) => string | null,
+): string {
+  if (scope && scope.environments.length > 0) return scope.environments.join(", ");
+  if (entry.environmentName) return entry.environmentName;
+  if (entry.environmentId) return environmentName(entry.environmentId);
+  const selection = entry.evidence?.selection as { kind?: unknown; leaseIds?: unknown } | undefined;
+  const leaseIds =
+    entry.leaseId !== null
+      ? [entry.leaseId]
+      : Array.isArray(selection?.leaseIds)
+        ? selection.leaseIds.filter((id): id is string => typeof id === "string")
+        : [];
+  const listed = [...new Set(leaseIds.map(leaseEnvironment).filter((name): name is string => !!name))];
+  if (listed.length > 0) return listed.sort((a, b) => a.localeCompare(b)).join(", ");
+  if (selection?.kind === "untracked" || (entry.leaseId === null && entry.sandboxId !== null))
+    return "none (untracked sandbox)";
+  return "not recorded";
+}
+
+type Where = (entry: AuditEntry, scope: PlanScope | null) => string;
+
+function StoryRows(props: {
+  story: AuditStory;
+  entries: readonly AuditEntry[];
+  environmentName: (id: string) => string;
+  where: Where;
+  expanded: number | null;
+  onToggle: (entryId: number) => void;
+}) {
+  const { story } = props;
+  const rowProps = { where: props.where, expanded: props.expanded, onToggle: props.onToggle };
+  if (story.kind === "entry") return <AuditRow entry={story.entry} lastId={story.lastId} {...rowProps} />;
+  if (story.kind === "plan") {
+    const scope = planScope(story.plan, props.entries, props.environmentName);
+    return (
+      <>
+        <AuditRow entry={story.plan} plan={story} scope={scope} lastId={story.lastId} {...rowProps} />
+        {story.items.map((item) => (
+          <AuditRow key={item.id} entry={item} child {...rowProps} />
+        ))}
+      </>
+    );
+  }
+  const { last } = story;
+  const first = story.steps[0]!;
+  const hours = typeof first.evidence?.hours === "number" ? first.evidence.hours : null;
+  const environment = props.where(last, null);
+  return (
+    <>
+      <tr
+        className="audit-row audit-story"
+        data-testid="audit-row"
+        data-entry-id={last.id}
+        data-last-id={story.lastId}
+        data-kind="quarantine"
+        data-action="quarantine"
+        data-outcome={last.outcome}
+        data-end={last.outcome}
+        data-sandbox-id={last.sandboxId ?? ""}
+        onClick={() => props.onToggle(last.id)}
+      >
+        <td>
+          <button
+            type="button"
+            className="audit-toggle"
+            aria-expanded={props.expanded === last.id}
+            aria-label={`${props.expanded === last.id ? "Hide" : "Show"} the evidence of this quarantine`}
+            data-testid="audit-toggle"
+            onClick={(event) => {
+              event.stopPropagation();
+              props.onToggle(last.id);
+            }}
+          >
+            <RelativeTime atMs={parseTime(last.at)} />
+          </button>
+        </td>
+        <td>quarantine</td>
+        <td>quarantine</td>
+        <td>
+          <span className={`outcome outcome-${last.outcome}`}>
+            <Text value={last.outcome} />
+          </span>
+          <span className="plan-state" data-testid="audit-quarantine-end">
+            {QUARANTINE_ENDS[last.outcome] ?? last.outcome}
+          </span>
+        </td>
+        <td>
+          <Text value={last.sandboxId} mono />
+        </td>
+        <td data-testid="audit-quarantine-scope" data-quarantine-id={story.key}>
+          <Text
+            value={`${last.leaseId ? `lease ${last.leaseId}` : "untracked sandbox"}${hours !== null ? ` · ${hours} h` : ""} · ${plural(story.steps.length, "step")}${story.plans.length > 0 ? `, ${plural(story.plans.length, "plan")}` : ""}`}
+          />
+        </td>
+        <td data-testid="audit-environment">
+          <Text value={environment} />
+        </td>
+        <td>—</td>
+        <td>{last.httpStatus ?? "—"}</td>
+      </tr>
+      {props.expanded === last.id && <EvidenceRow entry={last} />}
+      {story.steps.map((step) => (
+        <AuditRow key={step.id} entry={step} child {...rowProps} />
+      ))}
+      {story.plans.map((plan) => (
+        <FoldedPlan
+          key={plan.key}
+          plan={plan}
+          parent={story.key}
+          entries={props.entries}
+          environmentName={props.environmentName}
+          {...rowProps}
+        />
+      ))}
+    </>
+  );
+}
+
+/** A plan a quarantine made, under it: what it was for and how it ended, then what it ran. */
+function FoldedPlan(props: {
+  plan: PlanStory;
+  parent: string;
+  entries: readonly AuditEntry[];
+  environmentName: (id: string) => string;
+  where: Where;
+  expanded: number | null;
+  onToggle: (entryId: number) => void;
+}) {
+  const { plan } = props;
+  const scope = planScope(plan.plan, props.entries, props.environmentName);
+  const ran = plan.state === "executed";
+  return (
+    <>
+      <tr
+        className="audit-child audit-folded"
+        data-testid="audit-folded-plan"
+        data-parent={props.parent}
+        data-entry-id={plan.plan.id}
+        data-end={PLAN_ENDS[plan.state]}
+        onClick={() => props.onToggle(plan.plan.id)}
+      >
+        <td>
+          <RelativeTime atMs={parseTime(plan.plan.at)} />
+        </td>
+        <td>plan</td>
+        <td>{plan.plan.action}</td>
+        <td>
+          <span className="plan-state">
+            {ran
+              ? "ran: the due destroy"
+              : plan.state === "cancelled"
+                ? "cancelled"
+                : "the guard's check, not run"}
+          </span>
+        </td>
+        <td>
+          <Text value={scope.sandboxId} mono />
+        </td>
+        <td data-testid="audit-folded-scope">
+          <Text value={scope.counts ? `${scope.what} · ${scope.counts}` : scope.what} />
+        </td>
+        <td data-testid="audit-environment">
+          <Text value={props.where(plan.plan, scope)} />
+        </td>
+        <td>—</td>
+        <td>—</td>
+      </tr>
+      {props.expanded === plan.plan.id && <EvidenceRow entry={plan.plan} />}
+      {plan.items.map((item) => (
+        <AuditRow
+          key={item.id}
+          entry={item}
+          child
+          where={props.where}
+          expanded={props.expanded}
+          onToggle={props.onToggle}
+        />
+      ))}
+    </>
+  );
+}
+
+function EvidenceRow({ entry }: { entry: AuditEntry }) {
+  return (
+    <tr className="audit-detail">
+      <td colSpan={9}>
+        <AuditEvidence entry={entry} />
+      </td>
+    </tr>
+  );
+}
+
 function AuditRow(props: {
   entry: AuditEntry;
-  entries: readonly AuditEntry[];
-  planState: PlanState | null;
-  cancelledBy: { operator: string; at: string } | null;
-  environmentName: (id: string) => string;
-  expanded: boolean;
-  onToggle: () => void;
+  /** The plan's story, when this is its row. */
+  plan?: PlanStory;
+  scope?: PlanScope;
+  /** A step of a story, drawn under its first row. */
+  child?: boolean;
+  /** The newest entry of the story this row opens (stories are listed by it). */
+  lastId?: number;
+  where: Where;
+  expanded: number | null;
+  onToggle: (entryId: number) => void;
 }) {
-  const { entry, planState } = props;
-  const scope = entry.kind === "plan" ? planScope(entry, props.entries, props.environmentName) : null;
-  const environment = scope
-    ? scope.environments.join(", ")
-    : entry.environmentId
-      ? entry.environmentName || props.environmentName(entry.environmentId)
-      : null;
+  const { entry, plan } = props;
+  const scope = props.scope ?? null;
+  const planState = plan?.state ?? null;
+  const cancelledBy = plan?.cancelledBy ?? null;
+  const expanded = props.expanded === entry.id;
+  const toggle = () => props.onToggle(entry.id);
   const untracked = entry.kind === "item" && entry.leaseId === null && entry.sandboxId !== null;
   return (
-    <tr
-      className="audit-row"
-      data-testid="audit-row"
-      data-entry-id={entry.id}
-      data-kind={entry.kind}
-      data-action={entry.action}
-      data-outcome={entry.outcome}
-      data-plan-state={planState ?? undefined}
-      data-sandbox-id={entry.sandboxId ?? scope?.sandboxId ?? ""}
-      onClick={props.onToggle}
-    >
-      <td>
-        {/* The row is clickable; this button is the same toggle for the keyboard and for screen readers. */}
-        <button
-          type="button"
-          className="audit-toggle"
-          aria-expanded={props.expanded}
-          aria-label={`${props.expanded ? "Hide" : "Show"} the evidence of this ${entry.kind}`}
-          data-testid="audit-toggle"
-          onClick={(event) => {
-            event.stopPropagation();
-            props.onToggle();
-          }}
-        >
-          <RelativeTime atMs={parseTime(entry.at)} />
-        </button>
-      </td>
-      <td>{entry.kind}</td>
-      <td>{entry.action}</td>
-      <td>
-        <span className={`outcome outcome-${entry.outcome}`}>
-          <Text value={entry.outcome} />
-        </span>
-        {planState && (
-          <span className={`plan-state plan-state-${planState}`} data-testid="audit-plan-state">
-            {PLAN_STATE_LABELS[planState]}
-            {planState === "cancelled" && props.cancelledBy && (
-              <>
-                {" "}
-                by {props.cancelledBy.operator} <RelativeTime atMs={parseTime(props.cancelledBy.at)} />
-              </>
-            )}
-          </span>
-        )}
-      </td>
-      <td>
-        <Text value={entry.sandboxId ?? scope?.sandboxId} mono />
-      </td>
-      <td data-testid={scope ? "audit-plan-scope" : undefined}>
-        {scope ? (
-          <Text value={scope.counts ? `${scope.what} · ${scope.counts}` : scope.what} />
-        ) : (
-          <Text value={entry.leaseId} mono placeholder={untracked ? "untracked" : "—"} />
-        )}
-      </td>
-      <td>
-        <Text value={environment} />
-      </td>
-      <td>
-        {entry.verdict ? (
-          <span className="audit-verdict" title={verdictCodes(entry).join(", ")}>
-            <HeadlineBadge headline={entry.verdict.headline} />
-            {untracked && <span className="muted"> untracked</span>}
-          </span>
-        ) : (
-          "—"
-        )}
-      </td>
-      <td>{entry.httpStatus ?? "—"}</td>
-    </tr>
+    <>
+      <tr
+        className={`audit-row${props.child ? " audit-child" : " audit-story"}`}
+        data-testid="audit-row"
+        data-entry-id={entry.id}
+        data-last-id={props.lastId}
+        data-kind={entry.kind}
+        data-action={entry.action}
+        data-outcome={planState ? PLAN_ENDS[planState] : entry.outcome}
+        data-plan-state={planState ?? undefined}
+        data-end={planState ? PLAN_ENDS[planState] : undefined}
+        data-sandbox-id={entry.sandboxId ?? scope?.sandboxId ?? ""}
+        onClick={toggle}
+      >
+        <td>
+          {/* The row is clickable; this button is the same toggle for the keyboard and for screen readers. */}
+          <button
+            type="button"
+            className="audit-toggle"
+            aria-expanded={expanded}
+            aria-label={`${expanded ? "Hide" : "Show"} the evidence of this ${entry.kind}`}
+            data-testid="audit-toggle"
+            onClick={(event) => {
+              event.stopPropagation();
+              toggle();
+            }}
+          >
+            <RelativeTime atMs={parseTime(entry.at)} />
+          </button>
+        </td>
+        <td>{entry.kind}</td>
+        <td>{entry.action}</td>
+        <td>
+          {planState ? (
+            <span className={`plan-state plan-state-${planState}`} data-testid="audit-plan-state">
+              {PLAN_STATE_LABELS[planState]}
+              {planState === "cancelled" && cancelledBy && (
+                <>
+                  {" "}
+                  by {cancelledBy.operator} <RelativeTime atMs={parseTime(cancelledBy.at)} />
+                </>
+              )}
+            </span>
+          ) : (
+            <span className={`outcome outcome-${entry.outcome}`}>
+              <Text value={entry.outcome} />
+            </span>
+          )}
+        </td>
+        <td>
+          <Text value={entry.sandboxId ?? scope?.sandboxId} mono />
+        </td>
+        <td data-testid={scope ? "audit-plan-scope" : undefined}>
+          {scope ? (
+            <Text value={scope.counts ? `${scope.what} · ${scope.counts}` : scope.what} />
+          ) : (
+            <Text value={entry.leaseId} mono placeholder={untracked ? "untracked" : "—"} />
+          )}
+        </td>
+        <td data-testid="audit-environment">
+          <Text value={props.where(entry, scope)} />
+        </td>
+        <td>
+          {entry.verdict ? (
+            <span className="audit-verdict" title={verdictCodes(entry).join(", ")}>
+              <HeadlineBadge headline={entry.verdict.headline} />
+              {untracked && <span className="muted"> untracked</span>}
+            </span>
+          ) : (
+            "—"
+          )}
+        </td>
+        <td>{entry.httpStatus ?? "—"}</td>
+      </tr>
+      {expanded && <EvidenceRow entry={entry} />}
+    </>
   );
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../../../shared/domain/actions";
-import { newestFirst, planCancellations, planScope, planStates } from "./audit-story";
+import { auditStories, newestFirst, planCancellations, planScope, planStates } from "./audit-story";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 
@@ -143,5 +143,84 @@ describe("a plan's scope", () => {
       sandboxId: null,
       counts: null,
     });
+  });
+});
+
+describe("the log as stories", () => {
+  const later = "2026-03-01T11:30:00Z";
+  const selection = { kind: "leases", leaseIds: ["L-1"] };
+
+  it("makes a cancelled plan one story that ended cancelled, its cancellation folded in", () => {
+    const entries = [
+      plan("P-1", 1, selection, later),
+      entry({ id: 2, planId: "P-1", outcome: "cancelled", operator: "ana", at: "2026-03-01T11:05:00Z" }),
+    ];
+    const stories = auditStories(entries, NOW);
+    expect(stories).toHaveLength(1);
+    expect(stories[0]).toMatchObject({
+      kind: "plan",
+      key: "P-1",
+      state: "cancelled",
+      cancelledBy: { operator: "ana", at: "2026-03-01T11:05:00Z" },
+      lastId: 2,
+    });
+  });
+
+  it("keeps a plan's items under it and lists stories by their newest entry", () => {
+    const entries = [
+      plan("P-1", 1, selection, later),
+      plan("P-2", 2, selection, later),
+      item("P-1", 3, { sandboxId: "sb-1" }),
+    ];
+    const stories = auditStories(entries, NOW);
+    expect(stories.map((story) => story.key)).toEqual(["P-1", "P-2"]);
+    expect(stories[0]).toMatchObject({ kind: "plan", state: "executed" });
+    expect(stories[0]?.kind === "plan" && stories[0].items.map((i) => i.id)).toEqual([3]);
+  });
+
+  it("reads a cancellation whose plan row a filter left out as the cancelled plan", () => {
+    const stories = auditStories([entry({ id: 7, planId: "P-9", outcome: "cancelled" })], NOW);
+    expect(stories).toMatchObject([{ kind: "plan", key: "P-9", state: "cancelled" }]);
+  });
+
+  it("folds the plans a quarantine names under it, and leaves other plans alone", () => {
+    const step = (id: number, outcome: string, evidence: Record<string, unknown>) =>
+      entry({
+        id,
+        kind: "item",
+        action: "quarantine",
+        planId: "Q-1",
+        outcome,
+        sandboxId: "sb-q",
+        environmentName: "prod",
+        evidence,
+      });
+    const entries = [
+      plan("P-check", 1, selection, later),
+      step(2, "quarantined", { planIds: ["P-check"], destroyPlanId: null }),
+      plan("P-other", 3, selection, later),
+      plan("P-destroy", 4, selection, later),
+      item("P-destroy", 5, { sandboxId: "sb-q" }),
+      step(6, "destroyed", { planIds: ["P-destroy"], destroyPlanId: "P-destroy" }),
+    ];
+    const stories = auditStories(entries, NOW);
+    expect(stories.map((story) => `${story.kind}:${story.key}`)).toEqual(["quarantine:Q-1", "plan:P-other"]);
+    const quarantine = stories[0];
+    if (quarantine?.kind !== "quarantine") throw new Error("not a quarantine");
+    expect(quarantine.steps.map((s) => s.outcome)).toEqual(["quarantined", "destroyed"]);
+    expect(quarantine.last.outcome).toBe("destroyed");
+    expect(quarantine.plans.map((p) => [p.key, p.state])).toEqual([
+      ["P-check", "expired"],
+      ["P-destroy", "executed"],
+    ]);
+    expect(quarantine.lastId).toBe(6);
+  });
+
+  it("names a cancelled plan's environments from what its row recorded", () => {
+    const cancelled = entry({
+      id: 1,
+      evidence: { selection, counts: { do: 1, skip: 0 }, environments: [{ id: "E-1", name: "staging" }] },
+    });
+    expect(planScope(cancelled, [cancelled], (id) => id).environments).toEqual(["staging"]);
   });
 });

@@ -3,8 +3,8 @@ import { plural } from "../../lib/format";
 
 /**
  * How the audit view reads the log. Main answers oldest first (an export reads as the story of what
- * happened); the view lists newest first, and tells what became of each plan from the items that share
- * its plan id, since a plan row is written once and never updated.
+ * happened); the view lists stories newest first, and tells what became of each plan from the items and
+ * the cancellation that share its plan id, since a plan row is written once and never updated.
  */
 
 /** Newest first: ids grow with every append, so they order entries even when two share a timestamp. */
@@ -52,6 +52,126 @@ export function planStates(entries: readonly AuditEntry[], nowMs: number): Map<s
   return states;
 }
 
+/** What the view lists: one story per plan, per quarantine, and per entry that belongs to neither. */
+export type AuditStory = PlanStory | QuarantineStory | EntryStory;
+
+/**
+ * A plan as one entry that ends: its row (or, when a filter left the row out, its cancellation, which
+ * carries the same scope), how it ended, and the items it ran, oldest first.
+ */
+export interface PlanStory {
+  kind: "plan";
+  key: string;
+  plan: AuditEntry;
+  state: PlanState;
+  /** Who closed it without running it, and when; null unless cancelled. */
+  cancelledBy: { operator: string; at: string } | null;
+  items: AuditEntry[];
+  /** The newest entry of the story: stories are listed by it. */
+  lastId: number;
+}
+
+/** A quarantine's steps (quarantined, cancelled, destroyed, kept, failed) with the plans it made folded in. */
+export interface QuarantineStory {
+  kind: "quarantine";
+  key: string;
+  steps: AuditEntry[];
+  /** Its latest step: what became of it so far. */
+  last: AuditEntry;
+  plans: PlanStory[];
+  lastId: number;
+}
+
+export interface EntryStory {
+  kind: "entry";
+  key: string;
+  entry: AuditEntry;
+  lastId: number;
+}
+
+/** The plan ids a quarantine entry names as its own (the check before the pause, each due destroy). */
+function quarantinePlans(entry: AuditEntry): string[] {
+  const evidence = entry.evidence ?? {};
+  const ids = strings(evidence.planIds);
+  if (typeof evidence.destroyPlanId === "string") ids.push(evidence.destroyPlanId);
+  return ids;
+}
+
+/**
+ * The log as stories, newest first: a plan with its cancellation and items is one story that ends (run,
+ * cancelled, expired, or still open); a quarantine's entries are one story, and the plans it made fold
+ * under it; anything else (a repair, an item whose plan a filter left out) stands alone.
+ */
+export function auditStories(entries: readonly AuditEntry[], nowMs: number): AuditStory[] {
+  const states = planStates(entries, nowMs);
+  const cancellations = planCancellations(entries);
+  const quarantines = new Map<string, AuditEntry[]>();
+  const ownerOf = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.action !== "quarantine") continue;
+    const steps = quarantines.get(entry.planId) ?? [];
+    steps.push(entry);
+    quarantines.set(entry.planId, steps);
+    for (const planId of quarantinePlans(entry)) ownerOf.set(planId, entry.planId);
+  }
+  const plans = new Map<string, PlanStory>();
+  const alone: EntryStory[] = [];
+  // Plan rows first, so a cancellation or an item finds its plan whatever order the log gives.
+  for (const entry of entries) {
+    if (entry.kind !== "plan" || isCancellation(entry) || plans.has(entry.planId)) continue;
+    plans.set(entry.planId, {
+      kind: "plan",
+      key: entry.planId,
+      plan: entry,
+      state: states.get(entry.planId) ?? "open",
+      cancelledBy: cancellations.get(entry.planId) ?? null,
+      items: [],
+      lastId: entry.id,
+    });
+  }
+  for (const entry of entries) {
+    if (entry.action === "quarantine") continue;
+    const story = plans.get(entry.planId);
+    if (entry.kind === "plan" && isCancellation(entry)) {
+      if (story) story.lastId = Math.max(story.lastId, entry.id);
+      else
+        plans.set(entry.planId, {
+          kind: "plan",
+          key: entry.planId,
+          plan: entry,
+          state: "cancelled",
+          cancelledBy: { operator: entry.operator, at: entry.at },
+          items: [],
+          lastId: entry.id,
+        });
+    } else if (entry.kind === "item") {
+      if (story) {
+        story.items.push(entry);
+        story.lastId = Math.max(story.lastId, entry.id);
+      } else alone.push({ kind: "entry", key: `entry-${entry.id}`, entry, lastId: entry.id });
+    }
+  }
+  const stories: AuditStory[] = [...alone];
+  const folded = new Map<string, PlanStory[]>();
+  for (const story of plans.values()) {
+    const owner = ownerOf.get(story.key);
+    if (owner === undefined) stories.push(story);
+    else folded.set(owner, [...(folded.get(owner) ?? []), story]);
+  }
+  for (const [quarantineId, steps] of quarantines) {
+    const own = folded.get(quarantineId) ?? [];
+    stories.push({
+      kind: "quarantine",
+      key: quarantineId,
+      steps,
+      last: steps[steps.length - 1]!,
+      plans: own,
+      lastId: Math.max(...steps.map((step) => step.id), ...own.map((plan) => plan.lastId)),
+    });
+  }
+  return stories.sort((a, b) => b.lastId - a.lastId);
+}
+
 /** The scope a plan was asked for, in the operator's words: what was picked and where. */
 export interface PlanScope {
   /** "lease L-1", "3 leases", "stale and foreign leases", "2 untracked sandboxes". */
@@ -76,6 +196,15 @@ export function planScope(
   for (const item of items) {
     if (item.environmentId) environments.add(item.environmentName || environmentName(item.environmentId));
   }
+  // The environments the plan's items were in, as the plan row recorded them (a cancelled plan has no
+  // items in the log).
+  for (const recorded of records(plan.evidence?.environments)) {
+    const name = typeof recorded.name === "string" && recorded.name !== "" ? recorded.name : null;
+    const id = typeof recorded.id === "string" ? recorded.id : null;
+    if (name ?? id) environments.add(name ?? environmentName(id!));
+  }
+  if (environments.size === 0 && plan.environmentId)
+    environments.add(plan.environmentName || environmentName(plan.environmentId));
   let what = "a selection";
   let sandboxId: string | null = null;
   switch (selection?.kind) {
@@ -117,6 +246,10 @@ function asRecord(value: unknown): Record<string, unknown> | null {
   return typeof value === "object" && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : null;
+}
+
+function records(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.map(asRecord).filter((item) => item !== null) : [];
 }
 
 function strings(value: unknown): string[] {
