@@ -1,5 +1,5 @@
 // The measured side of the inventory benchmark, in a fresh process of its own (see bench/inventory.ts):
-//   scan      the host's inventory (createLeasekeeperApp: main thread + inventory worker) scanning the
+//   scan      the host's inventory (openCore: main thread + inventory worker) scanning the
 //             world twice, with main's event loop, memory and CPU watched; during the second scan
 //             `inventory:get` is asked every 25 ms, as the UI would, and answered from the cached view
 //   startup   a fresh host over the store the scan left: from start to the first `inventory:get` rows
@@ -10,7 +10,7 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { createLeasekeeperApp, type LeasekeeperApp } from "../electron/core/app/app.js";
+import { type Core, openCore } from "../electron/core/compose/index.js";
 import { loadConfig } from "../electron/core/config/load.js";
 import {
   CreateosClient,
@@ -64,7 +64,7 @@ export interface ReadChildResult {
 }
 
 export interface StartupChildResult {
-  /** From createLeasekeeperApp to the first inventory:get answer, rows decoded. */
+  /** From openCore to the first inventory:get answer, rows decoded. */
   firstRowsMs: number;
   rows: number;
 }
@@ -109,8 +109,8 @@ if (values.mode === "scan") {
   throw new Error(`unknown mode ${values.mode}`);
 }
 
-function openHost(): Promise<LeasekeeperApp> {
-  return createLeasekeeperApp({
+function openHost(): Promise<Core> {
+  return openCore({
     configPath: values.config!,
     mode: "browser",
     version: "bench",
@@ -119,7 +119,7 @@ function openHost(): Promise<LeasekeeperApp> {
   });
 }
 
-async function inventoryGet(app: LeasekeeperApp): Promise<ChannelResponse<"inventory:get">> {
+async function inventoryGet(app: Core): Promise<ChannelResponse<"inventory:get">> {
   const answer = await app.handlers["inventory:get"]({}, { host: "test" });
   if (!answer.ok) throw new Error(`inventory:get failed: ${answer.error.code}`);
   return answer.data;

@@ -318,7 +318,7 @@ export function inventoryFigures(result: InventoryBenchResult): Figure[] {
       unit: "ms",
       reference: null,
       target: result.size >= 100_000 ? { kind: "max", value: 2000, text: "< 2 s" } : null,
-      note: `a fresh process: createLeasekeeperApp over the store the scan left, to the first inventory:get answer decoded into rows (${startup.rows.toLocaleString("en-US")}; the stored inventory, read and encoded by the worker)`,
+      note: `a fresh process: openCore over the store the scan left, to the first inventory:get answer decoded into rows (${startup.rows.toLocaleString("en-US")}; the stored inventory, read and encoded by the worker)`,
     },
     {
       bench,

@@ -7,7 +7,7 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { openSecrets } from "../electron/core/app/app.js";
+import { openSecrets } from "../electron/core/compose/index.js";
 import { loadConfig } from "../electron/core/config/load.js";
 import { scanInventory } from "../electron/core/inventory/scan.js";
 import { createSources } from "../electron/core/leases/index.js";

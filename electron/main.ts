@@ -2,7 +2,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { app, BrowserWindow, dialog, ipcMain, safeStorage, session } from "electron";
 import { resolveConfigPath } from "./core/app/config-path.js";
-import { closeWithin, createLeasekeeperApp, type LeasekeeperApp } from "./core/app/index.js";
+import { closeWithin } from "./core/app/index.js";
+import { type Core, openCore } from "./core/compose/index.js";
 import { CONFIG_FILE_NAME } from "./core/config/index.js";
 import { answerFor } from "./core/errors/host-answers.js";
 import { SafeStorageVault } from "./core/vault/index.js";
@@ -32,7 +33,7 @@ export { resolveConfigPath };
 
 export interface MainHandle {
   window: BrowserWindow;
-  core: LeasekeeperApp;
+  core: Core;
 }
 
 function fail(title: string, message: string): null {
@@ -75,9 +76,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<MainHa
       `Pass --config FILE, set LEASEKEEPER_CONFIG, or put ${CONFIG_FILE_NAME} in the working folder (npm start runs the demo).`,
     );
   }
-  let core: LeasekeeperApp;
+  let core: Core;
   try {
-    core = await createLeasekeeperApp({
+    core = await openCore({
       configPath,
       mode: "electron",
       version: app.getVersion(),

@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TOKEN_HEADER } from "../shared/contract/bridge.js";
 import type { Plan } from "../shared/domain/actions.js";
 import { buildWorld, type World } from "./core/actions/testing/world.js";
-import { createLeasekeeperApp } from "./core/app/app.js";
 import { CORE_CLOSE_BUDGET_MS } from "./core/app/closing.js";
 import { memoryLogger } from "./core/app/log.js";
+import { openCore } from "./core/compose/index.js";
 import { DATABASE_FILE_NAME } from "./core/store/database.js";
 
 // `npm run serve` stopped with a destroy in flight: the browser host waits (bounded) for the core to
@@ -112,7 +112,7 @@ describe("stopping the browser host", () => {
     }
 
     world.sim.setFaults([]);
-    const next = await createLeasekeeperApp({
+    const next = await openCore({
       configPath: world.configFile,
       mode: "browser",
       version: "test",

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createConfiguredActionEngine } from "../../electron/core/actions/index.js";
+import { openEngine } from "../../electron/core/actions/testing/world.js";
+import { engineActions } from "../../electron/core/compose/index.js";
 import { type LeasekeeperConfig, loadConfig } from "../../electron/core/config/load.js";
 import { EnvSecretStore } from "../../electron/core/config/secrets.js";
 import { scanInventory } from "../../electron/core/inventory/scan.js";
@@ -227,12 +228,15 @@ for (const seed of SEEDS) {
         }
 
         // A plan from this inventory acts on nothing whose state could not be read or seen.
-        const engine = createConfiguredActionEngine({
-          config,
-          sources: createSources(config, { env: { ...process.env, ...demo.keys } }),
-          secrets: new EnvSecretStore(config.credentials, demo.keys),
-          inventory: { current: async () => faulted },
-          dataDir,
+        // The core's engine, planning from the faulted inventory instead of its own scan.
+        const engine = await openEngine({
+          configFile: demo.configPath,
+          env: { ...process.env, ...demo.keys },
+          actions: (deps) =>
+            engineActions({
+              ...deps,
+              inventory: { current: async () => faulted, refresh: () => deps.inventory.refresh() },
+            }),
         });
         try {
           for (const action of ["destroy", "release"] as const) {

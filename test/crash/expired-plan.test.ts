@@ -3,16 +3,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { createConfiguredActionEngine } from "../../electron/core/actions/index.js";
 import {
   buildWorld,
   eventually,
   FAST_OPTIONS,
+  openEngine,
   type World,
 } from "../../electron/core/actions/testing/world.js";
-import { loadConfig } from "../../electron/core/config/load.js";
-import { EnvSecretStore } from "../../electron/core/config/secrets.js";
-import { createSources } from "../../electron/core/leases/index.js";
 import { DATABASE_FILE_NAME } from "../../electron/core/store/database.js";
 
 // A job process killed with SIGKILL while its DELETEs are on their way to CreateOS (which acts on them
@@ -109,11 +106,9 @@ describe("a crash after sending, resumed once the plan has expired", () => {
     const deletesAtCrash = await world.stats();
 
     // Twenty minutes on: the plan (fifteen minutes) has expired.
-    const config = await loadConfig(world.configFile);
-    const later = createConfiguredActionEngine({
-      config,
-      sources: createSources(config, { env: world.env }),
-      secrets: new EnvSecretStore(config.credentials, world.env),
+    const later = await openEngine({
+      configFile: world.configFile,
+      env: world.env,
       now: () => new Date(Date.now() + 20 * 60_000),
       options: { ...FAST_OPTIONS, verifyTimeoutMs: 1_000 },
     });

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildWorld, KEY_A, type World } from "../../electron/core/actions/testing/world.js";
-import { createLeasekeeperApp } from "../../electron/core/app/app.js";
+import { openCore } from "../../electron/core/compose/index.js";
 import { PASSPHRASE_ENV } from "../../electron/core/vault/index.js";
 import type { Plan } from "../../shared/domain/actions.js";
 import { runLeasekeeper } from "./support/operators.js";
@@ -40,7 +40,7 @@ describe("the app and the CLI open one core", () => {
     writeFileSync(world.configFile, JSON.stringify(config));
 
     const env = { [PASSPHRASE_ENV]: PASSPHRASE };
-    const app = await createLeasekeeperApp({
+    const app = await openCore({
       configPath: world.configFile,
       mode: "browser",
       version: "test",

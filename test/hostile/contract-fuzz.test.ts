@@ -2,8 +2,8 @@ import { rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLeasekeeperApp, type LeasekeeperApp } from "../../electron/core/app/app.js";
 import { memoryLogger } from "../../electron/core/app/log.js";
+import { type Core, openCore } from "../../electron/core/compose/index.js";
 import { dispatch } from "../../electron/core/handlers/table.js";
 import { type HttpHost, startHttpHost } from "../../electron/core/http-host/host.js";
 import { type Demo, startDemo } from "../../scripts/demo.js";
@@ -163,7 +163,7 @@ function expectSafeMessage(message: string): void {
 
 describe(`every contract channel under malformed and oversized payloads (${CHAOS_SIZE})`, () => {
   let demo: Demo;
-  let app: LeasekeeperApp;
+  let app: Core;
   let host: HttpHost;
   const tried: Record<string, number> = {};
   const refused: Record<string, number> = {};
@@ -172,7 +172,7 @@ describe(`every contract channel under malformed and oversized payloads (${CHAOS
 
   beforeAll(async () => {
     demo = await startDemo({ size: 60, rateLimitPerMinute: 0 });
-    app = await createLeasekeeperApp({
+    app = await openCore({
       configPath: demo.configPath,
       mode: "browser",
       version: "fuzz",

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withTypedCount } from "../../electron/core/actions/testing/world.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "../../electron/core/app/app.js";
 import { memoryLogger } from "../../electron/core/app/log.js";
+import { type Core, openCore } from "../../electron/core/compose/index.js";
 import { type HttpHost, startHttpHost } from "../../electron/core/http-host/host.js";
 import { TOKEN_HEADER } from "../../shared/contract/bridge.js";
 import {
@@ -65,7 +65,7 @@ function parseCsv(text: string): string[][] {
 
 describe("hostile strings through ledger, scan, contract and audit export", () => {
   let world: HostileWorld;
-  let app: LeasekeeperApp;
+  let app: Core;
   let host: HttpHost;
   let checked = 0;
 
@@ -85,7 +85,7 @@ describe("hostile strings through ledger, scan, contract and audit export", () =
 
   beforeAll(async () => {
     world = await buildHostileWorld();
-    app = await createLeasekeeperApp({
+    app = await openCore({
       configPath: world.configPath,
       mode: "browser",
       version: "test",

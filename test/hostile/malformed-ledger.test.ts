@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLeasekeeperApp, type LeasekeeperApp } from "../../electron/core/app/app.js";
 import { memoryLogger } from "../../electron/core/app/log.js";
+import { type Core, openCore } from "../../electron/core/compose/index.js";
 import { LedgerSource } from "../../electron/core/leases/index.js";
 import { decodeInventoryRows, type InventoryView, MAX_PROBLEMS_IN_VIEW } from "../../shared/contract.js";
 import { writeFigures } from "../chaos/support/figures.js";
@@ -68,7 +68,7 @@ describe(`a ledger with ${BAD} malformed rows`, () => {
   let ledgerPath: string;
   let badIndexes: number[];
   let goodIds: string[];
-  let app: LeasekeeperApp;
+  let app: Core;
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "leasekeeper-malformed-"));
@@ -113,7 +113,7 @@ describe(`a ledger with ${BAD} malformed rows`, () => {
         dataDir: "data",
       }),
     );
-    app = await createLeasekeeperApp({
+    app = await openCore({
       configPath: path.join(dir, "leasekeeper.config.json"),
       mode: "browser",
       version: "test",

@@ -65,7 +65,8 @@ describe("audit log", () => {
     expect(items.map((entry) => [entry.action, entry.leaseId, entry.outcome, entry.reason])).toEqual([
       ["destroy", "lease-a1", "confirmed", null],
       ["destroy", "lease-a2", "confirmed", null],
-      ["release", "lease-a2", "skipped", "foreign-company"],
+      // The core's inventory shows the destroy it just confirmed: the row's sandbox is gone, so it is closed.
+      ["release", "lease-a2", "skipped", "closed"],
       ["release", "lease-a3", "confirmed", null],
     ]);
     const forced = items[1]!;

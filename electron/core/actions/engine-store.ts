@@ -1,3 +1,4 @@
+import type BetterSqlite3 from "better-sqlite3";
 import type { AuditEntry, AuditQuery } from "../../../shared/domain/actions.js";
 import { openDatabase } from "../store/database.js";
 import type { SharedAuditLog } from "../store/postgres/shared-store.js";
@@ -41,8 +42,16 @@ export interface EngineStore {
   close(): Promise<void>;
 }
 
-export function openEngineStore(dataDir: string, shared: SharedEngineStore | undefined): EngineStore {
-  const db = openDatabase(dataDir);
+/**
+ * On the core's one connection when given one (its owner closes it), otherwise on a connection of the
+ * engine's own to the data directory's file.
+ */
+export function openEngineStore(
+  dataDir: string,
+  shared: SharedEngineStore | undefined,
+  connection?: BetterSqlite3.Database,
+): EngineStore {
+  const db = connection ?? openDatabase(dataDir);
   // Every write of the journal and the audit log is durable on return, not just ordered.
   db.pragma("synchronous = FULL");
   const localAudit = new AuditLog(db);
@@ -57,7 +66,7 @@ export function openEngineStore(dataDir: string, shared: SharedEngineStore | und
       return teamAudit === null ? localAudit.query(query, limit) : teamAudit.query(query, limit);
     },
     async close() {
-      db.close();
+      if (connection === undefined) db.close();
       await shared?.close().catch(() => undefined);
     },
   };

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
+import type BetterSqlite3 from "better-sqlite3";
 import { ulid } from "ulid";
 import type { z } from "zod";
 import {
@@ -35,8 +36,10 @@ export type { AuditQueryInput } from "./audit/audit-access.js";
 export { ENGINE_MESSAGES } from "./engine-messages.js";
 
 export interface ActionEngineDeps {
-  /** The data directory of the store; the engine opens its own connection (synchronous=FULL). */
+  /** The data directory of the store; the engine opens its own connection (synchronous=FULL)… */
   dataDir: string;
+  /** …unless the host hands it the process's one connection, which the host then closes. */
+  database?: BetterSqlite3.Database;
   inventory: InventoryPort;
   leases: LeaseRereader;
   provider: ProviderPort;
@@ -102,7 +105,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   const options: ActionOptions = { ...DEFAULT_ACTION_OPTIONS, ...deps.options };
   const now = deps.now ?? (() => new Date());
   const operator = deps.operator ?? currentOperator();
-  const store = openEngineStore(deps.dataDir, deps.shared);
+  const store = openEngineStore(deps.dataDir, deps.shared, deps.database);
   const { journal, auditCopy } = store;
   const auditAccess = new AuditAccess(store);
   const events = new EventEmitter();

@@ -9,4 +9,3 @@ export {
 } from "./engine.js";
 export { type ActionOptions, DEFAULT_ACTION_OPTIONS } from "./options.js";
 export type { AccountClient, InventoryPort, LeaseRereader, ProviderPort } from "./ports.js";
-export { type ConfiguredEngineOptions, createConfiguredActionEngine } from "./wiring.js";

@@ -3,20 +3,20 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import { decodeInventoryRows } from "../../../shared/contract.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
+import { type Core, openCore } from "../compose/index.js";
 import { memoryLogger } from "./log.js";
 import { channelCaller, finishedJob } from "./testing/app-calls.js";
 
 /** The composition root against the simulator and a generated world: every channel, end to end. */
 
 let demo: Demo;
-let app: LeasekeeperApp;
+let app: Core;
 const log = memoryLogger();
 const changes: string[] = [];
 
 beforeAll(async () => {
   demo = await startDemo({ size: 150, seed: "app-test", transitionMs: 20, leases: "ledger" });
-  app = await createLeasekeeperApp({
+  app = await openCore({
     configPath: demo.configPath,
     mode: "browser",
     version: "9.9.9",
@@ -37,7 +37,7 @@ afterAll(async () => {
 
 const call = channelCaller(() => app);
 
-async function refuse(channel: keyof LeasekeeperApp["handlers"], request: unknown) {
+async function refuse(channel: keyof Core["handlers"], request: unknown) {
   const result = await app.handlers[channel](request, { host: "test" });
   if (result.ok) throw new Error(`${channel} should have been refused`);
   return result.error;
@@ -407,7 +407,7 @@ describe("status and outages", () => {
     const broken = path.join(demo.dir, "broken.config.json");
     writeFileSync(broken, "{ not json");
     await expect(
-      createLeasekeeperApp({ configPath: broken, mode: "browser", version: "x", log: memoryLogger() }),
+      openCore({ configPath: broken, mode: "browser", version: "x", log: memoryLogger() }),
     ).rejects.toThrow(`${broken}: is not valid JSON.`);
   });
 });

@@ -6,8 +6,8 @@ import { type Simulator, startSimulator } from "../../../simulator/index.js";
 import { SECRET_KEY, tempDir } from "../../../test/fixtures/leasekeeper.js";
 import type { TestDatabase } from "../../../test/support/postgres.js";
 import { postgresForSuite } from "../../../test/support/postgres-suite.js";
+import type { Core } from "../compose/index.js";
 import { createPaperclipSchema, PaperclipSeed } from "../leases/testing/paperclip-db/seed.js";
-import type { LeasekeeperApp } from "./app.js";
 import { channelCaller, finishedJob } from "./testing/app-calls.js";
 import { openOneAccountApp } from "./testing/one-account-app.js";
 
@@ -18,7 +18,7 @@ import { openOneAccountApp } from "./testing/one-account-app.js";
 const postgres = postgresForSuite();
 let sim: Simulator;
 let db: TestDatabase;
-let app: LeasekeeperApp;
+let app: Core;
 let cleanup: () => Promise<void>;
 const leaking = { id: "", sandbox: "sb-db-leaking" };
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlanPreview } from "../../../shared/contract/plan-preview.js";
 import type { ChannelResponse, Result } from "../../../shared/contract.js";
 import { runCliCaptured } from "../cli/testing/run-captured.js";
+import { type Core, openCore } from "../compose/index.js";
 import { CONFIG_FILE_NAME } from "../config/load.js";
 import {
   holding,
@@ -11,7 +12,6 @@ import {
   markerWorld,
   running,
 } from "../markers/testing/marker-world.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
 import { withForcedProofs } from "./forced-proofs.js";
 import { memoryLogger } from "./log.js";
 
@@ -27,7 +27,7 @@ describe("proof before typed confirmation", () => {
   const lostItsSandbox = markedRow(null, 3);
   const alsoForeign = markedRow("sb-foreign-2", 4, { companyId: OTHER_COMPANY });
   let w: MarkerWorld;
-  let app: LeasekeeperApp;
+  let app: Core;
 
   beforeAll(async () => {
     w = await markerWorld(
@@ -39,7 +39,7 @@ describe("proof before typed confirmation", () => {
       ],
       [foreign, owned, lostItsSandbox, alsoForeign],
     );
-    app = await createLeasekeeperApp({
+    app = await openCore({
       configPath: path.join(w.dir, CONFIG_FILE_NAME),
       mode: "browser",
       version: "test",

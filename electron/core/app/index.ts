@@ -1,6 +1,5 @@
 export { REDACTED, SecretRedactor } from "../redaction/redactor.js";
-export { ACTIONS_UNAVAILABLE, type ActionsPort, engineActions, unavailableActions } from "./actions.js";
-export { type ActionDeps, type AppOptions, createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
+export { ACTIONS_UNAVAILABLE, type ActionsPort, unavailableActions } from "./actions.js";
 export { type CoreServices, coreCalls } from "./calls.js";
 export { CORE_CLOSE_BUDGET_MS, closeWithin } from "./closing.js";
 export { resolveConfigPath } from "./config-path.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import { type ChannelResponse, decodeInventoryRows } from "../../../shared/contract.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
+import { type Core, openCore } from "../compose/index.js";
 import { memoryLogger } from "./log.js";
 import { channelCaller } from "./testing/app-calls.js";
 
@@ -11,7 +11,7 @@ import { channelCaller } from "./testing/app-calls.js";
  */
 
 let demo: Demo;
-let app: LeasekeeperApp;
+let app: Core;
 let failThirdPage = false;
 let thirdPagesAsked = 0;
 
@@ -32,7 +32,7 @@ beforeAll(async () => {
     }
     return globalThis.fetch(input, init);
   };
-  app = await createLeasekeeperApp({
+  app = await openCore({
     configPath: demo.configPath,
     mode: "browser",
     version: "9.9.9",

@@ -10,8 +10,8 @@ import {
   startSimulator,
   writeDemoWorld,
 } from "../../../simulator/index.js";
+import { type Core, openCore } from "../compose/index.js";
 import { type HttpHost, startHttpHost } from "../http-host/host.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
 import { memoryLogger } from "./log.js";
 
 /**
@@ -37,7 +37,7 @@ function formsOf(secret: string): string[] {
 }
 
 let simulator: Simulator;
-let app: LeasekeeperApp;
+let app: Core;
 let host: HttpHost;
 let dir: string;
 const keys: string[] = [];
@@ -92,7 +92,7 @@ beforeAll(async () => {
   world.ledger.environments[0]!.name = `prod ${keys[1] ?? keys[0]}`;
   dir = mkdtempSync(path.join(tmpdir(), "lk-canary-"));
   await writeDemoWorld(dir, world);
-  app = await createLeasekeeperApp({
+  app = await openCore({
     configPath: path.join(dir, "leasekeeper.config.json"),
     mode: "browser",
     version: "canary",

@@ -8,7 +8,7 @@ import type { InventoryView } from "../../../shared/contract.js";
 import type { Plan } from "../../../shared/domain/actions.js";
 import { postgresForSuite } from "../../../test/support/postgres-suite.js";
 import { command as scanCommand } from "../cli/commands/scan.js";
-import type { LeasekeeperApp } from "./app.js";
+import type { Core } from "../compose/index.js";
 import { memoryLogger } from "./log.js";
 import { type Machine, queryStore, STORE_URL_ENV, TeamMachines } from "./testing/team-machines.js";
 
@@ -35,8 +35,7 @@ afterAll(async () => {
 
 const machine = (options: { store: boolean; sourceGone?: boolean; at?: Machine }) => team.machine(options);
 const envFor = (url: string) => team.envFor(url);
-const open = (at: Machine, url: string, log = memoryLogger()): Promise<LeasekeeperApp> =>
-  team.open(at, url, { log });
+const open = (at: Machine, url: string, log = memoryLogger()): Promise<Core> => team.open(at, url, { log });
 
 /** Opens a machine's app, scans once, waits for its saves, and closes it: what it scanned. */
 async function scanOn(at: Machine, url: string): Promise<InventoryView> {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import type { InventoryView } from "../../../shared/contract.js";
 import { postgresForSuite } from "../../../test/support/postgres-suite.js";
-import type { LeasekeeperApp } from "./app.js";
+import type { Core } from "../compose/index.js";
 import { memoryLogger } from "./log.js";
 import { type Machine, queryStore, STORE_URL_ENV, TeamMachines } from "./testing/team-machines.js";
 
@@ -26,10 +26,10 @@ afterAll(async () => {
 }, 60_000);
 
 const machine = (options: { store: boolean; sourceGone?: boolean }) => team.machine(options);
-const open = (at: Machine, url: string, log = memoryLogger()): Promise<LeasekeeperApp> =>
+const open = (at: Machine, url: string, log = memoryLogger()): Promise<Core> =>
   team.open(at, url, { log, actions: false });
 
-async function inventoryGet(app: LeasekeeperApp): Promise<InventoryView> {
+async function inventoryGet(app: Core): Promise<InventoryView> {
   const answer = await app.handlers["inventory:get"]({}, { host: "test" });
   if (!answer.ok) throw new Error(answer.error.message);
   return answer.data;

@@ -2,15 +2,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TOKEN_HEADER } from "../../../shared/contract/bridge.js";
 import type { Plan } from "../../../shared/domain/actions.js";
 import { buildWorld, type World } from "../actions/testing/world.js";
+import { type Core, openCore } from "../compose/index.js";
 import { type HttpHost, startHttpHost } from "../http-host/host.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
 import { memoryLogger } from "./log.js";
 
 // A plan runs once through every transport: the handler table (what IPC calls) and the browser host both
 // refuse a second execute with `plan-consumed`, naming the job, and nothing more reaches CreateOS.
 
 let world: World | null = null;
-let app: LeasekeeperApp | null = null;
+let app: Core | null = null;
 let host: HttpHost | null = null;
 afterEach(async () => {
   await host?.close();
@@ -28,7 +28,7 @@ describe("a plan is single-use over IPC's handler table and over HTTP", () => {
       environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
       leases: [{ id: "lease-once", environmentId: "env-1", sandboxId: "sb-once" }],
     });
-    app = await createLeasekeeperApp({
+    app = await openCore({
       configPath: world.configFile,
       mode: "browser",
       version: "test",
@@ -77,7 +77,7 @@ describe("a plan the operator cancels", () => {
       environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
       leases: [{ id: "lease-kept", environmentId: "env-1", sandboxId: "sb-kept" }],
     });
-    app = await createLeasekeeperApp({
+    app = await openCore({
       configPath: world.configFile,
       mode: "browser",
       version: "test",
@@ -94,7 +94,7 @@ describe("a plan the operator cancels", () => {
     return app;
   }
   const context = { host: "test" as const };
-  async function planDestroy(running: LeasekeeperApp): Promise<Plan> {
+  async function planDestroy(running: Core): Promise<Plan> {
     const planned = await running.handlers["actions:plan"](
       { action: "destroy", selection: { kind: "leases", leaseIds: ["lease-kept"] } },
       context,

@@ -3,8 +3,8 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import type { InventoryView } from "../../../shared/contract.js";
+import { type Core, openCore } from "../compose/index.js";
 import { DATABASE_FILE_NAME } from "../store/database.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "./app.js";
 import { memoryLogger } from "./log.js";
 
 let demo: Demo;
@@ -17,8 +17,8 @@ afterAll(async () => {
   await demo?.stop();
 });
 
-function open(log = memoryLogger()): Promise<LeasekeeperApp> {
-  return createLeasekeeperApp({
+function open(log = memoryLogger()): Promise<Core> {
+  return openCore({
     configPath: demo.configPath,
     mode: "browser",
     version: "test",
@@ -29,7 +29,7 @@ function open(log = memoryLogger()): Promise<LeasekeeperApp> {
   });
 }
 
-async function inventoryGet(app: LeasekeeperApp): Promise<InventoryView> {
+async function inventoryGet(app: Core): Promise<InventoryView> {
   const answer = await app.handlers["inventory:get"]({}, { host: "test" });
   if (!answer.ok) throw new Error(answer.error.message);
   return answer.data;

@@ -7,9 +7,9 @@ import { LeaseRowSchema } from "../../../shared/domain/paperclip.js";
 import { classifyLease } from "../../../shared/domain/verdict.js";
 import { type Simulator, startSimulator } from "../../../simulator/index.js";
 import { environment, leaseRow, SECRET_KEY, tempDir, writeJson } from "../../../test/fixtures/leasekeeper.js";
+import type { Core } from "../compose/index.js";
 import { SourceError } from "../leases/source.js";
 import { PartialScanSource, scanned } from "../leases/testing/partial-scan-source.js";
-import type { LeasekeeperApp } from "./app.js";
 import { readLeaseDetail } from "./detail.js";
 import { channelCaller } from "./testing/app-calls.js";
 import { openOneAccountApp } from "./testing/one-account-app.js";
@@ -126,7 +126,7 @@ describe("a lease's detail, from a source that scans part of the metadata", () =
 });
 
 describe("leases:detail through the composition root", () => {
-  let app: LeasekeeperApp;
+  let app: Core;
   let ledger: string;
   let whole: ReturnType<typeof wholeRow>;
 

@@ -1,5 +1,5 @@
-import { createLeasekeeperApp, type LeasekeeperApp } from "../app/app.js";
 import type { RedactingLogger } from "../app/log.js";
+import { type Core, openCore } from "../compose/index.js";
 import { type HttpHost, startHttpHost } from "./host.js";
 
 export interface BrowserHostLaunch {
@@ -15,7 +15,7 @@ export interface BrowserHostLaunch {
 }
 
 export interface RunningBrowserHost {
-  app: LeasekeeperApp;
+  app: Core;
   host: HttpHost;
   close(): Promise<void>;
 }
@@ -27,7 +27,7 @@ function servingLine(url: string): string {
 
 /** The core from a config, behind the browser host; prints the one line with the URL to open. */
 export async function launchBrowserHost(options: BrowserHostLaunch): Promise<RunningBrowserHost> {
-  const app = await createLeasekeeperApp({
+  const app = await openCore({
     configPath: options.configPath,
     mode: "browser",
     version: options.version,

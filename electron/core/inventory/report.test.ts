@@ -11,7 +11,8 @@ import {
   row,
   sandbox,
 } from "../../../shared/domain/test-fixtures.js";
-import { formatScanTable, scanReport } from "./report.js";
+import { formatScanTable } from "../cli/scan-table.js";
+import { scanReport } from "./report.js";
 
 // `scan --json` as scripts read it: each lease carries the generations it was judged by and the facts
 // behind "Paperclip will" as fields of their own, from the same rules the console shows.

@@ -2,18 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import type { ChannelResponse, Result } from "../../../shared/contract.js";
 import { MARKER_ANSWERS } from "../../../shared/domain/marker-proof.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "../app/app.js";
 import { memoryLogger } from "../app/log.js";
+import { type Core, openCore } from "../compose/index.js";
 
 // `markers:prove` through the real handler table of a real core, against the generated demo world (whose
 // sandboxes hold the markers their rows record) served by the simulator.
 
 let demo: Demo;
-let app: LeasekeeperApp;
+let app: Core;
 
 beforeAll(async () => {
   demo = await startDemo({ size: 60, seed: "marker-channel", transitionMs: 20 });
-  app = await createLeasekeeperApp({
+  app = await openCore({
     configPath: demo.configPath,
     mode: "browser",
     version: "0.0.0-test",

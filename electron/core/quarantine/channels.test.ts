@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChannelResponse, Result } from "../../../shared/contract.js";
 import { buildWorld, eventually, type World } from "../actions/testing/world.js";
-import { createLeasekeeperApp, type LeasekeeperApp } from "../app/app.js";
 import { memoryLogger } from "../app/log.js";
+import { type Core, openCore } from "../compose/index.js";
 
 // The quarantine channels through the real handler table of a real core (what IPC and the browser host
 // call), against the simulator.
 
 let world: World | null = null;
-let app: LeasekeeperApp | null = null;
+let app: Core | null = null;
 afterEach(async () => {
   await app?.close();
   await world?.close();
@@ -31,7 +31,7 @@ describe("the quarantine channels", () => {
       environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
       leases: [{ id: "lease-chan", environmentId: "env-1", sandboxId: "sb-chan" }],
     });
-    app = await createLeasekeeperApp({
+    app = await openCore({
       configPath: world.configFile,
       mode: "browser",
       version: "test",
@@ -74,7 +74,7 @@ describe("the quarantine channels", () => {
 
   it("answers unavailable where there is no engine to destroy through", async () => {
     world = await buildWorld({ sandboxes: [], environments: [], leases: [] });
-    app = await createLeasekeeperApp({
+    app = await openCore({
       configPath: world.configFile,
       mode: "browser",
       version: "test",

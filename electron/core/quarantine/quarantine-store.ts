@@ -5,21 +5,21 @@ import {
   QuarantineSchema,
   type QuarantineState,
 } from "../../../shared/domain/quarantine.js";
-import { openDatabase } from "../store/database.js";
 
 export class QuarantineConflict extends Error {
   override readonly name = "QuarantineConflict";
 }
 
 /**
- * The quarantine journal, in the data directory's SQLite file. Its own connection with
- * synchronous=FULL, as the action journal has: a quarantine recorded is on disk before the pause leaves.
+ * The quarantine journal, in the data directory's SQLite file, on the core's one connection (opened and
+ * closed by the composition root). Synchronous=FULL, as for the action journal: a quarantine recorded is
+ * on disk before the pause leaves.
  */
 export class QuarantineStore {
   readonly #db: Database;
 
-  constructor(dataDir: string) {
-    this.#db = openDatabase(dataDir);
+  constructor(db: Database) {
+    this.#db = db;
     this.#db.pragma("synchronous = FULL");
   }
 
@@ -103,10 +103,6 @@ export class QuarantineStore {
         return next;
       })
       .immediate();
-  }
-
-  close(): void {
-    this.#db.close();
   }
 }
 

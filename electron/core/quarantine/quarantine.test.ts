@@ -7,6 +7,7 @@ import { loadConfig } from "../config/load.js";
 import { EnvSecretStore } from "../config/secrets.js";
 import { scanInventory } from "../inventory/scan.js";
 import { createSources } from "../leases/index.js";
+import { type Database, openDatabase } from "../store/index.js";
 import { quarantineClients } from "./open-client.js";
 import { QuarantineService } from "./quarantine-service.js";
 import { QuarantineStore } from "./quarantine-store.js";
@@ -23,13 +24,14 @@ interface Harness {
   world: World;
   engine: ActionEngine;
   store: QuarantineStore;
+  database: Database;
   service: QuarantineService;
   clock: { now: Date; advance(ms: number): void };
 }
 
 let harness: Harness | null = null;
 afterEach(async () => {
-  harness?.store.close();
+  harness?.database.close();
   await harness?.world.close();
   harness = null;
 });
@@ -49,7 +51,8 @@ async function open(
       this.now = new Date(this.now.getTime() + ms);
     },
   };
-  const store = new QuarantineStore(config.dataDir);
+  const database = openDatabase(config.dataDir);
+  const store = new QuarantineStore(database);
   const { executeWhen } = options;
   const service = new QuarantineService({
     store,
@@ -71,7 +74,7 @@ async function open(
     now: () => clock.now,
     pauseLanding: { pollMs: 25, timeoutMs: 10_000 },
   });
-  harness = { world, engine, store, service, clock };
+  harness = { world, engine, store, database, service, clock };
   return harness;
 }
 

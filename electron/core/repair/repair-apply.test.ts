@@ -8,6 +8,7 @@ import { ownership } from "../../../shared/domain/ownership.js";
 import { type Simulator, startSimulator } from "../../../simulator/index.js";
 import { SECRET_KEY, tempDir, writeJson } from "../../../test/fixtures/leasekeeper.js";
 import { type PostgresServer, startPostgres, type TestDatabase } from "../../../test/support/postgres.js";
+import { openCliCore } from "../cli/core.js";
 import { runCliCaptured } from "../cli/testing/run-captured.js";
 import { CONFIG_FILE_NAME } from "../config/load.js";
 import { PaperclipDbSource } from "../leases/paperclip-db.js";
@@ -16,7 +17,6 @@ import {
   type PaperclipSchemaShape,
   PaperclipSeed,
 } from "../leases/testing/paperclip-db/seed.js";
-import { openCliMarkers } from "../markers/cli.js";
 import { marker } from "../markers/testing/marker-world.js";
 import { applyRepairs } from "./apply-repair.js";
 import { proveAndRepair } from "./repair-service.js";
@@ -181,9 +181,11 @@ describe.each<PaperclipSchemaShape>(["company-scoped", "instance-scoped"])(
     });
 
     it("applies through the write URL only, refuses a row changed between proof and write", async () => {
-      const { markers, sources, close } = await openCliMarkers(undefined, { ...ioFor(dir), env });
-      const repairs = await proveAndRepair(markers, [{ leaseId: paperclip.leases["sb-raced"] }], sources);
-      await close();
+      const core = await openCliCore(undefined, { ...ioFor(dir), env });
+      const repairs = await proveAndRepair(core.markers, [{ leaseId: paperclip.leases["sb-raced"] }], (id) =>
+        core.sources.find(id),
+      );
+      await core.close();
       expect(repairs[0]!.outcome.ok).toBe(true);
       await withClient(paperclip.db.url, (client) =>
         client.query(`UPDATE environment_leases SET updated_at = now() + interval '1 second' WHERE id = $1`, [

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ActionEngine } from "../../../electron/core/actions/engine.js";
-import { createConfiguredActionEngine } from "../../../electron/core/actions/index.js";
 import type { ActionOptions } from "../../../electron/core/actions/options.js";
+import { openEngine } from "../../../electron/core/actions/testing/world.js";
 import { type LeasekeeperConfig, loadConfig } from "../../../electron/core/config/load.js";
 import { EnvSecretStore } from "../../../electron/core/config/secrets.js";
 import type { RetryPolicy } from "../../../electron/core/createos/transport.js";
@@ -273,11 +273,10 @@ export async function buildChaosWorld(options: ChaosWorldOptions): Promise<Chaos
       .map((entry) => entry.sandboxId),
     byRole: (role) => entries.filter((entry) => entry.role === role),
     async engine(engineOptions = {}) {
-      const engine = createConfiguredActionEngine({
-        config,
-        sources: createSources(config, { env }),
-        secrets: new EnvSecretStore(config.credentials, env),
-        client: { retry: CHAOS_RETRY },
+      const engine = await openEngine({
+        configFile,
+        env,
+        retry: CHAOS_RETRY,
         options: { ...CHAOS_ENGINE_OPTIONS, ...engineOptions },
       });
       engines.push(engine);

@@ -7,12 +7,8 @@
 // a job is journalled and running, "<state> <sandbox>" as each item ends, then "done <state>"; or
 // "finished" when the plan has nothing left to run.
 
-import { createConfiguredActionEngine } from "../../../electron/core/actions/index.js";
-import { withTypedCount } from "../../../electron/core/actions/testing/world.js";
-import { loadConfig } from "../../../electron/core/config/load.js";
-import { EnvSecretStore } from "../../../electron/core/config/secrets.js";
+import { openEngine, withTypedCount } from "../../../electron/core/actions/testing/world.js";
 import { isCoreError } from "../../../electron/core/errors/core-error.js";
-import { createSources } from "../../../electron/core/leases/index.js";
 import type { Job } from "../../../shared/domain/actions.js";
 
 const [configFile, planId, optionsJson] = process.argv.slice(2);
@@ -22,12 +18,10 @@ if (configFile === undefined || planId === undefined) {
 }
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-const config = await loadConfig(configFile);
-const engine = createConfiguredActionEngine({
-  config,
-  sources: createSources(config),
-  secrets: new EnvSecretStore(config.credentials),
-  client: { retry: { baseDelayMs: 10, maxDelayMs: 100, maxRetries: 2 } },
+const engine = await openEngine({
+  configFile,
+  env: process.env,
+  retry: { baseDelayMs: 10, maxDelayMs: 100, maxRetries: 2 },
   options: optionsJson === undefined ? {} : JSON.parse(optionsJson),
 });
 engine.onEvent((event) => {

@@ -3,15 +3,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ActionEngine } from "../../../electron/core/actions/engine.js";
-import type { World } from "../../../electron/core/actions/testing/world.js";
-import {
-  type ConfiguredEngineOptions,
-  createConfiguredActionEngine,
-} from "../../../electron/core/actions/wiring.js";
+import type { ActionOptions } from "../../../electron/core/actions/options.js";
+import { openEngine, type World } from "../../../electron/core/actions/testing/world.js";
 import { loadConfig } from "../../../electron/core/config/load.js";
-import { EnvSecretStore } from "../../../electron/core/config/secrets.js";
-import { createSources } from "../../../electron/core/leases/index.js";
-import { sharedStoreFor } from "../../../electron/core/store/postgres/shared-store.js";
 
 // What the cross-process tests share: the `leasekeeper` CLI run as a process of its own, and an operator
 // of a team: a config with its own data directory on the store the team shares, and an engine over it.
@@ -91,16 +85,9 @@ export function operatorConfig(world: World, name: string): string {
 export async function operatorEngine(
   configFile: string,
   env: NodeJS.ProcessEnv,
-  options: ConfiguredEngineOptions["options"],
+  options: Partial<ActionOptions> | undefined,
 ): Promise<ActionEngine> {
   const config = await loadConfig(configFile);
-  const shared = sharedStoreFor(config, env);
-  if (shared === null) throw new Error("the config names no shared store");
-  return createConfiguredActionEngine({
-    config,
-    sources: createSources(config, { env }),
-    secrets: new EnvSecretStore(config.credentials, env),
-    shared,
-    options,
-  });
+  if (config.store?.kind !== "postgres") throw new Error("the config names no shared store");
+  return openEngine({ configFile, env, ...(options === undefined ? {} : { options }) });
 }

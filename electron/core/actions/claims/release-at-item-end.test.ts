@@ -1,11 +1,10 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { engineActions } from "../../compose/index.js";
 import { loadConfig } from "../../config/load.js";
-import { EnvSecretStore } from "../../config/secrets.js";
-import { createSources } from "../../leases/index.js";
 import { openDatabase } from "../../store/database.js";
-import { buildWorld, FAST_OPTIONS, type World, withTypedCount } from "../testing/world.js";
-import { createConfiguredActionEngine } from "../wiring.js";
+import type { SharedEngineStore } from "../engine-store.js";
+import { buildWorld, type World, withTypedCount } from "../testing/world.js";
 import type { HeldClaim } from "./claims.js";
 import { SqliteClaims } from "./sqlite-claims.js";
 
@@ -34,27 +33,26 @@ describe("a sandbox's claim at its item's end", () => {
     const config = await loadConfig(world.configFile);
     const db = openDatabase(config.dataDir);
     const claims = new SqliteClaims(db);
-    const engine = createConfiguredActionEngine({
-      config,
-      sources: createSources(config, { env: world.env }),
-      secrets: new EnvSecretStore(config.credentials, world.env),
-      options: FAST_OPTIONS,
-      shared: {
-        claims: {
-          claim: (...args) => claims.claim(...args),
-          renew: (...args) => claims.renew(...args),
-          releaseOwner: (...args) => claims.releaseOwner(...args),
-          holderOf: (...args) => claims.holderOf(...args),
-          async release(...args) {
-            await delay(150);
-            await claims.release(...args);
-          },
-        },
-        close: async () => {
-          db.close();
+    // The core's engine, with its claims store replaced by the slow one.
+    const slowShared: SharedEngineStore = {
+      claims: {
+        claim: (...args) => claims.claim(...args),
+        renew: (...args) => claims.renew(...args),
+        releaseOwner: (...args) => claims.releaseOwner(...args),
+        holderOf: (...args) => claims.holderOf(...args),
+        async release(...args) {
+          await delay(150);
+          await claims.release(...args);
         },
       },
-    });
+      close: async () => {
+        db.close();
+      },
+    };
+    const engine = await world.engine(
+      {},
+      { actions: (deps) => engineActions({ ...deps, shared: slowShared }) },
+    );
     try {
       const plan = await engine.plan({
         action: "destroy",

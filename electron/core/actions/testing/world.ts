@@ -9,13 +9,11 @@ import { isActedOn, typedCountPhrase } from "../../../../shared/domain/bulk-conf
 import type { FaultRule } from "../../../../simulator/faults.js";
 import type { FleetInput } from "../../../../simulator/fleet.js";
 import { type SimStats, type Simulator, startSimulator } from "../../../../simulator/index.js";
-import { loadConfig } from "../../config/load.js";
-import { EnvSecretStore } from "../../config/secrets.js";
-import { createSources } from "../../leases/index.js";
+import { memoryLogger } from "../../app/log.js";
+import { type CoreOptions, openCore } from "../../compose/index.js";
 import type { ActionEngine, ExecuteRequestInput } from "../engine.js";
 import type { ActionOptions } from "../options.js";
 import { confirmsItem } from "../plan/confirmation.js";
-import { createConfiguredActionEngine } from "../wiring.js";
 
 /**
  * A small, exact world for the action engine's integration tests: a simulator seeded with named
@@ -86,7 +84,11 @@ export interface World {
   ledgerFile: string;
   env: NodeJS.ProcessEnv;
   ledger: { environments: unknown[]; leases: Record<string, unknown>[] };
-  engine(options?: Partial<ActionOptions>): Promise<ActionEngine>;
+  /**
+   * An engine of a core opened on the world's config through the one root, as a CLI command opens it;
+   * its `close` closes that core. `actions` replaces how the core wires the engine (a test's slow store).
+   */
+  engine(options?: Partial<ActionOptions>, core?: Pick<CoreOptions, "actions">): Promise<ActionEngine>;
   writeLedger(): void;
   stats(): Promise<SimStats>;
   /** Requests that reached the simulator for one sandbox, by route ("DELETE /v1/sandboxes/:id"). */
@@ -216,14 +218,13 @@ export async function buildWorld(spec: WorldSpec): Promise<World> {
     ledger,
     writeLedger,
     stats,
-    async engine(options = {}) {
-      const config = await loadConfig(configFile);
-      const engine = createConfiguredActionEngine({
-        config,
-        sources: createSources(config, { env }),
-        secrets: new EnvSecretStore(config.credentials, env),
-        client: { retry: { baseDelayMs: 20, maxDelayMs: 200 } },
+    async engine(options = {}, core = {}) {
+      const engine = await openEngine({
+        configFile,
+        env,
         options: { ...FAST_OPTIONS, ...options },
+        retry: { baseDelayMs: 20, maxDelayMs: 200 },
+        ...core,
       });
       engines.push(engine);
       return engine;
@@ -253,6 +254,38 @@ export async function buildWorld(spec: WorldSpec): Promise<World> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The engine of a core opened on a config file through the one root, as a CLI command opens it (no
+ * timer, no scheduler); its `close` closes the core. For the worlds here and the processes the crash and
+ * chaos suites start.
+ */
+export async function openEngine(options: {
+  configFile: string;
+  env: NodeJS.ProcessEnv;
+  options?: Partial<ActionOptions>;
+  retry?: NonNullable<CoreOptions["client"]>["retry"];
+  actions?: CoreOptions["actions"];
+  now?: () => Date;
+}): Promise<ActionEngine> {
+  const core = await openCore({
+    configPath: options.configFile,
+    mode: "cli",
+    version: "test",
+    env: options.env,
+    log: memoryLogger(),
+    autoRefresh: false,
+    ...(options.retry === undefined ? {} : { client: { retry: options.retry } }),
+    ...(options.options === undefined ? {} : { actionOptions: options.options }),
+    ...(options.actions === undefined ? {} : { actions: options.actions }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+  if (core.engine === null) {
+    await core.close();
+    throw new Error("the core has no engine");
+  }
+  return { ...core.engine, close: () => core.close() };
 }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");

@@ -1,7 +1,7 @@
 import type { ChannelResponse, Result } from "../../../../shared/contract.js";
-import type { LeasekeeperApp } from "../app.js";
+import type { Core } from "../../compose/index.js";
 
-type Channel = keyof LeasekeeperApp["handlers"];
+type Channel = keyof Core["handlers"];
 
 /** Asks one of the app's channels as a test host would: its answer, or an error naming the refusal. */
 export type ChannelCall = <C extends Channel>(channel: C, request?: unknown) => Promise<ChannelResponse<C>>;
@@ -10,7 +10,7 @@ export type ChannelCall = <C extends Channel>(channel: C, request?: unknown) => 
  * The channel caller of the app `current` returns (read at each call, so a suite may open its app in
  * `beforeAll` after making the caller).
  */
-export function channelCaller(current: () => LeasekeeperApp): ChannelCall {
+export function channelCaller(current: () => Core): ChannelCall {
   return async (channel, request = {}) => {
     const result = (await current().handlers[channel](request, { host: "test" })) as Result<
       ChannelResponse<typeof channel>

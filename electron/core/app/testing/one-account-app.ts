@@ -1,7 +1,7 @@
 import path from "node:path";
 import { SECRET_KEY, writeJson } from "../../../../test/fixtures/leasekeeper.js";
+import { type Core, type CoreOptions, openCore } from "../../compose/index.js";
 import { CONFIG_FILE_NAME } from "../../config/load.js";
-import { type AppOptions, createLeasekeeperApp, type LeasekeeperApp } from "../app.js";
 import { memoryLogger } from "../log.js";
 
 /**
@@ -13,14 +13,14 @@ export async function openOneAccountApp(options: {
   sources: unknown[];
   origin: string;
   env?: Record<string, string>;
-  actions?: AppOptions["actions"];
-}): Promise<LeasekeeperApp> {
+  actions?: CoreOptions["actions"];
+}): Promise<Core> {
   const configPath = await writeJson(path.join(options.dir, CONFIG_FILE_NAME), {
     sources: options.sources,
     credentials: [{ name: "account", origin: options.origin, apiKeyEnv: "LK_KEY" }],
     dataDir: "data",
   });
-  return createLeasekeeperApp({
+  return openCore({
     configPath,
     mode: "browser",
     version: "test",

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { Demo } from "../../../../scripts/demo.js";
-import { type AppOptions, createLeasekeeperApp, type LeasekeeperApp } from "../app.js";
+import { type Core, type CoreOptions, openCore } from "../../compose/index.js";
 import { memoryLogger } from "../log.js";
 
 /** The variable every machine's config names for the team's store. */
@@ -63,9 +63,9 @@ export class TeamMachines {
   open(
     at: Machine,
     url: string,
-    options: { log?: ReturnType<typeof memoryLogger>; actions?: AppOptions["actions"] } = {},
-  ): Promise<LeasekeeperApp> {
-    return createLeasekeeperApp({
+    options: { log?: ReturnType<typeof memoryLogger>; actions?: CoreOptions["actions"] } = {},
+  ): Promise<Core> {
+    return openCore({
       configPath: at.configPath,
       mode: "browser",
       version: "test",

@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import { CoreError } from "../../errors/core-error.js";
-import { formatProofs, openCliMarkers, proofEntry } from "../../markers/cli.js";
 import { type CliCommand, EXIT } from "../command.js";
+import { openCliCore } from "../core.js";
+import { formatProofs, proofEntry } from "../proofs.js";
 
 export const command: CliCommand = {
   name: "prove",
@@ -37,15 +38,17 @@ Exit code 0 when the sandboxes were read, whatever they held; 1 when it could no
     if (values.origin !== undefined && untracked.length === 0) {
       throw new CoreError("usage", "bad-arguments", "--origin goes with --untracked.");
     }
-    const { markers, close } = await openCliMarkers(values.config, io);
-    let proofs: Awaited<ReturnType<typeof markers.prove>>;
+    // The core's markers: its scan, the vault's keys, and the configured store (the team's too) for the proofs.
+    const core = await openCliCore(values.config, io);
+    let proofs: Awaited<ReturnType<typeof core.markers.prove>>;
     try {
-      proofs = await markers.prove({
+      await core.inventory.refresh();
+      proofs = await core.markers.prove({
         leases: leases.map((leaseId) => ({ leaseId })),
         untracked: untracked.map((sandboxId) => ({ sandboxId, origin: values.origin })),
       });
     } finally {
-      await close();
+      await core.close();
     }
     io.stdout.write(
       values.json ? `${JSON.stringify({ proofs: proofs.map(proofEntry) }, null, 2)}\n` : formatProofs(proofs),

@@ -1,10 +1,10 @@
 import { parseArgs } from "node:util";
 import { ulid } from "ulid";
 import type { LeaseRepair } from "../../../../shared/domain/lease-repair.js";
+import type { ActionEngine } from "../../actions/engine.js";
 import { currentOperator } from "../../actions/operator.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { CoreError, isCoreError } from "../../errors/core-error.js";
-import { openCliMarkers } from "../../markers/cli.js";
 import {
   applyRepairs,
   type ProvenRepair,
@@ -15,7 +15,7 @@ import {
   repairSql,
 } from "../../repair/index.js";
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
-import { openCliEngine } from "../core.js";
+import { engineOf, openCliCore } from "../core.js";
 
 const FORMATS = ["json", "sql"] as const;
 
@@ -66,40 +66,41 @@ arguments.`,
     if (!values.apply && (format === undefined || !FORMATS.includes(format)))
       throw new CoreError("usage", "bad-arguments", `--format must be one of ${FORMATS.join(", ")}.`);
 
-    const { config, markers, sources, close } = await openCliMarkers(values.config, io);
-    let repairs: ProvenRepair[];
+    // One core for the proof, the write and its audit: the vault's keys, the team's store for both.
+    const core = await openCliCore(values.config, io);
     try {
-      repairs = await proveAndRepair(
-        markers,
+      await core.inventory.refresh();
+      const repairs = await proveAndRepair(
+        core.markers,
         leases.map((leaseId) => ({ leaseId })),
-        sources,
+        (sourceId) => core.sources.find(sourceId),
       );
+      const outcomes = repairs.map((repair) => repair.outcome);
+      for (const outcome of outcomes) {
+        if (!outcome.ok)
+          io.stderr.write(`leasekeeper repair: lease ${outcome.leaseId} not repaired: ${outcome.message}\n`);
+      }
+      if (values.apply) {
+        const engine = await engineOf(core);
+        return await apply(repairs, { config: core.config(), io, engine, handBack: values["hand-back"] });
+      }
+      const options = { handBack: values["hand-back"], generatedAt: new Date().toISOString() };
+      io.stdout.write(
+        format === "sql"
+          ? repairSql(outcomes, options)
+          : `${JSON.stringify(repairJson(outcomes, options), null, 2)}\n`,
+      );
+      return outcomes.every((outcome) => outcome.ok) ? EXIT.ok : EXIT.failed;
     } finally {
-      await close();
+      await core.close();
     }
-    const outcomes = repairs.map((repair) => repair.outcome);
-    for (const outcome of outcomes) {
-      if (!outcome.ok)
-        io.stderr.write(`leasekeeper repair: lease ${outcome.leaseId} not repaired: ${outcome.message}\n`);
-    }
-    if (values.apply)
-      return apply(repairs, { config, io, configArg: values.config, handBack: values["hand-back"] });
-
-    const options = { handBack: values["hand-back"], generatedAt: new Date().toISOString() };
-    io.stdout.write(
-      format === "sql"
-        ? repairSql(outcomes, options)
-        : `${JSON.stringify(repairJson(outcomes, options), null, 2)}\n`,
-    );
-    return outcomes.every((outcome) => outcome.ok) ? EXIT.ok : EXIT.failed;
   },
 };
-
 async function apply(
   repairs: readonly ProvenRepair[],
-  context: { config: LeasekeeperConfig; io: CliIo; configArg: string | undefined; handBack: boolean },
+  context: { config: LeasekeeperConfig; io: CliIo; engine: ActionEngine; handBack: boolean },
 ): Promise<number> {
-  const { config, io, handBack } = context;
+  const { config, io, engine, handBack } = context;
   const bySource = new Map<string, LeaseRepair[]>();
   for (const { outcome } of repairs) {
     if (outcome.ok) bySource.set(outcome.sourceId, [...(bySource.get(outcome.sourceId) ?? []), outcome]);
@@ -145,27 +146,23 @@ async function apply(
     }
   }
 
-  const engine = await openCliEngine(context.configArg, io);
-  try {
-    const runId = ulid();
-    const at = new Date().toISOString();
-    const operator = currentOperator();
-    await engine.recordAudit(
-      repairs.map((repair) =>
-        repairAuditRecord({
-          runId,
-          at,
-          operator,
-          repair,
-          outcome: results.get(key(repair.outcome)) ?? "refused",
-          handBack,
-          failure: failures.get(key(repair.outcome)) ?? null,
-        }),
-      ),
-    );
-  } finally {
-    await engine.close();
-  }
+  // Into the configured store's audit log (the team's when there is one), before anything is reported.
+  const runId = ulid();
+  const at = new Date().toISOString();
+  const operator = currentOperator(config.operator);
+  await engine.recordAudit(
+    repairs.map((repair) =>
+      repairAuditRecord({
+        runId,
+        at,
+        operator,
+        repair,
+        outcome: results.get(key(repair.outcome)) ?? "refused",
+        handBack,
+        failure: failures.get(key(repair.outcome)) ?? null,
+      }),
+    ),
+  );
 
   for (const { outcome } of repairs) {
     const result = results.get(key(outcome)) ?? "refused";

@@ -3,9 +3,9 @@ import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import { environment, row } from "../../../shared/domain/test-fixtures.js";
+import { leaseKey } from "../actions/ports.js";
 import type { LeaseSource } from "../leases/source.js";
-import { leaseKey } from "./ports.js";
-import { sourceRereader } from "./wiring.js";
+import { sourceRereader } from "./source-rereader.js";
 
 const INSTALLED: InstalledPlugin = {
   version: "0.2.0",
