@@ -191,12 +191,12 @@ export function AuditView() {
               <col style={{ width: 84 }} />
               <col style={{ width: 84 }} />
               <col style={{ width: 66 }} />
-              <col style={{ width: 160 }} />
+              <col style={{ width: 150 }} />
               <col />
               <col />
               <col style={{ width: 150 }} />
-              <col style={{ width: 84 }} />
-              <col style={{ width: 50 }} />
+              <col style={{ width: 90 }} />
+              <col style={{ width: 60 }} />
             </colgroup>
             <thead>
               <tr>

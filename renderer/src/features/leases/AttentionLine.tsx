@@ -66,23 +66,26 @@ export function AttentionLine({
         Needs attention {formatCount(total)}
       </strong>
       <span className="muted">
-        {plural(flagged.length, "flagged lease")}
-        {withUntracked ? `, ${plural(untrackedCount, "untracked sandbox", "untracked sandboxes")}` : ""}
+        ({plural(flagged.length, "flagged lease")}
+        {withUntracked ? `, ${formatCount(untrackedCount)} untracked` : ""})
       </span>
-      <span className="attention-cost" data-testid="attention-cost">
+      <span
+        className="attention-cost"
+        data-testid="attention-cost"
+        title="Sandboxes CreateOS bills as running behind flagged leases, and untracked ones: vCPU and GiB from their shapes, times the hours since the lease was acquired (an untracked sandbox: since CreateOS created it)."
+      >
         {cost.sandboxes === 0 ? (
-          "No flagged sandbox is running."
+          "· none of them running"
         ) : (
           <>
-            {plural(cost.sandboxes, "flagged sandbox", "flagged sandboxes")} running:{" "}
-            <strong>{hours(cost.vcpuHours)} vCPU·h</strong> and <strong>{hours(cost.gibHours)} GiB·h</strong>{" "}
-            so far
+            · {formatCount(cost.sandboxes)} running: <strong>{hours(cost.vcpuHours)} vCPU·h</strong>,{" "}
+            <strong>{hours(cost.gibHours)} GiB·h</strong> so far
             {cost.money !== null ? (
               <>
                 , ≈ <strong>${money(cost.money)}</strong>
               </>
             ) : (
-              <span className="muted"> (set prices in Settings for an estimate)</span>
+              <span className="muted"> · prices in Settings give an estimate</span>
             )}
             {cost.sized < cost.sandboxes ? (
               <span className="muted"> · {formatCount(cost.sandboxes - cost.sized)} of unknown size</span>
