@@ -327,6 +327,19 @@ describe("settings and credentials", () => {
     await call("settings:update", { rateLimitPerMinute: 300 });
   });
 
+  it("keeps a price per vCPU-hour and per GiB-hour in the config file, and clears one set to null", async () => {
+    const before = await call("settings:get");
+    expect(before).toMatchObject({ pricePerVcpuHour: null, pricePerGibHour: null });
+    const set = await call("settings:update", { pricePerVcpuHour: 0.04, pricePerGibHour: 0.005 });
+    expect(set).toMatchObject({ pricePerVcpuHour: 0.04, pricePerGibHour: 0.005 });
+    const raw = JSON.parse(readFileSync(demo.configPath, "utf8")) as Record<string, unknown>;
+    expect(raw).toMatchObject({ pricePerVcpuHour: 0.04, pricePerGibHour: 0.005 });
+    const cleared = await call("settings:update", { pricePerVcpuHour: null });
+    expect(cleared).toMatchObject({ pricePerVcpuHour: null, pricePerGibHour: 0.005 });
+    await call("settings:update", { pricePerGibHour: null });
+    expect(JSON.parse(readFileSync(demo.configPath, "utf8"))).not.toHaveProperty("pricePerGibHour");
+  });
+
   it("applies a typed-count threshold set in settings to the next plan", async () => {
     // Two rows a click would destroy (not ok: an ok sandbox always needs the count, whatever the threshold).
     const leaseIds = decodeInventoryRows(await call("inventory:get"))
