@@ -9,7 +9,7 @@ import { useNow } from "../../lib/now";
 import { queryKeys } from "../../state/query-keys";
 import { useInventory } from "../../state/use-inventory";
 import { AgeHistogram } from "./AgeHistogram";
-import { ageHistogram, environmentBars, holdings } from "./aggregate";
+import { ageHistogram, environmentBars, holdings, runningCost } from "./aggregate";
 import { Legend, StackedBars } from "./StackedBars";
 import "./pictures.css";
 
@@ -25,6 +25,17 @@ export function PicturesView() {
   const held = useMemo(
     () => (inventory.data ? holdings(inventory.data.rows, untracked.data?.sandboxes ?? []) : []),
     [inventory.data, untracked.data],
+  );
+  const settings = useQuery({ queryKey: queryKeys.settings, queryFn: () => api.invoke("settings:get") });
+  const vcpuHour = settings.data?.pricePerVcpuHour ?? null;
+  const gibHour = settings.data?.pricePerGibHour ?? null;
+  // The same reckoning as the first screen's cost line: running sandboxes, shapes times hours held.
+  const cost = useMemo(
+    () =>
+      inventory.data
+        ? runningCost(inventory.data.rows, untracked.data?.sandboxes ?? [], now, { vcpuHour, gibHour })
+        : null,
+    [inventory.data, untracked.data, now, vcpuHour, gibHour],
   );
   const ages = useMemo(
     () => (inventory.data ? ageHistogram(inventory.data.rows, now) : []),
@@ -91,6 +102,16 @@ export function PicturesView() {
             ))}
           </tbody>
         </table>
+        {cost && cost.sandboxes > 0 && (
+          <p data-testid="pictures-running-cost">
+            {formatCount(cost.sandboxes)} of them running: {formatCount(Math.round(cost.vcpuHours))} vCPU·h
+            and {formatCount(Math.round(cost.gibHours))} GiB·h so far
+            {cost.money !== null
+              ? `, ≈ $${cost.money.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`
+              : " (a price per vCPU-hour and per GiB-hour in Settings gives an estimate)"}
+            .
+          </p>
+        )}
         {held.some((holding) => holding.sandboxes > holding.sized) && (
           <p className="muted footnote">
             “—”: the inventory does not carry the shape of a leased sandbox; open a lease to see its shape,
