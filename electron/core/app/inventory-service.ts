@@ -62,6 +62,17 @@ export interface InventoryServiceOptions {
 export interface ScanTimings {
   sourcesMs: number;
   listingMs: number;
+  /** Each credential's listing, paced (they run together, so these overlap). */
+  listings?: { origin: string; credential: string; durationMs: number }[];
+}
+
+/** A scan this service finished, made or failed: for the metrics' durations and outcomes. */
+export interface FinishedScan {
+  outcome: ScanStatus["outcome"];
+  durationMs: number;
+  /** Where the time went; absent when the scan failed before its listings were judged. */
+  sourcesMs?: number;
+  listings?: { origin: string; credential: string; durationMs: number }[];
 }
 
 const MESSAGE_LIMIT = 240;
@@ -91,6 +102,7 @@ export class InventoryService {
   #lastRefreshAt: string | null = null;
   #lastScanTimings: ScanTimings | null = null;
   #scanStatus: ScanStatus | null = null;
+  readonly #scanListeners = new Set<(scan: FinishedScan) => void>();
   #redactionsVersion = 0;
   #timer: ReturnType<typeof setInterval> | null = null;
   #scanIds = 0;
@@ -186,6 +198,24 @@ export class InventoryService {
   /** What the last scan of this run read, per source and per credential, and its outcome; null before one. */
   get scanStatus(): ScanStatus | null {
     return this.#scanStatus;
+  }
+
+  /** Tells `listener` of every scan finished from now on; returns how to stop. */
+  onScan(listener: (scan: FinishedScan) => void): () => void {
+    this.#scanListeners.add(listener);
+    return () => {
+      this.#scanListeners.delete(listener);
+    };
+  }
+
+  #scanFinished(scan: FinishedScan): void {
+    for (const listener of [...this.#scanListeners]) {
+      try {
+        listener(scan);
+      } catch {
+        // A listener's failure is its own: the scan is finished whatever it does.
+      }
+    }
   }
 
   get refreshing(): boolean {
@@ -360,6 +390,7 @@ export class InventoryService {
 
   async #scan(): Promise<InventorySummary> {
     const context = this.#options.context();
+    const startedAt = performance.now();
     let accepted: Accepted;
     try {
       accepted = this.#options.scan
@@ -376,6 +407,7 @@ export class InventoryService {
         previous: this.#scanStatus,
         shownFrom: this.#summary?.generatedAt ?? null,
       });
+      this.#scanFinished({ outcome: "failed", durationMs: performance.now() - startedAt });
       // Source and config errors are one line naming the source or file; they say what to fix.
       if (error instanceof InventoryWorkerError && error.failure.kind !== "internal") {
         this.#options.log.warn("scan failed", error.message);
@@ -396,6 +428,13 @@ export class InventoryService {
       gaps: accepted.view.gaps,
       previous: this.#scanStatus,
       previousShown: shownBefore,
+    });
+    // Single-flight: the timings held now are this scan's (a scan handed in by a test has none).
+    const timings = this.#options.scan ? null : this.#lastScanTimings;
+    this.#scanFinished({
+      outcome: this.#scanStatus.outcome,
+      durationMs: performance.now() - startedAt,
+      ...(timings ? { sourcesMs: timings.sourcesMs, listings: timings.listings ?? [] } : {}),
     });
     this.#fromStore = false;
     this.#lastRefreshAt = accepted.summary.generatedAt;
@@ -438,6 +477,7 @@ export class InventoryService {
       config.credentials.map(async (credential, at) => {
         // Each page's bytes go to the reader as they arrive, unread: main neither parses nor keeps one.
         let handed = 0;
+        const startedAt = performance.now();
         const entry = await listCredentialPages(
           config,
           secrets,
@@ -451,14 +491,21 @@ export class InventoryService {
           context.fetch ? { client: { fetch: context.fetch } } : {},
         );
         handOver({ type: "listing-done", scanId, listing: at, result: entry.listing, pages: handed });
-        return { requests: entry.requests };
+        const timing = {
+          origin: credential.origin,
+          credential: credential.name,
+          durationMs: performance.now() - startedAt,
+        };
+        return { requests: entry.requests, timing };
       }),
     ).finally(() => {
       this.#pageReader.request({ type: "scan-done", scanId }).catch(() => undefined);
     });
     const listingMs = performance.now() - listingStartedAt;
     await Promise.all(handedOver);
-    return this.#judged(scanId, listings, listingMs);
+    const judged = await this.#judged(scanId, listings, listingMs);
+    if (this.#lastScanTimings) this.#lastScanTimings.listings = listings.map((entry) => entry.timing);
+    return judged;
   }
 
   /** The worker's judgement of a scan whose listings have all been handed over. */
