@@ -13,7 +13,8 @@ import { isAllowedHost, isAllowedOrigin, newToken, TicketBook, tokenMatches } fr
 /**
  * The browser host: the built renderer and the contract over loopback HTTP, behind the same handler
  * table as Electron. `POST /api/<channel>` with a JSON body answers a Result; `GET /api/events` streams
- * events (server-sent events). Binds 127.0.0.1 only and checks Host, Origin and a per-launch token.
+ * events (server-sent events); `GET /metrics` answers the core's Prometheus metrics when it has them.
+ * Binds 127.0.0.1 only and checks Host, Origin and a per-launch token.
  */
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -45,7 +46,22 @@ export interface HttpHostOptions {
   rendererDir: string | null;
   port?: number;
   token?: string;
+  /** Served as `GET /metrics` (Prometheus text format); without it, /metrics is not found. */
+  metrics?: MetricsEndpoint;
+  /**
+   * A token of its own for `/metrics`, so a Prometheus scrape config can hold it across launches; the
+   * per-launch token is accepted there too. Either is sent as `Authorization: Bearer <token>`.
+   */
+  metricsToken?: string;
 }
+
+/** What a scrape of `/metrics` answers: the host knows nothing of how the text is made. */
+export interface MetricsEndpoint {
+  readonly contentType: string;
+  render(): Promise<string>;
+}
+
+export const METRICS_PATH = "/metrics";
 
 export interface HttpHost {
   readonly port: number;
@@ -180,6 +196,53 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     });
   }
 
+  /**
+   * `GET /metrics`: behind the same checks as the API (Host, Origin, a token), the token sent the way a
+   * Prometheus scrape sends one, `Authorization: Bearer <token>` (or the API's own header). Nothing of the
+   * metrics is written before the token is checked.
+   */
+  async function handleMetrics(request: IncomingMessage, response: ServerResponse) {
+    const plain = {
+      ...COMMON_HEADERS,
+      "Cache-Control": "no-store",
+      "Content-Type": "text/plain; charset=utf-8",
+    };
+    if (
+      !isAllowedOrigin(request.headers.origin, port) ||
+      request.headers["sec-fetch-site"] === "cross-site"
+    ) {
+      refused(request, METRICS_PATH, "foreign origin");
+      response.writeHead(403, plain);
+      return response.end("Requests from other sites are refused.\n");
+    }
+    const given =
+      bearerToken(request.headers.authorization) ?? headerValue(request.headers[TOKEN_HEADER.toLowerCase()]);
+    const accepted =
+      tokenMatches(given, token) ||
+      (options.metricsToken !== undefined && tokenMatches(given, options.metricsToken));
+    if (!accepted) {
+      refused(request, METRICS_PATH, "missing or wrong token");
+      response.writeHead(401, { ...plain, "WWW-Authenticate": 'Bearer realm="leasekeeper"' });
+      return response.end("The access token is missing or wrong.\n");
+    }
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      response.writeHead(405, { ...plain, Allow: "GET, HEAD" });
+      return response.end("Use GET for metrics.\n");
+    }
+    if (!options.metrics) {
+      response.writeHead(404, plain);
+      return response.end("This host serves no metrics.\n");
+    }
+    const body = Buffer.from(await options.metrics.render(), "utf8");
+    response.writeHead(200, {
+      ...COMMON_HEADERS,
+      "Cache-Control": "no-store",
+      "Content-Type": options.metrics.contentType,
+      "Content-Length": body.length,
+    });
+    response.end(request.method === "HEAD" ? undefined : body);
+  }
+
   async function handleStatic(request: IncomingMessage, response: ServerResponse, pathname: string) {
     if (request.method !== "GET" && request.method !== "HEAD") {
       response.writeHead(405, { ...COMMON_HEADERS, "Content-Security-Policy": PAGE_CSP });
@@ -212,7 +275,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
    * path only when it is a plain API path, never a header value, a query (the event ticket) or the token.
    */
   function refused(request: IncomingMessage, pathname: string, why: string): void {
-    const where = /^\/api\/[\w:.-]{1,64}$/.test(pathname) ? ` ${pathname}` : "";
+    const where = /^\/api\/[\w:.-]{1,64}$/.test(pathname) || pathname === METRICS_PATH ? ` ${pathname}` : "";
     options.log.warn(`browser host refused ${request.method ?? "?"}${where}: ${why}`);
   }
 
@@ -232,7 +295,9 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     const work =
       pathname === "/api" || pathname.startsWith(API_PREFIX)
         ? handleApi(request, response, pathname, url)
-        : handleStatic(request, response, pathname);
+        : pathname === METRICS_PATH
+          ? handleMetrics(request, response)
+          : handleStatic(request, response, pathname);
     work.catch((error: unknown) => {
       const answer = answerFor(error);
       if (!answer.expected) options.log.error("browser host request failed", error);
@@ -268,6 +333,16 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
         server.close(() => resolve());
       }),
   };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** The token of `Authorization: Bearer <token>`; undefined for any other header or none. */
+function bearerToken(header: string | undefined): string | undefined {
+  const match = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header);
+  return match?.[1];
 }
 
 const NOT_BUILT_PAGE = `<!doctype html>
