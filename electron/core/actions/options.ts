@@ -24,8 +24,13 @@ export interface ActionOptions {
    * cancel finds little already queued (at 300/min: 2 requests; at 6000/min: 16).
    */
   inFlightWindowMs: number;
-  /** A running job's row is touched this often; a row untouched for 6× as long is an abandoned job. */
+  /** A running job's row and its claims are renewed this often (the config's `claimHeartbeatMs`). */
   heartbeatMs: number;
+  /**
+   * A claim unrenewed, or a running job's row untouched, for this long is abandoned: another process may
+   * take its work over (the config's `claimAbandonAfterMs`). Absent: six heartbeats.
+   */
+  abandonAfterMs?: number;
   /** A destroy of more items than this needs the count typed back (any `ok` sandbox always does). */
   typedCountAbove: number;
 }
@@ -42,3 +47,8 @@ export const DEFAULT_ACTION_OPTIONS: ActionOptions = {
   heartbeatMs: 5_000,
   typedCountAbove: DEFAULT_TYPED_COUNT_ABOVE,
 };
+
+/** How long an unrenewed claim or job row lasts: the setting, or six heartbeats. */
+export function abandonAfterMs(options: Pick<ActionOptions, "heartbeatMs" | "abandonAfterMs">): number {
+  return options.abandonAfterMs ?? options.heartbeatMs * 6;
+}

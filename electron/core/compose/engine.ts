@@ -44,6 +44,17 @@ export interface ActionDeps {
   now?: () => Date;
 }
 
+/**
+ * The config's claim heartbeat and abandonment window as engine options. Read once, when the engine is
+ * built: a running job's claims keep the window they were taken with.
+ */
+export function claimOptions(config: LeasekeeperConfig): Partial<ActionOptions> {
+  return {
+    ...(config.claimHeartbeatMs === undefined ? {} : { heartbeatMs: config.claimHeartbeatMs }),
+    ...(config.claimAbandonAfterMs === undefined ? {} : { abandonAfterMs: config.claimAbandonAfterMs }),
+  };
+}
+
 function summary(job: Job): JobSummary {
   const { items, ...rest } = job;
   return { ...rest, itemCount: items.length };
@@ -73,7 +84,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     dataDir: deps.config().dataDir,
     ...(database === null ? {} : { database }),
     ...(shared === null ? {} : { shared }),
-    ...(deps.actionOptions === undefined ? {} : { options: deps.actionOptions }),
+    options: { ...claimOptions(deps.config()), ...deps.actionOptions },
     ...(deps.now === undefined ? {} : { now: deps.now }),
     operator: currentOperator(deps.config().operator),
     // Plans may be made from a recent inventory loaded from a store (every item is re-read before it

@@ -71,6 +71,12 @@ describe("loadConfig", () => {
     ["a misspelt field", { ...valid, datadir: "x" }, /: unknown field\(s\) datadir\.$/],
     ["no dataDir", { sources: valid.sources }, /: dataDir: /],
     ["a zero rate limit", { ...valid, rateLimitPerMinute: 0 }, /: rateLimitPerMinute: /],
+    ["a claim heartbeat under 100 ms", { ...valid, claimHeartbeatMs: 50 }, /: claimHeartbeatMs: /],
+    [
+      "an abandonment window shorter than two heartbeats",
+      { ...valid, claimHeartbeatMs: 1_000, claimAbandonAfterMs: 1_500 },
+      /: claimAbandonAfterMs: must leave at least two heartbeats/,
+    ],
   ])("refuses %s with one line naming the file and field", (_, raw, pattern) => {
     const file = path.join(dir, "leasekeeper.config.json");
     let error: unknown;
@@ -85,6 +91,16 @@ describe("loadConfig", () => {
     expect(message.startsWith(`${file}: `)).toBe(true);
     expect(message).toMatch(pattern);
     expect(message).not.toContain("\n");
+  });
+
+  it("keeps a claim heartbeat and abandonment window only when the file sets them", () => {
+    const file = path.join(dir, "leasekeeper.config.json");
+    const base = { sources: [{ kind: "ledger", path: "ledger.json" }], dataDir: "data" };
+    expect(parseConfig(base, file)).not.toHaveProperty("claimHeartbeatMs");
+    expect(parseConfig({ ...base, claimHeartbeatMs: 200, claimAbandonAfterMs: 1_000 }, file)).toMatchObject({
+      claimHeartbeatMs: 200,
+      claimAbandonAfterMs: 1_000,
+    });
   });
 
   it("refuses a missing or non-JSON file with one line", async () => {

@@ -40,6 +40,9 @@ export interface LeasekeeperConfig {
   /** A price per vCPU-hour and per GiB-hour, when the operator set them; absent: no money estimate. */
   pricePerVcpuHour?: number;
   pricePerGibHour?: number;
+  /** The claim heartbeat and abandonment window, when the config sets them; absent: the engine's defaults. */
+  claimHeartbeatMs?: number;
+  claimAbandonAfterMs?: number;
 }
 
 export const CONFIG_FILE_NAME = "leasekeeper.config.json";
@@ -124,5 +127,7 @@ function resolveConfig(config: ConfigFile, file: string): LeasekeeperConfig {
     typedCountAbove: config.typedCountAbove ?? DEFAULT_TYPED_COUNT_ABOVE,
     ...(config.pricePerVcpuHour === undefined ? {} : { pricePerVcpuHour: config.pricePerVcpuHour }),
     ...(config.pricePerGibHour === undefined ? {} : { pricePerGibHour: config.pricePerGibHour }),
+    ...(config.claimHeartbeatMs === undefined ? {} : { claimHeartbeatMs: config.claimHeartbeatMs }),
+    ...(config.claimAbandonAfterMs === undefined ? {} : { claimAbandonAfterMs: config.claimAbandonAfterMs }),
   };
 }

@@ -67,6 +67,15 @@ export const SourceConfigSchema = z.discriminatedUnion("kind", [
  * (the default), or a PostgreSQL database a team shares, whose connection string is only ever in the
  * named variable.
  */
+/** A claim's heartbeat and abandonment window: the defaults, and what a config may set them to. */
+export const DEFAULT_CLAIM_HEARTBEAT_MS = 5_000;
+/** Absent a window of its own, a claim is abandoned after this many missed beats (30 s by default). */
+export const CLAIM_BEATS_TO_ABANDON = 6;
+const CLAIM_HEARTBEAT_MIN_MS = 100;
+const CLAIM_HEARTBEAT_MAX_MS = 60_000;
+const CLAIM_ABANDON_MIN_MS = 500;
+const CLAIM_ABANDON_MAX_MS = 3_600_000;
+
 const StoreConfigSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("sqlite") }),
   z.strictObject({ kind: z.literal("postgres"), urlEnv: envVarName }),
@@ -96,8 +105,24 @@ export const ConfigFileSchema = z
     /** What CreateOS charges, for the first screen's estimate of what flagged sandboxes cost; optional. */
     pricePerVcpuHour: z.number().min(0).max(1000).optional(),
     pricePerGibHour: z.number().min(0).max(1000).optional(),
+    /**
+     * How often a running job (or a quarantine's step) renews its claims and its journal row, and how long
+     * an unrenewed claim lasts before another machine may take the work over. Absent: 5 s, and six beats.
+     */
+    claimHeartbeatMs: z.number().int().min(CLAIM_HEARTBEAT_MIN_MS).max(CLAIM_HEARTBEAT_MAX_MS).optional(),
+    claimAbandonAfterMs: z.number().int().min(CLAIM_ABANDON_MIN_MS).max(CLAIM_ABANDON_MAX_MS).optional(),
   })
   .superRefine((config, ctx) => {
+    // A claim must outlive two missed beats, or a slow write alone would hand a live job to another machine.
+    const heartbeat = config.claimHeartbeatMs ?? DEFAULT_CLAIM_HEARTBEAT_MS;
+    const abandon = config.claimAbandonAfterMs ?? heartbeat * CLAIM_BEATS_TO_ABANDON;
+    if (abandon < heartbeat * 2) {
+      ctx.addIssue({
+        code: "custom",
+        path: [config.claimAbandonAfterMs === undefined ? "claimHeartbeatMs" : "claimAbandonAfterMs"],
+        message: `must leave at least two heartbeats (${heartbeat * 2} ms) before a claim is abandoned`,
+      });
+    }
     const names = new Set<string>();
     config.credentials.forEach((credential, index) => {
       if (names.has(credential.name)) {

@@ -4,7 +4,7 @@ import type { JobRow } from "../journal/journal.js";
  * Whether a job the journal says is `running` is really being run. Jobs run by any engine of this process
  * are known here; for a job of another process on this host the owner's pid is asked; for another host,
  * or in a journal other machines share (where a host name and a pid may be another container's), only a
- * heartbeat that stopped (six beats missed, as long as a claim lives) says the job was abandoned.
+ * heartbeat that stopped (for the abandonment window, as long as a claim lives) says the job was abandoned.
  */
 
 const liveJobs = new Set<string>();
@@ -19,10 +19,10 @@ export function markNotLive(jobId: string): void {
 
 export function isJobAbandoned(
   row: JobRow,
-  context: { host: string; heartbeatMs: number; now: Date; heartbeatOnly?: boolean },
+  context: { host: string; abandonAfterMs: number; now: Date; heartbeatOnly?: boolean },
 ): boolean {
   if (liveJobs.has(row.jobId)) return false;
-  const heartbeatStopped = context.now.getTime() - Date.parse(row.heartbeatAt) > context.heartbeatMs * 6;
+  const heartbeatStopped = context.now.getTime() - Date.parse(row.heartbeatAt) > context.abandonAfterMs;
   if (context.heartbeatOnly === true || row.ownerHost !== context.host) return heartbeatStopped;
   if (row.ownerPid === process.pid) return true;
   return heartbeatStopped || !processExists(row.ownerPid);

@@ -6,7 +6,7 @@ import { type ProofFor, withMarkerProofs } from "../audit/marker-proofs.js";
 import { ENGINE_MESSAGES } from "../engine-messages.js";
 import type { EngineStore } from "../engine-store.js";
 import type { JobCreation, JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
-import type { ActionOptions } from "../options.js";
+import { type ActionOptions, abandonAfterMs } from "../options.js";
 import type { LeaseRereader, ProviderPort } from "../ports.js";
 import type { JobInput } from "./job-input.js";
 import { isJobAbandoned, markLive, markNotLive } from "./liveness.js";
@@ -57,7 +57,7 @@ export class JobSupervisor {
 
   constructor(deps: JobSupervisorDeps) {
     this.#deps = deps;
-    this.claimTtlMs = deps.options.heartbeatMs * 6;
+    this.claimTtlMs = abandonAfterMs(deps.options);
     this.#heartbeat = setInterval(() => this.#beat(), deps.options.heartbeatMs);
     this.#heartbeat.unref();
   }
@@ -74,12 +74,12 @@ export class JobSupervisor {
   /** Jobs left `running` by a process that is gone are shown for what they are: interrupted. */
   async sweepInterrupted(): Promise<void> {
     const { journal, journalShared } = this.#deps.store;
-    const { operator, options, now } = this.#deps;
+    const { operator, now } = this.#deps;
     for (const row of await journal.jobRowsInState("running")) {
       if (this.#live.has(row.jobId)) continue;
       const context = {
         host: operator.host,
-        heartbeatMs: options.heartbeatMs,
+        abandonAfterMs: this.claimTtlMs,
         now: now(),
         heartbeatOnly: journalShared,
       };
