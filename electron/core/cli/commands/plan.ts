@@ -1,9 +1,9 @@
 import { parseArgs } from "node:util";
 import type { ActionSelection } from "../../../../shared/domain/actions.js";
 import { ACTION_KINDS, type ActionKind, HEADLINES, type Headline } from "../../../../shared/domain/codes.js";
-import { formatPlan } from "../../actions/cli/support.js";
 import { withForcedProofs } from "../../app/forced-proofs.js";
 import { CoreError } from "../../errors/core-error.js";
+import { formatPlan } from "../action-support.js";
 import { type CliCommand, EXIT } from "../command.js";
 import { openCliCore } from "../core.js";
 

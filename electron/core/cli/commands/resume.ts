@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { followJob } from "../../actions/cli/support.js";
+import { followJob } from "../action-support.js";
 import { type CliCommand, EXIT } from "../command.js";
 import { openCliEngine } from "../core.js";
 

@@ -1,8 +1,8 @@
-import type { PlanPreview } from "../../../../shared/contract/plan-preview.js";
-import type { Job, JobEvent, JobItem, Plan } from "../../../../shared/domain/actions.js";
-import { actedOnCount, typedCountPhrase } from "../../../../shared/domain/bulk-confirmation.js";
-import type { CliIo } from "../../cli/command.js";
-import type { ActionEngine } from "../engine.js";
+import type { PlanPreview } from "../../../shared/contract/plan-preview.js";
+import type { Job, JobEvent, JobItem, Plan } from "../../../shared/domain/actions.js";
+import { actedOnCount, typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
+import type { ActionEngine } from "../actions/engine.js";
+import type { CliIo } from "./command.js";
 
 /** What the action commands (`plan`, `apply`, `jobs`, `resume`, `audit`) share: the engine and the text. */
 
