@@ -102,7 +102,7 @@ base("the plan of a mixed 100-row selection shows one consistent count", async (
     expect(acting).toBeGreaterThan(0);
     const noun = acting === 1 ? "sandbox" : "sandboxes";
     // The summary, the button, the count to type and the warning: one number.
-    await expect(dialog.getByTestId("plan-count-do")).toHaveAttribute("data-count", String(acting));
+    await expect(dialog.getByTestId("plan-summary")).toHaveAttribute("data-acting", String(acting));
     await expect(dialog.getByTestId("plan-summary")).toContainText(
       `${acting.toLocaleString("en-US")} will be destroyed`,
     );

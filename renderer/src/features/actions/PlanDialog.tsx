@@ -229,8 +229,11 @@ function PlanBody({
     >
       <div className="dialog-body plan" data-testid="plan-body" data-plan-id={plan.planId}>
         <div className="plan-counts" data-testid="plan-counts">
-          <div className="plan-count" data-testid="plan-count-do" data-count={acting}>
-            <span data-testid="plan-summary">{tally.summary}</span>
+          {/* data-count: the items kept to do; the summary says how many are acted on, as the button does. */}
+          <div className="plan-count" data-testid="plan-count-do" data-count={keptDo.length}>
+            <span data-testid="plan-summary" data-acting={acting}>
+              {tally.summary}
+            </span>
             {acting > 0 && !destroy && (
               <span className="muted">
                 {" "}
