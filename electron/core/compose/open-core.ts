@@ -9,10 +9,11 @@ import { SettingsService } from "../app/settings-service.js";
 import type { OpenClientOptions } from "../config/credentials.js";
 import { type LeasekeeperConfig, loadConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
-import { configureOrigin } from "../createos/index.js";
+import { allOriginStats, configureOrigin } from "../createos/index.js";
 import { EventHub } from "../handlers/events.js";
 import type { HandlerTable } from "../handlers/table.js";
 import type { MarkerService } from "../markers/index.js";
+import { type CoreMetrics, createCoreMetrics } from "../metrics/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
 import type { LayeredSecretStore } from "../vault/index.js";
 import { closeCore } from "./close.js";
@@ -79,6 +80,8 @@ export interface Core {
   readonly secrets: LayeredSecretStore;
   /** What the core keeps: the one SQLite connection of the main thread, and the team's store. */
   readonly stores: CoreStores;
+  /** This core's Prometheus metrics (`GET /metrics`); a janitor counts its passes here. */
+  readonly metrics: CoreMetrics;
   /** The config as it is now (settings may change it while the core runs). */
   config(): LeasekeeperConfig;
   info(): AppInfo;
@@ -121,6 +124,14 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     share: options.shareInventory !== false,
   });
   redactions.follow((values) => inventory.setRedactions(values));
+  const metrics = createCoreMetrics({
+    inventory,
+    events,
+    config: () => config,
+    scans: inventory,
+    originStats: allOriginStats,
+    warn: (message, error) => log.warn(message, error),
+  });
 
   const applyBudgets = (next: LeasekeeperConfig) => {
     for (const credential of next.credentials) {
@@ -215,6 +226,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     sources,
     secrets,
     stores,
+    metrics,
     config: () => config,
     info,
     close() {
@@ -226,7 +238,10 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         refreshAfterChange: () => refreshAfterChange,
         sources,
         stores,
-      }).finally(noteClosed);
+      }).finally(() => {
+        metrics.close();
+        noteClosed();
+      });
       return closing;
     },
   };

@@ -1,5 +1,6 @@
 import type { RedactingLogger } from "../app/log.js";
 import { type Core, openCore } from "../compose/index.js";
+import { CoreError } from "../errors/core-error.js";
 import { type HttpHost, startHttpHost } from "./host.js";
 
 export interface BrowserHostLaunch {
@@ -14,6 +15,13 @@ export interface BrowserHostLaunch {
   print?: (line: string) => void;
 }
 
+/**
+ * A token of its own for `GET /metrics` (at least 32 characters), so a Prometheus scrape config can
+ * keep it across launches; without it, /metrics takes the per-launch token.
+ */
+export const METRICS_TOKEN_ENV = "LEASEKEEPER_METRICS_TOKEN";
+const METRICS_TOKEN_MIN_LENGTH = 32;
+
 export interface RunningBrowserHost {
   app: Core;
   host: HttpHost;
@@ -27,6 +35,14 @@ function servingLine(url: string): string {
 
 /** The core from a config, behind the browser host; prints the one line with the URL to open. */
 export async function launchBrowserHost(options: BrowserHostLaunch): Promise<RunningBrowserHost> {
+  const metricsToken = (options.env ?? process.env)[METRICS_TOKEN_ENV]?.trim();
+  if (metricsToken !== undefined && metricsToken !== "" && metricsToken.length < METRICS_TOKEN_MIN_LENGTH) {
+    throw new CoreError(
+      "config",
+      "invalid",
+      `${METRICS_TOKEN_ENV} must be at least ${METRICS_TOKEN_MIN_LENGTH} characters long.`,
+    );
+  }
   const app = await openCore({
     configPath: options.configPath,
     mode: "browser",
@@ -44,6 +60,8 @@ export async function launchBrowserHost(options: BrowserHostLaunch): Promise<Run
       events: app.events,
       log: app.log,
       rendererDir: options.rendererDir,
+      metrics: app.metrics,
+      ...(metricsToken ? { metricsToken } : {}),
       ...(options.port !== undefined ? { port: options.port } : {}),
     });
   } catch (error) {
