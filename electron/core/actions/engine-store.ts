@@ -1,12 +1,11 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { AuditEntry, AuditQuery } from "../../../shared/domain/actions.js";
-import { openDatabase } from "../store/database.js";
-import type { SharedAuditLog } from "../store/postgres/shared-store.js";
 import { AuditLog } from "./audit/audit-log.js";
 import type { SandboxClaims } from "./claims/claims.js";
 import { SqliteClaims } from "./claims/sqlite-claims.js";
 import type { JobJournal } from "./journal/journal.js";
 import { SqliteJournal } from "./journal/sqlite-journal.js";
+import type { SharedAuditLog } from "./ports.js";
 
 /**
  * The team's store as the engine takes it: claims, and optionally the audit log and the journal, closed
@@ -43,15 +42,14 @@ export interface EngineStore {
 }
 
 /**
- * On the core's one connection when given one (its owner closes it), otherwise on a connection of the
- * engine's own to the data directory's file.
+ * On the connection the host hands it (the core's one connection to the data directory's file, migrated;
+ * its owner closes it). The engine opens no database of its own: the store is `store/`'s, and only
+ * `compose/` joins the two.
  */
 export function openEngineStore(
-  dataDir: string,
+  db: BetterSqlite3.Database,
   shared: SharedEngineStore | undefined,
-  connection?: BetterSqlite3.Database,
 ): EngineStore {
-  const db = connection ?? openDatabase(dataDir);
   // Every write of the journal and the audit log is durable on return, not just ordered.
   db.pragma("synchronous = FULL");
   const localAudit = new AuditLog(db);
@@ -66,7 +64,6 @@ export function openEngineStore(
       return teamAudit === null ? localAudit.query(query, limit) : teamAudit.query(query, limit);
     },
     async close() {
-      if (connection === undefined) db.close();
       await shared?.close().catch(() => undefined);
     },
   };

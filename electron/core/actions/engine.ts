@@ -36,10 +36,12 @@ export type { AuditQueryInput } from "./audit/audit-access.js";
 export { ENGINE_MESSAGES } from "./engine-messages.js";
 
 export interface ActionEngineDeps {
-  /** The data directory of the store; the engine opens its own connection (synchronous=FULL)… */
-  dataDir: string;
-  /** …unless the host hands it the process's one connection, which the host then closes. */
-  database?: BetterSqlite3.Database;
+  /**
+   * The connection to the data directory's SQLite file, migrated, where the journal, claims and audit
+   * log live unless the team's store holds them; the host opened it and closes it after the engine.
+   * The engine makes its writes durable on return (synchronous=FULL).
+   */
+  database: BetterSqlite3.Database;
   inventory: InventoryPort;
   leases: LeaseRereader;
   provider: ProviderPort;
@@ -105,7 +107,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   const options: ActionOptions = { ...DEFAULT_ACTION_OPTIONS, ...deps.options };
   const now = deps.now ?? (() => new Date());
   const operator = deps.operator ?? currentOperator();
-  const store = openEngineStore(deps.dataDir, deps.shared, deps.database);
+  const store = openEngineStore(deps.database, deps.shared);
   const { journal, auditCopy } = store;
   const auditAccess = new AuditAccess(store);
   const events = new EventEmitter();

@@ -1,11 +1,14 @@
+import type { AuditEntry, AuditQuery } from "../../../shared/domain/actions.js";
 import type { Inventory, ProviderSandbox } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
+import type { AuditRecord } from "./audit/audit-records.js";
 
 /**
  * What the action engine needs from the rest of the core, as narrow interfaces. The engine is wired to
- * the real inventory, lease sources and CreateOS client in `wiring.ts`; keeping these small is what lets
- * the plan and guard rules be tested as pure functions and the job runner be driven by the simulator.
+ * the real inventory, lease sources, CreateOS client and team store in `electron/core/compose/`; keeping
+ * these small is what lets the plan and guard rules be tested as pure functions and the job runner be
+ * driven by the simulator.
  */
 
 /** A fresh or recent inventory; `maxAgeMs` bounds how old a cached one may be. */
@@ -81,4 +84,13 @@ export interface ProviderPort {
   account(origin: string, credential: string): Promise<AccountClient | null>;
   /** The page size the list endpoint serves at most (500 at CreateOS), for cost estimates. */
   readonly listPageSize: number;
+}
+
+/**
+ * The team's audit log, as the engine writes and reads it. The team's store implements it
+ * (`store/postgres/shared-store.ts`); `compose/` hands it to the engine.
+ */
+export interface SharedAuditLog {
+  append(records: readonly AuditRecord[]): Promise<void>;
+  query(query: AuditQuery, limit?: number | null): Promise<AuditEntry[]>;
 }

@@ -16,7 +16,7 @@ import type { LeasekeeperConfig } from "../config/load.js";
 import { CoreError } from "../errors/core-error.js";
 import type { MarkerService } from "../markers/index.js";
 import { sandboxProofEvidence } from "../markers/proof-evidence.js";
-import type { Database } from "../store/index.js";
+import { type Database, openDatabase } from "../store/index.js";
 import type { LayeredSecretStore } from "../vault/index.js";
 import { configuredProvider } from "./provider.js";
 import { sourceRereader } from "./source-rereader.js";
@@ -79,10 +79,12 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     }
     return { leases: leases!, provider: provider! };
   };
-  const { database, shared } = deps;
+  const { shared } = deps;
+  // A core that keeps nothing (persist: false) has no connection; the engine's journal still needs one,
+  // opened here and closed after the engine.
+  const ownDatabase = deps.database === null ? openDatabase(deps.config().dataDir) : null;
   const engine: ActionEngine = createActionEngine({
-    dataDir: deps.config().dataDir,
-    ...(database === null ? {} : { database }),
+    database: deps.database ?? ownDatabase!,
     ...(shared === null ? {} : { shared }),
     options: { ...claimOptions(deps.config()), ...deps.actionOptions },
     ...(deps.now === undefined ? {} : { now: deps.now }),
@@ -148,6 +150,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
       await engine.close();
       stopRefreshing();
       await refreshAfterJob;
+      ownDatabase?.close();
     },
   };
 }

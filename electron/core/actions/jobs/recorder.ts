@@ -4,7 +4,6 @@ import type {
   JobItemState,
   PlanItem,
 } from "../../../../shared/domain/actions.js";
-import type { SharedAuditLog } from "../../store/postgres/shared-store.js";
 import type { AuditRecord } from "../audit/audit-log.js";
 import {
   type ItemEnd,
@@ -14,6 +13,7 @@ import {
   publicItem,
 } from "../journal/journal.js";
 import type { FrozenItem } from "../plan/build-plan.js";
+import type { SharedAuditLog } from "../ports.js";
 
 export interface Operator {
   name: string;

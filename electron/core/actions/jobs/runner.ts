@@ -1,13 +1,18 @@
 import pLimit from "p-limit";
 import type { JobEvent, JobState, PlanItem } from "../../../../shared/domain/actions.js";
 import { PLUGIN_MESSAGES } from "../../../../shared/domain/codes.js";
-import type { SharedAuditLog } from "../../store/postgres/shared-store.js";
 import { type ClaimHolder, claimKey, type SandboxClaims } from "../claims/claims.js";
 import { providerFailure } from "../errors.js";
 import type { JobJournal, JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
 import type { ActionOptions } from "../options.js";
 import type { FrozenItem } from "../plan/build-plan.js";
-import { type LeaseRereader, leaseKey, type ProviderPort, type RereadLease } from "../ports.js";
+import {
+  type LeaseRereader,
+  leaseKey,
+  type ProviderPort,
+  type RereadLease,
+  type SharedAuditLog,
+} from "../ports.js";
 import { AccountReader, type SandboxRead } from "./account-reader.js";
 import { act } from "./act.js";
 import { type Continuation, type RecheckResult, recheckLease, recheckUntracked } from "./recheck.js";

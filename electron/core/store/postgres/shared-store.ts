@@ -1,8 +1,7 @@
-import type { AuditEntry, AuditQuery } from "../../../../shared/domain/actions.js";
 import type { MarkerProof } from "../../../../shared/domain/marker-proof.js";
-import type { AuditRecord } from "../../actions/audit/audit-log.js";
 import type { SandboxClaims } from "../../actions/claims/claims.js";
 import type { JobJournal } from "../../actions/journal/journal.js";
+import type { SharedAuditLog } from "../../actions/ports.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { CoreError } from "../../errors/core-error.js";
 import { openPostgresStore, type PostgresStore, sharedStoreFailure } from "./store.js";
@@ -13,11 +12,6 @@ import { openPostgresStore, type PostgresStore, sharedStoreFailure } from "./sto
  * first call that needs it (a job then stops before sending anything) with a message naming the
  * variable, never its value.
  */
-export interface SharedAuditLog {
-  append(records: readonly AuditRecord[]): Promise<void>;
-  query(query: AuditQuery, limit?: number | null): Promise<AuditEntry[]>;
-}
-
 export interface SharedStore {
   readonly claims: SandboxClaims;
   readonly audit: SharedAuditLog;
