@@ -56,9 +56,9 @@ export function coreCalls(core: CoreServices): CoreCalls {
     "actions:plan": (request, context) => actions.plan(request, context.host),
     "actions:execute": (request, context) => actions.execute(request, context.host),
     "quarantine:create": async (request) => ({ outcomes: await quarantine().quarantine(request) }),
-    "quarantine:list": (request) => ({
+    "quarantine:list": async (request) => ({
       now: new Date().toISOString(),
-      quarantines: quarantine().list(request.open === undefined ? {} : { open: request.open }),
+      quarantines: await quarantine().list(request.open === undefined ? {} : { open: request.open }),
     }),
     "quarantine:cancel": (request) =>
       quarantine().cancel(

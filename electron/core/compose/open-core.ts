@@ -59,6 +59,13 @@ export interface CoreOptions {
    * none (every action channel then answers `unavailable`).
    */
   actions?: ((deps: ActionDeps) => ActionsPort) | false;
+  /**
+   * The operator the audit log names over the config's (`watch` acts as the operator its policy names);
+   * the OS user and the host are still recorded beside it.
+   */
+  operator?: string;
+  /** Values redacted from every line and answer besides the keys (a policy's webhook URL). */
+  redact?: readonly string[];
 }
 
 /** Everything a host needs, built once from one config file. */
@@ -99,12 +106,14 @@ export async function openCore(options: CoreOptions): Promise<Core> {
   const log = options.log ?? createLogger();
   const autoRefresh = options.autoRefresh !== false;
   const client: OpenClientOptions = { ...options.client, ...(options.fetch ? { fetch: options.fetch } : {}) };
-  let config = await loadConfig(options.configPath);
+  const asOperator = (loaded: LeasekeeperConfig): LeasekeeperConfig =>
+    options.operator === undefined ? loaded : { ...loaded, operator: options.operator };
+  let config = asOperator(await loadConfig(options.configPath));
   const secrets = openSecrets(config, env, options.vault);
   const events = new EventHub(log.redactor);
 
   // Read before the inventory exists: its worker is told them once it does, and on every change after.
-  const redactions = new Redactions(() => ({ config, secrets, env }), log);
+  const redactions = new Redactions(() => ({ config, secrets, env }), log, options.redact);
   await redactions.load();
 
   const stores = openStores(config, env, options.persist !== false);
@@ -149,7 +158,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     log,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     onConfigChanged: (next) => {
-      config = next;
+      config = asOperator(next);
       applyBudgets(next);
       void redactions.load();
       if (autoRefresh) inventory.startAutoRefresh(next.refreshIntervalSeconds);
@@ -200,6 +209,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     secrets,
     engine: actions.engine,
     database: stores.database,
+    shared: stores.shared,
     inventory,
     markers,
     client,

@@ -1,5 +1,6 @@
 import type { ActionEngine } from "../actions/engine.js";
 import { currentOperator } from "../actions/operator.js";
+import { abandonAfterMs, DEFAULT_ACTION_OPTIONS } from "../actions/options.js";
 import type { InventoryService } from "../app/inventory-service.js";
 import type { RedactingLogger } from "../app/log.js";
 import type { OpenClientOptions } from "../config/credentials.js";
@@ -10,11 +11,13 @@ import { sandboxProofEvidence } from "../markers/proof-evidence.js";
 import {
   type QuarantineScheduler,
   QuarantineService,
-  QuarantineStore,
+  type QuarantineStore,
   quarantineClients,
   startQuarantineScheduler,
 } from "../quarantine/index.js";
-import type { Database } from "../store/index.js";
+import { type Database, SqliteQuarantineStore } from "../store/index.js";
+import type { SharedStore } from "../store/postgres/shared-store.js";
+import { claimOptions } from "./engine.js";
 
 export interface CoreQuarantine {
   readonly service: QuarantineService | null;
@@ -23,24 +26,36 @@ export interface CoreQuarantine {
 }
 
 /**
- * Quarantines, when the engine and the store are both there: a due destroy is the guarded one, and each
- * quarantine is journalled on the core's connection. The scheduler runs only in a host that refreshes.
+ * Quarantines, when the engine and a store are both there: a due destroy is the guarded one. With a team
+ * store each quarantine is kept there, and a machine takes a quarantine's step (its pause, its due
+ * destroy) only with the step's claim in the team's claims, so every machine lists, cancels and finishes
+ * the same quarantines and two schedulers act once; otherwise it is journalled on the core's SQLite
+ * connection. The scheduler runs only in a host that refreshes.
  */
 export function openQuarantine(deps: {
   config: () => LeasekeeperConfig;
   secrets: SecretStore;
   engine: ActionEngine | undefined;
   database: Database | null;
+  /** The team's store, borrowed: the core closes it after the scheduler has stopped. */
+  shared: SharedStore | null;
   inventory: InventoryService;
   markers: MarkerService;
   client: OpenClientOptions;
   log: RedactingLogger;
   schedule: boolean;
 }): CoreQuarantine {
-  const { engine, database } = deps;
-  if (engine === undefined || database === null) return { service: null, stop: async () => undefined };
+  const { engine, database, shared } = deps;
+  const store: QuarantineStore | null =
+    shared !== null ? shared.quarantines : database === null ? null : new SqliteQuarantineStore(database);
+  if (engine === undefined || store === null) return { service: null, stop: async () => undefined };
+  // A step's claim lives as long as a job's: the config's abandonment window, renewed every heartbeat.
+  const timing = { ...DEFAULT_ACTION_OPTIONS, ...claimOptions(deps.config()) };
   const service = new QuarantineService({
-    store: new QuarantineStore(database),
+    store,
+    ...(shared === null
+      ? {}
+      : { steps: { claims: shared.claims, ttlMs: abandonAfterMs(timing), renewMs: timing.heartbeatMs } }),
     engine,
     // Claims are judged on a scan no older than a minute, never on the stored inventory alone.
     inventory: () => deps.inventory.current({ maxAgeMs: 60_000 }),

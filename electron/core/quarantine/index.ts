@@ -5,5 +5,5 @@ export {
   QuarantineService,
   type QuarantineServiceDeps,
 } from "./quarantine-service.js";
-export { QuarantineStore } from "./quarantine-store.js";
+export type { QuarantineStore } from "./quarantine-store.js";
 export { QUARANTINE_PASS_MS, type QuarantineScheduler, startQuarantineScheduler } from "./scheduler.js";

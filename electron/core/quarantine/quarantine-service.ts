@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { ulid } from "ulid";
 import type { ActionSelection, Job, Plan, PlanItem } from "../../../shared/domain/actions.js";
 import { typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
@@ -11,6 +12,7 @@ import {
   type QuarantineState,
   quarantineClaim,
 } from "../../../shared/domain/quarantine.js";
+import { type ClaimHolder, claimKey, type SandboxClaims, type SandboxRef } from "../actions/claims/claims.js";
 import type { ActionEngine } from "../actions/engine.js";
 import type { Operator } from "../actions/jobs/recorder.js";
 import type { CreateosClient } from "../createos/client.js";
@@ -18,7 +20,7 @@ import { isCreateosError } from "../createos/errors.js";
 import { CoreError, isCoreError } from "../errors/core-error.js";
 import type { ProvenSandbox } from "../markers/proof-evidence.js";
 import { type QuarantineAuditOutcome, quarantineAuditRecord } from "./quarantine-audit.js";
-import { QuarantineConflict, type QuarantineStore } from "./quarantine-store.js";
+import type { QuarantineStore } from "./quarantine-store.js";
 
 export interface QuarantineRequest {
   leases?: { leaseId: string; sourceId?: string | undefined }[];
@@ -48,7 +50,25 @@ export interface QuarantineServiceDeps {
   proofFor?: (sandbox: ProvenSandbox) => Record<string, unknown> | null;
   /** How a pass waits for a pause it sent to land before it judges anything on the sandbox. */
   pauseLanding?: PauseLanding;
+  /**
+   * With a store other machines share: the claims that let one machine at a time take a quarantine's
+   * step (its pause, its due destroy). Absent, steps are only kept apart within this process.
+   */
+  steps?: QuarantineSteps;
 }
+
+export interface QuarantineSteps {
+  claims: SandboxClaims;
+  /** How long a step's claim lives unrenewed: once it lapses, another machine finishes the step. */
+  ttlMs: number;
+  /** How often a step under way renews its claim. */
+  renewMs: number;
+  /** This process's name in the claims (a fresh one by default). */
+  owner?: string;
+}
+
+/** The claims table's key of a quarantine's step: not a sandbox, so a job's own claim on it is not in the way. */
+const STEP_ORIGIN = "leasekeeper:quarantine";
 
 export interface PauseLanding {
   /** Wait between reads of a sandbox still `pausing`. */
@@ -102,14 +122,18 @@ export class QuarantineService {
   #running: Promise<unknown> = Promise.resolve();
   /** The plans each quarantine made (its check, its due destroys), named in its next audit entry. */
   readonly #plansOf = new Map<string, string[]>();
+  /** The quarantines whose step this process is taking now. */
+  readonly #inStep = new Set<string>();
+  readonly #owner: string;
 
   constructor(deps: QuarantineServiceDeps) {
     this.#deps = deps;
+    this.#owner = deps.steps?.owner ?? randomUUID();
     this.#now = deps.now ?? (() => new Date());
     this.#landing = deps.pauseLanding ?? DEFAULT_PAUSE_LANDING;
   }
 
-  list(options: { open?: boolean; limit?: number } = {}): Quarantine[] {
+  list(options: { open?: boolean; limit?: number } = {}): Promise<Quarantine[]> {
     return this.#deps.store.list(options);
   }
 
@@ -136,10 +160,10 @@ export class QuarantineService {
   }
 
   async cancel(quarantineId: string, options: { resume?: boolean } = {}): Promise<Quarantine> {
-    const current = this.#require(quarantineId);
+    const current = await this.#require(quarantineId);
     if (current.state === "destroying")
       throw new CoreError("call", "conflict", QUARANTINE_MESSAGES.destroying);
-    const cancelled = this.#deps.store.update(quarantineId, ["pausing", "waiting"], {
+    const cancelled = await this.#deps.store.update(quarantineId, ["pausing", "waiting"], {
       state: "cancelled",
       endedAt: this.#now().toISOString(),
       reason: "operator",
@@ -153,7 +177,7 @@ export class QuarantineService {
 
   /** Resumes the sandbox of a quarantine, cancelling it first when it is still waiting. */
   async resume(quarantineId: string): Promise<Quarantine> {
-    const current = this.#require(quarantineId);
+    const current = await this.#require(quarantineId);
     if (isOpenQuarantine(current)) return this.cancel(quarantineId, { resume: true });
     if (current.state === "destroyed") throw new CoreError("call", "conflict", QUARANTINE_MESSAGES.gone);
     await this.#resumeSandbox(current);
@@ -172,15 +196,19 @@ export class QuarantineService {
 
   async #pass(): Promise<Quarantine[]> {
     const moved: Quarantine[] = [];
-    const open = this.#deps.store.list({ open: true, limit: 10_000 });
+    const open = await this.#deps.store.list({ open: true, limit: 10_000 });
     if (open.length === 0) return moved;
+    // A step another machine (or this process) is taking is left to it; one whose claim lapsed (its
+    // process died mid-way) is finished here, from what the store and CreateOS say now.
     for (const quarantine of open.filter((entry) => entry.state === "pausing")) {
-      moved.push(...(await this.#settlePause(quarantine)));
+      moved.push(...(await this.#step(quarantine, "pausing", (fresh) => this.#settlePause(fresh))));
     }
     for (const quarantine of open.filter((entry) => entry.state === "destroying")) {
-      moved.push(...(await this.#seeDestroyThrough(quarantine)));
+      moved.push(...(await this.#step(quarantine, "destroying", (fresh) => this.#seeDestroyThrough(fresh))));
     }
-    const waiting = this.#deps.store.list({ open: true, limit: 10_000 }).filter((q) => q.state === "waiting");
+    const waiting = (await this.#deps.store.list({ open: true, limit: 10_000 })).filter(
+      (q) => q.state === "waiting",
+    );
     if (waiting.length === 0) return moved;
     let inventory: Inventory | null = null;
     try {
@@ -192,7 +220,7 @@ export class QuarantineService {
     for (const quarantine of waiting) {
       const claim = quarantineClaim(quarantine, inventory);
       if (claim !== null) {
-        const cancelled = this.#deps.store.update(quarantine.quarantineId, ["waiting"], {
+        const cancelled = await this.#deps.store.update(quarantine.quarantineId, ["waiting"], {
           state: "cancelled",
           endedAt: this.#now().toISOString(),
           reason: "claimed",
@@ -205,9 +233,57 @@ export class QuarantineService {
         }
         continue;
       }
-      if (isDue(quarantine, this.#now())) moved.push(...(await this.#destroyDue(quarantine)));
+      // Claimed first: of two schedulers on one store, one plans and sends the destroy.
+      if (isDue(quarantine, this.#now()))
+        moved.push(...(await this.#step(quarantine, "waiting", (fresh) => this.#destroyDue(fresh))));
     }
     return moved;
+  }
+
+  /**
+   * Takes a quarantine's step only with its claim (in the team's store, when there is one) and only while
+   * it is still in `state` once claimed; a step another holder is taking answers nothing. The claim is
+   * renewed while the step runs and released after it; a process that dies mid-step leaves it to lapse.
+   */
+  async #step(
+    quarantine: Quarantine,
+    state: QuarantineState,
+    body: (fresh: Quarantine) => Promise<Quarantine[]>,
+  ): Promise<Quarantine[]> {
+    return (
+      (await this.#holding(quarantine.quarantineId, async () => {
+        const fresh = await this.#deps.store.get(quarantine.quarantineId);
+        return fresh === null || fresh.state !== state ? [] : body(fresh);
+      })) ?? []
+    );
+  }
+
+  /** Runs `body` holding the quarantine's step claim; null, and nothing run, when another holds it. */
+  async #holding<T>(quarantineId: string, body: () => Promise<T>): Promise<T | null> {
+    if (this.#inStep.has(quarantineId)) return null;
+    this.#inStep.add(quarantineId);
+    try {
+      const steps = this.#deps.steps;
+      if (steps === undefined) return await body();
+      const ref: SandboxRef = { origin: STEP_ORIGIN, sandboxId: quarantineId };
+      const holder: ClaimHolder = { owner: this.#owner, jobId: `quarantine:${quarantineId}` };
+      // The claims' clock is the wall clock, whatever clock the quarantine's due times are read on.
+      const taken = await steps.claims.claim([ref], holder, new Date(), steps.ttlMs);
+      if (!taken.has(claimKey(ref))) return null;
+      const renew = setInterval(() => {
+        void steps.claims.claim([ref], holder, new Date(), steps.ttlMs).catch(() => undefined);
+      }, steps.renewMs);
+      renew.unref();
+      try {
+        return await body();
+      } finally {
+        clearInterval(renew);
+        // One that cannot be released lapses at its expiry.
+        await steps.claims.release(ref, holder).catch(() => undefined);
+      }
+    } finally {
+      this.#inStep.delete(quarantineId);
+    }
   }
 
   async #selections(
@@ -292,17 +368,16 @@ export class QuarantineService {
       jobId: null,
       operator: this.#deps.operator.name,
     };
-    try {
-      this.#deps.store.insert(quarantine);
+    // Claimed before it is recorded, so no other machine's pass takes its pause for a half-done one.
+    const paused = await this.#holding(quarantine.quarantineId, async () => {
+      if (!(await this.#deps.store.insert(quarantine))) return null;
       this.#plansOf.set(quarantine.quarantineId, [checkPlanId]);
-    } catch (error) {
-      if (error instanceof QuarantineConflict) {
-        return refuse("already-quarantined", QUARANTINE_MESSAGES.alreadyQuarantined);
-      }
-      throw error;
-    }
-    const [settled] = await this.#pause(quarantine, { sentBefore: false, awaitLanding: false });
-    if (settled === undefined) return { ok: true, quarantine: this.#require(quarantine.quarantineId) };
+      const [settled] = await this.#pause(quarantine, { sentBefore: false, awaitLanding: false });
+      return { settled };
+    });
+    if (paused === null) return refuse("already-quarantined", QUARANTINE_MESSAGES.alreadyQuarantined);
+    const { settled } = paused;
+    if (settled === undefined) return { ok: true, quarantine: await this.#require(quarantine.quarantineId) };
     return settled.state === "failed"
       ? refuse(settled.reason ?? "pause-failed", settled.message ?? QUARANTINE_MESSAGES.pauseFailed)
       : { ok: true, quarantine: settled };
@@ -313,9 +388,9 @@ export class QuarantineService {
    * The pass goes on to scan and to plan due destroys, so it first lets the pause land: a plan made while
    * the sandbox is `pausing` would be refused by its own re-check once it shows `paused`.
    */
-  #settlePause(quarantine: Quarantine): Promise<Quarantine[]> {
+  async #settlePause(quarantine: Quarantine): Promise<Quarantine[]> {
     return this.#pause(quarantine, {
-      sentBefore: this.#deps.store.pauseSentAt(quarantine.quarantineId) !== null,
+      sentBefore: (await this.#deps.store.pauseSentAt(quarantine.quarantineId)) !== null,
       awaitLanding: true,
     });
   }
@@ -339,7 +414,7 @@ export class QuarantineService {
           return this.#end(quarantine, ["pausing"], "failed", "gone", QUARANTINE_MESSAGES.gone);
         }
       }
-      this.#deps.store.markPauseSent(quarantine.quarantineId, this.#now().toISOString());
+      await this.#deps.store.markPauseSent(quarantine.quarantineId, this.#now().toISOString());
       const paused = await client.pauseSandbox(quarantine.sandboxId);
       if (options.awaitLanding) {
         const status =
@@ -381,7 +456,7 @@ export class QuarantineService {
   }
 
   async #paused(quarantine: Quarantine, httpStatus: number | null): Promise<Quarantine[]> {
-    const waiting = this.#deps.store.update(quarantine.quarantineId, ["pausing"], {
+    const waiting = await this.#deps.store.update(quarantine.quarantineId, ["pausing"], {
       state: "waiting",
       pausedAt: this.#now().toISOString(),
       message: QUARANTINE_MESSAGES.quarantined(quarantine.dueAt),
@@ -435,7 +510,7 @@ export class QuarantineService {
       return this.#end(quarantine, ["waiting"], "kept", "not-confirmed", QUARANTINE_MESSAGES.forcedNow);
     }
     // Journalled before the job exists, so a restart looks for this plan's job rather than planning again.
-    const destroying = this.#deps.store.update(quarantine.quarantineId, ["waiting"], {
+    const destroying = await this.#deps.store.update(quarantine.quarantineId, ["waiting"], {
       state: "destroying",
       planId: plan.planId,
     });
@@ -453,10 +528,15 @@ export class QuarantineService {
       if (isCoreError(error, "action") && error.code === "plan-consumed")
         return this.#seeDestroyThrough(destroying);
       // Nothing was started: back to waiting, still due, planned afresh on the next pass.
-      this.#deps.store.update(quarantine.quarantineId, ["destroying"], { state: "waiting", planId: null });
+      await this.#deps.store.update(quarantine.quarantineId, ["destroying"], {
+        state: "waiting",
+        planId: null,
+      });
       return [];
     }
-    const withJob = this.#deps.store.update(quarantine.quarantineId, ["destroying"], { jobId: job.jobId });
+    const withJob = await this.#deps.store.update(quarantine.quarantineId, ["destroying"], {
+      jobId: job.jobId,
+    });
     return this.#settleJob(withJob ?? destroying, await this.#deps.engine.waitForJob(job.jobId));
   }
 
@@ -469,7 +549,7 @@ export class QuarantineService {
       byPlan[0] ?? (quarantine.jobId === null ? null : await this.#deps.engine.getJob(quarantine.jobId));
     if (job === null) {
       // The plan's job was never created: nothing was sent, so it is planned again on this pass.
-      const back = this.#deps.store.update(quarantine.quarantineId, ["destroying"], {
+      const back = await this.#deps.store.update(quarantine.quarantineId, ["destroying"], {
         state: "waiting",
         planId: null,
         jobId: null,
@@ -485,7 +565,7 @@ export class QuarantineService {
         if (isCoreError(error, "action") && error.code === "job-already-resumed") return [];
         throw error;
       }
-      this.#deps.store.update(quarantine.quarantineId, ["destroying"], { jobId: job.jobId });
+      await this.#deps.store.update(quarantine.quarantineId, ["destroying"], { jobId: job.jobId });
       job = await this.#deps.engine.waitForJob(job.jobId);
     }
     return this.#settleJob({ ...quarantine, jobId: job.jobId }, job);
@@ -496,7 +576,7 @@ export class QuarantineService {
     const item = job.items.find((candidate) => candidate.sandboxId === quarantine.sandboxId) ?? null;
     const patch = { jobId: job.jobId };
     if (item?.state === "confirmed") {
-      const destroyed = this.#deps.store.update(quarantine.quarantineId, ["destroying"], {
+      const destroyed = await this.#deps.store.update(quarantine.quarantineId, ["destroying"], {
         ...patch,
         state: "destroyed",
         endedAt: this.#now().toISOString(),
@@ -533,7 +613,7 @@ export class QuarantineService {
     message: string,
     httpStatus: number | null = null,
   ): Promise<Quarantine[]> {
-    const ended = this.#deps.store.update(quarantine.quarantineId, from, {
+    const ended = await this.#deps.store.update(quarantine.quarantineId, from, {
       state,
       endedAt: this.#now().toISOString(),
       reason,
@@ -567,8 +647,8 @@ export class QuarantineService {
     }
   }
 
-  #require(quarantineId: string): Quarantine {
-    const found = this.#deps.store.get(quarantineId);
+  async #require(quarantineId: string): Promise<Quarantine> {
+    const found = await this.#deps.store.get(quarantineId);
     if (found === null) throw new CoreError("call", "not-found", QUARANTINE_MESSAGES.notFound);
     return found;
   }

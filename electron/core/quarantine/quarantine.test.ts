@@ -7,10 +7,10 @@ import { loadConfig } from "../config/load.js";
 import { EnvSecretStore } from "../config/secrets.js";
 import { scanInventory } from "../inventory/scan.js";
 import { createSources } from "../leases/index.js";
-import { type Database, openDatabase } from "../store/index.js";
+import { type Database, openDatabase, SqliteQuarantineStore } from "../store/index.js";
 import { quarantineClients } from "./open-client.js";
 import { QuarantineService } from "./quarantine-service.js";
-import { QuarantineStore } from "./quarantine-store.js";
+import type { QuarantineStore } from "./quarantine-store.js";
 
 // Quarantine against the simulator over real HTTP, with the engine's real journal and a real SQLite
 // store; only the quarantine's clock is the test's, so "due in 24 hours" is reached by moving it.
@@ -52,7 +52,7 @@ async function open(
     },
   };
   const database = openDatabase(config.dataDir);
-  const store = new QuarantineStore(database);
+  const store = new SqliteQuarantineStore(database);
   const { executeWhen } = options;
   const service = new QuarantineService({
     store,
@@ -252,7 +252,7 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     expect(stray).toMatchObject({ ok: false, reason: "not-confirmed" });
     expect((await world.requestsFor("sb-busy"))[PAUSE]).toBeUndefined();
     expect((await world.requestsFor("sb-stray"))[PAUSE]).toBeUndefined();
-    expect(service.list()).toEqual([]);
+    expect(await service.list()).toEqual([]);
     await expect(
       service.quarantine({ leases: [{ leaseId: "lease-busy" }], untracked: [], hours: 0 }),
     ).rejects.toMatchObject({
@@ -299,8 +299,8 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
       jobId: null,
       operator: "ada",
     };
-    store.insert(left);
-    store.markPauseSent(left.quarantineId, clock.now.toISOString());
+    await store.insert(left);
+    await store.markPauseSent(left.quarantineId, clock.now.toISOString());
     clock.advance(2 * HOUR);
 
     const moved = await service.runDue();
@@ -328,7 +328,10 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     clock.advance(HOUR);
     // Due while CreateOS still shows it pausing: a plan of that moment is not the sandbox's state.
     expect(await service.runDue()).toEqual([]);
-    expect(service.list()[0]).toMatchObject({ quarantineId: quarantine.quarantineId, state: "waiting" });
+    expect((await service.list())[0]).toMatchObject({
+      quarantineId: quarantine.quarantineId,
+      state: "waiting",
+    });
     expect((await world.requestsFor("sb-landing"))[DELETE]).toBeUndefined();
 
     await landed(world);
@@ -356,6 +359,6 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     });
     expect(again).toMatchObject({ ok: false, reason: "already-quarantined" });
     expect((await world.requestsFor("sb-once"))[PAUSE]).toBe(1);
-    expect(service.list({ open: true })).toHaveLength(1);
+    expect(await service.list({ open: true })).toHaveLength(1);
   });
 });

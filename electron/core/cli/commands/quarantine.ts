@@ -92,7 +92,7 @@ leaves it paused ("kept", with the reason). Exit code 1 when anything was refuse
         return outcomes.every((outcome) => outcome.ok) ? EXIT.ok : EXIT.failed;
       }
       if (values.list) {
-        const quarantines = service.list(values.all ? {} : { open: true });
+        const quarantines = await service.list(values.all ? {} : { open: true });
         print({ now: new Date().toISOString(), quarantines }, formatList(quarantines, new Date()));
         return EXIT.ok;
       }

@@ -209,6 +209,31 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 23,
+    name: "quarantines, shared by every machine",
+    sql: `
+      -- As in the SQLite store: the whole record as JSON, with the columns it is found by, and at most one
+      -- open quarantine per sandbox (the partial unique index), so two machines quarantining it at once
+      -- cannot both pause it. pause_sent_at is written before the pause leaves: whoever finishes a
+      -- half-done pause reads the sandbox first when it is set. Which machine may move a quarantine on is
+      -- decided by a claim in sandbox_claims, not here.
+      CREATE TABLE ${SCHEMA}.quarantines (
+        quarantine_id  TEXT PRIMARY KEY,
+        sandbox_id     TEXT NOT NULL,
+        origin         TEXT NOT NULL,
+        state          TEXT NOT NULL,
+        due_at         TEXT NOT NULL,
+        created_at     TEXT NOT NULL,
+        pause_sent_at  TEXT,
+        record         TEXT NOT NULL
+      );
+      CREATE UNIQUE INDEX quarantines_one_open_per_sandbox
+        ON ${SCHEMA}.quarantines (origin, sandbox_id) WHERE state IN ('pausing', 'waiting', 'destroying');
+      CREATE INDEX quarantines_by_state ON ${SCHEMA}.quarantines (state, due_at);
+      CREATE INDEX quarantines_by_created ON ${SCHEMA}.quarantines (created_at, quarantine_id);
+    `,
+  },
 ];
 
 // Any fixed number: every Leasekeeper process that migrates this database waits on the same one.

@@ -4,6 +4,7 @@ import type { JobJournal } from "../../actions/journal/journal.js";
 import type { SharedAuditLog } from "../../actions/ports.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { CoreError } from "../../errors/core-error.js";
+import type { PgQuarantines } from "./pg-quarantines.js";
 import { openPostgresStore, type PostgresStore, sharedStoreFailure } from "./store.js";
 
 /**
@@ -19,8 +20,15 @@ export interface SharedStore {
   readonly journal: JobJournal;
   /** Marker proofs, so a proof made on one machine is the evidence every machine shows. */
   readonly proofs: SharedProofs;
+  /** Quarantines, so every machine lists, counts down, cancels and finishes the same ones. */
+  readonly quarantines: SharedQuarantines;
   close(): Promise<void>;
 }
+
+export type SharedQuarantines = Pick<
+  PgQuarantines,
+  "insert" | "get" | "list" | "pauseSentAt" | "markPauseSent" | "update"
+>;
 
 export interface SharedProofs {
   save(proofs: readonly MarkerProof[]): Promise<void>;
@@ -76,6 +84,14 @@ export function sharedStoreFor(config: LeasekeeperConfig, env: NodeJS.ProcessEnv
             error,
           );
         }),
+    },
+    quarantines: {
+      insert: async (...args) => (await opened()).quarantines.insert(...args),
+      get: async (...args) => (await opened()).quarantines.get(...args),
+      list: async (...args) => (await opened()).quarantines.list(...args),
+      pauseSentAt: async (...args) => (await opened()).quarantines.pauseSentAt(...args),
+      markPauseSent: async (...args) => (await opened()).quarantines.markPauseSent(...args),
+      update: async (...args) => (await opened()).quarantines.update(...args),
     },
     journal: {
       savePlan: async (...args) => (await opened()).journal.savePlan(...args),

@@ -7,6 +7,7 @@ import { PgInventoryCache } from "./pg-inventory-cache.js";
 import { PgInventoryViews } from "./pg-inventory-views.js";
 import { PgJournal } from "./pg-journal.js";
 import { PgProofs } from "./pg-proofs.js";
+import { PgQuarantines } from "./pg-quarantines.js";
 
 export interface PostgresStore {
   readonly claims: PgClaims;
@@ -15,6 +16,7 @@ export interface PostgresStore {
   readonly inventoryViews: PgInventoryViews;
   readonly inventoryCache: PgInventoryCache;
   readonly proofs: PgProofs;
+  readonly quarantines: PgQuarantines;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     inventoryViews: new PgInventoryViews(pool),
     inventoryCache: new PgInventoryCache(pool),
     proofs: new PgProofs(pool),
+    quarantines: new PgQuarantines(pool),
     close: () => pool.end(),
   };
 }
