@@ -17,19 +17,19 @@ import { CoreError } from "../errors/core-error.js";
 import { AuditAccess, type AuditQueryInput } from "./audit/audit-access.js";
 import type { AuditRecord } from "./audit/audit-log.js";
 import type { AuditExportFormat } from "./audit/export.js";
-import type { ProofFor } from "./audit/marker-proofs.js";
 import { ENGINE_MESSAGES } from "./engine-messages.js";
 import { openEngineStore, type SharedEngineStore } from "./engine-store.js";
-import { gateExecution } from "./guard/item-gate.js";
 import { resumeItems, retryItems } from "./jobs/continuation.js";
+import { gateExecution } from "./jobs/item-gate.js";
 import type { Operator } from "./jobs/recorder.js";
 import { JobSupervisor } from "./jobs/supervisor.js";
 import type { JobRow, StoredPlan } from "./journal/journal.js";
+import type { ProofFor } from "./marker-proofs.js";
 import { currentOperator } from "./operator.js";
 import { type ActionOptions, DEFAULT_ACTION_OPTIONS } from "./options.js";
 import { buildPlan } from "./plan/build-plan.js";
-import { planAuditRecord, planCancelAuditRecord } from "./plan/plan-audit-record.js";
 import { plannedAccounts } from "./plan/planned-accounts.js";
+import { planAuditRecord, planCancelAuditRecord } from "./plan-audit-record.js";
 import type { InventoryPort, LeaseRereader, ProviderPort } from "./ports.js";
 
 export type { AuditQueryInput } from "./audit/audit-access.js";
@@ -101,7 +101,7 @@ export type ExecuteRequestInput = z.input<typeof ExecuteRequestSchema>;
  * The action engine: plans, the jobs that carry them out, and the audit log of both. This file holds
  * the requests as the operator makes them; what they rest on is one concept a file — the store's
  * lifetime (`engine-store.ts`), running jobs (`jobs/supervisor.ts`), gating each item
- * (`guard/item-gate.ts`) and the audit log's reads and export (`audit/audit-access.ts`).
+ * (`jobs/item-gate.ts`) and the audit log's reads and export (`audit/audit-access.ts`).
  */
 export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   const options: ActionOptions = { ...DEFAULT_ACTION_OPTIONS, ...deps.options };

@@ -1,7 +1,7 @@
-import type { Plan, PlanItem, PlanRequest } from "../../../../shared/domain/actions.js";
-import type { AuditRecord } from "../audit/audit-log.js";
-import type { Operator } from "../jobs/recorder.js";
-import type { StoredPlan } from "../journal/journal.js";
+import type { Plan, PlanItem, PlanRequest } from "../../../shared/domain/actions.js";
+import type { AuditRecord } from "./audit/audit-log.js";
+import type { Operator } from "./jobs/recorder.js";
+import type { StoredPlan } from "./journal/journal.js";
 
 /**
  * The environments a plan's items are in, each once: a plan row names them so that it reads with its

@@ -3,11 +3,11 @@ import { typedCountMatches, typedCountPhrase } from "../../../../shared/domain/b
 import { keptPlan } from "../../../../shared/domain/kept-items.js";
 import { CoreError } from "../../errors/core-error.js";
 import { ENGINE_MESSAGES } from "../engine-messages.js";
-import type { JobInput } from "../jobs/job-input.js";
-import type { ItemOutcome } from "../jobs/recorder.js";
+import { OVERRIDE_REFUSALS } from "../guard/rules.js";
 import type { StoredPlan } from "../journal/journal.js";
 import { confirmationMethod } from "../plan/confirmation.js";
-import { OVERRIDE_REFUSALS } from "./rules.js";
+import type { JobInput } from "./job-input.js";
+import type { ItemOutcome } from "./recorder.js";
 
 /**
  * The items of a first run of a plan, each either let through (with how the operator confirmed it) or

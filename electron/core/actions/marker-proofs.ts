@@ -1,5 +1,5 @@
-import type { PlanItem } from "../../../../shared/domain/actions.js";
-import type { StoredPlan } from "../journal/journal.js";
+import type { PlanItem } from "../../../shared/domain/actions.js";
+import type { StoredPlan } from "./journal/journal.js";
 
 /** The marker proof an item's sandbox has, as its audit entry keeps it; null when it has none. */
 export type ProofFor = (item: PlanItem) => Record<string, unknown> | null;
