@@ -15,7 +15,7 @@ import type { CliIo } from "./command.js";
 export async function openCliCore(
   configArg: string | undefined,
   io: CliIo,
-  options: Pick<CoreOptions, "shareInventory"> = {},
+  options: Pick<CoreOptions, "shareInventory" | "operator" | "redact"> = {},
 ): Promise<Core> {
   return openCore({
     ...options,

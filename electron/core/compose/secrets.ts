@@ -35,9 +35,14 @@ export class Redactions {
   readonly #read: () => KeySources;
   readonly #log: RedactingLogger;
 
-  constructor(read: () => KeySources, log: RedactingLogger) {
+  readonly #extra: readonly string[];
+
+  constructor(read: () => KeySources, log: RedactingLogger, extra: readonly string[] = []) {
     this.#read = read;
     this.#log = log;
+    this.#extra = extra.filter((value) => value.length > 0);
+    // Told at once: a value to redact must never wait for the vault to be read.
+    if (this.#extra.length > 0) this.#log.setSecrets(this.#extra);
   }
 
   get values(): readonly string[] {
@@ -56,6 +61,7 @@ export class Redactions {
       this.#values = [
         ...(await secrets.knownSecrets(config.credentials.map((credential) => credential.name))),
         ...sourceSecrets(config, env),
+        ...this.#extra,
       ];
       this.#log.setSecrets(this.#values);
       for (const listener of this.#listeners) listener(this.#values);

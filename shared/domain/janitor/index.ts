@@ -42,6 +42,16 @@ export {
   type SkipReason,
   SkipSchema,
 } from "./pass-plan.js";
+export {
+  ITEM_OUTCOMES,
+  type ItemOutcome,
+  PASS_MODES,
+  type PassMode,
+  type PassReport,
+  PassReportSchema,
+  type PassResult,
+  PassResultSchema,
+} from "./pass-report.js";
 export { type PassInput, planPass } from "./plan-pass.js";
 export {
   type AgeSelector,

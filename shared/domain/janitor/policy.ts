@@ -216,6 +216,8 @@ export const PolicySchema = z
     rules: z.array(RuleSchema, { error: "must be a list of rules" }),
     caps: CapsSchema.optional(),
     webhook: WebhookSchema.optional(),
+    /** How long `watch` waits between passes (`--interval` wins); 5m when left out. */
+    interval: duration.optional(),
   })
   .superRefine((policy, context) => {
     const seen = new Map<string, number>();

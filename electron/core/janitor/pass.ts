@@ -1,0 +1,468 @@
+import type { ActionSelection, Job, PlanItem } from "../../../shared/domain/actions.js";
+import { typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
+import type { Inventory } from "../../../shared/domain/inventory.js";
+import {
+  candidatesOf,
+  type PassItem,
+  type PassPlan,
+  type PassReport,
+  type PassResult,
+  type PastAction,
+  type Policy,
+  planPass,
+  proofSubjectOf,
+  type RulePlan,
+} from "../../../shared/domain/janitor/index.js";
+import type { MarkerProof } from "../../../shared/domain/marker-proof.js";
+import type { ActionEngine } from "../actions/engine.js";
+import type { MarkerService } from "../markers/index.js";
+import type { QuarantineService } from "../quarantine/index.js";
+import { noteTaken, readLastPass, readTaken, writeLastPass } from "./pass-state.js";
+import { sendWebhook, shouldNotify } from "./webhook.js";
+
+/**
+ * One pass of a policy, through the same path as the operator's screen: a fresh scan, `planPass` over it
+ * (the exclusions, the guard's verdict, the marker proof a forced destroy needs, the caps counted from
+ * the audit log), then per rule the engine's own plan of what it selected, re-checked, claimed, acted on,
+ * verified and audited by the engine (a quarantine by the core's QuarantineService). The janitor never
+ * overrides, and types a sandbox id back only for an item `planPass` selected with a marker proof.
+ *
+ * A dry run makes the same plans and cancels them: the audit log shows each as a plan by the policy's
+ * operator, closed without running, with what it would have done; nothing is sent to CreateOS but the
+ * scan's and the plan's reads. The stop check runs before every request batch (the scan, each plan, each
+ * job, each quarantine, the webhook); a stop while a job runs leaves it to the engine, whose journal marks
+ * it interrupted when the core closes, and the next start resumes it.
+ */
+
+export type StopReason = "stop-file" | "signal";
+
+export interface JanitorDeps {
+  engine: Pick<
+    ActionEngine,
+    "plan" | "execute" | "cancelPlan" | "waitForJob" | "queryAudit" | "listJobs" | "resume"
+  >;
+  quarantine: Pick<QuarantineService, "quarantine" | "list" | "runDue"> | null;
+  inventory: { refresh(): Promise<unknown>; full(): Promise<Inventory> };
+  markers: Pick<MarkerService, "proofFor" | "loaded">;
+  dataDir: string;
+  /** The core's redactor (it knows the webhook URL). */
+  redact(text: string): string;
+  /** The core's metrics, when it has them. */
+  metrics?: { recordPolicyPass(outcome: string): void } | undefined;
+  fetch?: typeof fetch;
+  webhookTimeoutMs?: number;
+  now?: () => Date;
+}
+
+export interface PassOptions {
+  policy: Policy;
+  policyFile: string;
+  act: boolean;
+  /** Checked before each request batch; a reason halts the pass there. */
+  stopped: () => StopReason | null;
+  /** Aborted on a stop, so a wait for a job in flight ends at once. */
+  signal: AbortSignal;
+  /** Resume the interrupted jobs an earlier pass left (a second start does, once). */
+  resume?: boolean;
+  /** Told each result as it is known (the report's lines, as they happen). */
+  onResult?: (result: PassResult) => void;
+}
+
+const HOUR_MS = 3_600_000;
+const TAKEN_OUTCOMES = new Set(["confirmed", "unconfirmed"]);
+
+class Stop extends Error {
+  constructor(readonly reason: StopReason) {
+    super(`stopped: ${reason}`);
+  }
+}
+
+export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<PassReport> {
+  const now = deps.now ?? (() => new Date());
+  const startedAt = now().toISOString();
+  const results: PassResult[] = [];
+  const push = (result: PassResult) => {
+    results.push(result);
+    options.onResult?.(result);
+  };
+  const checkpoint = () => {
+    const reason = options.stopped();
+    if (reason !== null) throw new Stop(reason);
+  };
+  const report: PassReport = {
+    policyFile: options.policyFile,
+    operator: options.policy.operator,
+    mode: options.act ? "act" : "dry-run",
+    startedAt,
+    finishedAt: startedAt,
+    stopped: null,
+    plan: null,
+    results,
+    quarantinesDue: {},
+    resumedJobs: [],
+    counts: { selected: 0, wouldAct: 0, done: 0, failed: 0, skipped: 0, new: 0 },
+    webhook: null,
+    error: null,
+  };
+  const previous = await readLastPass(deps.dataDir);
+
+  try {
+    if (options.act && options.resume) report.resumedJobs = await resumeInterrupted(deps, checkpoint);
+    if (options.act && deps.quarantine !== null) {
+      checkpoint();
+      for (const moved of await deps.quarantine.runDue()) {
+        report.quarantinesDue[moved.state] = (report.quarantinesDue[moved.state] ?? 0) + 1;
+      }
+    }
+    checkpoint();
+    await deps.inventory.refresh();
+    const inventory = await deps.inventory.full();
+    await deps.markers.loaded();
+    const plan = planPass({
+      policy: options.policy,
+      inventory,
+      proofs: keptProofs(inventory, deps.markers),
+      now: now(),
+      history: await history(deps, now()),
+      quarantines: (await deps.quarantine?.list({ open: true, limit: 10_000 })) ?? [],
+    });
+    report.plan = plan;
+    for (const rule of plan.rules) {
+      if (rule.selected.length === 0) continue;
+      await runRule(deps, options, rule, { checkpoint, push, now });
+    }
+  } catch (error) {
+    if (error instanceof Stop) report.stopped = error.reason;
+    else report.error = deps.redact(error instanceof Error ? error.message : String(error));
+  }
+
+  // Whatever the pass did not reach is said, so the report accounts for every selected item.
+  if (report.plan !== null) {
+    const reached = new Set(results.map((result) => resultKey(result.rule, result.target)));
+    for (const rule of report.plan.rules) {
+      for (const item of rule.selected) {
+        if (reached.has(resultKey(rule.rule, item.target))) continue;
+        push(result(rule, item, { outcome: "not-reached", message: "The pass stopped before this item." }));
+      }
+    }
+  }
+  report.counts = countResults(report, previous);
+  if (report.stopped === null && options.policy.webhook !== undefined && shouldNotify(report)) {
+    report.webhook = await sendWebhook(options.policy.webhook.url, report, {
+      redact: deps.redact,
+      ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+      ...(deps.webhookTimeoutMs === undefined ? {} : { timeoutMs: deps.webhookTimeoutMs }),
+    });
+  }
+  report.finishedAt = now().toISOString();
+  await writeLastPass(deps.dataDir, report);
+  deps.metrics?.recordPolicyPass(passOutcome(report));
+  return report;
+}
+
+interface RuleContext {
+  checkpoint: () => void;
+  push: (result: PassResult) => void;
+  now: () => Date;
+}
+
+async function runRule(deps: JanitorDeps, options: PassOptions, rule: RulePlan, context: RuleContext) {
+  if (rule.action === "quarantine" && options.act) {
+    await quarantineRule(deps, rule, context);
+    return;
+  }
+  // The guard's own plan, per selection; a quarantine's dry run plans the destroy it would end in.
+  const action = rule.action === "release" ? "release" : "destroy";
+  for (const batch of batches(rule.selected)) {
+    context.checkpoint();
+    const plan = await deps.engine.plan({ action, selection: batch.selection });
+    const kept: PlanItem[] = [];
+    const confirm: string[] = [];
+    for (const item of rule.selected.filter((selected) => batch.items.includes(selected))) {
+      const planned = plan.items.find((candidate) => matches(candidate, item));
+      const refused = planRefusal(planned, item);
+      if (refused !== null) {
+        context.push(result(rule, item, { ...refused, planId: plan.planId }));
+        continue;
+      }
+      kept.push(planned!);
+      if (planned!.confirmation === "typed-id" && planned!.sandboxId !== null)
+        confirm.push(planned!.sandboxId);
+    }
+    if (!options.act || kept.length === 0) {
+      await deps.engine.cancelPlan(plan.planId);
+      for (const item of batch.items) {
+        const planned = plan.items.find((candidate) => matches(candidate, item));
+        if (planned === undefined || !kept.includes(planned)) continue;
+        context.push(
+          result(rule, item, {
+            outcome: "would-act",
+            message: `Dry run: the guard's plan would ${rule.action} this; the plan was cancelled.`,
+            planId: plan.planId,
+          }),
+        );
+      }
+      continue;
+    }
+    context.checkpoint();
+    await noteTaken(deps.dataDir, {
+      rule: rule.rule,
+      action: rule.action,
+      planId: plan.planId,
+      at: context.now().toISOString(),
+    });
+    const started = await deps.engine.execute({
+      planId: plan.planId,
+      keepItemIds: kept.map((item) => item.itemId),
+      confirmSandboxIds: confirm,
+      ...(plan.countConfirmation ? { typedCount: typedCountPhrase(plan.action, kept.length) } : {}),
+    });
+    const job = await untilDone(deps.engine.waitForJob(started.jobId), options.signal);
+    if (job === null) {
+      context.checkpoint();
+      return;
+    }
+    for (const item of batch.items) {
+      const planned = plan.items.find((candidate) => matches(candidate, item));
+      if (planned === undefined || !kept.includes(planned)) continue;
+      const done = job.items.find((jobItem) => jobItem.itemId === planned.itemId);
+      context.push(result(rule, item, { ...jobOutcome(done), planId: plan.planId, jobId: job.jobId }));
+    }
+  }
+}
+
+/** One call per sandbox, so a stop lands between two pauses. */
+async function quarantineRule(deps: JanitorDeps, rule: RulePlan, context: RuleContext) {
+  const service = deps.quarantine;
+  for (const item of rule.selected) {
+    if (service === null) {
+      context.push(result(rule, item, { outcome: "failed", message: "Quarantine needs the local store." }));
+      continue;
+    }
+    context.checkpoint();
+    const { target } = item;
+    const confirm = item.forced && item.proof?.proves === true && target.sandboxId !== null;
+    const outcomes = await service.quarantine({
+      hours: rule.quarantineHours ?? 0,
+      ...(target.kind === "lease"
+        ? { leases: [{ leaseId: target.leaseId, sourceId: target.sourceId }] }
+        : { untracked: [{ sandboxId: target.sandboxId, origin: target.origin }] }),
+      confirmSandboxIds: confirm && target.sandboxId !== null ? [target.sandboxId] : [],
+    });
+    const outcome = outcomes[0];
+    if (outcome?.ok) {
+      await noteTaken(deps.dataDir, {
+        rule: rule.rule,
+        action: "quarantine",
+        planId: outcome.quarantine.quarantineId,
+        at: context.now().toISOString(),
+      });
+      context.push(
+        result(rule, item, {
+          outcome: "done",
+          message: `Paused; destroyed at ${outcome.quarantine.dueAt} unless it is claimed first.`,
+          quarantineId: outcome.quarantine.quarantineId,
+          planId: outcome.quarantine.planId,
+        }),
+      );
+    } else {
+      context.push(
+        result(rule, item, {
+          outcome: "skipped",
+          reason: outcome?.reason ?? "not-in-plan",
+          message: outcome?.message ?? "The guard's plan did not list this sandbox.",
+        }),
+      );
+    }
+  }
+}
+
+/** Leases in one plan; untracked sandboxes in one plan per credential, as the screen plans them. */
+function batches(items: readonly PassItem[]): { selection: ActionSelection; items: PassItem[] }[] {
+  const leases = items.filter((item) => item.target.kind === "lease");
+  const out: { selection: ActionSelection; items: PassItem[] }[] = [];
+  if (leases.length > 0) {
+    const leaseIds = [
+      ...new Set(leases.map((item) => (item.target.kind === "lease" ? item.target.leaseId : ""))),
+    ];
+    out.push({ selection: { kind: "leases", leaseIds }, items: leases });
+  }
+  const byCredential = new Map<string, PassItem[]>();
+  for (const item of items) {
+    if (item.target.kind !== "untracked") continue;
+    const list = byCredential.get(item.target.credential) ?? [];
+    list.push(item);
+    byCredential.set(item.target.credential, list);
+  }
+  for (const [credential, list] of byCredential) {
+    const sandboxIds = list.map((item) => item.target.sandboxId!);
+    out.push({ selection: { kind: "untracked", credential, sandboxIds }, items: list });
+  }
+  return out;
+}
+
+function matches(planned: PlanItem, item: PassItem): boolean {
+  const { target } = item;
+  if (target.kind === "lease")
+    return planned.leaseId === target.leaseId && planned.sourceId === target.sourceId;
+  return (
+    planned.leaseId === null && planned.sandboxId === target.sandboxId && planned.origin === target.origin
+  );
+}
+
+/** Why the guard's plan does not let the janitor act on an item, or null when it does. */
+function planRefusal(
+  planned: PlanItem | undefined,
+  item: PassItem,
+): Pick<PassResult, "outcome" | "reason" | "message"> | null {
+  if (planned === undefined)
+    return { outcome: "skipped", reason: "not-in-plan", message: "The guard's plan did not list it." };
+  if (planned.decision !== "do")
+    return { outcome: "skipped", reason: planned.skipReason, message: planned.skipMessage };
+  if (planned.requiresOverride) {
+    return {
+      outcome: "skipped",
+      reason: "needs-override",
+      message: "The guard asks for its override; the janitor never overrides.",
+    };
+  }
+  if (planned.confirmation === "typed-id" && !(item.forced && item.proof?.proves === true)) {
+    return {
+      outcome: "skipped",
+      reason: "needs-marker-proof",
+      message:
+        "A forced destroy needs its sandbox id typed back; the janitor types it only with a marker proof.",
+    };
+  }
+  return null;
+}
+
+function jobOutcome(
+  item: Job["items"][number] | undefined,
+): Pick<PassResult, "outcome" | "reason" | "message"> {
+  if (item === undefined) return { outcome: "failed", reason: null, message: "The job did not list it." };
+  const outcome =
+    item.state === "confirmed"
+      ? "done"
+      : item.state === "unconfirmed"
+        ? "unconfirmed"
+        : item.state === "skipped"
+          ? "skipped"
+          : item.state === "failed"
+            ? "failed"
+            : "not-reached";
+  return { outcome, reason: item.reason, message: item.message };
+}
+
+function result(rule: RulePlan, item: PassItem, fields: Partial<PassResult>): PassResult {
+  return {
+    rule: rule.rule,
+    action: rule.action,
+    target: item.target,
+    outcome: "skipped",
+    reason: null,
+    message: null,
+    planId: null,
+    jobId: null,
+    quarantineId: null,
+    ...fields,
+  };
+}
+
+function targetKey(target: PassItem["target"]): string {
+  return target.kind === "lease"
+    ? `lease\u0000${target.sourceId}\u0000${target.leaseId}`
+    : `sandbox\u0000${target.origin}\u0000${target.sandboxId}`;
+}
+
+function resultKey(rule: string, target: PassItem["target"]): string {
+  return `${rule}\u0000${targetKey(target)}`;
+}
+
+/** Resolves with the job, or null once the pass is told to stop (the job goes on in the engine). */
+async function untilDone(job: Promise<Job>, signal: AbortSignal): Promise<Job | null> {
+  if (signal.aborted) return null;
+  return Promise.race([
+    job,
+    new Promise<null>((resolve) => signal.addEventListener("abort", () => resolve(null), { once: true })),
+  ]);
+}
+
+function keptProofs(inventory: Inventory, markers: Pick<MarkerService, "proofFor">): MarkerProof[] {
+  const proofs: MarkerProof[] = [];
+  for (const candidate of candidatesOf(inventory)) {
+    const proof = markers.proofFor(proofSubjectOf(candidate));
+    if (proof !== null) proofs.push(proof);
+  }
+  return proofs;
+}
+
+/**
+ * The actions taken in the last hour, by rule, as the audit log has them: items the engine sent (confirmed
+ * or not) of the plans a rule ran, and the quarantines a rule made. A dry run's plans were cancelled and
+ * never ran, so they count for nothing.
+ */
+async function history(deps: JanitorDeps, now: Date): Promise<PastAction[]> {
+  const taken = new Map((await readTaken(deps.dataDir)).map((entry) => [entry.planId, entry]));
+  if (taken.size === 0) return [];
+  const since = new Date(now.getTime() - HOUR_MS).toISOString();
+  const entries = await deps.engine.queryAudit({ since, limit: 10_000 });
+  const past: PastAction[] = [];
+  for (const entry of entries) {
+    const by = taken.get(entry.planId);
+    if (by === undefined) continue;
+    const counts =
+      by.action === "quarantine"
+        ? entry.action === "quarantine" && entry.outcome === "quarantined"
+        : entry.kind === "item" && TAKEN_OUTCOMES.has(entry.outcome);
+    if (counts) past.push({ rule: by.rule, action: by.action, at: entry.at, sandboxId: entry.sandboxId });
+  }
+  return past;
+}
+
+/** Interrupted jobs of plans a rule ran, resumed through the engine (items found running are re-checked). */
+async function resumeInterrupted(deps: JanitorDeps, checkpoint: () => void): Promise<string[]> {
+  const ours = new Set((await readTaken(deps.dataDir)).map((entry) => entry.planId));
+  if (ours.size === 0) return [];
+  const resumed: string[] = [];
+  for (const job of await deps.engine.listJobs({ limit: 500 })) {
+    if (job.state !== "interrupted" || !ours.has(job.planId)) continue;
+    checkpoint();
+    try {
+      const next = await deps.engine.resume(job.jobId);
+      await deps.engine.waitForJob(next.jobId);
+      resumed.push(job.jobId);
+    } catch {
+      // Resumed by another start already, or no longer resumable: nothing to finish here.
+    }
+  }
+  return resumed;
+}
+
+function countResults(report: PassReport, previous: PassReport | null): PassReport["counts"] {
+  const count = (outcome: PassResult["outcome"]) =>
+    report.results.filter((result) => result.outcome === outcome).length;
+  const before = new Set(
+    previous?.policyFile === report.policyFile && previous.plan !== null ? selectedKeys(previous.plan) : [],
+  );
+  const now = report.plan === null ? [] : selectedKeys(report.plan);
+  return {
+    selected: report.plan?.counts.selected ?? 0,
+    wouldAct: count("would-act"),
+    done: count("done"),
+    failed: count("failed") + count("unconfirmed"),
+    skipped: count("skipped"),
+    new: now.filter((key) => !before.has(key)).length,
+  };
+}
+
+function selectedKeys(plan: PassPlan): string[] {
+  return plan.rules.flatMap((rule) => rule.selected.map((item) => resultKey(rule.rule, item.target)));
+}
+
+function passOutcome(report: PassReport): string {
+  if (report.stopped !== null) return "stopped";
+  if (report.error !== null) return "failed";
+  if (report.mode === "dry-run") return "dry-run";
+  return report.counts.done + report.counts.failed > 0 ? "acted" : "nothing-to-do";
+}

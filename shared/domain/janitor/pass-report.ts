@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { CandidateTargetSchema, PassPlanSchema } from "./pass-plan.js";
+import { JANITOR_ACTIONS } from "./policy.js";
+
+/**
+ * What one pass of `watch` did, or in a dry run would have done: the plan `planPass` made, and per
+ * selected item what became of it. Kept in the data directory as the policy's last pass (the app shows
+ * it), printed by `watch` (`--json`: one line per pass), and counted in the webhook's message.
+ */
+
+export const PASS_MODES = ["dry-run", "act"] as const;
+export type PassMode = (typeof PASS_MODES)[number];
+
+export const ITEM_OUTCOMES = [
+  /** Dry run: the guard's plan would act on it; the plan was recorded and cancelled. */
+  "would-act",
+  /** Acted and confirmed at CreateOS (a quarantine: paused, its destroy due later). */
+  "done",
+  /** Sent, but CreateOS did not confirm it in time. */
+  "unconfirmed",
+  "failed",
+  /** The guard's plan or its re-check skipped it (the reason is the guard's code). */
+  "skipped",
+  /** The pass stopped (stop file, SIGTERM) before it got to this item. */
+  "not-reached",
+] as const;
+export type ItemOutcome = (typeof ITEM_OUTCOMES)[number];
+
+export const PassResultSchema = z.object({
+  rule: z.string(),
+  action: z.enum(JANITOR_ACTIONS),
+  target: CandidateTargetSchema,
+  outcome: z.enum(ITEM_OUTCOMES),
+  reason: z.string().nullable(),
+  message: z.string().nullable(),
+  /** The engine's plan the item was planned in, or the quarantine made for it. */
+  planId: z.string().nullable(),
+  jobId: z.string().nullable(),
+  quarantineId: z.string().nullable(),
+});
+export type PassResult = z.infer<typeof PassResultSchema>;
+
+export const PassReportSchema = z.object({
+  policyFile: z.string(),
+  operator: z.string(),
+  mode: z.enum(PASS_MODES),
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  /** Why the pass ended before its end: the stop file, or a signal. */
+  stopped: z.enum(["stop-file", "signal"]).nullable(),
+  plan: PassPlanSchema.nullable(),
+  results: z.array(PassResultSchema),
+  /** Quarantines whose due destroy this pass finished, by outcome (`destroyed`, `kept`…). */
+  quarantinesDue: z.record(z.string(), z.number()),
+  /** Interrupted jobs of earlier passes this pass resumed. */
+  resumedJobs: z.array(z.string()),
+  counts: z.object({
+    selected: z.number(),
+    wouldAct: z.number(),
+    done: z.number(),
+    failed: z.number(),
+    skipped: z.number(),
+    /** Selected now and not in the previous pass's selection. */
+    new: z.number(),
+  }),
+  /** The webhook's answer (never its URL); null when none is configured or nothing was to be said. */
+  webhook: z
+    .object({ sent: z.boolean(), status: z.number().nullable(), error: z.string().nullable() })
+    .nullable(),
+  /** A pass that could not plan at all (no inventory): the sentence why. */
+  error: z.string().nullable(),
+});
+export type PassReport = z.infer<typeof PassReportSchema>;
