@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -33,6 +33,14 @@ beforeAll(async () => {
     [running("sb-ours", holding(1)), running("sb-lost", holding(2))],
     [ours, lostMetadata],
   );
+  writeFileSync(
+    path.join(w.dir, "policy.json"),
+    JSON.stringify({
+      version: 1,
+      operator: "janitor",
+      rules: [{ name: "gone", select: { headline: ["leaking"] }, action: "destroy" }],
+    }),
+  );
 });
 afterAll(async () => {
   await w?.stop();
@@ -53,6 +61,7 @@ const INVOCATIONS: Record<string, string[][]> = {
     ["repair", "--lease", "placeholder", "--apply"],
   ],
   quarantine: [["quarantine", "--list"]],
+  watch: [["watch", "--policy", "policy.json", "--once"]],
 };
 
 async function opening<T>(body: () => Promise<T>): Promise<{ opened: number; result: T }> {

@@ -8,6 +8,7 @@ import { command as quarantine } from "./quarantine.js";
 import { command as repair } from "./repair.js";
 import { command as resume } from "./resume.js";
 import { command as scan } from "./scan.js";
+import { command as watch } from "./watch.js";
 
 /**
  * Every `leasekeeper` command, in the order `leasekeeper --help` lists them (by name). Imported
@@ -24,4 +25,5 @@ export const COMMANDS: readonly CliCommand[] = [
   repair,
   resume,
   scan,
+  watch,
 ];

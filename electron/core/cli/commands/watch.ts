@@ -1,0 +1,197 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { durationMs, type PassReport, type PassResult } from "../../../../shared/domain/janitor/index.js";
+import { CoreError } from "../../errors/core-error.js";
+import { defaultStopFile, readPolicyFile, runPass, type StopReason } from "../../janitor/index.js";
+import { type CliCommand, EXIT } from "../command.js";
+import { openCliCore } from "../core.js";
+
+const DEFAULT_INTERVAL = "5m";
+/** How often a sleeping watcher looks for the stop file. */
+const STOP_POLL_MS = 1_000;
+
+export const command: CliCommand = {
+  name: "watch",
+  summary:
+    "Run a cleanup policy unattended, on an interval, through the same guards; a dry run unless --act.",
+  usage: `Usage: leasekeeper watch [--config FILE] --policy FILE [--act] [--interval 5m] [--once]
+                        [--stop-file PATH] [--json]
+
+  --policy FILE      the policy: rules of a selector and an action, the operator it acts as, caps, webhook
+  --act              act; without it a dry run: each plan is recorded in the audit log and cancelled
+  --interval D       the wait between passes, 30m, 2h, 1d (default: the policy's interval, else ${DEFAULT_INTERVAL})
+  --once             one pass, then exit
+  --stop-file PATH   halts the watcher before its next request while this file exists
+                     (default: janitor/stop in the data directory)
+  --json             one JSON line per item as it is known, and one per pass
+
+Every pass scans, plans the policy (built-in exclusions no rule lifts; caps per pass and per hour counted
+from the audit log), and runs each rule's selection through the engine's plan, re-check, claim, act,
+verify and audit, as the policy's operator. SIGTERM stops it cleanly: a job in flight is journalled as
+interrupted, and the next start with --act resumes it. Exit code 1 when anything failed.`,
+
+  async run(args, io) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        config: { type: "string", short: "c" },
+        policy: { type: "string" },
+        act: { type: "boolean", default: false },
+        interval: { type: "string" },
+        once: { type: "boolean", default: false },
+        "stop-file": { type: "string" },
+        json: { type: "boolean", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    if (values.policy === undefined)
+      throw new CoreError("usage", "bad-arguments", "--policy FILE is required.");
+    if (values.interval !== undefined && durationMs(values.interval) === null) {
+      throw new CoreError("usage", "bad-arguments", "--interval must be a duration like 30m, 2h or 1d.");
+    }
+    const policyFile = path.resolve(io.cwd, values.policy);
+    const reading = await readPolicyFile(policyFile);
+    if (!reading.ok) {
+      for (const problem of reading.problems) io.stderr.write(`leasekeeper watch: ${problem.text}\n`);
+      return EXIT.usage;
+    }
+    const policy = reading.policy;
+    const intervalMs = durationMs(values.interval ?? policy.interval ?? DEFAULT_INTERVAL)!;
+
+    const core = await openCliCore(values.config, io, {
+      operator: policy.operator,
+      ...(policy.webhook === undefined ? {} : { redact: [policy.webhook.url] }),
+    });
+    const stop = new AbortController();
+    let signalled = false;
+    const onSignal = () => {
+      signalled = true;
+      stop.abort();
+    };
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
+    try {
+      if (core.engine === null)
+        throw new CoreError("call", "unavailable", "Guarded actions are not available in this build.");
+      const stopFile = path.resolve(io.cwd, values["stop-file"] ?? defaultStopFile(core.config().dataDir));
+      const stopped = (): StopReason | null => {
+        if (signalled) return "signal";
+        if (existsSync(stopFile)) {
+          stop.abort();
+          return "stop-file";
+        }
+        return null;
+      };
+      const metrics = (core as { metrics?: { recordPolicyPass(outcome: string): void } }).metrics;
+      let failed = false;
+      let first = true;
+      // The first pass runs even when told to stop: it says so in its report, having sent nothing.
+      for (;;) {
+        const report = await runPass(
+          {
+            engine: core.engine,
+            quarantine: core.quarantine,
+            inventory: core.inventory,
+            markers: core.markers,
+            dataDir: core.config().dataDir,
+            redact: (text) => core.log.redact(text),
+            metrics,
+          },
+          {
+            policy,
+            policyFile,
+            act: values.act,
+            stopped,
+            signal: stop.signal,
+            resume: first,
+            onResult: (result) => {
+              if (values.json) io.stdout.write(`${JSON.stringify({ type: "item", ...result })}\n`);
+            },
+          },
+        );
+        first = false;
+        failed ||= report.counts.failed > 0 || report.error !== null;
+        io.stdout.write(
+          core.log.redact(
+            values.json
+              ? `${JSON.stringify({ type: "pass", ...withoutResults(report) })}\n`
+              : formatPass(report),
+          ),
+        );
+        if (values.once || report.stopped !== null) break;
+        await sleep(intervalMs, stop.signal, () => stopped() !== null);
+        if (stopped() !== null) break;
+      }
+      return failed ? EXIT.failed : EXIT.ok;
+    } finally {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      await core.close();
+    }
+  },
+};
+
+function withoutResults(report: PassReport) {
+  const { results, plan, ...rest } = report;
+  return {
+    ...rest,
+    rules: plan?.rules.map((rule) => ({
+      rule: rule.rule,
+      action: rule.action,
+      selected: rule.selected.length,
+      skipped: rule.skipped.length,
+    })),
+    skippedByReason: plan?.counts.bySkipReason ?? {},
+  };
+}
+
+/** Until `ms` has passed, the signal aborts, or `halted` says so (polled for the stop file). */
+async function sleep(ms: number, signal: AbortSignal, halted: () => boolean): Promise<void> {
+  const until = Date.now() + ms;
+  while (!signal.aborted && !halted() && Date.now() < until) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, Math.min(STOP_POLL_MS, until - Date.now()));
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      }
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+}
+
+export function formatPass(report: PassReport): string {
+  const { counts } = report;
+  const mode = report.mode === "act" ? "acted" : "dry run";
+  const head =
+    `${report.finishedAt}  ${mode} as ${report.operator}: ${counts.selected} selected, ` +
+    (report.mode === "act"
+      ? `${counts.done} done, ${counts.failed} failed, `
+      : `${counts.wouldAct} would be acted on, `) +
+    `${counts.skipped} skipped, ${counts.new} new`;
+  const lines = [head];
+  const due = Object.entries(report.quarantinesDue);
+  if (due.length > 0) lines.push(`  quarantines due: ${due.map(([state, n]) => `${n} ${state}`).join(", ")}`);
+  if (report.resumedJobs.length > 0) lines.push(`  resumed jobs: ${report.resumedJobs.join(", ")}`);
+  for (const result of report.results) lines.push(`  ${resultLine(result)}`);
+  const byReason = Object.entries(report.plan?.counts.bySkipReason ?? {});
+  if (byReason.length > 0)
+    lines.push(`  not selected: ${byReason.map(([reason, n]) => `${n} ${reason}`).join(", ")}`);
+  if (report.stopped !== null) lines.push(`  stopped (${report.stopped}) before the next request`);
+  if (report.error !== null) lines.push(`  the pass failed: ${report.error}`);
+  if (report.webhook !== null)
+    lines.push(
+      `  webhook: ${report.webhook.sent ? `sent (${report.webhook.status})` : `not sent, ${report.webhook.error}`}`,
+    );
+  return `${lines.join("\n")}\n`;
+}
+
+function resultLine(result: PassResult): string {
+  const who =
+    result.target.kind === "lease" ? `lease ${result.target.leaseId}` : `sandbox ${result.target.sandboxId}`;
+  const why = result.reason === null ? "" : ` (${result.reason})`;
+  return `${result.outcome}  ${result.action}  ${who}  [${result.rule}]${why}${result.message ? `  ${result.message}` : ""}`;
+}

@@ -1,0 +1,310 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { PassReport } from "../../../shared/domain/janitor/index.js";
+import { buildWorld, type World, type WorldSpec } from "../actions/testing/world.js";
+import { runCli } from "../cli/run.js";
+import { runCliCaptured } from "../cli/testing/run-captured.js";
+import { readLastPass } from "./pass-state.js";
+
+// `leasekeeper watch` against the simulator and a ledger world, run in this process as a terminal runs
+// it: a dry run sends nothing that changes CreateOS, --act acts on exactly what the rules select and on
+// no excluded sandbox, the caps hold, the stop file halts a pass before its next request, and the
+// webhook hears of each acting pass without a dead receiver stopping one.
+
+let world: World | null = null;
+const servers: Server[] = [];
+
+afterEach(async () => {
+  await world?.close();
+  world = null;
+  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+});
+
+const ENV = { id: "env-1", name: "Agents", companyId: "company-1", reuseLease: true };
+const ENV_Q = { id: "env-q", name: "Quarantined agents", companyId: "company-1", reuseLease: true };
+const MUTATING = /^(POST|PUT|PATCH|DELETE) /;
+
+/** Every built-in exclusion a ledger world can hold, each beside a sandbox the rules do select. */
+const EXCLUDING: WorldSpec = {
+  sandboxes: [
+    { id: "sb-stale" },
+    { id: "sb-quar" },
+    { id: "sb-busy" },
+    { id: "sb-login" },
+    { id: "sb-shared" },
+    { id: "sb-swept" },
+    { id: "sb-gone", status: "destroyed" },
+    { id: "sb-untracked" },
+  ],
+  environments: [ENV, ENV_Q],
+  leases: [
+    { id: "lease-stale", environmentId: "env-1", sandboxId: "sb-stale" },
+    { id: "lease-quar", environmentId: "env-q", sandboxId: "sb-quar" },
+    {
+      id: "lease-busy",
+      environmentId: "env-1",
+      sandboxId: "sb-busy",
+      status: "active",
+      heartbeatRunId: "run-1",
+    },
+    { id: "lease-login", environmentId: "env-1", sandboxId: "sb-login", status: "active" },
+    { id: "lease-old", environmentId: "env-1", sandboxId: "sb-shared" },
+    {
+      id: "lease-holding",
+      environmentId: "env-1",
+      sandboxId: "sb-shared",
+      status: "retained",
+      issueId: "i-1",
+    },
+    {
+      id: "lease-swept",
+      environmentId: "env-1",
+      sandboxId: "sb-swept",
+      status: "pending_cleanup",
+      metadata: { pendingCleanupInFlight: true, pendingCleanupLeaseExpiresAtMs: Date.now() + 600_000 },
+    },
+    { id: "lease-ghost", environmentId: "env-1", sandboxId: "sb-nowhere" },
+    { id: "lease-gone", environmentId: "env-1", sandboxId: "sb-gone" },
+  ],
+};
+
+const RULES = [
+  { name: "pause-q", select: { environment: ["env-q"] }, action: "quarantine", quarantineHours: 0.0005 },
+  { name: "destroy-leases", select: { kind: "lease" }, action: "destroy" },
+  { name: "destroy-untracked", select: { kind: "untracked" }, action: "destroy" },
+];
+
+function writePolicy(w: World, policy: Record<string, unknown>, name = "policy.json"): string {
+  const file = path.join(w.dir, name);
+  writeFileSync(file, JSON.stringify({ version: 1, operator: "night-janitor", rules: RULES, ...policy }));
+  return file;
+}
+
+async function watch(w: World, ...args: string[]) {
+  return runCliCaptured(["watch", "--policy", "policy.json", "--once", ...args], { env: w.env, dir: w.dir });
+}
+
+function passLine(stdout: string): PassReport & { rules: unknown; skippedByReason: Record<string, number> } {
+  const lines = stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string });
+  return lines.find((line) => line.type === "pass") as unknown as PassReport & {
+    rules: unknown;
+    skippedByReason: Record<string, number>;
+  };
+}
+
+async function mutatingRequests(w: World): Promise<Record<string, Record<string, number>>> {
+  const { byRoute } = await w.stats();
+  return Object.fromEntries(Object.entries(byRoute).filter(([route]) => MUTATING.test(route)));
+}
+
+async function receiver(): Promise<{ url: string; bodies: unknown[] }> {
+  const bodies: unknown[] = [];
+  const server = createServer((request, response) => {
+    let text = "";
+    request.on("data", (chunk) => (text += chunk));
+    request.on("end", () => {
+      bodies.push(JSON.parse(text));
+      response.end("ok");
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook/T0-secret`, bodies };
+}
+
+describe("leasekeeper watch", () => {
+  it("dry run: changes nothing at CreateOS, and writes what it would do to the audit log and its report", async () => {
+    world = await buildWorld(EXCLUDING);
+    writePolicy(world, {});
+    const run = await watch(world, "--json");
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(await mutatingRequests(world)).toEqual({});
+
+    const pass = passLine(run.stdout);
+    expect(pass).toMatchObject({ mode: "dry-run", operator: "night-janitor", stopped: null });
+    const report = (await readLastPass(path.join(world.dir, "data")))!;
+    expect(
+      report.results.map((result) => [result.rule, result.target.sandboxId, result.outcome]).sort(),
+    ).toEqual([
+      ["destroy-leases", "sb-stale", "would-act"],
+      ["pause-q", "sb-quar", "would-act"],
+    ]);
+    // Each plan is in the audit log as the policy's operator's, and cancelled: nothing ran.
+    const engine = await world.engine();
+    const audit = await engine.queryAudit({});
+    expect(audit.filter((entry) => entry.kind === "item")).toEqual([]);
+    const plans = audit.filter((entry) => entry.kind === "plan" && entry.outcome === "planned");
+    expect(plans).toHaveLength(2);
+    expect(plans.every((entry) => entry.operator.startsWith("night-janitor"))).toBe(true);
+    const cancelled = audit.filter((entry) => entry.outcome === "cancelled");
+    expect(cancelled.map((entry) => entry.planId).sort()).toEqual(plans.map((entry) => entry.planId).sort());
+  });
+
+  it("--act quarantines and later destroys exactly what the rules select, and no excluded sandbox", async () => {
+    world = await buildWorld(EXCLUDING);
+    writePolicy(world, {});
+    const first = await watch(world, "--act", "--json");
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(await world.statusOf("sb-stale")).toBe("destroyed");
+    expect(await world.statusOf("sb-quar")).toBe("paused");
+
+    const report = (await readLastPass(path.join(world.dir, "data")))!;
+    const skipped = new Map(
+      report.plan!.rules.flatMap((rule) =>
+        rule.skipped.map((item) => [item.target.sandboxId, item.skip!.reason] as const),
+      ),
+    );
+    // The janitor's exclusion table, each kind present in the world and untouched at CreateOS.
+    const exclusions: Record<string, string> = {
+      "sb-busy": "in-use",
+      "sb-login": "login-session",
+      "sb-shared": "shared",
+      "sb-swept": "host-cleanup",
+      "sb-untracked": "needs-marker-proof",
+    };
+    for (const [sandbox, reason] of Object.entries(exclusions)) {
+      expect(skipped.get(sandbox), sandbox).toBe(reason);
+      expect(
+        Object.keys(await world.requestsFor(sandbox)).filter((r) => MUTATING.test(r)),
+        sandbox,
+      ).toEqual([]);
+    }
+    // A released row whose sandbox CreateOS lists destroyed, or lists nowhere, is history.
+    expect(["gone", "closed"]).toContain(skipped.get("sb-gone"));
+    expect(["not-visible", "closed"]).toContain(skipped.get("sb-nowhere"));
+
+    // When the quarantine is due, the next pass destroys it through the guarded path.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const second = await watch(world, "--act", "--json");
+    expect(second.code).toBe(0);
+    expect(passLine(second.stdout).quarantinesDue).toEqual({ destroyed: 1 });
+    expect(await world.statusOf("sb-quar")).toBe("destroyed");
+    for (const sandbox of ["sb-busy", "sb-login", "sb-shared", "sb-swept", "sb-untracked"]) {
+      expect(await world.statusOf(sandbox), sandbox).toBe("running");
+    }
+    const audit = await (await world.engine()).queryAudit({ outcome: "confirmed" });
+    expect(audit.map((entry) => entry.sandboxId).sort()).toEqual(["sb-quar", "sb-stale"]);
+    expect(audit.every((entry) => entry.operator.startsWith("night-janitor"))).toBe(true);
+  });
+
+  it("holds the per-pass cap, and the hour's cap counts only the actions taken", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }, { id: "sb-b" }, { id: "sb-c" }],
+      environments: [ENV],
+      leases: ["a", "b", "c"].map((n) => ({
+        id: `lease-${n}`,
+        environmentId: "env-1",
+        sandboxId: `sb-${n}`,
+      })),
+    });
+    writePolicy(world, {
+      rules: [{ name: "destroy-leases", select: { kind: "lease" }, action: "destroy" }],
+      caps: { perPass: 1, perHour: 2 },
+    });
+    await watch(world); // a dry run: counts for nothing
+    const destroyed = async () =>
+      (await Promise.all(["sb-a", "sb-b", "sb-c"].map((id) => world!.statusOf(id)))).filter(
+        (status) => status === "destroyed",
+      ).length;
+    expect(await destroyed()).toBe(0);
+    await watch(world, "--act");
+    expect(await destroyed()).toBe(1);
+    await watch(world, "--act");
+    expect(await destroyed()).toBe(2);
+    const third = await watch(world, "--act", "--json");
+    expect(await destroyed()).toBe(2);
+    expect(passLine(third.stdout).skippedByReason).toMatchObject({ "cap-reached": 1 });
+  });
+
+  it("halts at the stop file: before any request, and in a pass before its next request", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }, { id: "sb-b" }],
+      environments: [ENV, ENV_Q],
+      leases: [
+        { id: "lease-a", environmentId: "env-1", sandboxId: "sb-a" },
+        { id: "lease-b", environmentId: "env-q", sandboxId: "sb-b" },
+      ],
+    });
+    writePolicy(world, {
+      rules: [
+        { name: "first", select: { environment: ["env-1"] }, action: "destroy" },
+        { name: "second", select: { environment: ["env-q"] }, action: "destroy" },
+      ],
+    });
+    const stopFile = path.join(world.dir, "stop-now");
+    writeFileSync(stopFile, "");
+    const before = (await world.stats()).total;
+    const halted = await watch(world, "--act", "--json", "--stop-file", stopFile);
+    expect(halted.code).toBe(0);
+    expect(passLine(halted.stdout).stopped).toBe("stop-file");
+    expect((await world.stats()).total).toBe(before);
+
+    // Told to stop once the first rule's item is known: the second rule's plan is never made.
+    const { rmSync } = await import("node:fs");
+    rmSync(stopFile);
+    let out = "";
+    const code = await runCli(
+      ["watch", "--policy", "policy.json", "--once", "--act", "--json", "--stop-file", stopFile],
+      {
+        stdout: {
+          write: (text: string) => {
+            out += text;
+            if (text.includes('"type":"item"') && !existsSync(stopFile)) writeFileSync(stopFile, "");
+          },
+        },
+        stderr: { write: () => undefined },
+        env: world.env,
+        cwd: world.dir,
+      },
+    );
+    expect(code).toBe(0);
+    expect(passLine(out).stopped).toBe("stop-file");
+    expect(await world.statusOf("sb-a")).toBe("destroyed");
+    expect(await world.statusOf("sb-b")).toBe("running");
+    expect(await world.requestsFor("sb-b")).toEqual({});
+  });
+
+  it("tells the webhook once per acting pass, and a dead receiver does not stop the pass", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }, { id: "sb-b" }],
+      environments: [ENV, ENV_Q],
+      leases: [
+        { id: "lease-a", environmentId: "env-1", sandboxId: "sb-a" },
+        { id: "lease-b", environmentId: "env-q", sandboxId: "sb-b" },
+      ],
+    });
+    const hook = await receiver();
+    writePolicy(world, {
+      rules: [{ name: "first", select: { environment: ["env-1"] }, action: "destroy" }],
+      webhook: { url: hook.url },
+    });
+    const acted = await watch(world, "--act");
+    expect(acted.code).toBe(0);
+    const quiet = await watch(world, "--act");
+    expect(quiet.code).toBe(0);
+    expect(hook.bodies).toHaveLength(1);
+    expect(hook.bodies[0]).toMatchObject({ text: expect.stringContaining("lease lease-a") });
+    expect(acted.stdout + acted.stderr + quiet.stdout + quiet.stderr).not.toContain("T0-secret");
+
+    // A closed port: the pass still acts, and says the webhook was not sent, without its URL.
+    const closed = servers.pop()!;
+    await new Promise((resolve) => closed.close(resolve));
+    writePolicy(world, {
+      rules: [{ name: "second", select: { environment: ["env-q"] }, action: "destroy" }],
+      webhook: { url: hook.url },
+    });
+    const dead = await watch(world, "--act", "--json");
+    expect(dead.code).toBe(0);
+    expect(await world.statusOf("sb-b")).toBe("destroyed");
+    expect(passLine(dead.stdout).webhook).toMatchObject({ sent: false, status: null });
+    expect(dead.stdout + dead.stderr).not.toContain("T0-secret");
+  });
+});
