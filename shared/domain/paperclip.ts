@@ -113,6 +113,16 @@ export const LeaseRowSchema = z.object({
    */
   heartbeatRunStatus: z.string().max(100).nullable().optional(),
   /**
+   * The names of what holds the row, for a source that can read them (Paperclip's database, where it has
+   * the tables): the agent whose run it is (a run has no name of its own), the issue's title and
+   * identifier, the execution workspace's name. Null when the source read none (the row names no such
+   * thing, or it is gone); absent when the source cannot tell (REST, a ledger file).
+   */
+  agentName: z.string().max(400).nullable().optional(),
+  issueTitle: z.string().max(400).nullable().optional(),
+  issueIdentifier: z.string().max(400).nullable().optional(),
+  executionWorkspaceName: z.string().max(400).nullable().optional(),
+  /**
    * What became of the row's environment, for a source that can see it: `deleted`, or `now <driver>` when
    * the environment no longer runs on CreateOS. Absent while the environment is as the row expects.
    */

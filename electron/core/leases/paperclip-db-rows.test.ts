@@ -8,7 +8,11 @@ import {
   type MetadataRead,
   passesHandCheck,
 } from "./paperclip-db-rows.js";
+import { HOLDER_NAMES } from "./paperclip-db-schema.js";
 import { parseLeaseRow } from "./rows.js";
+
+/** The names a database with every naming table reads. */
+const ALL_NAMES = new Set(HOLDER_NAMES);
 
 const BASE: Record<string, unknown> = {
   id: "00001046-7bc9-411c-a280-f7ac5b72a5f0",
@@ -31,6 +35,10 @@ const BASE: Record<string, unknown> = {
   createdAt: "2026-12-01T11:20:38+00:00",
   updatedAt: "2026-12-01T11:20:38.9+00:00",
   heartbeatRunStatus: "running",
+  agentName: "Builder",
+  issueTitle: null,
+  issueIdentifier: null,
+  executionWorkspaceName: "login-fix worktree",
 };
 
 const rowWith = (changes: Record<string, unknown>): DatabaseLeaseRow =>
@@ -91,11 +99,15 @@ const VARIANTS: Record<string, unknown[]> = {
   createdAt: [null, ...TIMESTAMPS],
   updatedAt: [null, ...TIMESTAMPS],
   heartbeatRunStatus: [null, ...texts(100)],
+  agentName: [null, ...texts(400)],
+  issueTitle: ["Fix the login page", ...texts(400)],
+  issueIdentifier: ["ACME-12", "x".repeat(401)],
+  executionWorkspaceName: [null, "😀".repeat(201)],
 };
 
 function bothWays(values: DatabaseLeaseRow, change: string | undefined, read: MetadataRead) {
-  const fast = leaseRowFromDatabase(values, change, read);
-  const object = databaseRowObject(values, change);
+  const fast = leaseRowFromDatabase(values, change, read, ALL_NAMES);
+  const object = databaseRowObject(values, change, ALL_NAMES);
   if (read === "scanned" && isTrimmableMetadata(object.metadata)) object.partialMetadata = true;
   return { fast, schema: parseLeaseRow(object) };
 }
@@ -123,7 +135,7 @@ describe("a database lease row checked by hand", () => {
           expect(fast, label).toStrictEqual(schema);
           // The same fields in the same order, so a row serialises the same whichever way it was read.
           expect(JSON.stringify(fast), label).toBe(JSON.stringify(schema));
-          if (passesHandCheck(row, change)) {
+          if (passesHandCheck(row, change, ALL_NAMES)) {
             checkedByHand += 1;
             expect(schema.ok, `${label} passed by hand but the schema refuses it`).toBe(true);
           }
@@ -160,6 +172,14 @@ describe("a database lease row checked by hand", () => {
       }
     }
     expect(passed).toBeGreaterThan(100);
+  });
+
+  it("sets only the names the database has tables for", () => {
+    const some = leaseRowFromDatabase(rowWith({}), undefined, "whole", new Set(["agentName"] as const));
+    expect(some.ok && some.row.agentName).toBe("Builder");
+    expect(some.ok && "executionWorkspaceName" in some.row).toBe(false);
+    const none = leaseRowFromDatabase(rowWith({}), undefined, "whole");
+    expect(none.ok && HOLDER_NAMES.some((name) => name in none.row)).toBe(false);
   });
 
   it("drops secret-named metadata keys on the fast way as on the schema's", () => {

@@ -1,6 +1,6 @@
 import type { LeaseRow } from "../../../shared/domain/paperclip.js";
 import { isTrimmableMetadata } from "../../../shared/domain/scanned-metadata.js";
-import { COLUMNS_READ } from "./paperclip-db-schema.js";
+import { COLUMNS_READ, HOLDER_NAMES, type HolderName } from "./paperclip-db-schema.js";
 import { parseLeaseRow, withoutSecrets } from "./rows.js";
 
 /**
@@ -16,6 +16,8 @@ const camelCase = (column: string) =>
 export const LEASE_FIELDS: readonly string[] = [
   ...COLUMNS_READ.environment_leases.map(camelCase),
   "heartbeatRunStatus",
+  // The names of what holds the row (`HOLDER_NAMES`), null where the database has no table to read them.
+  ...HOLDER_NAMES,
 ];
 
 const at = (field: string) => {
@@ -43,6 +45,9 @@ const METADATA = at("metadata");
 const CREATED_AT = at("createdAt");
 const UPDATED_AT = at("updatedAt");
 const HEARTBEAT_RUN_STATUS = at("heartbeatRunStatus");
+const NAME_AT = HOLDER_NAMES.map((name) => [name, at(name)] as const);
+/** The longest name the queries select (`left(…, NAME_LENGTH)`); the schema allows room for any text. */
+export const NAME_LENGTH = 200;
 
 /** The row's id, for a problem that names it. */
 export function databaseRowId(values: DatabaseLeaseRow): string {
@@ -72,11 +77,15 @@ export function leaseRowFromDatabase(
   values: DatabaseLeaseRow,
   environmentChange: string | undefined,
   read: MetadataRead,
+  /** The names the database has tables for: each is set on the row (null when none was found). */
+  names: ReadonlySet<HolderName> = new Set(),
 ): { ok: true; row: LeaseRow } | { ok: false; message: string } {
   const partial = read === "scanned" && isTrimmableMetadata(values[METADATA]);
-  const row = passesHandCheck(values, environmentChange) ? build(values, environmentChange, partial) : null;
+  const row = passesHandCheck(values, environmentChange, names)
+    ? build(values, environmentChange, partial, names)
+    : null;
   if (row !== null) return { ok: true, row };
-  const object = databaseRowObject(values, environmentChange);
+  const object = databaseRowObject(values, environmentChange, names);
   if (partial) object.partialMetadata = true;
   return parseLeaseRow(object);
 }
@@ -85,15 +94,24 @@ export function leaseRowFromDatabase(
 export function databaseRowObject(
   values: DatabaseLeaseRow,
   environmentChange: string | undefined,
+  names: ReadonlySet<HolderName> = new Set(),
 ): Record<string, unknown> {
   const object: Record<string, unknown> = {};
-  for (let index = 0; index < LEASE_FIELDS.length; index++) object[LEASE_FIELDS[index]!] = values[index];
+  for (let index = 0; index < LEASE_FIELDS.length; index++) {
+    const field = LEASE_FIELDS[index]!;
+    if (names.has(field as HolderName) || !(HOLDER_NAMES as readonly string[]).includes(field))
+      object[field] = values[index];
+  }
   if (environmentChange !== undefined) object.environmentChange = environmentChange;
   return object;
 }
 
 /** Whether the row is built without the schema (exported for the test that holds it to the schema). */
-export function passesHandCheck(values: DatabaseLeaseRow, environmentChange: string | undefined): boolean {
+export function passesHandCheck(
+  values: DatabaseLeaseRow,
+  environmentChange: string | undefined,
+  names: ReadonlySet<HolderName> = new Set(),
+): boolean {
   return (
     isId(values[ID]) &&
     isId(values[COMPANY_ID]) &&
@@ -115,12 +133,18 @@ export function passesHandCheck(values: DatabaseLeaseRow, environmentChange: str
     isNullableInstant(values[CREATED_AT]) &&
     isNullableInstant(values[UPDATED_AT]) &&
     isNullableText(values[HEARTBEAT_RUN_STATUS], 100) &&
+    NAME_AT.every(([name, index]) => !names.has(name) || isNullableText(values[index], 2 * NAME_LENGTH)) &&
     (environmentChange === undefined || environmentChange.length <= 200)
   );
 }
 
 // Built in the schema's field order, so a row reads the same whichever way it was checked.
-function build(values: DatabaseLeaseRow, environmentChange: string | undefined, partial: boolean): LeaseRow {
+function build(
+  values: DatabaseLeaseRow,
+  environmentChange: string | undefined,
+  partial: boolean,
+  names: ReadonlySet<HolderName>,
+): LeaseRow {
   const row: LeaseRow = {
     id: values[ID] as string,
     companyId: values[COMPANY_ID] as string,
@@ -143,6 +167,7 @@ function build(values: DatabaseLeaseRow, environmentChange: string | undefined, 
     updatedAt: values[UPDATED_AT] as string | null,
     heartbeatRunStatus: values[HEARTBEAT_RUN_STATUS] as string | null,
   };
+  for (const [name, index] of NAME_AT) if (names.has(name)) row[name] = values[index] as string | null;
   if (environmentChange !== undefined) row.environmentChange = environmentChange;
   if (partial) row.partialMetadata = true;
   return row;

@@ -35,14 +35,33 @@ export const COLUMNS_READ = {
   heartbeat_runs: ["id", "status"],
 } as const;
 
-export type SchemaCheck = { ok: true; shape: PaperclipSchemaShape } | { ok: false; missing: string[] };
+/**
+ * The names of what holds a lease, each read only where the catalog lists every column it needs: these
+ * tables are never required, so a database or role without them still scans, without the names. A run
+ * has no name of its own (`heartbeat_runs` has none); it is named by its agent (`heartbeat_runs.agent_id`
+ * → `agents.name`). An issue has a title and, since Paperclip's 0004 migration, an identifier such as
+ * `ACME-12`; an execution workspace has a name.
+ */
+export const NAME_COLUMNS = {
+  agentName: ["heartbeat_runs.agent_id", "agents.id", "agents.name"],
+  issueTitle: ["issues.id", "issues.title"],
+  issueIdentifier: ["issues.id", "issues.identifier"],
+  executionWorkspaceName: ["execution_workspaces.id", "execution_workspaces.name"],
+} as const;
+export type HolderName = keyof typeof NAME_COLUMNS;
+export const HOLDER_NAMES = Object.keys(NAME_COLUMNS) as HolderName[];
+const NAME_TABLES = ["agents", "issues", "execution_workspaces"];
+
+export type SchemaCheck =
+  | { ok: true; shape: PaperclipSchemaShape; names: ReadonlySet<HolderName> }
+  | { ok: false; missing: string[] };
 
 /**
  * The shape, or the columns that are missing. The catalog lists only the columns the role may use, so a
  * role without the grants looks like a database without the tables, and the message says both.
  */
 export async function detectSchemaShape(client: pg.ClientBase): Promise<SchemaCheck> {
-  const tables = Object.keys(COLUMNS_READ);
+  const tables = [...Object.keys(COLUMNS_READ), ...NAME_TABLES];
   const result = await client.query<{ table_name: string; column_name: string }>(
     `SELECT table_name, column_name FROM information_schema.columns
       WHERE table_schema = current_schema() AND table_name = ANY($1::text[])`,
@@ -53,7 +72,14 @@ export async function detectSchemaShape(client: pg.ClientBase): Promise<SchemaCh
     columns.filter((column) => !present.has(`${table}.${column}`)).map((column) => `${table}.${column}`),
   );
   if (missing.length > 0) return { ok: false, missing };
-  return { ok: true, shape: present.has("environments.company_id") ? "company-scoped" : "instance-scoped" };
+  const names = new Set(
+    HOLDER_NAMES.filter((name) => NAME_COLUMNS[name].every((column) => present.has(column))),
+  );
+  return {
+    ok: true,
+    shape: present.has("environments.company_id") ? "company-scoped" : "instance-scoped",
+    names,
+  };
 }
 
 /** How the snapshot and the CLI name a shape. */

@@ -94,14 +94,19 @@ async function seedWorld(shape: PaperclipSchemaShape): Promise<World> {
       config: { host: "builder.internal" },
     });
     const localEnvironment = await seed.environment({ companyId: globex, name: "Local", driver: "local" });
-    const running = await seed.run(acme, "running");
+    const builder = await seed.agent(acme, "Builder");
+    const running = await seed.run(acme, "running", undefined, builder);
     const finished = await seed.run(acme, "succeeded");
+    const issue = await seed.issue(acme, "Fix the login page", "ACME-12");
+    const workspace = await seed.executionWorkspace(acme, "login-fix worktree");
 
     const row = (overrides: Parameters<PaperclipSeed["lease"]>[0]) => seed.lease(overrides);
     const live = await row({
       companyId: acme,
       environmentId: createosEnvironment,
       heartbeatRunId: running,
+      issueId: issue,
+      executionWorkspaceId: workspace,
       providerLeaseId: "sbx-live",
       metadata: metadataFor(acme, createosEnvironment, "sbx-live"),
     });
@@ -280,6 +285,25 @@ describe.each<PaperclipSchemaShape>(["company-scoped", "instance-scoped"])(
       expect(isInUse({ ...noRun, issueId: null }, now)).toBe(true);
     });
 
+    it("names what holds a row where the database has the tables: the run's agent, the issue, the workspace", async () => {
+      const snapshot = await source.load();
+      const byId = new Map(snapshot.leases.map((lease) => [lease.id, lease]));
+      expect(byId.get(world.ids.live)).toMatchObject({
+        agentName: "Builder",
+        issueTitle: "Fix the login page",
+        issueIdentifier: "ACME-12",
+        executionWorkspaceName: "login-fix worktree",
+      });
+      // A run whose agent no row has, an issue that is gone, no workspace: read, and none found.
+      expect(byId.get(world.ids.stranded)).toMatchObject({ agentName: null, executionWorkspaceName: null });
+      expect(byId.get(world.ids.noRun)).toMatchObject({ agentName: null, issueTitle: null });
+      expect(await source.readLease(world.ids.live)).toMatchObject({
+        agentName: "Builder",
+        issueIdentifier: "ACME-12",
+        executionWorkspaceName: "login-fix worktree",
+      });
+    });
+
     it("re-reads one row and one environment by id", async () => {
       const lease = (await source.readLease(world.ids.stranded)) as LeaseRow;
       expect(lease).toMatchObject({ id: world.ids.stranded, heartbeatRunStatus: "succeeded" });
@@ -327,6 +351,46 @@ async function seedLastIdFirst(
     await client.query("ANALYZE");
   });
 }
+
+describe("a database without the tables that name a row's holders", () => {
+  it("still scans and re-reads, with only the names it has tables for", async () => {
+    const db = await postgres().createDatabase("without_names");
+    const ids = await withClient(db.url, async (client) => {
+      await createPaperclipSchema(client, "instance-scoped");
+      const seed = new PaperclipSeed(client, "instance-scoped");
+      const company = await seed.company("Acme");
+      const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
+      const agent = await seed.agent(company, "Builder");
+      const run = await seed.run(company, "running", undefined, agent);
+      const issue = await seed.issue(company, "Fix the login page", "ACME-12");
+      const lease = await seed.lease({
+        companyId: company,
+        environmentId: environment,
+        heartbeatRunId: run,
+        issueId: issue,
+      });
+      // An older Paperclip: no identifier yet; a role that may not read agents or workspaces.
+      await client.query("DROP TABLE agents, execution_workspaces");
+      await client.query("ALTER TABLE issues DROP COLUMN identifier");
+      return { lease };
+    });
+    const source = sourceFor(db.url);
+    try {
+      const snapshot = await source.load();
+      expect(snapshot.problems).toEqual([]);
+      const row = snapshot.leases.find((lease) => lease.id === ids.lease)!;
+      expect(row.issueTitle).toBe("Fix the login page");
+      expect(row.heartbeatRunStatus).toBe("running");
+      for (const name of ["agentName", "issueIdentifier", "executionWorkspaceName"])
+        expect(row).not.toHaveProperty(name);
+      const again = (await source.readLease(ids.lease))!;
+      expect(again.issueTitle).toBe("Fix the login page");
+      expect(again).not.toHaveProperty("agentName");
+    } finally {
+      await source.close();
+    }
+  });
+});
 
 describe("reading inside a READ ONLY transaction", () => {
   let db: TestDatabase;
@@ -623,7 +687,14 @@ describe("the connection string stays secret", () => {
       const company = await seed.company("Least privilege");
       await seed.secret(company, "CREATEOS_API_KEY", SECRET_CANARY);
       const environment = await seed.environment({ name: "CreateOS", config: { provider: "createos" } });
-      await seed.lease({ companyId: company, environmentId: environment, providerLeaseId: "sbx-1" });
+      const agent = await seed.agent(company, "Reader's agent");
+      await seed.lease({
+        companyId: company,
+        environmentId: environment,
+        providerLeaseId: "sbx-1",
+        heartbeatRunId: await seed.run(company, "running", undefined, agent),
+        issueId: await seed.issue(company, "Least privilege", "LP-1"),
+      });
       await seed.plugin({ version: "0.2.0", packagePath: `/srv/${SECRET_CANARY}` });
       await client.query(
         grants.replaceAll("change-me", password).replace("DATABASE paperclip", `DATABASE "${db.name}"`),
@@ -637,6 +708,11 @@ describe("the connection string stays secret", () => {
     try {
       const snapshot = await source.load();
       expect(snapshot.leases).toHaveLength(1);
+      // The documented grants name what holds a row.
+      expect(snapshot.leases[0]).toMatchObject({
+        agentName: "Reader's agent",
+        issueTitle: "Least privilege",
+      });
       // The documented grant on plugins' three columns is enough to tell the installed plugin.
       expect(snapshot.installedPlugin).toMatchObject({ version: "0.2.0", generation: "createos-0.2" });
       expect(JSON.stringify(snapshot)).not.toContain(password);

@@ -10,11 +10,14 @@ import {
   databaseRowEnvironmentId,
   databaseRowId,
   leaseRowFromDatabase,
+  NAME_LENGTH,
 } from "./paperclip-db-rows.js";
 import {
   COLUMNS_READ,
   describeShape,
   detectSchemaShape,
+  HOLDER_NAMES,
+  type HolderName,
   type PaperclipSchemaShape,
 } from "./paperclip-db-schema.js";
 import { parseEnvironment, parseEnvironments } from "./rows.js";
@@ -52,8 +55,15 @@ const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set([
 ]);
 // One value per field of LEASE_FIELDS, in its order: timestamps as ISO 8601 text (in the transaction's UTC
 // zone) so the driver never parses a date. The run's status is null when the row names no run or its run
-// is gone (Paperclip's sweep treats both alike).
-const leaseSelect = (metadata: string) =>
+// is gone (Paperclip's sweep treats both alike). Each name is null where the database has no table for it
+// (`names`), and cut to NAME_LENGTH characters: a long title never makes a row unusable.
+const NAME_SELECT: Record<HolderName, string> = {
+  agentName: "a.name",
+  issueTitle: "i.title",
+  issueIdentifier: "i.identifier",
+  executionWorkspaceName: "w.name",
+};
+const leaseSelect = (metadata: string, names: ReadonlySet<HolderName>) =>
   `${COLUMNS_READ.environment_leases
     .map((column) =>
       column === "metadata"
@@ -62,7 +72,20 @@ const leaseSelect = (metadata: string) =>
           ? `to_json(l.${column}) #>> '{}'`
           : `l.${column}`,
     )
-    .join(", ")}, r.status`;
+    .join(", ")}, r.status, ${HOLDER_NAMES.map((name) =>
+    names.has(name) ? `left(${NAME_SELECT[name]}, ${NAME_LENGTH})` : "NULL::text",
+  ).join(", ")}`;
+// The tables that name what holds a row, joined only where the database has them.
+const nameJoins = (names: ReadonlySet<HolderName>) =>
+  [
+    names.has("agentName") ? "LEFT JOIN agents a ON a.id = r.agent_id" : "",
+    names.has("issueTitle") || names.has("issueIdentifier") ? "LEFT JOIN issues i ON i.id = l.issue_id" : "",
+    names.has("executionWorkspaceName")
+      ? "LEFT JOIN execution_workspaces w ON w.id = l.execution_workspace_id"
+      : "",
+  ]
+    .filter((join) => join !== "")
+    .join("\n    ");
 // The server's side of `scannedMetadata`: metadata in the plugin's shape (an object naming an owner)
 // without the keys in $3 (the host's bookkeeping no judgement reads), anything else whole. Those keys are
 // most of a row's metadata; leaving them out costs the server less than sending them.
@@ -78,18 +101,20 @@ const CREATEOS_ROW = `(
 )`;
 // One statement per half of the id range, read through a cursor a page at a time: the server plans and
 // joins once for the whole range instead of once a page, and each fetch holds one page in memory.
-const LEASES_RANGE_QUERY = `
-  SELECT ${leaseSelect(SCANNED_METADATA)}
+const leasesRangeQuery = (names: ReadonlySet<HolderName>) => `
+  SELECT ${leaseSelect(SCANNED_METADATA, names)}
     FROM environment_leases l
     LEFT JOIN environments e ON e.id = l.environment_id
     LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
+    ${nameJoins(names)}
    WHERE l.id > $1::uuid AND l.id <= $2::uuid AND ${CREATEOS_ROW}`;
 const CURSOR = "leasekeeper_leases";
 // One row for the last-moment re-check, a lease's detail or a repair: its metadata whole.
-const LEASE_QUERY = `
-  SELECT ${leaseSelect("l.metadata")}
+const leaseQuery = (names: ReadonlySet<HolderName>) => `
+  SELECT ${leaseSelect("l.metadata", names)}
     FROM environment_leases l
     LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
+    ${nameJoins(names)}
    WHERE l.id = $1::uuid`;
 /** Ids after `after`, up to and including `upTo`. */
 interface IdRange {
@@ -114,7 +139,8 @@ type Row = Record<string, unknown>;
 
 /**
  * Paperclip's own PostgreSQL database, read-only: `environment_leases` in id order through a cursor, with
- * `environments`, `companies` (names) and the run behind each `heartbeat_run_id` (its status). It sees
+ * `environments`, `companies` (names), the run behind each `heartbeat_run_id` (its status) and, where the
+ * database has them, the names of the run's agent, the issue and the execution workspace. It sees
  * what the REST API cannot: orphan rows whose environment was deleted, rows left under an environment
  * that no longer runs on CreateOS, whether an `active` row's run is still alive, and which CreateOS plugin
  * is installed (`plugins`: its key, version and status only). Every read is one
@@ -148,7 +174,7 @@ export class PaperclipDbSource implements LeaseSource {
 
   async load(options: { signal?: AbortSignal } = {}): Promise<PaperclipDbSnapshot> {
     const signal = options.signal;
-    const read = await this.#readOnly("reading leases", signal, async (client, shape) => {
+    const read = await this.#readOnly("reading leases", signal, async (client, shape, names) => {
       const companies = await client.query<{ id: string; name: string }>(
         "SELECT id, name FROM companies ORDER BY id",
       );
@@ -166,8 +192,8 @@ export class PaperclipDbSource implements LeaseSource {
       let low: ScannedRange;
       let high: ScannedRange;
       if (second === null) {
-        low = await this.#scanRange(client, LOW_IDS, byId, signal);
-        high = await this.#scanRange(client, HIGH_IDS, byId, signal);
+        low = await this.#scanRange(client, LOW_IDS, byId, names, signal);
+        high = await this.#scanRange(client, HIGH_IDS, byId, names, signal);
       } else {
         let snapshot: string;
         try {
@@ -187,10 +213,10 @@ export class PaperclipDbSource implements LeaseSource {
           }
         };
         [low, high] = await Promise.all([
-          scan(() => this.#scanRange(client, LOW_IDS, byId, halted)),
+          scan(() => this.#scanRange(client, LOW_IDS, byId, names, halted)),
           scan(() =>
             this.#sharingSnapshot(second, snapshot, (other) =>
-              this.#scanRange(other, HIGH_IDS, byId, halted),
+              this.#scanRange(other, HIGH_IDS, byId, names, halted),
             ),
           ),
         ]);
@@ -233,6 +259,7 @@ export class PaperclipDbSource implements LeaseSource {
     client: pg.ClientBase,
     range: IdRange,
     environments: ReadonlyMap<string, Environment>,
+    names: ReadonlySet<HolderName>,
     signal: AbortSignal | undefined,
   ): Promise<ScannedRange> {
     const leases: LeaseRow[] = [];
@@ -240,7 +267,7 @@ export class PaperclipDbSource implements LeaseSource {
     // The whole range is read, so the planner is told to plan for all of it, not for its first rows.
     await client.query("SET LOCAL cursor_tuple_fraction = 1");
     await client.query({
-      text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${LEASES_RANGE_QUERY}`,
+      text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${leasesRangeQuery(names)}`,
       values: [range.after, range.upTo, keysLeftOutOfScan(configKeys(environments))],
     });
     // The next page is asked for before this one is checked, so the server works while the rows are.
@@ -260,7 +287,7 @@ export class PaperclipDbSource implements LeaseSource {
       const page = (await pending).rows;
       const full = page.length === this.#pageSize;
       if (full) pending = nextPage();
-      checkRows(page, environments, leases, unusable);
+      checkRows(page, environments, names, leases, unusable);
       offset += page.length;
       if (!full) break;
     }
@@ -305,9 +332,9 @@ export class PaperclipDbSource implements LeaseSource {
     // Paperclip's ids are UUIDs: any other id names no row there.
     if (!UUID.test(leaseId)) return null;
     options.signal?.throwIfAborted();
-    const found = await this.#readOnly("reading a lease", options.signal, async (client, shape) => {
+    const found = await this.#readOnly("reading a lease", options.signal, async (client, shape, names) => {
       const lease = await client.query<unknown[]>({
-        text: LEASE_QUERY,
+        text: leaseQuery(names),
         values: [leaseId],
         rowMode: "array",
       });
@@ -319,7 +346,7 @@ export class PaperclipDbSource implements LeaseSource {
           ? undefined
           : (await client.query<Row>(`${environmentsQuery(shape)} WHERE id = $1::uuid`, [environmentId]))
               .rows[0];
-      return { row, environment };
+      return { row, environment, names };
     });
     if (found === null) return null;
     const environments = new Map<string, Environment>();
@@ -327,7 +354,12 @@ export class PaperclipDbSource implements LeaseSource {
       const parsed = parseEnvironment(environmentFromRow(found.environment));
       if (parsed.ok) environments.set(parsed.environment.id, parsed.environment);
     }
-    const parsed = leaseRowFromDatabase(found.row, environmentChange(found.row, environments), "whole");
+    const parsed = leaseRowFromDatabase(
+      found.row,
+      environmentChange(found.row, environments),
+      "whole",
+      found.names,
+    );
     if (!parsed.ok)
       throw new SourceError(this.id, "malformed", `the lease row is malformed (${parsed.message})`);
     return parsed.row;
@@ -379,7 +411,7 @@ export class PaperclipDbSource implements LeaseSource {
   async #readOnly<T>(
     activity: string,
     signal: AbortSignal | undefined,
-    body: (client: pg.PoolClient, shape: PaperclipSchemaShape) => Promise<T>,
+    body: (client: pg.PoolClient, shape: PaperclipSchemaShape, names: ReadonlySet<HolderName>) => Promise<T>,
   ): Promise<T> {
     let client: pg.PoolClient;
     try {
@@ -398,7 +430,7 @@ export class PaperclipDbSource implements LeaseSource {
             `the Paperclip database lacks ${check.missing.join(", ")} (not Paperclip's schema, or the role may not read them).`,
           );
         }
-        return body(client, check.shape);
+        return body(client, check.shape, check.names);
       });
     } catch (error) {
       if (error instanceof SourceError) throw error;
@@ -467,11 +499,12 @@ interface UnusableRow {
 function checkRows(
   page: readonly DatabaseLeaseRow[],
   environments: ReadonlyMap<string, Environment>,
+  names: ReadonlySet<HolderName>,
   into: LeaseRow[],
   unusable: UnusableRow[],
 ): void {
   for (const values of page) {
-    const parsed = leaseRowFromDatabase(values, environmentChange(values, environments), "scanned");
+    const parsed = leaseRowFromDatabase(values, environmentChange(values, environments), "scanned", names);
     if (parsed.ok) into.push(parsed.row);
     else unusable.push({ id: databaseRowId(values), message: parsed.message });
   }

@@ -87,6 +87,49 @@ CREATE INDEX "environment_leases_company_environment_status_idx"
 CREATE INDEX "environment_leases_heartbeat_run_idx" ON "environment_leases" USING btree ("heartbeat_run_id");
 CREATE INDEX "environment_leases_provider_lease_idx" ON "environment_leases" USING btree ("provider_lease_id");
 
+-- The tables that name what holds a lease: never required, so a test drops them to stand for a database or
+-- role without them. Only the columns that matter to a reader are kept, as Paperclip's migrations create
+-- them (roshangautam/paperclip at 9af1e75629cb263af5ff0cb8d7439ceed0b61928):
+--   agents               0000_mature_masked_marvel.sql (`name` NOT NULL); a run names its agent in
+--                        heartbeat_runs.agent_id (packages/db/src/schema/heartbeat_runs.ts)
+--   issues               0000_mature_masked_marvel.sql (`title` NOT NULL), `identifier` from
+--                        0004_issue_identifiers.sql
+--   execution_workspaces 0035_marvelous_satana.sql (`name` NOT NULL; `project_id` keeps its NOT NULL but
+--                        not its key to `projects`, which is not recreated here)
+CREATE TABLE "agents" (
+  "id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "company_id" uuid NOT NULL REFERENCES "companies"("id"),
+  "name" text NOT NULL,
+  "role" text DEFAULT 'general' NOT NULL,
+  "title" text,
+  "status" text DEFAULT 'idle' NOT NULL,
+  "created_at" timestamp with time zone DEFAULT now() NOT NULL,
+  "updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE "issues" (
+  "id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "company_id" uuid NOT NULL REFERENCES "companies"("id"),
+  "title" text NOT NULL,
+  "description" text,
+  "status" text DEFAULT 'backlog' NOT NULL,
+  "identifier" text,
+  "created_at" timestamp with time zone DEFAULT now() NOT NULL,
+  "updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE "execution_workspaces" (
+  "id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+  "company_id" uuid NOT NULL REFERENCES "companies"("id") ON DELETE cascade,
+  "project_id" uuid NOT NULL,
+  "mode" text NOT NULL,
+  "strategy_type" text NOT NULL,
+  "name" text NOT NULL,
+  "status" text DEFAULT 'active' NOT NULL,
+  "created_at" timestamp with time zone DEFAULT now() NOT NULL,
+  "updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+
 -- Paperclip's installed plugins, as packages/db/src/migrations/0029_plugin_tables.sql creates the table
 -- (roshangautam/paperclip at 9af1e75629cb263af5ff0cb8d7439ceed0b61928; the same columns in
 -- packages/db/src/schema/plugins.ts of paperclipai/paperclip). It came long before environments did

@@ -20,6 +20,7 @@ export interface LeaseSeed {
   environmentId: string | null;
   heartbeatRunId?: string | null;
   issueId?: string | null;
+  executionWorkspaceId?: string | null;
   status?: string;
   leasePolicy?: string;
   provider?: string | null;
@@ -123,10 +124,46 @@ export class PaperclipSeed {
     return id;
   }
 
-  async run(companyId: string, status: string, id: string = randomUUID()): Promise<string> {
+  /** A run; its agent is `agentId` (a row of `agents`), or an id no agent has. */
+  async run(
+    companyId: string,
+    status: string,
+    id: string = randomUUID(),
+    agentId: string = randomUUID(),
+  ): Promise<string> {
     await this.#db.query(
       `INSERT INTO heartbeat_runs (id, company_id, agent_id, status) VALUES ($1, $2, $3, $4)`,
-      [id, companyId, randomUUID(), status],
+      [id, companyId, agentId, status],
+    );
+    return id;
+  }
+
+  async agent(companyId: string, name: string, id: string = randomUUID()): Promise<string> {
+    await this.#db.query(`INSERT INTO agents (id, company_id, name) VALUES ($1, $2, $3)`, [
+      id,
+      companyId,
+      name,
+    ]);
+    return id;
+  }
+
+  async issue(companyId: string, title: string, identifier: string | null = null): Promise<string> {
+    const id = randomUUID();
+    await this.#db.query(`INSERT INTO issues (id, company_id, title, identifier) VALUES ($1, $2, $3, $4)`, [
+      id,
+      companyId,
+      title,
+      identifier,
+    ]);
+    return id;
+  }
+
+  async executionWorkspace(companyId: string, name: string): Promise<string> {
+    const id = randomUUID();
+    await this.#db.query(
+      `INSERT INTO execution_workspaces (id, company_id, project_id, mode, strategy_type, name)
+       VALUES ($1, $2, $3, 'isolated', 'git_worktree', $4)`,
+      [id, companyId, randomUUID(), name],
     );
     return id;
   }
@@ -161,7 +198,7 @@ function leaseRecord(seed: LeaseSeed): Record<string, unknown> & { id: string } 
     id: seed.id ?? randomUUID(),
     company_id: seed.companyId,
     environment_id: seed.environmentId,
-    execution_workspace_id: null,
+    execution_workspace_id: seed.executionWorkspaceId ?? null,
     issue_id: seed.issueId ?? null,
     heartbeat_run_id: seed.heartbeatRunId ?? null,
     status: seed.status ?? "active",
