@@ -16,8 +16,6 @@ import { reconcile } from "../../../../shared/domain/reconcile.js";
 import { readSandboxViews } from "../../createos/views.js";
 import { isCoreError } from "../../errors/core-error.js";
 import { createSources, SourceError } from "../../leases/index.js";
-import type { InventoryStore } from "../../store/inventory-store.js";
-import type { ViewStore } from "../../store/view-store.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
 import { loadSources } from "../scan.js";
 import type {
@@ -58,6 +56,25 @@ interface ListingUnderWay {
  * plain code over its requests, so it runs the same under a test without a thread.
  */
 /**
+ * Where the worker keeps the last inventory on this machine (the data directory's SQLite file, on the
+ * worker's own connection): what the keeper needs of it, declared here and implemented by
+ * `store/inventory-store.ts`; the thread's entry (`inventory-worker.ts`) joins the two.
+ */
+export interface KeptInventory {
+  /** Saves on a later turn; a newer inventory replaces one still waiting (`superseded`). */
+  saveInBackground(inventory: Inventory): Promise<{ superseded: boolean }>;
+  /** Resolves when no background save is running or waiting. */
+  idle(): Promise<void>;
+  loadLast(): { inventory: Inventory } | null;
+  lastScan(): { generatedAt: string; sourceIds: string[] } | null;
+}
+
+/** Where the worker keeps the last view for the next start to show at once (`store/view-store.ts`). */
+export interface KeptViews {
+  save(view: InventoryView): void;
+}
+
+/**
  * The store a team shares, where the worker also keeps the last view and the whole inventory for other
  * machines to start from, and reads the team's inventory at start when it is newer than its own.
  */
@@ -72,11 +89,11 @@ export interface SharedViews {
 }
 
 export class InventoryKeeper {
-  readonly #store: InventoryStore | null;
+  readonly #store: KeptInventory | null;
   readonly #redactor: KeyRedactor;
   /** Which set of keys main last told: views carry it, so main knows what they were redacted for. */
   #redactionsVersion = 0;
-  readonly #viewStore: ViewStore | null;
+  readonly #viewStore: KeptViews | null;
   /** An inventory to store once main has its view (the save would otherwise hold up the view's parts). */
   #pendingSave: { inventory: Inventory; view: InventoryView } | null = null;
   readonly #onSaveFailed: (failure: WorkerFailure) => void;
@@ -100,10 +117,10 @@ export class InventoryKeeper {
    * the same `redactor` first); the views main receives are redacted here too, once per inventory.
    */
   constructor(
-    store: InventoryStore | null,
+    store: KeptInventory | null,
     redactor: KeyRedactor,
     onSaveFailed: (failure: WorkerFailure) => void,
-    viewStore: ViewStore | null = null,
+    viewStore: KeptViews | null = null,
     sharedViews: SharedViews | null = null,
   ) {
     this.#sharedViews = sharedViews;

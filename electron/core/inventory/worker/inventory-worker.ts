@@ -13,6 +13,12 @@ import type { WorkerMessage, WorkerRequest, WorkerSetup } from "./protocol.js";
  * The inventory worker's thread: reads the sources, judges the rows, saves and encodes, so that none of
  * it holds up the main thread's event loop (IPC, the browser host's HTTP, job progress). Requests are
  * handled in the order they arrive; a scan's `judge` waits for its sources without holding up the rest.
+ *
+ * This file is the thread's composition point, as `electron/core/compose/` is the main thread's: a
+ * connection cannot cross threads, so the thread opens its own stores here and hands them to the keeper
+ * through the ports the keeper declares (`KeptInventory`, `KeptViews`, `SharedViews` in
+ * inventory-keeper.ts). It is the one file of `inventory/` that imports `store/` (decision 203); nothing
+ * imports it, it is only started (`startThread("inventory-worker")`).
  */
 const port = parentPort;
 if (port === null) throw new Error("the inventory worker runs only as a worker thread");
