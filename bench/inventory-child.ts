@@ -19,7 +19,7 @@ import {
   originStats,
 } from "../electron/core/createos/index.js";
 import { createSources } from "../electron/core/leases/index.js";
-import { type ChannelResponse, decodeInventoryRows } from "../shared/contract.js";
+import { type ChannelResponse, decodeInventoryRows } from "../shared/contract/index.js";
 import { type LoopBlock, LoopProbe, MemoryProbe, round } from "./lib/probes.js";
 
 export interface ScanChildResult {

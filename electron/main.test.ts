@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { INVOKE_CHANNELS, IPC_PREFIX } from "../shared/contract.js";
+import { INVOKE_CHANNELS, IPC_PREFIX } from "../shared/contract/index.js";
 
 vi.mock("electron", () => import("./test-support/fake-electron.js"));
 process.env.LEASEKEEPER_MAIN_AUTOSTART = "0";

@@ -15,7 +15,7 @@ const fake = await import("./test-support/fake-electron.js");
 const { main } = await import("./main.js");
 const { resolveAppFile, serveAppRequest } = await import("./shell/protocol.js");
 const { devContentSecurityPolicy } = await import("./security.js");
-const { IPC_PREFIX } = await import("../shared/contract.js");
+const { IPC_PREFIX } = await import("../shared/contract/index.js");
 
 const made: string[] = [];
 function temporary(prefix: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { INVOKE_CHANNELS, IPC_PREFIX } from "../../shared/contract.js";
+import { INVOKE_CHANNELS, IPC_PREFIX } from "../../shared/contract/index.js";
 import type { HandlerTable } from "../core/handlers/table.js";
 import { fakeEvent } from "../test-support/fake-electron.js";
 import { registerIpcHandlers, UNTRUSTED_SENDER_MESSAGE } from "./ipc.js";

@@ -1,5 +1,5 @@
 import type { IpcMain, IpcMainInvokeEvent } from "electron";
-import { failure, INVOKE_CHANNELS, IPC_PREFIX } from "../../shared/contract.js";
+import { failure, INVOKE_CHANNELS, IPC_PREFIX } from "../../shared/contract/index.js";
 import type { Logger } from "../core/app/log.js";
 import type { EventHub } from "../core/handlers/events.js";
 import type { HandlerTable } from "../core/handlers/table.js";

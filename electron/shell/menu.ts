@@ -1,6 +1,6 @@
 import { Menu, type MenuItemConstructorOptions } from "electron";
 import type { z } from "zod";
-import type { AppCommandSchema } from "../../shared/contract.js";
+import type { AppCommandSchema } from "../../shared/contract/index.js";
 import { openExternalIfAllowed } from "../security.js";
 
 type AppCommand = z.infer<typeof AppCommandSchema>["command"];

@@ -1,4 +1,4 @@
-import type { Channel, ChannelRequest, EventPayload } from "../contract.js";
+import type { Channel, ChannelRequest, EventPayload } from "./index.js";
 import type { EventChannel } from "./channels.js";
 import type { Result } from "./result.js";
 

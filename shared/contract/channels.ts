@@ -1,7 +1,7 @@
 /**
  * The names of every contract channel, as plain string lists with no dependencies, so that the preload
  * (which runs in a sandboxed renderer) can check a channel name without loading zod or any core code.
- * `shared/contract.ts` proves at compile time that these lists and the schema map have the same keys.
+ * `shared/contract/index.ts` proves at compile time that these lists and the schema map have the same keys.
  */
 export const INVOKE_CHANNELS = [
   "app:info",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contract, EVENT_CHANNELS, events, INVOKE_CHANNELS, READ_CHANNELS } from "../contract.js";
+import { contract, EVENT_CHANNELS, events, INVOKE_CHANNELS, READ_CHANNELS } from "./index.js";
 
 describe("contract", () => {
   it("names the same channels in the schema map and in the dependency-free list the preload uses", () => {

@@ -8,7 +8,7 @@ import { dispatch } from "../../electron/core/handlers/table.js";
 import { type HttpHost, startHttpHost } from "../../electron/core/http-host/host.js";
 import { type Demo, startDemo } from "../../scripts/demo.js";
 import { TOKEN_HEADER } from "../../shared/contract/bridge.js";
-import { contract, INVOKE_CHANNELS, type InvokeChannel, MAX_ERROR_MESSAGE } from "../../shared/contract.js";
+import { contract, INVOKE_CHANNELS, type InvokeChannel, MAX_ERROR_MESSAGE } from "../../shared/contract/index.js";
 import { writeFigures } from "../chaos/support/figures.js";
 import { CHAOS_SIZE, sized } from "../chaos/support/size.js";
 import { HOSTILE_STRINGS, PROTOTYPE_KEYS } from "./corpus.js";

@@ -9,7 +9,7 @@ import {
   decodeInventoryRows,
   type InventoryView,
   type LeaseDetail,
-} from "../../shared/contract.js";
+} from "../../shared/contract/index.js";
 import type { AuditEntry, Plan } from "../../shared/domain/actions.js";
 import { writeFigures } from "../chaos/support/figures.js";
 import { HOSTILE_STRINGS } from "./corpus.js";

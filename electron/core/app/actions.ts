@@ -1,4 +1,4 @@
-import type { ChannelResponse, ParsedRequest } from "../../../shared/contract.js";
+import type { ChannelResponse, ParsedRequest } from "../../../shared/contract/index.js";
 import type { JobEvent } from "../../../shared/domain/actions.js";
 import type { ActionEngine } from "../actions/engine.js";
 import { CoreError } from "../errors/core-error.js";

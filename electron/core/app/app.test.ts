@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
-import { decodeInventoryRows } from "../../../shared/contract.js";
+import { decodeInventoryRows } from "../../../shared/contract/index.js";
 import { type Core, openCore } from "../compose/index.js";
 import { memoryLogger } from "./log.js";
 import { channelCaller, finishedJob } from "./testing/app-calls.js";

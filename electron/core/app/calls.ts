@@ -1,4 +1,4 @@
-import type { AppInfo } from "../../../shared/contract.js";
+import type { AppInfo } from "../../../shared/contract/index.js";
 import { CoreError } from "../errors/core-error.js";
 import type { CoreCalls } from "../handlers/table.js";
 import type { MarkerService } from "../markers/index.js";

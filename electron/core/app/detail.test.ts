@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LeaseDetailSchema } from "../../../shared/contract.js";
+import { LeaseDetailSchema } from "../../../shared/contract/index.js";
 import type { ClassifiedLease } from "../../../shared/domain/inventory.js";
 import { environment, MARKER, meta, NOW, observation, row } from "../../../shared/domain/test-fixtures.js";
 import { classifyLease } from "../../../shared/domain/verdict.js";
@@ -61,6 +61,47 @@ describe("lease detail", () => {
     expect(detail.judgedBy.readings).toHaveLength(1);
     expect(detail.company).toEqual({ id: "company-a", name: "Acme Robotics" });
     expect(detail.actedOnBy).toBeNull();
+  });
+
+  it("names what holds the row where its source read names, and says why where it gives none", () => {
+    const held = (names: Partial<ClassifiedLease["lease"]>) => {
+      const base = classified(meta());
+      return {
+        ...base,
+        lease: {
+          ...base.lease,
+          heartbeatRunId: "run-1",
+          issueId: "issue-1",
+          executionWorkspaceId: null,
+          ...names,
+        },
+      };
+    };
+    const named = leaseDetail(
+      held({ agentName: "Builder", issueTitle: "Fix the login page", issueIdentifier: "ACME-12" }),
+      new Map(),
+      new Map(),
+      undefined,
+      "paperclip-db",
+    );
+    expect(LeaseDetailSchema.parse(named)).toEqual(named);
+    expect(named.row).toMatchObject({ agentName: "Builder", issueIdentifier: "ACME-12" });
+    expect(named.holderNamesNote).toBeNull();
+    expect(leaseDetail(held({}), new Map(), new Map(), undefined, "paperclip").holderNamesNote).toBe(
+      "Paperclip's REST API does not give run, issue or workspace names.",
+    );
+    expect(leaseDetail(held({}), new Map(), new Map(), undefined, "ledger").holderNamesNote).toBe(
+      "This source does not give run, issue or workspace names.",
+    );
+    expect(
+      leaseDetail(held({ issueTitle: "Fix it" }), new Map(), new Map(), undefined, "paperclip-db")
+        .holderNamesNote,
+    ).toBe("This Paperclip database gives no run names: it lacks the table, or the role may not read it.");
+    // Nothing holds it: nothing to name, nothing to say.
+    expect(
+      leaseDetail(held({ heartbeatRunId: null, issueId: null }), new Map(), new Map(), undefined, "paperclip")
+        .holderNamesNote,
+    ).toBeNull();
   });
 
   it("withholds values under secret-looking keys, at any depth, and cuts URLs to their origin", () => {

@@ -1,4 +1,4 @@
-import type { LeaseDetail, UntrackedSandboxView } from "../../../shared/contract.js";
+import type { LeaseDetail, UntrackedSandboxView } from "../../../shared/contract/index.js";
 import { displayApiUrl } from "../../../shared/domain/api-url.js";
 import type { ActionKind } from "../../../shared/domain/codes.js";
 import {

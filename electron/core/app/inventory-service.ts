@@ -6,7 +6,7 @@ import {
   LEASE_COLUMNS,
   type LeaseColumns,
   type ScanStatus,
-} from "../../../shared/contract.js";
+} from "../../../shared/contract/index.js";
 import type { JobEvent } from "../../../shared/domain/actions.js";
 import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../shared/domain/inventory.js";
 import type { Company } from "../../../shared/domain/paperclip.js";

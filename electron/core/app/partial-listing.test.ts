@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
-import { type ChannelResponse, decodeInventoryRows } from "../../../shared/contract.js";
+import { type ChannelResponse, decodeInventoryRows } from "../../../shared/contract/index.js";
 import { type Core, openCore } from "../compose/index.js";
 import { memoryLogger } from "./log.js";
 import { channelCaller } from "./testing/app-calls.js";

@@ -1,4 +1,4 @@
-import type { ListingRead, ScanStatus, SourceRead } from "../../../shared/contract.js";
+import type { ListingRead, ScanStatus, SourceRead } from "../../../shared/contract/index.js";
 import type { OriginHealth, UnknownReason } from "../../../shared/domain/inventory.js";
 import type { SourceGap } from "../../../shared/domain/paperclip.js";
 import type { LeasekeeperConfig } from "../config/load.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOKEN_HEADER } from "../../../shared/contract/bridge.js";
-import { type Channel, READ_CHANNELS } from "../../../shared/contract.js";
+import { type Channel, READ_CHANNELS } from "../../../shared/contract/index.js";
 import {
   generateDemoWorld,
   type Simulator,

@@ -9,7 +9,7 @@ import type {
   SourceConfig,
   SourceTestResult,
   SourceView,
-} from "../../../shared/contract.js";
+} from "../../../shared/contract/index.js";
 import { type LeasekeeperConfig, loadConfig, parseConfig } from "../config/load.js";
 import { EnvSecretStore } from "../config/secrets.js";
 import { CreateosClient, type CreateosError, isCreateosError } from "../createos/index.js";

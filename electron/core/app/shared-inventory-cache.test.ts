@@ -4,7 +4,7 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
-import type { InventoryView } from "../../../shared/contract.js";
+import type { InventoryView } from "../../../shared/contract/index.js";
 import type { Plan } from "../../../shared/domain/actions.js";
 import { postgresForSuite } from "../../../test/support/postgres-suite.js";
 import { command as scanCommand } from "../cli/commands/scan.js";

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
-import type { InventoryView } from "../../../shared/contract.js";
+import type { InventoryView } from "../../../shared/contract/index.js";
 import { postgresForSuite } from "../../../test/support/postgres-suite.js";
 import type { Core } from "../compose/index.js";
 import { memoryLogger } from "./log.js";

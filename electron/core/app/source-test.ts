@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { SourceConfig, SourceTestResult } from "../../../shared/contract.js";
+import type { SourceConfig, SourceTestResult } from "../../../shared/contract/index.js";
 import { LedgerSource, PaperclipSource, SourceError } from "../leases/index.js";
 
 /** The id a source being tried goes by; nothing is stored under it. */

@@ -1,4 +1,4 @@
-import type { StatusView } from "../../../shared/contract.js";
+import type { StatusView } from "../../../shared/contract/index.js";
 import type { Inventory } from "../../../shared/domain/inventory.js";
 import type { LeasekeeperConfig } from "../config/load.js";
 import { allOriginStats } from "../createos/index.js";

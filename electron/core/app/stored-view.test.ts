@@ -2,7 +2,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
-import type { InventoryView } from "../../../shared/contract.js";
+import type { InventoryView } from "../../../shared/contract/index.js";
 import { type Core, openCore } from "../compose/index.js";
 import { DATABASE_FILE_NAME } from "../store/database.js";
 import { memoryLogger } from "./log.js";

@@ -1,7 +1,7 @@
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LeaseDetailSchema } from "../../../shared/contract.js";
+import { LeaseDetailSchema } from "../../../shared/contract/index.js";
 import type { ClassifiedLease, ProviderObservation } from "../../../shared/domain/inventory.js";
 import { LeaseRowSchema } from "../../../shared/domain/paperclip.js";
 import { classifyLease } from "../../../shared/domain/verdict.js";

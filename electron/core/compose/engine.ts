@@ -1,4 +1,4 @@
-import type { JobSummary } from "../../../shared/contract.js";
+import type { JobSummary } from "../../../shared/contract/index.js";
 import type { Job } from "../../../shared/domain/actions.js";
 import { type ActionEngine, createActionEngine } from "../actions/engine.js";
 import type { SharedEngineStore } from "../actions/engine-store.js";

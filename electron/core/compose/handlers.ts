@@ -1,4 +1,4 @@
-import type { AppInfo } from "../../../shared/contract.js";
+import type { AppInfo } from "../../../shared/contract/index.js";
 import type { ActionsPort } from "../app/actions.js";
 import { coreCalls } from "../app/calls.js";
 import type { ConfiguredSources } from "../app/configured-sources.js";

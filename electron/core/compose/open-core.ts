@@ -1,4 +1,4 @@
-import type { AppInfo } from "../../../shared/contract.js";
+import type { AppInfo } from "../../../shared/contract/index.js";
 import type { ActionEngine } from "../actions/engine.js";
 import type { ActionOptions } from "../actions/options.js";
 import { type ActionsPort, unavailableActions } from "../app/actions.js";

@@ -1,4 +1,4 @@
-import type { VaultStatus } from "../../../shared/contract.js";
+import type { VaultStatus } from "../../../shared/contract/index.js";
 import { type ApiKeyCheck, checkApiKey } from "../createos/api-key.js";
 import { CoreError } from "../errors/core-error.js";
 

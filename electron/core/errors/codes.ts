@@ -1,4 +1,4 @@
-import type { ErrorCode } from "../../../shared/contract.js";
+import type { ErrorCode } from "../../../shared/contract/index.js";
 
 /**
  * Every code the core fails with, by the area the failure arose in. A caller branches on the code; the

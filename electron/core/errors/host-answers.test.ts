@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ERROR_CODES, type ErrorCode } from "../../../shared/contract.js";
+import { ERROR_CODES, type ErrorCode } from "../../../shared/contract/index.js";
 import { CreateosError } from "../createos/errors.js";
 import { SourceError } from "../leases/source.js";
 import type { FailureArea, FailureCode } from "./codes.js";

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "../../../shared/contract.js";
+import type { ErrorCode } from "../../../shared/contract/index.js";
 import type { FailureArea, FailureCodes } from "./codes.js";
 import { isCoreError } from "./core-error.js";
 

@@ -1,4 +1,4 @@
-import { type EventChannel, type EventPayload, events } from "../../../shared/contract.js";
+import { type EventChannel, type EventPayload, events } from "../../../shared/contract/index.js";
 
 export type EventListener = <E extends EventChannel>(channel: E, payload: EventPayload<E>) => void;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { INVOKE_CHANNELS, MAX_ERROR_MESSAGE } from "../../../shared/contract.js";
+import { INVOKE_CHANNELS, MAX_ERROR_MESSAGE } from "../../../shared/contract/index.js";
 import { CoreError } from "../errors/core-error.js";
 import { EventHub } from "./events.js";
 import { createHandlerTable, dispatch } from "./table.js";

@@ -6,7 +6,7 @@ import {
   INVOKE_CHANNELS,
   type ParsedRequest,
   type Result,
-} from "../../../shared/contract.js";
+} from "../../../shared/contract/index.js";
 import { answerFor, FIXED_MESSAGES } from "../errors/host-answers.js";
 import { invalidRequestMessage } from "./validation.js";
 

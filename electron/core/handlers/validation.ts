@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { MAX_ERROR_MESSAGE } from "../../../shared/contract.js";
+import { MAX_ERROR_MESSAGE } from "../../../shared/contract/index.js";
 
 const SEGMENT_LIMIT = 40;
 

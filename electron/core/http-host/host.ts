@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { API_PREFIX, EVENT_TICKET_PATH, EVENTS_PATH, TOKEN_HEADER } from "../../../shared/contract/bridge.js";
-import { type ErrorCode, failure, type Result } from "../../../shared/contract.js";
+import { type ErrorCode, failure, type Result } from "../../../shared/contract/index.js";
 import type { Logger } from "../app/log.js";
 import { CONTENT_SECURITY_POLICY } from "../content-security-policy.js";
 import { CoreError, isCoreError } from "../errors/core-error.js";

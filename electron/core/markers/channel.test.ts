@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
-import type { ChannelResponse, Result } from "../../../shared/contract.js";
+import type { ChannelResponse, Result } from "../../../shared/contract/index.js";
 import { MARKER_ANSWERS } from "../../../shared/domain/marker-proof.js";
 import { memoryLogger } from "../app/log.js";
 import { type Core, openCore } from "../compose/index.js";

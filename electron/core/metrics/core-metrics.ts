@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { ScanStatus } from "../../../shared/contract.js";
+import type { ScanStatus } from "../../../shared/contract/index.js";
 import type { JobEvent } from "../../../shared/domain/actions.js";
 import { HEADLINES } from "../../../shared/domain/codes.js";
 import type { Inventory } from "../../../shared/domain/inventory.js";

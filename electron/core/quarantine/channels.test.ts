@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChannelResponse, Result } from "../../../shared/contract.js";
+import type { ChannelResponse, Result } from "../../../shared/contract/index.js";
 import { buildWorld, eventually, type World } from "../actions/testing/world.js";
 import { memoryLogger } from "../app/log.js";
 import { type Core, openCore } from "../compose/index.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeInventoryFixture } from "../../../shared/contract/inventory-fixture.js";
-import { encodeInventory } from "../../../shared/contract.js";
+import { encodeInventory } from "../../../shared/contract/index.js";
 import { openDatabase } from "./database.js";
 import { InventoryStore } from "./inventory-store.js";
 import { ViewStore } from "./view-store.js";

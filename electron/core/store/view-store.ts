@@ -1,4 +1,4 @@
-import type { InventoryView } from "../../../shared/contract.js";
+import type { InventoryView } from "../../../shared/contract/index.js";
 import type { Database } from "./sqlite/migration.js";
 
 /**

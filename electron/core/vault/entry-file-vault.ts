@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
-import type { VaultStatus } from "../../../shared/contract.js";
+import type { VaultStatus } from "../../../shared/contract/index.js";
 import { lastFour, type SecretListing, type SecretStore } from "../config/secrets.js";
 import { CoreError, isCoreError } from "../errors/core-error.js";
 import { writeFileAtomic } from "./write-file-atomic.js";

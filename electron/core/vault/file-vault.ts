@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import type { VaultStatus } from "../../../shared/contract.js";
+import type { VaultStatus } from "../../../shared/contract/index.js";
 import { CoreError, isCoreError } from "../errors/core-error.js";
 import { type EntryCipher, EntryFileVault } from "./entry-file-vault.js";
 

@@ -1,4 +1,4 @@
-import type { CredentialView, VaultStatus } from "../../../shared/contract.js";
+import type { CredentialView, VaultStatus } from "../../../shared/contract/index.js";
 import { type EnvSecretStore, lastFour, type SecretListing, type SecretStore } from "../config/secrets.js";
 import { isCoreError } from "../errors/core-error.js";
 

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
-import type { VaultStatus } from "../../../shared/contract.js";
+import type { VaultStatus } from "../../../shared/contract/index.js";
 import type { SecretListing } from "../config/secrets.js";
 import { CoreError } from "../errors/core-error.js";
 import { type EntryCipher, EntryFileVault } from "./entry-file-vault.js";

@@ -1,4 +1,4 @@
-import type { ChannelResponse, Result } from "../../../../shared/contract.js";
+import type { ChannelResponse, Result } from "../../../../shared/contract/index.js";
 import type { Core } from "../../compose/index.js";
 
 type Channel = keyof Core["handlers"];

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { encodeInventory } from "../../../../shared/contract.js";
+import { encodeInventory } from "../../../../shared/contract/index.js";
 import type { Inventory } from "../../../../shared/domain/inventory.js";
 import type { Core } from "../../compose/index.js";
 import { CONFIG_FILE_NAME } from "../../config/load.js";

@@ -1,6 +1,6 @@
 import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
-import type { AppInfo, ChannelResponse, SettingsView } from "../../../../shared/contract.js";
-import { encodeInventory } from "../../../../shared/contract.js";
+import type { AppInfo, ChannelResponse, SettingsView } from "../../../../shared/contract/index.js";
+import { encodeInventory } from "../../../../shared/contract/index.js";
 import type { Job, Plan } from "../../../../shared/domain/actions.js";
 import type { CoreCalls } from "../table.js";
 

@@ -4,7 +4,7 @@ import {
   type InventoryView,
   LEASE_COLUMNS,
   type LeaseColumns,
-} from "../../../../shared/contract.js";
+} from "../../../../shared/contract/index.js";
 import type {
   ClassifiedLease,
   Inventory,

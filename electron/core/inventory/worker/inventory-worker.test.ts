@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
-import { encodeInventory, LEASE_COLUMNS, type LeaseColumns } from "../../../../shared/contract.js";
+import { encodeInventory, LEASE_COLUMNS, type LeaseColumns } from "../../../../shared/contract/index.js";
 import { DATABASE_FILE_NAME } from "../../store/database.js";
 import { InventoryStore, openDatabase } from "../../store/index.js";
 import { InventoryWorker, InventoryWorkerError } from "./inventory-worker-client.js";

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
-import type { InventoryView } from "../../../../shared/contract.js";
+import type { InventoryView } from "../../../../shared/contract/index.js";
 import type { Inventory } from "../../../../shared/domain/inventory.js";
 import { SecretRedactor } from "../../redaction/redactor.js";
 import { openDatabase } from "../../store/index.js";

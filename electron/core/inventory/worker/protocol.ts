@@ -1,5 +1,5 @@
 import type { MessagePort } from "node:worker_threads";
-import type { InventoryView } from "../../../../shared/contract.js";
+import type { InventoryView } from "../../../../shared/contract/index.js";
 import type {
   ClassifiedLease,
   Inventory,

@@ -1,4 +1,4 @@
-import type { InventoryView } from "../../../../shared/contract.js";
+import type { InventoryView } from "../../../../shared/contract/index.js";
 import type { Inventory } from "../../../../shared/domain/inventory.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { CoreError } from "../../errors/core-error.js";

@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { InventoryView } from "../../../../shared/contract.js";
+import type { InventoryView } from "../../../../shared/contract/index.js";
 import { SCHEMA } from "./migrations.js";
 
 /**

@@ -4,15 +4,15 @@ import {
   type EventChannel,
   INVOKE_CHANNELS,
   type InvokeChannel,
-} from "./contract/channels.js";
-import { InventoryViewSchema } from "./contract/inventory-view.js";
+} from "./channels.js";
+import { InventoryViewSchema } from "./inventory-view.js";
 import {
   LeaseDetailSchema,
   UncertainSandboxViewSchema,
   UntrackedSandboxViewSchema,
-} from "./contract/lease-detail.js";
-import { ProveRequestSchema, ProveResponseSchema } from "./contract/marker-proof.js";
-import { PlanPreviewSchema } from "./contract/plan-preview.js";
+} from "./lease-detail.js";
+import { ProveRequestSchema, ProveResponseSchema } from "./marker-proof.js";
+import { PlanPreviewSchema } from "./plan-preview.js";
 import {
   QuarantineCancelSchema,
   QuarantineListRequestSchema,
@@ -20,7 +20,7 @@ import {
   QuarantineOutcomeSchema,
   QuarantineRefSchema,
   QuarantineRequestSchema,
-} from "./contract/quarantine.js";
+} from "./quarantine.js";
 import {
   CredentialNameSchema,
   CredentialSetResultSchema,
@@ -33,7 +33,7 @@ import {
   SourceTestResultSchema,
   StatusViewSchema,
   VaultStatusSchema,
-} from "./contract/settings.js";
+} from "./settings.js";
 import {
   AuditEntrySchema,
   AuditQuerySchema,
@@ -43,9 +43,9 @@ import {
   JobSchema,
   PlanCancellationSchema,
   PlanRequestSchema,
-} from "./domain/actions.js";
-import { ACTION_KINDS } from "./domain/codes.js";
-import { QuarantineSchema } from "./domain/quarantine.js";
+} from "../domain/actions.js";
+import { ACTION_KINDS } from "../domain/codes.js";
+import { QuarantineSchema } from "../domain/quarantine.js";
 
 /**
  * The one contract between the renderer and the main side: every channel with a zod schema
@@ -174,12 +174,12 @@ export type ParsedRequest<C extends Channel> = z.output<(typeof contract)[C]["re
 export type ChannelResponse<C extends Channel> = z.output<(typeof contract)[C]["response"]>;
 export type EventPayload<E extends EventChannel> = z.output<(typeof events)[E]>;
 
-export { ERROR_CODES, type ErrorCode, IPC_PREFIX, READ_CHANNELS } from "./contract/channels.js";
-export * from "./contract/inventory-view.js";
-export * from "./contract/lease-detail.js";
-export * from "./contract/marker-proof.js";
-export * from "./contract/plan-preview.js";
-export * from "./contract/quarantine.js";
-export * from "./contract/result.js";
-export * from "./contract/settings.js";
+export { ERROR_CODES, type ErrorCode, IPC_PREFIX, READ_CHANNELS } from "./channels.js";
+export * from "./inventory-view.js";
+export * from "./lease-detail.js";
+export * from "./marker-proof.js";
+export * from "./plan-preview.js";
+export * from "./quarantine.js";
+export * from "./result.js";
+export * from "./settings.js";
 export { EVENT_CHANNELS, type EventChannel, INVOKE_CHANNELS, type InvokeChannel };
