@@ -69,7 +69,22 @@ export const LeaseDetailSchema = z.object({
     cleanupStatus: nullableText,
     createdAt: nullableText,
     updatedAt: nullableText,
+    /**
+     * The names of what holds the row, where its source reads them (Paperclip's database): the agent
+     * whose run it is (a run has no name of its own), the issue's title and identifier, the execution
+     * workspace's name. Null when the source found none; absent when it cannot tell.
+     */
+    agentName: nullableText.optional(),
+    issueTitle: nullableText.optional(),
+    issueIdentifier: nullableText.optional(),
+    executionWorkspaceName: nullableText.optional(),
   }),
+  /**
+   * Why the run, issue or workspace holding the row is shown by id only, when its source gives no names
+   * ("Paperclip's REST API does not give run, issue or workspace names."); null when it gave them, or
+   * when nothing holds the row.
+   */
+  holderNamesNote: nullableText.optional(),
   metadata: z.object({
     /** `object`: a flat object; `nested`: CreateOS fields sit under providerMetadata; `null`/`other`: unusable. */
     shape: z.enum(["object", "nested", "null", "other"]),

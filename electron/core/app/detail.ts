@@ -137,7 +137,41 @@ export async function readLeaseDetail(
 ): Promise<LeaseDetail> {
   const whole = await readWholeLease(sources, found.lease);
   const companyNames = new Map(found.companies.map(({ id, name }) => [id, name]));
-  return leaseDetail(found.lease, found.byId, companyNames, whole);
+  let sourceKind: SourceKind | undefined;
+  try {
+    sourceKind = sources(found.lease.sourceId)?.kind;
+  } catch {
+    sourceKind = undefined;
+  }
+  return leaseDetail(found.lease, found.byId, companyNames, whole, sourceKind);
+}
+
+type SourceKind = "ledger" | "paperclip" | "paperclip-db";
+type HolderField = "agentName" | "issueTitle" | "executionWorkspaceName";
+
+/**
+ * Why what holds the row is shown by id: its source gives no names (REST, a ledger file), or the database
+ * has no table (or grant) for some of them. Null when every holder the row names was read by name, or
+ * nothing holds it.
+ */
+export function holderNamesNote(
+  lease: ClassifiedLease["lease"],
+  sourceKind: SourceKind | undefined,
+): string | null {
+  const holders: [string | null, HolderField, string][] = [
+    [lease.heartbeatRunId, "agentName", "run"],
+    [lease.issueId, "issueTitle", "issue"],
+    [lease.executionWorkspaceId, "executionWorkspaceName", "workspace"],
+  ];
+  const unnamed = holders.filter(([id, field]) => id !== null && lease[field] === undefined);
+  if (unnamed.length === 0) return null;
+  if (sourceKind === "paperclip") return "Paperclip's REST API does not give run, issue or workspace names.";
+  if (sourceKind === "paperclip-db") {
+    const kinds = unnamed.map(([, , kind]) => kind);
+    const listed = kinds.length === 1 ? kinds[0]! : `${kinds.slice(0, -1).join(", ")} and ${kinds.at(-1)!}`;
+    return `This Paperclip database gives no ${listed} names: it lacks the table, or the role may not read it.`;
+  }
+  return "This source does not give run, issue or workspace names.";
 }
 
 const nullableText = (value: string | null | undefined, limit = MAX_TEXT) =>
@@ -149,6 +183,8 @@ export function leaseDetail(
   companyNames: ReadonlyMap<string, string> = new Map(),
   /** The row read again by id for its whole metadata (`readWholeLease`), when the scan read part of it. */
   whole?: WholeLease,
+  /** The kind of source that listed the row, for saying why it gives no names. */
+  sourceKind?: SourceKind,
 ): LeaseDetail {
   const { lease, environment, verdict, provider } = classified;
   const recordedReuse = recordedReuseLease(lease.metadata);
@@ -181,7 +217,9 @@ export function leaseDetail(
       cleanupStatus: nullableText(lease.cleanupStatus, MAX_VALUE),
       createdAt: lease.createdAt,
       updatedAt: lease.updatedAt,
+      ...holderNames(lease),
     },
+    holderNamesNote: holderNamesNote(lease, sourceKind),
     metadata: shownMetadata(lease, whole),
     environment: environment
       ? {
@@ -281,6 +319,16 @@ export function leaseDetail(
       };
     }),
   };
+}
+
+/** The row's holder names its source read, each capped; absent ones stay absent. */
+function holderNames(lease: ClassifiedLease["lease"]): Partial<LeaseDetail["row"]> {
+  const names: Partial<LeaseDetail["row"]> = {};
+  for (const field of ["agentName", "issueTitle", "issueIdentifier", "executionWorkspaceName"] as const) {
+    const value = lease[field];
+    if (value !== undefined) names[field] = nullableText(value, MAX_VALUE);
+  }
+  return names;
 }
 
 export function untrackedView(sandbox: UntrackedSandbox): UntrackedSandboxView {

@@ -38,13 +38,50 @@ function Named({ name, id, target }: { name: string | null; id: string; target: 
   );
 }
 
+interface Holder {
+  kind: "run" | "workspace" | "issue";
+  id: string;
+  /** How the source names it, or null: shown with the id on hover, else the id is shown. */
+  name: string | null;
+}
+
+/** The run (named by its agent), workspace and issue holding the row, by name where the source gave one. */
+export function holdersOf(row: LeaseDetail["row"]): Holder[] {
+  const issueName =
+    [row.issueIdentifier, row.issueTitle].filter((part): part is string => Boolean(part)).join(" ") || null;
+  const holders: (Holder | null)[] = [
+    row.heartbeatRunId ? { kind: "run", id: row.heartbeatRunId, name: row.agentName || null } : null,
+    row.executionWorkspaceId
+      ? { kind: "workspace", id: row.executionWorkspaceId, name: row.executionWorkspaceName || null }
+      : null,
+    row.issueId ? { kind: "issue", id: row.issueId, name: issueName } : null,
+  ];
+  return holders.filter((holder) => holder !== null);
+}
+
+function HolderName({ holder }: { holder: Holder }) {
+  const { kind, id, name } = holder;
+  return (
+    <span className="named" data-testid={`drawer-holder-${kind}`}>
+      {/* A run has no name of its own: it is named by its agent. */}
+      {name && kind === "run" ? "run of" : kind}{" "}
+      {name ? (
+        <strong title={`${kind} id ${id}`}>
+          <bdi>{name}</bdi>
+        </strong>
+      ) : (
+        <bdi className="mono" title={`${kind} id ${id}`}>
+          {id}
+        </bdi>
+      )}
+      <CopyButton value={id} label={`Copy ${kind} id`} />
+    </span>
+  );
+}
+
 export function WhoseItIs({ detail }: { detail: LeaseDetail }) {
   const { company, environment, row } = detail;
-  const holders = [
-    row.heartbeatRunId ? (["run", row.heartbeatRunId] as const) : null,
-    row.executionWorkspaceId ? (["workspace", row.executionWorkspaceId] as const) : null,
-    row.issueId ? (["issue", row.issueId] as const) : null,
-  ].filter((holder) => holder !== null);
+  const holders = holdersOf(row);
   return (
     <section data-testid="drawer-whose" aria-labelledby="drawer-whose-title">
       <h3 className="section-title" id="drawer-whose-title">
@@ -91,13 +128,19 @@ export function WhoseItIs({ detail }: { detail: LeaseDetail }) {
           {holders.length === 0 ? (
             <span className="muted">no run, workspace or issue holds it</span>
           ) : (
-            holders.map(([kind, id], at) => (
-              <span key={kind} className="named">
-                {at > 0 ? "· " : ""}
-                {kind} <bdi className="mono">{id}</bdi>
-                <CopyButton value={id} label={`Copy ${kind} id`} />
-              </span>
-            ))
+            <>
+              {holders.map((holder, at) => (
+                <span key={holder.kind}>
+                  {at > 0 ? "· " : ""}
+                  <HolderName holder={holder} />{" "}
+                </span>
+              ))}
+              {detail.holderNamesNote && (
+                <span className="muted holder-names-note" data-testid="drawer-holder-names-note">
+                  {detail.holderNamesNote}
+                </span>
+              )}
+            </>
           )}
         </dd>
       </dl>

@@ -8,6 +8,11 @@ import { shapeResources } from "../pictures/aggregate";
 import { QuarantineControl } from "../quarantine/QuarantineControl";
 import "./untracked.css";
 
+/** The first 8 characters of an id and an ellipsis; the whole id is on hover and copied by its button. */
+function shortId(id: string): string {
+  return id.length > 12 ? `${id.slice(0, 8)}…` : id;
+}
+
 /**
  * One untracked sandbox before it is destroyed: what CreateOS says it is (name, shape, status, age, who
  * created it), which account and origin list it, and whether its workspace marker names a lease. No row
@@ -73,7 +78,18 @@ export function UntrackedDetail({
         </dd>
         <dt>Created by</dt>
         <dd data-testid="untracked-detail-created-by">
-          <Text value={sandbox.createdBy} mono placeholder="CreateOS does not say" />
+          {/* CreateOS gives only the identity's id (`created_by`), never a name for it. */}
+          {sandbox.createdBy ? (
+            <span className="named">
+              the CreateOS identity{" "}
+              <bdi className="mono" title={`CreateOS identity ${sandbox.createdBy}`}>
+                {shortId(sandbox.createdBy)}
+              </bdi>
+              <CopyButton value={sandbox.createdBy} label="Copy CreateOS identity id" />
+            </span>
+          ) : (
+            <span className="muted">CreateOS does not say</span>
+          )}
         </dd>
         <dt>Listed by</dt>
         <dd data-testid="untracked-detail-listed-by">
