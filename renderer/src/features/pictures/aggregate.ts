@@ -1,6 +1,5 @@
-import type { InventoryView, UntrackedSandboxView } from "../../../../shared/contract";
+import type { InventoryView, LeaseRowView, UntrackedSandboxView } from "../../../../shared/contract";
 import { BILLING_PROVIDER_STATES, HEADLINES, type Headline } from "../../../../shared/domain/codes";
-import type { LeaseRowView } from "../leases/row-model";
 
 /** Data for the pictures, from the same inventory the table shows. Pure, so each is tested by table. */
 
