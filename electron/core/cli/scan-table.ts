@@ -1,4 +1,4 @@
-import { HEADLINES } from "../../../shared/domain/codes.js";
+import { HEADLINES, QUIET_HEADLINES } from "../../../shared/domain/codes.js";
 import type { ScanReport } from "../inventory/report.js";
 
 /** The readable form: one summary line per environment, its rows beneath, then orphans and problems. */
@@ -42,11 +42,11 @@ export function formatScanTable(report: ScanReport): string {
         rows.length === 1 ? "" : "s"
       } — ${HEADLINES.map((headline) => `${environment.counts[headline]} ${headline}`).join(", ")}`,
     );
-    if (rows.length > 0) lines.push(...indent(leaseTable(rows)), "");
+    if (rows.length > 0) lines.push(...indent(leaseTable(rows)), ...indent(stories(rows)), "");
   }
   for (const [environmentId, rows] of byEnvironment) {
     lines.push(`Rows whose environment ${environmentId ?? "(none)"} is not listed: ${rows.length}`);
-    lines.push(...indent(leaseTable(rows)), "");
+    lines.push(...indent(leaseTable(rows)), ...indent(stories(rows)), "");
   }
 
   if (report.untracked.length > 0) {
@@ -130,6 +130,21 @@ function leaseTable(rows: ScanReport["leases"]): string[] {
         .join(",") || "-",
     ]),
   );
+}
+
+/**
+ * What is wrong with each lease that needs attention, and what to do, in the drawer's words (the same
+ * story of the verdict); a refused release is said, as the drawer's red box says it.
+ */
+function stories(rows: ScanReport["leases"]): string[] {
+  const lines: string[] = [];
+  for (const lease of rows) {
+    if (QUIET_HEADLINES.includes(lease.headline)) continue;
+    lines.push(`${lease.leaseId}: ${lease.whatIsWrong}`);
+    if (lease.refusesRelease) lines.push("  Paperclip will refuse to release it.");
+    if (lease.whatToDo) lines.push(`  What to do: ${lease.whatToDo}`);
+  }
+  return lines.length === 0 ? [] : ["", ...lines];
 }
 
 function table(header: string[], rows: string[][]): string[] {

@@ -134,6 +134,20 @@ describe("scan --json: what each lease was judged by", () => {
     expect(lease(report, "released-01").runFails).toBeNull();
   });
 
+  it("carries the drawer's story of each lease: what is wrong, what to do, and whether Paperclip refuses", () => {
+    const report = reportOf();
+    const held = lease(report, "foreign-held");
+    expect(held.whatIsWrong.length).toBeGreaterThan(0);
+    expect(held.paperclipCallsAgain).toBe("yes");
+    expect(held.refusesRelease).toBe(true);
+    expect(lease(report, "released-01").refusesRelease).toBe(false);
+    // The readable table says the same sentences the JSON carries, for every lease that needs attention.
+    const text = formatScanTable(report);
+    expect(text).toContain(`foreign-held: ${held.whatIsWrong}`);
+    if (held.whatToDo) expect(text).toContain(`What to do: ${held.whatToDo}`);
+    expect(text).toContain("Paperclip will refuse to release it.");
+  });
+
   it("lists the runs failing now first in the readable table", () => {
     const text = formatScanTable(reportOf());
     expect(text.split("\n")[0]).toBe("Runs failing now (the plugin refuses the lease they hold): 1");

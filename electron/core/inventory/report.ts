@@ -3,8 +3,9 @@ import { driftedFields } from "../../../shared/domain/config-drift.js";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
 import { type PaperclipFacts, paperclipFacts } from "../../../shared/domain/judged-by.js";
 import { metadataObject } from "../../../shared/domain/lease-metadata.js";
+import { leaseStory, storyText } from "../../../shared/domain/lease-story.js";
 import type { MarkerProof, ProofSubject } from "../../../shared/domain/marker-proof.js";
-import { paperclipWill } from "../../../shared/domain/paperclip-will.js";
+import type { PaperclipCallsAgain } from "../../../shared/domain/paperclip-will.js";
 import { summarizeCounts } from "../../../shared/domain/reconcile.js";
 
 /**
@@ -47,6 +48,15 @@ export interface ScanReport {
     newSinceLastScan: boolean;
     /** One sentence of what Paperclip itself will do with the lease. */
     paperclipWill: string;
+    /**
+     * The drawer's answers, from the same story of the verdict (`leaseStory`): why the row has its
+     * headline (the red box, as plain text), the next step or why there is none, whether Paperclip will
+     * call CreateOS about it again, and whether Paperclip will refuse to release it.
+     */
+    whatIsWrong: string;
+    whatToDo: string | null;
+    paperclipCallsAgain: PaperclipCallsAgain;
+    refusesRelease: boolean;
     /** The plugin generations the lease was judged by, and each reading taken where one was not known. */
     judgedBy: PaperclipFacts["judgedBy"];
     /** What a release does at CreateOS (pause, keep-warm, delete, nothing) and whose release it is. */
@@ -121,6 +131,7 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
       })),
     leases: leases.map((classified) => {
       const { lease, verdict, provider } = classified;
+      const story = leaseStory(classified);
       return {
         leaseId: lease.id,
         environmentId: environmentOf(classified),
@@ -139,7 +150,11 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
         unknownReason: provider.unknownReason,
         sharedWith: [...classified.sharedWith],
         newSinceLastScan: fresh.has(lease.id),
-        paperclipWill: paperclipWill(classified),
+        paperclipWill: story.paperclipWill,
+        whatIsWrong: storyText(story.whatIsWrong),
+        whatToDo: story.whatToDo,
+        paperclipCallsAgain: story.paperclipCallsAgain,
+        refusesRelease: story.refusesRelease,
         ...paperclipFacts(classified),
         staleConfigFields: staleConfigFields(classified),
         destroyedBy:
