@@ -77,6 +77,19 @@ export class AccountReader {
     return reads;
   }
 
+  /**
+   * As `readMany`, but each read is handed to `onRead` as it arrives: with a GET per sandbox, one that
+   * answers early is not held back by the slowest.
+   */
+  async readEach(sandboxIds: readonly string[], onRead: (sandboxId: string, read: SandboxRead) => void) {
+    if (sandboxIds.length === 0) return;
+    if (sandboxIds.length >= this.listCost) {
+      for (const [id, read] of await this.readMany(sandboxIds)) onRead(id, read);
+      return;
+    }
+    await Promise.all(sandboxIds.map(async (id) => onRead(id, await this.readOne(id))));
+  }
+
   async readOne(sandboxId: string): Promise<SandboxRead> {
     try {
       const sandbox = await this.client.getSandbox(sandboxId);

@@ -198,6 +198,8 @@ class AccountRun {
     const verifier = new Verifier(reader, {
       pollMs: this.#deps.options.verifyPollMs,
       timeoutMs: this.#deps.options.verifyTimeoutMs,
+      // While acting, reads of what was sent are a bounded share of the account's requests.
+      actingPollMs: listInterval(reader.listCost, client.requestsPerMinute, this.#deps.options),
     });
 
     const concurrency = actConcurrency(client.requestsPerMinute, this.#deps.options);
@@ -540,6 +542,19 @@ function refusalFields(refusal: {
 export function actConcurrency(requestsPerMinute: number, options: ActionOptions): number {
   const intervalMs = 60_000 / requestsPerMinute;
   return Math.max(2, Math.min(options.actConcurrency, Math.ceil(options.inFlightWindowMs / intervalMs)));
+}
+
+/** While an account acts, what it sent is read back at most once per this many of its requests' time. */
+const REQUESTS_PER_ACTING_READ = 10;
+
+/**
+ * How often an account still acting reads back what it sent: once per `REQUESTS_PER_ACTING_READ`
+ * requests' worth of the origin's pace for each request a read costs, so those reads are at most a
+ * tenth of its requests (fewer when the next batch's re-read has just read them), never more often
+ * than the verifier polls.
+ */
+export function listInterval(listCost: number, requestsPerMinute: number, options: ActionOptions): number {
+  return Math.max(options.verifyPollMs, listCost * REQUESTS_PER_ACTING_READ * (60_000 / requestsPerMinute));
 }
 
 export function batchSize(listCost: number, requestsPerMinute: number, options: ActionOptions): number {

@@ -80,12 +80,22 @@ export class Verifier {
   readonly #pollMs: number;
   readonly #timeoutMs: number;
   readonly #watches = new Map<string, Watch>();
+  /** While the account still acts: how often its watches are read when no list pass read them. */
+  readonly #actingPollMs: number | null;
+  #lastRead = performance.now();
+  #acting: Promise<void> | null = null;
+  #draining = false;
 
-  constructor(reader: AccountReader, options: { pollMs: number; timeoutMs: number }) {
+  constructor(
+    reader: AccountReader,
+    options: { pollMs: number; timeoutMs: number; actingPollMs?: number | null },
+  ) {
     this.#reader = reader;
     this.#pollMs = options.pollMs;
     this.#timeoutMs = options.timeoutMs;
+    this.#actingPollMs = options.actingPollMs ?? null;
     reader.onListing((snapshot) => {
+      this.#lastRead = performance.now();
       for (const [sandboxId, watch] of this.#watches) {
         const sandbox = snapshot.sandboxes.get(sandboxId);
         const read: SandboxRead =
@@ -99,8 +109,36 @@ export class Verifier {
 
   /** Resolves once the sandbox shows the effect's end state, a failure, or the deadline passes. */
   watch(sandboxId: string, effect: ActionEffect): Promise<VerifyOutcome> {
-    return new Promise((resolve) => {
+    const outcome = new Promise<VerifyOutcome>((resolve) => {
       this.#watches.set(sandboxId, { effect, deadline: Date.now() + this.#timeoutMs, resolve });
+    });
+    this.#acting ??= this.#actingPolls();
+    return outcome;
+  }
+
+  /**
+   * While the account is still acting, its watches are read now and then (at a pace that keeps reading a
+   * bounded share of its requests), so each item ends, and is journalled and reported, as its own
+   * effect shows, not once the whole batch has been sent and read back.
+   */
+  async #actingPolls(): Promise<void> {
+    const every = this.#actingPollMs;
+    if (every === null) return;
+    while (!this.#draining && this.#watches.size > 0) {
+      await sleep(Math.max(this.#pollMs, every - (performance.now() - this.#lastRead)));
+      if (this.#draining || this.#watches.size === 0) break;
+      // A list pass made meanwhile (the next batch's re-read) already read them.
+      if (performance.now() - this.#lastRead < every) continue;
+      await this.#readWatched(false);
+    }
+    this.#acting = null;
+  }
+
+  async #readWatched(expire: boolean): Promise<void> {
+    this.#lastRead = performance.now();
+    await this.#reader.readEach([...this.#watches.keys()], (sandboxId, read) => {
+      const watch = this.#watches.get(sandboxId);
+      if (watch !== undefined) this.#settle(sandboxId, watch, read, expire);
     });
   }
 
@@ -109,6 +147,8 @@ export class Verifier {
    * `abandon` says so, the remaining watches settle as `abandoned` at once.
    */
   async drain(abandon: () => boolean = () => false): Promise<void> {
+    this.#draining = true;
+    await this.#acting;
     while (this.#watches.size > 0) {
       if (abandon()) {
         for (const watch of this.#watches.values()) watch.resolve({ state: "abandoned" });
@@ -117,11 +157,7 @@ export class Verifier {
       }
       await sleep(this.#pollMs);
       if (abandon()) continue;
-      const reads = await this.#reader.readMany([...this.#watches.keys()]);
-      for (const [sandboxId, read] of reads) {
-        const watch = this.#watches.get(sandboxId);
-        if (watch !== undefined) this.#settle(sandboxId, watch, read, true);
-      }
+      await this.#readWatched(true);
     }
   }
 
