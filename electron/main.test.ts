@@ -9,7 +9,7 @@ process.env.LEASEKEEPER_MAIN_AUTOSTART = "0";
 
 const fake = await import("./test-support/fake-electron.js");
 const { main, resolveConfigPath } = await import("./main.js");
-const security = await import("./security.js");
+const security = await import("./shell/security.js");
 
 const KEY = "lk_SECRET_canary_7f3a";
 

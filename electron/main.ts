@@ -7,6 +7,9 @@ import { type Core, openCore } from "./core/compose/index.js";
 import { CONFIG_FILE_NAME } from "./core/config/index.js";
 import { answerFor } from "./core/errors/host-answers.js";
 import { SafeStorageVault } from "./core/vault/index.js";
+import { forwardEvents, registerIpcHandlers } from "./shell/ipc.js";
+import { installMenu } from "./shell/menu.js";
+import { handleAppProtocol, registerAppScheme } from "./shell/protocol.js";
 import {
   APP_URL,
   applyContentSecurityPolicy,
@@ -17,10 +20,7 @@ import {
   guardAllWebContents,
   isTrustedSender,
   secureWebPreferences,
-} from "./security.js";
-import { forwardEvents, registerIpcHandlers } from "./shell/ipc.js";
-import { installMenu } from "./shell/menu.js";
-import { handleAppProtocol, registerAppScheme } from "./shell/protocol.js";
+} from "./shell/security.js";
 
 /**
  * The Electron shell: wiring only. The core (electron/core) does the work; security.ts holds the

@@ -14,7 +14,7 @@ process.env.LEASEKEEPER_MAIN_AUTOSTART = "0";
 const fake = await import("./test-support/fake-electron.js");
 const { main } = await import("./main.js");
 const { resolveAppFile, serveAppRequest } = await import("./shell/protocol.js");
-const { devContentSecurityPolicy } = await import("./security.js");
+const { devContentSecurityPolicy } = await import("./shell/security.js");
 const { IPC_PREFIX } = await import("../shared/contract/index.js");
 
 const made: string[] = [];

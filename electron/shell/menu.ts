@@ -1,7 +1,7 @@
 import { Menu, type MenuItemConstructorOptions } from "electron";
 import type { z } from "zod";
 import type { AppCommandSchema } from "../../shared/contract/index.js";
-import { openExternalIfAllowed } from "../security.js";
+import { openExternalIfAllowed } from "./security.js";
 
 type AppCommand = z.infer<typeof AppCommandSchema>["command"];
 

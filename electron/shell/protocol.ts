@@ -1,6 +1,6 @@
 import { protocol } from "electron";
 import { readRendererFile, resolveRendererFile } from "../core/renderer-files/renderer-files.js";
-import { APP_HOST, APP_SCHEME, CONTENT_SECURITY_POLICY } from "../security.js";
+import { APP_HOST, APP_SCHEME, CONTENT_SECURITY_POLICY } from "./security.js";
 
 /**
  * #18 Avoid the file:// protocol: the renderer is served from `leasekeeper://app/`, a privileged

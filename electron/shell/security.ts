@@ -1,5 +1,5 @@
 import { type App, type Session, shell, type WebContents, type WebPreferences } from "electron";
-import { CONTENT_SECURITY_POLICY } from "./core/content-security-policy.js";
+import { CONTENT_SECURITY_POLICY } from "../core/content-security-policy.js";
 
 /**
  * Electron's security checklist (https://www.electronjs.org/docs/latest/tutorial/security), one guard per
