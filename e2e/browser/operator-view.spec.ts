@@ -170,11 +170,14 @@ test.describe("at 1280×720", () => {
     await expect(leaseRow(page, leaseId)).toBeVisible();
   });
 
-  test("the marker row reads the same as the codes: well-formed, or not a UUID", async ({ page, world }) => {
+  test("the marker row reads the same as the codes: written as Paperclip writes one, or not", async ({
+    page,
+    world,
+  }) => {
     await openConsole(page, world);
     const cases: Array<[string, RegExp]> = [
-      ["owned-running", /well-formed/],
-      ["malformed-marker", /not a UUID|none recorded/],
+      ["owned-running", /✓ written as Paperclip writes one/],
+      ["malformed-marker", /not as Paperclip writes one|none recorded/],
     ];
     for (const [scenario, check] of cases) {
       await (await showLease(page, plantedLease(world, scenario))).click();

@@ -1,6 +1,7 @@
 import { isWellFormedMarker, type LeaseMetadata, metadataObject, recorded } from "./lease-metadata.js";
 import type { LeaseRow } from "./paperclip.js";
 import { recordedSandboxId } from "./sandbox-id.js";
+import { sandboxStatusWords } from "./sandbox-status-words.js";
 
 /**
  * Whose sandbox this is, by the one piece of evidence metadata cannot fake: the workspace marker. The
@@ -264,7 +265,7 @@ function noMarker(reason: NoMarkerReason, prefix: string | null): MarkerJudgemen
 function cannotRead(reason: CannotReadReason, sandboxStatus: string | null): MarkerJudgement {
   const sentence =
     reason === "not-running" && sandboxStatus !== null
-      ? `The marker was not read: the sandbox is ${sandboxStatus}, and none is resumed just to be read.`
+      ? `The marker was not read: the sandbox is ${sandboxStatusWords(sandboxStatus)}, and none is resumed just to be read.`
       : CANNOT_READ_MESSAGES[reason];
   return {
     answer: "cannot-read",

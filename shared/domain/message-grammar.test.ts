@@ -4,9 +4,13 @@ import { REFUSAL_MESSAGES } from "./allowed-actions.js";
 import { planTally } from "./bulk-confirmation.js";
 import { LIVE_PROVIDER_STATES, PLUGIN_MESSAGES, PROVIDER_CODES } from "./codes.js";
 import { confirmationPhraseFor } from "./kept-items.js";
+import { leaseStory, storyText } from "./lease-story.js";
+import { judgeMarker } from "./marker-proof.js";
 import { RUN_FAILURE_MESSAGES } from "./paperclip-will.js";
 import { sandboxStatusWords } from "./sandbox-status-words.js";
 import { grammarProblems } from "./sentence-checks.js";
+import { environment, meta, NOW, observation, row } from "./test-fixtures.js";
+import { classifyLease } from "./verdict.js";
 
 /**
  * Every message template an operator reads, rendered with sample values, reads as a sentence: no doubled
@@ -42,6 +46,50 @@ describe("message templates read as sentences", () => {
       expect(sentence).not.toBe("CreateOS shows the sandbox error.");
     }
   });
+
+  it.each([...PROVIDER_CODES, "hibernating"])("a marker not read because the sandbox is %s", (status) => {
+    const judged = judgeMarker(
+      { kind: "not-read", reason: "not-running", sandboxStatus: status },
+      { sandboxId: "sbx-1", lease: null },
+      new Map(),
+    );
+    expect(grammarProblems(judged.message), judged.message).toEqual([]);
+    expect(judged.message).toContain(`the sandbox is ${sandboxStatusWords(status)}`);
+  });
+
+  it("the grammar check catches each wording the console used to show", () => {
+    for (const text of [
+      "The marker was not read: the sandbox is error, and none is resumed just to be read.",
+      "confirmed · 200",
+      "the lease's metadata is nothing",
+      "leaking leaking",
+      "Codes: foreign-environment, paused",
+    ]) {
+      expect(grammarProblems(text), text).not.toEqual([]);
+    }
+  });
+
+  it.each(["running", "paused", "error", "gone", "not-visible"] as const)(
+    "the CLI's sentences for a sandbox %s, from the drawer's story",
+    (status) => {
+      for (const metadata of [meta(), meta({ companyId: "another-company" }), null]) {
+        const lease = row({ metadata });
+        const env = environment();
+        const provider = observation(status);
+        const story = leaseStory({
+          sourceId: "ledger:test",
+          lease,
+          environment: env,
+          provider,
+          verdict: classifyLease(lease, env, provider, { now: NOW, otherRowsOnSandbox: [] }),
+          sharedWith: [],
+        });
+        for (const text of [storyText(story.whatIsWrong), story.whatToDo ?? "", story.paperclipWill]) {
+          expect(grammarProblems(text), text).toEqual([]);
+        }
+      }
+    },
+  );
 
   it.each([
     [0, 0, 0],

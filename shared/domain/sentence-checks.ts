@@ -19,7 +19,7 @@ export function grammarProblems(text: string): string[] {
   const codes = [...OWNERSHIP_CODES, ...ROW_FLAGS].filter((code) => code.includes("-") && own.includes(code));
   if (codes.length > 0) problems.push(`code names ${codes.join(", ")}`);
   if (/·\s*\d{3}\b|HTTP \d{3}/.test(own)) problems.push("an HTTP status");
-  const bare = own.match(/\bsandbox (?:is|shows?) (error|destroying|creating|not-visible|unknown|gone)\b/);
+  const bare = own.match(/\bsandbox (?:is|shows?) (error|destroying|creating|not-visible|unknown)\b/);
   if (bare) problems.push(`"${bare[0]}"`);
   if (/\.\./.test(own.replace(/\.\.\./g, ""))) problems.push("a doubled full stop");
   if (/\s[,.;:]/.test(own)) problems.push("a space before punctuation");

@@ -12,6 +12,7 @@ import {
   type ItemCounts,
   isFinished,
   isSuccess,
+  itemStateHover,
   jobHeadline,
   notDoneReasons,
   retryableCount,
@@ -216,9 +217,13 @@ function JobProgress({ jobId }: { jobId: string }) {
             data-sandbox-id={item.sandboxId ?? ""}
           >
             <Text value={item.sandboxId ?? item.leaseId} mono />
-            <span className={`state-${item.state}`} title={item.message ?? item.reason ?? undefined}>
+            {/* The state in words; CreateOS's HTTP status only on hover (and in the audit log). */}
+            <span
+              className={`state-${item.state}`}
+              data-http-status={item.httpStatus ?? undefined}
+              title={itemStateHover(item)}
+            >
               {item.state}
-              {item.httpStatus ? ` · ${item.httpStatus}` : ""}
             </span>
           </div>
         ))}

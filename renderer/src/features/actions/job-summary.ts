@@ -100,3 +100,19 @@ export function notDoneReasons(items: readonly JobItem[]): ReasonGroup[] {
   }
   return [...groups.values()].sort((a, b) => b.count - a.count);
 }
+
+/**
+ * What an item's state shows on hover: its message or reason, and CreateOS's HTTP status, which stays out
+ * of the sentence ("confirmed", never "confirmed · 200"); the audit log keeps it too.
+ */
+export function itemStateHover(item: {
+  message?: string | null;
+  reason?: string | null;
+  httpStatus?: number | null;
+}): string | undefined {
+  const parts = [
+    item.message ?? item.reason,
+    item.httpStatus ? `CreateOS answered HTTP ${item.httpStatus}` : null,
+  ];
+  return parts.filter(Boolean).join(" · ") || undefined;
+}

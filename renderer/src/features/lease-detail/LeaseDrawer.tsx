@@ -139,8 +139,9 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
             <Text value={sandboxId} mono placeholder="none recorded" testId="drawer-sandbox-id" />
             {sandboxId && <CopyButton value={sandboxId} label="Copy sandbox id" />}
           </dd>
-          <dt>Codes</dt>
-          <dd className="mono" data-testid="drawer-codes">
+          {/* The verdict's codes, for a script or a report: a label and a muted list, not a sentence. */}
+          <dt className="muted">Reason codes</dt>
+          <dd className="mono muted drawer-codes" data-testid="drawer-codes">
             {[
               ...new Set([...detail.verdict.ownership, detail.verdict.provider, ...detail.verdict.flags]),
             ].join(", ")}

@@ -1,6 +1,6 @@
 import type { FieldEvidenceView } from "../../../../shared/contract";
 import { Text } from "../../components/Text";
-import { type MarkerCheck, markerCheck } from "./mismatches";
+import { MARKER_CHECK_WORDS, MARKER_EXPECTED_WORDS, type MarkerCheck, markerCheck } from "./mismatches";
 
 const CHECK: Record<FieldEvidenceView["match"], { text: string; className: string }> = {
   match: { text: "✓ match", className: "match-yes" },
@@ -9,10 +9,10 @@ const CHECK: Record<FieldEvidenceView["match"], { text: string; className: strin
 };
 
 const MARKER: Record<MarkerCheck, { text: string; className: string }> = {
-  "well-formed": { text: "✓ well-formed", className: "match-yes" },
-  malformed: { text: "✗ not a UUID", className: "match-no" },
-  "not-recorded": { text: "✗ none recorded", className: "match-no" },
-  "not-compared": { text: "– not compared", className: "muted" },
+  "well-formed": { text: MARKER_CHECK_WORDS["well-formed"], className: "match-yes" },
+  malformed: { text: MARKER_CHECK_WORDS.malformed, className: "match-no" },
+  "not-recorded": { text: MARKER_CHECK_WORDS["not-recorded"], className: "match-no" },
+  "not-compared": { text: MARKER_CHECK_WORDS["not-compared"], className: "muted" },
 };
 
 /**
@@ -57,7 +57,9 @@ export function OwnershipTable({ fields }: { fields: FieldEvidenceView[] }) {
               </td>
               <td>
                 {marker ? (
-                  <span className="muted">a UUID (form only)</span>
+                  <span className="muted" title="A marker is a UUID; only its form can be checked here">
+                    {MARKER_EXPECTED_WORDS}
+                  </span>
                 ) : (
                   <Value value={field.expected} whole={whole} placeholder="(not set)" />
                 )}

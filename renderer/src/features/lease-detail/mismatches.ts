@@ -82,6 +82,16 @@ export function mismatches(
 /** What the marker row says: a marker is checked for form only, so it never reads as "not set". */
 export type MarkerCheck = "well-formed" | "malformed" | "not-recorded" | "not-compared";
 
+/** What the marker row's check column says, in plain words: a marker is compared with nothing. */
+export const MARKER_CHECK_WORDS: Record<MarkerCheck, string> = {
+  "well-formed": "✓ written as Paperclip writes one",
+  malformed: "✗ not as Paperclip writes one",
+  "not-recorded": "✗ none recorded",
+  "not-compared": "– not compared",
+};
+/** What the marker row shows where another field shows the value it is compared with. */
+export const MARKER_EXPECTED_WORDS = "nothing to compare with; its form is checked";
+
 export function markerCheck(line: FieldEvidenceView): MarkerCheck {
   if (line.match === "not-compared") return "not-compared";
   if (line.recorded === null) return "not-recorded";

@@ -106,6 +106,11 @@ describe("reasonCodes", () => {
     ],
     ["gone is a reason", row({ provider: "gone" }), ["gone"]],
     [
+      "a code the headline badge already says is left out",
+      row({ headline: "leaking", flags: ["leaking", "warm"] }),
+      ["warm"],
+    ],
+    [
       "why a provider state is unknown is a reason",
       row({ provider: "unknown", unknownReason: "timeout" }),
       ["timeout"],

@@ -16,7 +16,8 @@ export function rowEnvironmentKey(row: LeaseRowView): string {
  * The codes that explain a row's headline, in reading order: a run failing now, ownership problems, row
  * flags, then why the provider could not be read. `owned` says nothing is wrong, so it is left out, and a code that two kinds
  * of evidence give (a row without a sandbox id is both an ownership problem and a reason the provider
- * was not asked) is listed once.
+ * was not asked) is listed once. A code equal to the headline (the `leaking` flag under a `leaking`
+ * badge) is left out: the badge says it.
  */
 export function reasonCodes(row: LeaseRowView): string[] {
   const reasons = new Set<string>();
@@ -27,6 +28,8 @@ export function reasonCodes(row: LeaseRowView): string[] {
   if (row.provider === "gone") reasons.add("gone");
   if (row.provider === "not-visible") reasons.add("not-visible");
   if (row.unknownReason) reasons.add(row.unknownReason);
+  // The headline badge already says it: a chip of the same word beside it would read "leaking leaking".
+  reasons.delete(row.headline);
   return [...reasons];
 }
 

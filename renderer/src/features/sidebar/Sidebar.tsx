@@ -89,21 +89,31 @@ export function Sidebar() {
             </button>
             {tree.companies.map((company) => (
               <div key={company.companyId} className="sb-group" data-testid="sidebar-company">
-                <div
-                  className="sb-group-title sb-copyable"
-                  title={company.name ? `${company.name} (${company.companyId})` : company.companyId}
-                  data-testid="sidebar-company-title"
-                >
-                  <span className="sb-group-name">
-                    <span className="muted">Company</span>{" "}
-                    {company.name ? (
-                      <Text value={company.name} title={false} />
-                    ) : (
-                      <Text value={company.companyId} mono title={false} />
-                    )}
-                  </span>
-                  <CopyButton value={company.companyId} label="Copy company id" />
-                </div>
+                {company.shared ? (
+                  <div
+                    className="sb-group-title"
+                    title="The instance's own environments, which no one company owns"
+                    data-testid="sidebar-shared-title"
+                  >
+                    <span className="sb-group-name">{company.name}</span>
+                  </div>
+                ) : (
+                  <div
+                    className="sb-group-title sb-copyable"
+                    title={company.name ? `${company.name} (${company.companyId})` : company.companyId}
+                    data-testid="sidebar-company-title"
+                  >
+                    <span className="sb-group-name">
+                      <span className="muted">Company</span>{" "}
+                      {company.name ? (
+                        <Text value={company.name} title={false} />
+                      ) : (
+                        <Text value={company.companyId} mono title={false} />
+                      )}
+                    </span>
+                    <CopyButton value={company.companyId} label="Copy company id" />
+                  </div>
+                )}
                 {company.environments.map((environment) => {
                   const candidate: Scope = {
                     kind: "environment",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emptyLeaseColumns, type InventoryView } from "../../../../shared/contract";
-import { buildTree, untrackedNodes } from "./build-tree";
+import { buildTree, SHARED_ENVIRONMENTS, untrackedNodes } from "./build-tree";
 
 const counts = (foreign: number, ok: number) => ({
   closed: 0,
@@ -44,7 +44,7 @@ describe("buildTree", () => {
   const tree = buildTree(view);
 
   it("groups environments under their company, companies by id", () => {
-    expect(tree.companies.map((company) => company.companyId)).toEqual(["(no company)", "co-a", "co-b"]);
+    expect(tree.companies.map((company) => company.companyId)).toEqual([SHARED_ENVIRONMENTS, "co-a", "co-b"]);
   });
 
   it("puts the most flagged environment first", () => {
@@ -60,7 +60,7 @@ describe("buildTree", () => {
   it("names a company where a source gave its name, sorting by the name shown", () => {
     const named = buildTree({ ...view, companyNames: [null, "Acme"] });
     expect(named.companies.map((company) => [company.companyId, company.name])).toEqual([
-      ["(no company)", null],
+      [SHARED_ENVIRONMENTS, "Shared by every company"],
       [view.companies[1], "Acme"],
       [view.companies[0], null],
     ]);

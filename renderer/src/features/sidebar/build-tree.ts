@@ -13,9 +13,12 @@ export interface EnvironmentNode {
 }
 
 export interface CompanyNode {
+  /** The company's id, or `SHARED_ENVIRONMENTS` for the group of environments no company owns. */
   companyId: string;
   /** The company's name where a source gave one; the sidebar shows it, with the id on hover. */
   name: string | null;
+  /** The instance's own environments (a current Paperclip's), which belong to no one company. */
+  shared: boolean;
   environments: EnvironmentNode[];
   counts: Record<Headline, number>;
   total: number;
@@ -31,6 +34,11 @@ export interface UntrackedNode {
   /** The last scan could not list this account: its counts say nothing, and it keeps its entry. */
   failed: boolean;
 }
+
+/** The key of the group of environments that belong to the instance, not to one company. */
+export const SHARED_ENVIRONMENTS = "(shared by every company)";
+/** How the sidebar names that group: a current Paperclip's environments are shared by every company. */
+export const SHARED_ENVIRONMENTS_NAME = "Shared by every company";
 
 const FLAGGED: readonly Headline[] = ["foreign", "stale", "leaking", "unknown"];
 
@@ -70,7 +78,7 @@ export function buildTree(view: InventoryView): {
   const totals = zero();
   for (const environment of view.environments) {
     const companyId =
-      (environment.company >= 0 ? view.companies[environment.company] : undefined) ?? "(no company)";
+      (environment.company >= 0 ? view.companies[environment.company] : undefined) ?? SHARED_ENVIRONMENTS;
     const name = environment.company >= 0 ? view.companyNames?.[environment.company] : null;
     if (name) names.set(companyId, name);
     const environments = byCompany.get(companyId) ?? new Map<string, EnvironmentNode>();
@@ -94,13 +102,18 @@ export function buildTree(view: InventoryView): {
     for (const environment of list) add(counts, environment.counts);
     return {
       companyId,
-      name: names.get(companyId) ?? null,
+      name: companyId === SHARED_ENVIRONMENTS ? SHARED_ENVIRONMENTS_NAME : (names.get(companyId) ?? null),
+      shared: companyId === SHARED_ENVIRONMENTS,
       environments: list,
       counts,
       total: list.reduce((sum, e) => sum + e.total, 0),
     };
   });
-  companies.sort((a, b) => (a.name ?? a.companyId).localeCompare(b.name ?? b.companyId));
+  // The shared environments first, then the companies by the name shown.
+  companies.sort(
+    (a, b) =>
+      Number(b.shared) - Number(a.shared) || (a.name ?? a.companyId).localeCompare(b.name ?? b.companyId),
+  );
   return { companies, totals };
 }
 
