@@ -21,8 +21,7 @@ module.exports = {
     {
       name: "no-circular-folders",
       comment: "No circle between folders: the graph of which folder imports which has no cycle.",
-      // warn until the circles listed in docs/decisions/203-dependency-rules.md are gone; then error
-      severity: "warn",
+      severity: "error",
       scope: "folder",
       from: { path: `^(${FOLDERS})` },
       to: { path: `^(${FOLDERS})`, circular: true },

@@ -1,5 +1,5 @@
-// Which folder may use which (docs/decisions/203-dependency-rules.md, STYLE "Which folder may use
-// which"). `npm run deps:check` runs it over electron/, shared/, renderer/ and simulator/, and CI fails
+// Which folder may use which (docs/decisions/203-dependency-rules.md, the README's "Layout").
+// `npm run deps:check` runs it over electron/, shared/, renderer/ and simulator/, and CI fails
 // on any rule below. Type-only imports count: a circle drawn by types is still a circle a reader follows.
 
 /** Tests and their helpers build whole worlds from any layer; nothing ships or imports them. */
@@ -79,7 +79,7 @@ module.exports = {
       comment: "A leaf module does not reach into the loose files beside the layers.",
       severity: "error",
       from: { path: LEAVES, pathNot: TESTS },
-      to: { path: "^electron/(main|preload|serve|cli|security)\\.ts$|^electron/shell/" },
+      to: { path: "^electron/(main|preload|serve|cli)\\.ts$|^electron/shell/" },
     },
     {
       name: "core-below-hosts",
@@ -92,9 +92,13 @@ module.exports = {
       name: "engine-and-scan-declare-ports",
       comment:
         "actions/ and inventory/ declare the ports they need and import no store: the store implements them, compose/ joins the two.",
-      // warn until the composition root takes the engine store and the CLI support out of actions/
-      severity: "warn",
-      from: { path: "^electron/core/(actions|inventory)/", pathNot: TESTS },
+      severity: "error",
+      from: {
+        path: "^electron/core/(actions|inventory)/",
+        // The inventory thread's entry is that thread's composition point (a connection cannot cross
+        // threads): it opens the thread's stores and hands them to the keeper through its ports.
+        pathNot: [...TESTS, "^electron/core/inventory/worker/inventory-worker\\.ts$"],
+      },
       to: { path: "^electron/core/store/" },
     },
     {
@@ -108,8 +112,7 @@ module.exports = {
     {
       name: "engine-below-features",
       comment: "The engine and the scan are used by features and surfaces, never the other way round.",
-      // warn until the composition root takes the engine store and the CLI support out of actions/
-      severity: "warn",
+      severity: "error",
       from: { path: "^electron/core/(actions|inventory)/", pathNot: TESTS },
       to: { path: "^electron/core/(app|quarantine|repair|markers|janitor|metrics|handlers|http-host|cli|compose)/" },
     },
