@@ -31,6 +31,9 @@ export const INVOKE_CHANNELS = [
   "sources:test",
   "vault:accept-weak-store",
   "status:get",
+  "janitor:status",
+  "janitor:plan",
+  "janitor:run",
 ] as const;
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];
 
@@ -51,6 +54,8 @@ export const READ_CHANNELS = [
   "audit:export",
   "settings:get",
   "status:get",
+  "janitor:status",
+  "janitor:plan",
 ] as const satisfies readonly InvokeChannel[];
 
 /** The error codes a channel can answer with. Messages beside them are fixed and credential-free. */

@@ -1,16 +1,25 @@
 import { z } from "zod";
 import {
-  EVENT_CHANNELS,
-  type EventChannel,
-  INVOKE_CHANNELS,
-  type InvokeChannel,
-} from "./channels.js";
+  AuditEntrySchema,
+  AuditQuerySchema,
+  ExecuteRequestSchema,
+  JOB_STATES,
+  JobEventSchema,
+  JobSchema,
+  PlanCancellationSchema,
+  PlanRequestSchema,
+} from "../domain/actions.js";
+import { ACTION_KINDS } from "../domain/codes.js";
+import { QuarantineSchema } from "../domain/quarantine.js";
+import { EVENT_CHANNELS, type EventChannel, INVOKE_CHANNELS, type InvokeChannel } from "./channels.js";
 import { InventoryViewSchema } from "./inventory-view.js";
 import {
-  LeaseDetailSchema,
-  UncertainSandboxViewSchema,
-  UntrackedSandboxViewSchema,
-} from "./lease-detail.js";
+  JanitorPlanSchema,
+  JanitorRunRequestSchema,
+  JanitorRunSchema,
+  JanitorStatusSchema,
+} from "./janitor.js";
+import { LeaseDetailSchema, UncertainSandboxViewSchema, UntrackedSandboxViewSchema } from "./lease-detail.js";
 import { ProveRequestSchema, ProveResponseSchema } from "./marker-proof.js";
 import { PlanPreviewSchema } from "./plan-preview.js";
 import {
@@ -34,18 +43,6 @@ import {
   StatusViewSchema,
   VaultStatusSchema,
 } from "./settings.js";
-import {
-  AuditEntrySchema,
-  AuditQuerySchema,
-  ExecuteRequestSchema,
-  JOB_STATES,
-  JobEventSchema,
-  JobSchema,
-  PlanCancellationSchema,
-  PlanRequestSchema,
-} from "../domain/actions.js";
-import { ACTION_KINDS } from "../domain/codes.js";
-import { QuarantineSchema } from "../domain/quarantine.js";
 
 /**
  * The one contract between the renderer and the main side: every channel with a zod schema
@@ -149,6 +146,12 @@ export const contract = {
     response: VaultStatusSchema,
   },
   "status:get": { request: empty, response: StatusViewSchema },
+  /** The policy's last pass, as `watch` (or the app) kept it in the data directory. */
+  "janitor:status": { request: empty, response: JanitorStatusSchema },
+  /** What a pass of the configured policy would do now, over the inventory the core holds. */
+  "janitor:plan": { request: empty, response: JanitorPlanSchema },
+  /** One pass of the configured policy: a dry run, or with `act` and its phrase typed back, acting. */
+  "janitor:run": { request: JanitorRunRequestSchema, response: JanitorRunSchema },
 } as const satisfies Record<InvokeChannel, { request: z.ZodType; response: z.ZodType }>;
 
 export const AppCommandSchema = z.object({ command: z.enum(["refresh-inventory", "open-palette"]) });
@@ -176,6 +179,7 @@ export type EventPayload<E extends EventChannel> = z.output<(typeof events)[E]>;
 
 export { ERROR_CODES, type ErrorCode, IPC_PREFIX, READ_CHANNELS } from "./channels.js";
 export * from "./inventory-view.js";
+export * from "./janitor.js";
 export * from "./lease-detail.js";
 export * from "./marker-proof.js";
 export * from "./plan-preview.js";

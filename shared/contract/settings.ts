@@ -113,6 +113,8 @@ export const SettingsViewSchema = z.object({
   /** What CreateOS charges per vCPU-hour and per GiB-hour, as the operator set it; null: not set. */
   pricePerVcpuHour: z.number().nullable(),
   pricePerGibHour: z.number().nullable(),
+  /** The janitor's policy file (absolute), as the config names it; null: none. */
+  policyFile: z.string().nullable().optional(),
   vault: VaultStatusSchema,
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
@@ -138,6 +140,8 @@ export const LIMIT_MESSAGES = {
   priceMin: "A price cannot be negative.",
   priceMax: "A price must be at most 1,000 an hour.",
 } as const;
+
+export const POLICY_FILE_MESSAGE = "The policy file must be an absolute path to a .json file.";
 
 const price = z
   .number(LIMIT_MESSAGES.priceNumber)
@@ -169,6 +173,13 @@ export const SettingsUpdateSchema = z.strictObject({
   /** A number sets the price, null clears it. */
   pricePerVcpuHour: price,
   pricePerGibHour: price,
+  /** The janitor's policy file: an absolute path to a .json file that reads as a policy; null clears it. */
+  policyFile: z
+    .string()
+    .max(4096)
+    .refine((value) => value.endsWith(".json"), POLICY_FILE_MESSAGE)
+    .nullable()
+    .optional(),
 });
 export type SettingsUpdate = z.infer<typeof SettingsUpdateSchema>;
 

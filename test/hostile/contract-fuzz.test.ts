@@ -8,7 +8,12 @@ import { dispatch } from "../../electron/core/handlers/table.js";
 import { type HttpHost, startHttpHost } from "../../electron/core/http-host/host.js";
 import { type Demo, startDemo } from "../../scripts/demo.js";
 import { TOKEN_HEADER } from "../../shared/contract/bridge.js";
-import { contract, INVOKE_CHANNELS, type InvokeChannel, MAX_ERROR_MESSAGE } from "../../shared/contract/index.js";
+import {
+  contract,
+  INVOKE_CHANNELS,
+  type InvokeChannel,
+  MAX_ERROR_MESSAGE,
+} from "../../shared/contract/index.js";
 import { writeFigures } from "../chaos/support/figures.js";
 import { CHAOS_SIZE, sized } from "../chaos/support/size.js";
 import { HOSTILE_STRINGS, PROTOTYPE_KEYS } from "./corpus.js";
@@ -56,6 +61,9 @@ const VALID: { [C in InvokeChannel]: Record<string, unknown> } = {
   "sources:test": { source: { kind: "ledger", path: "/nowhere/fuzz.json" } },
   "vault:accept-weak-store": { accept: true },
   "status:get": {},
+  "janitor:status": {},
+  "janitor:plan": {},
+  "janitor:run": { act: false },
 };
 
 /** Valid requests of these channels change state (config, vault, a job); the fuzzer never sends one. */
@@ -66,6 +74,7 @@ const NEVER_SEND_VALID = new Set<InvokeChannel>([
   "credentials:clear",
   "vault:accept-weak-store",
   "actions:execute",
+  "janitor:run",
 ]);
 
 const hugeString = "h".repeat(1_100_000);

@@ -1,6 +1,7 @@
 import type { AppInfo } from "../../../shared/contract/index.js";
 import { CoreError } from "../errors/core-error.js";
 import type { CoreCalls } from "../handlers/table.js";
+import type { AppJanitor } from "../janitor/app-janitor.js";
 import type { MarkerService } from "../markers/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
 import type { LayeredSecretStore } from "../vault/index.js";
@@ -22,6 +23,8 @@ export interface CoreServices {
   markers: MarkerService;
   /** Null where there is no engine or no store: its channels then answer `unavailable`. */
   quarantine: QuarantineService | null;
+  /** The configured policy's last pass, its plan now, and a pass run from the app. */
+  janitor: AppJanitor;
 }
 
 export const QUARANTINE_UNAVAILABLE =
@@ -88,5 +91,8 @@ export function coreCalls(core: CoreServices): CoreCalls {
       }),
       scan: inventory.scanStatus,
     }),
+    "janitor:status": () => core.janitor.status(),
+    "janitor:plan": () => core.janitor.plan(),
+    "janitor:run": (request) => core.janitor.run(request),
   };
 }

@@ -222,6 +222,8 @@ describe("no key ever leaves the main side", () => {
       "audit:export": [{ format: "csv" }, { format: "json" }],
       "settings:get": [{}],
       "status:get": [{}],
+      "janitor:status": [{}],
+      "janitor:plan": [{}],
     };
     for (const channel of READ_CHANNELS) {
       for (const request of requests[channel]) await drive(channel, request);

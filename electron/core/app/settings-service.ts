@@ -10,10 +10,12 @@ import type {
   SourceTestResult,
   SourceView,
 } from "../../../shared/contract/index.js";
+import { POLICY_FILE_MESSAGE } from "../../../shared/contract/index.js";
 import { type LeasekeeperConfig, loadConfig, parseConfig } from "../config/load.js";
 import { EnvSecretStore } from "../config/secrets.js";
 import { CreateosClient, type CreateosError, isCreateosError } from "../createos/index.js";
 import { CoreError } from "../errors/core-error.js";
+import { readPolicyFile } from "../janitor/policy-file.js";
 import { type LayeredSecretStore, writeFileAtomic } from "../vault/index.js";
 import type { Logger } from "./log.js";
 import { readSourceOnce } from "./source-test.js";
@@ -78,6 +80,7 @@ export class SettingsService {
       typedCountAbove: config.typedCountAbove,
       pricePerVcpuHour: config.pricePerVcpuHour ?? null,
       pricePerGibHour: config.pricePerGibHour ?? null,
+      policyFile: config.policyFile ?? null,
       vault: this.#options.secrets.status(),
     };
   }
@@ -119,6 +122,8 @@ export class SettingsService {
       if (price === null) delete raw[key];
       else if (price !== undefined) raw[key] = price;
     }
+    if (request.policyFile === null) delete raw.policyFile;
+    else if (request.policyFile !== undefined) raw.policyFile = await checkedPolicyFile(request.policyFile);
     await this.#writeRaw(raw);
     return this.view();
   }
@@ -321,4 +326,23 @@ export function keyTestFailure(error: CreateosError): string {
     default:
       return error.message;
   }
+}
+
+/**
+ * A policy file set from the UI is an absolute path to a .json file that reads as a policy now; what is
+ * wrong with it is said as `watch` says it, line and field, so the form shows the first problems.
+ */
+async function checkedPolicyFile(file: string): Promise<string> {
+  if (!path.isAbsolute(file) || !file.endsWith(".json"))
+    throw new CoreError("call", "refused", POLICY_FILE_MESSAGE);
+  const reading = await readPolicyFile(file);
+  if (!reading.ok) {
+    const problems = reading.problems.slice(0, 3).map((problem) => problem.text);
+    throw new CoreError(
+      "call",
+      "refused",
+      `The policy file does not read as a policy: ${problems.join("; ")}`,
+    );
+  }
+  return file;
 }

@@ -6,6 +6,7 @@ import type { InventoryService } from "../app/inventory-service.js";
 import type { RedactingLogger } from "../app/log.js";
 import type { SettingsService } from "../app/settings-service.js";
 import { createHandlerTable, type HandlerTable } from "../handlers/table.js";
+import type { AppJanitor } from "../janitor/app-janitor.js";
 import type { MarkerService } from "../markers/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
 import type { LayeredSecretStore } from "../vault/index.js";
@@ -21,6 +22,7 @@ export function coreHandlers(
     actions: ActionsPort;
     markers: MarkerService;
     quarantine: QuarantineService | null;
+    janitor: AppJanitor;
   },
   log: RedactingLogger,
 ): HandlerTable {

@@ -12,6 +12,7 @@ import type { SecretStore } from "../config/secrets.js";
 import { allOriginStats, configureOrigin } from "../createos/index.js";
 import { EventHub } from "../handlers/events.js";
 import type { HandlerTable } from "../handlers/table.js";
+import { AppJanitor } from "../janitor/app-janitor.js";
 import type { MarkerService } from "../markers/index.js";
 import { type CoreMetrics, createCoreMetrics } from "../metrics/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
@@ -216,8 +217,30 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     log,
     schedule: autoRefresh,
   });
+  // The policy the config names, run through the same pass as `watch` (its report kept in dataDir).
+  const janitor = new AppJanitor({
+    config: () => config,
+    engine: actions.engine ?? null,
+    quarantine: quarantine.service,
+    inventory,
+    markers,
+    redact: (text) => log.redact(text),
+    metrics,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
   const handlers = coreHandlers(
-    { info, inventory, sources, settings, secrets, actions, markers, quarantine: quarantine.service },
+    {
+      info,
+      inventory,
+      sources,
+      settings,
+      secrets,
+      actions,
+      markers,
+      quarantine: quarantine.service,
+      janitor,
+    },
     log,
   );
   if (autoRefresh) inventory.startAutoRefresh(config.refreshIntervalSeconds);

@@ -43,6 +43,8 @@ export interface LeasekeeperConfig {
   /** The claim heartbeat and abandonment window, when the config sets them; absent: the engine's defaults. */
   claimHeartbeatMs?: number;
   claimAbandonAfterMs?: number;
+  /** The janitor's policy file the app shows and runs, absolute; absent: none configured. */
+  policyFile?: string;
 }
 
 export const CONFIG_FILE_NAME = "leasekeeper.config.json";
@@ -129,5 +131,6 @@ function resolveConfig(config: ConfigFile, file: string): LeasekeeperConfig {
     ...(config.pricePerGibHour === undefined ? {} : { pricePerGibHour: config.pricePerGibHour }),
     ...(config.claimHeartbeatMs === undefined ? {} : { claimHeartbeatMs: config.claimHeartbeatMs }),
     ...(config.claimAbandonAfterMs === undefined ? {} : { claimAbandonAfterMs: config.claimAbandonAfterMs }),
+    ...(config.policyFile === undefined ? {} : { policyFile: path.resolve(base, config.policyFile) }),
   };
 }

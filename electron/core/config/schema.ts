@@ -111,6 +111,11 @@ export const ConfigFileSchema = z
      */
     claimHeartbeatMs: z.number().int().min(CLAIM_HEARTBEAT_MIN_MS).max(CLAIM_HEARTBEAT_MAX_MS).optional(),
     claimAbandonAfterMs: z.number().int().min(CLAIM_ABANDON_MIN_MS).max(CLAIM_ABANDON_MAX_MS).optional(),
+    /**
+     * The janitor's policy file the app shows and runs (`janitor:plan`, `janitor:run`); relative to the
+     * config's folder. The renderer never names a path: main reads this one.
+     */
+    policyFile: z.string().min(1).max(4096).endsWith(".json", "must be a .json file").optional(),
   })
   .superRefine((config, ctx) => {
     // A claim must outlive two missed beats, or a slow write alone would hand a live job to another machine.

@@ -1,5 +1,5 @@
 export { formatPath, type JsonPositions, jsonPositions, type Position } from "./json-positions.js";
-export { type JanitorDeps, type PassOptions, runPass, type StopReason } from "./pass.js";
+export { type JanitorDeps, type PassOptions, planPolicy, runPass, type StopReason } from "./pass.js";
 export { defaultStopFile, janitorDir, readLastPass } from "./pass-state.js";
 export { POLICY_FILE_LIMIT, readPolicyFile } from "./policy-file.js";
 export { type PolicyProblem, type PolicyReading, parsePolicyText } from "./policy-text.js";

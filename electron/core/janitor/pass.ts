@@ -116,16 +116,7 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
     }
     checkpoint();
     await deps.inventory.refresh();
-    const inventory = await deps.inventory.full();
-    await deps.markers.loaded();
-    const plan = planPass({
-      policy: options.policy,
-      inventory,
-      proofs: keptProofs(inventory, deps.markers),
-      now: now(),
-      history: await history(deps, now()),
-      quarantines: (await deps.quarantine?.list({ open: true, limit: 10_000 })) ?? [],
-    });
+    const plan = await planPolicy(deps, options.policy, now());
     report.plan = plan;
     for (const rule of plan.rules) {
       if (rule.selected.length === 0) continue;
@@ -158,6 +149,28 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
   await writeLastPass(deps.dataDir, report);
   deps.metrics?.recordPolicyPass(passOutcome(report));
   return report;
+}
+
+/**
+ * What a pass of `policy` would select and skip now, over the inventory the core holds (no new scan):
+ * the kept marker proofs, the caps counted from the audit log, the open quarantines. The pass itself
+ * plans through here after its scan, and the app shows it as "what it would do next".
+ */
+export async function planPolicy(
+  deps: Pick<JanitorDeps, "engine" | "quarantine" | "inventory" | "markers" | "dataDir">,
+  policy: Policy,
+  now: Date,
+): Promise<PassPlan> {
+  const inventory = await deps.inventory.full();
+  await deps.markers.loaded();
+  return planPass({
+    policy,
+    inventory,
+    proofs: keptProofs(inventory, deps.markers),
+    now,
+    history: await history(deps, now),
+    quarantines: (await deps.quarantine?.list({ open: true, limit: 10_000 })) ?? [],
+  });
 }
 
 interface RuleContext {
@@ -402,7 +415,7 @@ function keptProofs(inventory: Inventory, markers: Pick<MarkerService, "proofFor
  * or not) of the plans a rule ran, and the quarantines a rule made. A dry run's plans were cancelled and
  * never ran, so they count for nothing.
  */
-async function history(deps: JanitorDeps, now: Date): Promise<PastAction[]> {
+async function history(deps: Pick<JanitorDeps, "engine" | "dataDir">, now: Date): Promise<PastAction[]> {
   const taken = new Map((await readTaken(deps.dataDir)).map((entry) => [entry.planId, entry]));
   if (taken.size === 0) return [];
   const since = new Date(now.getTime() - HOUR_MS).toISOString();

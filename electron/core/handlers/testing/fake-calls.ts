@@ -1,6 +1,6 @@
-import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
 import type { AppInfo, ChannelResponse, SettingsView } from "../../../../shared/contract/index.js";
 import { encodeInventory } from "../../../../shared/contract/index.js";
+import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
 import type { Job, Plan } from "../../../../shared/domain/actions.js";
 import type { CoreCalls } from "../table.js";
 
@@ -60,6 +60,7 @@ function fakeSettings(): SettingsView {
     typedCountAbove: 20,
     pricePerVcpuHour: null,
     pricePerGibHour: null,
+    policyFile: null,
     vault: { encryption: "key-file", persistAllowed: true, weakStoreAccepted: false, message: "ok" },
   };
 }
@@ -129,6 +130,21 @@ export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
     "status:get": record(
       "status:get",
       (): ChannelResponse<"status:get"> => ({ origins: [], lastRefreshAt: null, refreshing: false }),
+    ),
+    "janitor:status": record("janitor:status", () => ({ policyFile: null, lastPass: null })),
+    "janitor:plan": record(
+      "janitor:plan",
+      (): ChannelResponse<"janitor:plan"> => ({
+        state: "no-policy",
+        message: "No policy file is configured.",
+      }),
+    ),
+    "janitor:run": record(
+      "janitor:run",
+      (): ChannelResponse<"janitor:run"> => ({
+        state: "no-policy",
+        message: "No policy file is configured.",
+      }),
     ),
   };
   return { calls, received };

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { PassPlanSchema, PassReportSchema } from "../domain/janitor/index.js";
+
+/**
+ * The janitor as the app sees it: the policy's last pass, what a pass would do next, and one pass run
+ * from the app. The renderer never names a policy file: main reads the one the config names
+ * (`policyFile`), and says so when there is none or it does not read as a policy.
+ */
+
+/** The words an operator types back before the app runs an acting pass: the policy's operator named. */
+export function janitorActPhrase(operator: string): string {
+  return `act as ${operator}`;
+}
+
+/** Why there is no plan: no policy file configured, or one that does not read as a policy. */
+const NoPolicySchema = z.object({
+  state: z.literal("no-policy"),
+  message: z.string(),
+});
+const InvalidPolicySchema = z.object({
+  state: z.literal("invalid"),
+  policyFile: z.string(),
+  /** Line, column and field of each problem, as `watch` prints them (the first few). */
+  problems: z.array(z.string()).max(20),
+});
+
+export const JanitorStatusSchema = z.object({
+  /** The policy file the config names (absolute), or null. */
+  policyFile: z.string().nullable(),
+  /** The last pass any runner of this data directory kept (`watch` or the app); null: no pass yet. */
+  lastPass: PassReportSchema.nullable(),
+});
+export type JanitorStatus = z.infer<typeof JanitorStatusSchema>;
+
+export const JanitorPlanSchema = z.discriminatedUnion("state", [
+  NoPolicySchema,
+  InvalidPolicySchema,
+  z.object({
+    state: z.literal("planned"),
+    policyFile: z.string(),
+    /** What the operator types back to run an acting pass of this policy from the app. */
+    actPhrase: z.string(),
+    plan: PassPlanSchema,
+  }),
+]);
+export type JanitorPlan = z.infer<typeof JanitorPlanSchema>;
+
+export const JanitorRunRequestSchema = z
+  .strictObject({
+    /** Act on what the rules select; left out, a dry run (each plan recorded and cancelled). */
+    act: z.boolean().optional(),
+    /** For an acting pass: the phrase typed back (`act as <the policy's operator>`). */
+    confirm: z.string().max(300).optional(),
+  })
+  .refine((request) => request.act !== true || (request.confirm ?? "").trim() !== "", {
+    error: "an acting pass needs its confirmation phrase typed back",
+    path: ["confirm"],
+  });
+
+export const JanitorRunSchema = z.discriminatedUnion("state", [
+  NoPolicySchema,
+  InvalidPolicySchema,
+  z.object({ state: z.literal("ran"), report: PassReportSchema }),
+]);
+export type JanitorRun = z.infer<typeof JanitorRunSchema>;
