@@ -168,6 +168,8 @@ export interface Inventory {
   problems: SourceProblem[];
   gaps: SourceGap[];
   origins: OriginHealth[];
+  /** What each source said of how it read, where it said something (`SourceSnapshot.note`). */
+  sourceNotes?: { source: string; message: string }[];
 }
 
 /** Lease rows and environments as one source delivered them. */
@@ -180,4 +182,6 @@ export interface SourceSnapshot {
   gaps: SourceGap[];
   /** The CreateOS plugin installed on the instance, for a source that can read it. */
   installedPlugin?: InstalledPlugin;
+  /** One sentence on how the source read (a database's table shape); never a problem, never fatal. */
+  note?: string;
 }

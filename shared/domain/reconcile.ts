@@ -83,7 +83,15 @@ export function reconcile({ snapshots, listings, now, requests }: ReconcileInput
     gaps,
     problems: snapshots.flatMap((snapshot) => snapshot.problems),
     origins: listings.map(originHealth),
+    ...sourceNotesOf(snapshots),
   };
+}
+
+function sourceNotesOf(snapshots: readonly SourceSnapshot[]): Pick<Inventory, "sourceNotes"> {
+  const notes = snapshots.flatMap(({ sourceId, note }) =>
+    note ? [{ source: sourceId, message: note }] : [],
+  );
+  return notes.length > 0 ? { sourceNotes: notes } : {};
 }
 
 /** How many rows carry each headline. */

@@ -248,6 +248,7 @@ export class PaperclipDbSource implements LeaseSource {
       installedPlugin: read.installedPlugin,
       schemaShape: read.shape,
       schemaNote: this.lastSchemaNote,
+      note: this.lastSchemaNote,
     };
   }
 

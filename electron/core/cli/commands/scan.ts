@@ -52,6 +52,10 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
       // With a store the team shares, what the others' apps start from, as the app's own scan keeps it.
       await keepForTheTeam(core, io, inventory);
       await core.markers.loaded();
+      // How a source read (a database's table shape) is for the person at the terminal, beside the result.
+      for (const note of inventory.sourceNotes ?? []) {
+        io.stderr.write(`leasekeeper scan: ${note.source}: ${note.message}.\n`);
+      }
       const report = scanReport(inventory, {
         environmentId: values.environment,
         newSinceLastScan,
