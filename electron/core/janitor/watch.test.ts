@@ -1,10 +1,11 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PassReport } from "../../../shared/domain/janitor/index.js";
-import { buildWorld, type World, type WorldSpec } from "../actions/testing/world.js";
+import { type Simulator, startSimulator } from "../../../simulator/index.js";
+import { buildWorld, REGION, ROOTFS, SHAPE, type World, type WorldSpec } from "../actions/testing/world.js";
 import { runCli } from "../cli/run.js";
 import { runCliCaptured } from "../cli/testing/run-captured.js";
 import { readLastPass } from "./pass-state.js";
@@ -15,11 +16,14 @@ import { readLastPass } from "./pass-state.js";
 // webhook hears of each acting pass without a dead receiver stopping one.
 
 let world: World | null = null;
+let other: Simulator | null = null;
 const servers: Server[] = [];
 
 afterEach(async () => {
   await world?.close();
   world = null;
+  await other?.stop();
+  other = null;
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
 });
 
@@ -38,6 +42,7 @@ const EXCLUDING: WorldSpec = {
     { id: "sb-swept" },
     { id: "sb-gone", status: "destroyed" },
     { id: "sb-untracked" },
+    { id: "sb-failing" },
   ],
   environments: [ENV, ENV_Q],
   leases: [
@@ -68,8 +73,71 @@ const EXCLUDING: WorldSpec = {
     },
     { id: "lease-ghost", environmentId: "env-1", sandboxId: "sb-nowhere" },
     { id: "lease-gone", environmentId: "env-1", sandboxId: "sb-gone" },
+    // The run holding it calls with metadata another company's: every call it makes fails now.
+    {
+      id: "lease-failing",
+      environmentId: "env-1",
+      sandboxId: "sb-failing",
+      status: "active",
+      heartbeatRunId: "run-2",
+      metadata: { companyId: "company-2" },
+    },
   ],
 };
+
+const KEY_C = "sk-test-charlie-0123456789abcdef";
+const KEY_REFUSED = "sk-test-refused-0123456789abcdef";
+
+/**
+ * EXCLUDING, and the exclusions that need a second CreateOS: at its main port a sandbox no row names
+ * while the ledger holds an entry at that origin it cannot read (uncertain untracked), and at its other
+ * port, whose credential's key is refused, a released lease no listing can answer for (provider unknown).
+ */
+async function excludingWorld(): Promise<World> {
+  const w = await buildWorld(EXCLUDING);
+  other = await startSimulator({
+    fleet: {
+      region: REGION,
+      accounts: [
+        {
+          apiKey: KEY_C,
+          sandboxes: [{ id: "sb-uncertain", status: "running", shape: SHAPE, rootfs: ROOTFS }],
+        },
+      ],
+    },
+    aliasPorts: [0],
+    rateLimitPerMinute: 0,
+    transitionMs: 20,
+  });
+  const refusing = other.aliasUrls[0]!;
+  const template = w.ledger.environments[0] as { config: Record<string, unknown> };
+  w.ledger.environments.push({
+    ...template,
+    id: "env-u",
+    name: "Agents elsewhere",
+    config: { ...template.config, apiUrl: refusing },
+  });
+  const released = w.ledger.leases.find((lease) => lease.id === "lease-stale")!;
+  w.ledger.leases.push({
+    ...released,
+    id: "lease-unknown",
+    environmentId: "env-u",
+    providerLeaseId: "sb-unknown",
+    metadata: { ...(released.metadata as object), environmentId: "env-u", apiUrl: refusing },
+  });
+  // An entry the ledger cannot read, at the second CreateOS's origin: it may be the row naming sb-uncertain.
+  w.ledger.leases.push({ id: "lease-unreadable", status: 7, metadata: { apiUrl: other.url } });
+  w.writeLedger();
+  const config = JSON.parse(readFileSync(w.configFile, "utf8")) as { credentials: unknown[] };
+  config.credentials.push(
+    { name: "charlie", origin: other.url, apiKeyEnv: "LK_KEY_C" },
+    { name: "refused", origin: refusing, apiKeyEnv: "LK_KEY_REFUSED" },
+  );
+  writeFileSync(w.configFile, JSON.stringify(config));
+  w.env.LK_KEY_C = KEY_C;
+  w.env.LK_KEY_REFUSED = KEY_REFUSED;
+  return w;
+}
 
 const RULES = [
   { name: "pause-q", select: { environment: ["env-q"] }, action: "quarantine", quarantineHours: 0.0005 },
@@ -120,7 +188,7 @@ async function receiver(): Promise<{ url: string; bodies: unknown[] }> {
 
 describe("leasekeeper watch", () => {
   it("dry run: changes nothing at CreateOS, and writes what it would do to the audit log and its report", async () => {
-    world = await buildWorld(EXCLUDING);
+    world = await excludingWorld();
     writePolicy(world, {});
     const run = await watch(world, "--json");
     expect(run.stderr).toBe("");
@@ -148,7 +216,7 @@ describe("leasekeeper watch", () => {
   });
 
   it("--act quarantines and later destroys exactly what the rules select, and no excluded sandbox", async () => {
-    world = await buildWorld(EXCLUDING);
+    world = await excludingWorld();
     writePolicy(world, {});
     const first = await watch(world, "--act", "--json");
     expect(first.stderr).toBe("");
@@ -169,14 +237,20 @@ describe("leasekeeper watch", () => {
       "sb-shared": "shared",
       "sb-swept": "host-cleanup",
       "sb-untracked": "needs-marker-proof",
+      "sb-failing": "run-failing",
+      "sb-unknown": "provider-unknown",
+      "sb-uncertain": "uncertain-untracked",
     };
+    const elsewhere = () => other!.stats();
     for (const [sandbox, reason] of Object.entries(exclusions)) {
       expect(skipped.get(sandbox), sandbox).toBe(reason);
+      const requests = { ...(await world.requestsFor(sandbox)), ...(elsewhere().perSandbox[sandbox] ?? {}) };
       expect(
-        Object.keys(await world.requestsFor(sandbox)).filter((r) => MUTATING.test(r)),
+        Object.keys(requests).filter((r) => MUTATING.test(r)),
         sandbox,
       ).toEqual([]);
     }
+    expect(Object.keys(elsewhere().byRoute).filter((route) => MUTATING.test(route))).toEqual([]);
     // A released row whose sandbox CreateOS lists destroyed, or lists nowhere, is history.
     expect(["gone", "closed"]).toContain(skipped.get("sb-gone"));
     expect(["not-visible", "closed"]).toContain(skipped.get("sb-nowhere"));
@@ -187,9 +261,11 @@ describe("leasekeeper watch", () => {
     expect(second.code).toBe(0);
     expect(passLine(second.stdout).quarantinesDue).toEqual({ destroyed: 1 });
     expect(await world.statusOf("sb-quar")).toBe("destroyed");
-    for (const sandbox of ["sb-busy", "sb-login", "sb-shared", "sb-swept", "sb-untracked"]) {
+    for (const sandbox of ["sb-busy", "sb-login", "sb-shared", "sb-swept", "sb-untracked", "sb-failing"]) {
       expect(await world.statusOf(sandbox), sandbox).toBe("running");
     }
+    expect(other!.sandboxes()[0]!.sandboxes.map((sandbox) => sandbox.status)).toEqual(["running"]);
+    expect(Object.keys(elsewhere().byRoute).filter((route) => MUTATING.test(route))).toEqual([]);
     const audit = await (await world.engine()).queryAudit({ outcome: "confirmed" });
     expect(audit.map((entry) => entry.sandboxId).sort()).toEqual(["sb-quar", "sb-stale"]);
     expect(audit.every((entry) => entry.operator.startsWith("night-janitor"))).toBe(true);
