@@ -100,3 +100,23 @@ test("a foreign environment's explanation names both environments, and each is a
     ).toHaveAttribute("aria-current", "page");
   }
 });
+
+// Names, not ids: a ledger gives no run, issue or workspace names, so the drawer shows each id (whole on
+// hover, copyable) and says why no name is shown.
+test("what holds a lease is shown by id where its source gives no names, and the drawer says so", async ({
+  page,
+  world,
+}) => {
+  await openConsole(page, world);
+  await (await showLease(page, plantedLease(world, "run-failing"))).click();
+  const holder = page.getByTestId("lease-drawer").getByTestId("drawer-holder");
+  const run = holder.getByTestId("drawer-holder-run");
+  await expect(run).toBeVisible();
+  const id = (await run.locator("bdi").textContent())?.trim() ?? "";
+  expect(id).toMatch(/\S/);
+  await expect(run.locator("bdi")).toHaveAttribute("title", `run id ${id}`);
+  await expect(run.getByTestId("copy-button")).toHaveAttribute("aria-label", `Copy run id ${id}`);
+  await expect(holder.getByTestId("drawer-holder-names-note")).toHaveText(
+    "This source does not give run, issue or workspace names.",
+  );
+});

@@ -129,10 +129,9 @@ export function WhoseItIs({ detail }: { detail: LeaseDetail }) {
             <span className="muted">no run, workspace or issue holds it</span>
           ) : (
             <>
-              {holders.map((holder, at) => (
-                <span key={holder.kind}>
-                  {at > 0 ? "· " : ""}
-                  <HolderName holder={holder} />{" "}
+              {holders.map((holder) => (
+                <span key={holder.kind} className="holder-line">
+                  <HolderName holder={holder} />
                 </span>
               ))}
               {detail.holderNamesNote && (
