@@ -53,6 +53,11 @@ export interface HttpHostOptions {
    * per-launch token is accepted there too. Either is sent as `Authorization: Bearer <token>`.
    */
   metricsToken?: string;
+  /**
+   * Serve the contract under `/api/` (default true). `watch --metrics-port` serves `/metrics` alone: its
+   * API paths are not found, whatever token is sent.
+   */
+  serveApi?: boolean;
 }
 
 /** What a scrape of `/metrics` answers: the host knows nothing of how the text is made. */
@@ -121,6 +126,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   let port = 0;
 
   async function handleApi(request: IncomingMessage, response: ServerResponse, pathname: string, url: URL) {
+    if (options.serveApi === false)
+      return sendFailure(response, 404, "invalid-request", "This host serves no API.");
     if (
       !isAllowedOrigin(request.headers.origin, port) ||
       request.headers["sec-fetch-site"] === "cross-site"

@@ -22,6 +22,20 @@ export interface BrowserHostLaunch {
 export const METRICS_TOKEN_ENV = "LEASEKEEPER_METRICS_TOKEN";
 const METRICS_TOKEN_MIN_LENGTH = 32;
 
+/** The metrics token the environment sets, or undefined; one shorter than 32 characters stops the start. */
+export function metricsTokenFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const metricsToken = env[METRICS_TOKEN_ENV]?.trim();
+  if (metricsToken === undefined || metricsToken === "") return undefined;
+  if (metricsToken.length < METRICS_TOKEN_MIN_LENGTH) {
+    throw new CoreError(
+      "config",
+      "invalid",
+      `${METRICS_TOKEN_ENV} must be at least ${METRICS_TOKEN_MIN_LENGTH} characters long.`,
+    );
+  }
+  return metricsToken;
+}
+
 export interface RunningBrowserHost {
   app: Core;
   host: HttpHost;
@@ -35,14 +49,7 @@ function servingLine(url: string): string {
 
 /** The core from a config, behind the browser host; prints the one line with the URL to open. */
 export async function launchBrowserHost(options: BrowserHostLaunch): Promise<RunningBrowserHost> {
-  const metricsToken = (options.env ?? process.env)[METRICS_TOKEN_ENV]?.trim();
-  if (metricsToken !== undefined && metricsToken !== "" && metricsToken.length < METRICS_TOKEN_MIN_LENGTH) {
-    throw new CoreError(
-      "config",
-      "invalid",
-      `${METRICS_TOKEN_ENV} must be at least ${METRICS_TOKEN_MIN_LENGTH} characters long.`,
-    );
-  }
+  const metricsToken = metricsTokenFrom(options.env ?? process.env);
   const app = await openCore({
     configPath: options.configPath,
     mode: "browser",

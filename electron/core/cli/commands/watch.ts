@@ -3,6 +3,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { durationMs, type PassReport, type PassResult } from "../../../../shared/domain/janitor/index.js";
 import { CoreError } from "../../errors/core-error.js";
+import { type HttpHost, METRICS_PATH, startHttpHost } from "../../http-host/host.js";
+import { METRICS_TOKEN_ENV, metricsTokenFrom } from "../../http-host/launch.js";
 import { defaultStopFile, readPolicyFile, runPass, type StopReason } from "../../janitor/index.js";
 import { type CliCommand, EXIT } from "../command.js";
 import { openCliCore } from "../core.js";
@@ -16,7 +18,7 @@ export const command: CliCommand = {
   summary:
     "Run a cleanup policy unattended, on an interval, through the same guards; a dry run unless --act.",
   usage: `Usage: leasekeeper watch [--config FILE] --policy FILE [--act] [--interval 5m] [--once]
-                        [--stop-file PATH] [--json]
+                        [--stop-file PATH] [--metrics-port N] [--json]
 
   --policy FILE      the policy: rules of a selector and an action, the operator it acts as, caps, webhook
   --act              act; without it a dry run: each plan is recorded in the audit log and cancelled
@@ -24,6 +26,9 @@ export const command: CliCommand = {
   --once             one pass, then exit
   --stop-file PATH   halts the watcher before its next request while this file exists
                      (default: janitor/stop in the data directory)
+  --metrics-port N   serve GET /metrics (Prometheus text) on 127.0.0.1:N while it watches (0: any free
+                     port, said on stderr); needs ${METRICS_TOKEN_ENV} (32 characters at least),
+                     sent as Authorization: Bearer <token>
   --json             one JSON line per item as it is known, and one per pass
 
 Every pass scans, plans the policy (built-in exclusions no rule lifts; caps per pass and per hour counted
@@ -41,6 +46,7 @@ interrupted, and the next start with --act resumes it. Exit code 1 when anything
         interval: { type: "string" },
         once: { type: "boolean", default: false },
         "stop-file": { type: "string" },
+        "metrics-port": { type: "string" },
         json: { type: "boolean", default: false },
       },
       strict: true,
@@ -50,6 +56,17 @@ interrupted, and the next start with --act resumes it. Exit code 1 when anything
       throw new CoreError("usage", "bad-arguments", "--policy FILE is required.");
     if (values.interval !== undefined && durationMs(values.interval) === null) {
       throw new CoreError("usage", "bad-arguments", "--interval must be a duration like 30m, 2h or 1d.");
+    }
+    const metricsPort = values["metrics-port"] === undefined ? null : portOf(values["metrics-port"]);
+    // No one opens a page beside `watch`, so there is no per-launch token to scrape with: the metrics
+    // token is required, and it is never printed (a unit's stderr ends up in the journal).
+    const metricsToken = metricsPort === null ? undefined : metricsTokenFrom(io.env);
+    if (metricsPort !== null && metricsToken === undefined) {
+      throw new CoreError(
+        "usage",
+        "bad-arguments",
+        `--metrics-port needs ${METRICS_TOKEN_ENV} set to a token of 32 characters at least.`,
+      );
     }
     const policyFile = path.resolve(io.cwd, values.policy);
     const reading = await readPolicyFile(policyFile);
@@ -72,7 +89,22 @@ interrupted, and the next start with --act resumes it. Exit code 1 when anything
     };
     process.once("SIGTERM", onSignal);
     process.once("SIGINT", onSignal);
+    let host: HttpHost | null = null;
     try {
+      if (metricsPort !== null) {
+        // The browser host's machinery with no page and no API: /metrics alone, behind the metrics token.
+        host = await startHttpHost({
+          handlers: core.handlers,
+          events: core.events,
+          log: core.log,
+          rendererDir: null,
+          serveApi: false,
+          metrics: core.metrics,
+          ...(metricsToken === undefined ? {} : { metricsToken }),
+          port: metricsPort,
+        });
+        io.stderr.write(`leasekeeper watch: metrics on ${host.origin}${METRICS_PATH}\n`);
+      }
       if (core.engine === null)
         throw new CoreError("call", "unavailable", "Guarded actions are not available in this build.");
       const stopFile = path.resolve(io.cwd, values["stop-file"] ?? defaultStopFile(core.config().dataDir));
@@ -84,7 +116,7 @@ interrupted, and the next start with --act resumes it. Exit code 1 when anything
         }
         return null;
       };
-      const metrics = (core as { metrics?: { recordPolicyPass(outcome: string): void } }).metrics;
+      const metrics = core.metrics;
       let failed = false;
       let first = true;
       // The first pass runs even when told to stop: it says so in its report, having sent nothing.
@@ -128,10 +160,18 @@ interrupted, and the next start with --act resumes it. Exit code 1 when anything
     } finally {
       process.off("SIGTERM", onSignal);
       process.off("SIGINT", onSignal);
+      await host?.close();
       await core.close();
     }
   },
 };
+
+function portOf(text: string): number {
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(port >= 0 && port <= 65_535))
+    throw new CoreError("usage", "bad-arguments", "--metrics-port must be a port number, 0 to 65535.");
+  return port;
+}
 
 function withoutResults(report: PassReport) {
   const { results, plan, ...rest } = report;
