@@ -107,20 +107,27 @@ module.exports = {
         "The store implements ports: it may import what the engine and the scan declare, never a feature, a surface or the root.",
       severity: "error",
       from: { path: "^electron/core/store/", pathNot: TESTS },
-      to: { path: "^electron/core/(app|quarantine|repair|markers|janitor|metrics|handlers|http-host|cli|compose)/" },
+      to: {
+        path: "^electron/core/(app|quarantine|repair|markers|janitor|metrics|handlers|http-host|cli|compose)/",
+      },
     },
     {
       name: "engine-below-features",
       comment: "The engine and the scan are used by features and surfaces, never the other way round.",
       severity: "error",
       from: { path: "^electron/core/(actions|inventory)/", pathNot: TESTS },
-      to: { path: "^electron/core/(app|quarantine|repair|markers|janitor|metrics|handlers|http-host|cli|compose)/" },
+      to: {
+        path: "^electron/core/(app|quarantine|repair|markers|janitor|metrics|handlers|http-host|cli|compose)/",
+      },
     },
     {
       name: "features-below-surfaces",
       comment: "Features are called by the surfaces and the root; they import neither.",
       severity: "error",
-      from: { path: "^electron/core/(app|quarantine|repair|markers|janitor|metrics|handlers)/", pathNot: TESTS },
+      from: {
+        path: "^electron/core/(app|quarantine|repair|markers|janitor|metrics|handlers)/",
+        pathNot: TESTS,
+      },
       to: { path: "^electron/core/(http-host|cli|compose)/" },
     },
     {

@@ -1,5 +1,5 @@
-import type { Channel, ChannelRequest, EventPayload } from "./index.js";
 import type { EventChannel } from "./channels.js";
+import type { Channel, ChannelRequest, EventPayload } from "./index.js";
 import type { Result } from "./result.js";
 
 /**

@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryLogger } from "../../electron/core/app/log.js";
 import { type Core, openCore } from "../../electron/core/compose/index.js";
 import { LedgerSource } from "../../electron/core/leases/index.js";
-import { decodeInventoryRows, type InventoryView, MAX_PROBLEMS_IN_VIEW } from "../../shared/contract/index.js";
+import {
+  decodeInventoryRows,
+  type InventoryView,
+  MAX_PROBLEMS_IN_VIEW,
+} from "../../shared/contract/index.js";
 import { writeFigures } from "../chaos/support/figures.js";
 import { seededRandom } from "../chaos/support/size.js";
 import { HOSTILE_STRINGS } from "./corpus.js";

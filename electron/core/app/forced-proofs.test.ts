@@ -1,7 +1,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PlanPreview } from "../../../shared/contract/plan-preview.js";
 import type { ChannelResponse, Result } from "../../../shared/contract/index.js";
+import type { PlanPreview } from "../../../shared/contract/plan-preview.js";
 import { runCliCaptured } from "../cli/testing/run-captured.js";
 import { type Core, openCore } from "../compose/index.js";
 import { CONFIG_FILE_NAME } from "../config/load.js";
