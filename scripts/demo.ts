@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync, rmSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DEMO_PAPERCLIP_TOKEN_ENV, type DemoWorld, REALISTIC_WORLD } from "../simulator/demo/generate.js";
@@ -42,6 +42,18 @@ export interface Demo {
 }
 
 export const DEMO_SIZE = 300;
+
+/** The demo's janitor policy, beside its config: what the Janitor view shows and dry-runs. */
+export const DEMO_POLICY_FILE = "janitor-policy.json";
+export const DEMO_POLICY = {
+  version: 1,
+  operator: "demo-janitor",
+  rules: [
+    { name: "destroy-leaking", select: { headline: ["leaking"] }, action: "destroy" },
+    { name: "release-stale", select: { headline: ["stale"], kind: "lease" }, action: "release" },
+  ],
+  caps: { perPass: 20, perHour: 40 },
+} as const;
 const DEMO_DIR_PREFIX = "leasekeeper-demo-";
 export const DEMO_SEED = "leasekeeper-demo";
 export { REALISTIC_WORLD };
@@ -96,7 +108,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     paperclip?.load(world.paperclip);
     const ownDir = options.dir === undefined;
     const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), `${DEMO_DIR_PREFIX}${process.pid}-`)));
-    await writeDemoWorld(dir, world);
+    await writeDemoWorld(dir, { ...world, config: { ...world.config, policyFile: DEMO_POLICY_FILE } });
+    await writeFile(path.join(dir, DEMO_POLICY_FILE), `${JSON.stringify(DEMO_POLICY, null, 2)}\n`);
     const standIn = paperclip;
     return {
       dir,

@@ -69,6 +69,8 @@ export interface DemoConfig {
   /** Keys by environment-variable name only; the config never holds one. */
   credentials: { name: string; origin: string; apiKeyEnv: string }[];
   dataDir: string;
+  /** The janitor's policy file beside the config (scripts/demo.ts writes one), for the Janitor view. */
+  policyFile?: string;
 }
 
 export interface DemoWorld {

@@ -4,6 +4,7 @@ import { Text } from "../components/Text";
 import { ActionsHost } from "../features/actions/ActionsHost";
 import { AuditView } from "../features/audit/AuditView";
 import { CommandPalette } from "../features/command-palette/CommandPalette";
+import { JanitorView } from "../features/janitor/JanitorView";
 import { LeaseDrawer } from "../features/lease-detail/LeaseDrawer";
 import { LeasesView } from "../features/leases/LeasesView";
 import { PicturesView } from "../features/pictures/PicturesView";
@@ -29,6 +30,7 @@ const TITLES = {
   settings: "Settings",
   untracked: "Untracked sandboxes",
   quarantines: "Quarantines",
+  janitor: "Janitor",
 };
 
 function viewTitle(view: View, scope: Scope): string {
@@ -126,6 +128,8 @@ function CurrentView() {
       return <SettingsView />;
     case "quarantines":
       return <QuarantinesView />;
+    case "janitor":
+      return <JanitorView />;
   }
 }
 

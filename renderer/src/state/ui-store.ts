@@ -10,7 +10,7 @@ import { keepLiveSelection, moveCursor, selectAllMatching, selectRange, toggleOn
  * (inventory, details, plans, jobs, audit, settings) lives in react-query, never here.
  */
 
-export type View = "leases" | "pictures" | "audit" | "settings" | "untracked" | "quarantines";
+export type View = "leases" | "pictures" | "audit" | "settings" | "untracked" | "quarantines" | "janitor";
 export type ThemeChoice = "system" | "light" | "dark";
 
 /** The sidebar's choice: every environment, one environment, or one account's untracked sandboxes. */

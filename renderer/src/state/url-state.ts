@@ -16,7 +16,15 @@ export interface UrlState {
   drawerLeaseId: string | null;
 }
 
-const VIEWS: readonly View[] = ["leases", "pictures", "audit", "settings", "untracked", "quarantines"];
+const VIEWS: readonly View[] = [
+  "leases",
+  "pictures",
+  "audit",
+  "settings",
+  "untracked",
+  "quarantines",
+  "janitor",
+];
 /** Kept short: the address bar is not a store; longer searches are cut rather than refused. */
 const MAX_VALUE = 500;
 

@@ -131,6 +131,7 @@ export function placeEntries(): PaletteEntry[] {
     },
     go("pictures", "Pictures", ["charts"]),
     go("quarantines", "Quarantines", ["paused", "countdown"]),
+    go("janitor", "Janitor", ["policy", "watch", "dry run"]),
     go("audit", "Audit log", ["history"]),
     go("settings", "Settings", ["credentials", "sources", "keys"]),
     ...HEADLINES.map(

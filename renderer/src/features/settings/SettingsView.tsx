@@ -5,6 +5,7 @@ import { type ThemeChoice, useUi } from "../../state/ui-store";
 import { useAppInfo, useSettings } from "../../state/use-app-info";
 import { CredentialsForm } from "./CredentialsForm";
 import { LimitsForm } from "./LimitsForm";
+import { PolicyFileForm } from "./PolicyFileForm";
 import { SourcesForm } from "./SourcesForm";
 import "./settings.css";
 
@@ -27,6 +28,7 @@ export function SettingsView() {
       <SourcesForm settings={settings.data} />
       <CredentialsForm settings={settings.data} />
       <LimitsForm settings={settings.data} />
+      <PolicyFileForm settings={settings.data} />
       <section className="card">
         <h2>Appearance</h2>
         <div className="row-flex" role="radiogroup" aria-label="Theme">

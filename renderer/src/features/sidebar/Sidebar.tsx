@@ -13,6 +13,7 @@ import "./sidebar.css";
 
 const VIEWS: Array<[View, string]> = [
   ["quarantines", "Quarantines"],
+  ["janitor", "Janitor"],
   ["pictures", "Pictures"],
   ["audit", "Audit log"],
   ["settings", "Settings"],
