@@ -107,7 +107,8 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
   const previous = await readLastPass(deps.dataDir);
 
   try {
-    if (options.act && options.resume) report.resumedJobs = await resumeInterrupted(deps, checkpoint);
+    if (options.act && options.resume)
+      report.resumedJobs = await resumeInterrupted(deps, options.policy.operator, checkpoint);
     if (options.act && deps.quarantine !== null) {
       checkpoint();
       for (const moved of await deps.quarantine.runDue()) {
@@ -433,13 +434,31 @@ async function history(deps: Pick<JanitorDeps, "engine" | "dataDir">, now: Date)
   return past;
 }
 
-/** Interrupted jobs of plans a rule ran, resumed through the engine (items found running are re-checked). */
-async function resumeInterrupted(deps: JanitorDeps, checkpoint: () => void): Promise<string[]> {
+/**
+ * Interrupted jobs of plans a rule ran, resumed through the engine (items found running are re-checked).
+ * A rule's plans are the ones this data directory noted taking, and, as the audit log has them, every
+ * plan made as the policy's operator: on a team's store that is how a watcher finishes the job of another
+ * that died mid-pass, once the engine calls it interrupted (its claims lapsed). Two that try at once are
+ * one resume between them: the engine lets one take it.
+ */
+async function resumeInterrupted(
+  deps: JanitorDeps,
+  operator: string,
+  checkpoint: () => void,
+): Promise<string[]> {
+  const interrupted = (await deps.engine.listJobs({ limit: 500 })).filter(
+    (job) => job.state === "interrupted",
+  );
+  if (interrupted.length === 0) return [];
   const ours = new Set((await readTaken(deps.dataDir)).map((entry) => entry.planId));
-  if (ours.size === 0) return [];
+  if (interrupted.some((job) => !ours.has(job.planId))) {
+    for (const entry of await deps.engine.queryAudit({ outcome: "planned", limit: 10_000 })) {
+      if (entry.kind === "plan" && isOperator(entry.operator, operator)) ours.add(entry.planId);
+    }
+  }
   const resumed: string[] = [];
-  for (const job of await deps.engine.listJobs({ limit: 500 })) {
-    if (job.state !== "interrupted" || !ours.has(job.planId)) continue;
+  for (const job of interrupted) {
+    if (!ours.has(job.planId)) continue;
     checkpoint();
     try {
       const next = await deps.engine.resume(job.jobId);
@@ -450,6 +469,11 @@ async function resumeInterrupted(deps: JanitorDeps, checkpoint: () => void): Pro
     }
   }
   return resumed;
+}
+
+/** The audit log's operator is the name the config or policy gives, then how it ran ("ada (cli)"). */
+function isOperator(recorded: string, operator: string): boolean {
+  return recorded === operator || recorded.startsWith(`${operator} `);
 }
 
 function countResults(report: PassReport, previous: PassReport | null): PassReport["counts"] {

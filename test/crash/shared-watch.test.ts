@@ -1,0 +1,159 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { buildWorld, openEngine, type World } from "../../electron/core/actions/testing/world.js";
+import { postgresForSuite } from "../support/postgres-suite.js";
+import { type KillProxy, startKillProxy } from "./support/kill-proxy.js";
+import { operatorConfig, runLeasekeeper, STORE_ENV } from "./support/operators.js";
+
+// Two `leasekeeper watch --act` processes, each with a data directory of its own, on one PostgreSQL
+// store and one CreateOS (the simulator behind a proxy that can kill the process a request came from):
+// run at once they send one request per sandbox between them; and a watcher killed with SIGKILL after its
+// first DELETE reached CreateOS leaves a pass the other finishes once the dead one's claims lapse (the
+// config's claimHeartbeatMs and claimAbandonAfterMs), still with one DELETE per sandbox.
+
+const DELETE = "DELETE /v1/sandboxes/:id";
+const PAUSE = "POST /v1/sandboxes/:id/pause";
+const ABANDON_MS = 3_000;
+
+const postgres = postgresForSuite();
+let world: World | null = null;
+let proxy: KillProxy | null = null;
+afterEach(async () => {
+  await proxy?.close();
+  await world?.close();
+  proxy = null;
+  world = null;
+});
+
+interface Team {
+  env: NodeJS.ProcessEnv;
+  ada: string;
+  bea: string;
+  policy: string;
+}
+
+async function team(name: string, destroy: string[], pause: string[]): Promise<Team> {
+  world = await buildWorld({
+    sandboxes: [...destroy, ...pause].map((id) => ({ id })),
+    environments: [
+      { id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false },
+      { id: "env-q", name: "Quarantined agents", companyId: "company-1", reuseLease: false },
+    ],
+    leases: [
+      ...destroy.map((id) => ({ id: `lease-${id}`, environmentId: "env-1", sandboxId: id })),
+      ...pause.map((id) => ({ id: `lease-${id}`, environmentId: "env-q", sandboxId: id })),
+    ],
+  });
+  proxy = await startKillProxy(world.sim.url);
+  const config = JSON.parse(readFileSync(world.configFile, "utf8")) as {
+    credentials: { origin: string }[];
+  };
+  for (const credential of config.credentials) credential.origin = proxy.url;
+  writeFileSync(
+    world.configFile,
+    JSON.stringify({ ...config, claimHeartbeatMs: 250, claimAbandonAfterMs: ABANDON_MS }),
+  );
+  for (const environment of world.ledger.environments as { config: { apiUrl: string } }[])
+    environment.config.apiUrl = proxy.url;
+  for (const lease of world.ledger.leases as { metadata: { apiUrl: string } }[])
+    lease.metadata.apiUrl = proxy.url;
+  world.writeLedger();
+  const policy = path.join(world.dir, "policy.json");
+  writeFileSync(
+    policy,
+    JSON.stringify({
+      version: 1,
+      operator: "night-janitor",
+      rules: [
+        { name: "pause-q", select: { environment: ["env-q"] }, action: "quarantine", quarantineHours: 24 },
+        { name: "destroy-leases", select: { environment: ["env-1"] }, action: "destroy" },
+      ],
+    }),
+  );
+  const store = await postgres().createDatabase(name);
+  return {
+    env: { ...world.env, [STORE_ENV]: store.url },
+    ada: operatorConfig(world, "ada"),
+    bea: operatorConfig(world, "bea"),
+    policy,
+  };
+}
+
+function watch(t: Team, configFile: string, started?: (pid: number) => void) {
+  return runLeasekeeper(
+    ["watch", "--config", configFile, "--policy", t.policy, "--act", "--once", "--json"],
+    {
+      env: t.env,
+      ...(started ? { started } : {}),
+    },
+  );
+}
+
+async function requestCounts(ids: string[], route: string): Promise<Record<string, number>> {
+  const stats = await world!.stats();
+  return Object.fromEntries(ids.map((id) => [id, stats.perSandbox[id]?.[route] ?? 0]));
+}
+
+const once = (ids: string[]) => Object.fromEntries(ids.map((id) => [id, 1]));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("two watchers on one team store", () => {
+  it("send one request per sandbox between them", async () => {
+    const destroy = ["sb-d1", "sb-d2", "sb-d3", "sb-d4", "sb-d5", "sb-d6"];
+    const pause = ["sb-p1", "sb-p2"];
+    const t = await team("watch_two_at_once", destroy, pause);
+    const [ada, bea] = await Promise.all([watch(t, t.ada), watch(t, t.bea)]);
+    expect([ada.code, bea.code], `${ada.output}\n---\n${bea.output}`).toEqual([0, 0]);
+
+    for (const id of destroy) expect(await world!.statusOf(id), id).toBe("destroyed");
+    for (const id of pause) expect(await world!.statusOf(id), id).toBe("paused");
+    expect(await requestCounts(destroy, DELETE)).toEqual(once(destroy));
+    expect(await requestCounts(pause, PAUSE)).toEqual(once(pause));
+    expect(await requestCounts(pause, DELETE)).toEqual(Object.fromEntries(pause.map((id) => [id, 0])));
+  }, 180_000);
+
+  it("finishes a SIGKILLed watcher's pass on the other once its claims lapse", async () => {
+    const destroy = ["sb-k1", "sb-k2", "sb-k3", "sb-k4"];
+    const t = await team("watch_killed_pass", destroy, []);
+    let killedAt = 0;
+    const killed = await watch(t, t.ada, (pid) =>
+      proxy!.arm({ on: "answer", method: "DELETE", path: /^\/v1\/sandboxes\/[^/]+$/ }, () => {
+        killedAt = Date.now();
+        process.kill(-pid, "SIGKILL");
+      }),
+    );
+    expect(killed.killed, killed.output).toBe(true);
+
+    // Bea's watcher passes until the dead pass's work is done; while Ada's claims live it may not take it.
+    let passes = 0;
+    while (Date.now() - killedAt < ABANDON_MS + 500) await sleep(100);
+    for (; passes < 3; passes++) {
+      const run = await watch(t, t.bea);
+      expect(run.code, run.output).toBe(0);
+      const states = await Promise.all(destroy.map((id) => world!.statusOf(id)));
+      if (states.every((state) => state === "destroyed")) break;
+    }
+    for (const id of destroy) expect(await world!.statusOf(id), id).toBe("destroyed");
+    expect(await requestCounts(destroy, DELETE)).toEqual(once(destroy));
+
+    // The dead watcher's job is not left interrupted: the other finished it, and audited every item once.
+    const engine = await openEngine({ configFile: t.bea, env: t.env });
+    try {
+      const jobs = await engine.listJobs();
+      const [dead] = jobs.filter((job) => job.parentJobId === null);
+      expect(dead?.state, "Ada's job, as the journal shows it").toBe("interrupted");
+      const resumedBy = jobs.filter((job) => job.parentJobId === dead!.jobId);
+      expect(resumedBy.map((job) => job.state)).toEqual(["completed"]);
+      const items = (await engine.queryAudit({ limit: 1_000 })).filter((entry) => entry.kind === "item");
+      for (const id of destroy) {
+        expect(
+          items.filter((entry) => entry.sandboxId === id).map((entry) => entry.outcome),
+          `audit of ${id}`,
+        ).toEqual(["confirmed"]);
+      }
+    } finally {
+      await engine.close();
+    }
+  }, 180_000);
+});
