@@ -119,7 +119,8 @@ describe("removing items before confirming", () => {
 
     const keepItemIds = [itemOf(plan, "sb-f1"), itemOf(plan, "sb-f2")];
     const unconfirmed = await engine.waitForJob(
-      (await engine.execute({ planId: plan.planId, keepItemIds, confirmationPhrase: "destroy 3 forced" })).jobId,
+      (await engine.execute({ planId: plan.planId, keepItemIds, confirmationPhrase: "destroy 3 forced" }))
+        .jobId,
     );
     expect(unconfirmed.items.map((item) => item.reason).sort()).toEqual([
       "not-confirmed",
