@@ -337,25 +337,4 @@ function sourcesIn(inventory) {
 		...inventory.problems.map((problem) => problem.source)
 	])];
 }
-// electron/core/app/redacting-inventory-store.ts
-/**
-* The inventory cache, with every configured key taken out of what the sources said before it is
-* written: a key pasted into lease metadata, a failure reason or an environment's name must not reach
-* the SQLite file (nor its -wal) in clear, whatever the screens already withhold.
-*/
-var RedactingInventoryStore = class extends InventoryStore {
-	#redactor;
-	constructor(db, redactor) {
-		super(db);
-		this.#redactor = redactor;
-	}
-	saveInBackground(...args) {
-		const [inventory, ...rest] = args;
-		return super.saveInBackground(this.#redactor.redactDeep(inventory), ...rest);
-	}
-	save(...args) {
-		const [inventory, ...rest] = args;
-		return super.save(this.#redactor.redactDeep(inventory), ...rest);
-	}
-};
-export { RedactingInventoryStore };
+export { InventoryStore };
