@@ -261,34 +261,37 @@ function PlanBody({
               <strong>{formatCount(forcedItems)}</strong> forced (not Paperclip's to clean up)
             </div>
           )}
-          {plan.breakdown && plan.breakdown.length > 0 && (
-            <div className="plan-count plan-breakdown" data-testid="plan-breakdown">
-              {plan.breakdown.map((group, index) => (
-                <span
-                  key={`${group.headline} ${group.environmentId ?? ""}`}
-                  data-headline={group.headline}
-                  data-environment-id={group.environmentId ?? ""}
-                  data-count={group.count}
-                >
-                  {index > 0 ? ", " : ""}
-                  <strong>{formatCount(group.count)}</strong> {group.headline}
-                  {group.environmentName || group.environmentId ? (
-                    <>
-                      {" "}
-                      in <Text value={group.environmentName ?? group.environmentId} />
-                    </>
-                  ) : null}
-                </span>
-              ))}
-            </div>
-          )}
         </div>
 
         {doItems.length > 0 && (
           <section aria-labelledby="plan-do-title">
-            <h3 className="section-title" id="plan-do-title">
-              What will be done
-            </h3>
+            {/* The breakdown by headline and environment shares the title's line, so the items start higher. */}
+            <div className="plan-do-head">
+              <h3 className="section-title" id="plan-do-title">
+                What will be done
+              </h3>
+              {plan.breakdown && plan.breakdown.length > 0 && (
+                <p className="plan-breakdown" data-testid="plan-breakdown">
+                  {plan.breakdown.map((group, index) => (
+                    <span
+                      key={`${group.headline} ${group.environmentId ?? ""}`}
+                      data-headline={group.headline}
+                      data-environment-id={group.environmentId ?? ""}
+                      data-count={group.count}
+                    >
+                      {index > 0 ? ", " : ""}
+                      <strong>{formatCount(group.count)}</strong> {group.headline}
+                      {group.environmentName || group.environmentId ? (
+                        <>
+                          {" "}
+                          in <Text value={group.environmentName ?? group.environmentId} />
+                        </>
+                      ) : null}
+                    </span>
+                  ))}
+                </p>
+              )}
+            </div>
             <ul className="plan-items" data-testid="plan-do-items">
               <li className="plan-item plan-items-head" aria-hidden="true">
                 <span>Sandbox</span>
@@ -486,7 +489,7 @@ function PlanItemRow({
     >
       <WholeValue value={item.sandboxId} testId="plan-item-sandbox" />
       <WholeValue value={item.leaseId} placeholder="none (untracked)" testId="plan-item-lease" />
-      <div className="plan-item-where" title={item.companyId ?? undefined}>
+      <div className="plan-item-where" title={whereTitle(item)}>
         {item.leaseId === null ? (
           <span className="muted">no environment</span>
         ) : (
@@ -518,6 +521,16 @@ function PlanItemRow({
       {forced && !removed && <ForcedLine item={item} proof={proof} />}
     </li>
   );
+}
+
+/** The item's environment and company whole, for the hover of a row that cuts them to one line. */
+function whereTitle(item: PlanItem): string | undefined {
+  if (item.leaseId === null) return undefined;
+  const environment = item.environmentName ?? item.environmentId ?? "no environment";
+  const company = item.companyName
+    ? `${item.companyName}${item.companyId ? ` (${item.companyId})` : ""}`
+    : item.companyId;
+  return company ? `${environment} · ${company}` : environment;
 }
 
 function effectWords(item: PlanItem): string {
