@@ -1,4 +1,4 @@
-import { useMemo } from "react";
+import { type CSSProperties, useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { Badge } from "../../components/Badge";
 import { CopyButton } from "../../components/CopyButton";
@@ -69,7 +69,13 @@ export function Sidebar() {
 
   const total = tree ? Object.values(tree.totals).reduce((sum, count) => sum + count, 0) : 0;
   return (
-    <nav className="sidebar" aria-label="Environments" data-testid="sidebar">
+    <nav
+      className="sidebar"
+      aria-label="Environments"
+      data-testid="sidebar"
+      // The rows the views take in a short window, two to a row: the scroll padding stops above them all.
+      style={{ "--sb-view-rows": Math.ceil(VIEWS.length / 2) } as CSSProperties}
+    >
       <div className="sb-brand">
         <strong>Leasekeeper</strong>
       </div>
