@@ -12,8 +12,8 @@ import { QuarantinesView } from "../features/quarantine/QuarantinesView";
 import { SettingsView } from "../features/settings/SettingsView";
 import { ShortcutsDialog } from "../features/shortcuts/ShortcutsDialog";
 import { Sidebar } from "../features/sidebar/Sidebar";
-import { StatusBar } from "../features/status-bar/StatusBar";
 import { ScanBanner } from "../features/status-bar/ScanBanner";
+import { StatusBar } from "../features/status-bar/StatusBar";
 import { UntrackedView } from "../features/untracked/UntrackedView";
 import { type Scope, useUi, type View } from "../state/ui-store";
 import { useInventory, useRefreshInventory } from "../state/use-inventory";
@@ -144,11 +144,11 @@ export function App() {
       <Sidebar />
       <main className="app-main">
         <TopBar />
+        <ScanBanner />
         <CurrentView />
       </main>
       <StatusBar />
       <LeaseDrawer />
-        <ScanBanner />
       <CommandPalette />
       <ShortcutsDialog />
       <ActionsHost />
