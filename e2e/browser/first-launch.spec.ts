@@ -23,15 +23,28 @@ test("first launch in demo mode shows environments with headline counts and the 
   }
 
   // Every lease of the ledger is counted: the table shows all but history, which waits behind its chip;
-  // it opens on the flagged rows (foreign first).
+  // it opens on the flagged rows: the runs failing now first (the demo plants some), then foreign.
   const total = world.demo.world.ledger.leases.length;
   const historyText = (await page.getByTestId("filter-history").textContent()) ?? "";
   const history = Number(historyText.match(/^History \(([\d,]+)\)$/)?.[1]?.replace(/,/g, "") ?? Number.NaN);
   expect(history).toBeGreaterThanOrEqual(0);
   await expect(page.getByTestId("visible-count")).toHaveAttribute("data-count", String(total - history));
   const first = page.locator(LEASE_ROW).first();
-  await expect(first).toHaveAttribute("data-headline", "foreign");
-  await expect(first.getByTestId("headline-badge")).toHaveText("foreign");
+  await expect(first.getByTestId("reason-chip").first()).toHaveText("run-failing");
+  expect(world.planted("run-failing").length, "the demo plants runs a refused lease breaks").toBeGreaterThan(
+    0,
+  );
+  const failingFirst = await page
+    .locator(LEASE_ROW)
+    .evaluateAll((rows) =>
+      rows.map((row) => row.querySelector("[data-testid='reason-chip']")?.textContent === "run-failing"),
+    );
+  const failing = failingFirst.indexOf(false);
+  expect(failing, "every run failing now comes before the first other row").toBeGreaterThan(0);
+  expect(failingFirst.slice(failing)).not.toContain(true);
+  const afterFailing = page.locator(LEASE_ROW).nth(failing);
+  await expect(afterFailing).toHaveAttribute("data-headline", "foreign");
+  await expect(afterFailing.getByTestId("headline-badge")).toHaveText("foreign");
 
   // The planted cases show up under their headlines, and each headline chip counts them.
   for (const headline of ["foreign", "stale", "leaking"] as const) {
