@@ -42,6 +42,7 @@ export function StatusBar() {
       <span
         data-testid="last-refresh"
         data-outcome={words.outcome}
+        data-refreshed-at={status.data?.lastRefreshAt ?? inventory.data?.view.generatedAt ?? undefined}
         className={words.outcome === "failed" || words.outcome === "partial" ? "sb-failed" : undefined}
         title={scan?.message ?? (lastRefresh ? formatExact(lastRefresh) : undefined)}
       >
