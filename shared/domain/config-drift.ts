@@ -63,11 +63,31 @@ export function resumeDrift(
   config: LeaseMetadata,
   generation: PluginGeneration,
 ): ResumeField[] {
-  const parsed = parseRecordedConfig(config, generation);
+  const parsed = parsedConfig(config, generation);
   if (!parsed.ok) return [];
   return GENERATION_FACTS[generation].resumeCompares.filter(
     (field) => field !== "marker" && resumeFieldDiffers(field, metadata, parsed, generation),
   );
+}
+
+/**
+ * The current config's parse, once per environment config and generation: a scan compares thousands of
+ * rows against the same few environments, and the config objects are not mutated while it runs.
+ */
+const parsedConfigs = new WeakMap<LeaseMetadata, Map<PluginGeneration, RecordedConfigParse>>();
+
+function parsedConfig(config: LeaseMetadata, generation: PluginGeneration): RecordedConfigParse {
+  let byGeneration = parsedConfigs.get(config);
+  if (byGeneration === undefined) {
+    byGeneration = new Map();
+    parsedConfigs.set(config, byGeneration);
+  }
+  let parsed = byGeneration.get(generation);
+  if (parsed === undefined) {
+    parsed = parseRecordedConfig(config, generation);
+    byGeneration.set(generation, parsed);
+  }
+  return parsed;
 }
 
 function resumeFieldDiffers(

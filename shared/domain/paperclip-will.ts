@@ -5,7 +5,6 @@ import { warmUntil } from "./flags.js";
 import type { ClassifiedLease, UnknownReason } from "./inventory.js";
 import {
   displayValue,
-  type LeaseMetadata,
   metadataObject,
   recorded,
   recordedNumber,
@@ -315,5 +314,3 @@ export function recordedReuseLease(metadata: unknown): boolean | null {
   const object = metadataObject(metadata);
   return object === null ? null : recorded(object, "reuseLease") === true;
 }
-
-export type { LeaseMetadata };
