@@ -1484,9 +1484,27 @@ var PLUGIN_VERSION_FIELD = "plugin version";
 * not this lease's, so nothing is named for it.
 */
 function resumeDrift(metadata, config, generation) {
-	const parsed = parseRecordedConfig(config, generation);
+	const parsed = parsedConfig(config, generation);
 	if (!parsed.ok) return [];
 	return GENERATION_FACTS[generation].resumeCompares.filter((field) => field !== "marker" && resumeFieldDiffers(field, metadata, parsed, generation));
+}
+/**
+* The current config's parse, once per environment config and generation: a scan compares thousands of
+* rows against the same few environments, and the config objects are not mutated while it runs.
+*/
+var parsedConfigs = /* @__PURE__ */ new WeakMap();
+function parsedConfig(config, generation) {
+	let byGeneration = parsedConfigs.get(config);
+	if (byGeneration === void 0) {
+		byGeneration = /* @__PURE__ */ new Map();
+		parsedConfigs.set(config, byGeneration);
+	}
+	let parsed = byGeneration.get(generation);
+	if (parsed === void 0) {
+		parsed = parseRecordedConfig(config, generation);
+		byGeneration.set(generation, parsed);
+	}
+	return parsed;
 }
 function resumeFieldDiffers(field, metadata, config, generation) {
 	const value = recorded(metadata, field);
