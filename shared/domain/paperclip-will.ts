@@ -3,12 +3,7 @@ import { KNOWN_LEASE_STATUSES, PLUGIN_MESSAGES } from "./codes.js";
 import { driftedFields } from "./config-drift.js";
 import { warmUntil } from "./flags.js";
 import type { ClassifiedLease, UnknownReason } from "./inventory.js";
-import {
-  displayValue,
-  metadataObject,
-  recorded,
-  recordedNumber,
-} from "./lease-metadata.js";
+import { displayValue, metadataObject, recorded, recordedNumber } from "./lease-metadata.js";
 import { ownershipMismatch, recordedConfigParses } from "./ownership.js";
 import {
   predictRelease,
