@@ -7,8 +7,13 @@ import { parseEnvironments, parseLeaseRows } from "../../leases/rows.js";
  * unknown statuses) and one credential whose listing failed, read by the real row parser; the listings
  * are built from the fleet as CreateOS would list it.
  */
-export function generatedWorldInput() {
-  const world = generateDemoWorld({ size: 3000, seed: "reconcile-world", environments: 20, accounts: 3 });
+export function generatedWorldInput({
+  size = 3000,
+  seed = "reconcile-world",
+  environments: environmentCount = 20,
+  accounts = 3,
+}: { size?: number; seed?: string; environments?: number; accounts?: number } = {}) {
+  const world = generateDemoWorld({ size, seed, environments: environmentCount, accounts });
   const environments = parseEnvironments(world.ledger.environments, "ledger", "environments");
   const leases = parseLeaseRows(world.ledger.leases, "ledger", "leases");
   const snapshots: SourceSnapshot[] = [
