@@ -15,6 +15,7 @@ import type { Company, Environment, LeaseRow, SourceGap } from "./paperclip.js";
 import { indexListings, observeProvider } from "./provider-state.js";
 import { recordedSandboxId } from "./sandbox-id.js";
 import { classifyLease } from "./verdict.js";
+import type { VerdictMemo } from "./verdict-memo.js";
 
 export interface ReconcileInput {
   snapshots: readonly SourceSnapshot[];
@@ -22,6 +23,12 @@ export interface ReconcileInput {
   now: Date;
   /** CreateOS requests made to take the listings, reported as is. */
   requests: number;
+  /**
+   * What the previous scan judged each row from: a row whose inputs are unchanged keeps its verdict
+   * instead of being judged again (the result is the same either way), and this scan's judgements are
+   * kept in it for the next.
+   */
+  memo?: VerdictMemo;
 }
 
 /**
@@ -37,7 +44,9 @@ export const SHARED_WITH_LIMIT = 20;
  * lists, judged; plus per-environment counts, the listed sandboxes no row names, and the health of each
  * listing. Every index is built once, so the cost grows with rows plus listed sandboxes.
  */
-export function reconcile({ snapshots, listings, now, requests }: ReconcileInput): Inventory {
+export function reconcile({ snapshots, listings, now, requests, memo }: ReconcileInput): Inventory {
+  memo?.begin();
+  const nowMs = now.getTime();
   const listingIndex = indexListings(listings);
   const environments = indexEnvironments(snapshots);
   const sandboxGroups = groupRowsBySandbox(snapshots);
@@ -50,11 +59,21 @@ export function reconcile({ snapshots, listings, now, requests }: ReconcileInput
         row.environmentId === null ? null : (sourceEnvironments?.get(row.environmentId) ?? null);
       const provider = observeProvider(row, environment, listingIndex);
       const shared = sharedEvidence(row, sandboxGroups);
-      const verdict = classifyLease(row, environment, provider, {
-        now,
-        otherRowsOnSandbox: shared.others,
-        ...(installedPlugin === undefined ? {} : { installedPlugin }),
-      });
+      const judge = () =>
+        classifyLease(row, environment, provider, {
+          now,
+          otherRowsOnSandbox: shared.others,
+          ...(installedPlugin === undefined ? {} : { installedPlugin }),
+        });
+      const verdict =
+        memo === undefined
+          ? judge()
+          : memo.verdict(
+              `${sourceId}\u0000${row.id}`,
+              { row, environment, provider: provider.code, otherRows: shared.others, installedPlugin },
+              nowMs,
+              judge,
+            );
       const classified: ClassifiedLease = {
         sourceId,
         lease: row,
@@ -69,6 +88,7 @@ export function reconcile({ snapshots, listings, now, requests }: ReconcileInput
     }
   }
 
+  memo?.commit();
   const environmentSummaries = summarizeEnvironments(snapshots, leases);
   const gaps = snapshots.flatMap((snapshot) => snapshot.gaps);
   const { untracked, uncertain } = splitByGaps(untrackedSandboxes(listings, leases), gaps);

@@ -1,3 +1,4 @@
+import { hash } from "node:crypto";
 import {
   emptyLeaseColumns,
   encodeInventory,
@@ -13,6 +14,7 @@ import type {
   SourceSnapshot,
 } from "../../../../shared/domain/inventory.js";
 import { reconcile } from "../../../../shared/domain/reconcile.js";
+import { VerdictMemo } from "../../../../shared/domain/verdict-memo.js";
 import { readSandboxViews } from "../../createos/views.js";
 import { isCoreError } from "../../errors/core-error.js";
 import { createSources, SourceError } from "../../leases/index.js";
@@ -103,6 +105,8 @@ export class InventoryKeeper {
   /** The shared view's write under way, which `saved` and `close` wait for. */
   #sharedSave: Promise<void> = Promise.resolve();
   readonly #actedOn = new LeasekeeperActions();
+  /** What each row of the last scan was judged from: a rescan judges again only what changed. */
+  readonly #verdicts = new VerdictMemo(fingerprint);
   readonly #scans = new Map<number, PendingScan>();
   #inventory: Inventory | null = null;
   #byId = new Map<string, ClassifiedLease>();
@@ -300,7 +304,9 @@ export class InventoryKeeper {
     this.#hold(null);
     let accepted: Accepted;
     try {
-      accepted = this.#accept(reconcile({ snapshots, listings, now, requests }), now, { save: true });
+      accepted = this.#accept(reconcile({ snapshots, listings, now, requests, memo: this.#verdicts }), now, {
+        save: true,
+      });
     } catch (error) {
       await this.#holdAgain(kept ?? previous?.deref() ?? null, previous !== null);
       throw error;
@@ -437,6 +443,11 @@ function sameSourceSet(a: readonly string[], b: readonly string[]): boolean {
   const set = new Set(a);
   const other = new Set(b);
   return set.size === other.size && [...set].every((id) => other.has(id));
+}
+
+/** A short fingerprint of a JSON text: telling two versions of one row apart, not a secret. */
+function fingerprint(text: string): string {
+  return hash("sha1", text, "base64");
 }
 
 function leaseKey(sourceId: string | undefined, leaseId: string): string {
