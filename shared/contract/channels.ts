@@ -6,6 +6,7 @@
 export const INVOKE_CHANNELS = [
   "app:info",
   "inventory:get",
+  "inventory:history",
   "leases:detail",
   "untracked:list",
   "markers:prove",
@@ -44,6 +45,7 @@ export type EventChannel = (typeof EVENT_CHANNELS)[number];
 export const READ_CHANNELS = [
   "app:info",
   "inventory:get",
+  "inventory:history",
   "leases:detail",
   "untracked:list",
   "markers:prove",

@@ -12,7 +12,7 @@ import {
 import { ACTION_KINDS } from "../domain/codes.js";
 import { QuarantineSchema } from "../domain/quarantine.js";
 import { EVENT_CHANNELS, type EventChannel, INVOKE_CHANNELS, type InvokeChannel } from "./channels.js";
-import { InventoryViewSchema } from "./inventory-view.js";
+import { HistoryPageRequestSchema, HistoryPageSchema, InventoryViewSchema } from "./inventory-view.js";
 import {
   JanitorPlanSchema,
   JanitorRunRequestSchema,
@@ -78,6 +78,8 @@ export const contract = {
     request: z.strictObject({ environmentId: id.optional(), refresh: z.boolean().optional() }),
     response: InventoryViewSchema,
   },
+  /** History (closed rows, which the view leaves out), a page at a time, newest closed first. */
+  "inventory:history": { request: HistoryPageRequestSchema, response: HistoryPageSchema },
   "leases:detail": {
     request: z.strictObject({ leaseId: id, sourceId: id.optional() }),
     response: LeaseDetailSchema,

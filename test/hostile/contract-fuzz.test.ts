@@ -33,6 +33,7 @@ const context = { host: "test" } as const;
 const VALID: { [C in InvokeChannel]: Record<string, unknown> } = {
   "app:info": {},
   "inventory:get": { environmentId: "env-x", refresh: false },
+  "inventory:history": { environmentId: null, offset: 0, limit: 50, search: "x", providers: ["gone"] },
   "leases:detail": { leaseId: "lease-x", sourceId: "ledger" },
   "untracked:list": { credential: "demo account 1", origin: "http://127.0.0.1:1" },
   "markers:prove": {

@@ -40,6 +40,7 @@ export function coreCalls(core: CoreServices): CoreCalls {
   return {
     "app:info": () => core.info(),
     "inventory:get": (request) => inventory.view(request),
+    "inventory:history": (request) => inventory.history(request),
     "leases:detail": async (request) =>
       readLeaseDetail(await inventory.find(request.leaseId, request.sourceId), (id) => core.sources.find(id)),
     "untracked:list": async (request) => {

@@ -2,6 +2,8 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { MessageChannel, type Transferable } from "node:worker_threads";
 import {
   emptyLeaseColumns,
+  type HistoryPage,
+  type HistoryPageRequest,
   type InventoryView,
   LEASE_COLUMNS,
   type LeaseColumns,
@@ -76,6 +78,16 @@ export interface FinishedScan {
 }
 
 const MESSAGE_LIMIT = 240;
+const NO_ROW_TABLES = {
+  environments: [],
+  companies: [],
+  companyNames: [],
+  origins: [],
+  statuses: [],
+  policies: [],
+  shapes: [],
+  actedOn: [],
+};
 /** View rows per message from the worker: reading one such part on main takes a few milliseconds. */
 const ROWS_PER_PART = 4000;
 
@@ -180,7 +192,8 @@ export class InventoryService {
     this.#summary = {
       generatedAt: view.generatedAt,
       origins: view.originHealth,
-      leaseCount: view.leases.leaseId.length,
+      // History is counted in the view, not carried in its rows.
+      leaseCount: view.leases.leaseId.length + view.history.count,
     };
     this.#view = view;
     this.#fromStore = true;
@@ -287,6 +300,27 @@ export class InventoryService {
     if (request.environmentId !== undefined)
       return this.#ask<InventoryView>({ type: "view", environmentId: request.environmentId });
     return this.#view!;
+  }
+
+  /**
+   * A page of history (closed rows, which the view leaves out), from the inventory the worker holds;
+   * `stale` when the request named the generation of another view than the worker's.
+   */
+  async history(request: HistoryPageRequest): Promise<HistoryPage> {
+    await this.ensure();
+    await this.#updates;
+    const page = await this.#ask<HistoryPage | null>({ type: "history-page", page: request });
+    return (
+      page ?? {
+        generation: 0,
+        generatedAt: this.#summary?.generatedAt ?? this.#now().toISOString(),
+        stale: request.generation !== undefined && request.generation !== 0,
+        offset: request.offset,
+        total: 0,
+        providerCounts: [],
+        rows: { ...NO_ROW_TABLES, leases: emptyLeaseColumns() },
+      }
+    );
   }
 
   /** A lease of the current inventory; with a source id when two sources could share a lease id. */
@@ -528,7 +562,9 @@ export class InventoryService {
   /** The accepted view with its lease columns, fetched in parts with a turn of the event loop between. */
   async #receive(accepted: Accepted): Promise<InventoryView | null> {
     const parts: LeaseColumns[] = [];
-    for (let from = 0; from < accepted.summary.leaseCount; from += ROWS_PER_PART) {
+    // The view's rows: every lease but the history it counts instead.
+    const rows = accepted.summary.leaseCount - accepted.view.history.count;
+    for (let from = 0; from < rows; from += ROWS_PER_PART) {
       const part = await this.#ask<LeaseColumns | null>({
         type: "view-part",
         generation: accepted.generation,
@@ -547,7 +583,8 @@ export class InventoryService {
       columns[name] = ([] as unknown[]).concat(...parts.map((part) => part[name]));
       await nextTurn();
     }
-    return { ...accepted.view, leases };
+    // The generation names the inventory the view shows, so history pages of another are told apart.
+    return { ...accepted.view, generation: accepted.generation, leases };
   }
 
   #take({ generation, summary, redactedFor }: Accepted, view: InventoryView): void {

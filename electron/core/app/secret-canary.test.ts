@@ -206,6 +206,10 @@ describe("no key ever leaves the main side", () => {
     const requests: Record<(typeof READ_CHANNELS)[number], unknown[]> = {
       "app:info": [{}],
       "inventory:get": [{}, { refresh: true }],
+      "inventory:history": [
+        { environmentId: null, offset: 0, limit: 500 },
+        { environmentId: null, offset: 0, limit: 50, search: hostileLeaseId },
+      ],
       "leases:detail": [
         { leaseId: hostileLeaseId },
         ...inventory.data.leases.leaseId.slice(0, 40).map((leaseId) => ({ leaseId })),

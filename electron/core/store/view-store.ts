@@ -1,4 +1,4 @@
-import type { InventoryView } from "../../../shared/contract/index.js";
+import { type InventoryView, isCurrentView } from "../../../shared/contract/index.js";
 import type { Database } from "./sqlite/migration.js";
 
 /**
@@ -33,6 +33,7 @@ export class ViewStore {
       .get() as { view: string } | undefined;
     if (row === undefined) return null;
     const view = JSON.parse(row.view) as InventoryView;
-    return view.generatedAt !== undefined && Array.isArray(view.leases?.leaseId) ? view : null;
+    // A view kept under an older shape is not shown: the worker's own replaces it.
+    return isCurrentView(view) ? view : null;
   }
 }

@@ -9,7 +9,7 @@ import {
 } from "../../domain/codes.js";
 import { UNKNOWN_REASONS } from "../../domain/inventory.js";
 import { maskDecoder } from "./masks.js";
-import type { EnvironmentRef, InventoryView, LeaseRowView } from "./schema.js";
+import type { EnvironmentRef, LeaseRowView, RowTables } from "./schema.js";
 
 const NO_ENVIRONMENT: EnvironmentRef = {
   sourceId: "",
@@ -21,7 +21,7 @@ const NO_ENVIRONMENT: EnvironmentRef = {
 };
 
 /** The compact view → plain row objects for the table. */
-export function decodeInventoryRows(view: InventoryView): LeaseRowView[] {
+export function decodeInventoryRows(view: RowTables): LeaseRowView[] {
   const decodeRow = inventoryRowDecoder(view);
   const rows: LeaseRowView[] = new Array(view.leases.leaseId.length);
   for (let row = 0; row < rows.length; row++) rows[row] = decodeRow(row);
@@ -33,7 +33,7 @@ export function decodeInventoryRows(view: InventoryView): LeaseRowView[] {
  * dozen at a time, so it decodes those and reads everything else (filters, counts, sort keys) from the
  * columns themselves. Rows decoded by the same decoder share one frozen array per distinct code mask.
  */
-export function inventoryRowDecoder(view: InventoryView): (row: number) => LeaseRowView {
+export function inventoryRowDecoder(view: RowTables): (row: number) => LeaseRowView {
   const ownership = maskDecoder(OWNERSHIP_CODES);
   const flags = maskDecoder(ROW_FLAGS);
   const actionKinds = maskDecoder(ACTION_KINDS);

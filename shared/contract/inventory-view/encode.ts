@@ -13,6 +13,7 @@ import { toMask } from "./masks.js";
 import {
   type EnvironmentRef,
   emptyLeaseColumns,
+  INVENTORY_VIEW_VERSION,
   type InventoryView,
   type LeasekeeperActionView,
   MAX_PROBLEMS_IN_VIEW,
@@ -53,11 +54,18 @@ function emptyCounts(): Record<Headline, number> {
 export interface EncodeOptions {
   /** Keep only rows listed under this environment id. */
   environmentId?: string | null;
+  /**
+   * Leave `closed` rows out of `leases` and count them in `history` (what main and the renderer get);
+   * their environments are listed all the same. Without it every row is encoded (history pages, tests).
+   */
+  leaveOutHistory?: boolean;
 }
 
 /** Inventory → the compact view that crosses the contract (built once per inventory, in the inventory worker). */
 export function encodeInventory(inventory: Inventory, options: EncodeOptions = {}): InventoryView {
   const filter = options.environmentId ?? null;
+  const leaveOutHistory = options.leaveOutHistory ?? false;
+  const historyByEnvironment: number[] = [];
   const companies = new Interner();
   const origins = new Interner();
   const statuses = new Interner();
@@ -118,6 +126,10 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
     }
     // Listed environments carry the scanner's counts; an entry made here counts its own rows.
     if (synthesized.has(environmentAt)) environments[environmentAt]!.counts[verdict.headline] += 1;
+    if (leaveOutHistory && verdict.headline === "closed") {
+      historyByEnvironment[environmentAt] = (historyByEnvironment[environmentAt] ?? 0) + 1;
+      continue;
+    }
 
     const confirmation = verdict.destroyConfirmation
       ? DESTROY_CONFIRMATIONS.indexOf(verdict.destroyConfirmation) + 1
@@ -175,7 +187,9 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
     untrackedCounts.set(key, entry);
   }
 
+  const byEnvironment = Array.from(environments, (_, at) => historyByEnvironment[at] ?? 0);
   return {
+    version: INVENTORY_VIEW_VERSION,
     generatedAt: inventory.generatedAt,
     requests: inventory.requests,
     environmentId: filter,
@@ -188,6 +202,7 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
     shapes: shapes.values,
     actedOn,
     leases,
+    history: { count: byEnvironment.reduce((sum, count) => sum + count, 0), byEnvironment },
     untracked: [...untrackedCounts.values()],
     untrackedUncertain: [...uncertainCounts.values()],
     gaps: inventory.gaps.slice(0, MAX_PROBLEMS_IN_VIEW).map(({ source, origin, message }) => ({

@@ -149,7 +149,33 @@ export const SourceGapViewSchema = z.object({
   message: z.string(),
 });
 
+/**
+ * The history (`closed` rows) the view leaves out of `leases`: most rows of a long-lived instance, and
+ * they ask nothing of anyone. Counted here from the rows left out, so the chips and the sidebar stay
+ * true; the rows themselves come a page at a time through `inventory:history` (history-page.ts).
+ */
+export const HistoryCountsSchema = z.object({
+  /** Closed rows left out of `leases`. */
+  count,
+  /** Entry i: closed rows left out under `environments[i]`. */
+  byEnvironment: z.array(count),
+});
+export type HistoryCounts = z.infer<typeof HistoryCountsSchema>;
+
+/**
+ * The version of the view's shape, counted up when it changes in a way a reader must know: a view kept
+ * in a store under an older one is not shown (the worker's own replaces it). 1 (unwritten): every row in
+ * `leases`. 2: history left out of `leases`, counted in `history`.
+ */
+export const INVENTORY_VIEW_VERSION = 2;
+
 export const InventoryViewSchema = z.object({
+  version: z.literal(INVENTORY_VIEW_VERSION),
+  /**
+   * The worker's generation of the inventory this view shows, as main received it (history pages say
+   * theirs, so a page of another inventory is told apart); absent on a view read from a store.
+   */
+  generation: z.number().int().min(0).optional(),
   generatedAt: z.string(),
   requests: z.number().int().min(0),
   /** The environment filter the view was cut to, or null for all environments. */
@@ -164,8 +190,9 @@ export const InventoryViewSchema = z.object({
   shapes: z.array(z.string()),
   /** The actions rows point at (`actedOnBy`); a sandbox several rows name is listed once. */
   actedOn: z.array(LeasekeeperActionViewSchema),
-  /** Every lease, one named column per field (see `LeaseColumnsSchema`). */
+  /** Every lease but history, one named column per field (see `LeaseColumnsSchema`). */
   leases: LeaseColumnsSchema,
+  history: HistoryCountsSchema,
   untracked: z.array(
     z.object({ credential: z.string(), origin: z.string(), count: z.number().int().min(0) }),
   ),
@@ -184,6 +211,30 @@ export const InventoryViewSchema = z.object({
   problemCount: z.number().int().min(0),
 });
 export type InventoryView = z.infer<typeof InventoryViewSchema>;
+
+/** A view read back from a store is shown only in the current shape (an older one carried history in `leases`). */
+export function isCurrentView(view: Partial<InventoryView> | null | undefined): view is InventoryView {
+  return (
+    view?.version === INVENTORY_VIEW_VERSION &&
+    view.generatedAt !== undefined &&
+    Array.isArray(view.leases?.leaseId) &&
+    Array.isArray(view.history?.byEnvironment)
+  );
+}
+
+/** What rows are decoded from: the lease columns and the lookup tables they index (a view, or a history page). */
+export const RowTablesSchema = InventoryViewSchema.pick({
+  environments: true,
+  companies: true,
+  companyNames: true,
+  origins: true,
+  statuses: true,
+  policies: true,
+  shapes: true,
+  actedOn: true,
+  leases: true,
+});
+export type RowTables = z.infer<typeof RowTablesSchema>;
 
 /** A lease row as the table uses it: plain fields, arrays shared between rows with the same codes. */
 export interface LeaseRowView {

@@ -76,7 +76,7 @@ async function keepForTheTeam(core: Core, io: CliIo, inventory: Inventory): Prom
     const redacted = redactor.redactDeep(inventory);
     await keepScanInSharedStore(core.config(), io.env, {
       inventory: redacted,
-      view: redactor.redactDeep(encodeInventory(redacted)),
+      view: redactor.redactDeep(encodeInventory(redacted, { leaveOutHistory: true })),
     });
   } catch (error) {
     const message =

@@ -1,5 +1,5 @@
 import type { AppInfo, ChannelResponse, SettingsView } from "../../../../shared/contract/index.js";
-import { encodeInventory } from "../../../../shared/contract/index.js";
+import { emptyLeaseColumns, encodeInventory } from "../../../../shared/contract/index.js";
 import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
 import type { Job, Plan } from "../../../../shared/domain/actions.js";
 import type { CoreCalls } from "../table.js";
@@ -67,7 +67,7 @@ function fakeSettings(): SettingsView {
 
 export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
   const received: FakeCore["received"] = [];
-  const inventory = encodeInventory(makeInventoryFixture({ rows: 20, seed: 1 }));
+  const inventory = encodeInventory(makeInventoryFixture({ rows: 20, seed: 1 }), { leaveOutHistory: true });
   const credential = fakeSettings().credentials[0]!;
   const record =
     <T>(channel: string, answer: (request: never) => T) =>
@@ -85,6 +85,15 @@ export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
       ...info,
     })),
     "inventory:get": record("inventory:get", () => inventory),
+    "inventory:history": record("inventory:history", (request: { offset: number }) => ({
+      generation: 1,
+      generatedAt: NOW,
+      stale: false,
+      offset: request.offset,
+      total: 0,
+      providerCounts: [],
+      rows: { ...inventory, leases: emptyLeaseColumns() },
+    })),
     "leases:detail": record("leases:detail", () => {
       throw new Error("no detail in the fake");
     }),

@@ -20,6 +20,7 @@ import { isCoreError } from "../../errors/core-error.js";
 import { createSources, SourceError } from "../../leases/index.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
 import { loadSources } from "../scan.js";
+import { historyPage } from "./history-pages.js";
 import type {
   Accepted,
   FoundLease,
@@ -174,11 +175,18 @@ export class InventoryKeeper {
       case "view":
         return this.#inventory
           ? this.#redactor.redactDeep(
-              encodeInventory(this.#inventory, { environmentId: request.environmentId }),
+              encodeInventory(this.#inventory, {
+                environmentId: request.environmentId,
+                leaveOutHistory: true,
+              }),
             )
           : null;
       case "view-part":
         return this.#viewPart(request.generation, request.from, request.to);
+      case "history-page":
+        return this.#inventory
+          ? this.#redactor.redactDeep(historyPage(this.#inventory, this.#generation, request.page))
+          : null;
       case "find":
         return this.#find(request.leaseId, request.sourceId);
       case "untracked":
@@ -343,7 +351,7 @@ export class InventoryKeeper {
     const inventory = this.#actedOn.apply(received, now);
     this.#hold(inventory);
     // Kept for the next start once main has the view; a newer scan replaces one still waiting.
-    const view = this.#redactor.redactDeep(encodeInventory(inventory));
+    const view = this.#redactor.redactDeep(encodeInventory(inventory, { leaveOutHistory: true }));
     if (save && !this.#closed && this.#store !== null) this.#pendingSave = { inventory: received, view };
     if (view.leases.leaseId.length === 0) this.#startSave();
     const generation = ++this.#generation;

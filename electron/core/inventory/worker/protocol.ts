@@ -1,5 +1,5 @@
 import type { MessagePort } from "node:worker_threads";
-import type { InventoryView } from "../../../../shared/contract/index.js";
+import type { HistoryPageRequest, InventoryView } from "../../../../shared/contract/index.js";
 import type {
   ClassifiedLease,
   Inventory,
@@ -88,6 +88,8 @@ export type WorkerRequest =
   | { type: "view"; environmentId: string }
   /** Rows [from, to) of a view's lease columns; null once that view is no longer kept. */
   | { type: "view-part"; generation: number; from: number; to: number }
+  /** A page of history (history-pages.ts) from the inventory held now; null while it holds none. */
+  | { type: "history-page"; page: HistoryPageRequest }
   | { type: "find"; leaseId: string; sourceId: string | null }
   | { type: "untracked" }
   | { type: "inventory" }

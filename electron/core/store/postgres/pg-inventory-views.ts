@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { InventoryView } from "../../../../shared/contract/index.js";
+import { type InventoryView, isCurrentView } from "../../../../shared/contract/index.js";
 import { SCHEMA } from "./migrations.js";
 
 /**
@@ -65,7 +65,8 @@ export async function loadSharedView(
     const row = result.rows[0];
     if (row === undefined) return null;
     const view = JSON.parse(row.view.toString("utf8")) as InventoryView;
-    return view.generatedAt !== undefined && Array.isArray(view.leases?.leaseId) ? view : null;
+    // A view kept under an older shape is not shown: the worker's own replaces it.
+    return isCurrentView(view) ? view : null;
   } catch (error) {
     // The table not there yet: nobody has saved a view in this store.
     if ((error as { code?: unknown }).code === "42P01") return null;

@@ -12,6 +12,7 @@ const counts = (foreign: number, ok: number) => ({
 });
 
 const view = {
+  version: 2,
   generatedAt: "2025-06-01T00:00:00Z",
   requests: 0,
   environmentId: null,
@@ -21,6 +22,7 @@ const view = {
   policies: [],
   shapes: [],
   leases: emptyLeaseColumns(),
+  history: { count: 0, byEnvironment: [0, 0, 0, 0] },
   originHealth: [],
   problems: [],
   problemCount: 0,
