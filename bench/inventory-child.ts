@@ -3,11 +3,16 @@
 //             world twice, with main's event loop, memory and CPU watched; during the second scan
 //             `inventory:get` is asked every 25 ms, as the UI would, and answered from the cached view
 //   startup   a fresh host over the store the scan left: from start to the first `inventory:get` rows
+//   rescan    the host's cold scan, then 1% of the rows changed at the source (bench/source-change.ts, a
+//             process of its own) and a second scan: wall and process CPU (main + worker threads) of each
 //   read      the sources alone, read once on the calling thread (no listing beside them)
 //   baseline  the plugin's way on a sample of leases: one GET /v1/sandboxes/{id} per lease, same client
 //             and same per-origin pacer
 // Prints one JSON line on stdout.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { type Core, openCore } from "../electron/core/compose/index.js";
@@ -21,6 +26,8 @@ import {
 import { createSources } from "../electron/core/leases/index.js";
 import { type ChannelResponse, decodeInventoryRows } from "../shared/contract/index.js";
 import { type LoopBlock, LoopProbe, MemoryProbe, round } from "./lib/probes.js";
+import { ROOT, TSX_IMPORT } from "./lib/processes.js";
+import type { SourceChangeResult } from "./source-change.js";
 
 export interface ScanChildResult {
   rows: number;
@@ -63,6 +70,32 @@ export interface ReadChildResult {
   serverCpuMs: number | null;
 }
 
+/** One scan of the rescan mode: from refresh() to the view on main, then to the worker's save done. */
+export interface RescanScan {
+  wallMs: number;
+  /** refresh() through saved(): the scan's whole work, the store save included. */
+  wallWithSaveMs: number;
+  /** process.cpuUsage over refresh() through saved(): every thread of the process (main, worker, GC). */
+  cpuMs: number;
+  /** The main thread's own CPU over the same span (Linux schedstat), or null. */
+  mainCpuMs: number | null;
+  timings: { sourcesMs: number; listingMs: number };
+  requests: number;
+  rows: number;
+  loop: { maxBlockMs: number; maxBlockCpuMs: number | null; maxWaitMs: number | null; blocks: LoopBlock[] };
+  /** The kernel's high-water mark of the process when this scan ended; heap peak during it. */
+  memory: { maxRssMB: number; heapUsedMaxMB: number };
+}
+
+export interface RescanChildResult {
+  baselineRssMB: number;
+  cold: RescanScan;
+  change: SourceChangeResult;
+  rescan: RescanScan;
+  /** A few of the view's source problems and gaps, for a scan that read fewer rows than the world holds. */
+  problems: string[];
+}
+
 export interface StartupChildResult {
   /** From openCore to the first inventory:get answer, rows decoded. */
   firstRowsMs: number;
@@ -102,6 +135,8 @@ if (values.mode === "scan") {
     JSON.parse(await readFile(values.targets!, "utf8")) as BaselineTarget[],
   );
   process.stdout.write(`${JSON.stringify(result)}\n`);
+} else if (values.mode === "rescan") {
+  process.stdout.write(`${JSON.stringify(await measureRescan())}\n`);
 } else if (values.mode === "read") {
   const result = await measureRead();
   process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -205,6 +240,87 @@ async function measureScan(): Promise<ScanChildResult> {
     encode: { bytes },
     headlines,
   };
+}
+
+/** The main thread's CPU time so far (ns on a CPU, /proc/thread-self/schedstat), in ms; null off Linux. */
+function mainThreadCpuMs(): number | null {
+  try {
+    // Synchronous: an fs promise reads on a pool thread, whose counters thread-self would name.
+    return Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]) / 1e6;
+  } catch {
+    return null;
+  }
+}
+
+async function timedScan(app: Core): Promise<RescanScan> {
+  const memory = new MemoryProbe().start();
+  const loop = new LoopProbe().start();
+  const mainStart = mainThreadCpuMs();
+  const cpuStart = process.cpuUsage();
+  const started = performance.now();
+  await app.inventory.refresh();
+  const wallMs = performance.now() - started;
+  await app.inventory.saved();
+  const wallWithSaveMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuStart);
+  const mainEnd = mainThreadCpuMs();
+  const loopReport = loop.stop();
+  const memoryReport = memory.stop();
+  const timings = app.inventory.lastScanTimings ?? { sourcesMs: 0, listingMs: 0 };
+  const view = await inventoryGet(app);
+  return {
+    wallMs: round(wallMs),
+    wallWithSaveMs: round(wallWithSaveMs),
+    cpuMs: round((cpu.user + cpu.system) / 1000),
+    mainCpuMs: mainStart === null || mainEnd === null ? null : round(mainEnd - mainStart),
+    timings: { sourcesMs: round(timings.sourcesMs), listingMs: round(timings.listingMs) },
+    requests: view.requests,
+    rows: view.leases.leaseId.length,
+    loop: {
+      maxBlockMs: loopReport.maxBlockMs,
+      maxBlockCpuMs: loopReport.maxBlockCpuMs,
+      maxWaitMs: loopReport.maxWaitMs,
+      blocks: loopReport.blocks
+        .sort((a, b) => (b.cpuMs ?? b.durationMs) - (a.cpuMs ?? a.durationMs))
+        .slice(0, 5),
+    },
+    memory: { maxRssMB: memoryReport.maxRssMB, heapUsedMaxMB: memoryReport.heapUsedMaxMB },
+  };
+}
+
+async function measureRescan(): Promise<RescanChildResult> {
+  const app = await openHost();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const baselineRssMB = round(process.memoryUsage().rss / 1024 ** 2);
+  const cold = await timedScan(app);
+  const change = await changeSource();
+  const rescan = await timedScan(app);
+  const view = await inventoryGet(app);
+  const problems = [
+    ...view.problems.slice(0, 3).map((problem) => JSON.stringify(problem).slice(0, 300)),
+    ...view.gaps.slice(0, 2).map((gap) => JSON.stringify(gap).slice(0, 300)),
+  ];
+  await app.close();
+  return { baselineRssMB, cold, change, rescan, problems };
+}
+
+/** bench/source-change.ts in a process of its own: its reading and writing is not this process's. */
+function changeSource(): Promise<SourceChangeResult> {
+  const child = spawn(
+    process.execPath,
+    [...TSX_IMPORT, path.join(ROOT, "bench", "source-change.ts"), "--config", values.config!],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let stdout = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  return new Promise((resolve, reject) => {
+    child.once("close", (code) => {
+      if (code !== 0) reject(new Error(`source-change.ts exited with ${code}`));
+      else resolve(JSON.parse(stdout.trim().split("\n").at(-1)!) as SourceChangeResult);
+    });
+  });
 }
 
 async function measureRead(): Promise<ReadChildResult> {

@@ -3,6 +3,9 @@
 //   npm run bench                                        everything → bench/results/latest.{json,md}
 //   npm run bench -- inventory --size 10000 [--budget 300] [--fast-budget 6000] [--baseline-sample 50]
 //   npm run bench -- inventory --source paperclip-db --size 100000 [--budget 300]
+//   npm run bench -- inventory --size 1000000 [--source paperclip-db]   (above 100,000: the scale bench)
+//   npm run bench -- scale --size 100000 --size 1000000 [--source ledger|paperclip-db] [--fast-budget 6000]
+//                                                        cold scan, rescan with 1% changed, startup
 //   npm run bench -- destroy --count 1000 --rate-limit 6000
 //   npm run bench -- ui [--size 20000]
 //   npm run bench -- startup [--runs 3]
@@ -16,13 +19,14 @@ import { parseArgs } from "node:util";
 import { bundleFigures, runBundleBench } from "./bundle.js";
 import { destroyFigures, runDestroy } from "./destroy-figures.js";
 import { inventoryFigures, runInventoryBench } from "./inventory.js";
+import { runScaleBench, type ScaleSource, scaleFigures } from "./inventory-scale.js";
 import { runSourceComparison, sourceComparisonFigures } from "./inventory-sources.js";
 import { ROOT } from "./lib/processes.js";
 import { type BenchReport, type Figure, machine, renderText, verdictOf, writeReport } from "./lib/report.js";
 import { runStartupBench, startupFigures } from "./startup.js";
 import { runUiBench, uiFigures } from "./ui.js";
 
-const BENCHES = ["inventory", "destroy", "ui", "startup", "bundle"] as const;
+const BENCHES = ["inventory", "scale", "destroy", "ui", "startup", "bundle"] as const;
 type BenchName = (typeof BENCHES)[number];
 
 const { values, positionals } = parseArgs({
@@ -76,7 +80,16 @@ async function step(name: string, run: () => Promise<Figure[]>): Promise<void> {
 }
 
 // The bundle first: it builds the renderer that the UI and startup benchmarks then serve.
-const order: BenchName[] = ["bundle", "inventory", "destroy", "ui", "startup"];
+const order: BenchName[] = ["bundle", "inventory", "scale", "destroy", "ui", "startup"];
+/** The scale bench in the whole run: the rescan at 100,000, cold scan, rescan and startup at 1,000,000. */
+const SCALE_SIZES = [100_000, 1_000_000];
+const SCALE_FROM = 100_000;
+const scaleStep = (size: number, source: ScaleSource) =>
+  step(`scale ${size} ${source}`, async () => {
+    const result = await runScaleBench({ size, source, budget: number(values["fast-budget"], 6000) });
+    details[`scale-${size}-${source}`] = result;
+    return scaleFigures(result);
+  });
 for (const name of order) {
   if (!chosen.includes(name)) continue;
   if (name === "bundle") {
@@ -86,11 +99,15 @@ for (const name of order) {
       return bundleFigures(result);
     });
   } else if (name === "inventory") {
-    const sizes = values.size?.map(Number) ?? [2_000, 10_000, 20_000, 100_000];
+    const asked = values.size?.map(Number) ?? [2_000, 10_000, 20_000, 100_000];
     if (values.source !== undefined && values.source !== "paperclip-db") {
       say(`bench: --source must be paperclip-db (the ledger is the default way)`);
       process.exit(2);
     }
+    // Worlds above 100,000 rows exist only as the scale bench streams them.
+    const sizes = asked.filter((size) => size <= SCALE_FROM);
+    for (const size of asked.filter((size) => size > SCALE_FROM))
+      await scaleStep(size, values.source === "paperclip-db" ? "paperclip-db" : "ledger");
     for (const size of values.source === "paperclip-db" ? sizes : []) {
       await step(`inventory ${size} by source`, async () => {
         const result = await runSourceComparison({ size, budget: number(values.budget, 300) });
@@ -110,6 +127,15 @@ for (const name of order) {
         return inventoryFigures(result);
       });
     }
+  } else if (name === "scale") {
+    if (values.source !== undefined && values.source !== "ledger" && values.source !== "paperclip-db") {
+      say(`bench: --source must be ledger or paperclip-db`);
+      process.exit(2);
+    }
+    const sources: ScaleSource[] =
+      values.source === undefined ? ["ledger", "paperclip-db"] : [values.source as ScaleSource];
+    for (const size of values.size?.map(Number) ?? SCALE_SIZES)
+      for (const source of sources) await scaleStep(size, source);
   } else if (name === "destroy") {
     await step("destroy", async () => {
       const result = await runDestroy({

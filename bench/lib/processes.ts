@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -26,15 +27,23 @@ export interface SimulatorStats {
 }
 
 export async function startSimulatorProcess(options: {
-  fleet: FleetInput;
+  /** The fleet, written to `dir`; or `fleetFile`, a fleet already written (a large world's, by its writer). */
+  fleet?: FleetInput;
+  fleetFile?: string;
   dir: string;
   aliasPorts?: number;
+  /** Ports chosen beforehand (the world's URLs name them), instead of any free ones. */
+  ports?: { port: number; aliasPorts: readonly number[] };
   rateLimitPerMinute: number;
   rateLimitBurst?: number;
   transitionMs?: number;
 }): Promise<SimulatorProcess> {
-  const fleetFile = path.join(options.dir, "sim-fleet.json");
-  await writeFile(fleetFile, JSON.stringify(options.fleet));
+  let fleetFile = options.fleetFile;
+  if (fleetFile === undefined) {
+    fleetFile = path.join(options.dir, "sim-fleet.json");
+    await writeFile(fleetFile, JSON.stringify(options.fleet ?? { accounts: [] }));
+  }
+  const aliasCount = options.ports?.aliasPorts.length ?? options.aliasPorts ?? 0;
   const args = [
     ...TSX_IMPORT,
     path.join(ROOT, "simulator", "cli.ts"),
@@ -46,7 +55,8 @@ export async function startSimulatorProcess(options: {
     String(options.transitionMs ?? 50),
   ];
   if (options.rateLimitBurst !== undefined) args.push("--rate-limit-burst", String(options.rateLimitBurst));
-  for (let n = 0; n < (options.aliasPorts ?? 0); n++) args.push("--alias-port", "0");
+  if (options.ports !== undefined) args.push("--port", String(options.ports.port));
+  for (let n = 0; n < aliasCount; n++) args.push("--alias-port", String(options.ports?.aliasPorts[n] ?? 0));
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   const aliasUrls: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
@@ -67,11 +77,10 @@ export async function startSimulatorProcess(options: {
     );
   });
   // The alias lines follow the URL line on stderr; wait for them.
-  for (let waited = 0; aliasUrls.length < (options.aliasPorts ?? 0) && waited < 5_000; waited += 20) {
+  for (let waited = 0; aliasUrls.length < aliasCount && waited < 5_000; waited += 20) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  if (aliasUrls.length < (options.aliasPorts ?? 0))
-    throw new Error("the simulator did not open its alias ports");
+  if (aliasUrls.length < aliasCount) throw new Error("the simulator did not open its alias ports");
   return {
     url,
     aliasUrls,
@@ -96,9 +105,23 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM
   });
 }
 
+/** A free loopback port, as the kernel hands one out (free when asked; a later bind may still race). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /**
  * Runs a TypeScript file in a fresh Node process (so its memory high-water mark and JIT state are its
- * own) and returns the JSON object it prints as its last stdout line. Its stderr passes through.
+ * own) and returns the JSON object it prints as its last stdout line. Its stderr passes through; when it
+ * fails, the error carries the last lines of it (an out-of-memory abort says why there).
  */
 export async function runJsonChild<T>(
   file: string,
@@ -108,21 +131,48 @@ export async function runJsonChild<T>(
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...TSX_IMPORT, file, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...options.env },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
   child.stdout!.on("data", (chunk: Buffer) => {
     stdout += chunk.toString("utf8");
   });
-  const timeoutMs = options.timeoutMs ?? 5 * 60_000;
-  const code = await new Promise<number | null>((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.once("exit", (exitCode) => {
-      clearTimeout(timer);
-      resolve(exitCode);
-    });
+  let stderrTail = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    stderrTail = (stderrTail + chunk.toString("utf8")).slice(-4_000);
   });
+  const timeoutMs = options.timeoutMs ?? 5 * 60_000;
+  let timedOut = false;
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+    (resolve) => {
+      const timer = setTimeout(() => {
+        timedOut = true;
+        child.kill("SIGKILL");
+      }, timeoutMs);
+      child.once("close", (exitCode, exitSignal) => {
+        clearTimeout(timer);
+        resolve({ code: exitCode, signal: exitSignal });
+      });
+    },
+  );
   const last = stdout.trim().split("\n").at(-1) ?? "";
-  if (code !== 0) throw new Error(`${path.basename(file)} exited with ${code}: ${last.slice(0, 500)}`);
+  if (code !== 0) {
+    const how = timedOut ? `was stopped after ${timeoutMs / 60_000} min` : `exited with ${code ?? signal}`;
+    const why = stderrTail
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "")
+      .slice(-6)
+      .join(" | ");
+    throw new ChildError(
+      `${path.basename(file)} ${how}: ${last.slice(0, 500)}${why ? ` (stderr: ${why})` : ""}`,
+    );
+  }
   return JSON.parse(last) as T;
+}
+
+/** A measured child that did not finish: the message says how and carries the end of its stderr. */
+export class ChildError extends Error {
+  override readonly name = "ChildError";
 }

@@ -11,6 +11,7 @@ import {
   uuid,
 } from "./identities.js";
 import type { Ledger, LedgerLease } from "./ledger.js";
+import { type DemoHistoryStream, longLivedHistory } from "./long-lived.js";
 import {
   PLANTERS,
   type Planter,
@@ -26,10 +27,11 @@ import {
 // bytes, which is what lets tests and screenshots depend on it.
 
 export { HISTORY_KINDS, type HistoryKind } from "./history.js";
+export { type DemoHistoryChunk, type DemoHistoryStream, HISTORY_CHUNK_ROWS } from "./long-lived.js";
 export { SCENARIOS, type Scenario } from "./scenarios.js";
 
 export interface DemoWorldOptions {
-  /** Number of lease rows, 60 to 100,000. */
+  /** Number of lease rows, 60 to 100,000 (to 1,000,000 with `liveRows`). */
   size: number;
   seed: number | string;
   /** Default max(4, round(size / 200)), at most 50. */
@@ -50,6 +52,14 @@ export interface DemoWorldOptions {
   environmentShape?: "company-scoped" | "instance-scoped";
   /** Share of the rows that are history (leases long over), 0 to 0.9. Default 0. */
   historyShare?: number;
+  /**
+   * A long-lived instance: the world is `liveRows` rows made as a world of that size is (every scenario,
+   * healthy rows, no history), and the other `size − liveRows` rows are history that `historyStream`
+   * makes a chunk at a time, never all at once; neither `ledger.leases` nor `fleet` holds them (each
+   * chunk brings the sandboxes CreateOS still lists for it). `historyShare`, if given, must agree:
+   * `{ size: 1_000_000, liveRows: 50_000, historyShare: 0.95 }`. Default: none, every row in the world.
+   */
+  liveRows?: number;
   /** When given, the config reads leases from a Paperclip instance here instead of the ledger file. */
   paperclipUrl?: string;
 }
@@ -86,6 +96,8 @@ export interface DemoWorld {
   companies: { id: string; name: string }[];
   /** The same rows as a Paperclip instance holds them, for the Paperclip stand-in to serve. */
   paperclip: DemoPaperclipWorld;
+  /** With `liveRows` only: the history rows beyond `ledger.leases`, a chunk at a time. */
+  historyStream?: DemoHistoryStream;
 }
 
 export interface DemoPaperclipWorld {
@@ -101,6 +113,8 @@ export const DEFAULT_NOW = "2026-11-30T12:00:00Z";
 /** The fewest rows that hold every scenario at least MIN_PLANTED times, and the healthy cases too. */
 const MIN_SIZE = 60;
 const MAX_SIZE = 100_000;
+/** The most rows a long-lived world (`liveRows`) holds, history included. */
+const MAX_LONG_LIVED_SIZE = 1_000_000;
 const MIN_PLANTED = 3;
 
 export function generateDemoWorld(options: DemoWorldOptions): DemoWorld {
@@ -209,7 +223,7 @@ export function generateDemoWorld(options: DemoWorldOptions): DemoWorld {
   const leases = b.leases.sort((x, y) => compare(x.createdAt, y.createdAt) || compare(x.id, y.id));
   const ledgerEnvironments = environments.map((env) => env.row);
   const environmentsSince = iso(settings.nowMs - 180 * 86_400_000);
-  return {
+  const world: DemoWorld = {
     fleet: {
       region: "eu",
       accounts: accounts.map((account) => ({
@@ -270,6 +284,20 @@ export function generateDemoWorld(options: DemoWorldOptions): DemoWorld {
       leases,
     },
   };
+  if (settings.historyRows > 0) {
+    world.historyStream = longLivedHistory({
+      rows: settings.historyRows,
+      seed: options.seed,
+      nowMs: settings.nowMs,
+      apiUrl: settings.apiUrl,
+      legacyApiUrl: settings.legacyApiUrl,
+      pluginId: b.pluginId,
+      companies,
+      environments,
+      environmentShape: settings.environmentShape,
+    });
+  }
+  return world;
 }
 
 function compare(a: string, b: string): number {
@@ -295,6 +323,32 @@ function overlay(
 }
 
 function checkOptions(options: DemoWorldOptions) {
+  if (options.liveRows !== undefined) return checkLongLivedOptions(options, options.liveRows);
+  return { ...checkWorldOptions(options), historyRows: 0 };
+}
+
+/** The world proper is `liveRows` rows without history; the rest of `size` is streamed history. */
+function checkLongLivedOptions(options: DemoWorldOptions, liveRows: number) {
+  const { size } = options;
+  if (!Number.isInteger(size) || size > MAX_LONG_LIVED_SIZE) {
+    throw new Error(`size must be a whole number up to ${MAX_LONG_LIVED_SIZE} with liveRows, got ${size}`);
+  }
+  if (!Number.isInteger(liveRows) || liveRows < MIN_SIZE || liveRows > Math.min(MAX_SIZE, size)) {
+    throw new Error(
+      `liveRows must be a whole number from ${MIN_SIZE} to ${Math.min(MAX_SIZE, size)}, got ${liveRows}`,
+    );
+  }
+  const historyRows = size - liveRows;
+  if (options.historyShare !== undefined && Math.abs(options.historyShare * size - historyRows) >= 1) {
+    throw new Error(
+      `historyShare ${options.historyShare} does not agree with ${liveRows} live rows of ${size}`,
+    );
+  }
+  const settings = checkWorldOptions({ ...options, size: liveRows, historyShare: 0, liveRows: undefined });
+  return { ...settings, historyRows };
+}
+
+function checkWorldOptions(options: DemoWorldOptions) {
   const { size } = options;
   if (!Number.isInteger(size) || size < MIN_SIZE || size > MAX_SIZE) {
     throw new Error(`size must be a whole number from ${MIN_SIZE} to ${MAX_SIZE}, got ${size}`);

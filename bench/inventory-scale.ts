@@ -1,0 +1,291 @@
+// Benchmark: a large world's cold scan and its rescan after 1% of the rows changed at the source, for the
+// ledger or Paperclip's database (embedded PostgreSQL). The world is written by bench/inventory-world.ts
+// in a process of its own (streamed: the harness never holds it), the simulator serves the fleet from a
+// third, and each measurement is a fresh child (bench/inventory-child.ts):
+//   read     (database only) the source read alone
+//   rescan   the host's cold scan, the rows changed (bench/source-change.ts), the rescan
+//   startup  a fresh host over the store the scans left, to the first rows
+//   npm run bench -- scale --size 100000 --size 1000000 [--source ledger|paperclip-db] [--fast-budget 6000]
+// Above 100,000 rows the world is a long-lived instance: 50,000 live rows, the rest history (95% at 1,000,000).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { startPostgres } from "../test/support/postgres.js";
+import type { ReadChildResult, RescanChildResult, StartupChildResult } from "./inventory-child.js";
+import { freePort, ROOT, runJsonChild, startSimulatorProcess } from "./lib/processes.js";
+import type { Figure } from "./lib/report.js";
+import { CONFIG_FILE, DATABASE_URL_ENV, FLEET_FILE, type WorldWriterResult } from "./lib/world-files.js";
+
+const CHILD = path.join(ROOT, "bench", "inventory-child.ts");
+const WORLD = path.join(ROOT, "bench", "inventory-world.ts");
+/** Live rows of a long-lived world, the size from which worlds are long-lived. */
+export const LONG_LIVED_LIVE_ROWS = 50_000;
+const LONG_LIVED_FROM = 100_000;
+
+export type ScaleSource = "ledger" | "paperclip-db";
+
+export interface ScaleBenchOptions {
+  size: number;
+  source: ScaleSource;
+  /** Requests per minute per origin; default 6000, where pacing no longer hides the scan's own work. */
+  budget?: number;
+  seed?: string;
+}
+
+/** A measurement that did not finish, with why (the child's exit and the end of its stderr). */
+export interface Failed {
+  failed: string;
+}
+
+export interface ScaleBenchResult {
+  size: number;
+  source: ScaleSource;
+  budget: number;
+  world: Omit<WorldWriterResult, "keys">;
+  /** (requests at the busiest origin − 1) × 60 000 / budget. */
+  pacingFloorMs: number;
+  read: ReadChildResult | Failed | null;
+  rescan: RescanChildResult | Failed;
+  startup: StartupChildResult | Failed;
+  stepsMs: Record<string, number>;
+}
+
+const failedOf = (error: unknown): Failed => ({
+  failed: error instanceof Error ? error.message : String(error),
+});
+const isFailed = (value: unknown): value is Failed =>
+  typeof value === "object" && value !== null && "failed" in value;
+
+export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBenchResult> {
+  const { size, source } = options;
+  const budget = options.budget ?? 6000;
+  const seed = options.seed ?? "leasekeeper-bench";
+  const minutes = Math.max(10, Math.ceil(size / 20_000));
+  const stepsMs: Record<string, number> = {};
+  const timed = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+    const at = performance.now();
+    try {
+      return await run();
+    } finally {
+      stepsMs[name] = Math.round(performance.now() - at);
+      process.stderr.write(`  scale ${size} ${source}: ${name} ${(stepsMs[name] / 1000).toFixed(1)} s\n`);
+    }
+  };
+  const dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-bench-scale-"));
+  const postgres = source === "paperclip-db" ? await startPostgres() : null;
+  let sim: Awaited<ReturnType<typeof startSimulatorProcess>> | null = null;
+  try {
+    const databaseEnv = postgres
+      ? { [DATABASE_URL_ENV]: (await postgres.createDatabase("paperclip")).url }
+      : {};
+    // The world's URLs name the simulator's ports, so they are chosen before it is written.
+    const ports = { port: await freePort(), aliasPorts: [await freePort()] };
+    const written = await timed("write world", () =>
+      runJsonChild<WorldWriterResult>(
+        WORLD,
+        [
+          ...["--dir", dir, "--size", String(size), "--source", source, "--budget", String(budget)],
+          ...["--seed", seed, "--environments", "50", "--accounts", "5"],
+          ...["--api-url", `http://127.0.0.1:${ports.port}`],
+          ...["--legacy-api-url", `http://127.0.0.1:${ports.aliasPorts[0]}`],
+          ...(size > LONG_LIVED_FROM ? ["--live-rows", String(LONG_LIVED_LIVE_ROWS)] : []),
+        ],
+        { env: databaseEnv, timeoutMs: 3 * minutes * 60_000, nodeArgs: ["--max-old-space-size=8192"] },
+      ),
+    );
+    const { keys, ...world } = written;
+    sim = await startSimulatorProcess({
+      fleetFile: path.join(dir, FLEET_FILE),
+      dir,
+      ports,
+      rateLimitPerMinute: 2 * budget,
+    });
+    const configFile = path.join(dir, CONFIG_FILE);
+    const env = { ...keys, ...databaseEnv };
+    const child = <T>(mode: string) =>
+      runJsonChild<T>(CHILD, ["--mode", mode, "--config", configFile], { env, timeoutMs: minutes * 60_000 });
+    const read =
+      source === "paperclip-db"
+        ? await timed("read", () => child<ReadChildResult>("read").catch(failedOf))
+        : null;
+    const rescan = await timed("cold scan + rescan", () =>
+      child<RescanChildResult>("rescan").catch(failedOf),
+    );
+    const startup = await timed("startup", () => child<StartupChildResult>("startup").catch(failedOf));
+    return {
+      size,
+      source,
+      budget,
+      world,
+      pacingFloorMs: ((Math.max(...Object.values(world.requestFloorByOrigin)) - 1) * 60_000) / budget,
+      read,
+      rescan,
+      startup,
+      stepsMs,
+    };
+  } finally {
+    await sim?.stop();
+    await postgres?.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+const count = (value: number) => value.toLocaleString("en-US");
+
+function rssTarget(size: number): Figure["target"] {
+  const mb = size <= 20_000 ? 250 : size <= 100_000 ? 400 : 800;
+  return { kind: "max", value: mb, text: `≤ ${mb} MB` };
+}
+
+export function scaleFigures(result: ScaleBenchResult): Figure[] {
+  const sourceName = result.source === "ledger" ? "ledger" : "Paperclip database";
+  const bench = `inventory ${count(result.size)} (${sourceName})`;
+  const { world, rescan, startup, read } = result;
+  const shape =
+    world.historyRows > 0
+      ? `${count(world.liveRows)} live rows + ${count(world.historyRows)} history rows (a long-lived instance)`
+      : `${count(world.liveRows)} rows`;
+  const worldNote = `${shape}; ${count(world.listedSandboxes)} sandboxes listed (${count(world.listedFromHistory)} of them history's: destroyed, or still running, a leak); ${world.ledgerBytes === null ? `${count(world.database?.leases ?? 0)} rows in the database` : `ledger ${Math.round(world.ledgerBytes / 1024 ** 2)} MB`}, written in ${(world.generateAndWriteMs / 1000).toFixed(1)} s by a process of its own`;
+  const failedFigure = (
+    name: string,
+    unit: Figure["unit"],
+    target: Figure["target"],
+    why: string,
+  ): Figure => ({
+    bench,
+    name,
+    value: Number.NaN,
+    unit,
+    reference: null,
+    target,
+    note: `did not finish: ${why}`,
+  });
+  const rssName = "peak RSS, main + worker";
+  const wallName = `scan wall @ ${result.budget}/min ÷ pacing floor, cold`;
+  const rescanName = "rescan with 1% of rows changed: CPU ÷ cold scan's CPU";
+  const blockName = "longest main-thread block";
+  const figures: Figure[] = [];
+  if (read !== null && result.size === 100_000) {
+    figures.push(
+      isFailed(read)
+        ? failedFigure(
+            `database source read, ${count(result.size)} rows`,
+            "ms",
+            { kind: "max", value: 1500, text: "≤ 1.5 s" },
+            read.failed,
+          )
+        : {
+            bench,
+            name: `database source read, ${count(result.size)} rows`,
+            value: Math.round(read.wallMs),
+            unit: "ms",
+            reference: { label: "CPU in the reading process", value: Math.round(read.cpuMs) },
+            target: { kind: "max", value: 1500, text: "≤ 1.5 s" },
+            note: `load() of the source alone in a fresh process; ${read.serverCpuMs ?? "?"} ms CPU in the database server's backends; peak RSS ${read.memory.maxRssMB} MB`,
+          },
+    );
+  } else if (read !== null && !isFailed(read)) {
+    figures.push({
+      bench,
+      name: `database source read, ${count(result.size)} rows`,
+      value: Math.round(read.wallMs),
+      unit: "ms",
+      reference: { label: "CPU in the reading process", value: Math.round(read.cpuMs) },
+      target: null,
+      note: `load() alone in a fresh process; peak RSS ${read.memory.maxRssMB} MB`,
+    });
+  }
+  if (isFailed(rescan)) {
+    const why = rescan.failed;
+    figures.push(
+      failedFigure(rssName, "MB", rssTarget(result.size), why),
+      failedFigure(
+        wallName,
+        "ms",
+        result.size <= 100_000 ? { kind: "ratio", max: 2, text: "≤ 2× floor" } : null,
+        why,
+      ),
+      failedFigure(rescanName, "x", { kind: "max", value: 0.1, text: "≤ 0.1" }, why),
+      failedFigure(blockName, "ms", { kind: "max", value: 16, text: "≤ 16 ms CPU" }, why),
+    );
+  } else {
+    const { cold } = rescan;
+    const expected = world.liveRows + world.historyRows;
+    // A scan that read far fewer rows than the world holds failed at its source (the view says why).
+    const short =
+      cold.rows < expected * 0.9
+        ? `the cold scan showed ${count(cold.rows)} of ${count(expected)} rows: ${rescan.problems.join(" · ") || "no problem reported"}`
+        : null;
+    const shortNote = short === null ? "" : ` — ${short}`;
+    figures.push(
+      {
+        bench,
+        name: rssName,
+        value: short === null ? rescan.rescan.memory.maxRssMB : Number.NaN,
+        unit: "MB",
+        reference: { label: "at rest before the scan", value: rescan.baselineRssMB },
+        target: rssTarget(result.size),
+        note: `the kernel's high-water mark of the scanning process (both threads) over the cold scan, its save and the rescan (${cold.memory.maxRssMB} MB after the cold scan); ${worldNote}${shortNote}`,
+      },
+      {
+        bench,
+        name: wallName,
+        value: short === null ? cold.wallMs : Number.NaN,
+        unit: "ms",
+        reference: { label: "pacing floor", value: Math.round(result.pacingFloorMs) },
+        target: result.size <= 100_000 ? { kind: "ratio", max: 2, text: "≤ 2× floor" } : null,
+        note: `a fresh process's first scan, refresh() to the view on main (${Math.round(cold.wallMs)} ms; sources ${Math.round(cold.timings.sourcesMs)} ms, listing ${Math.round(cold.timings.listingMs)} ms; ${Math.round(cold.wallWithSaveMs)} ms with the store save); ${count(cold.requests)} requests, floor ${count(world.requestFloor)}${shortNote}`,
+      },
+      {
+        bench,
+        name: rescanName,
+        value: short === null ? round1(rescan.rescan.cpuMs) : Number.NaN,
+        unit: "ms",
+        reference: { label: "cold scan's CPU", value: round1(cold.cpuMs) },
+        target: { kind: "ratio", max: 0.1, text: "≤ 0.1" },
+        note: `process.cpuUsage (main + worker + every other thread of the process) over refresh() through the store save, in one process: the cold scan, then ${count(rescan.change.changed)} of ${count(rescan.change.rows)} rows changed at the source (${result.source === "ledger" ? "updatedAt bumped, the file rewritten" : "UPDATE … SET updated_at = now()"}, ${rescan.change.ms} ms, another process), then the rescan; main thread alone ${rescan.rescan.mainCpuMs ?? "?"} ms rescan, ${cold.mainCpuMs ?? "?"} ms cold${shortNote}`,
+      },
+      {
+        bench,
+        name: "rescan wall",
+        value: short === null ? rescan.rescan.wallMs : Number.NaN,
+        unit: "ms",
+        reference: { label: "cold scan wall", value: cold.wallMs },
+        target: null,
+        note: `refresh() to the view on main; ${Math.round(rescan.rescan.wallWithSaveMs)} ms with the store save (cold: ${Math.round(cold.wallWithSaveMs)} ms)`,
+      },
+      {
+        bench,
+        name: blockName,
+        value: Math.max(
+          cold.loop.maxBlockCpuMs ?? cold.loop.maxBlockMs,
+          rescan.rescan.loop.maxBlockCpuMs ?? rescan.rescan.loop.maxBlockMs,
+        ),
+        unit: "ms",
+        reference: {
+          label: "wall, incl. waiting for a CPU",
+          value: round1(Math.max(cold.loop.maxBlockMs, rescan.rescan.loop.maxBlockMs)),
+        },
+        target: { kind: "max", value: 16, text: "≤ 16 ms CPU" },
+        note: `main-thread CPU between two ticks of a 5 ms timer over the cold scan and the rescan, saves included (cold ${cold.loop.maxBlockCpuMs ?? "?"} ms, rescan ${rescan.rescan.loop.maxBlockCpuMs ?? "?"} ms)`,
+      },
+    );
+  }
+  const startupTarget: Figure["target"] =
+    result.size >= 1_000_000 ? { kind: "max", value: 2000, text: "< 2 s" } : null;
+  figures.push(
+    isFailed(startup)
+      ? failedFigure("startup from a cached inventory → first rows", "ms", startupTarget, startup.failed)
+      : {
+          bench,
+          name: "startup from a cached inventory → first rows",
+          value: startup.firstRowsMs,
+          unit: "ms",
+          reference: null,
+          target: startupTarget,
+          note: `a fresh process: openCore over the store the scans left, to the first inventory:get answer decoded into rows (${count(startup.rows)})`,
+        },
+  );
+  return figures;
+}
