@@ -66,6 +66,8 @@ export interface ScanTimings {
   listingMs: number;
   /** Each credential's listing, paced (they run together, so these overlap). */
   listings?: { origin: string; credential: string; durationMs: number }[];
+  /** Rows the worker judged afresh, and rows whose inputs had not changed since the scan before. */
+  rows?: { judged: number; reused: number };
 }
 
 /** A scan this service finished, made or failed: for the metrics' durations and outcomes. */
@@ -551,7 +553,11 @@ export class InventoryService {
       requests: listings.reduce((sum, entry) => sum + entry.requests, 0),
       now: this.#now().toISOString(),
     });
-    this.#lastScanTimings = { sourcesMs: judged.sourcesMs ?? 0, listingMs };
+    this.#lastScanTimings = {
+      sourcesMs: judged.sourcesMs ?? 0,
+      listingMs,
+      ...(judged.rows === undefined ? {} : { rows: judged.rows }),
+    };
     return judged;
   }
 

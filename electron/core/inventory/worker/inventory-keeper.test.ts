@@ -1,8 +1,14 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Inventory, SandboxListing } from "../../../../shared/domain/inventory.js";
+import type { ReconcileInput } from "../../../../shared/domain/reconcile.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { SecretRedactor } from "../../redaction/redactor.js";
+import { generatedWorldInput } from "../testing/generated-world.js";
 import { InventoryKeeper } from "./inventory-keeper.js";
+import type { Accepted } from "./protocol.js";
 
 const ORIGIN = "https://api.createos.example";
 const OTHER_ORIGIN = "https://legacy.createos.example";
@@ -140,5 +146,57 @@ describe("the inventory keeper's listings, received a page at a time", () => {
     await judging;
     const inventory = (await keeper.handle({ type: "inventory" })) as Inventory;
     expect(inventory.untracked.map((sandbox) => sandbox.sandbox.id).sort()).toEqual(["sb-1", "sb-2"]);
+  });
+});
+
+describe("the inventory keeper's rescans", () => {
+  async function scan(keeper: InventoryKeeper, scanId: number, ledger: string, input: ReconcileInput) {
+    const withLedger = { ...config, sources: [{ kind: "ledger", id: "ledger", path: ledger }] };
+    await keeper.handle({ type: "read-sources", scanId, config: withLedger as LeasekeeperConfig, env: {} });
+    input.listings.forEach((listing, at) => {
+      const sandboxes = listing.outcome.ok ? listing.outcome.sandboxes : [];
+      keeper.handle({ type: "listing-page", scanId, listing: at, views: sandboxes });
+      keeper.handle({ type: "listing-done", scanId, listing: at, result: listing, pages: 1 });
+    });
+    const now = input.now.toISOString();
+    const accepted = (await keeper.handle({
+      type: "judge",
+      scanId,
+      listings: input.listings.length,
+      requests: 0,
+      now,
+    })) as Accepted;
+    return { accepted, inventory: (await keeper.handle({ type: "inventory" })) as Inventory };
+  }
+
+  it("judges again only the row that changed in the ledger, and holds what a cold keeper holds", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-rescan-"));
+    const ledger = path.join(dir, "ledger.json");
+    const input = generatedWorldInput({ size: 600, seed: "keeper-rescan", environments: 6, accounts: 2 });
+    const rows = input.snapshots[0]!.leases;
+    const write = () =>
+      writeFile(ledger, JSON.stringify({ environments: input.snapshots[0]!.environments, leases: rows }));
+    await write();
+    const keeper = new InventoryKeeper(null, new SecretRedactor(), () => undefined);
+    const first = await scan(keeper, 1, ledger, input);
+    expect(first.accepted.rows).toEqual({ judged: rows.length, reused: 0 });
+
+    // A row alone on its sandbox: a change to a shared one also changes what its neighbours are judged from.
+    const at = first.inventory.leases.findIndex(
+      (classified) => classified.lease.status === "active" && classified.sharedWith.length === 0,
+    );
+    rows[at] = { ...rows[at]!, status: "released", releasedAt: input.now.toISOString() };
+    await write();
+    const second = await scan(keeper, 2, ledger, input);
+    expect(second.accepted.rows).toEqual({ judged: 1, reused: rows.length - 1 });
+
+    const cold = await scan(
+      new InventoryKeeper(null, new SecretRedactor(), () => undefined),
+      1,
+      ledger,
+      input,
+    );
+    expect(second.inventory).toEqual(cold.inventory);
+    expect(second.inventory.leases[at]?.lease.status).toBe("released");
   });
 });

@@ -319,7 +319,8 @@ export class InventoryKeeper {
       await this.#holdAgain(kept ?? previous?.deref() ?? null, previous !== null);
       throw error;
     }
-    return { ...accepted, sourcesMs: await scan.sourcesMs };
+    const rows = { judged: this.#verdicts.judged, reused: this.#verdicts.reused };
+    return { ...accepted, sourcesMs: await scan.sourcesMs, rows };
   }
 
   #hold(inventory: Inventory | null): void {

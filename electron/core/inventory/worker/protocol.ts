@@ -38,6 +38,8 @@ export interface Accepted {
   view: InventoryView;
   /** For a scan the worker judged: how long reading every source took. */
   sourcesMs?: number;
+  /** For a scan the worker judged: rows judged afresh, and rows whose verdict nothing had changed. */
+  rows?: { judged: number; reused: number };
   /** The version of the keys the view was redacted for (see the `redactions` request). */
   redactedFor: number;
 }
