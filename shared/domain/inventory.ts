@@ -184,4 +184,13 @@ export interface SourceSnapshot {
   installedPlugin?: InstalledPlugin;
   /** One sentence on how the source read (a database's table shape); never a problem, never fatal. */
   note?: string;
+  /**
+   * How far a source that can read only what changed (Paperclip's database) read, to be handed back as
+   * the next load's `changedSince`: `watermark` is the database's own time inside the read's snapshot
+   * (ISO 8601), `changedRows` the lease rows this read fetched (every row on a full pass), `fullPass`
+   * whether it read every row (the only read that drops deleted rows), and `basis` a digest of what rows
+   * depend on beyond their own columns (the environments, the metadata keys left out): the next read is a
+   * full one when it differs. Absent for sources that always read everything.
+   */
+  readUpTo?: { watermark: string; changedRows: number; fullPass: boolean; basis?: string };
 }

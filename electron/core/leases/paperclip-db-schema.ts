@@ -52,8 +52,21 @@ export type HolderName = keyof typeof NAME_COLUMNS;
 export const HOLDER_NAMES = Object.keys(NAME_COLUMNS) as HolderName[];
 const NAME_TABLES = ["agents", "issues", "execution_workspaces"];
 
+/**
+ * The tables besides `environment_leases` whose rows change what a lease row reads as (its run's status,
+ * the names of what holds it), each of which a read of changed rows must also look at by `updated_at`.
+ */
+export const STAMPED_TABLES = ["heartbeat_runs", "agents", "issues", "execution_workspaces"] as const;
+export type StampedTable = (typeof STAMPED_TABLES)[number];
+
 export type SchemaCheck =
-  | { ok: true; shape: PaperclipSchemaShape; names: ReadonlySet<HolderName> }
+  | {
+      ok: true;
+      shape: PaperclipSchemaShape;
+      names: ReadonlySet<HolderName>;
+      /** Which of `STAMPED_TABLES` have an `updated_at` column the role may read. */
+      stamped: ReadonlySet<StampedTable>;
+    }
   | { ok: false; missing: string[] };
 
 /**
@@ -75,10 +88,12 @@ export async function detectSchemaShape(client: pg.ClientBase): Promise<SchemaCh
   const names = new Set(
     HOLDER_NAMES.filter((name) => NAME_COLUMNS[name].every((column) => present.has(column))),
   );
+  const stamped = new Set(STAMPED_TABLES.filter((table) => present.has(`${table}.updated_at`)));
   return {
     ok: true,
     shape: present.has("environments.company_id") ? "company-scoped" : "instance-scoped",
     names,
+    stamped,
   };
 }
 

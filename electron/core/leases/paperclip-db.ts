@@ -4,6 +4,16 @@ import { OWNERSHIP_KEYS } from "../../../shared/domain/lease-metadata.js";
 import type { Company, Environment, LeaseRow, SourceProblem } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import { keysLeftOutOfScan } from "../../../shared/domain/scanned-metadata.js";
+import {
+  byId,
+  CHANGED_ROWS_OVERLAP_MS,
+  changedRowsFrom,
+  mergeChangedRows,
+  readBasis,
+  rowProblems,
+  tablesToWatch,
+  type UnusableRow,
+} from "./paperclip-db-changed.js";
 import { readInstalledPlugin, unreadablePlugin } from "./paperclip-db-plugin.js";
 import {
   type DatabaseLeaseRow,
@@ -19,9 +29,10 @@ import {
   HOLDER_NAMES,
   type HolderName,
   type PaperclipSchemaShape,
+  type StampedTable,
 } from "./paperclip-db-schema.js";
 import { parseEnvironment, parseEnvironments } from "./rows.js";
-import { isValidRowId, type LeaseSource, SourceError } from "./source.js";
+import { type ChangedSince, isValidRowId, type LeaseSource, SourceError } from "./source.js";
 
 export interface PaperclipDbSourceOptions {
   id: string;
@@ -31,6 +42,14 @@ export interface PaperclipDbSourceOptions {
   timeoutMs: number;
   /** Lease rows per fetch from the scan's cursor. */
   pageSize?: number;
+  /** How far before the last watermark a read of changed rows looks (`CHANGED_ROWS_OVERLAP_MS`). */
+  changedRowsOverlapMs?: number;
+}
+
+/** What a scan's `load` takes: with `changedSince`, only the rows changed since are read (see `load`). */
+export interface PaperclipDbLoadOptions {
+  signal?: AbortSignal;
+  changedSince?: ChangedSince;
 }
 
 /** A database snapshot also says which shape of Paperclip's tables it found. */
@@ -101,13 +120,31 @@ const CREATEOS_ROW = `(
 )`;
 // One statement per half of the id range, read through a cursor a page at a time: the server plans and
 // joins once for the whole range instead of once a page, and each fetch holds one page in memory.
-const leasesRangeQuery = (names: ReadonlySet<HolderName>) => `
+// A read of changed rows ($4 on) takes the rows stamped after $4, and those whose run, agent, issue or
+// workspace was: each of them changes what the row reads as without stamping it.
+const leasesRangeQuery = (names: ReadonlySet<HolderName>, changed: boolean) => `
   SELECT ${leaseSelect(SCANNED_METADATA, names)}
     FROM environment_leases l
     LEFT JOIN environments e ON e.id = l.environment_id
     LEFT JOIN heartbeat_runs r ON r.id = l.heartbeat_run_id
     ${nameJoins(names)}
-   WHERE l.id > $1::uuid AND l.id <= $2::uuid AND ${CREATEOS_ROW}`;
+   WHERE l.id > $1::uuid AND l.id <= $2::uuid AND ${CREATEOS_ROW}${changed ? `\n     AND ${changedAfter(names, "$4")}` : ""}`;
+const STAMP_ALIAS: Record<StampedTable, string> = {
+  heartbeat_runs: "r",
+  agents: "a",
+  issues: "i",
+  execution_workspaces: "w",
+};
+const changedAfter = (names: ReadonlySet<HolderName>, since: string) =>
+  `(${["l", ...tablesToWatch(names).map((table) => STAMP_ALIAS[table])]
+    .map((alias) => `${alias}.updated_at > ${since}::timestamptz`)
+    .join(" OR ")})`;
+// The ids of rows stamped after $1 that are no CreateOS rows (any more): a read of changed rows drops them.
+const LEAVING_QUERY = `
+  SELECT l.id
+    FROM environment_leases l
+    LEFT JOIN environments e ON e.id = l.environment_id
+   WHERE l.updated_at > $1::timestamptz AND ${CREATEOS_ROW} IS NOT TRUE`;
 const CURSOR = "leasekeeper_leases";
 // One row for the last-moment re-check, a lease's detail or a repair: its metadata whole.
 const leaseQuery = (names: ReadonlySet<HolderName>) => `
@@ -124,6 +161,8 @@ interface IdRange {
 interface ScannedRange {
   leases: LeaseRow[];
   problems: SourceProblem[];
+  /** The unusable rows behind `problems`, in id order. */
+  unusable: UnusableRow[];
   /** Rows read in the range, usable or not. */
   rows: number;
 }
@@ -133,6 +172,7 @@ const LOW_IDS: IdRange = {
   upTo: "7fffffff-ffff-ffff-ffff-ffffffffffff",
 };
 const HIGH_IDS: IdRange = { after: LOW_IDS.upTo, upTo: "ffffffff-ffff-ffff-ffff-ffffffffffff" };
+const ALL_IDS: IdRange = { after: LOW_IDS.after, upTo: HIGH_IDS.upTo };
 const SNAPSHOT_ID = /^[0-9A-F]+(-[0-9A-F]+)+$/i;
 
 type Row = Record<string, unknown>;
@@ -152,6 +192,7 @@ export class PaperclipDbSource implements LeaseSource {
   readonly #pool: pg.Pool;
   readonly #timeoutMs: number;
   readonly #pageSize: number;
+  readonly #overlapMs: number;
   /** What the last `load` found, for a caller that sees only the inventory (the CLI says it). */
   lastSchemaNote: string | null = null;
 
@@ -159,6 +200,7 @@ export class PaperclipDbSource implements LeaseSource {
     this.id = options.id;
     this.#timeoutMs = Math.max(1, Math.floor(options.timeoutMs));
     this.#pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
+    this.#overlapMs = Math.max(0, options.changedRowsOverlapMs ?? CHANGED_ROWS_OVERLAP_MS);
     this.#pool = new pg.Pool({
       connectionString: options.url,
       // A scan holds two (its two halves); a lease re-read beside it needs a third.
@@ -172,9 +214,26 @@ export class PaperclipDbSource implements LeaseSource {
     this.#pool.on("error", () => undefined);
   }
 
-  async load(options: { signal?: AbortSignal } = {}): Promise<PaperclipDbSnapshot> {
-    const signal = options.signal;
-    const read = await this.#readOnly("reading leases", signal, async (client, shape, names) => {
+  /**
+   * Every CreateOS lease row, with the environments, companies and installed plugin, in one read-only
+   * snapshot. With `changedSince` (the previous snapshot's rows, watermark and basis) and no `fullPass`,
+   * only the lease rows stamped (`updated_at`) after its watermark less `CHANGED_ROWS_OVERLAP_MS` are
+   * read, with those whose run, agent, issue or workspace was stamped so, and merged over the previous
+   * rows: the result is what a full read would return, in the same order, the unchanged rows being the
+   * very objects given, save rows deleted since (a full pass drops them). The environments, companies and
+   * plugin are small and read whole every time. The read is a full one when the basis changed (an
+   * environment's driver or provider, the metadata keys left out) or a stamp to compare is missing.
+   * `readUpTo` carries the watermark for next time.
+   */
+  async load(options: PaperclipDbLoadOptions = {}): Promise<PaperclipDbSnapshot> {
+    const { signal, changedSince } = options;
+    const read = await this.#readOnly("reading leases", signal, async (client, shape, names, stamped) => {
+      // The watermark is the transaction's start (now()), taken before its snapshot was: every change
+      // committed by then is in this read, and a change stamped earlier but committed later is one the
+      // overlap re-reads. statement_timestamp() of a later statement would postdate the snapshot, and a
+      // change committed in between would be stamped before it yet be in neither read.
+      const watermark = (await client.query<{ at: string }>("SELECT to_json(now()) #>> '{}' AS at")).rows[0]!
+        .at;
       const companies = await client.query<{ id: string; name: string }>(
         "SELECT id, name FROM companies ORDER BY id",
       );
@@ -185,46 +244,28 @@ export class PaperclipDbSource implements LeaseSource {
         "environments",
       );
       const byId = new Map(environments.rows.map((environment) => [environment.id, environment]));
-      // The two halves of the id range are read at once, the second over a connection that shares this
-      // transaction's snapshot: the server formats rows on two backends while this process checks them.
-      // A server that grants no second connection (a role's connection limit) gets both on this one.
-      const second = await this.#pool.connect().catch(() => null);
-      let low: ScannedRange;
-      let high: ScannedRange;
-      if (second === null) {
-        low = await this.#scanRange(client, LOW_IDS, byId, names, signal);
-        high = await this.#scanRange(client, HIGH_IDS, byId, names, signal);
+      const leftOut = keysLeftOutOfScan(configKeys(byId));
+      const basis = readBasis(shape, names, environmentRows.rows, new Set(byId.keys()), leftOut);
+      const since = changedRowsFrom(changedSince, { watermark, basis, stamped, names }, this.#overlapMs);
+      let leases: LeaseRow[];
+      let rowProblems: SourceProblem[];
+      let changedRows: number;
+      if (since === null || changedSince === undefined) {
+        const whole = await this.#readAll(client, byId, names, leftOut, signal);
+        ({ leases, problems: rowProblems, rows: changedRows } = whole);
       } else {
-        let snapshot: string;
-        try {
-          snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
-        } catch (error) {
-          second.release();
-          throw error;
-        }
-        const stop = new AbortController();
-        const halted = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
-        const scan = async (read: () => Promise<ScannedRange>) => {
-          try {
-            return await read();
-          } catch (error) {
-            stop.abort(error);
-            throw error;
-          }
-        };
-        [low, high] = await Promise.all([
-          scan(() => this.#scanRange(client, LOW_IDS, byId, names, halted)),
-          scan(() =>
-            this.#sharingSnapshot(second, snapshot, (other) =>
-              this.#scanRange(other, HIGH_IDS, byId, names, halted),
-            ),
-          ),
-        ]);
+        // The changed rows are few: one cursor over the whole id range, on this connection.
+        const changed = await this.#scanRange(client, ALL_IDS, byId, names, leftOut, signal, since);
+        const leaving = await client.query<{ id: string }>({ text: LEAVING_QUERY, values: [since] });
+        const merged = mergeChangedRows(
+          this.id,
+          changedSince,
+          changed,
+          new Set(leaving.rows.map((row) => row.id)),
+        );
+        ({ leases, problems: rowProblems } = merged);
+        changedRows = changed.rows;
       }
-      const leases = low.leases;
-      for (const lease of high.leases) leases.push(lease);
-      const problems: SourceProblem[] = [...environments.problems, ...low.problems];
-      for (const problem of high.problems) problems.push({ ...problem, index: problem.index + low.rows });
       // Once per load, in the scan's own transaction, so the plugin is the one of the rows' moment.
       const installedPlugin = await installedPluginWithin(client);
       return {
@@ -232,8 +273,9 @@ export class PaperclipDbSource implements LeaseSource {
         companies: companies.rows,
         environments: environments.rows,
         leases,
-        problems,
+        problems: [...environments.problems, ...rowProblems],
         installedPlugin,
+        readUpTo: { watermark, changedRows, fullPass: since === null, basis },
       };
     });
 
@@ -249,27 +291,83 @@ export class PaperclipDbSource implements LeaseSource {
       schemaShape: read.shape,
       schemaNote: this.lastSchemaNote,
       note: this.lastSchemaNote,
+      readUpTo: read.readUpTo,
     };
   }
 
   /**
+   * Every CreateOS row, the two halves of the id range at once, the second over a connection that shares
+   * this transaction's snapshot: the server formats rows on two backends while this process checks them.
+   * A server that grants no second connection (a role's connection limit) gets both on this one.
+   */
+  async #readAll(
+    client: pg.ClientBase,
+    byId: ReadonlyMap<string, Environment>,
+    names: ReadonlySet<HolderName>,
+    leftOut: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Promise<{ leases: LeaseRow[]; problems: SourceProblem[]; rows: number }> {
+    const second = await this.#pool.connect().catch(() => null);
+    let low: ScannedRange;
+    let high: ScannedRange;
+    if (second === null) {
+      low = await this.#scanRange(client, LOW_IDS, byId, names, leftOut, signal);
+      high = await this.#scanRange(client, HIGH_IDS, byId, names, leftOut, signal);
+    } else {
+      let snapshot: string;
+      try {
+        snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!.id;
+      } catch (error) {
+        second.release();
+        throw error;
+      }
+      const stop = new AbortController();
+      const halted = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
+      const scan = async (read: () => Promise<ScannedRange>) => {
+        try {
+          return await read();
+        } catch (error) {
+          stop.abort(error);
+          throw error;
+        }
+      };
+      [low, high] = await Promise.all([
+        scan(() => this.#scanRange(client, LOW_IDS, byId, names, leftOut, halted)),
+        scan(() =>
+          this.#sharingSnapshot(second, snapshot, (other) =>
+            this.#scanRange(other, HIGH_IDS, byId, names, leftOut, halted),
+          ),
+        ),
+      ]);
+    }
+    const leases = low.leases;
+    for (const lease of high.leases) leases.push(lease);
+    const problems: SourceProblem[] = [...low.problems];
+    for (const problem of high.problems) problems.push({ ...problem, index: problem.index + low.rows });
+    return { leases, problems, rows: low.rows + high.rows };
+  }
+
+  /**
    * The CreateOS rows whose ids lie in `range`, through one cursor a page at a time, handed back in id
-   * order; a row's problem index is its place within the range.
+   * order; a row's problem index is its place within the range. With `since`, only the rows changed
+   * after it (`changedAfter`).
    */
   async #scanRange(
     client: pg.ClientBase,
     range: IdRange,
     environments: ReadonlyMap<string, Environment>,
     names: ReadonlySet<HolderName>,
+    leftOut: readonly string[],
     signal: AbortSignal | undefined,
+    since?: string,
   ): Promise<ScannedRange> {
     const leases: LeaseRow[] = [];
     const unusable: UnusableRow[] = [];
     // The whole range is read, so the planner is told to plan for all of it, not for its first rows.
     await client.query("SET LOCAL cursor_tuple_fraction = 1");
     await client.query({
-      text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${leasesRangeQuery(names)}`,
-      values: [range.after, range.upTo, keysLeftOutOfScan(configKeys(environments))],
+      text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${leasesRangeQuery(names, since !== undefined)}`,
+      values: [range.after, range.upTo, leftOut, ...(since === undefined ? [] : [since])],
     });
     // The next page is asked for before this one is checked, so the server works while the rows are.
     const nextPage = () => {
@@ -298,14 +396,7 @@ export class PaperclipDbSource implements LeaseSource {
     // third of its share of the read, and the sort here is a small part of checking them.
     leases.sort(byId);
     unusable.sort(byId);
-    const problems = unusable.map(
-      (row, at): SourceProblem => ({
-        source: this.id,
-        index: countBefore(leases, row.id) + at,
-        message: `environment_leases row ${row.id}: ${row.message}`,
-      }),
-    );
-    return { leases, problems, rows: offset };
+    return { leases, problems: rowProblems(this.id, leases, unusable), unusable, rows: offset };
   }
 
   /**
@@ -412,7 +503,12 @@ export class PaperclipDbSource implements LeaseSource {
   async #readOnly<T>(
     activity: string,
     signal: AbortSignal | undefined,
-    body: (client: pg.PoolClient, shape: PaperclipSchemaShape, names: ReadonlySet<HolderName>) => Promise<T>,
+    body: (
+      client: pg.PoolClient,
+      shape: PaperclipSchemaShape,
+      names: ReadonlySet<HolderName>,
+      stamped: ReadonlySet<StampedTable>,
+    ) => Promise<T>,
   ): Promise<T> {
     let client: pg.PoolClient;
     try {
@@ -431,7 +527,7 @@ export class PaperclipDbSource implements LeaseSource {
             `the Paperclip database lacks ${check.missing.join(", ")} (not Paperclip's schema, or the role may not read them).`,
           );
         }
-        return body(client, check.shape, check.names);
+        return body(client, check.shape, check.names, check.stamped);
       });
     } catch (error) {
       if (error instanceof SourceError) throw error;
@@ -490,12 +586,6 @@ async function installedPluginWithin(client: pg.ClientBase): Promise<InstalledPl
   }
 }
 
-/** A row that cannot be used, and why: a problem naming its id once its place is known. */
-interface UnusableRow {
-  id: string;
-  message: string;
-}
-
 /** Each row parsed on its own; a malformed one is kept with its id (a database has no index). */
 function checkRows(
   page: readonly DatabaseLeaseRow[],
@@ -509,21 +599,6 @@ function checkRows(
     if (parsed.ok) into.push(parsed.row);
     else unusable.push({ id: databaseRowId(values), message: parsed.message });
   }
-}
-
-// PostgreSQL writes a uuid in lower-case hex, so comparing the text orders ids as its primary key does.
-const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
-/** How many of the sorted `leases` have an id before `id`. */
-function countBefore(leases: readonly LeaseRow[], id: string): number {
-  let low = 0;
-  let high = leases.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (leases[middle]!.id < id) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /** Every key an environment's config sets. */

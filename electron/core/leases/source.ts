@@ -1,5 +1,5 @@
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
-import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
+import type { Environment, LeaseRow, SourceProblem } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import type { FailureCode } from "../errors/codes.js";
 import { CoreError } from "../errors/core-error.js";
@@ -13,7 +13,12 @@ import { CoreError } from "../errors/core-error.js";
 export interface LeaseSource {
   readonly id: string;
   readonly kind: "ledger" | "paperclip" | "paperclip-db";
-  load(options?: { signal?: AbortSignal }): Promise<SourceSnapshot>;
+  /**
+   * With `changedSince` (the previous scan's snapshot of this source) a source that can tell which rows
+   * changed reads only those and hands back the rest as the very objects it was given; one that cannot
+   * ignores it and reads everything, as without it.
+   */
+  load(options?: { signal?: AbortSignal; changedSince?: ChangedSince }): Promise<SourceSnapshot>;
   /** The row as the source holds it now; null when it no longer exists. Throws if it is malformed. */
   readLease(leaseId: string, options?: { signal?: AbortSignal }): Promise<LeaseRow | null>;
   /** The environment as the source holds it now (its current config decides pause vs delete). */
@@ -26,6 +31,29 @@ export interface LeaseSource {
   readInstalledPlugin?(options?: { signal?: AbortSignal }): Promise<InstalledPlugin>;
   /** Lets go of what the source holds open (a database's connections); absent where it holds nothing. */
   close?(): Promise<void>;
+}
+
+/**
+ * The previous scan's snapshot of a source, for a read of only what changed since (`LeaseSource.load`).
+ * Build it with `changedSinceFrom` (changed-rows.ts) from the snapshot the source last returned.
+ */
+export interface ChangedSince {
+  /** The previous snapshot's lease rows, by id: a row that has not changed comes back as this same object. */
+  rows: ReadonlyMap<string, LeaseRow>;
+  /** The previous snapshot's `readUpTo.watermark`. */
+  watermark: string;
+  /** The previous snapshot's `readUpTo.basis`; without it (or when it differs now) the read is a full one. */
+  basis?: string;
+  /**
+   * The previous snapshot's problems: a malformed row that has not changed is reported again, as a full
+   * read would. Without them such a row drops out until the next full pass.
+   */
+  problems?: readonly SourceProblem[];
+  /**
+   * Read every row, as without `changedSince`: the only read that notices rows deleted since. The caller
+   * decides when (`needsFullPass`); the source never does on its own, save when it cannot tell changes.
+   */
+  fullPass: boolean;
 }
 
 /** Closes every source that holds something open; one that fails to close is let go all the same. */
