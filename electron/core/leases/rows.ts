@@ -35,9 +35,69 @@ export function parseEnvironments(
 }
 
 export function parseLeaseRows(items: readonly unknown[], sourceId: string, list: string): Parsed<LeaseRow> {
-  const parsed = parseEach(items, LeaseRowSchema, sourceId, list);
-  for (const row of parsed.rows) row.metadata = withoutSecrets(row.metadata);
-  return parsed;
+  return collectEach(items, new LeaseRowCollector(sourceId, list)).finish();
+}
+
+/**
+ * Lease rows taken one at a time as a stream yields them (the ledger file's read), under the very rules
+ * `parseLeaseRows` applies to a whole list (it is built on this): each item parsed on its own, a repeated
+ * id refused, secret-named metadata keys dropped. Only what a problem's gap needs is kept of a bad
+ * item (its id and the origin it names), never the item itself.
+ */
+export class LeaseRowCollector {
+  readonly #sourceId: string;
+  readonly #list: string;
+  readonly #rows: LeaseRow[] = [];
+  readonly #indices: number[] = [];
+  readonly #problems: SourceProblem[] = [];
+  readonly #unreadable: UnreadableEntry[] = [];
+  readonly #firstIndexById = new Map<string, number>();
+
+  constructor(sourceId: string, list: string) {
+    this.#sourceId = sourceId;
+    this.#list = list;
+  }
+
+  add(item: unknown, index: number): void {
+    const list = this.#list;
+    const result = LeaseRowSchema.safeParse(item);
+    if (!result.success) {
+      this.#refuse(item, index, describeIssue(result.error.issues, `${list}[${index}]`));
+      return;
+    }
+    const row = result.data;
+    const first = this.#firstIndexById.get(row.id);
+    if (first !== undefined) {
+      this.#refuse(item, index, `${list}[${index}].id: repeats ${list}[${first}].`);
+      return;
+    }
+    this.#firstIndexById.set(row.id, index);
+    row.metadata = withoutSecrets(row.metadata);
+    this.#rows.push(row);
+    this.#indices.push(index);
+  }
+
+  finish(): Parsed<LeaseRow> {
+    return { rows: this.#rows, indices: this.#indices, problems: this.#problems };
+  }
+
+  /** The same gaps `gapsOf` finds for the whole list. */
+  gaps(): SourceGap[] {
+    return gapsOfEntries(new Set(this.#firstIndexById.keys()), this.#unreadable, this.#sourceId, "leases");
+  }
+
+  #refuse(item: unknown, index: number, message: string): void {
+    this.#problems.push({ source: this.#sourceId, index, message });
+    this.#unreadable.push(unreadableEntry(item, index, "leases"));
+  }
+}
+
+function collectEach<C extends { add(item: unknown, index: number): void }>(
+  items: readonly unknown[],
+  collector: C,
+): C {
+  for (let index = 0; index < items.length; index++) collector.add(items[index], index);
+  return collector;
 }
 
 /** Companies a source names (for their names); a malformed entry is a problem, never fatal. */
@@ -60,17 +120,38 @@ export function gapsOf(
   const read = new Set(parsed.rows.map((row) => row.id));
   const gaps: SourceGap[] = [];
   for (const problem of parsed.problems) {
-    const item = items[problem.index];
-    const id = ownValue(item, "id");
-    if (typeof id === "string" && read.has(id)) continue;
-    const holder = ownValue(item, list === "environments" ? "config" : "metadata");
-    gaps.push({
-      source: problem.source,
-      origin: originOf(ownValue(holder, "apiUrl")),
-      message: `${list}[${problem.index}] could not be read`,
-    });
+    const entry = unreadableEntry(items[problem.index], problem.index, list);
+    if (typeof entry.id === "string" && read.has(entry.id)) continue;
+    gaps.push(gapOf(entry, problem.source, list));
   }
   return gaps;
+}
+
+/** What a gap needs of an entry that could not be read: its index, its id and the origin it names. */
+interface UnreadableEntry {
+  index: number;
+  id: unknown;
+  origin: string | null;
+}
+
+function unreadableEntry(item: unknown, index: number, list: "environments" | "leases"): UnreadableEntry {
+  const holder = ownValue(item, list === "environments" ? "config" : "metadata");
+  return { index, id: ownValue(item, "id"), origin: originOf(ownValue(holder, "apiUrl")) };
+}
+
+function gapsOfEntries(
+  read: ReadonlySet<string>,
+  entries: readonly UnreadableEntry[],
+  source: string,
+  list: "environments" | "leases",
+): SourceGap[] {
+  return entries
+    .filter((entry) => typeof entry.id !== "string" || !read.has(entry.id))
+    .map((entry) => gapOf(entry, source, list));
+}
+
+function gapOf(entry: UnreadableEntry, source: string, list: "environments" | "leases"): SourceGap {
+  return { source, origin: entry.origin, message: `${list}[${entry.index}] could not be read` };
 }
 
 function ownValue(value: unknown, key: string): unknown {
