@@ -85,6 +85,8 @@ export interface RescanScan {
   loop: { maxBlockMs: number; maxBlockCpuMs: number | null; maxWaitMs: number | null; blocks: LoopBlock[] };
   /** The kernel's high-water mark of the process when this scan ended; heap peak during it. */
   memory: { maxRssMB: number; heapUsedMaxMB: number };
+  /** Why the worker's store save after the scan failed, or null. */
+  saveError: string | null;
 }
 
 export interface RescanChildResult {
@@ -260,7 +262,11 @@ async function timedScan(app: Core): Promise<RescanScan> {
   const started = performance.now();
   await app.inventory.refresh();
   const wallMs = performance.now() - started;
-  await app.inventory.saved();
+  // A save that fails (the worker over its heap budget) is reported beside the scan's figures.
+  let saveError: string | null = null;
+  await app.inventory.saved().catch((error: unknown) => {
+    saveError = error instanceof Error ? error.message : String(error);
+  });
   const wallWithSaveMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuStart);
   const mainEnd = mainThreadCpuMs();
@@ -285,6 +291,7 @@ async function timedScan(app: Core): Promise<RescanScan> {
         .slice(0, 5),
     },
     memory: { maxRssMB: memoryReport.maxRssMB, heapUsedMaxMB: memoryReport.heapUsedMaxMB },
+    saveError,
   };
 }
 

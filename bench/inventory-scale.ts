@@ -111,7 +111,12 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
     const rescan = await timed("cold scan + rescan", () =>
       child<RescanChildResult>("rescan").catch(failedOf),
     );
-    const startup = await timed("startup", () => child<StartupChildResult>("startup").catch(failedOf));
+    // Without a saved inventory a fresh host would scan from nothing: there is no cached startup to time.
+    const unsaved = isFailed(rescan) ? rescan.failed : (rescan.cold.saveError ?? rescan.rescan.saveError);
+    const startup: StartupChildResult | Failed =
+      unsaved === null
+        ? await timed("startup", () => child<StartupChildResult>("startup").catch(failedOf))
+        : { failed: `no stored inventory to start from: ${unsaved}` };
     return {
       size,
       source,
@@ -217,7 +222,12 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
       cold.rows < expected * 0.9
         ? `the cold scan showed ${count(cold.rows)} of ${count(expected)} rows: ${rescan.problems.join(" · ") || "no problem reported"}`
         : null;
-    const shortNote = short === null ? "" : ` — ${short}`;
+    const saveNote = [cold.saveError, rescan.rescan.saveError]
+      .map((error, at) =>
+        error === null ? "" : ` — the ${at === 0 ? "cold scan's" : "rescan's"} save failed: ${error}`,
+      )
+      .join("");
+    const shortNote = `${short === null ? "" : ` — ${short}`}${saveNote}`;
     figures.push(
       {
         bench,

@@ -159,12 +159,13 @@ export async function runJsonChild<T>(
   const last = stdout.trim().split("\n").at(-1) ?? "";
   if (code !== 0) {
     const how = timedOut ? `was stopped after ${timeoutMs / 60_000} min` : `exited with ${code ?? signal}`;
-    const why = stderrTail
+    const lines = stderrTail
       .split("\n")
       .map((line) => line.trim())
-      .filter((line) => line !== "")
-      .slice(-6)
-      .join(" | ");
+      .filter((line) => line !== "" && !line.startsWith("at ") && !line.startsWith("^"));
+    // The error's own line (`SomeError: …`, `FATAL ERROR: …`) first, then the last few.
+    const headline = lines.findLast((line) => /^([A-Za-z]*Error|FATAL|[A-Z][A-Za-z]+:)/.test(line));
+    const why = [...(headline === undefined ? [] : [headline]), ...lines.slice(-4)].join(" | ");
     throw new ChildError(
       `${path.basename(file)} ${how}: ${last.slice(0, 500)}${why ? ` (stderr: ${why})` : ""}`,
     );
