@@ -4,6 +4,9 @@ import type { AuditQuery } from "../../../shared/domain/actions";
 export const queryKeys = {
   appInfo: ["app:info"] as const,
   inventory: ["inventory:get"] as const,
+  /** History pages and counts, per view generation, scope, search and provider chips. */
+  historyPages: (key: readonly unknown[]) => ["inventory:history", "pages", ...key] as const,
+  historyCount: (key: readonly unknown[]) => ["inventory:history", "count", ...key] as const,
   detail: (leaseId: string, sourceId: string | null) => ["leases:detail", leaseId, sourceId] as const,
   detailAll: ["leases:detail"] as const,
   untracked: (credential: string, origin: string) => ["untracked:list", credential, origin] as const,

@@ -8,6 +8,7 @@ import { ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
 import { useUi } from "../../state/ui-store";
+import { loadedHistoryRow } from "../../state/use-history";
 import { useInventory } from "../../state/use-inventory";
 import { QuarantineControl } from "../quarantine/QuarantineControl";
 import { needsTypedId } from "../quarantine/use-quarantines";
@@ -30,7 +31,8 @@ export function LeaseDrawer() {
   );
   const inventory = useInventory();
   const row = useMemo(
-    () => (leaseId ? inventory.data?.table.find(leaseId) : undefined),
+    // A history row is not in the view: its source is the one its page gave.
+    () => (leaseId ? (inventory.data?.table.find(leaseId) ?? loadedHistoryRow(leaseId)) : undefined),
     [leaseId, inventory.data],
   );
   const detail = useLeaseDetail(leaseId, row?.sourceId ?? null);

@@ -8,9 +8,12 @@ import { HISTORY } from "./filter-rows";
 export function FilterChips({
   headlineCounts,
   providerCounts,
+  historyCounted = true,
 }: {
   headlineCounts: Map<Headline, number>;
   providerCounts: Map<ProviderCode, number>;
+  /** False while main counts the history that matches the search or provider chips. */
+  historyCounted?: boolean;
 }) {
   const { headlines, providers, toggleHeadline, toggleProvider, clearFilters, search } = useUi(
     useShallow((state) => ({
@@ -45,10 +48,11 @@ export function FilterChips({
           className="chip chip-plain"
           aria-pressed={headlines.has(HISTORY)}
           data-testid="filter-history"
-          title="Leases that are over with nothing left at CreateOS; hidden unless shown here"
+          title="Leases that are over with nothing left at CreateOS; hidden unless shown here. The count is every such lease in this scope that matches the search and provider chips, loaded or not."
+          data-counted={historyCounted}
           onClick={() => toggleHeadline(HISTORY)}
         >
-          History ({(headlineCounts.get(HISTORY) ?? 0).toLocaleString("en-US")})
+          History ({historyCounted ? (headlineCounts.get(HISTORY) ?? 0).toLocaleString("en-US") : "…"})
         </button>
         {anyFilter && (
           <button

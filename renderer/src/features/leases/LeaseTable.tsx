@@ -38,7 +38,16 @@ const OVERSCAN = 4;
  * owns the column model (headers, cells, sizes). Filtering and sorting happen before (useVisibleRows),
  * over the whole filtered set, so a keystroke never builds a row model of the inventory.
  */
-export function LeaseTable({ rows, ids }: { rows: VisibleRowList; ids: readonly string[] }) {
+export function LeaseTable({
+  rows,
+  ids,
+  onRowsShown,
+}: {
+  rows: VisibleRowList;
+  ids: readonly string[];
+  /** Told one past the last row drawn, as the window moves or the rows change (history reads on). */
+  onRowsShown?: ((end: number) => void) | undefined;
+}) {
   const {
     sort,
     selected,
@@ -199,6 +208,9 @@ export function LeaseTable({ rows, ids }: { rows: VisibleRowList; ids: readonly 
   const onTableFocus = useCallback(
     (event: FocusEvent<HTMLDivElement>) => {
       if (event.target !== event.currentTarget) return;
+      // Only from the keyboard: a click focuses the table too, and moving the cursor to the first row
+      // would scroll the clicked row away before the click lands.
+      if (!event.currentTarget.matches(":focus-visible")) return;
       if (useUi.getState().cursorId === null && idsRef.current.length > 0) setCursor(idsRef.current[0]!);
     },
     [setCursor],
@@ -301,6 +313,7 @@ export function LeaseTable({ rows, ids }: { rows: VisibleRowList; ids: readonly 
           onPointerOut={onPointerOut}
           onFocus={onFocus}
           onBlur={onBlur}
+          onRowsShown={onRowsShown}
         />
       </table>
       <RefusalTooltip hint={hint} />
@@ -323,6 +336,7 @@ interface LeaseBodyProps {
   onPointerOut: (event: PointerEvent) => void;
   onFocus: (event: FocusEvent) => void;
   onBlur: (event: FocusEvent) => void;
+  onRowsShown: ((end: number) => void) | undefined;
 }
 
 /**
@@ -344,8 +358,12 @@ function LeaseBody({
   onPointerOut,
   onFocus,
   onBlur,
+  onRowsShown,
 }: LeaseBodyProps) {
   const shown = useRowWindow(scroller, bodyRef, rows.length, ROW_HEIGHT, OVERSCAN);
+  useEffect(() => {
+    if (scroller !== null) onRowsShown?.(shown.end);
+  }, [scroller, shown.end, onRowsShown]);
   const quarantines = useQuarantines().data;
   const quarantined = useMemo(
     () => new Set(quarantines?.quarantines.map((quarantine) => quarantine.sandboxId)),

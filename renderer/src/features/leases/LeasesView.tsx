@@ -9,6 +9,8 @@ import { useInventory, useRefreshInventory } from "../../state/use-inventory";
 import { AttentionLine } from "./AttentionLine";
 import { ColumnChooser } from "./ColumnChooser";
 import { FilterChips } from "./FilterChips";
+import { HISTORY } from "./filter-rows";
+import { HistoryStatus } from "./HistoryStatus";
 import { LeaseTable } from "./LeaseTable";
 import { SearchBox } from "./SearchBox";
 import { SelectionBar } from "./SelectionBar";
@@ -23,8 +25,9 @@ export function LeasesView() {
   const table = inventory.data?.table;
   const visible = useVisibleRows(table);
   useTableKeyboard(visible.ids);
-  const { selectedCount, selectAll, clearFilters, scope, pruneSelection } = useUi(
+  const { selectedCount, selectAll, clearFilters, scope, pruneSelection, historyShown } = useUi(
     useShallow((state) => ({
+      historyShown: state.headlines.has(HISTORY),
       selectedCount: state.selected.size,
       selectAll: state.selectAll,
       clearFilters: state.clearFilters,
@@ -37,6 +40,16 @@ export function LeasesView() {
     if (table) pruneSelection(selectedRows(table, useUi.getState().selected));
   }, [table, pruneSelection]);
   const findRow = useCallback((leaseId: string) => table?.find(leaseId), [table]);
+  // Near the end of the rows loaded, the next page of history (while History is shown).
+  const { loadMore } = visible.history;
+  const rowCount = visible.rows.length;
+  const onRowsShown = useCallback(
+    (end: number) => {
+      if (end >= rowCount - HISTORY_MARGIN) loadMore();
+    },
+    [rowCount, loadMore],
+  );
+  const recorded = (table?.size ?? 0) + (table?.view.history.count ?? 0);
 
   if (inventory.isPending) return <SkeletonRows rows={12} />;
   if (inventory.isError && !inventory.data) {
@@ -51,10 +64,10 @@ export function LeasesView() {
         )}
         <div className="toolbar-row">
           <SearchBox pending={visible.searchPending} />
-          <span className="muted" data-testid="visible-count" data-count={visible.rows.length}>
-            {visible.rows.length === 0
+          <span className="muted" data-testid="visible-count" data-count={visible.matching}>
+            {visible.matching === 0
               ? "No leases match"
-              : `${formatCount(visible.rows.length)} of ${formatCount(visible.scopedTotal)} leases`}
+              : `${formatCount(visible.matching)} of ${formatCount(visible.scopedTotal)} leases`}
             {scope.kind === "environment" ? " in this environment" : ""}
           </span>
           <span style={{ flex: 1 }} />
@@ -70,10 +83,15 @@ export function LeasesView() {
             </button>
           )}
         </div>
-        <FilterChips headlineCounts={visible.headlineCounts} providerCounts={visible.providerCounts} />
+        <FilterChips
+          headlineCounts={visible.headlineCounts}
+          providerCounts={visible.providerCounts}
+          historyCounted={visible.historyCounted}
+        />
+        {historyShown && <HistoryStatus history={visible.history} loaded={visible.history.rows.length} />}
       </div>
       {selectedCount > 0 && <SelectionBar ids={visible.ids} findRow={findRow} />}
-      {(table?.size ?? 0) === 0 ? (
+      {recorded === 0 ? (
         <EmptyState
           title="No leases recorded yet"
           action={
@@ -85,7 +103,7 @@ export function LeasesView() {
           Leasekeeper found no lease rows in its sources. Add a ledger file or a Paperclip URL in Settings →
           Sources, then refresh (R).
         </EmptyState>
-      ) : visible.rows.length === 0 ? (
+      ) : visible.matching === 0 && !visible.history.loading ? (
         <EmptyState
           title="No lease matches these filters"
           action={
@@ -97,11 +115,18 @@ export function LeasesView() {
           Clear the search or the chips to see every lease in this scope.
         </EmptyState>
       ) : (
-        <LeaseTable rows={visible.rows} ids={visible.ids} />
+        <LeaseTable
+          rows={visible.rows}
+          ids={visible.ids}
+          onRowsShown={historyShown ? onRowsShown : undefined}
+        />
       )}
     </div>
   );
 }
+
+/** Rows short of the end of those loaded at which the next page of history is asked for. */
+const HISTORY_MARGIN = 40;
 
 /** The selected leases this inventory still lists (a lease it does not list leaves the selection). */
 function selectedRows(table: InventoryRows, selected: ReadonlySet<string>) {

@@ -1,4 +1,4 @@
-import type { LeaseRowView } from "../../../../shared/contract/inventory-view";
+import { type LeaseRowView, leaseSearchText } from "../../../../shared/contract/inventory-view";
 import type { ProviderCode } from "../../../../shared/domain/codes";
 
 export type { LeaseRowView };
@@ -33,19 +33,8 @@ export function reasonCodes(row: LeaseRowView): string[] {
   return [...reasons];
 }
 
-/** What the text search looks at: ids and names, lower-cased once per row. */
-export function searchHaystack(row: LeaseRowView): string {
-  return [
-    row.leaseId,
-    row.sandboxId ?? "",
-    row.environmentName,
-    row.environmentId ?? "",
-    row.companyId ?? "",
-    row.companyName ?? "",
-  ]
-    .join("\u0000")
-    .toLowerCase();
-}
+/** What the text search looks at: ids and names, lower-cased once per row (main searches history by the same rule). */
+export const searchHaystack: (row: LeaseRowView) => string = leaseSearchText;
 
 /** Provider states that mean "we could not tell", which the UI must never dress up as gone. */
 export const UNCERTAIN_PROVIDER: readonly ProviderCode[] = ["unknown", "not-visible"];

@@ -1,0 +1,79 @@
+import { test as base, type Page } from "@playwright/test";
+import { expect, LEASE_ROW } from "../support/leasekeeper.js";
+import { leaseRow, openConsole, ownWorld } from "./operator.js";
+
+// History (closed rows) stays out of the view and is read a page at a time (decision 211): pressing
+// History shows every closed lease's count and the first page, scrolling reads the next, a closed row's
+// detail opens as any other's, and the search finds history that was never loaded.
+const world = ownWorld({ size: 800, leases: "paperclip" });
+
+base.use({ viewport: { width: 1280, height: 720 } });
+
+/** Rows in one page of history (renderer/src/state/use-history.ts). */
+const PAGE_ROWS = 100;
+
+async function historyCount(page: Page): Promise<number> {
+  const chip = page.getByTestId("filter-history");
+  await expect(chip).toHaveText(/^History \([\d,]+\)$/);
+  const text = (await chip.textContent()) ?? "";
+  return Number(text.match(/\(([\d,]+)\)/)?.[1]?.replace(/,/g, ""));
+}
+
+base(
+  "pressing History shows the closed rows with their count, scrolling reads more, and one opens its detail",
+  async ({ page }) => {
+    base.setTimeout(120_000);
+    await openConsole(page, world());
+    const total = await historyCount(page);
+    expect(total, "the realistic world is mostly history, more than a page of it").toBeGreaterThan(
+      2 * PAGE_ROWS,
+    );
+    // The view carries none of it: the table's rows are the other leases, and "of N" counts them all.
+    const live = Number(await page.getByTestId("visible-count").getAttribute("data-count"));
+    await expect(page.getByTestId("visible-count")).toContainText(
+      `of ${(live + total).toLocaleString("en-US")} leases`,
+    );
+    await expect(page.locator(`${LEASE_ROW}[data-headline="closed"]`)).toHaveCount(0);
+
+    await page.getByTestId("filter-history").click();
+    const status = page.getByTestId("history-status");
+    await expect(status).toHaveAttribute("data-total", String(total));
+    await expect(status).toHaveAttribute("data-loaded", String(PAGE_ROWS));
+    await expect(page.getByTestId("visible-count")).toHaveAttribute("data-count", String(total));
+    const drawn = page.locator(LEASE_ROW);
+    await expect(drawn.first()).toHaveAttribute("data-headline", "closed");
+    expect(
+      await drawn.evaluateAll((rows) => rows.every((row) => row.getAttribute("data-headline") === "closed")),
+    ).toBe(true);
+
+    // Scrolling to the end of what is loaded reads the next page, until every history row is in.
+    const table = page.getByTestId("lease-table");
+    for (let loaded = PAGE_ROWS; loaded < total; loaded = Math.min(total, loaded + PAGE_ROWS)) {
+      await table.evaluate((element) => {
+        element.scrollTop = element.scrollHeight;
+      });
+      await expect(status).toHaveAttribute("data-loaded", String(Math.min(total, loaded + PAGE_ROWS)));
+    }
+    await expect(page.locator("table.lt")).toHaveAttribute("aria-rowcount", String(total + 1));
+    await expect(status).not.toContainText("scroll for more");
+
+    // The last history row, read from the last page: its drawer reads it by id, as any row's does.
+    const last = drawn.last();
+    await expect(last).toHaveAttribute("data-headline", "closed");
+    const leaseId = (await last.getAttribute("data-lease-id")) ?? "";
+    expect(leaseId).not.toBe("");
+    await last.locator(".lt-leaseId").click();
+    const drawer = page.getByTestId("lease-drawer");
+    await expect(drawer.getByTestId("drawer-lease-id")).toHaveText(leaseId);
+    await expect(drawer.getByTestId("headline-badge")).toHaveText("closed", { timeout: 15_000 });
+    await page.keyboard.press("Escape");
+    await expect(drawer).toBeHidden();
+
+    // The search covers all history in scope, loaded or not: from a fresh page, that last row is found.
+    await page.reload();
+    await expect(page.getByTestId("filter-history")).toHaveAttribute("aria-pressed", "true");
+    await page.getByTestId("search").fill(leaseId);
+    await expect(page.getByTestId("filter-history")).toHaveText("History (1)");
+    await expect(leaseRow(page, leaseId)).toHaveAttribute("data-headline", "closed");
+  },
+);
