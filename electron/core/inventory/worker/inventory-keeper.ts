@@ -17,9 +17,8 @@ import { reconcile } from "../../../../shared/domain/reconcile.js";
 import { VerdictMemo } from "../../../../shared/domain/verdict-memo.js";
 import { readSandboxViews } from "../../createos/views.js";
 import { isCoreError } from "../../errors/core-error.js";
-import { createSources, SourceError } from "../../leases/index.js";
+import { SourceError } from "../../leases/index.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
-import { loadSources } from "../scan.js";
 import { historyPage } from "./history-pages.js";
 import type {
   Accepted,
@@ -29,6 +28,7 @@ import type {
   WorkerFailure,
   WorkerRequest,
 } from "./protocol.js";
+import { SourceReads } from "./source-reads.js";
 
 /** Views kept for main to fetch: the newest, and the one before it that main may be fetching still. */
 const KEPT_VIEWS = 2;
@@ -108,6 +108,8 @@ export class InventoryKeeper {
   readonly #actedOn = new LeasekeeperActions();
   /** What each row of the last scan was judged from: a rescan judges again only what changed. */
   readonly #verdicts = new VerdictMemo(fingerprint);
+  /** Each source's last read: a rescan reads only the rows changed since, where the source can tell. */
+  readonly #sourceReads = new SourceReads();
   readonly #scans = new Map<number, PendingScan>();
   #inventory: Inventory | null = null;
   #byId = new Map<string, ClassifiedLease>();
@@ -238,7 +240,7 @@ export class InventoryKeeper {
     const startedAt = performance.now();
     let snapshots: Promise<SourceSnapshot[]>;
     try {
-      snapshots = loadSources(createSources(config, { env }));
+      snapshots = this.#sourceReads.load(config, env);
     } catch (error) {
       snapshots = Promise.reject(error);
     }
