@@ -45,6 +45,8 @@ export interface FailureCodes {
   source: "not-configured" | "unreachable" | "unreadable" | "malformed" | "invalid-id";
   /** Where keys are kept. */
   vault: "read-only" | "refused" | "corrupt" | "locked" | "io";
+  /** The inventory worker's thread: one that ran out of its heap budget was ended (and started again). */
+  inventory: "over-heap-budget";
   /** The local database or the team's shared one. */
   store: "unopenable" | "bad-migrations" | "not-configured" | "shared-unusable";
   /** The config file. */

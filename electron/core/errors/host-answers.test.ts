@@ -53,6 +53,7 @@ const DOCUMENTED: ReadonlyArray<[FailureArea, string, ErrorCode, { http?: number
   ["vault", "corrupt", "refused"],
   ["vault", "locked", "refused"],
   ["vault", "io", "refused"],
+  ["inventory", "over-heap-budget", "unavailable"],
   ["store", "unopenable", "unavailable"],
   ["store", "bad-migrations", "internal"],
   ["store", "not-configured", "unavailable"],

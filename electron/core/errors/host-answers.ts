@@ -71,6 +71,8 @@ const CONTRACT_CODES: { readonly [A in FailureArea]: Readonly<Record<FailureCode
     locked: "refused",
     io: "refused",
   },
+  // The scan (or whatever the thread was doing) could not be done within the budget; the host still runs.
+  inventory: { "over-heap-budget": "unavailable" },
   store: {
     unopenable: "unavailable",
     "bad-migrations": "internal",

@@ -6,8 +6,9 @@ import { openDatabase } from "../../store/index.js";
 import { openPostgresStore, type PostgresStore, sharedStoreFailure } from "../../store/postgres/store.js";
 import { RedactingInventoryStore } from "../../store/redacting-inventory-store.js";
 import { ViewStore } from "../../store/view-store.js";
+import { HeapWatch, type ThreadRequest, type WatchedSetup } from "./heap-watch.js";
 import { failureOf, InventoryKeeper } from "./inventory-keeper.js";
-import type { WorkerMessage, WorkerRequest, WorkerSetup } from "./protocol.js";
+import type { WorkerMessage, WorkerRequest } from "./protocol.js";
 
 /**
  * The inventory worker's thread: reads the sources, judges the rows, saves and encodes, so that none of
@@ -23,7 +24,7 @@ import type { WorkerMessage, WorkerRequest, WorkerSetup } from "./protocol.js";
 const port = parentPort;
 if (port === null) throw new Error("the inventory worker runs only as a worker thread");
 
-const setup = workerData as WorkerSetup;
+const setup = workerData as WatchedSetup;
 // A second connection to the file main opened (WAL: readers and the one writer do not block each other).
 const database = setup.dataDir === null ? null : openDatabase(setup.dataDir);
 // Connected and migrated on first use (the first save, or the read at start), so a worker without a
@@ -86,10 +87,18 @@ const keeper = new InventoryKeeper(
   sharedViews,
 );
 
-port.on("message", (message: { id: number; request: WorkerRequest }) => {
-  if (message.request.type === "listing-pages-from") {
+// The thread's heap, asked by the heap-budget test (watched from the start) and measurements.
+const heap = new HeapWatch(setup.watchHeap === true);
+
+port.on("message", (message: { id: number; request: ThreadRequest }) => {
+  if (message.request.type === "heap") {
+    post({ id: message.id, ok: true, value: heap.report() });
+    return;
+  }
+  const request: WorkerRequest = message.request;
+  if (request.type === "listing-pages-from") {
     // A scan's pages, straight from the list-page reader: handled like main's requests, never answered.
-    const pages = message.request.port;
+    const pages = request.port;
     // Held open by the reader's end, not by this thread (which ends when main closes it).
     pages.unref();
     pages.on("message", (request: WorkerRequest) => {
@@ -98,9 +107,9 @@ port.on("message", (message: { id: number; request: WorkerRequest }) => {
         .catch((error: unknown) => post({ id: null, ok: false, failure: failureOf(error) }));
     });
   }
-  keeper.handle(message.request).then(
+  keeper.handle(request).then(
     async (value) => {
-      if (message.request.type === "close") {
+      if (request.type === "close") {
         database?.close();
         await (await sharedStore?.catch(() => null))?.close();
         post({ id: message.id, ok: true, value });

@@ -8,18 +8,21 @@ interface Waiting {
 /**
  * Main's bookkeeping of the requests to one thread, each answered by its id. While any request waits the
  * thread keeps its host alive, and only then: an idle thread holds no CLI or benchmark open. When the
- * thread stops, every request still waiting fails with `stopped`'s error.
+ * thread stops, every request still waiting fails with `stopped`'s error, and so does any asked after.
  */
 export class ThreadRequests {
   readonly #thread: Worker;
   readonly #waiting = new Map<number, Waiting>();
   #nextId = 1;
+  /** Why the thread stopped, once it has: a request asked of it then would wait for ever. */
+  #stopped: Error | null = null;
 
   constructor(thread: Worker, stopped: (exitCode: number) => Error) {
     this.#thread = thread;
     thread.unref();
     thread.once("exit", (code) => {
       const error = stopped(code);
+      this.#stopped = error;
       for (const waiting of this.#waiting.values()) waiting.reject(error);
       this.#waiting.clear();
     });
@@ -27,6 +30,7 @@ export class ThreadRequests {
 
   /** Sends `request` and waits for its answer. */
   ask<T>(request: unknown, transfer: readonly Transferable[] = []): Promise<T> {
+    if (this.#stopped !== null) return Promise.reject(this.#stopped);
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       if (this.#waiting.size === 0) this.#thread.ref();
