@@ -17,7 +17,11 @@ import type { SecretStore } from "../config/secrets.js";
 import { CoreError } from "../errors/core-error.js";
 import type { EventHub } from "../handlers/events.js";
 import { listCredentialPages } from "../inventory/scan.js";
-import { InventoryWorker, InventoryWorkerError } from "../inventory/worker/inventory-worker-client.js";
+import {
+  InventoryWorker,
+  InventoryWorkerError,
+  InventoryWorkerOverBudget,
+} from "../inventory/worker/inventory-worker-client.js";
 import { ListPageReader } from "../inventory/worker/list-page-reader-client.js";
 import type {
   Accepted,
@@ -440,6 +444,7 @@ export class InventoryService {
         at: this.#now().toISOString(),
         error: known ? error.message : "",
         internal: !known,
+        ...(error instanceof InventoryWorkerOverBudget ? { sentence: error.message } : {}),
         previous: this.#scanStatus,
         shownFrom: this.#summary?.generatedAt ?? null,
       });
@@ -610,6 +615,8 @@ export class InventoryService {
         "the team's inventory could not be loaded; this machine's own is used",
         failure.message,
       );
+    else if (failure.during === "restart")
+      this.#options.log.warn("the inventory worker was ended at its heap budget", failure.message);
     else this.#options.log.warn("the inventory could not be saved; it is still shown", failure.message);
   }
 }

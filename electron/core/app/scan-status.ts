@@ -72,6 +72,8 @@ export function failedStatus(input: {
   /** The scan's error message; a source's names the source first ("paperclip-2: …"). */
   error: string;
   internal: boolean;
+  /** A failure that is neither a source's nor a bug says so in its own sentence (the worker's heap budget). */
+  sentence?: string;
   previous: ScanStatus | null;
   shownFrom: string | null;
 }): ScanStatus {
@@ -79,11 +81,13 @@ export function failedStatus(input: {
   const failed = input.internal
     ? undefined
     : config.sources.find((source) => input.error.startsWith(`${source.id}: `));
-  const message = failed
-    ? `Cannot read ${whereRead(failed)}: ${clip(input.error.slice(failed.id.length + 2))}`
-    : input.internal
-      ? "The scan failed inside Leasekeeper; its log says why."
-      : `The scan could not read a lease source: ${clip(input.error)}`;
+  const message = input.sentence
+    ? input.sentence
+    : failed
+      ? `Cannot read ${whereRead(failed)}: ${clip(input.error.slice(failed.id.length + 2))}`
+      : input.internal
+        ? "The scan failed inside Leasekeeper; its log says why."
+        : `The scan could not read a lease source: ${clip(input.error)}`;
   const sources = config.sources.flatMap((source): SourceRead[] => {
     if (source === failed)
       return [{ sourceId: source.id, kind: source.kind, at, outcome: "failed", message }];

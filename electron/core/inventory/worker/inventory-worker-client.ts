@@ -186,12 +186,14 @@ export class InventoryWorker {
     if (ended.reloading) {
       this.#onUnasked({
         kind: "internal",
+        during: "restart",
         message: `the inventory worker ran out of its budget (${budget}) again while loading the stored inventory; the next request starts it without one`,
       });
       return;
     }
     this.#onUnasked({
       kind: "internal",
+      during: "restart",
       message: `the inventory worker ran out of its budget (${budget}) and was ended; it was started again and loads the stored inventory`,
     });
     const thread = this.#started();

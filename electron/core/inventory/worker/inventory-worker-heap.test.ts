@@ -100,9 +100,11 @@ describe("the inventory worker's heap budget", () => {
       "The scan needed more memory than the inventory worker's budget (48 MB of heap) and was stopped; " +
         "the worker was started again with the stored inventory, and the next scan starts afresh.",
     );
-    expect(unasked.map((failure) => failure.message)).toContainEqual(
-      expect.stringMatching(/ran out of its budget \(48 MB of heap\) and was ended; it was started again/),
-    );
+    expect(unasked).toContainEqual({
+      kind: "internal",
+      during: "restart",
+      message: expect.stringMatching(/ran out of its budget \(48 MB of heap\) and was ended; it was started again/),
+    });
 
     // The new thread holds the stored inventory again: the small world's lease is found at once.
     const found = await worker.request<FoundLease | null>({

@@ -116,7 +116,7 @@ export interface WorkerFailure {
   kind: "source" | "config" | "internal";
   message: string;
   /** Said unasked of a read at start, not a save: the team's inventory could not be loaded. */
-  during?: "load";
+  during?: "load" | "restart";
 }
 
 export type WorkerMessage =
