@@ -282,8 +282,11 @@ describe("a read of the rows changed since the last snapshot", () => {
       expect(changed.readUpTo).toMatchObject({ fullPass: true, changedRows: world.leases.length });
       expect(changed.readUpTo!.basis).not.toBe(first.readUpTo!.basis);
       expect(content(changed)).toEqual(content(await source.load()));
-      expect((changed.leases[0]!.metadata as Record<string, unknown>).remoteCwd).toBe("/workspace");
-      expect((first.leases[0]!.metadata as Record<string, unknown>).remoteCwd).toBeUndefined();
+      // A row seeded with remoteCwd, found by id: ids are random, so the first row may be the local one.
+      const seededRow = (snapshot: typeof first) =>
+        snapshot.leases.find((row) => row.id === world.seeded[0])!.metadata as Record<string, unknown>;
+      expect(seededRow(changed).remoteCwd).toBe("/workspace");
+      expect(seededRow(first).remoteCwd).toBeUndefined();
       // A watermark after the database's time now (its clock went back, or another database).
       const future = {
         ...changed,
