@@ -80,6 +80,8 @@ export interface RescanScan {
   /** The main thread's own CPU over the same span (Linux schedstat), or null. */
   mainCpuMs: number | null;
   timings: { sourcesMs: number; listingMs: number };
+  /** Rows the worker judged afresh and rows whose verdict it kept (a rescan's memo), when it says. */
+  judged?: { judged: number; reused: number };
   requests: number;
   rows: number;
   loop: { maxBlockMs: number; maxBlockCpuMs: number | null; maxWaitMs: number | null; blocks: LoopBlock[] };
@@ -280,6 +282,7 @@ async function timedScan(app: Core): Promise<RescanScan> {
     cpuMs: round((cpu.user + cpu.system) / 1000),
     mainCpuMs: mainStart === null || mainEnd === null ? null : round(mainEnd - mainStart),
     timings: { sourcesMs: round(timings.sourcesMs), listingMs: round(timings.listingMs) },
+    ...("rows" in timings && timings.rows !== undefined ? { judged: timings.rows } : {}),
     requests: view.requests,
     rows: view.leases.leaseId.length,
     loop: {

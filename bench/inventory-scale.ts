@@ -254,7 +254,7 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
         unit: "ms",
         reference: { label: "cold scan's CPU", value: round1(cold.cpuMs) },
         target: { kind: "ratio", max: 0.1, text: "≤ 0.1" },
-        note: `process.cpuUsage (main + worker + every other thread of the process) over refresh() through the store save, in one process: the cold scan, then ${count(rescan.change.changed)} of ${count(rescan.change.rows)} rows changed at the source (${result.source === "ledger" ? "updatedAt bumped, the file rewritten" : "UPDATE … SET updated_at = now()"}, ${rescan.change.ms} ms, another process), then the rescan; main thread alone ${rescan.rescan.mainCpuMs ?? "?"} ms rescan, ${cold.mainCpuMs ?? "?"} ms cold${shortNote}`,
+        note: `process.cpuUsage (main + worker + every other thread of the process) over refresh() through the store save, in one process: the cold scan, then ${count(rescan.change.changed)} of ${count(rescan.change.rows)} rows changed at the source (${result.source === "ledger" ? "updatedAt bumped, the file rewritten" : "UPDATE … SET updated_at = now()"}, ${rescan.change.ms} ms, another process), then the rescan${judgedNote(rescan.rescan.judged)}; main thread alone ${rescan.rescan.mainCpuMs ?? "?"} ms rescan, ${cold.mainCpuMs ?? "?"} ms cold${shortNote}`,
       },
       {
         bench,
@@ -298,4 +298,10 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
         },
   );
   return figures;
+}
+
+/** How many rows the rescan judged afresh and how many verdicts it kept, as the worker counted them. */
+function judgedNote(judged: { judged: number; reused: number } | undefined): string {
+  if (judged === undefined) return "";
+  return ` (${judged.judged.toLocaleString("en-US")} rows judged afresh, ${judged.reused.toLocaleString("en-US")} verdicts kept)`;
 }
