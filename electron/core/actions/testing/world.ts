@@ -206,8 +206,17 @@ export async function buildWorld(spec: WorldSpec): Promise<World> {
   );
 
   const engines: ActionEngine[] = [];
-  const control = async <T>(pathname: string): Promise<T> =>
-    ((await (await fetch(`${sim.url}${pathname}`)).json()) as { data: T }).data;
+  // A read of the simulator's own state (idempotent): asked once more when a kept-alive connection the
+  // server had just closed was reused (ECONNRESET), a race of the two idle timers on a loaded machine.
+  const control = async <T>(pathname: string): Promise<T> => {
+    const read = async () => ((await (await fetch(`${sim.url}${pathname}`)).json()) as { data: T }).data;
+    try {
+      return await read();
+    } catch (error) {
+      if ((error as { cause?: { code?: string } }).cause?.code !== "ECONNRESET") throw error;
+      return read();
+    }
+  };
   const stats = () => control<SimStats>("/_sim/stats");
   return {
     sim,
