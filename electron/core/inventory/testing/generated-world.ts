@@ -12,7 +12,12 @@ export function generatedWorldInput({
   seed = "reconcile-world",
   environments: environmentCount = 20,
   accounts = 3,
-}: { size?: number; seed?: string; environments?: number; accounts?: number } = {}) {
+}: {
+  size?: number;
+  seed?: string;
+  environments?: number;
+  accounts?: number;
+} = {}) {
   const world = generateDemoWorld({ size, seed, environments: environmentCount, accounts });
   const environments = parseEnvironments(world.ledger.environments, "ledger", "environments");
   const leases = parseLeaseRows(world.ledger.leases, "ledger", "leases");

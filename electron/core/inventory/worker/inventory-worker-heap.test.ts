@@ -103,7 +103,9 @@ describe("the inventory worker's heap budget", () => {
     expect(unasked).toContainEqual({
       kind: "internal",
       during: "restart",
-      message: expect.stringMatching(/ran out of its budget \(48 MB of heap\) and was ended; it was started again/),
+      message: expect.stringMatching(
+        /ran out of its budget \(48 MB of heap\) and was ended; it was started again/,
+      ),
     });
 
     // The new thread holds the stored inventory again: the small world's lease is found at once.
