@@ -57,17 +57,23 @@ export function LeasesView() {
   }
 
   return (
-    <div className="view" data-testid="leases-view">
+    <div className="view" data-testid="leases-view" aria-busy={visible.pending}>
       <div className="toolbar">
         {table && table.size > 0 && (
           <AttentionLine table={table} positions={visible.scopeAll} withUntracked={scope.kind === "all"} />
         )}
         <div className="toolbar-row">
           <SearchBox pending={visible.searchPending} />
-          <span className="muted" data-testid="visible-count" data-count={visible.matching}>
-            {visible.matching === 0
-              ? "No leases match"
-              : `${formatCount(visible.matching)} of ${formatCount(visible.scopedTotal)} leases`}
+          <span
+            className="muted"
+            data-testid="visible-count"
+            data-count={visible.answered ? visible.matching : undefined}
+          >
+            {!visible.answered
+              ? ""
+              : visible.matching === 0
+                ? "No leases match"
+                : `${formatCount(visible.matching)} of ${formatCount(visible.scopedTotal)} leases`}
             {scope.kind === "environment" ? " in this environment" : ""}
           </span>
           <span style={{ flex: 1 }} />
@@ -103,6 +109,8 @@ export function LeasesView() {
           Leasekeeper found no lease rows in its sources. Add a ledger file or a Paperclip URL in Settings →
           Sources, then refresh (R).
         </EmptyState>
+      ) : !visible.answered ? (
+        <SkeletonRows rows={12} />
       ) : visible.matching === 0 && !visible.history.loading ? (
         <EmptyState
           title="No lease matches these filters"

@@ -1,5 +1,5 @@
-import type { InventoryView } from "../../../../shared/contract";
 import { HEADLINES, type Headline, PROVIDER_CODES, type ProviderCode } from "../../../../shared/domain/codes";
+import type { FilterColumns } from "./filter-columns";
 import { HISTORY, parseEnvironmentKey } from "./filter-rows";
 import type { SearchIndex } from "./search-index";
 
@@ -13,22 +13,23 @@ const HEADLINE_UNKNOWN = HEADLINES.indexOf("unknown");
 const PROVIDER_UNKNOWN = PROVIDER_CODES.indexOf("unknown");
 
 /** A code as the decoder reads it: one outside the vocabulary is `unknown`. */
-function headlineAt(codes: readonly number[], at: number): number {
+function headlineAt(codes: ArrayLike<number>, at: number): number {
   const code = codes[at]!;
   return code >= 0 && code < HEADLINES.length ? code : HEADLINE_UNKNOWN;
 }
-function providerAt(codes: readonly number[], at: number): number {
+function providerAt(codes: ArrayLike<number>, at: number): number {
   const code = codes[at]!;
   return code >= 0 && code < PROVIDER_CODES.length ? code : PROVIDER_UNKNOWN;
 }
 
 /**
  * The positions of `order` in the environment scope (an `environmentKey`, or null for all) whose row
- * matches the search, in that order: `filterRows` with no chips.
+ * matches the search, in that order: `filterRows` with no chips. With no search text, `search` is not
+ * read (and may be null).
  */
 export function scopePositions(
-  view: InventoryView,
-  search: SearchIndex,
+  view: FilterColumns,
+  search: SearchIndex | null,
   environment: string | null,
   text: string,
   order: Int32Array,
@@ -45,7 +46,7 @@ export function scopePositions(
     // A row whose environment index names no entry decodes as no environment: source "", id null.
     outsideTables = scope.sourceId === "" && scope.environmentId === null;
   }
-  const hits = needle === "" ? null : search.matches(needle);
+  const hits = needle === "" || search === null ? null : search.matches(needle);
   const environments = view.leases.environment;
   const result = new Int32Array(order.length);
   let kept = 0;
@@ -74,7 +75,7 @@ function providerPass(providers: ReadonlySet<ProviderCode>): Uint8Array {
 
 /** `applyChips` over positions. */
 export function chipPositions(
-  view: InventoryView,
+  view: FilterColumns,
   positions: Int32Array,
   headlines: ReadonlySet<Headline>,
   providers: ReadonlySet<ProviderCode>,
@@ -97,7 +98,7 @@ export function chipPositions(
  * left out, as `countBy` does): a headline chip counts what pressing it would show.
  */
 export function headlineCounts(
-  view: InventoryView,
+  view: FilterColumns,
   positions: Int32Array,
   providers: ReadonlySet<ProviderCode> = new Set(),
 ): Map<Headline, number> {
@@ -113,7 +114,7 @@ export function headlineCounts(
 
 /** How many of the positions the headline chips let through have each provider state. */
 export function providerCounts(
-  view: InventoryView,
+  view: FilterColumns,
   positions: Int32Array,
   headlines: ReadonlySet<Headline>,
 ): Map<ProviderCode, number> {

@@ -1,4 +1,4 @@
-import type { InventoryView } from "../../../../shared/contract";
+import type { FilterColumns } from "./filter-columns";
 
 /**
  * What the text search matches, for one inventory, in a compact form: the lower-cased lease and sandbox
@@ -22,12 +22,12 @@ interface Block {
 }
 
 export class SearchIndex {
-  private readonly view: InventoryView;
+  private readonly view: FilterColumns;
   readonly size: number;
   private readonly blocks: Block[] = [];
   private last: { needle: string; hits: Uint8Array } | null = null;
 
-  constructor(view: InventoryView) {
+  constructor(view: FilterColumns) {
     this.view = view;
     this.size = view.leases.leaseId.length;
   }
@@ -133,7 +133,7 @@ export class SearchIndex {
 }
 
 /** The same text `searchHaystack` builds from a decoded row, read from the columns. */
-export function haystackAt(view: InventoryView, at: number): string {
+export function haystackAt(view: FilterColumns, at: number): string {
   const environment = view.environments[view.leases.environment[at]!];
   const company = view.leases.company[at]!;
   return [
@@ -146,29 +146,4 @@ export function haystackAt(view: InventoryView, at: number): string {
   ]
     .join(FIELD)
     .toLowerCase();
-}
-
-/**
- * Builds the index in idle slices after a new inventory, so the first keystroke of a search does not
- * pay for it. Returns a cancel function (a newer inventory replaces the pending work).
- */
-export function warmSearchIndex(index: SearchIndex): () => void {
-  let handle: number | undefined;
-  const idle = typeof requestIdleCallback === "function";
-  const slice = (deadline?: IdleDeadline) => {
-    const until = performance.now() + 4;
-    const more = () => (deadline ? deadline.timeRemaining() > 1 : performance.now() < until);
-    if (!index.build(more)) schedule();
-  };
-  const schedule = () => {
-    handle = idle
-      ? requestIdleCallback(slice, { timeout: 1000 })
-      : (setTimeout(slice, 0) as unknown as number);
-  };
-  schedule();
-  return () => {
-    if (handle === undefined) return;
-    if (idle) cancelIdleCallback(handle);
-    else clearTimeout(handle);
-  };
 }

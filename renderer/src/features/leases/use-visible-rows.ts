@@ -1,4 +1,4 @@
-import { useDeferredValue, useEffect, useMemo } from "react";
+import { useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { Headline, ProviderCode } from "../../../../shared/domain/codes";
 import type { InventoryRows } from "../../state/inventory-rows";
@@ -9,11 +9,12 @@ import {
   useHistoryCounts,
   useHistoryRows,
 } from "../../state/use-history";
-import { chipPositions, headlineCounts, providerCounts, scopePositions } from "./column-filter";
+import { scopePositions } from "./column-filter";
+import type { FilterQuery } from "./filter-query";
 import { HISTORY, parseEnvironmentKey } from "./filter-rows";
 import type { LeaseRowView } from "./row-model";
-import { SearchIndex, warmSearchIndex } from "./search-index";
 import { sortPositions } from "./sort-rows";
+import { useFilterAnswer } from "./use-filter-answer";
 
 /**
  * The rows the table shows: positions into the inventory, decoded only when drawn, then the history
@@ -62,26 +63,19 @@ export interface VisibleRows {
   scopedTotal: number;
   /** True while a typed search has not been applied yet (the table shows the previous result meanwhile). */
   searchPending: boolean;
+  /** True while the rows shown are not yet the answer to the current scope, search, chips and sort. */
+  pending: boolean;
+  /** False until the first answer for these rows: no row count is known yet, not even 0. */
+  answered: boolean;
 }
 
 const NO_POSITIONS = new Int32Array(0);
-const searchIndexes = new WeakMap<InventoryRows, SearchIndex>();
-
-function searchIndexOf(table: InventoryRows): SearchIndex {
-  let index = searchIndexes.get(table);
-  if (index === undefined) {
-    index = new SearchIndex(table.view);
-    searchIndexes.set(table, index);
-  }
-  return index;
-}
 
 /**
- * Filtered and sorted rows, memoized step by step over the inventory's columns: the sort order per
- * (inventory, sort), the scope and search per (order, scope, deferred search), the chips and their counts
- * after that. A keystroke or a chip click walks arrays of positions and decodes only the rows drawn.
- * Typing stays responsive because the search is deferred: React renders the keystroke first and the
- * filter after.
+ * Filtered and sorted rows over the inventory's columns. The sort order is computed here per
+ * (inventory, sort); the search and the chips run in the search worker (use-filter-answer.ts), which
+ * answers with the positions to show and the chip counts, so a keystroke or a chip click costs this
+ * thread one small message and the rows drawn. Until the answer arrives the previous one stays shown.
  */
 export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
   const { scope, headlines, providers, search, sort } = useUi(
@@ -93,59 +87,55 @@ export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
       sort: state.sort,
     })),
   );
-  const deferredSearch = useDeferredValue(search);
   const environment = scope.kind === "environment" ? scope.key : null;
-  const index = table ? searchIndexOf(table) : null;
 
-  // Prepare the search index while the page is idle, not on the first keystroke.
-  useEffect(() => (index ? warmSearchIndex(index) : undefined), [index]);
+  const order = useMemo(() => (table ? sortPositions(table.view, sort) : NO_POSITIONS), [table, sort]);
+  const query = useMemo(
+    () => queryOf({ scope, search, headlines, providers }),
+    [scope, search, headlines, providers],
+  );
+  const { result, pending } = useFilterAnswer(table, order, query, listenForQueries);
+  // What the rows shown were filtered by: history follows it, so the counts beside them agree.
+  const appliedSearch = result?.query.search ?? search;
 
   const historyFilter = useMemo<HistoryFilter>(
-    () => ({ scope: historyScope(environment), search: deferredSearch, providers }),
-    [environment, deferredSearch, providers],
+    () => ({ scope: historyScope(environment), search: appliedSearch, providers }),
+    [environment, appliedSearch, providers],
   );
   const historyCounts = useHistoryCounts(table?.view, historyFilter);
   const historyShown = headlines.has(HISTORY);
   const history = useHistoryRows(table?.view, historyFilter, historyShown);
 
-  const order = useMemo(() => (table ? sortPositions(table.view, sort) : NO_POSITIONS), [table, sort]);
-  const scoped = useMemo(
-    () =>
-      table && index ? scopePositions(table.view, index, environment, deferredSearch, order) : NO_POSITIONS,
-    [table, index, order, environment, deferredSearch],
-  );
   const scopeAll = useMemo(
-    () => (table && index ? scopePositions(table.view, index, environment, "", order) : NO_POSITIONS),
-    [table, index, order, environment],
+    () => (table ? scopePositions(table.view, null, environment, "", order) : NO_POSITIONS),
+    [table, order, environment],
   );
-  const shown = useMemo(
-    () => (table ? chipPositions(table.view, scoped, headlines, providers) : NO_POSITIONS),
-    [table, scoped, headlines, providers],
-  );
+  const shown = result?.positions ?? NO_POSITIONS;
   // The view carries no history row: History's count is the history's own (the view's, or main's).
   const headlineCount = useMemo(() => {
-    const counts = table ? headlineCounts(table.view, scoped, providers) : new Map<Headline, number>();
+    const counts = new Map<Headline, number>(result?.headlineCounts);
     if (historyCounts.total > 0) counts.set(HISTORY, historyCounts.total);
     return counts;
-  }, [table, scoped, providers, historyCounts.total]);
+  }, [result, historyCounts.total]);
   const historyByProvider = history.counts?.byProvider;
   const providerCount = useMemo(() => {
-    const counts = table ? providerCounts(table.view, scoped, headlines) : new Map<ProviderCode, number>();
+    const counts = new Map<ProviderCode, number>(result?.providerCounts);
     // Pressed, History's rows count under their provider states too (main counts them, first page).
     for (const [code, count] of historyByProvider ?? []) counts.set(code, (counts.get(code) ?? 0) + count);
     return counts;
-  }, [table, scoped, headlines, historyByProvider]);
+  }, [result, historyByProvider]);
   const rows = useMemo(
-    () => (table ? new VisibleRowList(table, shown, history.rows) : VisibleRowList.EMPTY),
-    [table, shown, history.rows],
+    () => (result ? new VisibleRowList(result.table, result.positions, history.rows) : VisibleRowList.EMPTY),
+    [result, history.rows],
   );
   const ids = useMemo(() => {
-    const leaseIds = table?.leaseIds ?? [];
-    const ids = new Array<string>(shown.length);
-    for (let at = 0; at < shown.length; at++) ids[at] = leaseIds[shown[at]!]!;
+    const leaseIds = result?.table.leaseIds ?? [];
+    const positions = result?.positions ?? NO_POSITIONS;
+    const ids = new Array<string>(positions.length);
+    for (let at = 0; at < positions.length; at++) ids[at] = leaseIds[positions[at]!]!;
     for (const row of history.rows) ids.push(row.leaseId);
     return ids;
-  }, [table, shown, history.rows]);
+  }, [result, history.rows]);
   const historyMatching = historyShown ? (history.total ?? historyCounts.total) : 0;
 
   return {
@@ -157,9 +147,38 @@ export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
     headlineCounts: headlineCount,
     providerCounts: providerCount,
     scopeAll,
-    scopedTotal: scoped.length + historyCounts.beforeProviders,
-    searchPending: deferredSearch !== search,
+    scopedTotal: (result?.scoped ?? 0) + historyCounts.beforeProviders,
+    searchPending: pending && (result === null || appliedSearch !== search),
+    pending,
+    answered: result !== null,
   };
+}
+
+type QueryState = Pick<ReturnType<typeof useUi.getState>, "scope" | "search" | "headlines" | "providers">;
+
+function queryOf({ scope, search, headlines, providers }: QueryState): FilterQuery {
+  return {
+    environment: scope.kind === "environment" ? scope.key : null,
+    search,
+    headlines: [...headlines].sort(),
+    providers: [...providers].sort(),
+  };
+}
+
+/**
+ * A keystroke or a chip click as the store takes it, before React renders it: the query leaves for the
+ * worker while the page draws the keystroke, not after.
+ */
+function listenForQueries(onQuery: (query: FilterQuery) => void): () => void {
+  return useUi.subscribe((state, previous) => {
+    if (
+      state.scope !== previous.scope ||
+      state.search !== previous.search ||
+      state.headlines !== previous.headlines ||
+      state.providers !== previous.providers
+    )
+      onQuery(queryOf(state));
+  });
 }
 
 /** The sidebar's scope as a history request names it (a key this module cannot read matches nothing). */

@@ -1,0 +1,83 @@
+import { useEffect, useMemo, useRef, useState } from "react";
+import type { InventoryRows } from "../../state/inventory-rows";
+import { FilterClient, type FilterResult } from "./filter-client";
+import { answerFilter, type FilterQuery, queryKey } from "./filter-query";
+import { SearchIndex } from "./search-index";
+
+/** Browsers and Electron have workers; vitest's node and jsdom environments do not. */
+const WORKERS = typeof Worker === "function";
+
+export interface FilterState {
+  /** The newest answer applied, or null before the first; it may be for an older query or inventory. */
+  result: FilterResult | null;
+  /** True while the answer shown is not the answer to this query over these rows and this order. */
+  pending: boolean;
+}
+
+/**
+ * The rows `query` shows over `table` in `order`, from the search worker: the previous answer stays
+ * until the new one arrives, so the table never flashes empty. Without a Worker the same functions run
+ * here, synchronously.
+ */
+export function useFilterAnswer(
+  table: InventoryRows | undefined,
+  order: Int32Array,
+  query: FilterQuery,
+  /** Tells of a new query as soon as it is known (before React renders it), to start the worker early. */
+  listen?: (onQuery: (query: FilterQuery) => void) => () => void,
+): FilterState {
+  // A worker that cannot start (a policy refuses it, its file is missing) leaves the work here.
+  const [workerFailed, setWorkerFailed] = useState(!WORKERS);
+  const inline = useMemo(
+    () => (!workerFailed || !table ? null : answerHere(table, order, query)),
+    [workerFailed, table, order, query],
+  );
+  const [answered, setAnswered] = useState<FilterResult | null>(null);
+  const client = useRef<FilterClient | null>(null);
+
+  useEffect(() => {
+    if (workerFailed) return;
+    let worker: FilterClient;
+    try {
+      worker = new FilterClient(setAnswered, () => setWorkerFailed(true));
+    } catch {
+      setWorkerFailed(true);
+      return;
+    }
+    client.current = worker;
+    return () => {
+      worker.dispose();
+      client.current = null;
+    };
+  }, [workerFailed]);
+  useEffect(() => {
+    if (table) client.current?.ask(table, order, query);
+  }, [table, order, query]);
+  const shown = useRef({ table, order });
+  useEffect(() => {
+    shown.current = { table, order };
+  }, [table, order]);
+  useEffect(() => {
+    if (listen === undefined || workerFailed) return;
+    return listen((next) => {
+      const { table, order } = shown.current;
+      if (table) client.current?.ask(table, order, next);
+    });
+  }, [listen, workerFailed]);
+
+  const result = inline ?? answered;
+  const pending =
+    result === null || result.table !== table || result.order !== order || result.key !== queryKey(query);
+  return { result, pending };
+}
+
+const searchIndexes = new WeakMap<InventoryRows, SearchIndex>();
+
+function answerHere(table: InventoryRows, order: Int32Array, query: FilterQuery): FilterResult {
+  let index = searchIndexes.get(table);
+  if (index === undefined) {
+    index = new SearchIndex(table.view);
+    searchIndexes.set(table, index);
+  }
+  return { ...answerFilter(table.view, index, order, query), table, order, query, key: queryKey(query) };
+}
