@@ -54,8 +54,10 @@ export function installPageProbe(): void {
         }
         if (until === "pressed") {
           const [testId, pressed] = expected.split("=");
+          // Pressed, and the rows it lets through drawn: the filter answers from a worker, after the press.
           return (
-            document.querySelector(`[data-testid='${testId}']`)?.getAttribute("aria-pressed") === pressed
+            document.querySelector(`[data-testid='${testId}']`)?.getAttribute("aria-pressed") === pressed &&
+            document.querySelector("[data-testid='leases-view']")?.getAttribute("aria-busy") !== "true"
           );
         }
         if (until === "typed") {
