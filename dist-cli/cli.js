@@ -1492,7 +1492,7 @@ async function keepForTheTeam(core, io, inventory) {
 		const redacted = redactor.redactDeep(inventory);
 		await keepScanInSharedStore(core.config(), io.env, {
 			inventory: redacted,
-			view: redactor.redactDeep(encodeInventory(redacted))
+			view: redactor.redactDeep(encodeInventory(redacted, { leaveOutHistory: true }))
 		});
 	} catch (error) {
 		const message = error instanceof CoreError ? error.message.replace(/\.$/, "") : "the shared store could not be written";
