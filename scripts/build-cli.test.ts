@@ -87,7 +87,23 @@ describe("the built CLI and browser host, in plain Node", () => {
         else if (Date.now() > deadline) throw new Error(`no inventory: ${JSON.stringify(result)}`);
         else await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      expect([...view.leases.leaseId].sort()).toEqual(world.ledger.leases.map((lease) => lease.id).sort());
+      // The view leaves history out; the built host pages it through inventory:history.
+      const history = await fetch(new URL("/api/inventory:history", url.origin), {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Leasekeeper-Token": token, Origin: url.origin },
+        body: JSON.stringify({ environmentId: null, offset: 0, limit: 500 }),
+      });
+      const page = (await history.json()) as {
+        ok: boolean;
+        data?: { total: number; rows: { leases: { leaseId: string[] } } };
+      };
+      expect(page.ok).toBe(true);
+      const historyIds = page.data!.rows.leases.leaseId;
+      expect(historyIds.length).toBe(page.data!.total);
+      expect(historyIds.length).toBeGreaterThan(0);
+      expect([...view.leases.leaseId, ...historyIds].sort()).toEqual(
+        world.ledger.leases.map((lease) => lease.id).sort(),
+      );
     } finally {
       child.kill("SIGTERM");
       await collect(child);
