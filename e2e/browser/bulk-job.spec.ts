@@ -1,6 +1,6 @@
 import { test as base } from "@playwright/test";
 import { expect } from "../support/leasekeeper.js";
-import { openConsole, ownWorld, simSandboxes, typeCountIfAsked } from "./operator.js";
+import { matchingCount, openConsole, ownWorld, simSandboxes, typeCountIfAsked } from "./operator.js";
 
 // Done-when 6: "select all matching" on a filter of several hundred rows, a plan with skipped items, a run
 // with injected failures, cancel, and retry-failed — the summary counts match the simulator.
@@ -20,7 +20,7 @@ base(
 
     // Several hundred healthy rows; the ones a run is using are skipped by the plan (no override given).
     await page.getByTestId("filter-headline-ok").click();
-    const matching = Number(await page.getByTestId("visible-count").getAttribute("data-count"));
+    const matching = await matchingCount(page);
     expect(matching).toBeGreaterThanOrEqual(200);
     await page.getByTestId("select-all-matching").click();
     await expect(page.getByTestId("selection-count")).toHaveAttribute("data-count", String(matching));

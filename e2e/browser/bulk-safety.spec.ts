@@ -1,6 +1,7 @@
 import { test as base } from "@playwright/test";
 import { expect } from "../support/leasekeeper.js";
 import {
+  matchingCount,
   openConsole,
   ownWorld,
   pauseAsOwner,
@@ -22,7 +23,7 @@ base(
     base.setTimeout(90_000);
     await openConsole(page, world());
     await page.getByTestId("filter-headline-ok").click();
-    const matching = Number(await page.getByTestId("visible-count").getAttribute("data-count"));
+    const matching = await matchingCount(page);
     expect(matching).toBeGreaterThan(1);
     await page.getByTestId("select-all-matching").click();
     await page.getByTestId("bulk-destroy").click();

@@ -1,6 +1,6 @@
 import { test as base, type Page } from "@playwright/test";
 import { expect, LEASE_ROW } from "../support/leasekeeper.js";
-import { leaseRow, openConsole, ownWorld } from "./operator.js";
+import { leaseRow, matchingCount, openConsole, ownWorld } from "./operator.js";
 
 // History (closed rows) stays out of the view and is read a page at a time (decision 211): pressing
 // History shows every closed lease's count and the first page, scrolling reads the next, a closed row's
@@ -29,7 +29,7 @@ base(
       2 * PAGE_ROWS,
     );
     // The view carries none of it: the table's rows are the other leases, and "of N" counts them all.
-    const live = Number(await page.getByTestId("visible-count").getAttribute("data-count"));
+    const live = await matchingCount(page);
     await expect(page.getByTestId("visible-count")).toContainText(
       `of ${(live + total).toLocaleString("en-US")} leases`,
     );

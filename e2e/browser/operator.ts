@@ -34,6 +34,17 @@ export async function openConsole(page: Page, world: LeasekeeperWorld): Promise<
   await expect(page.locator(LEASE_ROW).first()).toBeVisible({ timeout: 20_000 });
 }
 
+/**
+ * How many rows the chips and the search let through, read once the table's filter has answered: it
+ * answers from a worker, so right after a click the count may still be the previous answer's.
+ */
+export async function matchingCount(page: Page): Promise<number> {
+  await expect(page.getByTestId("leases-view")).not.toHaveAttribute("aria-busy", "true");
+  const count = page.getByTestId("visible-count");
+  await expect(count).toHaveAttribute("data-count", /^\d+$/);
+  return Number(await count.getAttribute("data-count"));
+}
+
 export function leaseRow(page: Page, leaseId: string): Locator {
   return page.locator(`${LEASE_ROW}[data-lease-id="${leaseId}"]`);
 }
