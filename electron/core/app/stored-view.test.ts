@@ -44,8 +44,8 @@ describe("the stored view at start", () => {
 
     // The inventory's own rows made unreadable: only the view kept beside them can answer now.
     const db = new Database(path.join(demo.dir, ".leasekeeper", DATABASE_FILE_NAME));
-    db.prepare("UPDATE inventory_chunks SET data = 'not json'").run();
-    db.prepare("UPDATE source_inventories SET payload = 'not json'").run();
+    expect(db.prepare("UPDATE inventory_rows SET data = 'not json'").run().changes).toBeGreaterThan(0);
+    expect(db.prepare("UPDATE inventory_sources SET payload = 'not json'").run().changes).toBeGreaterThan(0);
     db.close();
 
     const second = await open();

@@ -30,14 +30,33 @@ export class SecretRedactor {
   /** Answers are often the same object again (the cached inventory view): remember what each came to. */
   #checked = new WeakMap<object, unknown>();
 
+  /** Counts the changes of the set of keys, for a writer that must redact again what it kept (a store). */
+  #generation = 0;
+
   /** Replaces the set of values to redact. */
   set(values: readonly string[]): void {
-    this.#forms = [...new Set(values.filter((value) => value.length >= MIN_SECRET_LENGTH).flatMap(formsOf))]
+    const forms = [...new Set(values.filter((value) => value.length >= MIN_SECRET_LENGTH).flatMap(formsOf))]
       // Longest first, so a key is replaced whole before any form that is a part of another.
       .sort((a, b) => b.length - a.length);
+    if (forms.length !== this.#forms.length || forms.some((form, at) => form !== this.#forms[at]))
+      this.#generation += 1;
+    this.#forms = forms;
     this.#pattern = this.#forms.length === 0 ? null : new RegExp(this.#forms.map(escapeForPattern).join("|"));
     this.#shortest = this.#forms.at(-1)?.length ?? Number.POSITIVE_INFINITY;
     this.#checked = new WeakMap();
+  }
+
+  /** Changes whenever the set of keys does. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /**
+   * Whether `contains` on a JSON text finds every key its parsed strings hold: true unless a key has a
+   * character JSON writes escaped (a quote, a backslash, a control character).
+   */
+  get findableInJson(): boolean {
+    return this.#forms.every((form) => JSON.stringify(form) === `"${form}"`);
   }
 
   get active(): boolean {

@@ -1,276 +1,474 @@
+import { hash } from "node:crypto";
+import { closedAtMs } from "../../../shared/domain/closed-at.js";
 import type { Headline } from "../../../shared/domain/codes.js";
-import type { Inventory } from "../../../shared/domain/inventory.js";
+import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
 import type { Database } from "./sqlite/migrations/index.js";
 
 /**
- * The inventory save the inventory worker runs after every scan. The payload is written in chunk rows of
- * about CHUNK_CHARS under a new generation, each insert its own short transaction, so the write lock is
- * never held for long against the main thread's own writers (plans, journal, audit) on the same WAL file.
- * Source rows switch to the new generation in one last, small transaction (`flip`), so a save that stops
- * anywhere before (a crash, a full disk) leaves the previous inventory whole. Afterwards the chunks no
- * source row names any more (the previous generation, a crashed save's) are deleted.
+ * The inventory save: one row per lease in `inventory_rows`, written only where the lease changed.
+ *
+ * Each row carries a version, a digest of everything it was written from (the lease row, its
+ * environment, its verdict, what CreateOS said of its sandbox, the rows it shares that sandbox with,
+ * the installed plugin). A save compares versions with what the store holds and writes the rows that
+ * differ, the ones that moved, and the deletions; at a fleet's steady state that is the few rows a scan
+ * found changed, out of a history that only grows, so the save costs what changed and the previous
+ * inventory is never read back whole.
+ *
+ * The provider's `observedAt` is the time of the listing that showed the sandbox, different on every
+ * scan for every row; it is kept once per listing (in `last_scan`) and each row names its listing, so
+ * an unchanged row stays unchanged on disk.
+ *
+ * Atomic per save: what differs is first staged under a new generation id, in short transactions (the
+ * main thread's own writers on the same WAL file never wait long), and applied in one last transaction
+ * (`flip`) that also switches the scan-wide rows. A save that stops anywhere before the flip leaves the
+ * previous inventory whole; what it staged is swept by the next save.
  */
 
-/** About 128 kB of JSON per chunk row: one insert of it is a millisecond or two. */
-export const CHUNK_CHARS = 1 << 17;
-/**
- * Chunks written between two passive WAL checkpoints. Left to SQLite, the checkpoint after every
- * 1,000 pages copies 4 MB at once (20–30 ms inside one commit); asked for every 1 MB, it is a few ms.
- */
-const CHUNKS_PER_CHECKPOINT = 8;
+/** Staged rows per short transaction: each is a few milliseconds of lock. */
+const ROWS_PER_TRANSACTION = 500;
+/** Transactions between two passive WAL checkpoints (a checkpoint left to SQLite copies 4 MB at once). */
+const TRANSACTIONS_PER_CHECKPOINT = 8;
 
-export type SourcePayload = Pick<Inventory, "environments" | "leases" | "problems">;
 /** Scan-wide parts of an inventory; the last three are absent from payloads saved before they existed. */
 export type ScanPayload = Pick<Inventory, "untracked" | "origins"> &
-  Partial<Pick<Inventory, "untrackedUncertain" | "companies" | "gaps">>;
+  Partial<Pick<Inventory, "untrackedUncertain" | "companies" | "gaps">> & {
+    /** When each listing named by a row's `observed_from` was taken. */
+    observedAt?: Record<string, string>;
+  };
+
+/** What a source keeps beside its rows. */
+export type SourcePayload = Pick<Inventory, "environments" | "problems">;
 
 export interface SaveResult {
   newSinceLastScan: string[];
+  /** Rows written (new or changed), moved, and deleted by this save; the rest were left as they were. */
+  rows: { written: number; moved: number; deleted: number; kept: number };
 }
 
-interface PreparedSource {
+export interface SaveOptions {
+  /**
+   * A digest of an object's JSON, cached per object by the caller (the inventory worker's verdict memo
+   * has already taken one of every lease row and environment). Without it, digests are taken here.
+   */
+  versionOf?: (value: object | null | undefined) => string;
+  /** Applied to every row and payload before it is written: configured keys never reach the file. */
+  redact?: <T>(value: T) => T;
+  /** Writes every row even where the version is the same (after the keys to redact changed). */
+  rewriteAll?: boolean;
+  /** Writes again the stored rows whose JSON this is true of, whatever their version (a key found in it). */
+  rewriteWhere?: (storedData: string) => boolean;
+}
+
+interface StoredRow {
+  version: string;
+  seq: number;
+  headline: Headline;
+}
+
+interface StagedSave {
+  sources: Staged[];
+  observedAt: Record<string, string>;
+  rows: SaveResult["rows"];
+  /** Rows staged, to see at the flip that none went missing. */
+  count: number;
+}
+
+interface Staged {
   sourceId: string;
-  chunks: number;
-  headlines: Record<string, Headline>;
-  headlinesJson: string;
-  /** The row this save compared with, to see at the flip whether someone else wrote it meanwhile. */
-  previous: PreviousRow | undefined;
+  /** The generation of the source's rows this save compared with; the flip refuses any other. */
+  stamp: number | null;
+  payload: string;
   changed: string[];
 }
 
-interface PreviousRow {
-  generated_at: string;
-  generation: number | null;
-  headlines: string;
-}
-
-export function saveInChunks(db: Database, inventory: Inventory, sourceIds: readonly string[]): SaveResult {
-  // One pass groups each source's entries, keeping their order (what `filter` per source gives).
-  const wanted = new Set(sourceIds);
-  const bySource = new Map<string, SourcePayload>(
-    sourceIds.map((sourceId) => [sourceId, { environments: [], leases: [], problems: [] }]),
-  );
-  for (const environment of inventory.environments) {
-    if (wanted.has(environment.sourceId)) bySource.get(environment.sourceId)!.environments.push(environment);
-  }
-  for (const lease of inventory.leases) {
-    if (wanted.has(lease.sourceId)) bySource.get(lease.sourceId)!.leases.push(lease);
-  }
-  for (const problem of inventory.problems) {
-    if (wanted.has(problem.source)) bySource.get(problem.source)!.problems.push(problem);
-  }
-
+/** Saves in short transactions and one flip; see the file's comment. */
+export function saveInventoryRows(
+  db: Database,
+  inventory: Inventory,
+  sourceIds: readonly string[],
+  options: SaveOptions = {},
+): SaveResult {
   const generation = Number(
     db.prepare("INSERT INTO inventory_generations (started_at) VALUES (?)").run(new Date().toISOString())
       .lastInsertRowid,
   );
-  const insertChunk = db.prepare(
-    "INSERT INTO inventory_chunks (generation, source_id, seq, data) VALUES (?, ?, ?, ?)",
-  );
-  const readPrevious = db.prepare(
-    "SELECT generated_at, generation, headlines FROM source_inventories WHERE source_id = ?",
-  );
-
-  const prepared: PreparedSource[] = [];
-  for (const sourceId of new Set(sourceIds)) {
-    const payload = bySource.get(sourceId)!;
-    // The payload's JSON, exactly as JSON.stringify(payload) writes it, cut into chunk rows.
-    const writer = new ChunkWriter(
-      (seq, data) => insertChunk.run(generation, sourceId, seq, data),
-      () => db.pragma("wal_checkpoint(PASSIVE)"),
-    );
-    writer.append('{"environments":');
-    appendArray(writer, payload.environments);
-    writer.append(',"leases":');
-    appendArray(writer, payload.leases);
-    writer.append(',"problems":');
-    appendArray(writer, payload.problems);
-    writer.append("}");
-    writer.end();
-
-    const headlines: Record<string, Headline> = {};
-    for (const { lease, verdict } of payload.leases) headlines[lease.id] = verdict.headline;
-    const headlinesJson = JSON.stringify(headlines);
-
-    const previous = readPrevious.get(sourceId) as PreviousRow | undefined;
-    const changed: string[] = [];
-    if (previous !== undefined) compare(JSON.parse(previous.headlines), headlines, changed);
-    prepared.push({ sourceId, chunks: writer.count, headlines, headlinesJson, previous, changed });
+  const batches = new TransactionBatches(db);
+  try {
+    const staged = stageInventory(db, inventory, sourceIds, generation, options, batches);
+    batches.end();
+    const newSinceLastScan = db.transaction(() =>
+      flip(db, inventory, sourceIds, generation, staged, options),
+    )();
+    return { newSinceLastScan, rows: staged.rows };
+  } finally {
+    batches.abandon();
+    sweep(db);
   }
+}
 
-  const scanPayload = JSON.stringify({
+/** The same save in one transaction, for a caller that holds the database alone (the CLI's scan). */
+export function saveInventoryRowsAtOnce(
+  db: Database,
+  inventory: Inventory,
+  sourceIds: readonly string[],
+  options: SaveOptions = {},
+): SaveResult {
+  return db.transaction(() => {
+    const generation = Number(
+      db.prepare("INSERT INTO inventory_generations (started_at) VALUES (?)").run(new Date().toISOString())
+        .lastInsertRowid,
+    );
+    const staged = stageInventory(db, inventory, sourceIds, generation, options, null);
+    const newSinceLastScan = flip(db, inventory, sourceIds, generation, staged, options);
+    sweep(db);
+    return { newSinceLastScan, rows: staged.rows };
+  })();
+}
+
+function stageInventory(
+  db: Database,
+  inventory: Inventory,
+  sourceIds: readonly string[],
+  generation: number,
+  options: SaveOptions,
+  batches: TransactionBatches | null,
+): StagedSave {
+  const versionOf = options.versionOf ?? new Digests().versionOf;
+  const redact = options.redact ?? (<T>(value: T) => value);
+  const wanted = new Set(sourceIds);
+  const bySource = new Map<string, { rows: ClassifiedLease[]; payload: SourcePayload }>(
+    [...wanted].map((sourceId) => [sourceId, { rows: [], payload: { environments: [], problems: [] } }]),
+  );
+  for (const environment of inventory.environments)
+    bySource.get(environment.sourceId)?.payload.environments.push(environment);
+  for (const classified of inventory.leases) bySource.get(classified.sourceId)?.rows.push(classified);
+  for (const problem of inventory.problems) bySource.get(problem.source)?.payload.problems.push(problem);
+
+  const readStamp = db.prepare("SELECT generation FROM inventory_sources WHERE source_id = ?").pluck();
+  const readStored = db.prepare(
+    "SELECT lease_id, version, seq, headline FROM inventory_rows WHERE source_id = ?",
+  );
+  const readData = db.prepare("SELECT lease_id, data FROM inventory_rows WHERE source_id = ?");
+  const stageRow = db.prepare(`
+    INSERT INTO inventory_row_changes
+      (generation, source_id, lease_id, change, seq, headline, closed_at_ms, environment_id, provider_code, version, observed_from, data)
+    VALUES (@generation, @sourceId, @leaseId, @change, @seq, @headline, @closedAtMs, @environmentId, @providerCode, @version, @observedFrom, @data)`);
+  // A source no save has flipped to yet has no rows anyone reads (loadLast reads the sources that have
+  // a row in inventory_sources): its rows are written in place, not staged and copied at the flip.
+  const writeInPlace = db.prepare(`
+    INSERT OR REPLACE INTO inventory_rows
+      (source_id, lease_id, seq, headline, closed_at_ms, environment_id, provider_code, version, observed_from, data)
+    VALUES (@sourceId, @leaseId, @seq, @headline, @closedAtMs, @environmentId, @providerCode, @version, @observedFrom, @data)`);
+  const deleteInPlace = db.prepare(
+    "DELETE FROM inventory_rows WHERE source_id = @sourceId AND lease_id = @leaseId",
+  );
+  const moveInPlace = db.prepare(
+    "UPDATE inventory_rows SET seq = @seq WHERE source_id = @sourceId AND lease_id = @leaseId",
+  );
+  let count = 0;
+  let inPlace = false;
+  const stage = (values: Record<string, unknown>) => {
+    // A batch of rows written in place begins holding the write lock and looks again: once another
+    // connection has saved the source, its rows are read and no longer this save's to write over.
+    const check = inPlace && batches?.starting === true;
+    const write = () => {
+      if (check && readStamp.get(values.sourceId) !== undefined)
+        throw new InventoryChangedMeanwhile(
+          `source "${String(values.sourceId)}" was saved by another writer meanwhile; its rows were left as they were`,
+        );
+      if (!inPlace) stageRow.run(values);
+      else if (values.change === "delete") deleteInPlace.run(values);
+      else if (values.change === "move") moveInPlace.run(values);
+      else writeInPlace.run(values);
+    };
+    if (!inPlace) count += 1;
+    if (batches === null) write();
+    else batches.run(write);
+  };
+
+  const observed = new ObservedListings();
+  const rows = { written: 0, moved: 0, deleted: 0, kept: 0 };
+  const sources: Staged[] = [];
+  for (const sourceId of wanted) {
+    const { rows: leases, payload } = bySource.get(sourceId)!;
+    const stamp = (readStamp.get(sourceId) as number | undefined) ?? null;
+    inPlace = stamp === null;
+    const stored = new Map<string, StoredRow>();
+    for (const row of readStored.all(sourceId) as (StoredRow & { lease_id: string })[])
+      stored.set(row.lease_id, { version: row.version, seq: row.seq, headline: row.headline });
+    if (options.rewriteWhere !== undefined) {
+      // One row at a time, so the stored inventory is never held whole.
+      for (const row of readData.iterate(sourceId) as Iterable<{ lease_id: string; data: string }>) {
+        const kept = stored.get(row.lease_id);
+        if (kept !== undefined && options.rewriteWhere(row.data)) kept.version = "";
+      }
+    }
+    const changed: string[] = [];
+    for (let seq = 0; seq < leases.length; seq++) {
+      const classified = leases[seq]!;
+      const leaseId = classified.lease.id;
+      const observedFrom = observed.keyOf(classified);
+      const version = rowVersion(classified, observedFrom, versionOf);
+      const headline = classified.verdict.headline;
+      const previous = stored.get(leaseId);
+      stored.delete(leaseId);
+      // The first scan of a source is the baseline: nothing in it is new.
+      if (stamp !== null && previous?.headline !== headline) changed.push(leaseId);
+      if (previous !== undefined && previous.version === version && !options.rewriteAll) {
+        if (previous.seq === seq) {
+          rows.kept += 1;
+          continue;
+        }
+        rows.moved += 1;
+        stage({ generation, sourceId, leaseId, change: "move", seq, ...noRow });
+        continue;
+      }
+      rows.written += 1;
+      stage({
+        generation,
+        sourceId,
+        leaseId,
+        change: "write",
+        seq,
+        headline,
+        closedAtMs: closedAtMs(classified),
+        environmentId: classified.environment?.id ?? classified.lease.environmentId ?? null,
+        providerCode: classified.provider.code ?? null,
+        version,
+        observedFrom,
+        data: JSON.stringify(redact(observedFrom === null ? classified : withoutObservedAt(classified))),
+      });
+    }
+    for (const leaseId of stored.keys()) {
+      rows.deleted += 1;
+      stage({ generation, sourceId, leaseId, change: "delete", seq: -1, ...noRow });
+    }
+    sources.push({ sourceId, stamp, payload: JSON.stringify(redact(payload)), changed });
+  }
+  return { sources, observedAt: observed.times, rows, count };
+}
+
+const noRow = {
+  headline: null,
+  closedAtMs: null,
+  environmentId: null,
+  providerCode: null,
+  version: null,
+  observedFrom: null,
+  data: null,
+};
+
+/** The one small transaction that applies a staged save and makes its scan the current one. */
+function flip(
+  db: Database,
+  inventory: Inventory,
+  sourceIds: readonly string[],
+  generation: number,
+  staged: StagedSave,
+  options: SaveOptions,
+): string[] {
+  const readStamp = db.prepare("SELECT generation FROM inventory_sources WHERE source_id = ?").pluck();
+  const newSinceLastScan: string[] = [];
+  for (const source of staged.sources) {
+    const stamp = (readStamp.get(source.sourceId) as number | undefined) ?? null;
+    if (stamp !== source.stamp)
+      throw new InventoryChangedMeanwhile(
+        `the stored inventory of source "${source.sourceId}" was saved by another writer meanwhile; not applied`,
+      );
+  }
+  const stagedRows = db
+    .prepare("SELECT COUNT(*) FROM inventory_row_changes WHERE generation = ?")
+    .pluck()
+    .get(generation) as number;
+  if (stagedRows !== staged.count) {
+    // Another connection's save sweeps every generation older than its own, this one's staged rows too.
+    const newest = db.prepare("SELECT MAX(id) FROM inventory_generations").pluck().get() as number | null;
+    if (newest !== null && newest > generation)
+      throw new InventoryChangedMeanwhile(
+        "another writer saved the inventory meanwhile and swept what this save had staged; not applied",
+      );
+    throw new Error("the staged inventory save is incomplete; the stored inventory was left as it was");
+  }
+  // Each statement walks the staged changes (a few at steady state) and finds its rows by key.
+  db.prepare(`
+    DELETE FROM inventory_rows WHERE (source_id, lease_id) IN (
+      SELECT source_id, lease_id FROM inventory_row_changes WHERE generation = ? AND change = 'delete')`).run(
+    generation,
+  );
+  db.prepare(`
+    UPDATE inventory_rows SET seq = (
+      SELECT c.seq FROM inventory_row_changes AS c
+      WHERE c.generation = @generation AND c.source_id = inventory_rows.source_id
+        AND c.lease_id = inventory_rows.lease_id)
+    WHERE (source_id, lease_id) IN (
+      SELECT source_id, lease_id FROM inventory_row_changes WHERE generation = @generation AND change = 'move')`).run(
+    { generation },
+  );
+  db.prepare(`
+    INSERT INTO inventory_rows
+      (source_id, lease_id, seq, headline, closed_at_ms, environment_id, provider_code, version, observed_from, data)
+    SELECT source_id, lease_id, seq, headline, closed_at_ms, environment_id, provider_code, version, observed_from, data
+    FROM inventory_row_changes WHERE generation = ? AND change = 'write'
+    ON CONFLICT (source_id, lease_id) DO UPDATE SET
+      seq = excluded.seq, headline = excluded.headline, closed_at_ms = excluded.closed_at_ms,
+      environment_id = excluded.environment_id, provider_code = excluded.provider_code,
+      version = excluded.version, observed_from = excluded.observed_from, data = excluded.data`).run(
+    generation,
+  );
+  const upsertSource = db.prepare(`
+    INSERT INTO inventory_sources (source_id, generated_at, generation, payload, new_since_last_scan)
+    VALUES (@sourceId, @generatedAt, @generation, @payload, @newSinceLastScan)
+    ON CONFLICT (source_id) DO UPDATE SET
+      generated_at = excluded.generated_at, generation = excluded.generation, payload = excluded.payload,
+      new_since_last_scan = excluded.new_since_last_scan`);
+  for (const source of staged.sources) {
+    newSinceLastScan.push(...source.changed);
+    upsertSource.run({
+      sourceId: source.sourceId,
+      generatedAt: inventory.generatedAt,
+      generation,
+      payload: source.payload,
+      newSinceLastScan: JSON.stringify(source.changed),
+    });
+  }
+  const scanPayload: ScanPayload = {
     untracked: inventory.untracked,
     origins: inventory.origins,
     untrackedUncertain: inventory.untrackedUncertain,
     companies: inventory.companies,
     gaps: inventory.gaps,
-  } satisfies ScanPayload);
-  const sourceIdsJson = JSON.stringify(sourceIds);
-
-  const newSinceLastScan = flip(db, {
-    inventory,
-    generation,
-    prepared,
-    scanPayload,
-    sourceIdsJson,
-  });
-
-  sweep(db);
-  return { newSinceLastScan };
-}
-
-/** The one small transaction that makes the new generation the current one. */
-function flip(
-  db: Database,
-  save: {
-    inventory: Inventory;
-    generation: number;
-    prepared: PreparedSource[];
-    scanPayload: string;
-    sourceIdsJson: string;
-  },
-): string[] {
-  const readPrevious = db.prepare(
-    "SELECT generated_at, generation, headlines FROM source_inventories WHERE source_id = ?",
-  );
-  const countChunks = db.prepare(
-    "SELECT COUNT(*) AS n FROM inventory_chunks WHERE generation = ? AND source_id = ?",
-  );
-  const upsertSource = db.prepare(`
-    INSERT INTO source_inventories (source_id, generated_at, payload, headlines, new_since_last_scan, generation)
-    VALUES (@sourceId, @generatedAt, '', @headlines, @newSinceLastScan, @generation)
-    ON CONFLICT (source_id) DO UPDATE SET
-      generated_at = excluded.generated_at, payload = excluded.payload, headlines = excluded.headlines,
-      new_since_last_scan = excluded.new_since_last_scan, generation = excluded.generation`);
-  const upsertScan = db.prepare(`
+    observedAt: staged.observedAt,
+  };
+  db.prepare(`
     INSERT INTO last_scan (id, generated_at, requests, source_ids, payload)
     VALUES (1, @generatedAt, @requests, @sourceIds, @payload)
     ON CONFLICT (id) DO UPDATE SET
       generated_at = excluded.generated_at, requests = excluded.requests,
-      source_ids = excluded.source_ids, payload = excluded.payload`);
-
-  const newSinceLastScan: string[] = [];
-  db.transaction(() => {
-    for (const source of save.prepared) {
-      const { n } = countChunks.get(save.generation, source.sourceId) as { n: number };
-      if (n !== source.chunks)
-        throw new Error(`the saved inventory of source "${source.sourceId}" is incomplete; not switched to`);
-      let changed = source.changed;
-      // Another writer (the CLI's scan) may have saved this source since it was compared: compare again.
-      const previous = readPrevious.get(source.sourceId) as PreviousRow | undefined;
-      if (!samePrevious(previous, source.previous)) {
-        changed = [];
-        if (previous !== undefined) compare(JSON.parse(previous.headlines), source.headlines, changed);
-      }
-      newSinceLastScan.push(...changed);
-      upsertSource.run({
-        sourceId: source.sourceId,
-        generatedAt: save.inventory.generatedAt,
-        headlines: source.headlinesJson,
-        newSinceLastScan: JSON.stringify(changed),
-        generation: save.generation,
-      });
-    }
-    upsertScan.run({
-      generatedAt: save.inventory.generatedAt,
-      requests: save.inventory.requests,
-      sourceIds: save.sourceIdsJson,
-      payload: save.scanPayload,
-    });
-  })();
+      source_ids = excluded.source_ids, payload = excluded.payload`).run({
+    generatedAt: inventory.generatedAt,
+    requests: inventory.requests,
+    sourceIds: JSON.stringify(sourceIds),
+    payload: JSON.stringify(options.redact === undefined ? scanPayload : options.redact(scanPayload)),
+  });
+  db.prepare("DELETE FROM inventory_row_changes WHERE generation = ?").run(generation);
   return newSinceLastScan;
 }
 
-/**
- * Deletes, one row at a time, every chunk no source row names (the generation a source has just left,
- * or what a save that stopped half-way wrote), then the generation ids nothing uses any more.
- */
+/** Thrown by a save whose sources another connection saved after it compared with them. */
+export class InventoryChangedMeanwhile extends Error {
+  override name = "InventoryChangedMeanwhile";
+}
+
+/** Deletes what saves that stopped before their flip staged, and the generation ids nothing uses. */
 export function sweep(db: Database): void {
-  const stale = db
-    .prepare(`
-      SELECT generation, source_id AS sourceId, seq FROM inventory_chunks AS c
-      WHERE NOT EXISTS (
-        SELECT 1 FROM source_inventories AS s WHERE s.source_id = c.source_id AND s.generation = c.generation
-      )`)
-    .all() as { generation: number; sourceId: string; seq: number }[];
-  const remove = db.prepare(
-    "DELETE FROM inventory_chunks WHERE generation = ? AND source_id = ? AND seq = ?",
+  const live = db.prepare("SELECT MAX(id) FROM inventory_generations").pluck().get() as number | null;
+  if (live === null) return;
+  // Generations are handed out in order and a save sweeps after its own flip: older ones are dead.
+  db.prepare("DELETE FROM inventory_row_changes WHERE generation < ?").run(live);
+  db.prepare("DELETE FROM inventory_generations WHERE id < ?").run(live);
+}
+
+/**
+ * What a row is written from, as one digest. Two saves of a lease whose every input is the same object
+ * (or an equal one) give the same version, whatever the time of the listing that showed its sandbox.
+ */
+function rowVersion(
+  classified: ClassifiedLease,
+  observedFrom: string | null,
+  versionOf: (value: object | null | undefined) => string,
+): string {
+  const provider = observedFrom === null ? classified.provider : { ...classified.provider, observedAt: null };
+  return digest(
+    [
+      versionOf(classified.lease),
+      versionOf(classified.environment),
+      versionOf(classified.verdict),
+      versionOf(classified.installedPlugin),
+      JSON.stringify(provider),
+      classified.sharedWith.join(","),
+      classified.sharedWithCount ?? "",
+      observedFrom ?? "",
+    ].join("\u0000"),
   );
-  for (const chunk of stale) {
-    remove.run(chunk.generation, chunk.sourceId, chunk.seq);
+}
+
+function withoutObservedAt(classified: ClassifiedLease): ClassifiedLease {
+  return { ...classified, provider: { ...classified.provider, observedAt: null } };
+}
+
+/**
+ * The listing each row's `observedAt` came from: one time per origin and credential (and per origin for
+ * a sandbox no listing showed). A row whose time is not its listing's keeps its own.
+ */
+class ObservedListings {
+  readonly times: Record<string, string> = {};
+
+  keyOf(classified: ClassifiedLease): string | null {
+    const { observedAt, origin, credential } = classified.provider;
+    if (typeof observedAt !== "string" || origin === null) return null;
+    const key = `${origin} ${credential ?? ""}`;
+    const known = this.times[key];
+    if (known === undefined) this.times[key] = observedAt;
+    else if (known !== observedAt) return null;
+    return key;
   }
-  db.prepare(`
-    DELETE FROM inventory_generations
-    WHERE id NOT IN (SELECT generation FROM inventory_chunks)
-      AND id NOT IN (SELECT generation FROM source_inventories WHERE generation IS NOT NULL)`).run();
 }
 
-function samePrevious(a: PreviousRow | undefined, b: PreviousRow | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return a.generated_at === b.generated_at && a.generation === b.generation && a.headlines === b.headlines;
+function digest(text: string): string {
+  return hash("sha1", text, "base64");
 }
 
-function compare(
-  previous: Record<string, Headline>,
-  headlines: Record<string, Headline>,
-  changed: string[],
-): void {
-  for (const leaseId in headlines) {
-    if (previous[leaseId] !== headlines[leaseId]) changed.push(leaseId);
-  }
-}
-
-/** An array's JSON as JSON.stringify writes it, one element at a time. */
-function appendArray(writer: ChunkWriter, items: readonly unknown[]): void {
-  writer.append("[");
-  for (let at = 0; at < items.length; at += 1) {
-    if (at > 0) writer.append(",");
-    writer.append(JSON.stringify(items[at]) ?? "null");
-    if (writer.checkpointDue()) {
-      writer.checkpoint();
+/** Digests cached per object, for a save whose caller keeps none. */
+class Digests {
+  readonly #cache = new WeakMap<object, string>();
+  readonly versionOf = (value: object | null | undefined): string => {
+    if (value === null || value === undefined) return "";
+    let version = this.#cache.get(value);
+    if (version === undefined) {
+      version = digest(JSON.stringify(value));
+      this.#cache.set(value, version);
     }
-  }
-  writer.append("]");
+    return version;
+  };
 }
 
-/** Collects JSON pieces and writes a chunk row whenever about CHUNK_CHARS have gathered. */
-class ChunkWriter {
-  readonly #write: (seq: number, data: string) => void;
-  readonly #checkpoint: () => void;
-  #parts: string[] = [];
-  #length = 0;
-  #sinceCheckpoint = 0;
-  count = 0;
+/** Runs writes in transactions of ROWS_PER_TRANSACTION, with a passive checkpoint every few. */
+class TransactionBatches {
+  readonly #db: Database;
+  #open = 0;
+  #transactions = 0;
 
-  constructor(write: (seq: number, data: string) => void, checkpoint: () => void) {
-    this.#write = write;
-    this.#checkpoint = checkpoint;
+  constructor(db: Database) {
+    this.#db = db;
   }
 
-  checkpointDue(): boolean {
-    return this.#sinceCheckpoint >= CHUNKS_PER_CHECKPOINT;
+  /** True when the next write begins a transaction. */
+  get starting(): boolean {
+    return this.#open === 0;
   }
 
-  checkpoint(): void {
-    this.#checkpoint();
-    this.#sinceCheckpoint = 0;
-  }
-
-  append(piece: string): void {
-    this.#parts.push(piece);
-    this.#length += piece.length;
-    if (this.#length >= CHUNK_CHARS) this.#flush();
+  run(write: () => void): void {
+    // IMMEDIATE: the write lock is taken first, so what a write reads is not changed before it writes.
+    if (this.#open === 0) this.#db.exec("BEGIN IMMEDIATE");
+    write();
+    this.#open += 1;
+    if (this.#open >= ROWS_PER_TRANSACTION) this.#commit();
   }
 
   end(): void {
-    if (this.#length > 0 || this.count === 0) this.#flush();
+    if (this.#open > 0) this.#commit();
   }
 
-  #flush(): void {
-    this.#write(this.count, this.#parts.join(""));
-    this.count += 1;
-    this.#sinceCheckpoint += 1;
-    this.#parts = [];
-    this.#length = 0;
+  /** Rolls back a batch left open by a write that threw. */
+  abandon(): void {
+    if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+    this.#open = 0;
+  }
+
+  #commit(): void {
+    this.#db.exec("COMMIT");
+    this.#open = 0;
+    this.#transactions += 1;
+    if (this.#transactions % TRANSACTIONS_PER_CHECKPOINT === 0) this.#db.pragma("wal_checkpoint(PASSIVE)");
   }
 }

@@ -1,7 +1,14 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { Headline } from "../../../shared/domain/codes.js";
-import type { Inventory } from "../../../shared/domain/inventory.js";
-import { type SaveResult, type ScanPayload, type SourcePayload, saveInChunks } from "./inventory-save.js";
+import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+import {
+  InventoryChangedMeanwhile,
+  type SaveOptions,
+  type SaveResult,
+  type ScanPayload,
+  type SourcePayload,
+  saveInventoryRows,
+  saveInventoryRowsAtOnce,
+} from "./inventory-save.js";
 import type { Database } from "./sqlite/migrations/index.js";
 
 export interface StoredInventory {
@@ -9,6 +16,10 @@ export interface StoredInventory {
   /** Lease ids that were new, or whose headline changed, when this inventory was saved. */
   newSinceLastScan: string[];
 }
+
+const NO_ROWS: SaveResult["rows"] = { written: 0, moved: 0, deleted: 0, kept: 0 };
+/** Saves tried when another connection keeps saving the same sources in between. */
+const SAVE_ATTEMPTS = 3;
 
 export interface BackgroundSaveResult extends SaveResult {
   /** True when a newer inventory replaced this one before its save began: it was never written. */
@@ -18,14 +29,15 @@ export interface BackgroundSaveResult extends SaveResult {
 interface PendingSave {
   inventory: Inventory;
   sourceIds: readonly string[];
+  options: SaveOptions;
   resolve: (result: BackgroundSaveResult) => void;
   reject: (error: unknown) => void;
 }
 
 /**
- * The last inventory, kept per source: a host shows it at once on start while a fresh scan runs, and
- * each save compares headlines with the previous scan of the same source to say what is new. The first
- * scan of a source is the baseline: nothing in it is called new.
+ * The last inventory, kept row by row per source (store/inventory-save.ts): a host shows it at once on
+ * start while a fresh scan runs, and each save compares headlines with the previous scan of the same
+ * source to say what is new. The first scan of a source is the baseline: nothing in it is called new.
  */
 export class InventoryStore {
   readonly #db: Database;
@@ -38,18 +50,19 @@ export class InventoryStore {
 
   /**
    * Saves a scan on a later turn: the same rows `save` leaves (read back by `loadLast`) and the same
-   * "new since last scan", written in chunk rows (see inventory-save.ts). Saves never overlap: one runs at a time, and an inventory waiting for
-   * it is replaced by a newer one (the replaced save resolves with `superseded`). A save that fails or
-   * stops half-way leaves the previous inventory as it was. Do not mix with `save` on one connection
-   * while a background save is running.
+   * "new since last scan", in short transactions and one last flip. Saves never overlap: one runs at a
+   * time, and an inventory waiting for it is replaced by a newer one (the replaced save resolves with
+   * `superseded`). A save that fails or stops half-way leaves the previous inventory as it was. Do not
+   * mix with `save` on one connection while a background save is running.
    */
   saveInBackground(
     inventory: Inventory,
     sourceIds: readonly string[] = sourcesIn(inventory),
+    options: SaveOptions = {},
   ): Promise<BackgroundSaveResult> {
     return new Promise<BackgroundSaveResult>((resolve, reject) => {
-      this.#pending?.resolve({ newSinceLastScan: [], superseded: true });
-      this.#pending = { inventory, sourceIds, resolve, reject };
+      this.#pending?.resolve({ newSinceLastScan: [], rows: NO_ROWS, superseded: true });
+      this.#pending = { inventory, sourceIds, options, resolve, reject };
       this.#draining ??= this.#drain();
     });
   }
@@ -59,6 +72,17 @@ export class InventoryStore {
     while (this.#draining) await this.#draining;
   }
 
+  /** Another connection (the CLI's scan) may save between this save's reading and its flip: read again. */
+  #saveRetrying(job: PendingSave): SaveResult {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return saveInventoryRows(this.#db, job.inventory, job.sourceIds, job.options);
+      } catch (error) {
+        if (!(error instanceof InventoryChangedMeanwhile) || attempt >= SAVE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
   async #drain(): Promise<void> {
     // Begins on a later turn: the caller's own work (answering with the inventory) comes first, and an
     // inventory that arrives meanwhile replaces this one.
@@ -66,7 +90,7 @@ export class InventoryStore {
     for (let job = this.#pending; job !== null; job = this.#pending) {
       this.#pending = null;
       try {
-        job.resolve({ ...saveInChunks(this.#db, job.inventory, job.sourceIds), superseded: false });
+        job.resolve({ ...this.#saveRetrying(job), superseded: false });
       } catch (error) {
         job.reject(error);
       }
@@ -76,69 +100,13 @@ export class InventoryStore {
     this.#draining = null;
   }
 
-  /** Saves a scan; `sourceIds` names every source it read (a source may have delivered nothing). */
+  /** Saves a scan at once, in one transaction; `sourceIds` names every source it read (a source may have delivered nothing). */
   save(
     inventory: Inventory,
     sourceIds: readonly string[] = sourcesIn(inventory),
-  ): { newSinceLastScan: string[] } {
-    const readPrevious = this.#db.prepare("SELECT headlines FROM source_inventories WHERE source_id = ?");
-    const upsertSource = this.#db.prepare(`
-      INSERT INTO source_inventories (source_id, generated_at, payload, headlines, new_since_last_scan, generation)
-      VALUES (@sourceId, @generatedAt, @payload, @headlines, @newSinceLastScan, NULL)
-      ON CONFLICT (source_id) DO UPDATE SET
-        generated_at = excluded.generated_at, payload = excluded.payload,
-        headlines = excluded.headlines, new_since_last_scan = excluded.new_since_last_scan,
-        generation = NULL`);
-    const upsertScan = this.#db.prepare(`
-      INSERT INTO last_scan (id, generated_at, requests, source_ids, payload)
-      VALUES (1, @generatedAt, @requests, @sourceIds, @payload)
-      ON CONFLICT (id) DO UPDATE SET
-        generated_at = excluded.generated_at, requests = excluded.requests,
-        source_ids = excluded.source_ids, payload = excluded.payload`);
-
-    const newSinceLastScan: string[] = [];
-    this.#db.transaction(() => {
-      for (const sourceId of sourceIds) {
-        const payload: SourcePayload = {
-          environments: inventory.environments.filter((environment) => environment.sourceId === sourceId),
-          leases: inventory.leases.filter((lease) => lease.sourceId === sourceId),
-          problems: inventory.problems.filter((problem) => problem.source === sourceId),
-        };
-        const headlines: Record<string, Headline> = {};
-        for (const { lease, verdict } of payload.leases) headlines[lease.id] = verdict.headline;
-
-        const previousRow = readPrevious.get(sourceId) as { headlines: string } | undefined;
-        const changed: string[] = [];
-        if (previousRow !== undefined) {
-          const previous = JSON.parse(previousRow.headlines) as Record<string, Headline>;
-          for (const [leaseId, headline] of Object.entries(headlines)) {
-            if (previous[leaseId] !== headline) changed.push(leaseId);
-          }
-        }
-        newSinceLastScan.push(...changed);
-        upsertSource.run({
-          sourceId,
-          generatedAt: inventory.generatedAt,
-          payload: JSON.stringify(payload),
-          headlines: JSON.stringify(headlines),
-          newSinceLastScan: JSON.stringify(changed),
-        });
-      }
-      const scanPayload: ScanPayload = {
-        untracked: inventory.untracked,
-        origins: inventory.origins,
-        untrackedUncertain: inventory.untrackedUncertain,
-        companies: inventory.companies,
-        gaps: inventory.gaps,
-      };
-      upsertScan.run({
-        generatedAt: inventory.generatedAt,
-        requests: inventory.requests,
-        sourceIds: JSON.stringify(sourceIds),
-        payload: JSON.stringify(scanPayload),
-      });
-    })();
-    return { newSinceLastScan };
+    options: SaveOptions = {},
+  ): SaveResult {
+    return saveInventoryRowsAtOnce(this.#db, inventory, sourceIds, options);
   }
 
   /** When the last stored scan ran and which sources it read, without loading it; null before the first. */
@@ -158,13 +126,9 @@ export class InventoryStore {
       .get() as { generated_at: string; requests: number; source_ids: string; payload: string } | undefined;
     if (scan === undefined) return null;
     const readSource = this.#db.prepare(
-      "SELECT payload, new_since_last_scan, generation FROM source_inventories WHERE source_id = ?",
+      "SELECT payload, new_since_last_scan FROM inventory_sources WHERE source_id = ?",
     );
-    // A background save's payload is in chunk rows under the generation the row names.
-    const readChunks = this.#db
-      .prepare("SELECT data FROM inventory_chunks WHERE generation = ? AND source_id = ? ORDER BY seq")
-      .pluck();
-    const { untracked, origins, untrackedUncertain, companies, gaps } = JSON.parse(
+    const { untracked, origins, untrackedUncertain, companies, gaps, observedAt } = JSON.parse(
       scan.payload,
     ) as ScanPayload;
     const inventory: Inventory = {
@@ -181,22 +145,35 @@ export class InventoryStore {
     };
     const newSinceLastScan: string[] = [];
     for (const sourceId of JSON.parse(scan.source_ids) as string[]) {
-      const row = readSource.get(sourceId) as
-        | { payload: string; new_since_last_scan: string; generation: number | null }
-        | undefined;
+      const row = readSource.get(sourceId) as { payload: string; new_since_last_scan: string } | undefined;
       if (row === undefined) continue;
-      const json =
-        row.generation === null
-          ? row.payload
-          : (readChunks.all(row.generation, sourceId) as string[]).join("");
-      const payload = JSON.parse(json) as SourcePayload;
+      const payload = JSON.parse(row.payload) as SourcePayload;
       inventory.environments.push(...payload.environments);
-      inventory.leases.push(...payload.leases);
       inventory.problems.push(...payload.problems);
+      for (const classified of this.rows(sourceId, observedAt ?? {})) inventory.leases.push(classified);
       newSinceLastScan.push(...(JSON.parse(row.new_since_last_scan) as string[]));
     }
     return { inventory, newSinceLastScan };
   }
+
+  /** A source's stored rows in its order, each read and parsed as it is reached. */
+  *rows(sourceId: string, observedAt: Readonly<Record<string, string>>): Generator<ClassifiedLease> {
+    const read = this.#db.prepare(
+      "SELECT data, observed_from FROM inventory_rows WHERE source_id = ? ORDER BY seq",
+    );
+    for (const row of read.iterate(sourceId) as Iterable<{ data: string; observed_from: string | null }>)
+      yield storedRow(row, observedAt);
+  }
+}
+
+/** A stored row as the inventory carries it: its provider's time put back from its listing's. */
+export function storedRow(
+  row: { data: string; observed_from: string | null },
+  observedAt: Readonly<Record<string, string>>,
+): ClassifiedLease {
+  const classified = JSON.parse(row.data) as ClassifiedLease;
+  if (row.observed_from !== null) classified.provider.observedAt = observedAt[row.observed_from] ?? null;
+  return classified;
 }
 
 function sourcesIn(inventory: Inventory): string[] {

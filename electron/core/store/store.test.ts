@@ -104,7 +104,7 @@ describe("store", () => {
       name: "a later table",
       up: (db) =>
         db.exec(
-          "CREATE TABLE IF NOT EXISTS later (id INTEGER PRIMARY KEY, parent TEXT REFERENCES source_inventories (source_id)) STRICT",
+          "CREATE TABLE IF NOT EXISTS later (id INTEGER PRIMARY KEY, parent TEXT REFERENCES inventory_sources (source_id)) STRICT",
         ),
     };
     const db = openDatabase(dir, [...MIGRATIONS, extra]);

@@ -1,4 +1,6 @@
-import type { Migration } from "../migration.js";
+import { closedAtMs } from "../../../../../shared/domain/closed-at.js";
+import type { Inventory } from "../../../../../shared/domain/inventory.js";
+import type { Database, Migration } from "../migration.js";
 
 /** The inventory cache: the last inventory per source, and the scan-wide part of it. */
 export const INVENTORY_MIGRATIONS: readonly Migration[] = [
@@ -63,3 +65,129 @@ export const INVENTORY_CHUNK_MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
+
+/**
+ * Appended after the plans' version 60: the inventory kept row by row, each save writing only the
+ * rows that changed (store/inventory-save.ts). The cache in the older tables is carried over as it is.
+ */
+export const INVENTORY_ROW_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 61,
+    name: "inventory kept row by row",
+    up(db) {
+      db.exec(`
+        -- One row per lease of the last inventory. data is the classified lease's JSON; the other
+        -- columns are what history's pages and a save's comparison read without parsing it: version is
+        -- a digest of everything the row was written from, seq its place in its source's order, and
+        -- observed_from the listing whose time (last_scan's payload.observedAt) stands for its
+        -- provider.observedAt (NULL: data holds its own).
+        CREATE TABLE inventory_rows (
+          source_id       TEXT NOT NULL,
+          lease_id        TEXT NOT NULL,
+          seq             INTEGER NOT NULL,
+          headline        TEXT NOT NULL,
+          closed_at_ms    INTEGER NOT NULL,
+          environment_id  TEXT,
+          provider_code   TEXT,
+          version         TEXT NOT NULL,
+          observed_from   TEXT,
+          data            TEXT NOT NULL,
+          PRIMARY KEY (source_id, lease_id)
+        ) STRICT;
+        CREATE INDEX inventory_rows_history ON inventory_rows (headline, closed_at_ms DESC);
+
+        -- What a source's last scan found beside its rows (environments and problems, as JSON), and the
+        -- generation of the save that wrote its rows: a save compares with it before it applies.
+        CREATE TABLE inventory_sources (
+          source_id            TEXT PRIMARY KEY,
+          generated_at         TEXT NOT NULL,
+          generation           INTEGER NOT NULL,
+          payload              TEXT NOT NULL,
+          new_since_last_scan  TEXT NOT NULL
+        ) STRICT;
+
+        -- A save's changes, staged under its generation before one transaction applies them.
+        -- change: write (data and columns as inventory_rows), move (seq only) or delete.
+        CREATE TABLE inventory_row_changes (
+          generation      INTEGER NOT NULL,
+          source_id       TEXT NOT NULL,
+          lease_id        TEXT NOT NULL,
+          change          TEXT NOT NULL CHECK (change IN ('write', 'move', 'delete')),
+          seq             INTEGER NOT NULL,
+          headline        TEXT,
+          closed_at_ms    INTEGER,
+          environment_id  TEXT,
+          provider_code   TEXT,
+          version         TEXT,
+          observed_from   TEXT,
+          data            TEXT,
+          PRIMARY KEY (generation, source_id, lease_id)
+        ) STRICT;
+      `);
+      carryOverChunkedInventory(db);
+      db.exec("DROP TABLE inventory_chunks; DROP TABLE source_inventories;");
+    },
+  },
+];
+
+/**
+ * The inventory the chunked tables held, as rows. Versions are left empty, so the first save writes
+ * every row again (in the format and with the keys redacted as they are then).
+ */
+function carryOverChunkedInventory(db: Database): void {
+  const sources = db
+    .prepare(
+      "SELECT source_id, generated_at, payload, new_since_last_scan, generation FROM source_inventories",
+    )
+    .all() as {
+    source_id: string;
+    generated_at: string;
+    payload: string;
+    new_since_last_scan: string;
+    generation: number | null;
+  }[];
+  const readChunks = db
+    .prepare("SELECT data FROM inventory_chunks WHERE generation = ? AND source_id = ? ORDER BY seq")
+    .pluck();
+  const insertRow = db.prepare(`
+    INSERT OR IGNORE INTO inventory_rows
+      (source_id, lease_id, seq, headline, closed_at_ms, environment_id, provider_code, version, observed_from, data)
+    VALUES (?, ?, ?, ?, ?, ?, ?, '', NULL, ?)`);
+  const insertSource = db.prepare(
+    "INSERT INTO inventory_sources (source_id, generated_at, generation, payload, new_since_last_scan) VALUES (?, ?, 0, ?, ?)",
+  );
+  // Each source in a savepoint of its own: one whose cache cannot be read leaves none of its rows.
+  const carryOver = db.transaction((source: (typeof sources)[number]) => {
+    const json =
+      source.generation === null
+        ? source.payload
+        : (readChunks.all(source.generation, source.source_id) as string[]).join("");
+    const payload = JSON.parse(json) as Pick<Inventory, "environments" | "leases" | "problems">;
+    payload.leases.forEach((classified, seq) => {
+      insertRow.run(
+        source.source_id,
+        classified.lease.id,
+        seq,
+        classified.verdict.headline,
+        closedAtMs(classified),
+        classified.environment?.id ?? classified.lease.environmentId ?? null,
+        classified.provider?.code ?? null,
+        JSON.stringify(classified),
+      );
+    });
+    insertSource.run(
+      source.source_id,
+      source.generated_at,
+      JSON.stringify({ environments: payload.environments, problems: payload.problems }),
+      source.new_since_last_scan,
+    );
+  });
+  for (const source of sources) {
+    try {
+      carryOver(source);
+    } catch {
+      // A cache that cannot be read is not carried over (nor may it stop the database from opening):
+      // the next scan writes it afresh.
+    }
+  }
+}
