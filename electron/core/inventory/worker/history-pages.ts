@@ -1,4 +1,3 @@
-import { closedAtMs } from "../../../../shared/domain/closed-at.js";
 import {
   encodeInventory,
   type HistoryPage,
@@ -8,6 +7,7 @@ import {
   type RowTables,
   RowTablesSchema,
 } from "../../../../shared/contract/index.js";
+import { closedAtMs } from "../../../../shared/domain/closed-at.js";
 import { PROVIDER_CODES } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
 

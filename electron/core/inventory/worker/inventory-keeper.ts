@@ -64,8 +64,15 @@ interface ListingUnderWay {
  * `store/inventory-store.ts`; the thread's entry (`inventory-worker.ts`) joins the two.
  */
 export interface KeptInventory {
-  /** Saves on a later turn; a newer inventory replaces one still waiting (`superseded`). */
-  saveInBackground(inventory: Inventory): Promise<{ superseded: boolean }>;
+  /**
+   * Saves on a later turn; a newer inventory replaces one still waiting (`superseded`). `versionOf` is
+   * the verdict memo's digest of an object, so rows the memo has already digested cost none again.
+   */
+  saveInBackground(
+    inventory: Inventory,
+    sourceIds: undefined,
+    options: { versionOf: (value: object | null | undefined) => string },
+  ): Promise<{ superseded: boolean }>;
   /** Resolves when no background save is running or waiting. */
   idle(): Promise<void>;
   loadLast(): { inventory: Inventory } | null;
@@ -376,7 +383,9 @@ export class InventoryKeeper {
     const pending = this.#pendingSave;
     if (pending === null || this.#store === null) return;
     this.#pendingSave = null;
-    const saving = this.#store.saveInBackground(pending.inventory);
+    const saving = this.#store.saveInBackground(pending.inventory, undefined, {
+      versionOf: (value) => this.#verdicts.versionOf(value),
+    });
     // Set at once, so a `saved` or `close` asked from now on also waits for the shared store's write.
     this.#sharedSave = Promise.all([saving, this.#sharedSave])
       .then(async ([saved]) => {
