@@ -216,10 +216,33 @@ async function seedDatabase(url: string): Promise<{ leases: number; runs: number
       await seed.leases(parsed.map((lease) => leaseSeed(lease, environmentIds)));
       leases += parsed.length;
     }
+    await ageStamps(client);
     await client.query("ANALYZE");
     return { leases, runs };
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * A long-lived instance was not written a minute ago: the stamps the seed left at now() (every run, the
+ * catalog) are moved back an hour, as is every lease row's, but never before its own last use. Without
+ * it every row would lie inside the read of changed rows' overlap (CHANGED_ROWS_OVERLAP_MS) at the
+ * rescan, which would then measure a full read.
+ */
+async function ageStamps(client: pg.Client): Promise<void> {
+  const stamped = await client.query<{ table_name: string }>(
+    `SELECT table_name FROM information_schema.columns
+      WHERE table_schema = current_schema() AND column_name = 'updated_at'`,
+  );
+  for (const { table_name: table } of stamped.rows) {
+    const floor =
+      table === "environment_leases"
+        ? "GREATEST(last_used_at, now() - interval '1 hour')"
+        : "now() - interval '1 hour'";
+    await client.query(
+      `UPDATE ${pg.escapeIdentifier(table)} SET updated_at = ${floor} WHERE updated_at > now() - interval '10 minutes'`,
+    );
   }
 }
 
