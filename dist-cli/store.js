@@ -61,12 +61,27 @@ var SecretRedactor = class {
 	#shortest = Number.POSITIVE_INFINITY;
 	/** Answers are often the same object again (the cached inventory view): remember what each came to. */
 	#checked = /* @__PURE__ */ new WeakMap();
+	/** Counts the changes of the set of keys, for a writer that must redact again what it kept (a store). */
+	#generation = 0;
 	/** Replaces the set of values to redact. */
 	set(values) {
-		this.#forms = [...new Set(values.filter((value) => value.length >= MIN_SECRET_LENGTH).flatMap(formsOf))].sort((a, b) => b.length - a.length);
+		const forms = [...new Set(values.filter((value) => value.length >= MIN_SECRET_LENGTH).flatMap(formsOf))].sort((a, b) => b.length - a.length);
+		if (forms.length !== this.#forms.length || forms.some((form, at) => form !== this.#forms[at])) this.#generation += 1;
+		this.#forms = forms;
 		this.#pattern = this.#forms.length === 0 ? null : new RegExp(this.#forms.map(escapeForPattern).join("|"));
 		this.#shortest = this.#forms.at(-1)?.length ?? Number.POSITIVE_INFINITY;
 		this.#checked = /* @__PURE__ */ new WeakMap();
+	}
+	/** Changes whenever the set of keys does. */
+	get generation() {
+		return this.#generation;
+	}
+	/**
+	* Whether `contains` on a JSON text finds every key its parsed strings hold: true unless a key has a
+	* character JSON writes escaped (a quote, a backslash, a control character).
+	*/
+	get findableInJson() {
+		return this.#forms.every((form) => JSON.stringify(form) === `"${form}"`);
 	}
 	get active() {
 		return this.#forms.length > 0;
@@ -2330,6 +2345,21 @@ var ACTIONS_PLAN_CANCEL_MIGRATIONS = [{
       `);
 	}
 }];
+// shared/domain/closed-at.ts
+/**
+* When a row closed, for history's order (newest closed first): the later of Paperclip's `releasedAt`
+* and the time a Leasekeeper job destroyed or released its sandbox; a row with neither (an expired or
+* failed lease Paperclip never stamped) by when it was last used. Milliseconds; 0 when none parses.
+*/
+function closedAtMs(classified) {
+	const times = [classified.lease.releasedAt, classified.provider.actedOnBy?.at].map(parsed);
+	const latest = Math.max(...times);
+	return latest > 0 ? latest : parsed(classified.lease.lastUsedAt);
+}
+function parsed(iso) {
+	const ms = iso ? Date.parse(iso) : NaN;
+	return Number.isNaN(ms) ? 0 : ms;
+}
 // electron/core/store/sqlite/migrations/inventory.ts
 /** The inventory cache: the last inventory per source, and the scan-wide part of it. */
 var INVENTORY_MIGRATIONS = [{
@@ -2387,6 +2417,94 @@ var INVENTORY_CHUNK_MIGRATIONS = [{
 		if (!db.prepare("PRAGMA table_info(source_inventories)").all().some((column) => column.name === "generation")) db.exec("ALTER TABLE source_inventories ADD COLUMN generation INTEGER");
 	}
 }];
+/**
+* Appended after the plans' version 60: the inventory kept row by row, each save writing only the
+* rows that changed (store/inventory-save.ts). The cache in the older tables is carried over as it is.
+*/
+var INVENTORY_ROW_MIGRATIONS = [{
+	version: 61,
+	name: "inventory kept row by row",
+	up(db) {
+		db.exec(`
+        -- One row per lease of the last inventory. data is the classified lease's JSON; the other
+        -- columns are what history's pages and a save's comparison read without parsing it: version is
+        -- a digest of everything the row was written from, seq its place in its source's order, and
+        -- observed_from the listing whose time (last_scan's payload.observedAt) stands for its
+        -- provider.observedAt (NULL: data holds its own).
+        CREATE TABLE inventory_rows (
+          source_id       TEXT NOT NULL,
+          lease_id        TEXT NOT NULL,
+          seq             INTEGER NOT NULL,
+          headline        TEXT NOT NULL,
+          closed_at_ms    INTEGER NOT NULL,
+          environment_id  TEXT,
+          provider_code   TEXT,
+          version         TEXT NOT NULL,
+          observed_from   TEXT,
+          data            TEXT NOT NULL,
+          PRIMARY KEY (source_id, lease_id)
+        ) STRICT;
+        CREATE INDEX inventory_rows_history ON inventory_rows (headline, closed_at_ms DESC);
+
+        -- What a source's last scan found beside its rows (environments and problems, as JSON), and the
+        -- generation of the save that wrote its rows: a save compares with it before it applies.
+        CREATE TABLE inventory_sources (
+          source_id            TEXT PRIMARY KEY,
+          generated_at         TEXT NOT NULL,
+          generation           INTEGER NOT NULL,
+          payload              TEXT NOT NULL,
+          new_since_last_scan  TEXT NOT NULL
+        ) STRICT;
+
+        -- A save's changes, staged under its generation before one transaction applies them.
+        -- change: write (data and columns as inventory_rows), move (seq only) or delete.
+        CREATE TABLE inventory_row_changes (
+          generation      INTEGER NOT NULL,
+          source_id       TEXT NOT NULL,
+          lease_id        TEXT NOT NULL,
+          change          TEXT NOT NULL CHECK (change IN ('write', 'move', 'delete')),
+          seq             INTEGER NOT NULL,
+          headline        TEXT,
+          closed_at_ms    INTEGER,
+          environment_id  TEXT,
+          provider_code   TEXT,
+          version         TEXT,
+          observed_from   TEXT,
+          data            TEXT,
+          PRIMARY KEY (generation, source_id, lease_id)
+        ) STRICT;
+      `);
+		carryOverChunkedInventory(db);
+		db.exec("DROP TABLE inventory_chunks; DROP TABLE source_inventories;");
+	}
+}];
+/**
+* The inventory the chunked tables held, as rows. Versions are left empty, so the first save writes
+* every row again (in the format and with the keys redacted as they are then).
+*/
+function carryOverChunkedInventory(db) {
+	const sources = db.prepare("SELECT source_id, generated_at, payload, new_since_last_scan, generation FROM source_inventories").all();
+	const readChunks = db.prepare("SELECT data FROM inventory_chunks WHERE generation = ? AND source_id = ? ORDER BY seq").pluck();
+	const insertRow = db.prepare(`
+    INSERT OR IGNORE INTO inventory_rows
+      (source_id, lease_id, seq, headline, closed_at_ms, environment_id, provider_code, version, observed_from, data)
+    VALUES (?, ?, ?, ?, ?, ?, ?, '', NULL, ?)`);
+	const insertSource = db.prepare("INSERT INTO inventory_sources (source_id, generated_at, generation, payload, new_since_last_scan) VALUES (?, ?, 0, ?, ?)");
+	const carryOver = db.transaction((source) => {
+		const json = source.generation === null ? source.payload : readChunks.all(source.generation, source.source_id).join("");
+		const payload = JSON.parse(json);
+		payload.leases.forEach((classified, seq) => {
+			insertRow.run(source.source_id, classified.lease.id, seq, classified.verdict.headline, closedAtMs(classified), classified.environment?.id ?? classified.lease.environmentId ?? null, classified.provider?.code ?? null, JSON.stringify(classified));
+		});
+		insertSource.run(source.source_id, source.generated_at, JSON.stringify({
+			environments: payload.environments,
+			problems: payload.problems
+		}), source.new_since_last_scan);
+	});
+	for (const source of sources) try {
+		carryOver(source);
+	} catch {}
+}
 // electron/core/store/sqlite/migrations/marker-proofs.ts
 var MARKER_PROOF_MIGRATIONS = [{
 	version: 40,
@@ -2456,7 +2574,8 @@ var MIGRATIONS = [
 	...MARKER_PROOF_MIGRATIONS,
 	...VIEW_STORE_MIGRATIONS,
 	...QUARANTINE_MIGRATIONS,
-	...ACTIONS_PLAN_CANCEL_MIGRATIONS
+	...ACTIONS_PLAN_CANCEL_MIGRATIONS,
+	...INVENTORY_ROW_MIGRATIONS
 ];
 // electron/core/store/database.ts
 var DATABASE_FILE_NAME = "leasekeeper.db";
@@ -8225,4 +8344,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, JANITOR_ACTIONS, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SourceError, SqliteJournal, SqliteQuarantineStore, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, indexListings, inventoryRowDecoder, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, leaseSearchText, loadSharedView, markerPrefix, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openPostgresStore, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, reconcile, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedStoreFailure, shortVersion, summarizeCounts, timeLeft, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, JANITOR_ACTIONS, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SourceError, SqliteJournal, SqliteQuarantineStore, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, closedAtMs, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, indexListings, inventoryRowDecoder, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, leaseSearchText, loadSharedView, markerPrefix, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openPostgresStore, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, reconcile, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedStoreFailure, shortVersion, summarizeCounts, timeLeft, warmUntil, writerGeneration };
