@@ -2,6 +2,7 @@ import type { ProviderCode } from "./codes.js";
 import { warmUntil } from "./flags.js";
 import type { LeaseVerdict } from "./inventory.js";
 import { metadataObject, recordedNumber } from "./lease-metadata.js";
+import { ObjectVersions } from "./object-versions.js";
 import type { Environment, LeaseRow } from "./paperclip.js";
 import type { InstalledPlugin } from "./plugin-generations.js";
 
@@ -16,8 +17,7 @@ import type { InstalledPlugin } from "./plugin-generations.js";
  * object it read last time (the database source's read of changed rows) costs no digest at all.
  */
 export class VerdictMemo {
-  readonly #digest: (text: string) => string;
-  readonly #versions = new WeakMap<object, string>();
+  readonly #versions: ObjectVersions;
   #entries = new Map<string, JudgedFrom>();
   #next = new Map<string, JudgedFrom>();
   /** Rows the last `reconcile` judged afresh, and rows whose verdict it took from the memo. */
@@ -26,7 +26,7 @@ export class VerdictMemo {
 
   /** `digest` turns a JSON text into a short fingerprint (a host passes a cryptographic hash). */
   constructor(digest: (text: string) => string) {
-    this.#digest = digest;
+    this.#versions = new ObjectVersions(digest);
   }
 
   /** How many rows the memo holds a verdict for. */
@@ -54,13 +54,7 @@ export class VerdictMemo {
   }
 
   versionOf(value: object | null | undefined): string {
-    if (value === null || value === undefined) return "";
-    let version = this.#versions.get(value);
-    if (version === undefined) {
-      version = this.#digest(JSON.stringify(value));
-      this.#versions.set(value, version);
-    }
-    return version;
+    return this.#versions.of(value);
   }
 
   /**

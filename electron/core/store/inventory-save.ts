@@ -2,6 +2,7 @@ import { hash } from "node:crypto";
 import { closedAtMs } from "../../../shared/domain/closed-at.js";
 import type { Headline } from "../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+import { ObjectVersions } from "../../../shared/domain/object-versions.js";
 import type { Database } from "./sqlite/migrations/index.js";
 
 /**
@@ -133,7 +134,7 @@ function stageInventory(
   options: SaveOptions,
   batches: TransactionBatches | null,
 ): StagedSave {
-  const versionOf = options.versionOf ?? new Digests().versionOf;
+  const versionOf = options.versionOf ?? new ObjectVersions(digest).of;
   const redact = options.redact ?? (<T>(value: T) => value);
   const wanted = new Set(sourceIds);
   const bySource = new Map<string, { rows: ClassifiedLease[]; payload: SourcePayload }>(
@@ -416,20 +417,6 @@ class ObservedListings {
 
 function digest(text: string): string {
   return hash("sha1", text, "base64");
-}
-
-/** Digests cached per object, for a save whose caller keeps none. */
-class Digests {
-  readonly #cache = new WeakMap<object, string>();
-  readonly versionOf = (value: object | null | undefined): string => {
-    if (value === null || value === undefined) return "";
-    let version = this.#cache.get(value);
-    if (version === undefined) {
-      version = digest(JSON.stringify(value));
-      this.#cache.set(value, version);
-    }
-    return version;
-  };
 }
 
 /** Runs writes in transactions of ROWS_PER_TRANSACTION, with a passive checkpoint every few. */
