@@ -2,6 +2,30 @@
 import { closedAtMs } from "./store.js";
 import { hash } from "node:crypto";
 import { setImmediate } from "node:timers/promises";
+// shared/domain/object-versions.ts
+/**
+* A version of an object: a digest of its JSON, taken once per object and remembered while the object
+* lives (a WeakMap). Two equal objects have the same version; an object handed back unchanged (a row the
+* database source kept from its last read) costs a look-up, not a digest. The digest is injected, so the
+* domain needs no crypto: a host passes a cryptographic hash.
+*/
+var ObjectVersions = class {
+	#digest;
+	#versions = /* @__PURE__ */ new WeakMap();
+	constructor(digest) {
+		this.#digest = digest;
+	}
+	/** The object's version; "" for null or undefined. */
+	of = (value) => {
+		if (value === null || value === void 0) return "";
+		let version = this.#versions.get(value);
+		if (version === void 0) {
+			version = this.#digest(JSON.stringify(value));
+			this.#versions.set(value, version);
+		}
+		return version;
+	};
+};
 // electron/core/store/inventory-save.ts
 /**
 * The inventory save: one row per lease in `inventory_rows`, written only where the lease changed.
@@ -56,7 +80,7 @@ function saveInventoryRowsAtOnce(db, inventory, sourceIds, options = {}) {
 	})();
 }
 function stageInventory(db, inventory, sourceIds, generation, options, batches) {
-	const versionOf = options.versionOf ?? new Digests().versionOf;
+	const versionOf = options.versionOf ?? new ObjectVersions(digest).of;
 	const redact = options.redact ?? ((value) => value);
 	const wanted = new Set(sourceIds);
 	const bySource = new Map([...wanted].map((sourceId) => [sourceId, {
@@ -321,19 +345,6 @@ var ObservedListings = class {
 function digest(text) {
 	return hash("sha1", text, "base64");
 }
-/** Digests cached per object, for a save whose caller keeps none. */
-var Digests = class {
-	#cache = /* @__PURE__ */ new WeakMap();
-	versionOf = (value) => {
-		if (value === null || value === void 0) return "";
-		let version = this.#cache.get(value);
-		if (version === void 0) {
-			version = digest(JSON.stringify(value));
-			this.#cache.set(value, version);
-		}
-		return version;
-	};
-};
 /** Runs writes in transactions of ROWS_PER_TRANSACTION, with a passive checkpoint every few. */
 var TransactionBatches = class {
 	#db;
@@ -503,4 +514,4 @@ function sourcesIn(inventory) {
 		...inventory.problems.map((problem) => problem.source)
 	])];
 }
-export { InventoryStore };
+export { InventoryStore, ObjectVersions };
