@@ -27,6 +27,7 @@ import type {
   Accepted,
   FoundLease,
   InventorySummary,
+  KnownPage,
   UntrackedAnswer,
   WorkerFailure,
   WorkerRequest,
@@ -72,6 +73,8 @@ export interface ScanTimings {
   listings?: { origin: string; credential: string; durationMs: number }[];
   /** Rows the worker judged afresh, and rows whose inputs had not changed since the scan before. */
   rows?: { judged: number; reused: number };
+  /** List pages read, and pages whose bytes were those of a page of the scan before (not parsed again). */
+  pages?: { read: number; reused: number };
 }
 
 /** A scan this service finished, made or failed: for the metrics' durations and outcomes. */
@@ -511,8 +514,19 @@ export class InventoryService {
     handOver({ type: "read-sources", scanId, config, env: sourceEnv(context) });
     // Pages go from the list-page reader to the worker on a channel of this scan's own.
     const pages = new MessageChannel();
-    handOver({ type: "listing-pages-from", scanId, port: pages.port1 }, [pages.port1]);
-    await this.#pageReader.request({ type: "scan", scanId, port: pages.port2 });
+    const known = this.#worker.request<KnownPage[]>(
+      { type: "listing-pages-from", scanId, port: pages.port1 },
+      [pages.port1],
+    );
+    known.catch(() => undefined);
+    handedOver.push(known);
+    // The pages the worker read in the last scan it judged: the reader does not parse them again.
+    await this.#pageReader.request({
+      type: "scan",
+      scanId,
+      port: pages.port2,
+      known: await known.catch(() => []),
+    });
     const listingStartedAt = performance.now();
     const listings = await Promise.all(
       config.credentials.map(async (credential, at) => {
@@ -562,6 +576,7 @@ export class InventoryService {
       sourcesMs: judged.sourcesMs ?? 0,
       listingMs,
       ...(judged.rows === undefined ? {} : { rows: judged.rows }),
+      ...(judged.pages === undefined ? {} : { pages: judged.pages }),
     };
     return judged;
   }

@@ -1,9 +1,10 @@
+import { hash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { generateDemoWorld } from "../../../../simulator/index.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import type { InventoryWorker } from "../worker/inventory-worker-client.js";
-import type { Accepted } from "../worker/protocol.js";
+import type { Accepted, KnownPage } from "../worker/protocol.js";
 
 /** One credential's listing of a generated world: its sandboxes as CreateOS's list pages carry them. */
 export interface GeneratedListing {
@@ -69,6 +70,11 @@ export async function generatedWorldFiles(
  * hand: the sources read in the worker while every listing's pages are handed over, the judgement,
  * the view fetched in main's parts (which lets the save begin), and the save awaited.
  */
+/** A list page as the reader names it, for views handed to a worker or keeper by a test. */
+export function listPageOf(views: readonly unknown[], total: number | null = null): KnownPage {
+  return { digest: hash("sha1", JSON.stringify(views), "base64"), count: views.length, total };
+}
+
 export async function scanInWorker(
   worker: InventoryWorker,
   scanId: number,
@@ -83,7 +89,7 @@ export async function scanInWorker(
   handOver(worker.request({ type: "read-sources", scanId, config, env: {} }));
   listings.forEach((listing, at) => {
     for (const views of listing.pages)
-      handOver(worker.request({ type: "listing-page", scanId, listing: at, views }));
+      handOver(worker.request({ type: "listing-page", scanId, listing: at, page: listPageOf(views), views }));
     const result = {
       origin: listing.origin,
       credential: listing.credential,

@@ -1,14 +1,16 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { MessageChannel } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import type { Inventory, SandboxListing } from "../../../../shared/domain/inventory.js";
 import type { ReconcileInput } from "../../../../shared/domain/reconcile.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { SecretRedactor } from "../../redaction/redactor.js";
 import { generatedWorldInput } from "../testing/generated-world.js";
+import { listPageOf } from "../testing/world-scan.js";
 import { InventoryKeeper } from "./inventory-keeper.js";
-import type { Accepted } from "./protocol.js";
+import type { Accepted, KnownPage } from "./protocol.js";
 
 const ORIGIN = "https://api.createos.example";
 const OTHER_ORIGIN = "https://legacy.createos.example";
@@ -39,13 +41,25 @@ describe("the inventory keeper's listings, received a page at a time", () => {
   it("forgets a scan main gave up on before it asked for its judgement, with the sources it read", async () => {
     const keeper = new InventoryKeeper(null, new SecretRedactor(), () => undefined);
     await keeper.handle({ type: "read-sources", scanId: 4, config, env: {} });
-    await keeper.handle({ type: "listing-page", scanId: 4, listing: 0, views: [view("sb-1")] });
+    await keeper.handle({
+      type: "listing-page",
+      scanId: 4,
+      listing: 0,
+      page: listPageOf([view("sb-1")]),
+      views: [view("sb-1")],
+    });
     await keeper.handle({ type: "forget-scan", scanId: 4 });
     await expect(
       keeper.handle({ type: "judge", scanId: 4, listings: 1, requests: 0, now: NOW }),
     ).rejects.toThrow("no scan with that id was started");
     // A page that was still on its way finds nothing to join.
-    await keeper.handle({ type: "listing-page", scanId: 4, listing: 0, views: [view("sb-2")] });
+    await keeper.handle({
+      type: "listing-page",
+      scanId: 4,
+      listing: 0,
+      page: listPageOf([view("sb-2")]),
+      views: [view("sb-2")],
+    });
     await expect(
       keeper.handle({ type: "judge", scanId: 4, listings: 1, requests: 0, now: NOW }),
     ).rejects.toThrow("no scan with that id was started");
@@ -58,9 +72,16 @@ describe("the inventory keeper's listings, received a page at a time", () => {
       type: "listing-page",
       scanId: 1,
       listing: 0,
+      page: listPageOf([view("sb-1"), view("sb-2"), { id: "", status: "running" }]),
       views: [view("sb-1"), view("sb-2"), { id: "", status: "running" }],
     });
-    await keeper.handle({ type: "listing-page", scanId: 1, listing: 0, views: [view("sb-2"), view("sb-3")] });
+    await keeper.handle({
+      type: "listing-page",
+      scanId: 1,
+      listing: 0,
+      page: listPageOf([view("sb-2"), view("sb-3")]),
+      views: [view("sb-2"), view("sb-3")],
+    });
     await keeper.handle({
       type: "listing-done",
       scanId: 1,
@@ -84,10 +105,23 @@ describe("the inventory keeper's listings, received a page at a time", () => {
       type: "listing-page",
       scanId: 7,
       listing: 1,
+      page: listPageOf([view("sb-b1"), view("sb-b2")]),
       views: [view("sb-b1"), view("sb-b2")],
     });
-    await keeper.handle({ type: "listing-page", scanId: 7, listing: 0, views: [view("sb-a1")] });
-    await keeper.handle({ type: "listing-page", scanId: 7, listing: 1, views: [view("sb-b3")] });
+    await keeper.handle({
+      type: "listing-page",
+      scanId: 7,
+      listing: 0,
+      page: listPageOf([view("sb-a1")]),
+      views: [view("sb-a1")],
+    });
+    await keeper.handle({
+      type: "listing-page",
+      scanId: 7,
+      listing: 1,
+      page: listPageOf([view("sb-b3")]),
+      views: [view("sb-b3")],
+    });
     await keeper.handle({
       type: "listing-done",
       scanId: 7,
@@ -125,7 +159,13 @@ describe("the inventory keeper's listings, received a page at a time", () => {
   it("judges once every page of an ended listing is in, pages that come after the listing's end included", async () => {
     const keeper = new InventoryKeeper(null, new SecretRedactor(), () => undefined);
     await keeper.handle({ type: "read-sources", scanId: 3, config, env: {} });
-    await keeper.handle({ type: "listing-page", scanId: 3, listing: 0, views: [view("sb-1")] });
+    await keeper.handle({
+      type: "listing-page",
+      scanId: 3,
+      listing: 0,
+      page: listPageOf([view("sb-1")]),
+      views: [view("sb-1")],
+    });
     // The end comes from main, the pages from the list-page reader: the end may overtake a page.
     await keeper.handle({
       type: "listing-done",
@@ -142,10 +182,108 @@ describe("the inventory keeper's listings, received a page at a time", () => {
       });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(judgedYet).toBe(false);
-    await keeper.handle({ type: "listing-page", scanId: 3, listing: 0, views: [view("sb-2")] });
+    await keeper.handle({
+      type: "listing-page",
+      scanId: 3,
+      listing: 0,
+      page: listPageOf([view("sb-2")]),
+      views: [view("sb-2")],
+    });
     await judging;
     const inventory = (await keeper.handle({ type: "inventory" })) as Inventory;
     expect(inventory.untracked.map((sandbox) => sandbox.sandbox.id).sort()).toEqual(["sb-1", "sb-2"]);
+  });
+});
+
+describe("the inventory keeper's list pages from one scan to the next", () => {
+  const pagesFrom = (keeper: InventoryKeeper, scanId: number) => {
+    const channel = new MessageChannel();
+    channel.port1.close();
+    return keeper.handle({ type: "listing-pages-from", scanId, port: channel.port2 }) as Promise<KnownPage[]>;
+  };
+  async function listed(
+    keeper: InventoryKeeper,
+    scanId: number,
+    pages: { views: ReturnType<typeof view>[]; known?: boolean }[],
+  ): Promise<{ accepted: Accepted; inventory: Inventory; known: KnownPage[] }> {
+    await keeper.handle({ type: "read-sources", scanId, config, env: {} });
+    const known = await pagesFrom(keeper, scanId);
+    for (const { views, known: byReference } of pages) {
+      const page = listPageOf(views);
+      await keeper.handle({
+        type: "listing-page",
+        scanId,
+        listing: 0,
+        page,
+        views: byReference ? null : views,
+      });
+    }
+    await keeper.handle({
+      type: "listing-done",
+      scanId,
+      listing: 0,
+      result: ended(ORIGIN, "main", { ok: true, sandboxes: [], observedAt: NOW }),
+      pages: pages.length,
+    });
+    const accepted = (await keeper.handle({
+      type: "judge",
+      scanId,
+      listings: 1,
+      requests: 0,
+      now: NOW,
+    })) as Accepted;
+    return { accepted, inventory: (await keeper.handle({ type: "inventory" })) as Inventory, known };
+  }
+
+  it("takes a page the reader did not parse again from the last scan, and reads the ones that changed", async () => {
+    const first = [view("sb-1"), view("sb-2")];
+    const second = [view("sb-2"), view("sb-3")];
+    const keeper = new InventoryKeeper(null, new SecretRedactor(), () => undefined);
+    const cold = await listed(keeper, 1, [{ views: first }, { views: second }]);
+    expect(cold.known).toEqual([]);
+    expect(cold.accepted.pages).toEqual({ read: 2, reused: 0 });
+
+    // The second page changed (sb-3 paused, sb-4 new); the first is named by its digest only.
+    const changed = [view("sb-3", "paused"), view("sb-4")];
+    const rescan = await listed(keeper, 2, [{ views: first, known: true }, { views: changed }]);
+    expect(rescan.known.map((page) => page.digest).sort()).toEqual(
+      [listPageOf(first).digest, listPageOf(second).digest].sort(),
+    );
+    expect(rescan.accepted.pages).toEqual({ read: 1, reused: 1 });
+    const reference = await listed(new InventoryKeeper(null, new SecretRedactor(), () => undefined), 1, [
+      { views: first },
+      { views: changed },
+    ]);
+    expect(rescan.inventory.untracked).toEqual(reference.inventory.untracked);
+    expect(rescan.inventory.untracked.map((sandbox) => [sandbox.sandboxId, sandbox.status])).toEqual([
+      ["sb-1", "running"],
+      ["sb-2", "running"],
+      ["sb-3", "paused"],
+      ["sb-4", "running"],
+    ]);
+
+    // Only the pages of the last scan judged are known: the first scan's second page is forgotten.
+    const third = await listed(keeper, 3, [
+      { views: first, known: true },
+      { views: changed, known: true },
+    ]);
+    expect(third.known.map((page) => page.digest).sort()).toEqual(
+      [listPageOf(first).digest, listPageOf(changed).digest].sort(),
+    );
+    expect(third.accepted.pages).toEqual({ read: 0, reused: 2 });
+    expect(third.inventory.untracked).toEqual(reference.inventory.untracked);
+  });
+
+  it("refuses to judge a scan that names a page it does not hold, and still knows the last good scan's", async () => {
+    const first = [view("sb-1")];
+    const keeper = new InventoryKeeper(null, new SecretRedactor(), () => undefined);
+    await listed(keeper, 1, [{ views: first }]);
+    await expect(listed(keeper, 2, [{ views: [view("sb-9")], known: true }])).rejects.toThrow(
+      /names? .*page|page .*holds none/,
+    );
+    const again = await listed(keeper, 3, [{ views: first, known: true }]);
+    expect(again.accepted.pages).toEqual({ read: 0, reused: 1 });
+    expect(again.inventory.untracked.map((sandbox) => sandbox.sandboxId)).toEqual(["sb-1"]);
   });
 });
 
@@ -155,7 +293,13 @@ describe("the inventory keeper's rescans", () => {
     await keeper.handle({ type: "read-sources", scanId, config: withLedger as LeasekeeperConfig, env: {} });
     input.listings.forEach((listing, at) => {
       const sandboxes = listing.outcome.ok ? listing.outcome.sandboxes : [];
-      keeper.handle({ type: "listing-page", scanId, listing: at, views: sandboxes });
+      keeper.handle({
+        type: "listing-page",
+        scanId,
+        listing: at,
+        page: listPageOf(sandboxes),
+        views: sandboxes,
+      });
       keeper.handle({ type: "listing-done", scanId, listing: at, result: listing, pages: 1 });
     });
     const now = input.now.toISOString();

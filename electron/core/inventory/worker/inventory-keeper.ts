@@ -23,6 +23,7 @@ import { historyPage } from "./history-pages.js";
 import type {
   Accepted,
   FoundLease,
+  KnownPage,
   ScanSetup,
   UntrackedAnswer,
   WorkerFailure,
@@ -43,6 +44,19 @@ interface PendingScan {
   reading: Map<number, ListingUnderWay>;
   /** Set by `judge`: how many listings it waits for, and what to call once they are all in. */
   awaited: { count: number; allIn: () => void } | null;
+  /** The pages of the last scan judged when this one began listing: the reader skips parsing those. */
+  known: ReadonlyMap<string, ListedPage>;
+  /** Every page this scan listed, by digest, for the next scan to know. */
+  listed: Map<string, ListedPage>;
+  pages: { read: number; reused: number };
+  /** A page named as known that this worker does not hold (it cannot happen by the protocol). */
+  unknownPage: string | null;
+}
+
+/** The sandboxes one list page held, as read from its views (before a scan drops ids it has seen). */
+interface ListedPage {
+  page: KnownPage;
+  sandboxes: ProviderSandbox[];
 }
 
 interface ListingUnderWay {
@@ -118,6 +132,8 @@ export class InventoryKeeper {
   /** Each source's last read: a rescan reads only the rows changed since, where the source can tell. */
   readonly #sourceReads = new SourceReads();
   readonly #scans = new Map<number, PendingScan>();
+  /** The list pages of the last scan judged, by the digest of their bytes (see `listing-page`). */
+  #listedPages: ReadonlyMap<string, ListedPage> = new Map();
   #inventory: Inventory | null = null;
   #byId = new Map<string, ClassifiedLease>();
   /** Views whose lease columns main may still be fetching, by generation; the newest few are kept. */
@@ -159,14 +175,19 @@ export class InventoryKeeper {
         this.#readSources(request);
         return null;
       case "listing-page":
-        this.#addListingPage(request.scanId, request.listing, request.views);
+        this.#addListingPage(request.scanId, request.listing, request.page, request.views);
         return null;
       case "listing-done":
         this.#endListing(request.scanId, request.listing, request.result, request.pages);
         return null;
-      case "listing-pages-from":
-        // The thread's entry feeds what arrives on the port to `handle`; nothing to keep here.
-        return null;
+      case "listing-pages-from": {
+        // The thread's entry feeds what arrives on the port to `handle`. The answer is the pages this
+        // scan need not have parsed: those of the last scan judged, as they stand now.
+        const scan = this.#scans.get(request.scanId);
+        if (scan === undefined) return [];
+        scan.known = this.#listedPages;
+        return [...scan.known.values()].map(({ page }) => page);
+      }
       case "judge":
         return this.#judge(request.scanId, request.listings, request.requests, new Date(request.now));
       case "forget-scan":
@@ -254,7 +275,17 @@ export class InventoryKeeper {
     const sourcesMs = snapshots.then(() => performance.now() - startedAt);
     // Judged later; until then a failure must not count as unhandled.
     sourcesMs.catch(() => undefined);
-    this.#scans.set(scanId, { snapshots, sourcesMs, listings: [], reading: new Map(), awaited: null });
+    this.#scans.set(scanId, {
+      snapshots,
+      sourcesMs,
+      listings: [],
+      reading: new Map(),
+      awaited: null,
+      known: new Map(),
+      listed: new Map(),
+      pages: { read: 0, reused: 0 },
+      unknownPage: null,
+    });
   }
 
   #underWay(scan: PendingScan, index: number): ListingUnderWay {
@@ -266,11 +297,27 @@ export class InventoryKeeper {
     return reading;
   }
 
-  #addListingPage(scanId: number, index: number, views: readonly unknown[]): void {
+  #addListingPage(scanId: number, index: number, page: KnownPage, views: readonly unknown[] | null): void {
     const scan = this.#scans.get(scanId);
     if (scan === undefined) return;
     const reading = this.#underWay(scan, index);
-    for (const sandbox of readSandboxViews(views, reading.seen).sandboxes) reading.sandboxes.push(sandbox);
+    let listed: ListedPage | undefined;
+    if (views !== null) {
+      listed = { page, sandboxes: readSandboxViews(views).sandboxes };
+      scan.pages.read += 1;
+    } else {
+      listed = scan.known.get(page.digest);
+      scan.pages.reused += 1;
+      scan.unknownPage ??= listed === undefined ? page.digest : null;
+    }
+    if (listed !== undefined) {
+      scan.listed.set(page.digest, listed);
+      for (const sandbox of listed.sandboxes) {
+        if (reading.seen.has(sandbox.id)) continue;
+        reading.seen.add(sandbox.id);
+        reading.sandboxes.push(sandbox);
+      }
+    }
     reading.pages += 1;
     this.#settle(scan, index);
   }
@@ -311,6 +358,10 @@ export class InventoryKeeper {
       this.#checkAllIn(scan);
     });
     this.#scans.delete(scanId);
+    if (scan.unknownPage !== null)
+      throw new Error(
+        "a list page was named as one the worker held from the last scan, and it holds none such",
+      );
     const snapshots = await scan.snapshots;
     const listings = scan.listings.slice(0, count);
     // No request is answered between here and the new inventory's acceptance (no turn passes), so the
@@ -329,7 +380,9 @@ export class InventoryKeeper {
       throw error;
     }
     const rows = { judged: this.#verdicts.judged, reused: this.#verdicts.reused };
-    return { ...accepted, sourcesMs: await scan.sourcesMs, rows };
+    // A page is the same as the last scan's only if this scan judged well: the next scan knows its pages.
+    this.#listedPages = scan.listed;
+    return { ...accepted, sourcesMs: await scan.sourcesMs, rows, pages: scan.pages };
   }
 
   #hold(inventory: Inventory | null): void {

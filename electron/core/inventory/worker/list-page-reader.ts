@@ -1,6 +1,7 @@
+import { hash } from "node:crypto";
 import { type MessagePort, parentPort } from "node:worker_threads";
 import { readListPage } from "../../createos/list-page.js";
-import type { PageReaderAnswer, PageReaderRequest, WorkerRequest } from "./protocol.js";
+import type { KnownPage, PageReaderAnswer, PageReaderRequest, WorkerRequest } from "./protocol.js";
 
 /**
  * The list-page reader's thread: main hands it each CreateOS list page as the bytes that arrived, it
@@ -12,8 +13,12 @@ import type { PageReaderAnswer, PageReaderRequest, WorkerRequest } from "./proto
 const port = parentPort;
 if (port === null) throw new Error("the list-page reader runs only as a worker thread");
 
-/** Where each scan's pages go: a port to the inventory worker, one per scan. */
-const scans = new Map<number, MessagePort>();
+/**
+ * Where each scan's pages go (a port to the inventory worker, one per scan), and the pages the worker
+ * read in the last scan it judged, by the digest of their bytes: such a page is not parsed again. At a
+ * fleet's steady state most pages are the same from one scan to the next.
+ */
+const scans = new Map<number, { to: MessagePort; known: Map<string, KnownPage> }>();
 const decoder = new TextDecoder();
 
 port.on("message", ({ id, request }: { id: number; request: PageReaderRequest }) => {
@@ -21,28 +26,39 @@ port.on("message", ({ id, request }: { id: number; request: PageReaderRequest })
     port.postMessage({ id, value } satisfies PageReaderAnswer);
   switch (request.type) {
     case "scan":
-      scans.set(request.scanId, request.port);
+      scans.set(request.scanId, {
+        to: request.port,
+        known: new Map(request.known.map((page) => [page.digest, page])),
+      });
       answer(null);
       return;
     case "page": {
-      const to = scans.get(request.scanId);
-      const page = to === undefined ? null : readListPage(decoder.decode(request.body));
-      if (to === undefined || page === null) {
+      const scan = scans.get(request.scanId);
+      if (scan === undefined) {
         answer(null);
         return;
       }
+      const digest = hash("sha1", new Uint8Array(request.body), "base64");
+      const known = scan.known.get(digest);
+      const read = known === undefined ? readListPage(decoder.decode(request.body)) : null;
+      if (known === undefined && read === null) {
+        answer(null);
+        return;
+      }
+      const page: KnownPage = known ?? { digest, count: read!.views.length, total: read!.total };
       const message: WorkerRequest = {
         type: "listing-page",
         scanId: request.scanId,
         listing: request.listing,
-        views: page.views,
+        page,
+        views: read?.views ?? null,
       };
-      to.postMessage(message);
-      answer({ count: page.views.length, total: page.total });
+      scan.to.postMessage(message);
+      answer({ count: page.count, total: page.total });
       return;
     }
     case "scan-done":
-      scans.get(request.scanId)?.close();
+      scans.get(request.scanId)?.to.close();
       scans.delete(request.scanId);
       answer(null);
       return;

@@ -40,6 +40,8 @@ export interface Accepted {
   sourcesMs?: number;
   /** For a scan the worker judged: rows judged afresh, and rows whose verdict nothing had changed. */
   rows?: { judged: number; reused: number };
+  /** For a scan the worker judged: list pages read, and pages the same as the last scan's. */
+  pages?: { read: number; reused: number };
   /** The version of the keys the view was redacted for (see the `redactions` request). */
   redactedFor: number;
 }
@@ -72,7 +74,12 @@ export type WorkerRequest =
    * One page of the `listing`th credential's listing, its sandboxes as CreateOS sent them, which the
    * worker reads. Pages of one listing arrive in order, before its `listing-done`.
    */
-  | { type: "listing-page"; scanId: number; listing: number; views: unknown[] }
+  /**
+   * One list page of the `listing`th credential, named by the digest of its bytes. `views` is null for
+   * a page whose bytes were the same as a page of the last scan the worker judged (`KnownPage`): the
+   * worker takes the sandboxes it read from that page then.
+   */
+  | { type: "listing-page"; scanId: number; listing: number; page: KnownPage; views: unknown[] | null }
   /**
    * The `listing`th credential's listing has ended: `result` (its `sandboxes` empty) says how, after
    * `pages` pages. Only an `ok` result makes those pages its sandboxes; after a failure they are
@@ -80,7 +87,10 @@ export type WorkerRequest =
    * reader) and so after this message: the listing is whole once all `pages` are in.
    */
   | { type: "listing-done"; scanId: number; listing: number; result: SandboxListing; pages: number }
-  /** The port on which the list-page reader sends this scan's pages (`listing-page` requests). */
+  /**
+   * The port on which the list-page reader sends this scan's pages (`listing-page` requests). Answered
+   * with the pages of the last scan the worker judged (`KnownPage[]`), which the reader need not parse.
+   */
   | { type: "listing-pages-from"; scanId: number; port: MessagePort }
   | { type: "judge"; scanId: number; listings: number; requests: number; now: string }
   /** Main gave up on this scan before asking for its judgement: what it read and was sent is let go. */
@@ -125,10 +135,20 @@ export type WorkerMessage =
   /** Said unasked: a background save failed (main logs it; the inventory is still shown). */
   | { id: null; ok: false; failure: WorkerFailure };
 
+/** A list page as the digest of its bytes, with what the paging needs of it. */
+export interface KnownPage {
+  digest: string;
+  count: number;
+  total: number | null;
+}
+
 /** What main asks the list-page reader (see list-page-reader.ts). */
 export type PageReaderRequest =
-  /** This scan's pages go to the inventory worker on `port`. */
-  | { type: "scan"; scanId: number; port: MessagePort }
+  /**
+   * This scan's pages go to the inventory worker on `port`; a page whose bytes are one of `known` is
+   * not parsed again (the worker holds what it read from it).
+   */
+  | { type: "scan"; scanId: number; port: MessagePort; known: readonly KnownPage[] }
   /** One page of the `listing`th credential's listing, as the bytes CreateOS sent. */
   | { type: "page"; scanId: number; listing: number; body: ArrayBuffer }
   | { type: "scan-done"; scanId: number };
