@@ -82,6 +82,8 @@ export interface RescanScan {
   timings: { sourcesMs: number; listingMs: number };
   /** Rows the worker judged afresh and rows whose verdict it kept (a rescan's memo), when it says. */
   judged?: { judged: number; reused: number };
+  /** List pages the reader parsed, and pages whose bytes were the last scan's (not parsed again). */
+  pages?: { read: number; reused: number };
   requests: number;
   rows: number;
   loop: { maxBlockMs: number; maxBlockCpuMs: number | null; maxWaitMs: number | null; blocks: LoopBlock[] };
@@ -283,6 +285,7 @@ async function timedScan(app: Core): Promise<RescanScan> {
     mainCpuMs: mainStart === null || mainEnd === null ? null : round(mainEnd - mainStart),
     timings: { sourcesMs: round(timings.sourcesMs), listingMs: round(timings.listingMs) },
     ...("rows" in timings && timings.rows !== undefined ? { judged: timings.rows } : {}),
+    ...("pages" in timings && timings.pages !== undefined ? { pages: timings.pages } : {}),
     requests: view.requests,
     rows: view.leases.leaseId.length,
     loop: {

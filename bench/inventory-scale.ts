@@ -254,7 +254,7 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
         unit: "ms",
         reference: { label: "cold scan's CPU", value: round1(cold.cpuMs) },
         target: { kind: "ratio", max: 0.1, text: "≤ 0.1" },
-        note: `process.cpuUsage (main + worker + every other thread of the process) over refresh() through the store save, in one process: the cold scan, then ${count(rescan.change.changed)} of ${count(rescan.change.rows)} rows changed at the source (${result.source === "ledger" ? "updatedAt bumped, the file rewritten" : "UPDATE … SET updated_at = now()"}, ${rescan.change.ms} ms, another process), then the rescan${judgedNote(rescan.rescan.judged)}; main thread alone ${rescan.rescan.mainCpuMs ?? "?"} ms rescan, ${cold.mainCpuMs ?? "?"} ms cold${shortNote}`,
+        note: `process.cpuUsage (main + worker + every other thread of the process) over refresh() through the store save, in one process: the cold scan, then ${count(rescan.change.changed)} of ${count(rescan.change.rows)} rows changed at the source (${result.source === "ledger" ? "updatedAt bumped, the file rewritten" : "UPDATE … SET updated_at = now()"}, ${rescan.change.ms} ms, another process), then the rescan${judgedNote(rescan.rescan.judged)}${pagesNote(rescan.rescan.pages)}; main thread alone ${rescan.rescan.mainCpuMs ?? "?"} ms rescan, ${cold.mainCpuMs ?? "?"} ms cold${shortNote}`,
       },
       {
         bench,
@@ -298,6 +298,12 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
         },
   );
   return figures;
+}
+
+/** How many list pages the rescan parsed, and how many were the last scan's bytes again. */
+function pagesNote(pages: { read: number; reused: number } | undefined): string {
+  if (pages === undefined) return "";
+  return `, ${pages.read.toLocaleString("en-US")} list pages parsed and ${pages.reused.toLocaleString("en-US")} the same as the last scan's`;
 }
 
 /** How many rows the rescan judged afresh and how many verdicts it kept, as the worker counted them. */
