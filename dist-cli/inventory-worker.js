@@ -514,6 +514,8 @@ var InventoryKeeper = class {
 	/** Each source's last read: a rescan reads only the rows changed since, where the source can tell. */
 	#sourceReads = new SourceReads();
 	#scans = /* @__PURE__ */ new Map();
+	/** The list pages of the last scan judged, by the digest of their bytes (see `listing-page`). */
+	#listedPages = /* @__PURE__ */ new Map();
 	#inventory = null;
 	#byId = /* @__PURE__ */ new Map();
 	/** Views whose lease columns main may still be fetching, by generation; the newest few are kept. */
@@ -544,12 +546,17 @@ var InventoryKeeper = class {
 				this.#readSources(request);
 				return null;
 			case "listing-page":
-				this.#addListingPage(request.scanId, request.listing, request.views);
+				this.#addListingPage(request.scanId, request.listing, request.page, request.views);
 				return null;
 			case "listing-done":
 				this.#endListing(request.scanId, request.listing, request.result, request.pages);
 				return null;
-			case "listing-pages-from": return null;
+			case "listing-pages-from": {
+				const scan = this.#scans.get(request.scanId);
+				if (scan === void 0) return [];
+				scan.known = this.#listedPages;
+				return [...scan.known.values()].map(({ page }) => page);
+			}
 			case "judge": return this.#judge(request.scanId, request.listings, request.requests, new Date(request.now));
 			case "forget-scan":
 				this.#scans.delete(request.scanId);
@@ -627,7 +634,14 @@ var InventoryKeeper = class {
 			sourcesMs,
 			listings: [],
 			reading: /* @__PURE__ */ new Map(),
-			awaited: null
+			awaited: null,
+			known: /* @__PURE__ */ new Map(),
+			listed: /* @__PURE__ */ new Map(),
+			pages: {
+				read: 0,
+				reused: 0
+			},
+			unknownPage: null
 		});
 	}
 	#underWay(scan, index) {
@@ -643,11 +657,30 @@ var InventoryKeeper = class {
 		}
 		return reading;
 	}
-	#addListingPage(scanId, index, views) {
+	#addListingPage(scanId, index, page, views) {
 		const scan = this.#scans.get(scanId);
 		if (scan === void 0) return;
 		const reading = this.#underWay(scan, index);
-		for (const sandbox of readSandboxViews(views, reading.seen).sandboxes) reading.sandboxes.push(sandbox);
+		let listed;
+		if (views !== null) {
+			listed = {
+				page,
+				sandboxes: readSandboxViews(views).sandboxes
+			};
+			scan.pages.read += 1;
+		} else {
+			listed = scan.known.get(page.digest);
+			scan.pages.reused += 1;
+			scan.unknownPage ??= listed === void 0 ? page.digest : null;
+		}
+		if (listed !== void 0) {
+			scan.listed.set(page.digest, listed);
+			for (const sandbox of listed.sandboxes) {
+				if (reading.seen.has(sandbox.id)) continue;
+				reading.seen.add(sandbox.id);
+				reading.sandboxes.push(sandbox);
+			}
+		}
 		reading.pages += 1;
 		this.#settle(scan, index);
 	}
@@ -692,6 +725,7 @@ var InventoryKeeper = class {
 			this.#checkAllIn(scan);
 		});
 		this.#scans.delete(scanId);
+		if (scan.unknownPage !== null) throw new Error("a list page was named as one the worker held from the last scan, and it holds none such");
 		const snapshots = await scan.snapshots;
 		const listings = scan.listings.slice(0, count);
 		const previous = this.#inventory === null ? null : new WeakRef(this.#inventory);
@@ -714,10 +748,12 @@ var InventoryKeeper = class {
 			judged: this.#verdicts.judged,
 			reused: this.#verdicts.reused
 		};
+		this.#listedPages = scan.listed;
 		return {
 			...accepted,
 			sourcesMs: await scan.sourcesMs,
-			rows
+			rows,
+			pages: scan.pages
 		};
 	}
 	#hold(inventory) {

@@ -8390,15 +8390,18 @@ var InventoryService = class {
 			env: sourceEnv(context)
 		});
 		const pages = new MessageChannel();
-		handOver({
+		const known = this.#worker.request({
 			type: "listing-pages-from",
 			scanId,
 			port: pages.port1
 		}, [pages.port1]);
+		known.catch(() => void 0);
+		handedOver.push(known);
 		await this.#pageReader.request({
 			type: "scan",
 			scanId,
-			port: pages.port2
+			port: pages.port2,
+			known: await known.catch(() => [])
 		});
 		const listingStartedAt = performance.now();
 		const listings = await Promise.all(config.credentials.map(async (credential, at) => {
@@ -8449,7 +8452,8 @@ var InventoryService = class {
 		this.#lastScanTimings = {
 			sourcesMs: judged.sourcesMs ?? 0,
 			listingMs,
-			...judged.rows === void 0 ? {} : { rows: judged.rows }
+			...judged.rows === void 0 ? {} : { rows: judged.rows },
+			...judged.pages === void 0 ? {} : { pages: judged.pages }
 		};
 		return judged;
 	}
