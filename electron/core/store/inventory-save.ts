@@ -378,13 +378,20 @@ function rowVersion(
   observedFrom: string | null,
   versionOf: (value: object | null | undefined) => string,
 ): string {
-  const provider = observedFrom === null ? classified.provider : { ...classified.provider, observedAt: null };
+  // The listed sandbox by its own version: a list page the same as the last scan's hands back the
+  // very sandbox objects read then, which cost no digest again.
+  const provider = {
+    ...classified.provider,
+    sandbox: null,
+    ...(observedFrom === null ? {} : { observedAt: null }),
+  };
   return digest(
     [
       versionOf(classified.lease),
       versionOf(classified.environment),
       versionOf(classified.verdict),
       versionOf(classified.installedPlugin),
+      versionOf(classified.provider.sandbox),
       JSON.stringify(provider),
       classified.sharedWith.join(","),
       classified.sharedWithCount ?? "",
