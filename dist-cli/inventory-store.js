@@ -302,15 +302,17 @@ function sweep(db) {
 * (or an equal one) give the same version, whatever the time of the listing that showed its sandbox.
 */
 function rowVersion(classified, observedFrom, versionOf) {
-	const provider = observedFrom === null ? classified.provider : {
+	const provider = {
 		...classified.provider,
-		observedAt: null
+		sandbox: null,
+		...observedFrom === null ? {} : { observedAt: null }
 	};
 	return digest([
 		versionOf(classified.lease),
 		versionOf(classified.environment),
 		versionOf(classified.verdict),
 		versionOf(classified.installedPlugin),
+		versionOf(classified.provider.sandbox),
 		JSON.stringify(provider),
 		classified.sharedWith.join(","),
 		classified.sharedWithCount ?? "",
