@@ -30,6 +30,17 @@ export function PlanDialog() {
   const pending = useUi((state) => state.pendingAction);
   const cancelAction = useUi((state) => state.cancelAction);
   const returnFocus = useReturnFocus(pending !== null);
+  // Radix closes the topmost of its open layers on Escape, and a plan opened from the non-modal drawer
+  // was, now and then, not the one it took for topmost: Escape left the plan open. The plan closes on
+  // Escape itself, and the drawer leaves Escape alone while a dialog is open above it.
+  useEffect(() => {
+    if (pending === null) return;
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key === "Escape") cancelAction();
+    };
+    document.addEventListener("keydown", onKeyDown, { capture: true });
+    return () => document.removeEventListener("keydown", onKeyDown, { capture: true });
+  }, [pending, cancelAction]);
   return (
     <Dialog.Root
       open={pending !== null}

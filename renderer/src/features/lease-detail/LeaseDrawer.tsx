@@ -7,6 +7,7 @@ import { CopyButton } from "../../components/CopyButton";
 import { ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
+import { modalOpen } from "../../lib/keyboard";
 import { useUi } from "../../state/ui-store";
 import { loadedHistoryRow } from "../../state/use-history";
 import { useInventory } from "../../state/use-inventory";
@@ -52,6 +53,10 @@ export function LeaseDrawer() {
           style={{ top }}
           data-testid="lease-drawer"
           aria-describedby={undefined}
+          onEscapeKeyDown={(event) => {
+            // Escape belongs to a dialog open above the drawer (a plan, the palette, the help).
+            if (modalOpen()) event.preventDefault();
+          }}
           onInteractOutside={(event) => {
             // Clicking another row switches the drawer to it instead of closing and reopening; the
             // header's controls (Refresh, the theme) work beside it and leave it open.
