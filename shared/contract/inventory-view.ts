@@ -1,5 +1,11 @@
 /** The compact inventory view: its schema, the worker's encoder and the renderer's decoder. */
 export { decodeInventoryRows, inventoryRowDecoder } from "./inventory-view/decode.js";
-export { type EncodeOptions, encodeInventory } from "./inventory-view/encode.js";
+export {
+  type EncodeOptions,
+  encodeInventory,
+  type HistoryElsewhere,
+  historyKey,
+  type UnlistedEnvironment,
+} from "./inventory-view/encode.js";
 export * from "./inventory-view/history-page.js";
 export * from "./inventory-view/schema.js";

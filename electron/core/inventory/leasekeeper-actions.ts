@@ -1,3 +1,4 @@
+import { historyKey } from "../../../shared/contract/index.js";
 import { originOf } from "../../../shared/domain/api-url.js";
 import type {
   ClassifiedLease,
@@ -46,9 +47,11 @@ export class LeasekeeperActions {
   /**
    * The inventory with every recorded action applied: rows naming such a sandbox at that origin see it
    * destroyed or paused (and are judged again, with the same rules), and a deleted sandbox is no longer
-   * listed as untracked. Returns the same inventory when nothing applies.
+   * listed as untracked. Returns the same inventory when nothing applies. `closedElsewhere` counts, by
+   * `historyKey`, the `closed` rows the inventory does not carry (kept in the store): an environment's
+   * counts, taken again, include them.
    */
-  apply(inventory: Inventory, now: Date): Inventory {
+  apply(inventory: Inventory, now: Date, closedElsewhere?: ReadonlyMap<string, number>): Inventory {
     if (this.#marks.size === 0) return inventory;
     const byKey = new Map<string, ClassifiedLease>();
     for (const classified of inventory.leases)
@@ -79,15 +82,16 @@ export class LeasekeeperActions {
     );
     if (!changed && untracked.length === inventory.untracked.length) return inventory;
 
-    const environments = inventory.environments.map((summary) => ({
-      ...summary,
-      counts: summarizeCounts(
+    const environments = inventory.environments.map((summary) => {
+      const counts = summarizeCounts(
         leases.filter(
           (classified) =>
             classified.sourceId === summary.sourceId && classified.environment?.id === summary.environmentId,
         ),
-      ),
-    }));
+      );
+      counts.closed += closedElsewhere?.get(historyKey(summary.sourceId, summary.environmentId)) ?? 0;
+      return { ...summary, counts };
+    });
     return { ...inventory, leases, untracked, environments };
   }
 }

@@ -44,6 +44,14 @@ export interface SaveResult {
   newSinceLastScan: string[];
   /** Rows written (new or changed), moved, and deleted by this save; the rest were left as they were. */
   rows: { written: number; moved: number; deleted: number; kept: number };
+  /** What the save stamped its sources with: reading its rows back later checks they are still its own. */
+  stored: StoredGeneration;
+}
+
+/** A save's generation and the sources it wrote under it (see `stored-inventory-rows.ts`). */
+export interface StoredGeneration {
+  generation: number;
+  sourceIds: readonly string[];
 }
 
 export interface SaveOptions {
@@ -100,7 +108,7 @@ export function saveInventoryRows(
     const newSinceLastScan = db.transaction(() =>
       flip(db, inventory, sourceIds, generation, staged, options),
     )();
-    return { newSinceLastScan, rows: staged.rows };
+    return { newSinceLastScan, rows: staged.rows, stored: { generation, sourceIds } };
   } finally {
     batches.abandon();
     sweep(db);
@@ -122,7 +130,7 @@ export function saveInventoryRowsAtOnce(
     const staged = stageInventory(db, inventory, sourceIds, generation, options, null);
     const newSinceLastScan = flip(db, inventory, sourceIds, generation, staged, options);
     sweep(db);
-    return { newSinceLastScan, rows: staged.rows };
+    return { newSinceLastScan, rows: staged.rows, stored: { generation, sourceIds } };
   })();
 }
 

@@ -10,6 +10,7 @@ import {
   saveInventoryRowsAtOnce,
 } from "./inventory-save.js";
 import type { Database } from "./sqlite/migrations/index.js";
+import { StoredInventoryRows, storedRow } from "./stored-inventory-rows.js";
 
 export interface StoredInventory {
   inventory: Inventory;
@@ -44,8 +45,12 @@ export class InventoryStore {
   #pending: PendingSave | null = null;
   #draining: Promise<void> | null = null;
 
+  /** The rows of a save read back by key, while that save is still the one stored. */
+  readonly rowsOf: StoredInventoryRows;
+
   constructor(db: Database) {
     this.#db = db;
+    this.rowsOf = new StoredInventoryRows(db);
   }
 
   /**
@@ -61,7 +66,12 @@ export class InventoryStore {
     options: SaveOptions = {},
   ): Promise<BackgroundSaveResult> {
     return new Promise<BackgroundSaveResult>((resolve, reject) => {
-      this.#pending?.resolve({ newSinceLastScan: [], rows: NO_ROWS, superseded: true });
+      this.#pending?.resolve({
+        newSinceLastScan: [],
+        rows: NO_ROWS,
+        stored: { generation: 0, sourceIds: [] },
+        superseded: true,
+      });
       this.#pending = { inventory, sourceIds, options, resolve, reject };
       this.#draining ??= this.#drain();
     });
@@ -164,16 +174,6 @@ export class InventoryStore {
     for (const row of read.iterate(sourceId) as Iterable<{ data: string; observed_from: string | null }>)
       yield storedRow(row, observedAt);
   }
-}
-
-/** A stored row as the inventory carries it: its provider's time put back from its listing's. */
-export function storedRow(
-  row: { data: string; observed_from: string | null },
-  observedAt: Readonly<Record<string, string>>,
-): ClassifiedLease {
-  const classified = JSON.parse(row.data) as ClassifiedLease;
-  if (row.observed_from !== null) classified.provider.observedAt = observedAt[row.observed_from] ?? null;
-  return classified;
 }
 
 function sourcesIn(inventory: Inventory): string[] {

@@ -59,6 +59,37 @@ export interface EncodeOptions {
    * their environments are listed all the same. Without it every row is encoded (history pages, tests).
    */
   leaveOutHistory?: boolean;
+  /**
+   * `closed` rows the inventory no longer carries because they are kept elsewhere (the inventory worker
+   * keeps saved history in the store, not in its heap): counted in `history` and in the environments
+   * they were listed under as if they were among `leases`. Only with `leaveOutHistory`.
+   */
+  historyElsewhere?: HistoryElsewhere;
+}
+
+/** What the view needs of rows kept elsewhere to count them as its own (see `EncodeOptions`). */
+export interface HistoryElsewhere {
+  /**
+   * Every environment the whole inventory's rows gave an entry of their own (a row whose environment
+   * its source does not list), in the order its rows first named them: the entries come out in the
+   * order the whole inventory gives them, whichever of their rows are left.
+   */
+  unlistedEnvironments: readonly UnlistedEnvironment[];
+  /** How many `closed` rows are kept elsewhere, by `historyKey(sourceId, environmentId)`. */
+  closed: ReadonlyMap<string, number>;
+}
+
+export interface UnlistedEnvironment {
+  sourceId: string;
+  environmentId: string | null;
+  companyId: string | null;
+  name: string;
+  known: boolean;
+}
+
+/** The key of an environment as `HistoryElsewhere.closed` counts it. */
+export function historyKey(sourceId: string, environmentId: string | null): string {
+  return JSON.stringify([sourceId, environmentId]);
 }
 
 /** Inventory → the compact view that crosses the contract (built once per inventory, in the inventory worker). */
@@ -87,8 +118,8 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
   const environments: EnvironmentRef[] = [];
   const environmentIndex = new Map<string, number>();
   const synthesized = new Set<number>();
-  const environmentKey = (sourceId: string, environmentId: string | null) =>
-    JSON.stringify([sourceId, environmentId]);
+  const environmentKey = historyKey;
+  const elsewhere = leaveOutHistory ? (options.historyElsewhere ?? null) : null;
 
   for (const summary of inventory.environments) {
     if (filter !== null && summary.environmentId !== filter) continue;
@@ -100,6 +131,21 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
       name: summary.name,
       known: true,
       counts: { ...emptyCounts(), ...summary.counts },
+    });
+  }
+  for (const unlisted of elsewhere?.unlistedEnvironments ?? []) {
+    if (filter !== null && unlisted.environmentId !== filter) continue;
+    const key = environmentKey(unlisted.sourceId, unlisted.environmentId);
+    if (environmentIndex.has(key)) continue;
+    environmentIndex.set(key, environments.length);
+    synthesized.add(environments.length);
+    environments.push({
+      sourceId: unlisted.sourceId,
+      environmentId: unlisted.environmentId,
+      company: companies.indexOf(unlisted.companyId),
+      name: unlisted.name,
+      known: unlisted.known,
+      counts: { ...emptyCounts(), closed: elsewhere?.closed.get(key) ?? 0 },
     });
   }
 
@@ -187,7 +233,12 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
     untrackedCounts.set(key, entry);
   }
 
-  const byEnvironment = Array.from(environments, (_, at) => historyByEnvironment[at] ?? 0);
+  const byEnvironment = Array.from(
+    environments,
+    (environment, at) =>
+      (historyByEnvironment[at] ?? 0) +
+      (elsewhere?.closed.get(environmentKey(environment.sourceId, environment.environmentId)) ?? 0),
+  );
   return {
     version: INVENTORY_VIEW_VERSION,
     generatedAt: inventory.generatedAt,

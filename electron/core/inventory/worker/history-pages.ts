@@ -2,55 +2,101 @@ import {
   encodeInventory,
   type HistoryPage,
   type HistoryPageRequest,
-  inventoryRowDecoder,
-  leaseSearchText,
   type RowTables,
   RowTablesSchema,
 } from "../../../../shared/contract/index.js";
 import { closedAtMs } from "../../../../shared/domain/closed-at.js";
 import { PROVIDER_CODES } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
+import { environmentIdOf, providerCodeOf, type ShelvedHistory, searchTexts } from "./shelved-history.js";
 
 /**
- * History pages, answered from the inventory the worker holds (decision 211). The view leaves `closed`
- * rows out; the History chip reads them here, a page at a time, newest closed first. The order, the
- * search text and the encoding of a row are computed once per inventory and kept with it (a WeakMap, so
- * an inventory let go takes them along).
+ * History pages, answered from the inventory the worker holds and, once it is saved, from the store
+ * (decision 216). The view leaves `closed` rows out; the History chip reads them here, a page at a time,
+ * newest closed first. The order, the search text and the encoding of a row are computed once per
+ * inventory and kept with it (a WeakMap, so an inventory let go takes them along). A row shelved in the
+ * store (`ShelvedHistory`) is read back only when its page is asked for.
  */
+
+/** The rows of a page kept in the store, by key; null when the store no longer holds that save. */
+export type ReadShelvedRows = (
+  keys: readonly { sourceId: string; leaseId: string }[],
+) => (ClassifiedLease | undefined)[] | null;
+
+/** The history the inventory does not carry, and where each of its rows stands in the whole inventory. */
+export interface Shelf {
+  history: ShelvedHistory;
+  liveRanks: Int32Array;
+}
 
 /** The closed rows of one inventory, in page order, with what a filter reads of each. */
 interface HistoryIndex {
-  rows: ClassifiedLease[];
+  /** The row, or null where it is shelved in the store. */
+  rows: (ClassifiedLease | null)[];
   sourceIds: string[];
+  leaseIds: string[];
   environmentIds: (string | null)[];
   providers: Uint8Array;
   /** Built on the first search: each row's text as the table's search reads it. */
   texts: string[] | null;
+  /** Shelved rows' texts, taken when they were shelved (by position; absent for rows held). */
+  shelvedTexts: (string | undefined)[];
   /** The last filter's matches, for the next page of the same filter. */
   last: { key: string; positions: Int32Array; providerCounts: number[] } | null;
 }
 
 const indexes = new WeakMap<Inventory, HistoryIndex>();
 
-function indexOf(inventory: Inventory): HistoryIndex {
+function indexOf(inventory: Inventory, shelf: Shelf | null): HistoryIndex {
   let index = indexes.get(inventory);
   if (index !== undefined) return index;
-  const closed = inventory.leases
-    .map((classified, at) => ({ classified, at, closedAt: closedAtMs(classified) }))
-    .filter(({ classified }) => classified.verdict.headline === "closed");
-  // Newest closed first; ties keep inventory order, so the order is total and the same on every read.
-  closed.sort((a, b) => b.closedAt - a.closedAt || a.at - b.at);
-  const rows = closed.map(({ classified }) => classified);
+  // Rows held: closed ones by when they closed, ties by their place in the whole inventory.
+  const held = inventory.leases
+    .map((classified, at) => ({
+      classified,
+      rank: shelf === null ? at : shelf.liveRanks[at]!,
+      closedAt: closedAtMs(classified),
+    }))
+    .filter(({ classified }) => classified.verdict.headline === "closed")
+    .sort((a, b) => b.closedAt - a.closedAt || a.rank - b.rank);
   index = {
-    rows,
-    sourceIds: rows.map((classified) => classified.sourceId),
-    environmentIds: rows.map((classified) => classified.environment?.id ?? classified.lease.environmentId),
-    providers: Uint8Array.from(rows, (classified) =>
-      Math.max(0, PROVIDER_CODES.indexOf(classified.provider.code)),
-    ),
+    rows: [],
+    sourceIds: [],
+    leaseIds: [],
+    environmentIds: [],
+    providers: new Uint8Array(held.length + (shelf?.history.size ?? 0)),
     texts: null,
+    shelvedTexts: [],
     last: null,
   };
+  // Merged with the shelved rows (already in page order), so the order is one total order over both.
+  const shelved = shelf?.history;
+  let next = 0;
+  for (let at = 0; at < (shelved?.size ?? 0) || next < held.length; ) {
+    const fromShelf =
+      shelved !== undefined &&
+      at < shelved.size &&
+      (next >= held.length ||
+        shelved.closedAt[at]! > held[next]!.closedAt ||
+        (shelved.closedAt[at] === held[next]!.closedAt && shelved.ranks[at]! < held[next]!.rank));
+    const position = index.rows.length;
+    if (fromShelf) {
+      index.rows.push(null);
+      index.sourceIds.push(shelved.sourceIds[at]!);
+      index.leaseIds.push(shelved.leaseIds[at]!);
+      index.environmentIds.push(shelved.environmentIds[at]!);
+      index.providers[position] = shelved.providers[at]!;
+      index.shelvedTexts[position] = shelved.texts[at]!;
+      at++;
+    } else {
+      const { classified } = held[next++]!;
+      index.rows.push(classified);
+      index.sourceIds.push(classified.sourceId);
+      index.leaseIds.push(classified.lease.id);
+      index.environmentIds.push(environmentIdOf(classified));
+      index.providers[position] = providerCodeOf(classified);
+    }
+  }
   indexes.set(inventory, index);
   return index;
 }
@@ -58,9 +104,10 @@ function indexOf(inventory: Inventory): HistoryIndex {
 /** Each history row's search text, from its row as the table decodes it (one rule, leaseSearchText). */
 function textsOf(inventory: Inventory, index: HistoryIndex): string[] {
   if (index.texts === null) {
-    const encoded = encodeInventory({ ...inventory, leases: index.rows });
-    const decode = inventoryRowDecoder(encoded);
-    index.texts = index.rows.map((_, at) => leaseSearchText(decode(at)));
+    const heldRows = index.rows.filter((row): row is ClassifiedLease => row !== null);
+    const heldTexts = searchTexts(inventory, heldRows);
+    let next = 0;
+    index.texts = index.rows.map((row, at) => (row === null ? index.shelvedTexts[at]! : heldTexts[next++]!));
   }
   return index.texts;
 }
@@ -105,17 +152,34 @@ function matching(
  * One page of history from `inventory` (the worker's `generation` of it): rows [offset, offset + limit)
  * of those in scope that match, newest closed first, in the view's compact encoding with lookup tables
  * of their own. A page past the end is empty; a request that names another generation is said `stale`.
+ * With a `shelf`, its rows on the page are read with `readShelved`; null when the store no longer holds
+ * them (another process saved over them).
  */
 export function historyPage(
   inventory: Inventory,
   generation: number,
   request: HistoryPageRequest,
-): HistoryPage {
-  const index = indexOf(inventory);
+  shelf: Shelf | null = null,
+  readShelved: ReadShelvedRows = () => null,
+): HistoryPage | null {
+  const index = indexOf(inventory, shelf);
   const { positions, providerCounts } = matching(inventory, index, request);
   const from = Math.min(request.offset, positions.length);
   const to = Math.min(positions.length, from + request.limit);
-  const rows = Array.from(positions.subarray(from, to), (at) => index.rows[at]!);
+  const onPage = Array.from(positions.subarray(from, to));
+  const wanted = onPage.filter((at) => index.rows[at] === null);
+  const read =
+    wanted.length === 0
+      ? []
+      : readShelved(wanted.map((at) => ({ sourceId: index.sourceIds[at]!, leaseId: index.leaseIds[at]! })));
+  if (read === null) return null;
+  const shelvedRow = new Map(wanted.map((at, n) => [at, read[n]]));
+  const rows = onPage.map((at) => {
+    const row = index.rows[at] ?? shelvedRow.get(at);
+    if (row === undefined)
+      throw new Error(`history row ${index.leaseIds[at]} is missing from the store that holds its save`);
+    return row;
+  });
   return {
     generation,
     generatedAt: inventory.generatedAt,

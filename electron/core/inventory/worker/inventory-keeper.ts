@@ -2,6 +2,8 @@ import { hash } from "node:crypto";
 import {
   emptyLeaseColumns,
   encodeInventory,
+  type HistoryPage,
+  type HistoryPageRequest,
   type InventoryView,
   LEASE_COLUMNS,
   type LeaseColumns,
@@ -19,7 +21,7 @@ import { readSandboxViews } from "../../createos/views.js";
 import { isCoreError } from "../../errors/core-error.js";
 import { SourceError } from "../../leases/index.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
-import { historyPage } from "./history-pages.js";
+import { historyPage, type Shelf } from "./history-pages.js";
 import type {
   Accepted,
   FoundLease,
@@ -29,6 +31,7 @@ import type {
   WorkerFailure,
   WorkerRequest,
 } from "./protocol.js";
+import { ShelvedHistory } from "./shelved-history.js";
 import { SourceReads } from "./source-reads.js";
 
 /** Views kept for main to fetch: the newest, and the one before it that main may be fetching still. */
@@ -86,11 +89,28 @@ export interface KeptInventory {
     inventory: Inventory,
     sourceIds: undefined,
     options: { versionOf: (value: object | null | undefined) => string },
-  ): Promise<{ superseded: boolean }>;
+  ): Promise<{ superseded: boolean; stored: SavedAs }>;
+  /** The rows of the save `saved` read back, while it is still the one stored (else null, or false). */
+  readonly rowsOf: {
+    byKeys(saved: SavedAs, keys: readonly RowKey[]): (ClassifiedLease | undefined)[] | null;
+    firstById(saved: SavedAs, leaseId: string): ClassifiedLease | null;
+    forEach(saved: SavedAs, each: (classified: ClassifiedLease) => void): boolean;
+  };
   /** Resolves when no background save is running or waiting. */
   idle(): Promise<void>;
   loadLast(): { inventory: Inventory } | null;
   lastScan(): { generatedAt: string; sourceIds: string[] } | null;
+}
+
+/** A save as the store names it: its generation, and the sources it wrote. */
+export interface SavedAs {
+  generation: number;
+  sourceIds: readonly string[];
+}
+
+export interface RowKey {
+  sourceId: string;
+  leaseId: string;
 }
 
 /** Where the worker keeps the last view for the next start to show at once (`store/view-store.ts`). */
@@ -135,6 +155,13 @@ export class InventoryKeeper {
   /** The list pages of the last scan judged, by the digest of their bytes (see `listing-page`). */
   #listedPages: ReadonlyMap<string, ListedPage> = new Map();
   #inventory: Inventory | null = null;
+  /** The inventory the held one was made from (before marks) and given to the store to save. */
+  #heldFrom: Inventory | null = null;
+  /**
+   * Once the held inventory is saved: its history, let go of and read back from the store by key
+   * (decision 216), and the save that holds it. Null while every row is held.
+   */
+  #shelf: (Shelf & { saved: SavedAs }) | null = null;
   #byId = new Map<string, ClassifiedLease>();
   /** Views whose lease columns main may still be fetching, by generation; the newest few are kept. */
   readonly #views = new Map<number, InventoryView>();
@@ -199,8 +226,14 @@ export class InventoryKeeper {
         if (!this.#actedOn.note(request.origin, request.sandboxId, request.mark)) return null;
         const current = this.#inventory;
         if (current === null) return null;
-        const updated = this.#actedOn.apply(current, new Date(request.now));
-        return updated === current ? null : this.#accept(updated, new Date(request.now), { save: false });
+        const updated = this.#actedOn.apply(
+          current,
+          new Date(request.now),
+          this.#shelf?.history.elsewhere.closed,
+        );
+        return updated === current
+          ? null
+          : this.#accept(updated, new Date(request.now), { save: false, sameRows: true });
       }
       case "view":
         return this.#inventory
@@ -208,21 +241,20 @@ export class InventoryKeeper {
               encodeInventory(this.#inventory, {
                 environmentId: request.environmentId,
                 leaveOutHistory: true,
+                historyElsewhere: this.#shelf?.history.elsewhere,
               }),
             )
           : null;
       case "view-part":
         return this.#viewPart(request.generation, request.from, request.to);
       case "history-page":
-        return this.#inventory
-          ? this.#redactor.redactDeep(historyPage(this.#inventory, this.#generation, request.page))
-          : null;
+        return this.#historyPage(request.page);
       case "find":
         return this.#find(request.leaseId, request.sourceId);
       case "untracked":
         return this.#untracked();
       case "inventory":
-        return this.#inventory;
+        return this.#whole();
       case "saved":
         await this.#store?.idle();
         await this.#sharedSave;
@@ -369,6 +401,8 @@ export class InventoryKeeper {
     // store to read it back from, it is kept for a judge that fails.
     const previous = this.#inventory === null ? null : new WeakRef(this.#inventory);
     const kept = this.#store === null ? this.#inventory : null;
+    // An inventory whose history is shelved is not whole without its shelf: the store gives it back.
+    const shelved = this.#shelf !== null;
     this.#hold(null);
     let accepted: Accepted;
     try {
@@ -376,7 +410,7 @@ export class InventoryKeeper {
         save: true,
       });
     } catch (error) {
-      await this.#holdAgain(kept ?? previous?.deref() ?? null, previous !== null);
+      await this.#holdAgain(shelved ? null : (kept ?? previous?.deref() ?? null), previous !== null);
       throw error;
     }
     const rows = { judged: this.#verdicts.judged, reused: this.#verdicts.reused };
@@ -393,6 +427,7 @@ export class InventoryKeeper {
     }
     this.#inventory = inventory;
     this.#byId = byId;
+    this.#shelf = null;
   }
 
   /**
@@ -410,11 +445,24 @@ export class InventoryKeeper {
     if (this.#inventory === null && stored) this.#hold(this.#actedOn.apply(stored.inventory, new Date()));
   }
 
-  #accept(received: Inventory, now: Date, { save }: { save: boolean }): Accepted {
-    const inventory = this.#actedOn.apply(received, now);
+  /**
+   * Holds an inventory and encodes its view. `sameRows`: the held inventory with marks applied, whose
+   * shelved history (if any) stays where it is; anything else is a new inventory, held whole.
+   */
+  #accept(
+    received: Inventory,
+    now: Date,
+    { save, sameRows = false }: { save: boolean; sameRows?: boolean },
+  ): Accepted {
+    const shelf = sameRows ? this.#shelf : null;
+    const inventory = this.#actedOn.apply(received, now, shelf?.history.elsewhere.closed);
     this.#hold(inventory);
+    this.#shelf = shelf;
+    if (!sameRows) this.#heldFrom = save ? received : null;
     // Kept for the next start once main has the view; a newer scan replaces one still waiting.
-    const view = this.#redactor.redactDeep(encodeInventory(inventory, { leaveOutHistory: true }));
+    const view = this.#redactor.redactDeep(
+      encodeInventory(inventory, { leaveOutHistory: true, historyElsewhere: shelf?.history.elsewhere }),
+    );
     if (save && !this.#closed && this.#store !== null) this.#pendingSave = { inventory: received, view };
     if (view.leases.leaseId.length === 0) this.#startSave();
     const generation = ++this.#generation;
@@ -444,6 +492,7 @@ export class InventoryKeeper {
       .then(async ([saved]) => {
         // The view goes with the inventory it shows, for the next start to show at once.
         if (saved.superseded) return;
+        this.#shelve(pending.inventory, saved.stored);
         this.#viewStore?.save(pending.view);
         await this.#saveShared(pending.inventory, pending.view);
       })
@@ -474,14 +523,103 @@ export class InventoryKeeper {
     return part as LeaseColumns;
   }
 
+  /**
+   * Lets go of the held inventory's history once the store holds `saved` (its save of `from`): the
+   * closed rows are read back from there by key, page by page (decision 216). Only while the held
+   * inventory is still the one made from `from`.
+   */
+  #shelve(from: Inventory, saved: SavedAs): void {
+    const held = this.#inventory;
+    if (held === null || this.#heldFrom !== from || this.#shelf !== null || this.#store === null) return;
+    const split = ShelvedHistory.split(held, from);
+    if (split === null || split.history.size === 0) return;
+    this.#hold(split.live);
+    this.#shelf = { history: split.history, liveRanks: split.liveRanks, saved };
+  }
+
+  /**
+   * After another writer saved over the store this keeper's history is shelved in (the CLI's scan on
+   * the same data directory): the inventory the store holds now is held instead, a new generation.
+   */
+  #holdStoredInstead(): void {
+    const stored = this.#store?.loadLast() ?? null;
+    if (stored === null) this.#hold(null);
+    else this.#accept(stored.inventory, new Date(), { save: false });
+  }
+
+  /** Rows read back from the shelf, with the marks of Leasekeeper's jobs applied as to the rows held. */
+  #marked(rows: ClassifiedLease[]): ClassifiedLease[] {
+    if (this.#actedOn.size === 0 || this.#inventory === null) return rows;
+    return this.#actedOn.apply({ ...this.#inventory, leases: rows }, new Date()).leases;
+  }
+
+  #historyPage(request: HistoryPageRequest): HistoryPage | null {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const inventory = this.#inventory;
+      if (inventory === null) return null;
+      const shelf = this.#shelf;
+      const page = historyPage(inventory, this.#generation, request, shelf, (keys) => {
+        if (shelf === null || this.#store === null) return null;
+        const rows = this.#store.rowsOf.byKeys(shelf.saved, keys);
+        if (rows === null) return null;
+        const found = rows.filter((row): row is ClassifiedLease => row !== undefined);
+        if (found.length !== rows.length) return rows;
+        return this.#marked(found);
+      });
+      if (page !== null) return this.#redactor.redactDeep(page);
+      this.#holdStoredInstead();
+    }
+    return null;
+  }
+
+  /** The whole inventory held, its shelved history read back from the store, in the inventory's order. */
+  #whole(): Inventory | null {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const inventory = this.#inventory;
+      const shelf = this.#shelf;
+      if (inventory === null || shelf === null || this.#store === null) return inventory;
+      const { history, liveRanks, saved } = shelf;
+      const leases = new Array<ClassifiedLease>(liveRanks.length + history.size);
+      inventory.leases.forEach((classified, at) => {
+        leases[liveRanks[at]!] = classified;
+      });
+      const rankOf = new Map<string, number>();
+      for (let at = 0; at < history.size; at++)
+        rankOf.set(leaseKey(history.sourceIds[at], history.leaseIds[at]!), history.ranks[at]!);
+      const read = this.#store.rowsOf.forEach(saved, (classified) => {
+        const rank = rankOf.get(leaseKey(classified.sourceId, classified.lease.id));
+        if (rank !== undefined) leases[rank] = classified;
+      });
+      if (read && leases.every((classified) => classified !== undefined))
+        return this.#actedOn.apply({ ...inventory, leases }, new Date());
+      this.#holdStoredInstead();
+    }
+    return this.#inventory;
+  }
+
   #find(leaseId: string, sourceId: string | null): FoundLease | null {
-    const found = this.#byId.get(leaseKey(sourceId ?? undefined, leaseId));
+    const found = this.#lookUp(leaseId, sourceId);
     if (found === undefined) return null;
     const related = found.sharedWith.flatMap((id) => {
-      const other = this.#byId.get(id);
+      const other = this.#lookUp(id, found.sourceId);
       return other === undefined ? [] : [other];
     });
     return { lease: found, related, companies: this.#inventory?.companies ?? [] };
+  }
+
+  /**
+   * A row held or shelved. Without a source, a held row is taken before a shelved one of the same id
+   * (the same lease id in two sources: the live row).
+   */
+  #lookUp(leaseId: string, sourceId: string | null): ClassifiedLease | undefined {
+    const held = this.#byId.get(leaseKey(sourceId ?? undefined, leaseId));
+    const shelf = this.#shelf;
+    if (held !== undefined || shelf === null || this.#store === null) return held;
+    const read =
+      sourceId === null
+        ? this.#store.rowsOf.firstById(shelf.saved, leaseId)
+        : (this.#store.rowsOf.byKeys(shelf.saved, [{ sourceId, leaseId }])?.[0] ?? null);
+    return read == null ? undefined : this.#marked([read])[0];
   }
 
   #untracked(): UntrackedAnswer | null {

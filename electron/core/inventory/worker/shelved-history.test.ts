@@ -1,0 +1,251 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  decodeInventoryRows,
+  HistoryPageSchema,
+  type InventoryView,
+  LEASE_COLUMNS,
+} from "../../../../shared/contract/index.js";
+import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../../shared/domain/inventory.js";
+import { reconcile } from "../../../../shared/domain/reconcile.js";
+import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
+import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
+import { SecretRedactor } from "../../redaction/redactor.js";
+import { openDatabase } from "../../store/database.js";
+import { InventoryStore } from "../../store/inventory-store.js";
+import { RedactingInventoryStore } from "../../store/redacting-inventory-store.js";
+import type { Database } from "../../store/sqlite/migrations/index.js";
+import { generatedWorldInput } from "../testing/generated-world.js";
+import { InventoryKeeper } from "./inventory-keeper.js";
+import type { Accepted, FoundLease } from "./protocol.js";
+
+/**
+ * The history of a saved inventory, shelved in the store (decision 216): the keeper lets go of its closed
+ * rows once the store holds them and reads them back by key. Everything it answers is checked against a
+ * keeper without a store, which holds every row in its heap, and against the cold scan itself.
+ */
+
+/**
+ * A cold scan of a generated world with two more kinds of history planted: a closed row whose
+ * environment its source no longer lists, and two closed rows naming one sandbox.
+ */
+function worldInput() {
+  const input = generatedWorldInput({ size: 2000, seed: "shelved-history" });
+  const [snapshot] = input.snapshots;
+  const rows = snapshot!.leases;
+  const closedRows = reconcile(input)
+    .leases.filter(
+      (classified) => classified.verdict.headline === "closed" && classified.lease.providerLeaseId,
+    )
+    .map((classified) => classified.lease);
+  const [first, second, third] = closedRows;
+  rows.push({ ...third!, id: `${third!.id}-orphan`, environmentId: "environment-removed-since" });
+  rows.push({
+    ...second!,
+    id: `${second!.id}-twin`,
+    providerLeaseId: first!.providerLeaseId,
+    metadata: first!.metadata,
+  });
+  return input;
+}
+const coldScan = (): Inventory => reconcile(worldInput());
+const closed = (inventory: Inventory) =>
+  inventory.leases.filter((classified) => classified.verdict.headline === "closed");
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function keepers(inventory: Inventory) {
+  const { dir, cleanup } = await tempDir("leasekeeper-shelf-");
+  const db = openDatabase(dir);
+  cleanups.push(async () => {
+    db.close();
+    await cleanup();
+  });
+  const failures: string[] = [];
+  const redactor = new SecretRedactor();
+  const shelving = new InventoryKeeper(new RedactingInventoryStore(db, redactor), redactor, (failure) =>
+    failures.push(failure.message),
+  );
+  const holding = new InventoryKeeper(null, new SecretRedactor(), (failure) =>
+    failures.push(failure.message),
+  );
+  const accepted = (await shelving.handle({ type: "accept", inventory })) as Accepted;
+  await holding.handle({ type: "accept", inventory });
+  // The save begins once main has the view; `saved` lets it begin and waits for it.
+  await shelving.handle({ type: "saved" });
+  return { db, dir, shelving, holding, accepted, failures };
+}
+
+/** A view as the renderer reads it: rows decoded, environments by company id (not table position). */
+function readable(view: InventoryView) {
+  return {
+    rows: decodeInventoryRows(view),
+    environments: view.environments.map((environment, at) => ({
+      ...environment,
+      company: view.companies[environment.company] ?? null,
+      history: view.history.byEnvironment[at],
+    })),
+    history: view.history.count,
+    untracked: view.untracked,
+  };
+}
+
+/** The whole view of an inventory the keeper accepted, its lease columns fetched as main fetches them. */
+async function fetchedView(keeper: InventoryKeeper, accepted: Accepted) {
+  const part = (await keeper.handle({
+    type: "view-part",
+    generation: accepted.generation,
+    from: 0,
+    to: Number.MAX_SAFE_INTEGER,
+  })) as InventoryView["leases"];
+  for (const name of LEASE_COLUMNS) expect(part[name]).toBeDefined();
+  return readable({ ...accepted.view, leases: part });
+}
+
+/** Marks the store's copy of a row, so an answer read from the store shows it and one from the heap does not. */
+function editInStore(db: Database, classified: ClassifiedLease): void {
+  const changed = db
+    .prepare(
+      "UPDATE inventory_rows SET data = json_set(data, '$.lease.issueId', 'edited in the store') WHERE source_id = ? AND lease_id = ?",
+    )
+    .run(classified.sourceId, classified.lease.id).changes;
+  expect(changed).toBe(1);
+}
+
+describe("history shelved in the store once the inventory is saved", () => {
+  it("gives back the whole inventory, in its order, with the closed rows read from the store", async () => {
+    const inventory = coldScan();
+    expect(closed(inventory).length, "the world has history").toBeGreaterThan(50);
+    const { db, shelving, failures } = await keepers(inventory);
+    expect(await shelving.handle({ type: "inventory" })).toEqual(inventory);
+
+    const [first] = closed(inventory);
+    editInStore(db, first!);
+    const whole = (await shelving.handle({ type: "inventory" })) as Inventory;
+    const read = whole.leases.find((classified) => classified.lease.id === first!.lease.id);
+    expect(read?.lease.issueId, "the closed row came from the store").toBe("edited in the store");
+    const live = inventory.leases.find((classified) => classified.verdict.headline !== "closed")!;
+    editInStore(db, live);
+    const again = (await shelving.handle({ type: "inventory" })) as Inventory;
+    expect(
+      again.leases.find((classified) => classified.lease.id === live.lease.id)?.lease.issueId,
+      "a live row stays in the heap",
+    ).toBe(live.lease.issueId);
+    expect(failures).toEqual([]);
+  });
+
+  it("finds a closed row, and the rows it shares its sandbox with, as the cold scan has them", async () => {
+    const inventory = coldScan();
+    const { db, shelving, holding } = await keepers(inventory);
+    const shared = closed(inventory).find((classified) => classified.sharedWith.length > 0);
+    const plain = closed(inventory).find((classified) => classified.sharedWith.length === 0)!;
+    for (const wanted of [shared, plain]) {
+      if (wanted === undefined) continue;
+      const request = { type: "find", leaseId: wanted.lease.id, sourceId: wanted.sourceId } as const;
+      const found = (await shelving.handle(request)) as FoundLease;
+      expect(found).toEqual(await holding.handle(request));
+      expect(found.lease).toEqual(wanted);
+      expect(found.related.map((other) => other.lease.id)).toEqual(wanted.sharedWith);
+      const withoutSource = (await shelving.handle({ ...request, sourceId: null })) as FoundLease;
+      expect(withoutSource.lease).toEqual(wanted);
+    }
+    expect(shared, "the world has a closed row sharing its sandbox").toBeDefined();
+    editInStore(db, plain);
+    const found = (await shelving.handle({
+      type: "find",
+      leaseId: plain.lease.id,
+      sourceId: plain.sourceId,
+    })) as FoundLease;
+    expect(found.lease.lease.issueId).toBe("edited in the store");
+    expect(await shelving.handle({ type: "find", leaseId: "no-such-lease", sourceId: null })).toBeNull();
+  });
+
+  it("cuts views to an environment with the same rows and history counts as a keeper holding every row", async () => {
+    const inventory = coldScan();
+    const { shelving, holding } = await keepers(inventory);
+    const environmentIds = [
+      ...new Set(
+        inventory.leases.map((classified) => classified.environment?.id ?? classified.lease.environmentId),
+      ),
+    ];
+    const orphans = environmentIds.filter(
+      (id) => !inventory.environments.some((summary) => summary.environmentId === id),
+    );
+    expect(orphans.length, "the world has rows under environments no source lists").toBeGreaterThan(0);
+    for (const environmentId of environmentIds.filter((id): id is string => id !== null)) {
+      const view = await wholeViewOf(shelving, environmentId);
+      expect(view, environmentId).toEqual(await wholeViewOf(holding, environmentId));
+    }
+  });
+
+  it("applies a job's marks with the same counts and rows as a keeper holding every row", async () => {
+    const inventory = coldScan();
+    const { shelving, holding } = await keepers(inventory);
+    const targets = inventory.leases
+      .filter(
+        (classified) =>
+          classified.verdict.headline !== "closed" &&
+          classified.provider.origin !== null &&
+          recordedSandboxId(classified.lease) !== null,
+      )
+      .slice(0, 5);
+    expect(targets).toHaveLength(5);
+    for (const [n, target] of targets.entries()) {
+      const mark: LeasekeeperAction = {
+        action: "destroy",
+        effect: "delete",
+        jobId: `job-${n}`,
+        at: `2026-11-30T12:0${n}:00.000Z`,
+        operator: "Ada (ada)",
+      };
+      const request = {
+        type: "acted-on",
+        origin: target.provider.origin!,
+        sandboxId: recordedSandboxId(target.lease)!,
+        mark,
+        now: "2026-11-30T12:10:00.000Z",
+      } as const;
+      const marked = (await shelving.handle(request)) as Accepted;
+      const expected = (await holding.handle(request)) as Accepted;
+      expect(marked.view.history).toEqual(expected.view.history);
+      expect(await fetchedView(shelving, marked)).toEqual(await fetchedView(holding, expected));
+      expect(await shelving.handle({ type: "inventory" })).toEqual(
+        await holding.handle({ type: "inventory" }),
+      );
+    }
+    // The destroyed rows are history now, and pages show them as the holding keeper does.
+    const page = { environmentId: null, offset: 0, limit: 50 };
+    const fromStore = HistoryPageSchema.parse(await shelving.handle({ type: "history-page", page }));
+    const fromHeap = HistoryPageSchema.parse(await holding.handle({ type: "history-page", page }));
+    expect(decodeInventoryRows(fromStore.rows)).toEqual(decodeInventoryRows(fromHeap.rows));
+    expect(fromStore.total).toBe(fromHeap.total);
+  });
+
+  it("holds the store's inventory instead when another process saved over it, and says pages of the old one are stale", async () => {
+    const inventory = coldScan();
+    const { db, shelving, accepted } = await keepers(inventory);
+    // The CLI's scan on the same data directory: a later scan of the same source, saved at once.
+    const later = reconcile({
+      ...worldInput(),
+      now: new Date("2026-11-30T13:00:00Z"),
+    });
+    new InventoryStore(db).save(later);
+    const page = HistoryPageSchema.parse(
+      await shelving.handle({
+        type: "history-page",
+        page: { environmentId: null, offset: 0, limit: 20, generation: accepted.generation },
+      }),
+    );
+    expect(page.stale).toBe(true);
+    expect(page.generation).toBeGreaterThan(accepted.generation);
+    expect(page.generatedAt).toBe(later.generatedAt);
+    expect(page.total).toBe(closed(later).length);
+    expect(((await shelving.handle({ type: "inventory" })) as Inventory).generatedAt).toBe(later.generatedAt);
+  });
+});
+
+async function wholeViewOf(keeper: InventoryKeeper, environmentId: string) {
+  return readable((await keeper.handle({ type: "view", environmentId })) as InventoryView);
+}
