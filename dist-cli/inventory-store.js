@@ -59,7 +59,11 @@ function saveInventoryRows(db, inventory, sourceIds, options = {}) {
 		batches.end();
 		return {
 			newSinceLastScan: db.transaction(() => flip(db, inventory, sourceIds, generation, staged, options))(),
-			rows: staged.rows
+			rows: staged.rows,
+			stored: {
+				generation,
+				sourceIds
+			}
 		};
 	} finally {
 		batches.abandon();
@@ -75,7 +79,11 @@ function saveInventoryRowsAtOnce(db, inventory, sourceIds, options = {}) {
 		sweep(db);
 		return {
 			newSinceLastScan,
-			rows: staged.rows
+			rows: staged.rows,
+			stored: {
+				generation,
+				sourceIds
+			}
 		};
 	})();
 }
@@ -380,6 +388,66 @@ var TransactionBatches = class {
 		if (this.#transactions % TRANSACTIONS_PER_CHECKPOINT === 0) this.#db.pragma("wal_checkpoint(PASSIVE)");
 	}
 };
+// electron/core/store/stored-inventory-rows.ts
+/**
+* Rows of the stored inventory read back by key, for a holder that let go of them once they were saved
+* (the inventory worker keeps history on disk, not in its heap). Every read names the save it expects
+* (`StoredGeneration`) and checks, in the same read transaction, that the store still holds it: every
+* source stamped with that save's generation, and the last scan still of those sources. Another
+* connection's save in between (the CLI's scan on the same data directory) makes the read answer null,
+* never rows of another inventory mixed with the holder's.
+*/
+var StoredInventoryRows = class {
+	#db;
+	constructor(db) {
+		this.#db = db;
+	}
+	/** The rows with these keys, in the keys' order (undefined where the save holds none); null: not that save. */
+	byKeys(saved, keys) {
+		const read = this.#db.prepare("SELECT data, observed_from FROM inventory_rows WHERE source_id = ? AND lease_id = ?");
+		return this.#reading(saved, (observedAt) => keys.map((key) => {
+			const row = read.get(key.sourceId, key.leaseId);
+			return row === void 0 ? void 0 : storedRow(row, observedAt);
+		}));
+	}
+	/** The first row with this lease id, sources in the save's order; null: not that save (or no such row). */
+	firstById(saved, leaseId) {
+		const read = this.#db.prepare("SELECT data, observed_from FROM inventory_rows WHERE source_id = ? AND lease_id = ?");
+		return this.#reading(saved, (observedAt) => {
+			for (const sourceId of saved.sourceIds) {
+				const row = read.get(sourceId, leaseId);
+				if (row !== void 0) return storedRow(row, observedAt);
+			}
+			return null;
+		}) ?? null;
+	}
+	/** Calls `each` with every stored row, source by source in each source's order; false: not that save. */
+	forEach(saved, each) {
+		const read = this.#db.prepare("SELECT data, observed_from FROM inventory_rows WHERE source_id = ? ORDER BY seq");
+		return this.#reading(saved, (observedAt) => {
+			for (const sourceId of saved.sourceIds) for (const row of read.iterate(sourceId)) each(storedRow(row, observedAt));
+			return true;
+		}) === true;
+	}
+	/** Runs `read` in one read transaction when the store still holds `saved`; null otherwise. */
+	#reading(saved, read) {
+		const stamped = this.#db.prepare("SELECT COUNT(*) FROM inventory_sources WHERE generation = ?").pluck();
+		const lastScan = this.#db.prepare("SELECT source_ids, payload FROM last_scan WHERE id = 1");
+		return this.#db.transaction(() => {
+			if (stamped.get(saved.generation) !== saved.sourceIds.length) return null;
+			const scan = lastScan.get();
+			if (scan === void 0 || scan.source_ids !== JSON.stringify(saved.sourceIds)) return null;
+			const { observedAt } = JSON.parse(scan.payload);
+			return read(observedAt ?? {});
+		})();
+	}
+};
+/** A stored row as the inventory carries it: its provider's time put back from its listing's. */
+function storedRow(row, observedAt) {
+	const classified = JSON.parse(row.data);
+	if (row.observed_from !== null) classified.provider.observedAt = observedAt[row.observed_from] ?? null;
+	return classified;
+}
 // electron/core/store/inventory-store.ts
 var NO_ROWS = {
 	written: 0,
@@ -398,8 +466,11 @@ var InventoryStore = class {
 	#db;
 	#pending = null;
 	#draining = null;
+	/** The rows of a save read back by key, while that save is still the one stored. */
+	rowsOf;
 	constructor(db) {
 		this.#db = db;
+		this.rowsOf = new StoredInventoryRows(db);
 	}
 	/**
 	* Saves a scan on a later turn: the same rows `save` leaves (read back by `loadLast`) and the same
@@ -413,6 +484,10 @@ var InventoryStore = class {
 			this.#pending?.resolve({
 				newSinceLastScan: [],
 				rows: NO_ROWS,
+				stored: {
+					generation: 0,
+					sourceIds: []
+				},
 				superseded: true
 			});
 			this.#pending = {
@@ -503,12 +578,6 @@ var InventoryStore = class {
 		for (const row of read.iterate(sourceId)) yield storedRow(row, observedAt);
 	}
 };
-/** A stored row as the inventory carries it: its provider's time put back from its listing's. */
-function storedRow(row, observedAt) {
-	const classified = JSON.parse(row.data);
-	if (row.observed_from !== null) classified.provider.observedAt = observedAt[row.observed_from] ?? null;
-	return classified;
-}
 function sourcesIn(inventory) {
 	return [.../* @__PURE__ */ new Set([
 		...inventory.environments.map((environment) => environment.sourceId),

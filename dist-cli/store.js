@@ -4859,6 +4859,10 @@ var Interner = class {
 function emptyCounts$1() {
 	return Object.fromEntries(HEADLINES.map((headline) => [headline, 0]));
 }
+/** The key of an environment as `HistoryElsewhere.closed` counts it. */
+function historyKey(sourceId, environmentId) {
+	return JSON.stringify([sourceId, environmentId]);
+}
 /** Inventory → the compact view that crosses the contract (built once per inventory, in the inventory worker). */
 function encodeInventory(inventory, options = {}) {
 	const filter = options.environmentId ?? null;
@@ -4884,7 +4888,8 @@ function encodeInventory(inventory, options = {}) {
 	const environments = [];
 	const environmentIndex = /* @__PURE__ */ new Map();
 	const synthesized = /* @__PURE__ */ new Set();
-	const environmentKey = (sourceId, environmentId) => JSON.stringify([sourceId, environmentId]);
+	const environmentKey = historyKey;
+	const elsewhere = leaveOutHistory ? options.historyElsewhere ?? null : null;
 	for (const summary of inventory.environments) {
 		if (filter !== null && summary.environmentId !== filter) continue;
 		environmentIndex.set(environmentKey(summary.sourceId, summary.environmentId), environments.length);
@@ -4897,6 +4902,24 @@ function encodeInventory(inventory, options = {}) {
 			counts: {
 				...emptyCounts$1(),
 				...summary.counts
+			}
+		});
+	}
+	for (const unlisted of elsewhere?.unlistedEnvironments ?? []) {
+		if (filter !== null && unlisted.environmentId !== filter) continue;
+		const key = environmentKey(unlisted.sourceId, unlisted.environmentId);
+		if (environmentIndex.has(key)) continue;
+		environmentIndex.set(key, environments.length);
+		synthesized.add(environments.length);
+		environments.push({
+			sourceId: unlisted.sourceId,
+			environmentId: unlisted.environmentId,
+			company: companies.indexOf(unlisted.companyId),
+			name: unlisted.name,
+			known: unlisted.known,
+			counts: {
+				...emptyCounts$1(),
+				closed: elsewhere?.closed.get(key) ?? 0
 			}
 		});
 	}
@@ -4971,7 +4994,7 @@ function encodeInventory(inventory, options = {}) {
 		entry.count += 1;
 		untrackedCounts.set(key, entry);
 	}
-	const byEnvironment = Array.from(environments, (_, at) => historyByEnvironment[at] ?? 0);
+	const byEnvironment = Array.from(environments, (environment, at) => (historyByEnvironment[at] ?? 0) + (elsewhere?.closed.get(environmentKey(environment.sourceId, environment.environmentId)) ?? 0));
 	return {
 		version: 2,
 		generatedAt: inventory.generatedAt,
@@ -8344,4 +8367,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, JANITOR_ACTIONS, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SourceError, SqliteJournal, SqliteQuarantineStore, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, closedAtMs, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, indexListings, inventoryRowDecoder, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, leaseSearchText, loadSharedView, markerPrefix, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openPostgresStore, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, reconcile, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedStoreFailure, shortVersion, summarizeCounts, timeLeft, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, JANITOR_ACTIONS, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SourceError, SqliteJournal, SqliteQuarantineStore, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, closedAtMs, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, indexListings, inventoryRowDecoder, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, leaseSearchText, loadSharedView, markerPrefix, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openPostgresStore, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, reconcile, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedStoreFailure, shortVersion, summarizeCounts, timeLeft, warmUntil, writerGeneration };
