@@ -1,4 +1,5 @@
 import type { LeaseRow } from "../../../shared/domain/paperclip.js";
+import { REDACTED } from "../redaction/redactor.js";
 import { type LeaseSource, SourceError } from "./source.js";
 
 /** A row with its whole metadata, or why it could not be had. */
@@ -10,16 +11,29 @@ export type SourceFinder = (sourceId: string) => LeaseSource | undefined;
 const REASON_LIMIT = 300;
 
 /**
- * The row with every metadata key it holds. A scan may have left the host's bookkeeping out
- * (`partialMetadata`); where the whole document is shown or written back, that row is read again by id
- * from the source that listed it. A row the scan read whole is handed back as it is, unread.
+ * Whether a row's metadata is not all the source holds: the scan left the host's bookkeeping out
+ * (`partialMetadata`), or the row was kept in a store that took a configured key out of it (an
+ * inventory read back from disk). Either way, writing it back would lose what is missing.
+ */
+export function metadataNotWhole(lease: LeaseRow): boolean {
+  return lease.partialMetadata === true || JSON.stringify(lease.metadata ?? null).includes(REDACTED);
+}
+
+/**
+ * The row with every metadata key it holds, as its source has them. A scan may have left the host's
+ * bookkeeping out (`partialMetadata`); where the whole document is shown or written back, that row is
+ * read again by id from the source that listed it. With `forWriting`, so is a row whose metadata had a
+ * key taken out (`metadataNotWhole`): what is shown is redacted anyway, what is written back must not
+ * be. A row read whole is handed back as it is, unread.
  */
 export async function readWholeLease(
   sources: SourceFinder,
   listed: { sourceId: string; lease: LeaseRow },
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; forWriting?: boolean } = {},
 ): Promise<WholeLease> {
-  if (listed.lease.partialMetadata !== true) return { ok: true, lease: listed.lease };
+  const notWhole =
+    options.forWriting === true ? metadataNotWhole(listed.lease) : listed.lease.partialMetadata === true;
+  if (!notWhole) return { ok: true, lease: listed.lease };
   let row: LeaseRow | null;
   try {
     const source = sources(listed.sourceId);

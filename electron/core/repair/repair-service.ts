@@ -1,7 +1,7 @@
 import type { ClassifiedLease } from "../../../shared/domain/inventory.js";
 import { computeLeaseRepair, type RepairOutcome } from "../../../shared/domain/lease-repair.js";
 import { type MarkerProof, recordedMarker } from "../../../shared/domain/marker-proof.js";
-import { readWholeLease, type SourceFinder } from "../leases/whole-lease.js";
+import { metadataNotWhole, readWholeLease, type SourceFinder } from "../leases/whole-lease.js";
 import type { MarkerService } from "../markers/marker-service.js";
 
 /** A repair and the marker proof it was judged on (carried into the audit log when it is applied). */
@@ -45,15 +45,19 @@ async function repairOf(
   const compute = (row: typeof lease) =>
     computeLeaseRepair({ sourceId, lease: row, environment, proof, now: now() });
   // An unproven row is refused as such; its whole metadata is not needed to say so.
-  if (lease.partialMetadata !== true || proof.answer !== "proven") return compute(lease);
-  const whole = await readWholeLease(sources, classified);
+  if (!metadataNotWhole(lease) || proof.answer !== "proven") return compute(lease);
+  const whole = await readWholeLease(sources, classified, { forWriting: true });
   if (!whole.ok) {
+    const held =
+      lease.partialMetadata === true
+        ? "The scan read this row without Paperclip's own bookkeeping keys"
+        : "The row as kept on disk has a configured key taken out of its metadata";
     return {
       ok: false,
       sourceId,
       leaseId: lease.id,
       reason: "partial-metadata",
-      message: `The scan read this row without Paperclip's own bookkeeping keys, and a repair writes the whole metadata back; the whole row could not be read (${whole.reason}), so nothing is repaired.`,
+      message: `${held}, and a repair writes the whole metadata back; the whole row could not be read (${whole.reason}), so nothing is repaired.`,
     };
   }
   if (recordedMarker(whole.lease.metadata) !== recordedMarker(lease.metadata)) {

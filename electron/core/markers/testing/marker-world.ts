@@ -71,6 +71,8 @@ export async function markerWorld(
     requestTimeoutMs?: number;
     /** The sources the world is scanned through (by default the config's: its ledger file). */
     sources?: (config: LeasekeeperConfig) => LeaseSource[];
+    /** The inventory as the service is given it (by default the scan's): as a store gave it back, say. */
+    kept?: (inventory: Inventory) => Inventory;
   } = {},
 ): Promise<MarkerWorld> {
   const { dir, cleanup } = await tempDir();
@@ -102,8 +104,9 @@ export async function markerWorld(
   const secrets = new EnvSecretStore(config.credentials, env);
   const sources = options.sources?.(config) ?? createSources(config, { env: {} });
   const inventory = await scanInventory({ config, sources, secrets });
+  const given = options.kept?.(inventory) ?? inventory;
   const service = new MarkerService({
-    inventory: async () => inventory,
+    inventory: async () => given,
     openClient: proverClients(config, secrets, { retry: { maxRetries: 0 } }),
   });
   return {
