@@ -1,0 +1,115 @@
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeInventoryRows } from "../../../shared/contract/index.js";
+import { type Simulator, startSimulator } from "../../../simulator/index.js";
+import { environment, leaseRow, SECRET_KEY, tempDir, writeJson } from "../../../test/fixtures/leasekeeper.js";
+import type { Core } from "../compose/index.js";
+import { DATABASE_FILE_NAME } from "../store/database.js";
+import { type ChannelCall, channelCaller } from "./testing/app-calls.js";
+import { openOneAccountApp } from "./testing/one-account-app.js";
+
+// Through the composition root, the real inventory thread and its SQLite store: once a scan is saved,
+// its history is read back from the store (decision 216). A closed row edited in the store after the
+// save shows the edit in every answer that reads it: history pages, the lease's detail, proofs and
+// plans (the whole inventory); a live row, held in the heap, does not.
+
+let sim: Simulator;
+let dir: string;
+let cleanup: () => Promise<void>;
+let app: Core;
+let call: ChannelCall;
+
+const ledger = () => path.join(dir, "ledger.json");
+let closedRows: ReturnType<typeof leaseRow>[];
+let live: ReturnType<typeof leaseRow>;
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir());
+  sim = await startSimulator({
+    fleet: {
+      accounts: [
+        { apiKey: SECRET_KEY, sandboxes: [{ id: "sb-live", status: "running", shape: "s-1vcpu-1gb" }] },
+      ],
+    },
+    rateLimitPerMinute: 0,
+  });
+  // Released rows whose sandboxes CreateOS no longer lists are history; the active one is live.
+  closedRows = [1, 2, 3].map((n) =>
+    leaseRow(sim.url, `sb-gone-${n}`, { releasedAt: `2026-01-0${n}T05:04:05.000Z` }),
+  );
+  live = leaseRow(sim.url, "sb-live", { status: "active", releasedAt: null });
+  await writeJson(ledger(), {
+    environments: [environment({ config: { provider: "createos", apiUrl: sim.url, shape: "s-1vcpu-1gb" } })],
+    leases: [...closedRows, live],
+  });
+  app = await openOneAccountApp({
+    dir,
+    sources: [{ kind: "ledger", name: "ledger", path: ledger() }],
+    origin: sim.url,
+  });
+  call = channelCaller(() => app);
+});
+
+afterAll(async () => {
+  await app?.close();
+  await sim?.stop();
+  await cleanup?.();
+});
+
+/** Edits a row's issue id in the store's copy, as only a read of the store would show. */
+function editInStore(leaseId: string, issueId: string): void {
+  const db = new Database(path.join(dir, "data", DATABASE_FILE_NAME));
+  try {
+    const changed = db
+      .prepare("UPDATE inventory_rows SET data = json_set(data, '$.lease.issueId', ?) WHERE lease_id = ?")
+      .run(issueId, leaseId).changes;
+    expect(changed).toBe(1);
+  } finally {
+    db.close();
+  }
+}
+
+describe("history read back from the store once a scan is saved", () => {
+  it("answers history, detail, proofs and plans from the store's rows for history, and from the heap for live rows", async () => {
+    const view = await call("inventory:get", { refresh: true });
+    expect(view.history.count).toBe(3);
+    expect(decodeInventoryRows(view).map((row) => row.leaseId)).toEqual([live.id]);
+    await app.inventory.saved();
+
+    const [newest] = [...closedRows].reverse();
+    const issue = "55555555-5555-4555-8555-000000000001";
+    editInStore(newest!.id, issue);
+    editInStore(live.id, issue);
+
+    const page = await call("inventory:history", { environmentId: null, offset: 0, limit: 10 });
+    expect(decodeInventoryRows(page.rows).map((row) => row.leaseId)).toEqual(
+      [...closedRows].reverse().map((row) => row.id),
+    );
+
+    const detail = await call("leases:detail", { leaseId: newest!.id, sourceId: "ledger" });
+    expect(detail.row.issueId, "the closed row's detail was read from the store").toBe(issue);
+    expect(detail.verdict.headline).toBe("closed");
+    const liveDetail = await call("leases:detail", { leaseId: live.id, sourceId: "ledger" });
+    expect(liveDetail.row.issueId, "the live row stays in the heap").toBeNull();
+
+    // Proofs, plans, the janitor and `scan --json` take the whole inventory, put back together.
+    const whole = await app.inventory.full();
+    expect(whole.leases.map((classified) => classified.lease.id)).toEqual(
+      [...closedRows, live].map((row) => row.id),
+    );
+    expect(whole.leases.find((classified) => classified.lease.id === newest!.id)?.lease.issueId).toBe(issue);
+    const proof = await call("markers:prove", { leases: [{ leaseId: newest!.id, sourceId: "ledger" }] });
+    expect(proof.proofs.map((entry) => entry.subject)).toEqual([
+      { kind: "lease", sourceId: "ledger", leaseId: newest!.id },
+    ]);
+    const plan = await call("actions:plan", {
+      action: "destroy",
+      selection: { kind: "leases", leaseIds: [newest!.id, live.id] },
+    });
+    expect(plan.items.map((item) => [item.leaseId, item.verdict.headline])).toEqual([
+      [newest!.id, "closed"],
+      [live.id, liveDetail.verdict.headline],
+    ]);
+  });
+});
