@@ -31,6 +31,7 @@ import {
   type PaperclipSchemaShape,
   type StampedTable,
 } from "./paperclip-db-schema.js";
+import { RowStrings } from "./row-strings.js";
 import { parseEnvironment, parseEnvironments } from "./rows.js";
 import { type ChangedSince, isValidRowId, type LeaseSource, SourceError } from "./source.js";
 
@@ -363,6 +364,7 @@ export class PaperclipDbSource implements LeaseSource {
   ): Promise<ScannedRange> {
     const leases: LeaseRow[] = [];
     const unusable: UnusableRow[] = [];
+    const strings = new RowStrings();
     // The whole range is read, so the planner is told to plan for all of it, not for its first rows.
     await client.query("SET LOCAL cursor_tuple_fraction = 1");
     await client.query({
@@ -386,7 +388,7 @@ export class PaperclipDbSource implements LeaseSource {
       const page = (await pending).rows;
       const full = page.length === this.#pageSize;
       if (full) pending = nextPage();
-      checkRows(page, environments, names, leases, unusable);
+      checkRows(page, environments, names, strings, leases, unusable);
       offset += page.length;
       if (!full) break;
     }
@@ -591,12 +593,13 @@ function checkRows(
   page: readonly DatabaseLeaseRow[],
   environments: ReadonlyMap<string, Environment>,
   names: ReadonlySet<HolderName>,
+  strings: RowStrings,
   into: LeaseRow[],
   unusable: UnusableRow[],
 ): void {
   for (const values of page) {
     const parsed = leaseRowFromDatabase(values, environmentChange(values, environments), "scanned", names);
-    if (parsed.ok) into.push(parsed.row);
+    if (parsed.ok) into.push(strings.share(parsed.row));
     else unusable.push({ id: databaseRowId(values), message: parsed.message });
   }
 }

@@ -11,6 +11,7 @@ import {
   type SourceProblem,
 } from "../../../shared/domain/paperclip.js";
 import { describeIssue } from "../validation.js";
+import { RowStrings } from "./row-strings.js";
 
 /**
  * Turning a source's raw JSON arrays into rows: each item is parsed on its own, a bad one becomes a
@@ -52,6 +53,8 @@ export class LeaseRowCollector {
   readonly #problems: SourceProblem[] = [];
   readonly #unreadable: UnreadableEntry[] = [];
   readonly #firstIndexById = new Map<string, number>();
+  /** The strings the rows repeat, one copy each (decision 217). */
+  readonly #strings = new RowStrings();
 
   constructor(sourceId: string, list: string) {
     this.#sourceId = sourceId;
@@ -73,7 +76,7 @@ export class LeaseRowCollector {
     }
     this.#firstIndexById.set(row.id, index);
     row.metadata = withoutSecrets(row.metadata);
-    this.#rows.push(row);
+    this.#rows.push(this.#strings.share(row));
     this.#indices.push(index);
   }
 
