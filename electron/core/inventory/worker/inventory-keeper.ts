@@ -398,11 +398,10 @@ export class InventoryKeeper {
     const listings = scan.listings.slice(0, count);
     // No request is answered between here and the new inventory's acceptance (no turn passes), so the
     // one held is let go first: it can be collected while the next is judged and encoded. Without a
-    // store to read it back from, it is kept for a judge that fails.
-    const previous = this.#inventory === null ? null : new WeakRef(this.#inventory);
+    // store to read it back from, it is kept for a judge that fails. (Not through a WeakRef: a WeakRef
+    // made in this job keeps its target alive to the job's end, which is after the judgement.)
+    const held = this.#inventory !== null;
     const kept = this.#store === null ? this.#inventory : null;
-    // An inventory whose history is shelved is not whole without its shelf: the store gives it back.
-    const shelved = this.#shelf !== null;
     this.#hold(null);
     let accepted: Accepted;
     try {
@@ -410,7 +409,7 @@ export class InventoryKeeper {
         save: true,
       });
     } catch (error) {
-      await this.#holdAgain(shelved ? null : (kept ?? previous?.deref() ?? null), previous !== null);
+      await this.#holdAgain(kept, held);
       throw error;
     }
     const rows = { judged: this.#verdicts.judged, reused: this.#verdicts.reused };
@@ -431,8 +430,8 @@ export class InventoryKeeper {
   }
 
   /**
-   * After a judge that failed: the inventory let go before it if it is still there, else the same one
-   * as it waits to be saved or as the store saved it.
+   * After a judge that failed: the inventory kept before it (without a store), else the same one as it
+   * waits to be saved or as the store saved it.
    */
   async #holdAgain(inventory: Inventory | null, held: boolean): Promise<void> {
     const unsaved = this.#pendingSave?.inventory;
@@ -535,6 +534,8 @@ export class InventoryKeeper {
     if (split === null || split.history.size === 0) return;
     this.#hold(split.live);
     this.#shelf = { history: split.history, liveRanks: split.liveRanks, saved };
+    // The inventory as it was saved is not needed again, and it holds every shelved row.
+    this.#heldFrom = null;
   }
 
   /**
