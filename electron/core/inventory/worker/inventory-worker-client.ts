@@ -1,5 +1,6 @@
 import type { ResourceLimits, Transferable, Worker } from "node:worker_threads";
 import { CoreError } from "../../errors/core-error.js";
+import { limitHeapGrowth } from "./heap-growth.js";
 import type { ThreadRequest, WatchedSetup } from "./heap-watch.js";
 import type { WorkerFailure, WorkerMessage, WorkerRequest } from "./protocol.js";
 import { startThread } from "./thread-entry.js";
@@ -135,6 +136,7 @@ export class InventoryWorker {
 
   #started(): Thread {
     if (this.#thread !== null) return this.#thread;
+    limitHeapGrowth();
     const worker = startThread("inventory-worker", {
       workerData: this.#setup,
       resourceLimits: this.#limits,
