@@ -883,9 +883,8 @@ var InventoryKeeper = class {
 		if (scan.unknownPage !== null) throw new Error("a list page was named as one the worker held from the last scan, and it holds none such");
 		const snapshots = await scan.snapshots;
 		const listings = scan.listings.slice(0, count);
-		const previous = this.#inventory === null ? null : new WeakRef(this.#inventory);
+		const held = this.#inventory !== null;
 		const kept = this.#store === null ? this.#inventory : null;
-		const shelved = this.#shelf !== null;
 		this.#hold(null);
 		let accepted;
 		try {
@@ -897,7 +896,7 @@ var InventoryKeeper = class {
 				memo: this.#verdicts
 			}), now, { save: true });
 		} catch (error) {
-			await this.#holdAgain(shelved ? null : kept ?? previous?.deref() ?? null, previous !== null);
+			await this.#holdAgain(kept, held);
 			throw error;
 		}
 		const rows = {
@@ -923,8 +922,8 @@ var InventoryKeeper = class {
 		this.#shelf = null;
 	}
 	/**
-	* After a judge that failed: the inventory let go before it if it is still there, else the same one
-	* as it waits to be saved or as the store saved it.
+	* After a judge that failed: the inventory kept before it (without a store), else the same one as it
+	* waits to be saved or as the store saved it.
 	*/
 	async #holdAgain(inventory, held) {
 		const unsaved = this.#pendingSave?.inventory;
@@ -1020,6 +1019,7 @@ var InventoryKeeper = class {
 			liveRanks: split.liveRanks,
 			saved
 		};
+		this.#heldFrom = null;
 	}
 	/**
 	* After another writer saved over the store this keeper's history is shelved in (the CLI's scan on

@@ -17,6 +17,7 @@ import { printParseErrorCode, visit } from "jsonc-parser";
 import writeFileAtomicLibrary from "write-file-atomic";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { MessageChannel, Worker } from "node:worker_threads";
+import { setFlagsFromString } from "node:v8";
 import { createServer } from "node:http";
 // electron/core/errors/host-answers.ts
 /** Messages for failures nobody meant to raise: fixed, so no stray key, URL or body can ride along. */
@@ -7028,12 +7029,22 @@ function redactMarker(marker) {
 // electron/core/leases/whole-lease.ts
 var REASON_LIMIT = 300;
 /**
-* The row with every metadata key it holds. A scan may have left the host's bookkeeping out
-* (`partialMetadata`); where the whole document is shown or written back, that row is read again by id
-* from the source that listed it. A row the scan read whole is handed back as it is, unread.
+* Whether a row's metadata is not all the source holds: the scan left the host's bookkeeping out
+* (`partialMetadata`), or the row was kept in a store that took a configured key out of it (an
+* inventory read back from disk). Either way, writing it back would lose what is missing.
+*/
+function metadataNotWhole(lease) {
+	return lease.partialMetadata === true || JSON.stringify(lease.metadata ?? null).includes("[redacted]");
+}
+/**
+* The row with every metadata key it holds, as its source has them. A scan may have left the host's
+* bookkeeping out (`partialMetadata`); where the whole document is shown or written back, that row is
+* read again by id from the source that listed it. With `forWriting`, so is a row whose metadata had a
+* key taken out (`metadataNotWhole`): what is shown is redacted anyway, what is written back must not
+* be. A row read whole is handed back as it is, unread.
 */
 async function readWholeLease(sources, listed, options = {}) {
-	if (listed.lease.partialMetadata !== true) return {
+	if (!(options.forWriting === true ? metadataNotWhole(listed.lease) : listed.lease.partialMetadata === true)) return {
 		ok: true,
 		lease: listed.lease
 	};
@@ -7626,6 +7637,17 @@ async function listCredentialPages(config, secrets, credential, walk, options = 
 		};
 	}
 }
+var limited = false;
+/**
+* Caps heap growth at `HEAP_GROWING_PERCENT`, once per process, before the first inventory thread
+* starts. A V8 flag is the process's, so main's heap collects a little sooner too; it is read at each
+* collection, so setting it once the process runs changes only how soon the next collections come.
+*/
+function limitHeapGrowth() {
+	if (limited) return;
+	limited = true;
+	setFlagsFromString(`--heap-growing-percent=50`);
+}
 // electron/core/inventory/worker/thread-entry.ts
 /**
 * Starts one of the inventory's threads by the name of its entry file beside this one. Built, it is
@@ -7778,6 +7800,7 @@ var InventoryWorker = class {
 	}
 	#started() {
 		if (this.#thread !== null) return this.#thread;
+		limitHeapGrowth();
 		const worker = startThread("inventory-worker", {
 			workerData: this.#setup,
 			resourceLimits: this.#limits
@@ -10229,4 +10252,4 @@ async function launchBrowserHost(options) {
 		}
 	};
 }
-export { CONFIG_FILE_NAME, EXIT, METRICS_PATH, METRICS_TOKEN_ENV, actedOnCount, answerFor, createLogger, currentOperator, defaultStopFile, knowsEnvironment, launchBrowserHost, metricsTokenFrom, openCore, proofEvidence, readPolicyFile, readWholeLease, runPass, scanReport, startHttpHost, typedCountPhrase, withForcedProofs };
+export { CONFIG_FILE_NAME, EXIT, METRICS_PATH, METRICS_TOKEN_ENV, actedOnCount, answerFor, createLogger, currentOperator, defaultStopFile, knowsEnvironment, launchBrowserHost, metadataNotWhole, metricsTokenFrom, openCore, proofEvidence, readPolicyFile, readWholeLease, runPass, scanReport, startHttpHost, typedCountPhrase, withForcedProofs };

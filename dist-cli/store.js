@@ -2862,6 +2862,74 @@ function describeIssue(issues, prefix = "") {
 	const message = issue === void 0 ? "is invalid" : issue.code === "unrecognized_keys" ? `unknown field(s) ${issue.keys.join(", ")}` : issue.message;
 	return field === "" ? `${message}.` : `${field}: ${message}.`;
 }
+// electron/core/leases/row-strings.ts
+/** Distinct values a field may have and still be shared: beyond it the field is taken as unique per row. */
+var DISTINCT_PER_FIELD = 256;
+/** Longer strings are not looked up: a value that long is rarely repeated, and hashing it costs. */
+var LONGEST = 96;
+/** How deep into metadata strings are shared (`reusableSandboxLease.fingerprint` is two deep). */
+var DEEPEST = 3;
+/**
+* One copy of each string a read's rows repeat. A source's parser makes a new string for every value
+* it reads, and Paperclip's rows repeat most of theirs: every row of a company carries its id, every
+* CreateOS row "createos", the API URL, the plugin's key, the workspace path. At 100,000 rows those
+* copies were over half the strings the inventory worker held (decision 217). Each field keeps its own
+* table of values; a field with more distinct values than `DISTINCT_PER_FIELD` (a lease id, a time, a
+* sandbox id) stops being looked up, so the tables stay small and a read of unique values costs one
+* miss per field. One instance per read: the tables go when the read does, the shared strings stay with
+* the rows.
+*/
+var RowStrings = class {
+	#root = new FieldNode();
+	/** Strings replaced by an earlier copy of the same value, over every row shared. */
+	get reused() {
+		return this.#root.reusedBelow();
+	}
+	/** The row with its strings (and those of its metadata, a few levels deep) replaced by shared copies. */
+	share(row) {
+		shareIn(row, this.#root, 0);
+		return row;
+	}
+};
+/** One field's shared values, and the fields of the objects it holds. */
+var FieldNode = class FieldNode {
+	/** Null once the field has shown more distinct values than are worth sharing. */
+	values = /* @__PURE__ */ new Map();
+	reused = 0;
+	#children = /* @__PURE__ */ new Map();
+	reusedBelow() {
+		let count = this.reused;
+		for (const child of this.#children.values()) count += child.reusedBelow();
+		return count;
+	}
+	child(key) {
+		let node = this.#children.get(key);
+		if (node === void 0) {
+			node = new FieldNode();
+			this.#children.set(key, node);
+		}
+		return node;
+	}
+	shared(value) {
+		const values = this.values;
+		if (values === null || value.length > LONGEST) return value;
+		const known = values.get(value);
+		if (known !== void 0) {
+			this.reused += 1;
+			return known;
+		}
+		if (values.size >= DISTINCT_PER_FIELD) this.values = null;
+		else values.set(value, value);
+		return value;
+	}
+};
+function shareIn(object, node, depth) {
+	for (const key of Object.keys(object)) {
+		const value = object[key];
+		if (typeof value === "string") object[key] = node.child(key).shared(value);
+		else if (depth < DEEPEST && typeof value === "object" && value !== null && !Array.isArray(value)) shareIn(value, node.child(key), depth + 1);
+	}
+}
 // electron/core/leases/rows.ts
 function parseEnvironments(items, sourceId, list) {
 	const parsed = parseEach(items, EnvironmentSchema, sourceId, list);
@@ -2885,6 +2953,8 @@ var LeaseRowCollector = class {
 	#problems = [];
 	#unreadable = [];
 	#firstIndexById = /* @__PURE__ */ new Map();
+	/** The strings the rows repeat, one copy each (decision 217). */
+	#strings = new RowStrings();
 	constructor(sourceId, list) {
 		this.#sourceId = sourceId;
 		this.#list = list;
@@ -2904,7 +2974,7 @@ var LeaseRowCollector = class {
 		}
 		this.#firstIndexById.set(row.id, index);
 		row.metadata = withoutSecrets(row.metadata);
-		this.#rows.push(row);
+		this.#rows.push(this.#strings.share(row));
 		this.#indices.push(index);
 	}
 	finish() {
@@ -4220,6 +4290,7 @@ var PaperclipDbSource = class {
 	async #scanRange(client, range, environments, names, leftOut, signal, since) {
 		const leases = [];
 		const unusable = [];
+		const strings = new RowStrings();
 		await client.query("SET LOCAL cursor_tuple_fraction = 1");
 		await client.query({
 			text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${leasesRangeQuery(names, since !== void 0)}`,
@@ -4245,7 +4316,7 @@ var PaperclipDbSource = class {
 			const page = (await pending).rows;
 			const full = page.length === this.#pageSize;
 			if (full) pending = nextPage();
-			checkRows(page, environments, names, leases, unusable);
+			checkRows(page, environments, names, strings, leases, unusable);
 			offset += page.length;
 			if (!full) break;
 		}
@@ -4395,10 +4466,10 @@ async function installedPluginWithin(client) {
 	}
 }
 /** Each row parsed on its own; a malformed one is kept with its id (a database has no index). */
-function checkRows(page, environments, names, into, unusable) {
+function checkRows(page, environments, names, strings, into, unusable) {
 	for (const values of page) {
 		const parsed = leaseRowFromDatabase(values, environmentChange(values, environments), "scanned", names);
-		if (parsed.ok) into.push(parsed.row);
+		if (parsed.ok) into.push(strings.share(parsed.row));
 		else unusable.push({
 			id: databaseRowId(values),
 			message: parsed.message
@@ -8367,4 +8438,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, JANITOR_ACTIONS, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SourceError, SqliteJournal, SqliteQuarantineStore, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, closedAtMs, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, indexListings, inventoryRowDecoder, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, leaseSearchText, loadSharedView, markerPrefix, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openPostgresStore, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, reconcile, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedStoreFailure, shortVersion, summarizeCounts, timeLeft, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, JANITOR_ACTIONS, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SourceError, SqliteJournal, SqliteQuarantineStore, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, closedAtMs, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, indexListings, inventoryRowDecoder, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, leaseSearchText, loadSharedView, markerPrefix, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openPostgresStore, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, reconcile, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedStoreFailure, shortVersion, summarizeCounts, timeLeft, warmUntil, writerGeneration };
