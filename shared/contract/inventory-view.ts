@@ -6,6 +6,7 @@ export {
   type HistoryElsewhere,
   historyKey,
   type UnlistedEnvironment,
+  unlistedEnvironmentOf,
 } from "./inventory-view/encode.js";
 export * from "./inventory-view/history-page.js";
 export * from "./inventory-view/schema.js";

@@ -7,7 +7,7 @@ import {
   PROVIDER_CODES,
   ROW_FLAGS,
 } from "../../domain/codes.js";
-import { type Inventory, UNKNOWN_REASONS } from "../../domain/inventory.js";
+import { type ClassifiedLease, type Inventory, UNKNOWN_REASONS } from "../../domain/inventory.js";
 import { metadataObject, recorded } from "../../domain/lease-metadata.js";
 import { toMask } from "./masks.js";
 import {
@@ -87,6 +87,17 @@ export interface UnlistedEnvironment {
   known: boolean;
 }
 
+/** The environment a row is listed under, as the view gives it an entry when its source lists none. */
+export function unlistedEnvironmentOf(classified: ClassifiedLease): UnlistedEnvironment {
+  return {
+    sourceId: classified.sourceId,
+    environmentId: classified.environment?.id ?? classified.lease.environmentId,
+    companyId: classified.environment?.companyId ?? classified.lease.companyId,
+    name: classified.environment?.name ?? "",
+    known: classified.environment !== null,
+  };
+}
+
 /** The key of an environment as `HistoryElsewhere.closed` counts it. */
 export function historyKey(sourceId: string, environmentId: string | null): string {
   return JSON.stringify([sourceId, environmentId]);
@@ -133,20 +144,26 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
       counts: { ...emptyCounts(), ...summary.counts },
     });
   }
-  for (const unlisted of elsewhere?.unlistedEnvironments ?? []) {
-    if (filter !== null && unlisted.environmentId !== filter) continue;
-    const key = environmentKey(unlisted.sourceId, unlisted.environmentId);
-    if (environmentIndex.has(key)) continue;
-    environmentIndex.set(key, environments.length);
-    synthesized.add(environments.length);
+  /** An entry of its own for an environment its source does not list (rows of an orphan name it). */
+  const addUnlisted = (unlisted: UnlistedEnvironment, key: string, counts: Record<Headline, number>) => {
+    const at = environments.length;
+    environmentIndex.set(key, at);
+    synthesized.add(at);
     environments.push({
       sourceId: unlisted.sourceId,
       environmentId: unlisted.environmentId,
       company: companies.indexOf(unlisted.companyId),
       name: unlisted.name,
       known: unlisted.known,
-      counts: { ...emptyCounts(), closed: elsewhere?.closed.get(key) ?? 0 },
+      counts,
     });
+    return at;
+  };
+  for (const unlisted of elsewhere?.unlistedEnvironments ?? []) {
+    if (filter !== null && unlisted.environmentId !== filter) continue;
+    const key = environmentKey(unlisted.sourceId, unlisted.environmentId);
+    if (environmentIndex.has(key)) continue;
+    addUnlisted(unlisted, key, { ...emptyCounts(), closed: elsewhere?.closed.get(key) ?? 0 });
   }
 
   const leases = emptyLeaseColumns();
@@ -155,21 +172,8 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
     const environmentId = classified.environment?.id ?? lease.environmentId;
     if (filter !== null && environmentId !== filter) continue;
     const key = environmentKey(classified.sourceId, environmentId);
-    let environmentAt = environmentIndex.get(key);
-    if (environmentAt === undefined) {
-      // A row whose environment the source does not list (an orphan): give it an entry of its own.
-      environmentAt = environments.length;
-      environmentIndex.set(key, environmentAt);
-      synthesized.add(environmentAt);
-      environments.push({
-        sourceId: classified.sourceId,
-        environmentId,
-        company: companies.indexOf(classified.environment?.companyId ?? lease.companyId),
-        name: classified.environment?.name ?? "",
-        known: classified.environment !== null,
-        counts: emptyCounts(),
-      });
-    }
+    const environmentAt =
+      environmentIndex.get(key) ?? addUnlisted(unlistedEnvironmentOf(classified), key, emptyCounts());
     // Listed environments carry the scanner's counts; an entry made here counts its own rows.
     if (synthesized.has(environmentAt)) environments[environmentAt]!.counts[verdict.headline] += 1;
     if (leaveOutHistory && verdict.headline === "closed") {

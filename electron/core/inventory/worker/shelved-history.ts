@@ -5,6 +5,7 @@ import {
   inventoryRowDecoder,
   leaseSearchText,
   type UnlistedEnvironment,
+  unlistedEnvironmentOf,
 } from "../../../../shared/contract/index.js";
 import { closedAtMs } from "../../../../shared/domain/closed-at.js";
 import { PROVIDER_CODES } from "../../../../shared/domain/codes.js";
@@ -100,17 +101,10 @@ function unlistedEnvironments(inventory: Inventory): UnlistedEnvironment[] {
   );
   const unlisted: UnlistedEnvironment[] = [];
   for (const classified of inventory.leases) {
-    const environmentId = environmentIdOf(classified);
-    const key = historyKey(classified.sourceId, environmentId);
+    const key = historyKey(classified.sourceId, environmentIdOf(classified));
     if (seen.has(key)) continue;
     seen.add(key);
-    unlisted.push({
-      sourceId: classified.sourceId,
-      environmentId,
-      companyId: classified.environment?.companyId ?? classified.lease.companyId,
-      name: classified.environment?.name ?? "",
-      known: classified.environment !== null,
-    });
+    unlisted.push(unlistedEnvironmentOf(classified));
   }
   return unlisted;
 }
