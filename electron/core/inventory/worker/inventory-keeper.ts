@@ -562,10 +562,9 @@ export class InventoryKeeper {
       const page = historyPage(inventory, this.#generation, request, shelf, (keys) => {
         if (shelf === null || this.#store === null) return null;
         const rows = this.#store.rowsOf.byKeys(shelf.saved, keys);
-        if (rows === null) return null;
-        const found = rows.filter((row): row is ClassifiedLease => row !== undefined);
-        if (found.length !== rows.length) return rows;
-        return this.#marked(found);
+        // A row missing from the save that holds it is an error historyPage reports.
+        if (rows === null || rows.includes(undefined)) return rows;
+        return this.#marked(rows as ClassifiedLease[]);
       });
       if (page !== null) return this.#redactor.redactDeep(page);
       this.#holdStoredInstead();
@@ -612,15 +611,20 @@ export class InventoryKeeper {
    * A row held or shelved. Without a source, a held row is taken before a shelved one of the same id
    * (the same lease id in two sources: the live row).
    */
-  #lookUp(leaseId: string, sourceId: string | null): ClassifiedLease | undefined {
+  #lookUp(leaseId: string, sourceId: string | null, again = true): ClassifiedLease | undefined {
     const held = this.#byId.get(leaseKey(sourceId ?? undefined, leaseId));
     const shelf = this.#shelf;
-    if (held !== undefined || shelf === null || this.#store === null) return held;
+    const store = this.#store;
+    if (held !== undefined || shelf === null || store === null) return held;
     const read =
       sourceId === null
-        ? this.#store.rowsOf.firstById(shelf.saved, leaseId)
-        : (this.#store.rowsOf.byKeys(shelf.saved, [{ sourceId, leaseId }])?.[0] ?? null);
-    return read == null ? undefined : this.#marked([read])[0];
+        ? store.rowsOf.firstById(shelf.saved, leaseId)
+        : (store.rowsOf.byKeys(shelf.saved, [{ sourceId, leaseId }])?.[0] ?? null);
+    if (read != null) return this.#marked([read])[0];
+    // Not found: in this save, or because another writer saved over it (then asked again of that one).
+    if (!again || store.rowsOf.byKeys(shelf.saved, []) !== null) return undefined;
+    this.#holdStoredInstead();
+    return this.#lookUp(leaseId, sourceId, false);
   }
 
   #untracked(): UntrackedAnswer | null {

@@ -232,6 +232,14 @@ describe("history shelved in the store once the inventory is saved", () => {
       now: new Date("2026-11-30T13:00:00Z"),
     });
     new InventoryStore(db).save(later);
+    // A closed row looked up by key finds the save gone, and is found in the store's inventory.
+    const wanted = closed(later)[0]!;
+    const found = (await shelving.handle({
+      type: "find",
+      leaseId: wanted.lease.id,
+      sourceId: wanted.sourceId,
+    })) as FoundLease;
+    expect(found.lease).toEqual(wanted);
     const page = HistoryPageSchema.parse(
       await shelving.handle({
         type: "history-page",
