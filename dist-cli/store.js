@@ -4930,6 +4930,16 @@ var Interner = class {
 function emptyCounts$1() {
 	return Object.fromEntries(HEADLINES.map((headline) => [headline, 0]));
 }
+/** The environment a row is listed under, as the view gives it an entry when its source lists none. */
+function unlistedEnvironmentOf(classified) {
+	return {
+		sourceId: classified.sourceId,
+		environmentId: classified.environment?.id ?? classified.lease.environmentId,
+		companyId: classified.environment?.companyId ?? classified.lease.companyId,
+		name: classified.environment?.name ?? "",
+		known: classified.environment !== null
+	};
+}
 /** The key of an environment as `HistoryElsewhere.closed` counts it. */
 function historyKey(sourceId, environmentId) {
 	return JSON.stringify([sourceId, environmentId]);
@@ -4976,22 +4986,28 @@ function encodeInventory(inventory, options = {}) {
 			}
 		});
 	}
-	for (const unlisted of elsewhere?.unlistedEnvironments ?? []) {
-		if (filter !== null && unlisted.environmentId !== filter) continue;
-		const key = environmentKey(unlisted.sourceId, unlisted.environmentId);
-		if (environmentIndex.has(key)) continue;
-		environmentIndex.set(key, environments.length);
-		synthesized.add(environments.length);
+	/** An entry of its own for an environment its source does not list (rows of an orphan name it). */
+	const addUnlisted = (unlisted, key, counts) => {
+		const at = environments.length;
+		environmentIndex.set(key, at);
+		synthesized.add(at);
 		environments.push({
 			sourceId: unlisted.sourceId,
 			environmentId: unlisted.environmentId,
 			company: companies.indexOf(unlisted.companyId),
 			name: unlisted.name,
 			known: unlisted.known,
-			counts: {
-				...emptyCounts$1(),
-				closed: elsewhere?.closed.get(key) ?? 0
-			}
+			counts
+		});
+		return at;
+	};
+	for (const unlisted of elsewhere?.unlistedEnvironments ?? []) {
+		if (filter !== null && unlisted.environmentId !== filter) continue;
+		const key = environmentKey(unlisted.sourceId, unlisted.environmentId);
+		if (environmentIndex.has(key)) continue;
+		addUnlisted(unlisted, key, {
+			...emptyCounts$1(),
+			closed: elsewhere?.closed.get(key) ?? 0
 		});
 	}
 	const leases = emptyLeaseColumns();
@@ -5000,20 +5016,7 @@ function encodeInventory(inventory, options = {}) {
 		const environmentId = classified.environment?.id ?? lease.environmentId;
 		if (filter !== null && environmentId !== filter) continue;
 		const key = environmentKey(classified.sourceId, environmentId);
-		let environmentAt = environmentIndex.get(key);
-		if (environmentAt === void 0) {
-			environmentAt = environments.length;
-			environmentIndex.set(key, environmentAt);
-			synthesized.add(environmentAt);
-			environments.push({
-				sourceId: classified.sourceId,
-				environmentId,
-				company: companies.indexOf(classified.environment?.companyId ?? lease.companyId),
-				name: classified.environment?.name ?? "",
-				known: classified.environment !== null,
-				counts: emptyCounts$1()
-			});
-		}
+		const environmentAt = environmentIndex.get(key) ?? addUnlisted(unlistedEnvironmentOf(classified), key, emptyCounts$1());
 		if (synthesized.has(environmentAt)) environments[environmentAt].counts[verdict.headline] += 1;
 		if (leaveOutHistory && verdict.headline === "closed") {
 			historyByEnvironment[environmentAt] = (historyByEnvironment[environmentAt] ?? 0) + 1;
@@ -8438,4 +8441,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, JANITOR_ACTIONS, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SourceError, SqliteJournal, SqliteQuarantineStore, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, closedAtMs, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, indexListings, inventoryRowDecoder, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, leaseSearchText, loadSharedView, markerPrefix, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openPostgresStore, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, reconcile, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedStoreFailure, shortVersion, summarizeCounts, timeLeft, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, JANITOR_ACTIONS, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SourceError, SqliteJournal, SqliteQuarantineStore, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, closedAtMs, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, indexListings, inventoryRowDecoder, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, leaseSearchText, loadSharedView, markerPrefix, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openPostgresStore, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, reconcile, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedStoreFailure, shortVersion, summarizeCounts, timeLeft, unlistedEnvironmentOf, warmUntil, writerGeneration };
