@@ -10,6 +10,7 @@ import type { ClassifiedLease, UntrackedSandbox } from "../../../shared/domain/i
 import { paperclipFacts } from "../../../shared/domain/judged-by.js";
 import { metadataObject, recorded } from "../../../shared/domain/lease-metadata.js";
 import { leaseStory } from "../../../shared/domain/lease-story.js";
+import { listedEnvironmentId } from "../../../shared/domain/listed-environment.js";
 import { ownershipEvidence } from "../../../shared/domain/ownership-evidence.js";
 import { recordedReuseLease, releaseSentence } from "../../../shared/domain/paperclip-will.js";
 import { staleConfigFields } from "../inventory/report.js";
@@ -312,7 +313,7 @@ export function leaseDetail(
       const other = byId.get(leaseId);
       return {
         leaseId,
-        environmentId: other?.environment?.id ?? other?.lease.environmentId ?? null,
+        environmentId: other === undefined ? null : listedEnvironmentId(other),
         environmentName: other?.environment?.name ?? null,
         status: other?.lease.status ?? "",
         headline: other?.verdict.headline ?? null,

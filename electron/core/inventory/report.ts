@@ -4,6 +4,7 @@ import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventor
 import { type PaperclipFacts, paperclipFacts } from "../../../shared/domain/judged-by.js";
 import { metadataObject } from "../../../shared/domain/lease-metadata.js";
 import { leaseStory, storyText } from "../../../shared/domain/lease-story.js";
+import { listedEnvironmentId } from "../../../shared/domain/listed-environment.js";
 import type { MarkerProof, ProofSubject } from "../../../shared/domain/marker-proof.js";
 import type { PaperclipCallsAgain } from "../../../shared/domain/paperclip-will.js";
 import { summarizeCounts } from "../../../shared/domain/reconcile.js";
@@ -108,7 +109,9 @@ export interface ReportOptions {
 export function scanReport(inventory: Inventory, options: ReportOptions = {}): ScanReport {
   const fresh = new Set(options.newSinceLastScan ?? []);
   const wanted = options.environmentId;
-  const leases = inventory.leases.filter((lease) => wanted === undefined || environmentOf(lease) === wanted);
+  const leases = inventory.leases.filter(
+    (lease) => wanted === undefined || listedEnvironmentId(lease) === wanted,
+  );
   const counts = summarizeCounts(leases);
   const companyNames = new Map(inventory.companies.map((company) => [company.id, company.name]));
   const attention = HEADLINES.filter((headline) => !QUIET_HEADLINES.includes(headline)).reduce(
@@ -134,7 +137,7 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
       const story = leaseStory(classified);
       return {
         leaseId: lease.id,
-        environmentId: environmentOf(classified),
+        environmentId: listedEnvironmentId(classified),
         companyId: lease.companyId,
         sandboxId: lease.providerLeaseId,
         status: lease.status,
@@ -193,7 +196,7 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
 export function knowsEnvironment(inventory: Inventory, environmentId: string): boolean {
   return (
     inventory.environments.some((environment) => environment.environmentId === environmentId) ||
-    inventory.leases.some((lease) => environmentOf(lease) === environmentId)
+    inventory.leases.some((lease) => listedEnvironmentId(lease) === environmentId)
   );
 }
 
@@ -207,10 +210,6 @@ export function staleConfigFields({
   if (!verdict.flags.includes("stale-config") || environment === null) return [];
   const metadata = metadataObject(lease.metadata);
   return metadata === null ? [] : driftedFields(metadata, environment, installedPlugin);
-}
-
-function environmentOf(lease: ClassifiedLease): string | null {
-  return lease.environment?.id ?? lease.lease.environmentId;
 }
 
 /** `markerProof` for a row or sandbox that has one (without its subject: the entry names it). */

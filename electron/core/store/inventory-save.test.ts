@@ -1017,3 +1017,45 @@ describe("a save another connection overtakes", () => {
     db.close();
   });
 });
+
+describe("rows read back from a save", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+  afterEach(() => cleanup());
+
+  it("answers for the save it names while the store holds it, and nothing once another connection saved over it", async () => {
+    const store = new InventoryStore(openDatabase(dir));
+    const first = await store.saveInBackground(fleet(30), ["a", "b"]);
+    const saved = first.stored;
+    expect(store.rowsOf.holds(saved)).toBe(true);
+    const read = store.rowsOf.byKeys(saved, [
+      { sourceId: "a", leaseId: "lease-1" },
+      { sourceId: "b", leaseId: "lease-0" },
+      { sourceId: "a", leaseId: "lease-0" },
+    ]);
+    expect(read?.map((row) => row && `${row.sourceId}/${row.lease.id}`)).toEqual([
+      "a/lease-1",
+      "b/lease-0",
+      undefined,
+    ]);
+    expect(store.rowsOf.firstById(saved, "lease-3")?.sourceId).toBe("b");
+    const all: string[] = [];
+    expect(store.rowsOf.forEach(saved, (row) => all.push(row.lease.id))).toBe(true);
+    expect(all.sort()).toEqual(fleet(30).leases.map((row) => row.lease.id).sort());
+
+    // The CLI's scan on the same data directory, on a connection of its own.
+    const other = new InventoryStore(openDatabase(dir));
+    await other.saveInBackground(fleet(30, 1, "2026-11-30T01:00:00.000Z", " v2"), ["a", "b"]);
+    expect(store.rowsOf.holds(saved)).toBe(false);
+    expect(store.rowsOf.byKeys(saved, [{ sourceId: "a", leaseId: "lease-1" }])).toBeNull();
+    expect(store.rowsOf.firstById(saved, "lease-3")).toBeNull();
+    expect(store.rowsOf.forEach(saved, () => undefined)).toBe(false);
+
+    // A save of fewer sources is another save too, though the remaining source's rows are still there.
+    const later = await store.saveInBackground(fleet(30, 2, "2026-11-30T02:00:00.000Z"), ["a", "b"]);
+    expect(store.rowsOf.holds(later.stored)).toBe(true);
+    await other.saveInBackground(fleet(30, 3, "2026-11-30T03:00:00.000Z"), ["a"]);
+    expect(store.rowsOf.holds(later.stored)).toBe(false);
+  });
+});

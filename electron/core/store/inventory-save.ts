@@ -2,6 +2,7 @@ import { hash } from "node:crypto";
 import { closedAtMs } from "../../../shared/domain/closed-at.js";
 import type { Headline } from "../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+import { listedEnvironmentId } from "../../../shared/domain/listed-environment.js";
 import { ObjectVersions } from "../../../shared/domain/object-versions.js";
 import type { Database } from "./sqlite/migrations/index.js";
 
@@ -241,7 +242,7 @@ function stageInventory(
         seq,
         headline,
         closedAtMs: closedAtMs(classified),
-        environmentId: classified.environment?.id ?? classified.lease.environmentId ?? null,
+        environmentId: listedEnvironmentId(classified),
         providerCode: classified.provider.code ?? null,
         version,
         observedFrom,

@@ -23,6 +23,11 @@ export class StoredInventoryRows {
     this.#db = db;
   }
 
+  /** Whether the store still holds `saved`: no other connection has saved over it since. */
+  holds(saved: StoredGeneration): boolean {
+    return this.#reading(saved, () => true) === true;
+  }
+
   /** The rows with these keys, in the keys' order (undefined where the save holds none); null: not that save. */
   byKeys(saved: StoredGeneration, keys: readonly StoredRowKey[]): (ClassifiedLease | undefined)[] | null {
     const read = this.#db.prepare(

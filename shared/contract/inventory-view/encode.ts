@@ -9,6 +9,7 @@ import {
 } from "../../domain/codes.js";
 import { type ClassifiedLease, type Inventory, UNKNOWN_REASONS } from "../../domain/inventory.js";
 import { metadataObject, recorded } from "../../domain/lease-metadata.js";
+import { listedEnvironmentId } from "../../domain/listed-environment.js";
 import { toMask } from "./masks.js";
 import {
   type EnvironmentRef,
@@ -91,7 +92,7 @@ export interface UnlistedEnvironment {
 export function unlistedEnvironmentOf(classified: ClassifiedLease): UnlistedEnvironment {
   return {
     sourceId: classified.sourceId,
-    environmentId: classified.environment?.id ?? classified.lease.environmentId,
+    environmentId: listedEnvironmentId(classified),
     companyId: classified.environment?.companyId ?? classified.lease.companyId,
     name: classified.environment?.name ?? "",
     known: classified.environment !== null,
@@ -169,7 +170,7 @@ export function encodeInventory(inventory: Inventory, options: EncodeOptions = {
   const leases = emptyLeaseColumns();
   for (const classified of inventory.leases) {
     const { lease, verdict, provider } = classified;
-    const environmentId = classified.environment?.id ?? lease.environmentId;
+    const environmentId = listedEnvironmentId(classified);
     if (filter !== null && environmentId !== filter) continue;
     const key = environmentKey(classified.sourceId, environmentId);
     const environmentAt =

@@ -15,6 +15,7 @@ import type {
   UntrackedSandbox,
 } from "../../../../shared/domain/inventory.js";
 import { confirmationPhraseFor, countConfirmationFor } from "../../../../shared/domain/kept-items.js";
+import { listedEnvironmentId } from "../../../../shared/domain/listed-environment.js";
 import { providerCodeOf } from "../../../../shared/domain/provider-state.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 import { redactEvidence, withoutSecrets } from "../audit/redact.js";
@@ -223,7 +224,7 @@ function selectTargets(
       const environments = selection.environmentIds === undefined ? null : new Set(selection.environmentIds);
       for (const classified of inventory.leases) {
         if (!headlines.has(classified.verdict.headline)) continue;
-        const environmentId = classified.environment?.id ?? classified.lease.environmentId;
+        const environmentId = listedEnvironmentId(classified);
         if (environments !== null && (environmentId === null || !environments.has(environmentId))) continue;
         sink.addLease(classified);
       }

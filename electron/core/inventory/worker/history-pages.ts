@@ -8,7 +8,8 @@ import {
 import { closedAtMs } from "../../../../shared/domain/closed-at.js";
 import { PROVIDER_CODES } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
-import { environmentIdOf, providerCodeOf, type ShelvedHistory, searchTexts } from "./shelved-history.js";
+import { listedEnvironmentId } from "../../../../shared/domain/listed-environment.js";
+import { providerCodeOf, type ShelvedHistory, searchTexts } from "./shelved-history.js";
 
 /**
  * History pages, answered from the inventory the worker holds and, once it is saved, from the store
@@ -93,7 +94,7 @@ function indexOf(inventory: Inventory, shelf: Shelf | null): HistoryIndex {
       index.rows.push(classified);
       index.sourceIds.push(classified.sourceId);
       index.leaseIds.push(classified.lease.id);
-      index.environmentIds.push(environmentIdOf(classified));
+      index.environmentIds.push(listedEnvironmentId(classified));
       index.providers[position] = providerCodeOf(classified);
     }
   }
@@ -194,9 +195,7 @@ export function historyPage(
 /** The page's rows encoded as the view encodes rows, with only the environments they are listed under. */
 function pageTables(inventory: Inventory, rows: ClassifiedLease[]): RowTables {
   const listed = new Set(
-    rows.map((classified) =>
-      JSON.stringify([classified.sourceId, classified.environment?.id ?? classified.lease.environmentId]),
-    ),
+    rows.map((classified) => JSON.stringify([classified.sourceId, listedEnvironmentId(classified)])),
   );
   const encoded = encodeInventory({
     ...inventory,

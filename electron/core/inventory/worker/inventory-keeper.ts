@@ -92,6 +92,7 @@ export interface KeptInventory {
   ): Promise<{ superseded: boolean; stored: SavedAs }>;
   /** The rows of the save `saved` read back, while it is still the one stored (else null, or false). */
   readonly rowsOf: {
+    holds(saved: SavedAs): boolean;
     byKeys(saved: SavedAs, keys: readonly RowKey[]): (ClassifiedLease | undefined)[] | null;
     firstById(saved: SavedAs, leaseId: string): ClassifiedLease | null;
     forEach(saved: SavedAs, each: (classified: ClassifiedLease) => void): boolean;
@@ -622,7 +623,7 @@ export class InventoryKeeper {
         : (store.rowsOf.byKeys(shelf.saved, [{ sourceId, leaseId }])?.[0] ?? null);
     if (read != null) return this.#marked([read])[0];
     // Not found: in this save, or because another writer saved over it (then asked again of that one).
-    if (!again || store.rowsOf.byKeys(shelf.saved, []) !== null) return undefined;
+    if (!again || store.rowsOf.holds(shelf.saved)) return undefined;
     this.#holdStoredInstead();
     return this.#lookUp(leaseId, sourceId, false);
   }

@@ -10,6 +10,7 @@ import {
 import { closedAtMs } from "../../../../shared/domain/closed-at.js";
 import { PROVIDER_CODES } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
+import { listedEnvironmentId } from "../../../../shared/domain/listed-environment.js";
 
 /**
  * The history of an inventory once it is saved: its `closed` rows let go of, kept in the store and read
@@ -38,14 +39,14 @@ export class ShelvedHistory {
     const rows = entries.map(({ at }) => inventory.leases[at]!);
     this.sourceIds = rows.map((classified) => classified.sourceId);
     this.leaseIds = rows.map((classified) => classified.lease.id);
-    this.environmentIds = rows.map(environmentIdOf);
+    this.environmentIds = rows.map(listedEnvironmentId);
     this.providers = Uint8Array.from(rows, providerCodeOf);
     this.closedAt = Float64Array.from(entries, ({ closedAt }) => closedAt);
     this.ranks = Int32Array.from(entries, ({ at }) => at);
     this.texts = searchTexts(inventory, rows);
     const closed = new Map<string, number>();
     for (const classified of rows) {
-      const key = historyKey(classified.sourceId, environmentIdOf(classified));
+      const key = historyKey(classified.sourceId, listedEnvironmentId(classified));
       closed.set(key, (closed.get(key) ?? 0) + 1);
     }
     this.elsewhere = { unlistedEnvironments: unlistedEnvironments(inventory), closed };
@@ -78,10 +79,6 @@ export class ShelvedHistory {
   }
 }
 
-export function environmentIdOf(classified: ClassifiedLease): string | null {
-  return classified.environment?.id ?? classified.lease.environmentId;
-}
-
 export function providerCodeOf(classified: ClassifiedLease): number {
   return Math.max(0, PROVIDER_CODES.indexOf(classified.provider.code));
 }
@@ -101,7 +98,7 @@ function unlistedEnvironments(inventory: Inventory): UnlistedEnvironment[] {
   );
   const unlisted: UnlistedEnvironment[] = [];
   for (const classified of inventory.leases) {
-    const key = historyKey(classified.sourceId, environmentIdOf(classified));
+    const key = historyKey(classified.sourceId, listedEnvironmentId(classified));
     if (seen.has(key)) continue;
     seen.add(key);
     unlisted.push(unlistedEnvironmentOf(classified));
