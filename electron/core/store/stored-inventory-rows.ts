@@ -43,24 +43,6 @@ export class StoredInventoryRows {
     );
   }
 
-  /** The first row with this lease id, sources in the save's order; null: not that save (or no such row). */
-  firstById(saved: StoredGeneration, leaseId: string): ClassifiedLease | null {
-    const read = this.#db.prepare(
-      "SELECT data, observed_from FROM inventory_rows WHERE source_id = ? AND lease_id = ?",
-    );
-    return (
-      this.#reading(saved, (observedAt) => {
-        for (const sourceId of saved.sourceIds) {
-          const row = read.get(sourceId, leaseId) as
-            | { data: string; observed_from: string | null }
-            | undefined;
-          if (row !== undefined) return storedRow(row, observedAt);
-        }
-        return null;
-      }) ?? null
-    );
-  }
-
   /** Calls `each` with every stored row, source by source in each source's order; false: not that save. */
   forEach(saved: StoredGeneration, each: (classified: ClassifiedLease) => void): boolean {
     const read = this.#db.prepare(

@@ -94,7 +94,6 @@ export interface KeptInventory {
   readonly rowsOf: {
     holds(saved: SavedAs): boolean;
     byKeys(saved: SavedAs, keys: readonly RowKey[]): (ClassifiedLease | undefined)[] | null;
-    firstById(saved: SavedAs, leaseId: string): ClassifiedLease | null;
     forEach(saved: SavedAs, each: (classified: ClassifiedLease) => void): boolean;
   };
   /** Resolves when no background save is running or waiting. */
@@ -609,23 +608,38 @@ export class InventoryKeeper {
   }
 
   /**
-   * A row held or shelved. Without a source, a held row is taken before a shelved one of the same id
-   * (the same lease id in two sources: the live row).
+   * A row held or shelved. Without a source, the row with that id that comes first in the whole
+   * inventory, whether it is held or shelved (the same lease id in two sources), as before the shelving.
    */
   #lookUp(leaseId: string, sourceId: string | null, again = true): ClassifiedLease | undefined {
     const held = this.#byId.get(leaseKey(sourceId ?? undefined, leaseId));
     const shelf = this.#shelf;
     const store = this.#store;
-    if (held !== undefined || shelf === null || store === null) return held;
-    const read =
-      sourceId === null
-        ? store.rowsOf.firstById(shelf.saved, leaseId)
-        : (store.rowsOf.byKeys(shelf.saved, [{ sourceId, leaseId }])?.[0] ?? null);
-    if (read != null) return this.#marked([read])[0];
+    if (shelf === null || store === null) return held;
+    const key = this.#shelvedKey(leaseId, sourceId, held);
+    if (key === null && held !== undefined) return held;
+    const read = key === null ? undefined : store.rowsOf.byKeys(shelf.saved, [key])?.[0];
+    if (read !== undefined) return this.#marked([read])[0];
     // Not found: in this save, or because another writer saved over it (then asked again of that one).
-    if (!again || store.rowsOf.holds(shelf.saved)) return undefined;
+    if (!again || store.rowsOf.holds(shelf.saved)) return held;
     this.#holdStoredInstead();
     return this.#lookUp(leaseId, sourceId, false);
+  }
+
+  /** The key to read from the shelf, or null when the held row (if any) is the answer. */
+  #shelvedKey(leaseId: string, sourceId: string | null, held: ClassifiedLease | undefined): RowKey | null {
+    if (sourceId !== null) return held === undefined ? { sourceId, leaseId } : null;
+    const shelved = this.#shelf?.history.firstWithId(leaseId) ?? null;
+    if (shelved === null) return null;
+    return held === undefined || shelved.rank < this.#rankOfHeld(held)
+      ? { sourceId: shelved.sourceId, leaseId }
+      : null;
+  }
+
+  /** A held row's place in the whole inventory, shelved rows counted. */
+  #rankOfHeld(held: ClassifiedLease): number {
+    const at = this.#inventory?.leases.indexOf(held) ?? -1;
+    return at === -1 ? Number.POSITIVE_INFINITY : (this.#shelf?.liveRanks[at] ?? at);
   }
 
   #untracked(): UntrackedAnswer | null {

@@ -162,6 +162,26 @@ describe("history shelved in the store once the inventory is saved", () => {
     expect(await shelving.handle({ type: "find", leaseId: "no-such-lease", sourceId: null })).toBeNull();
   });
 
+  it("finds, without a source, the row that comes first in the inventory, whether it is held or shelved", async () => {
+    const inventory = coldScan();
+    const first = closed(inventory)[0]!;
+    const live = inventory.leases.find((classified) => classified.verdict.headline !== "closed")!;
+    // The same lease id in a second source, later in the inventory and live: kept in the heap.
+    const twin: ClassifiedLease = {
+      ...live,
+      sourceId: "second-ledger",
+      lease: { ...live.lease, id: first.lease.id },
+      sharedWith: [],
+    };
+    const { shelving, holding } = await keepers({ ...inventory, leases: [...inventory.leases, twin] });
+    const request = { type: "find", leaseId: first.lease.id, sourceId: null } as const;
+    const found = (await shelving.handle(request)) as FoundLease;
+    expect(found.lease.sourceId).toBe(first.sourceId);
+    expect(found).toEqual(await holding.handle(request));
+    const inSecond = (await shelving.handle({ ...request, sourceId: "second-ledger" })) as FoundLease;
+    expect(inSecond.lease).toEqual(twin);
+  });
+
   it("cuts views to an environment with the same rows and history counts as a keeper holding every row", async () => {
     const inventory = coldScan();
     const { shelving, holding } = await keepers(inventory);

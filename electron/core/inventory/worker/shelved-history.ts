@@ -56,6 +56,16 @@ export class ShelvedHistory {
     return this.leaseIds.length;
   }
 
+  /** The shelved row with this lease id that comes first in the whole inventory (its source and place). */
+  firstWithId(leaseId: string): { sourceId: string; rank: number } | null {
+    let first: { sourceId: string; rank: number } | null = null;
+    for (let at = this.leaseIds.indexOf(leaseId); at !== -1; at = this.leaseIds.indexOf(leaseId, at + 1)) {
+      const rank = this.ranks[at]!;
+      if (first === null || rank < first.rank) first = { sourceId: this.sourceIds[at]!, rank };
+    }
+    return first;
+  }
+
   /**
    * Splits a saved inventory: its history shelved, and the inventory without it (`live`), with each live
    * row's place in the whole. A row is shelved when it is `closed` and is the very row the store was
