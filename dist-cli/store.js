@@ -2171,6 +2171,14 @@ function scannedMetadata(value, leftOut) {
 	}
 	return changed ? trimmed : value;
 }
+// shared/domain/listed-environment.ts
+/**
+* The environment a row is listed under: the one its source matched it to, else the id the row itself
+* names (an orphan's, or null). Tables, counts, history pages and the store all group rows by it.
+*/
+function listedEnvironmentId(classified) {
+	return classified.environment?.id ?? classified.lease.environmentId;
+}
 // electron/core/store/sqlite/migrations/actions.ts
 /**
 * The action engine's tables, in the store's migration list (./index.ts). Plans and
@@ -4934,7 +4942,7 @@ function emptyCounts$1() {
 function unlistedEnvironmentOf(classified) {
 	return {
 		sourceId: classified.sourceId,
-		environmentId: classified.environment?.id ?? classified.lease.environmentId,
+		environmentId: listedEnvironmentId(classified),
 		companyId: classified.environment?.companyId ?? classified.lease.companyId,
 		name: classified.environment?.name ?? "",
 		known: classified.environment !== null
@@ -5013,7 +5021,7 @@ function encodeInventory(inventory, options = {}) {
 	const leases = emptyLeaseColumns();
 	for (const classified of inventory.leases) {
 		const { lease, verdict, provider } = classified;
-		const environmentId = classified.environment?.id ?? lease.environmentId;
+		const environmentId = listedEnvironmentId(classified);
 		if (filter !== null && environmentId !== filter) continue;
 		const key = environmentKey(classified.sourceId, environmentId);
 		const environmentAt = environmentIndex.get(key) ?? addUnlisted(unlistedEnvironmentOf(classified), key, emptyCounts$1());
@@ -8441,4 +8449,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, JANITOR_ACTIONS, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SourceError, SqliteJournal, SqliteQuarantineStore, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, closedAtMs, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, indexListings, inventoryRowDecoder, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, leaseSearchText, loadSharedView, markerPrefix, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openPostgresStore, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, reconcile, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedStoreFailure, shortVersion, summarizeCounts, timeLeft, unlistedEnvironmentOf, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, JANITOR_ACTIONS, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SourceError, SqliteJournal, SqliteQuarantineStore, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, closedAtMs, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, indexListings, inventoryRowDecoder, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, leaseSearchText, listedEnvironmentId, loadSharedView, markerPrefix, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openPostgresStore, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, reconcile, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedStoreFailure, shortVersion, summarizeCounts, timeLeft, unlistedEnvironmentOf, warmUntil, writerGeneration };
