@@ -16,6 +16,7 @@ import { indexListings, observeProvider } from "./provider-state.js";
 import { recordedSandboxId } from "./sandbox-id.js";
 import { classifyLease } from "./verdict.js";
 import type { VerdictMemo } from "./verdict-memo.js";
+import { VerdictValues } from "./verdict-values.js";
 
 export interface ReconcileInput {
   snapshots: readonly SourceSnapshot[];
@@ -50,6 +51,7 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
   const listingIndex = indexListings(listings);
   const environments = indexEnvironments(snapshots);
   const sandboxGroups = groupRowsBySandbox(snapshots);
+  const verdicts = new VerdictValues();
 
   const leases: ClassifiedLease[] = [];
   for (const { sourceId, leases: rows, installedPlugin } of snapshots) {
@@ -60,11 +62,13 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
       const provider = observeProvider(row, environment, listingIndex);
       const shared = sharedEvidence(row, sandboxGroups);
       const judge = () =>
-        classifyLease(row, environment, provider, {
-          now,
-          otherRowsOnSandbox: shared.others,
-          ...(installedPlugin === undefined ? {} : { installedPlugin }),
-        });
+        verdicts.of(
+          classifyLease(row, environment, provider, {
+            now,
+            otherRowsOnSandbox: shared.others,
+            ...(installedPlugin === undefined ? {} : { installedPlugin }),
+          }),
+        );
       const verdict =
         memo === undefined
           ? judge()

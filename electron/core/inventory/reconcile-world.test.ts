@@ -30,4 +30,18 @@ describe("reconcile over a generated world", () => {
       expect(classified.verdict, `verdict of ${lease.id}`).toEqual(verdict);
     }
   });
+
+  it("gives rows judged alike one shared, frozen verdict", () => {
+    const inventory = reconcile(worldInput());
+    const objects = new Set(inventory.leases.map((classified) => classified.verdict));
+    const contents = new Set(inventory.leases.map((classified) => JSON.stringify(classified.verdict)));
+    expect(contents.size, "the world has several verdicts").toBeGreaterThan(5);
+    expect(objects.size).toBe(contents.size);
+    expect(objects.size * 10, "far fewer verdicts than rows").toBeLessThan(inventory.leases.length);
+    for (const verdict of objects) {
+      expect(Object.isFrozen(verdict)).toBe(true);
+      expect(Object.isFrozen(verdict.flags) && Object.isFrozen(verdict.allowedActions)).toBe(true);
+      expect(() => (verdict.flags as string[]).push("stale-config")).toThrow(TypeError);
+    }
+  });
 });
