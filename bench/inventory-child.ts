@@ -85,7 +85,9 @@ export interface RescanScan {
   /** List pages the reader parsed, and pages whose bytes were the last scan's (not parsed again). */
   pages?: { read: number; reused: number };
   requests: number;
+  /** Rows the view shows, and the history it counts without carrying it (most rows of a long-lived instance). */
   rows: number;
+  history: number;
   loop: { maxBlockMs: number; maxBlockCpuMs: number | null; maxWaitMs: number | null; blocks: LoopBlock[] };
   /** The kernel's high-water mark of the process when this scan ended; heap peak during it. */
   memory: { maxRssMB: number; heapUsedMaxMB: number };
@@ -288,6 +290,7 @@ async function timedScan(app: Core): Promise<RescanScan> {
     ...("pages" in timings && timings.pages !== undefined ? { pages: timings.pages } : {}),
     requests: view.requests,
     rows: view.leases.leaseId.length,
+    history: view.history.count,
     loop: {
       maxBlockMs: loopReport.maxBlockMs,
       maxBlockCpuMs: loopReport.maxBlockCpuMs,
