@@ -56,6 +56,8 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
   const leases: ClassifiedLease[] = [];
   for (const { sourceId, leases: rows, installedPlugin } of snapshots) {
     const sourceEnvironments = environments.get(sourceId);
+    // One copy of the memo keys' prefix for the whole source (a template per row made one per row).
+    const memoKeyPrefix = `${sourceId}\u0000`;
     for (const row of rows) {
       const environment =
         row.environmentId === null ? null : (sourceEnvironments?.get(row.environmentId) ?? null);
@@ -73,7 +75,7 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
         memo === undefined
           ? judge()
           : memo.verdict(
-              `${sourceId}\u0000${row.id}`,
+              memoKeyPrefix + row.id,
               { row, environment, provider: provider.code, otherRows: shared.others, installedPlugin },
               nowMs,
               judge,
