@@ -86,7 +86,7 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
         environment,
         verdict,
         provider,
-        sharedWith: shared.others.map((other) => other.id),
+        sharedWith: shared === NOT_SHARED ? NO_OTHER_LEASES : shared.others.map((other) => other.id),
       };
       if (shared.count > shared.others.length) classified.sharedWithCount = shared.count;
       if (installedPlugin !== undefined) classified.installedPlugin = installedPlugin;
@@ -183,6 +183,8 @@ function groupRowsBySandbox(snapshots: readonly SourceSnapshot[]): Map<string, S
 }
 
 const NOT_SHARED = { others: [] as LeaseRow[], count: 0 };
+/** The `sharedWith` of every row alone on its sandbox: one frozen empty list, not one per row. */
+const NO_OTHER_LEASES = Object.freeze([]) as unknown as string[];
 
 /**
  * The other leases on this row's sandbox (at most SHARED_WITH_LIMIT of them, each lease once however

@@ -31,7 +31,7 @@ describe("reconcile over a generated world", () => {
     }
   });
 
-  it("gives rows judged alike one shared, frozen verdict", () => {
+  it("gives rows judged alike one shared, frozen verdict, and rows alone on a sandbox one empty list", () => {
     const inventory = reconcile(worldInput());
     const objects = new Set(inventory.leases.map((classified) => classified.verdict));
     const contents = new Set(inventory.leases.map((classified) => JSON.stringify(classified.verdict)));
@@ -43,5 +43,8 @@ describe("reconcile over a generated world", () => {
       expect(Object.isFrozen(verdict.flags) && Object.isFrozen(verdict.allowedActions)).toBe(true);
       expect(() => (verdict.flags as string[]).push("stale-config")).toThrow(TypeError);
     }
+    const alone = inventory.leases.filter((classified) => classified.sharedWith.length === 0);
+    expect(alone.length).toBeGreaterThan(1);
+    expect(new Set(alone.map((classified) => classified.sharedWith)).size, "one empty list").toBe(1);
   });
 });
