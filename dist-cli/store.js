@@ -7137,6 +7137,7 @@ function reconcile({ snapshots, listings, now, requests, memo }) {
 	const leases = [];
 	for (const { sourceId, leases: rows, installedPlugin } of snapshots) {
 		const sourceEnvironments = environments.get(sourceId);
+		const memoKeyPrefix = `${sourceId}\u0000`;
 		for (const row of rows) {
 			const environment = row.environmentId === null ? null : sourceEnvironments?.get(row.environmentId) ?? null;
 			const provider = observeProvider(row, environment, listingIndex);
@@ -7150,7 +7151,7 @@ function reconcile({ snapshots, listings, now, requests, memo }) {
 				sourceId,
 				lease: row,
 				environment,
-				verdict: memo === void 0 ? judge() : memo.verdict(`${sourceId}\u0000${row.id}`, {
+				verdict: memo === void 0 ? judge() : memo.verdict(memoKeyPrefix + row.id, {
 					row,
 					environment,
 					provider: provider.code,
@@ -7158,7 +7159,7 @@ function reconcile({ snapshots, listings, now, requests, memo }) {
 					installedPlugin
 				}, nowMs, judge),
 				provider,
-				sharedWith: shared.others.map((other) => other.id)
+				sharedWith: shared === NOT_SHARED ? NO_OTHER_LEASES : shared.others.map((other) => other.id)
 			};
 			if (shared.count > shared.others.length) classified.sharedWithCount = shared.count;
 			if (installedPlugin !== void 0) classified.installedPlugin = installedPlugin;
@@ -7235,6 +7236,8 @@ var NOT_SHARED = {
 	others: [],
 	count: 0
 };
+/** The `sharedWith` of every row alone on its sandbox: one frozen empty list, not one per row. */
+var NO_OTHER_LEASES = Object.freeze([]);
 /**
 * The other leases on this row's sandbox (at most SHARED_WITH_LIMIT of them, each lease once however
 * many sources carry it, the first copy in holding-first order standing for it) and how many there are.
