@@ -14,6 +14,7 @@ import type {
 import type { Company, Environment, LeaseRow, SourceGap } from "./paperclip.js";
 import { indexListings, observeProvider } from "./provider-state.js";
 import { recordedSandboxId } from "./sandbox-id.js";
+import { UnlistedObservations } from "./unlisted-observations.js";
 import { classifyLease } from "./verdict.js";
 import type { VerdictMemo } from "./verdict-memo.js";
 import { VerdictValues } from "./verdict-values.js";
@@ -52,6 +53,7 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
   const environments = indexEnvironments(snapshots);
   const sandboxGroups = groupRowsBySandbox(snapshots);
   const verdicts = new VerdictValues();
+  const unlisted = new UnlistedObservations();
 
   const leases: ClassifiedLease[] = [];
   for (const { sourceId, leases: rows, installedPlugin } of snapshots) {
@@ -61,7 +63,7 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
     for (const row of rows) {
       const environment =
         row.environmentId === null ? null : (sourceEnvironments?.get(row.environmentId) ?? null);
-      const provider = observeProvider(row, environment, listingIndex);
+      const provider = unlisted.of(observeProvider(row, environment, listingIndex));
       const shared = sharedEvidence(row, sandboxGroups);
       const judge = () =>
         verdicts.of(

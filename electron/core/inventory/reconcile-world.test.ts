@@ -47,4 +47,18 @@ describe("reconcile over a generated world", () => {
     expect(alone.length).toBeGreaterThan(1);
     expect(new Set(alone.map((classified) => classified.sharedWith)).size, "one empty list").toBe(1);
   });
+
+  it("gives rows whose sandbox no listing shows one shared, frozen observation per kind", () => {
+    const inventory = reconcile(worldInput());
+    const unlisted = inventory.leases.filter((classified) => classified.provider.sandbox === null);
+    const objects = new Set(unlisted.map((classified) => classified.provider));
+    const contents = new Set(unlisted.map((classified) => JSON.stringify(classified.provider)));
+    expect(unlisted.length, "the world has rows no listing shows").toBeGreaterThan(50);
+    expect(objects.size).toBe(contents.size);
+    expect(objects.size * 10).toBeLessThan(unlisted.length);
+    for (const observation of objects) expect(Object.isFrozen(observation)).toBe(true);
+    // A row whose sandbox was listed keeps an observation of its own.
+    const listed = inventory.leases.filter((classified) => classified.provider.sandbox !== null);
+    expect(new Set(listed.map((classified) => classified.provider)).size).toBe(listed.length);
+  });
 });
