@@ -7090,6 +7090,26 @@ var events = {
 	/** Menu shortcuts (Ctrl/Cmd-R refresh, Ctrl/Cmd-K palette) forwarded to the UI. */
 	"app:command": AppCommandSchema
 };
+// shared/domain/unlisted-observations.ts
+/**
+* What CreateOS said of a row whose sandbox no listing shows depends only on where the row points and
+* why it was not seen: the origin and how it was found, the code and its reason, and the time of the
+* origin's listing. In a long-lived instance that is most rows (their sandboxes were destroyed long
+* ago), and they fall into a handful of observations: each is kept once, frozen, for every row that
+* has it. One instance per judgement; a row whose sandbox was listed keeps its own.
+*/
+var UnlistedObservations = class {
+	#byContent = /* @__PURE__ */ new Map();
+	/** The shared copy of an observation without a listed sandbox; any other is handed back as it is. */
+	of(observation) {
+		if (observation.sandbox !== null || observation.actedOnBy != null) return observation;
+		const content = JSON.stringify(observation);
+		const known = this.#byContent.get(content);
+		if (known !== void 0) return known;
+		this.#byContent.set(content, Object.freeze(observation));
+		return observation;
+	}
+};
 // shared/domain/verdict-values.ts
 /**
 * Verdicts are values: every row judged alike gets the very same frozen verdict object. A fleet's rows
@@ -7134,13 +7154,14 @@ function reconcile({ snapshots, listings, now, requests, memo }) {
 	const environments = indexEnvironments(snapshots);
 	const sandboxGroups = groupRowsBySandbox(snapshots);
 	const verdicts = new VerdictValues();
+	const unlisted = new UnlistedObservations();
 	const leases = [];
 	for (const { sourceId, leases: rows, installedPlugin } of snapshots) {
 		const sourceEnvironments = environments.get(sourceId);
 		const memoKeyPrefix = `${sourceId}\u0000`;
 		for (const row of rows) {
 			const environment = row.environmentId === null ? null : sourceEnvironments?.get(row.environmentId) ?? null;
-			const provider = observeProvider(row, environment, listingIndex);
+			const provider = unlisted.of(observeProvider(row, environment, listingIndex));
 			const shared = sharedEvidence(row, sandboxGroups);
 			const judge = () => verdicts.of(classifyLease(row, environment, provider, {
 				now,
