@@ -1,11 +1,14 @@
 import { originOf } from "./api-url.js";
 import { HEADLINES, type Headline, TERMINAL_PROVIDER_STATUSES } from "./codes.js";
 import { holdsSandbox } from "./flags.js";
+import { FrozenValues } from "./frozen-values.js";
 import type {
   ClassifiedLease,
   EnvironmentSummary,
   Inventory,
+  LeaseVerdict,
   OriginHealth,
+  ProviderObservation,
   SandboxListing,
   SourceSnapshot,
   UncertainSandbox,
@@ -14,10 +17,8 @@ import type {
 import type { Company, Environment, LeaseRow, SourceGap } from "./paperclip.js";
 import { indexListings, observeProvider } from "./provider-state.js";
 import { recordedSandboxId } from "./sandbox-id.js";
-import { UnlistedObservations } from "./unlisted-observations.js";
 import { classifyLease } from "./verdict.js";
 import type { VerdictMemo } from "./verdict-memo.js";
-import { VerdictValues } from "./verdict-values.js";
 
 export interface ReconcileInput {
   snapshots: readonly SourceSnapshot[];
@@ -52,8 +53,9 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
   const listingIndex = indexListings(listings);
   const environments = indexEnvironments(snapshots);
   const sandboxGroups = groupRowsBySandbox(snapshots);
-  const verdicts = new VerdictValues();
-  const unlisted = new UnlistedObservations();
+  // Rows judged alike share one verdict, and rows no listing shows one observation (decisions 219, 220).
+  const verdicts = new FrozenValues<LeaseVerdict>(freezeVerdict);
+  const unlisted = new FrozenValues<ProviderObservation>();
 
   const leases: ClassifiedLease[] = [];
   for (const { sourceId, leases: rows, installedPlugin } of snapshots) {
@@ -63,7 +65,10 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
     for (const row of rows) {
       const environment =
         row.environmentId === null ? null : (sourceEnvironments?.get(row.environmentId) ?? null);
-      const provider = unlisted.of(observeProvider(row, environment, listingIndex));
+      const observed = observeProvider(row, environment, listingIndex);
+      // Without a listed sandbox (or a job's mark) an observation says only where and why: shared.
+      const provider =
+        observed.sandbox === null && observed.actedOnBy == null ? unlisted.of(observed) : observed;
       const shared = sharedEvidence(row, sandboxGroups);
       const judge = () =>
         verdicts.of(
@@ -182,6 +187,16 @@ function groupRowsBySandbox(snapshots: readonly SourceSnapshot[]): Map<string, S
     }
   }
   return groups;
+}
+
+/** Frozen with its arrays, so a change meant for one row's verdict cannot reach every row sharing it. */
+function freezeVerdict(verdict: LeaseVerdict): LeaseVerdict {
+  Object.freeze(verdict.ownership);
+  Object.freeze(verdict.flags);
+  Object.freeze(verdict.allowedActions);
+  Object.freeze(verdict.overridableActions);
+  Object.freeze(verdict.refusals);
+  return Object.freeze(verdict);
 }
 
 const NOT_SHARED = { others: [] as LeaseRow[], count: 0 };
