@@ -7090,58 +7090,28 @@ var events = {
 	/** Menu shortcuts (Ctrl/Cmd-R refresh, Ctrl/Cmd-K palette) forwarded to the UI. */
 	"app:command": AppCommandSchema
 };
-// shared/domain/unlisted-observations.ts
+// shared/domain/frozen-values.ts
 /**
-* What CreateOS said of a row whose sandbox no listing shows depends only on where the row points and
-* why it was not seen: the origin and how it was found, the code and its reason, and the time of the
-* origin's listing. In a long-lived instance that is most rows (their sandboxes were destroyed long
-* ago), and they fall into a handful of observations: each is kept once, frozen, for every row that
-* has it. One instance per judgement; a row whose sandbox was listed keeps its own.
+* Values that many rows hold alike, kept once: `of` hands back the first value seen with the same JSON,
+* frozen, so every row holding it shares one object and a change meant for one row throws instead of
+* reaching them all. One instance per judgement: what it holds is bounded by that scan's distinct values.
+* Used for verdicts (decision 219) and for what CreateOS said of rows no listing shows (decision 220).
 */
-var UnlistedObservations = class {
+var FrozenValues = class {
 	#byContent = /* @__PURE__ */ new Map();
-	/** The shared copy of an observation without a listed sandbox; any other is handed back as it is. */
-	of(observation) {
-		if (observation.sandbox !== null || observation.actedOnBy != null) return observation;
-		const content = JSON.stringify(observation);
+	#freeze;
+	/** `freeze` freezes a value the first time it is seen, with whatever it holds that could be changed. */
+	constructor(freeze = Object.freeze) {
+		this.#freeze = freeze;
+	}
+	of(value) {
+		const content = JSON.stringify(value);
 		const known = this.#byContent.get(content);
 		if (known !== void 0) return known;
-		this.#byContent.set(content, Object.freeze(observation));
-		return observation;
+		this.#byContent.set(content, this.#freeze(value));
+		return value;
 	}
 };
-// shared/domain/verdict-values.ts
-/**
-* Verdicts are values: every row judged alike gets the very same frozen verdict object. A fleet's rows
-* fall into a few dozen verdicts (28 over the bench's 100,000 rows), so sharing them saves the ≈ 300 bytes
-* of object and arrays each row's own copy held, and every digest taken of a verdict afterwards (the
-* store's row version) is taken once per value, not once per row. One instance per judgement: what it
-* holds is bounded by that scan's distinct verdicts.
-*/
-var VerdictValues = class {
-	#byText = /* @__PURE__ */ new Map();
-	/** The shared copy of this verdict: the first one seen with the same content, frozen. */
-	of(verdict) {
-		const text = JSON.stringify(verdict);
-		const known = this.#byText.get(text);
-		if (known !== void 0) return known;
-		this.#byText.set(text, freezeVerdict(verdict));
-		return verdict;
-	}
-	/** How many distinct verdicts have been seen. */
-	get size() {
-		return this.#byText.size;
-	}
-};
-/** Frozen with its arrays, so a caller that meant to change one row's verdict cannot change them all. */
-function freezeVerdict(verdict) {
-	Object.freeze(verdict.ownership);
-	Object.freeze(verdict.flags);
-	Object.freeze(verdict.allowedActions);
-	Object.freeze(verdict.overridableActions);
-	Object.freeze(verdict.refusals);
-	return Object.freeze(verdict);
-}
 /**
 * The inventory: every lease row of every source joined with its environment and with what CreateOS
 * lists, judged; plus per-environment counts, the listed sandboxes no row names, and the health of each
@@ -7153,15 +7123,16 @@ function reconcile({ snapshots, listings, now, requests, memo }) {
 	const listingIndex = indexListings(listings);
 	const environments = indexEnvironments(snapshots);
 	const sandboxGroups = groupRowsBySandbox(snapshots);
-	const verdicts = new VerdictValues();
-	const unlisted = new UnlistedObservations();
+	const verdicts = new FrozenValues(freezeVerdict);
+	const unlisted = new FrozenValues();
 	const leases = [];
 	for (const { sourceId, leases: rows, installedPlugin } of snapshots) {
 		const sourceEnvironments = environments.get(sourceId);
 		const memoKeyPrefix = `${sourceId}\u0000`;
 		for (const row of rows) {
 			const environment = row.environmentId === null ? null : sourceEnvironments?.get(row.environmentId) ?? null;
-			const provider = unlisted.of(observeProvider(row, environment, listingIndex));
+			const observed = observeProvider(row, environment, listingIndex);
+			const provider = observed.sandbox === null && observed.actedOnBy == null ? unlisted.of(observed) : observed;
 			const shared = sharedEvidence(row, sandboxGroups);
 			const judge = () => verdicts.of(classifyLease(row, environment, provider, {
 				now,
@@ -7252,6 +7223,15 @@ function groupRowsBySandbox(snapshots) {
 	}
 	for (const group of groups.values()) if (group.rows.length > 1) group.rows.sort((a, b) => Number(holdsSandbox(b)) - Number(holdsSandbox(a)));
 	return groups;
+}
+/** Frozen with its arrays, so a change meant for one row's verdict cannot reach every row sharing it. */
+function freezeVerdict(verdict) {
+	Object.freeze(verdict.ownership);
+	Object.freeze(verdict.flags);
+	Object.freeze(verdict.allowedActions);
+	Object.freeze(verdict.overridableActions);
+	Object.freeze(verdict.refusals);
+	return Object.freeze(verdict);
 }
 var NOT_SHARED = {
 	others: [],
