@@ -10,9 +10,9 @@ import { type ChannelCall, channelCaller } from "./testing/app-calls.js";
 import { openOneAccountApp } from "./testing/one-account-app.js";
 
 // Through the composition root, the real inventory thread and its SQLite store: once a scan is saved,
-// its history is read back from the store (decision 216). A closed row edited in the store after the
-// save shows the edit in every answer that reads it: history pages, the lease's detail, proofs and
-// plans (the whole inventory); a live row, held in the heap, does not.
+// its rows are read back from the store, history and live rows alike (decisions 216, 221). A row edited
+// in the store after the save shows the edit in every answer that reads it: history pages, the lease's
+// detail, an environment's view, proofs and plans (the whole inventory).
 
 let sim: Simulator;
 let dir: string;
@@ -71,7 +71,7 @@ function editInStore(leaseId: string, issueId: string): void {
 }
 
 describe("history read back from the store once a scan is saved", () => {
-  it("answers history, detail, proofs and plans from the store's rows for history, and from the heap for live rows", async () => {
+  it("answers history, detail, views, proofs and plans from the store's rows, closed and live", async () => {
     const view = await call("inventory:get", { refresh: true });
     expect(view.history.count).toBe(3);
     expect(decodeInventoryRows(view).map((row) => row.leaseId)).toEqual([live.id]);
@@ -91,14 +91,17 @@ describe("history read back from the store once a scan is saved", () => {
     expect(detail.row.issueId, "the closed row's detail was read from the store").toBe(issue);
     expect(detail.verdict.headline).toBe("closed");
     const liveDetail = await call("leases:detail", { leaseId: live.id, sourceId: "ledger" });
-    expect(liveDetail.row.issueId, "the live row stays in the heap").toBeNull();
+    expect(liveDetail.row.issueId, "the live row's detail was read from the store too").toBe(issue);
+    const environmentView = await call("inventory:get", { environmentId: live.environmentId! });
+    expect(decodeInventoryRows(environmentView).map((row) => row.leaseId)).toEqual([live.id]);
 
     // Proofs, plans, the janitor and `scan --json` take the whole inventory, put back together.
     const whole = await app.inventory.full();
     expect(whole.leases.map((classified) => classified.lease.id)).toEqual(
       [...closedRows, live].map((row) => row.id),
     );
-    expect(whole.leases.find((classified) => classified.lease.id === newest!.id)?.lease.issueId).toBe(issue);
+    for (const wanted of [newest!, live])
+      expect(whole.leases.find((classified) => classified.lease.id === wanted.id)?.lease.issueId).toBe(issue);
     const proof = await call("markers:prove", { leases: [{ leaseId: newest!.id, sourceId: "ledger" }] });
     expect(proof.proofs.map((entry) => entry.subject)).toEqual([
       { kind: "lease", sourceId: "ledger", leaseId: newest!.id },

@@ -300,7 +300,9 @@ describe("background inventory save", () => {
     const result = await again.saveInBackground(next, ["a", "b"]);
     expect(result.newSinceLastScan).toEqual(expected.newSinceLastScan);
     expect(result.rows).toEqual({ written: 1500, moved: 0, deleted: 0, kept: 0 });
-    expect(again.loadLast()).toEqual(sync.loadLast());
+    // The same inventory; each database numbers its own saves.
+    expect({ ...again.loadLast(), stored: null }).toEqual({ ...sync.loadLast(), stored: null });
+    expect(again.loadLast()?.stored).toEqual({ generation: result.stored.generation, sourceIds: ["a", "b"] });
     expect(staged(reopened)).toBe(0);
     expect(count(reopened, "SELECT COUNT(*) FROM inventory_generations")).toBe(1);
     reopened.close();
@@ -411,6 +413,8 @@ describe("background inventory save", () => {
     expect(store.loadLast()).toEqual({
       inventory: asStored(saved, sources),
       newSinceLastScan: ["lease-1", "lease-3"],
+      // Carried over under the migration's one generation, every source stamped with it.
+      stored: { generation: 0, sourceIds: sources },
     });
 
     const next = fleet(700, 1, "2026-11-30T01:00:00.000Z");

@@ -6,6 +6,7 @@ import {
   type SaveResult,
   type ScanPayload,
   type SourcePayload,
+  type StoredGeneration,
   saveInventoryRows,
   saveInventoryRowsAtOnce,
 } from "./inventory-save.js";
@@ -16,6 +17,11 @@ export interface StoredInventory {
   inventory: Inventory;
   /** Lease ids that were new, or whose headline changed, when this inventory was saved. */
   newSinceLastScan: string[];
+  /**
+   * The save its rows were read from, to read them back by key later (`rowsOf`); null when its sources
+   * were stamped by different saves.
+   */
+  stored: StoredGeneration | null;
 }
 
 const NO_ROWS: SaveResult["rows"] = { written: 0, moved: 0, deleted: 0, kept: 0 };
@@ -129,14 +135,18 @@ export class InventoryStore {
       : { generatedAt: scan.generated_at, sourceIds: JSON.parse(scan.source_ids) as string[] };
   }
 
-  /** The inventory as the last scan left it, or null before the first scan. */
+  /** The inventory as the last scan left it, or null before the first scan; one read transaction. */
   loadLast(): StoredInventory | null {
+    return this.#db.transaction(() => this.#readLast())();
+  }
+
+  #readLast(): StoredInventory | null {
     const scan = this.#db
       .prepare("SELECT generated_at, requests, source_ids, payload FROM last_scan WHERE id = 1")
       .get() as { generated_at: string; requests: number; source_ids: string; payload: string } | undefined;
     if (scan === undefined) return null;
     const readSource = this.#db.prepare(
-      "SELECT payload, new_since_last_scan FROM inventory_sources WHERE source_id = ?",
+      "SELECT payload, new_since_last_scan, generation FROM inventory_sources WHERE source_id = ?",
     );
     const { untracked, origins, untrackedUncertain, companies, gaps, observedAt } = JSON.parse(
       scan.payload,
@@ -154,16 +164,30 @@ export class InventoryStore {
       origins,
     };
     const newSinceLastScan: string[] = [];
-    for (const sourceId of JSON.parse(scan.source_ids) as string[]) {
-      const row = readSource.get(sourceId) as { payload: string; new_since_last_scan: string } | undefined;
-      if (row === undefined) continue;
+    const sourceIds = JSON.parse(scan.source_ids) as string[];
+    const generations = new Set<number>();
+    for (const sourceId of sourceIds) {
+      const row = readSource.get(sourceId) as
+        | { payload: string; new_since_last_scan: string; generation: number }
+        | undefined;
+      if (row === undefined) {
+        generations.add(Number.NaN);
+        continue;
+      }
+      generations.add(row.generation);
       const payload = JSON.parse(row.payload) as SourcePayload;
       inventory.environments.push(...payload.environments);
       inventory.problems.push(...payload.problems);
       for (const classified of this.rows(sourceId, observedAt ?? {})) inventory.leases.push(classified);
       newSinceLastScan.push(...(JSON.parse(row.new_since_last_scan) as string[]));
     }
-    return { inventory, newSinceLastScan };
+    // Read back later only as one save, every source stamped with it (`StoredInventoryRows`).
+    const [generation] = generations;
+    const stored =
+      generation !== undefined && !Number.isNaN(generation) && generations.size === 1
+        ? { generation, sourceIds }
+        : null;
+    return { inventory, newSinceLastScan, stored };
   }
 
   /** A source's stored rows in its order, each read and parsed as it is reached. */

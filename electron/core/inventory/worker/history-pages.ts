@@ -10,6 +10,7 @@ import { PROVIDER_CODES } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
 import { listedEnvironmentId } from "../../../../shared/domain/listed-environment.js";
 import { providerCodeOf, type ShelvedHistory, searchTexts } from "./shelved-history.js";
+import type { ShelvedLiveRows } from "./shelved-live-rows.js";
 
 /**
  * History pages, answered from the inventory the worker holds and, once it is saved, from the store
@@ -24,10 +25,14 @@ export type ReadShelvedRows = (
   keys: readonly { sourceId: string; leaseId: string }[],
 ) => (ClassifiedLease | undefined)[] | null;
 
-/** The history the inventory does not carry, and where each of its rows stands in the whole inventory. */
+/**
+ * The rows the held inventory does not carry, kept in the store (its history, its live rows), and where
+ * each row it does carry stands in the whole inventory.
+ */
 export interface Shelf {
   history: ShelvedHistory;
-  liveRanks: Int32Array;
+  live: ShelvedLiveRows;
+  heldRanks: Int32Array;
 }
 
 /** The closed rows of one inventory, in page order, with what a filter reads of each. */
@@ -55,7 +60,7 @@ function indexOf(inventory: Inventory, shelf: Shelf | null): HistoryIndex {
   const held = inventory.leases
     .map((classified, at) => ({
       classified,
-      rank: shelf === null ? at : shelf.liveRanks[at]!,
+      rank: shelf === null ? at : shelf.heldRanks[at]!,
       closedAt: closedAtMs(classified),
     }))
     .filter(({ classified }) => classified.verdict.headline === "closed")

@@ -32,6 +32,7 @@ import type {
   WorkerRequest,
 } from "./protocol.js";
 import { ShelvedHistory } from "./shelved-history.js";
+import { ShelvedLiveRows } from "./shelved-live-rows.js";
 import { SourceReads } from "./source-reads.js";
 
 /** Views kept for main to fetch: the newest, and the one before it that main may be fetching still. */
@@ -98,7 +99,8 @@ export interface KeptInventory {
   };
   /** Resolves when no background save is running or waiting. */
   idle(): Promise<void>;
-  loadLast(): { inventory: Inventory } | null;
+  /** The last inventory saved, and the save its rows can be read back from by key (null: none). */
+  loadLast(): { inventory: Inventory; stored?: SavedAs | null } | null;
   lastScan(): { generatedAt: string; sourceIds: string[] } | null;
 }
 
@@ -158,8 +160,8 @@ export class InventoryKeeper {
   /** The inventory the held one was made from (before marks) and given to the store to save. */
   #heldFrom: Inventory | null = null;
   /**
-   * Once the held inventory is saved: its history, let go of and read back from the store by key
-   * (decision 216), and the save that holds it. Null while every row is held.
+   * Once the held inventory is saved: its history and its live rows, let go of and read back from the
+   * store by key (decisions 216, 221), and the save that holds them. Null while every row is held.
    */
   #shelf: (Shelf & { saved: SavedAs }) | null = null;
   #byId = new Map<string, ClassifiedLease>();
@@ -224,6 +226,8 @@ export class InventoryKeeper {
         return this.#accept(request.inventory, new Date(), { save: true });
       case "acted-on": {
         if (!this.#actedOn.note(request.origin, request.sandboxId, request.mark)) return null;
+        // A mark can reach any live row, and the view is encoded again from them: held again first.
+        this.#holdLiveRowsAgain();
         const current = this.#inventory;
         if (current === null) return null;
         const updated = this.#actedOn.apply(
@@ -236,15 +240,7 @@ export class InventoryKeeper {
           : this.#accept(updated, new Date(request.now), { save: false, sameRows: true });
       }
       case "view":
-        return this.#inventory
-          ? this.#redactor.redactDeep(
-              encodeInventory(this.#inventory, {
-                environmentId: request.environmentId,
-                leaveOutHistory: true,
-                historyElsewhere: this.#shelf?.history.elsewhere,
-              }),
-            )
-          : null;
+        return this.#environmentView(request.environmentId);
       case "view-part":
         return this.#viewPart(request.generation, request.from, request.to);
       case "history-page":
@@ -274,7 +270,7 @@ export class InventoryKeeper {
     if (this.#inventory !== held) return null;
     if (team !== null) return this.#accept(team, new Date(), { save: false });
     const stored = this.#store?.loadLast();
-    return stored ? this.#accept(stored.inventory, new Date(), { save: false }) : null;
+    return stored ? this.#acceptStored(stored, { shelve: true }) : null;
   }
 
   /**
@@ -523,35 +519,135 @@ export class InventoryKeeper {
   }
 
   /**
-   * Lets go of the held inventory's history once the store holds `saved` (its save of `from`): the
-   * closed rows are read back from there by key, page by page (decision 216). Only while the held
-   * inventory is still the one made from `from`.
+   * Lets go of the held inventory's rows once the store holds `saved` (its save of `from`): they are
+   * read back from there by key, history page by page (decisions 216, 221). Only while the held
+   * inventory is still the one made from `from`; rows a job's mark changed since stay held.
    */
   #shelve(from: Inventory, saved: SavedAs): void {
-    const held = this.#inventory;
-    if (held === null || this.#heldFrom !== from || this.#shelf !== null || this.#store === null) return;
-    const split = ShelvedHistory.split(held, from);
-    if (split === null || split.history.size === 0) return;
-    this.#hold(split.live);
-    this.#shelf = { history: split.history, liveRanks: split.liveRanks, saved };
+    const current = this.#inventory;
+    if (current === null || this.#heldFrom !== from || this.#shelf !== null || this.#store === null) return;
+    const split = ShelvedHistory.split(current, from, (classified) => this.#keptAsIs(classified));
+    if (split === null || split.history.size + split.live.size === 0) return;
+    this.#hold(split.held);
+    this.#shelf = { history: split.history, live: split.live, heldRanks: split.heldRanks, saved };
     // The inventory as it was saved is not needed again, and it holds every shelved row.
     this.#heldFrom = null;
+  }
+
+  /**
+   * Whether the store keeps this row as the heap has it: true unless a configured key was taken out of
+   * it. A row with a key in it stays held, so that a plan, a proof or a repair sees the row as its
+   * source gave it (a plan's fingerprint of a redacted row would never match the row read again).
+   * Checked part by part: rows share their environment, verdict and many observations, and a row read
+   * again by the database source is the same object, so the redactor's memory of each answers at once.
+   */
+  #keptAsIs(classified: ClassifiedLease): boolean {
+    const redactor = this.#redactor;
+    const { lease, environment, provider, verdict } = classified;
+    return (
+      redactor.redactDeep(classified.sourceId) === classified.sourceId &&
+      redactor.redactDeep(lease) === lease &&
+      redactor.redactDeep(environment) === environment &&
+      redactor.redactDeep(provider) === provider &&
+      redactor.redactDeep(verdict) === verdict &&
+      redactor.redactDeep(classified.sharedWith) === classified.sharedWith &&
+      redactor.redactDeep(classified.installedPlugin) === classified.installedPlugin
+    );
   }
 
   /**
    * After another writer saved over the store this keeper's history is shelved in (the CLI's scan on
    * the same data directory): the inventory the store holds now is held instead, a new generation.
    */
-  #holdStoredInstead(): void {
+  #holdStoredInstead({ shelve = true }: { shelve?: boolean } = {}): void {
     const stored = this.#store?.loadLast() ?? null;
     if (stored === null) this.#hold(null);
-    else this.#accept(stored.inventory, new Date(), { save: false });
+    else this.#acceptStored(stored, { shelve });
+  }
+
+  /**
+   * Holds an inventory read from this machine's store and encodes its view; with `shelve`, lets go of
+   * its rows at once, as after a save (the store holds the very rows just read).
+   */
+  #acceptStored(
+    stored: { inventory: Inventory; stored?: SavedAs | null },
+    { shelve }: { shelve: boolean },
+  ): Accepted {
+    const accepted = this.#accept(stored.inventory, new Date(), { save: false });
+    if (shelve && stored.stored != null) {
+      this.#heldFrom = stored.inventory;
+      this.#shelve(stored.inventory, stored.stored);
+    }
+    return accepted;
   }
 
   /** Rows read back from the shelf, with the marks of Leasekeeper's jobs applied as to the rows held. */
   #marked(rows: ClassifiedLease[]): ClassifiedLease[] {
     if (this.#actedOn.size === 0 || this.#inventory === null) return rows;
     return this.#actedOn.apply({ ...this.#inventory, leases: rows }, new Date()).leases;
+  }
+
+  /**
+   * One environment's view: its rows held and its live rows read back from the store, in inventory
+   * order, encoded as the whole view encodes them.
+   */
+  #environmentView(environmentId: string): InventoryView | null {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const inventory = this.#inventory;
+      if (inventory === null) return null;
+      const leases = this.#rowsListedUnder(environmentId);
+      if (leases === null) {
+        this.#holdStoredInstead();
+        continue;
+      }
+      return this.#redactor.redactDeep(
+        encodeInventory(
+          { ...inventory, leases },
+          { environmentId, leaveOutHistory: true, historyElsewhere: this.#shelf?.history.elsewhere },
+        ),
+      );
+    }
+    return null;
+  }
+
+  /**
+   * The rows held and the live rows shelved that are listed under `environmentId`, in inventory order
+   * (held rows of other environments come along: the encoder leaves them out); null when the store no
+   * longer holds the save they were shelved from.
+   */
+  #rowsListedUnder(environmentId: string): ClassifiedLease[] | null {
+    const held = this.#inventory?.leases ?? [];
+    const shelf = this.#shelf;
+    if (shelf === null || shelf.live.size === 0 || this.#store === null) return held;
+    const { keys, ranks } = shelf.live.listedUnder(environmentId);
+    const read = keys.length === 0 ? [] : this.#store.rowsOf.byKeys(shelf.saved, keys);
+    if (read === null || read.includes(undefined)) return null;
+    return mergeByRank(held, shelf.heldRanks, this.#marked(read as ClassifiedLease[]), ranks).leases;
+  }
+
+  /**
+   * Reads the live rows shelved back into the heap and holds them with the rest, as before they were
+   * shelved; the history stays shelved. When the store no longer holds their save, its inventory is
+   * held instead.
+   */
+  #holdLiveRowsAgain(): void {
+    const inventory = this.#inventory;
+    const shelf = this.#shelf;
+    if (inventory === null || shelf === null || shelf.live.size === 0 || this.#store === null) return;
+    const read = this.#store.rowsOf.byKeys(shelf.saved, shelf.live.keys());
+    // Another writer saved over the store: its inventory is held instead, every row of it.
+    if (read === null || read.includes(undefined)) {
+      this.#holdStoredInstead({ shelve: false });
+      return;
+    }
+    const merged = mergeByRank(
+      inventory.leases,
+      shelf.heldRanks,
+      read as ClassifiedLease[],
+      shelf.live.ranks,
+    );
+    this.#hold({ ...inventory, leases: merged.leases });
+    this.#shelf = { ...shelf, live: ShelvedLiveRows.NONE, heldRanks: Int32Array.from(merged.ranks) };
   }
 
   #historyPage(request: HistoryPageRequest): HistoryPage | null {
@@ -578,14 +674,15 @@ export class InventoryKeeper {
       const inventory = this.#inventory;
       const shelf = this.#shelf;
       if (inventory === null || shelf === null || this.#store === null) return inventory;
-      const { history, liveRanks, saved } = shelf;
-      const leases = new Array<ClassifiedLease>(liveRanks.length + history.size);
+      const { history, live, heldRanks, saved } = shelf;
+      const leases = new Array<ClassifiedLease>(heldRanks.length + history.size + live.size);
       inventory.leases.forEach((classified, at) => {
-        leases[liveRanks[at]!] = classified;
+        leases[heldRanks[at]!] = classified;
       });
       const rankOf = new Map<string, number>();
-      for (let at = 0; at < history.size; at++)
-        rankOf.set(leaseKey(history.sourceIds[at], history.leaseIds[at]!), history.ranks[at]!);
+      for (const shelved of [history, live])
+        for (let at = 0; at < shelved.size; at++)
+          rankOf.set(leaseKey(shelved.sourceIds[at], shelved.leaseIds[at]!), shelved.ranks[at]!);
       const read = this.#store.rowsOf.forEach(saved, (classified) => {
         const rank = rankOf.get(leaseKey(classified.sourceId, classified.lease.id));
         if (rank !== undefined) leases[rank] = classified;
@@ -629,7 +726,9 @@ export class InventoryKeeper {
   /** The key to read from the shelf, or null when the held row (if any) is the answer. */
   #shelvedKey(leaseId: string, sourceId: string | null, held: ClassifiedLease | undefined): RowKey | null {
     if (sourceId !== null) return held === undefined ? { sourceId, leaseId } : null;
-    const shelved = this.#shelf?.history.firstWithId(leaseId) ?? null;
+    const inHistory = this.#shelf?.history.firstWithId(leaseId) ?? null;
+    const live = this.#shelf?.live.firstWithId(leaseId) ?? null;
+    const shelved = inHistory === null || (live !== null && live.rank < inHistory.rank) ? live : inHistory;
     if (shelved === null) return null;
     return held === undefined || shelved.rank < this.#rankOfHeld(held)
       ? { sourceId: shelved.sourceId, leaseId }
@@ -639,7 +738,7 @@ export class InventoryKeeper {
   /** A held row's place in the whole inventory, shelved rows counted. */
   #rankOfHeld(held: ClassifiedLease): number {
     const at = this.#inventory?.leases.indexOf(held) ?? -1;
-    return at === -1 ? Number.POSITIVE_INFINITY : (this.#shelf?.liveRanks[at] ?? at);
+    return at === -1 ? Number.POSITIVE_INFINITY : (this.#shelf?.heldRanks[at] ?? at);
   }
 
   #untracked(): UntrackedAnswer | null {
@@ -679,6 +778,25 @@ function sameSourceSet(a: readonly string[], b: readonly string[]): boolean {
 /** A short fingerprint of a JSON text: telling two versions of one row apart, not a secret. */
 function fingerprint(text: string): string {
   return hash("sha1", text, "base64");
+}
+
+/** Two runs of rows, each in inventory order with its places in it, as one run in that order. */
+function mergeByRank(
+  a: readonly ClassifiedLease[],
+  aRanks: ArrayLike<number>,
+  b: readonly ClassifiedLease[],
+  bRanks: ArrayLike<number>,
+): { leases: ClassifiedLease[]; ranks: number[] } {
+  const leases: ClassifiedLease[] = [];
+  const ranks: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const fromA = j >= b.length || (i < a.length && aRanks[i]! < bRanks[j]!);
+    leases.push(fromA ? a[i]! : b[j]!);
+    ranks.push(fromA ? aRanks[i++]! : bRanks[j++]!);
+  }
+  return { leases, ranks };
 }
 
 function leaseKey(sourceId: string | undefined, leaseId: string): string {

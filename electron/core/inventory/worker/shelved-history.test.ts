@@ -19,9 +19,10 @@ import { InventoryKeeper } from "./inventory-keeper.js";
 import type { Accepted, FoundLease } from "./protocol.js";
 
 /**
- * The history of a saved inventory, shelved in the store (decision 216): the keeper lets go of its closed
- * rows once the store holds them and reads them back by key. Everything it answers is checked against a
- * keeper without a store, which holds every row in its heap, and against the cold scan itself.
+ * A saved inventory shelved in the store (decisions 216, 221): the keeper lets go of its closed rows and
+ * of its live ones once the store holds them, and reads them back by key. Everything it answers is
+ * checked against a keeper without a store, which holds every row in its heap, and against the cold
+ * scan itself; a row edited in the store's copy tells which of the two an answer came from.
  */
 
 /**
@@ -131,8 +132,8 @@ describe("history shelved in the store once the inventory is saved", () => {
     const again = (await shelving.handle({ type: "inventory" })) as Inventory;
     expect(
       again.leases.find((classified) => classified.lease.id === live.lease.id)?.lease.issueId,
-      "a live row stays in the heap",
-    ).toBe(live.lease.issueId);
+      "a live row came from the store too",
+    ).toBe("edited in the store");
     expect(failures).toEqual([]);
   });
 
@@ -271,6 +272,201 @@ describe("history shelved in the store once the inventory is saved", () => {
     expect(page.generatedAt).toBe(later.generatedAt);
     expect(page.total).toBe(closed(later).length);
     expect(((await shelving.handle({ type: "inventory" })) as Inventory).generatedAt).toBe(later.generatedAt);
+  });
+});
+
+describe("live rows shelved in the store once the inventory is saved", () => {
+  const liveRows = (inventory: Inventory) =>
+    inventory.leases.filter((classified) => classified.verdict.headline !== "closed");
+
+  it("finds a live row, and the rows it shares its sandbox with, as the cold scan has them, read from the store", async () => {
+    const inventory = coldScan();
+    const { db, shelving, holding } = await keepers(inventory);
+    const shared = liveRows(inventory).find((classified) => classified.sharedWith.length > 0);
+    const plain = liveRows(inventory).find((classified) => classified.sharedWith.length === 0)!;
+    expect(shared, "the world has a live row sharing its sandbox").toBeDefined();
+    for (const wanted of [shared!, plain]) {
+      const request = { type: "find", leaseId: wanted.lease.id, sourceId: wanted.sourceId } as const;
+      const found = (await shelving.handle(request)) as FoundLease;
+      expect(found).toEqual(await holding.handle(request));
+      expect(found.lease).toEqual(wanted);
+      expect(found.related.map((other) => other.lease.id)).toEqual(wanted.sharedWith);
+      expect(((await shelving.handle({ ...request, sourceId: null })) as FoundLease).lease).toEqual(wanted);
+    }
+    editInStore(db, plain);
+    for (const sourceId of [plain.sourceId, null]) {
+      const found = (await shelving.handle({
+        type: "find",
+        leaseId: plain.lease.id,
+        sourceId,
+      })) as FoundLease;
+      expect(found.lease.lease.issueId).toBe("edited in the store");
+    }
+  });
+
+  it("reads an environment's live rows from the store for its view", async () => {
+    const inventory = coldScan();
+    const { db, shelving, holding } = await keepers(inventory);
+    const live = liveRows(inventory)[0]!;
+    const environmentId = live.environment?.id ?? live.lease.environmentId!;
+    const before = await wholeViewOf(shelving, environmentId);
+    expect(before).toEqual(await wholeViewOf(holding, environmentId));
+    expect(before.rows.length).toBe(
+      liveRows(inventory).filter(
+        (classified) => (classified.environment?.id ?? classified.lease.environmentId) === environmentId,
+      ).length,
+    );
+    // The row's status as the store holds it: the view shows what it read there.
+    const changed = db
+      .prepare(
+        "UPDATE inventory_rows SET data = json_set(data, '$.lease.status', 'edited-in-store') WHERE source_id = ? AND lease_id = ?",
+      )
+      .run(live.sourceId, live.lease.id).changes;
+    expect(changed).toBe(1);
+    const after = await wholeViewOf(shelving, environmentId);
+    expect(after.rows.find((row) => row.leaseId === live.lease.id)?.status).toBe("edited-in-store");
+  });
+
+  it("keeps in the heap a row a job's mark changed before the save, and shelves the rest", async () => {
+    const inventory = coldScan();
+    const { dir, cleanup } = await tempDir("leasekeeper-shelf-");
+    const db = openDatabase(dir);
+    cleanups.push(async () => {
+      db.close();
+      await cleanup();
+    });
+    const redactor = new SecretRedactor();
+    const keeper = new InventoryKeeper(new RedactingInventoryStore(db, redactor), redactor, () => undefined);
+    await keeper.handle({ type: "accept", inventory });
+    const [target, other] = liveRows(inventory).filter(
+      (classified) =>
+        classified.provider.origin !== null &&
+        recordedSandboxId(classified.lease) !== null &&
+        classified.sharedWith.length === 0,
+    );
+    // Marked while the save still waits for main to fetch the view.
+    await keeper.handle({
+      type: "acted-on",
+      origin: target!.provider.origin!,
+      sandboxId: recordedSandboxId(target!.lease)!,
+      mark: {
+        action: "destroy",
+        effect: "delete",
+        jobId: "job-1",
+        at: "2026-11-30T12:01:00.000Z",
+        operator: "Ada (ada)",
+      },
+      now: "2026-11-30T12:02:00.000Z",
+    });
+    await keeper.handle({ type: "saved" });
+    editInStore(db, target!);
+    editInStore(db, other!);
+    const whole = (await keeper.handle({ type: "inventory" })) as Inventory;
+    const issueOf = (wanted: ClassifiedLease) =>
+      whole.leases.find((classified) => classified.lease.id === wanted.lease.id)?.lease.issueId;
+    expect(issueOf(target!), "the marked row is not what the store holds: held").toBe(target!.lease.issueId);
+    expect(issueOf(other!), "an unmarked row: read from the store").toBe("edited in the store");
+    expect(whole.leases.map((classified) => classified.lease.id)).toEqual(
+      inventory.leases.map((classified) => classified.lease.id),
+    );
+  });
+
+  it("lets go of the rows of an inventory loaded from the store at start, and reads them back", async () => {
+    const inventory = coldScan();
+    const { db, holding } = await keepers(inventory);
+    // A worker started again over the same data directory (a new run, or after its budget ended it).
+    const redactor = new SecretRedactor();
+    const started = new InventoryKeeper(new RedactingInventoryStore(db, redactor), redactor, () => undefined);
+    const loaded = (await started.handle({ type: "load-stored" })) as Accepted;
+    expect(loaded.summary.leaseCount).toBe(inventory.leases.length);
+    expect(await fetchedView(started, loaded)).toEqual(
+      await fetchedView(holding, (await holding.handle({ type: "accept", inventory })) as Accepted),
+    );
+    expect(await started.handle({ type: "inventory" })).toEqual(inventory);
+    const live = liveRows(inventory)[0]!;
+    editInStore(db, live);
+    const found = (await started.handle({
+      type: "find",
+      leaseId: live.lease.id,
+      sourceId: live.sourceId,
+    })) as FoundLease;
+    expect(found.lease.lease.issueId, "read from the store, not held since the start").toBe(
+      "edited in the store",
+    );
+  });
+
+  it("keeps in the heap a row the store keeps with a configured key taken out, as its source gave it", async () => {
+    const key = "sk-live-shelf-canary-40917";
+    const base = coldScan();
+    const [withKey, plain, closedWithKey] = [
+      ...liveRows(base).slice(0, 2),
+      closed(base).find((classified) => classified.lease.providerLeaseId !== null)!,
+    ];
+    const planted = (classified: ClassifiedLease): ClassifiedLease => ({
+      ...classified,
+      lease: { ...classified.lease, metadata: { ...(classified.lease.metadata as object), note: key } },
+    });
+    const inventory: Inventory = {
+      ...base,
+      leases: base.leases.map((classified) =>
+        classified === withKey || classified === closedWithKey ? planted(classified) : classified,
+      ),
+    };
+    const { dir, cleanup } = await tempDir("leasekeeper-shelf-");
+    const db = openDatabase(dir);
+    cleanups.push(async () => {
+      db.close();
+      await cleanup();
+    });
+    const redactor = new SecretRedactor();
+    redactor.set([key]);
+    const keeper = new InventoryKeeper(new RedactingInventoryStore(db, redactor), redactor, () => undefined);
+    await keeper.handle({ type: "accept", inventory });
+    await keeper.handle({ type: "saved" });
+    const stored = db
+      .prepare("SELECT data FROM inventory_rows WHERE lease_id = ?")
+      .pluck()
+      .get(withKey!.lease.id) as string;
+    expect(stored, "the store took the key out").not.toContain(key);
+    editInStore(db, plain!);
+    const whole = (await keeper.handle({ type: "inventory" })) as Inventory;
+    const rowOf = (wanted: ClassifiedLease) =>
+      whole.leases.find((classified) => classified.lease.id === wanted.lease.id)!;
+    for (const wanted of [withKey!, closedWithKey!]) {
+      expect((rowOf(wanted).lease.metadata as { note: string }).note, "held as its source gave it").toBe(key);
+    }
+    expect(rowOf(plain!).lease.issueId, "a row without a key: read from the store").toBe(
+      "edited in the store",
+    );
+  });
+
+  it("holds the live rows again for a job's mark, with the history still shelved", async () => {
+    const inventory = coldScan();
+    const { db, shelving } = await keepers(inventory);
+    const [target, other] = liveRows(inventory).filter(
+      (classified) => classified.provider.origin !== null && recordedSandboxId(classified.lease) !== null,
+    );
+    const firstClosed = closed(inventory)[0]!;
+    await shelving.handle({
+      type: "acted-on",
+      origin: target!.provider.origin!,
+      sandboxId: recordedSandboxId(target!.lease)!,
+      mark: {
+        action: "destroy",
+        effect: "delete",
+        jobId: "job-2",
+        at: "2026-11-30T12:01:00.000Z",
+        operator: "Ada (ada)",
+      },
+      now: "2026-11-30T12:02:00.000Z",
+    });
+    editInStore(db, other!);
+    editInStore(db, firstClosed);
+    const whole = (await shelving.handle({ type: "inventory" })) as Inventory;
+    const issueOf = (wanted: ClassifiedLease) =>
+      whole.leases.find((classified) => classified.lease.id === wanted.lease.id)?.lease.issueId;
+    expect(issueOf(other!), "live rows are held again").toBe(other!.lease.issueId);
+    expect(issueOf(firstClosed), "history is still read from the store").toBe("edited in the store");
   });
 });
 

@@ -11,6 +11,7 @@ import { closedAtMs } from "../../../../shared/domain/closed-at.js";
 import { PROVIDER_CODES } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
 import { listedEnvironmentId } from "../../../../shared/domain/listed-environment.js";
+import { ShelvedLiveRows } from "./shelved-live-rows.js";
 
 /**
  * The history of an inventory once it is saved: its `closed` rows let go of, kept in the store and read
@@ -67,25 +68,32 @@ export class ShelvedHistory {
   }
 
   /**
-   * Splits a saved inventory: its history shelved, and the inventory without it (`live`), with each live
-   * row's place in the whole. A row is shelved when it is `closed` and is the very row the store was
-   * given (`saved`, the inventory before the marks of Leasekeeper's jobs were applied): a row a mark
-   * changed is not what the store holds, and stays in the heap.
+   * Splits a saved inventory: its history shelved, its live rows shelved (decision 221), and the
+   * inventory of the rows still held (`held`), with each held row's place in the whole. A row is shelved
+   * when it is the very row the store was given (`saved`, the inventory before the marks of
+   * Leasekeeper's jobs were applied) and the store keeps it as it is (`keptAsIs`: no configured key was
+   * taken out of it). Any other row is not what the store holds, and stays in the heap.
    */
   static split(
-    held: Inventory,
+    current: Inventory,
     saved: Inventory,
-  ): { history: ShelvedHistory; live: Inventory; liveRanks: Int32Array } | null {
-    if (held.leases.length !== saved.leases.length) return null;
-    const shelved: number[] = [];
-    const liveRanks: number[] = [];
-    held.leases.forEach((classified, at) => {
-      if (classified.verdict.headline === "closed" && classified === saved.leases[at]) shelved.push(at);
-      else liveRanks.push(at);
+    keptAsIs: (classified: ClassifiedLease) => boolean,
+  ): { history: ShelvedHistory; live: ShelvedLiveRows; held: Inventory; heldRanks: Int32Array } | null {
+    if (current.leases.length !== saved.leases.length) return null;
+    const closed: number[] = [];
+    const live: number[] = [];
+    const heldRanks: number[] = [];
+    current.leases.forEach((classified, at) => {
+      if (classified !== saved.leases[at] || !keptAsIs(classified)) heldRanks.push(at);
+      else if (classified.verdict.headline === "closed") closed.push(at);
+      else live.push(at);
     });
-    const history = new ShelvedHistory(held, shelved);
-    const live = { ...held, leases: Array.from(liveRanks, (at) => held.leases[at]!) };
-    return { history, live, liveRanks: Int32Array.from(liveRanks) };
+    return {
+      history: new ShelvedHistory(current, closed),
+      live: new ShelvedLiveRows(current, live),
+      held: { ...current, leases: Array.from(heldRanks, (at) => current.leases[at]!) },
+      heldRanks: Int32Array.from(heldRanks),
+    };
   }
 }
 
