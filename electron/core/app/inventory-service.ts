@@ -521,13 +521,10 @@ export class InventoryService {
     );
     known.catch(() => undefined);
     handedOver.push(known);
-    // The pages the worker read in the last scan it judged: the reader does not parse them again.
-    await this.#pageReader.request({
-      type: "scan",
-      scanId,
-      port: pages.port2,
-      known: await known.catch(() => []),
-    });
+    // The pages the worker read in the last scan it judged: the reader does not parse them again. A
+    // worker that cannot answer has failed this scan (ended at its heap budget while reading, say): its
+    // error is the scan's, and the channel's other end, closed with it, is not handed to the reader.
+    await this.#pageReader.request({ type: "scan", scanId, port: pages.port2, known: await known });
     const listingStartedAt = performance.now();
     const listings = await Promise.all(
       config.credentials.map(async (credential, at) => {
