@@ -532,11 +532,14 @@ var InventoryStore = class {
 			sourceIds: JSON.parse(scan.source_ids)
 		};
 	}
-	/** The inventory as the last scan left it, or null before the first scan. */
+	/** The inventory as the last scan left it, or null before the first scan; one read transaction. */
 	loadLast() {
+		return this.#db.transaction(() => this.#readLast())();
+	}
+	#readLast() {
 		const scan = this.#db.prepare("SELECT generated_at, requests, source_ids, payload FROM last_scan WHERE id = 1").get();
 		if (scan === void 0) return null;
-		const readSource = this.#db.prepare("SELECT payload, new_since_last_scan FROM inventory_sources WHERE source_id = ?");
+		const readSource = this.#db.prepare("SELECT payload, new_since_last_scan, generation FROM inventory_sources WHERE source_id = ?");
 		const { untracked, origins, untrackedUncertain, companies, gaps, observedAt } = JSON.parse(scan.payload);
 		const inventory = {
 			generatedAt: scan.generated_at,
@@ -551,18 +554,29 @@ var InventoryStore = class {
 			origins
 		};
 		const newSinceLastScan = [];
-		for (const sourceId of JSON.parse(scan.source_ids)) {
+		const sourceIds = JSON.parse(scan.source_ids);
+		const generations = /* @__PURE__ */ new Set();
+		for (const sourceId of sourceIds) {
 			const row = readSource.get(sourceId);
-			if (row === void 0) continue;
+			if (row === void 0) {
+				generations.add(NaN);
+				continue;
+			}
+			generations.add(row.generation);
 			const payload = JSON.parse(row.payload);
 			inventory.environments.push(...payload.environments);
 			inventory.problems.push(...payload.problems);
 			for (const classified of this.rows(sourceId, observedAt ?? {})) inventory.leases.push(classified);
 			newSinceLastScan.push(...JSON.parse(row.new_since_last_scan));
 		}
+		const [generation] = generations;
 		return {
 			inventory,
-			newSinceLastScan
+			newSinceLastScan,
+			stored: generation !== void 0 && !Number.isNaN(generation) && generations.size === 1 ? {
+				generation,
+				sourceIds
+			} : null
 		};
 	}
 	/** A source's stored rows in its order, each read and parsed as it is reached. */

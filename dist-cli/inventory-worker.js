@@ -312,6 +312,65 @@ function observedAfter(provider, sandboxId, mark) {
 function keyOf(origin, sandboxId) {
 	return `${origin}\u0000${sandboxId}`;
 }
+// electron/core/inventory/worker/shelved-live-rows.ts
+/**
+* The live rows (every row not `closed`) of a saved inventory once the store holds them: let go of like
+* its history (decision 221) and read back by key, for a lease's detail, an environment's view, the
+* whole inventory for plans, proofs and repair, and the marks of Leasekeeper's jobs. The table's view
+* of them is already encoded and kept; what stays in the heap is each row's key, its place in the whole
+* inventory and the environment it is listed under: tens of bytes a row instead of the whole row.
+*/
+var ShelvedLiveRows = class ShelvedLiveRows {
+	static NONE = new ShelvedLiveRows(null, []);
+	sourceIds;
+	leaseIds;
+	environmentIds;
+	/** Each row's place in the whole inventory, in that order. */
+	ranks;
+	/** `shelved`: the places in `inventory` of the rows let go of, in order. */
+	constructor(inventory, shelved) {
+		const rows = inventory === null ? [] : shelved.map((at) => inventory.leases[at]);
+		this.sourceIds = rows.map((classified) => classified.sourceId);
+		this.leaseIds = rows.map((classified) => classified.lease.id);
+		this.environmentIds = rows.map(listedEnvironmentId);
+		this.ranks = Int32Array.from(shelved);
+	}
+	get size() {
+		return this.leaseIds.length;
+	}
+	/** The shelved row with this lease id that comes first in the whole inventory (its source and place). */
+	firstWithId(leaseId) {
+		const at = this.leaseIds.indexOf(leaseId);
+		return at === -1 ? null : {
+			sourceId: this.sourceIds[at],
+			rank: this.ranks[at]
+		};
+	}
+	/** The keys and places of the rows listed under `environmentId`, in inventory order. */
+	listedUnder(environmentId) {
+		const keys = [];
+		const ranks = [];
+		for (let at = 0; at < this.size; at++) {
+			if (this.environmentIds[at] !== environmentId) continue;
+			keys.push({
+				sourceId: this.sourceIds[at],
+				leaseId: this.leaseIds[at]
+			});
+			ranks.push(this.ranks[at]);
+		}
+		return {
+			keys,
+			ranks
+		};
+	}
+	/** Every shelved row's key, in inventory order. */
+	keys() {
+		return this.leaseIds.map((leaseId, at) => ({
+			sourceId: this.sourceIds[at],
+			leaseId
+		}));
+	}
+};
 // electron/core/inventory/worker/shelved-history.ts
 /**
 * The history of an inventory once it is saved: its `closed` rows let go of, kept in the store and read
@@ -371,26 +430,30 @@ var ShelvedHistory = class ShelvedHistory {
 		return first;
 	}
 	/**
-	* Splits a saved inventory: its history shelved, and the inventory without it (`live`), with each live
-	* row's place in the whole. A row is shelved when it is `closed` and is the very row the store was
-	* given (`saved`, the inventory before the marks of Leasekeeper's jobs were applied): a row a mark
-	* changed is not what the store holds, and stays in the heap.
+	* Splits a saved inventory: its history shelved, its live rows shelved (decision 221), and the
+	* inventory of the rows still held (`held`), with each held row's place in the whole. A row is shelved
+	* when it is the very row the store was given (`saved`, the inventory before the marks of
+	* Leasekeeper's jobs were applied) and the store keeps it as it is (`keptAsIs`: no configured key was
+	* taken out of it). Any other row is not what the store holds, and stays in the heap.
 	*/
-	static split(held, saved) {
-		if (held.leases.length !== saved.leases.length) return null;
-		const shelved = [];
-		const liveRanks = [];
-		held.leases.forEach((classified, at) => {
-			if (classified.verdict.headline === "closed" && classified === saved.leases[at]) shelved.push(at);
-			else liveRanks.push(at);
+	static split(current, saved, keptAsIs) {
+		if (current.leases.length !== saved.leases.length) return null;
+		const closed = [];
+		const live = [];
+		const heldRanks = [];
+		current.leases.forEach((classified, at) => {
+			if (classified !== saved.leases[at] || !keptAsIs(classified)) heldRanks.push(at);
+			else if (classified.verdict.headline === "closed") closed.push(at);
+			else live.push(at);
 		});
 		return {
-			history: new ShelvedHistory(held, shelved),
-			live: {
-				...held,
-				leases: Array.from(liveRanks, (at) => held.leases[at])
+			history: new ShelvedHistory(current, closed),
+			live: new ShelvedLiveRows(current, live),
+			held: {
+				...current,
+				leases: Array.from(heldRanks, (at) => current.leases[at])
 			},
-			liveRanks: Int32Array.from(liveRanks)
+			heldRanks: Int32Array.from(heldRanks)
 		};
 	}
 };
@@ -426,7 +489,7 @@ function indexOf(inventory, shelf) {
 	if (index !== void 0) return index;
 	const held = inventory.leases.map((classified, at) => ({
 		classified,
-		rank: shelf === null ? at : shelf.liveRanks[at],
+		rank: shelf === null ? at : shelf.heldRanks[at],
 		closedAt: closedAtMs(classified)
 	})).filter(({ classified }) => classified.verdict.headline === "closed").sort((a, b) => b.closedAt - a.closedAt || a.rank - b.rank);
 	index = {
@@ -649,6 +712,7 @@ var InventoryKeeper = class {
 	/** An inventory to store once main has its view (the save would otherwise hold up the view's parts). */
 	#pendingSave = null;
 	#onSaveFailed;
+	#onReplaced;
 	#sharedViews;
 	/** The configured sources of the last scan read: the shared view is kept under their set. */
 	#sourceIds = null;
@@ -666,8 +730,8 @@ var InventoryKeeper = class {
 	/** The inventory the held one was made from (before marks) and given to the store to save. */
 	#heldFrom = null;
 	/**
-	* Once the held inventory is saved: its history, let go of and read back from the store by key
-	* (decision 216), and the save that holds it. Null while every row is held.
+	* Once the held inventory is saved: its history and its live rows, let go of and read back from the
+	* store by key (decisions 216, 221), and the save that holds them. Null while every row is held.
 	*/
 	#shelf = null;
 	#byId = /* @__PURE__ */ new Map();
@@ -678,8 +742,11 @@ var InventoryKeeper = class {
 	/**
 	* `store` writes the inventory cache (the worker's own connection, taking the configured keys out with
 	* the same `redactor` first); the views main receives are redacted here too, once per inventory.
+	* `onReplaced` is told when a read finds that another process saved over the store, and the keeper
+	* holds the store's inventory instead of its own.
 	*/
-	constructor(store, redactor, onSaveFailed, viewStore = null, sharedViews = null) {
+	constructor(store, redactor, onSaveFailed, viewStore = null, sharedViews = null, onReplaced = () => void 0) {
+		this.#onReplaced = onReplaced;
 		this.#sharedViews = sharedViews;
 		this.#store = store;
 		this.#viewStore = viewStore;
@@ -717,6 +784,7 @@ var InventoryKeeper = class {
 			case "accept": return this.#accept(request.inventory, /* @__PURE__ */ new Date(), { save: true });
 			case "acted-on": {
 				if (!this.#actedOn.note(request.origin, request.sandboxId, request.mark)) return null;
+				this.#holdLiveRowsAgain();
 				const current = this.#inventory;
 				if (current === null) return null;
 				const updated = this.#actedOn.apply(current, new Date(request.now), this.#shelf?.history.elsewhere.closed);
@@ -725,11 +793,7 @@ var InventoryKeeper = class {
 					sameRows: true
 				});
 			}
-			case "view": return this.#inventory ? this.#redactor.redactDeep(encodeInventory(this.#inventory, {
-				environmentId: request.environmentId,
-				leaveOutHistory: true,
-				historyElsewhere: this.#shelf?.history.elsewhere
-			})) : null;
+			case "view": return this.#environmentView(request.environmentId);
 			case "view-part": return this.#viewPart(request.generation, request.from, request.to);
 			case "history-page": return this.#historyPage(request.page);
 			case "find": return this.#find(request.leaseId, request.sourceId);
@@ -752,7 +816,7 @@ var InventoryKeeper = class {
 		if (this.#inventory !== held) return null;
 		if (team !== null) return this.#accept(team, /* @__PURE__ */ new Date(), { save: false });
 		const stored = this.#store?.loadLast();
-		return stored ? this.#accept(stored.inventory, /* @__PURE__ */ new Date(), { save: false }) : null;
+		return stored ? this.#acceptStored(stored, { shelve: true }) : null;
 	}
 	/**
 	* The inventory the team's store keeps for the configured sources, when it was scanned later than the
@@ -1006,31 +1070,56 @@ var InventoryKeeper = class {
 		return part;
 	}
 	/**
-	* Lets go of the held inventory's history once the store holds `saved` (its save of `from`): the
-	* closed rows are read back from there by key, page by page (decision 216). Only while the held
-	* inventory is still the one made from `from`.
+	* Lets go of the held inventory's rows once the store holds `saved` (its save of `from`): they are
+	* read back from there by key, history page by page (decisions 216, 221). Only while the held
+	* inventory is still the one made from `from`; rows a job's mark changed since stay held.
 	*/
 	#shelve(from, saved) {
-		const held = this.#inventory;
-		if (held === null || this.#heldFrom !== from || this.#shelf !== null || this.#store === null) return;
-		const split = ShelvedHistory.split(held, from);
-		if (split === null || split.history.size === 0) return;
-		this.#hold(split.live);
+		const current = this.#inventory;
+		if (current === null || this.#heldFrom !== from || this.#shelf !== null || this.#store === null) return;
+		const split = ShelvedHistory.split(current, from, (classified) => this.#keptAsIs(classified));
+		if (split === null || split.history.size + split.live.size === 0) return;
+		this.#hold(split.held);
 		this.#shelf = {
 			history: split.history,
-			liveRanks: split.liveRanks,
+			live: split.live,
+			heldRanks: split.heldRanks,
 			saved
 		};
 		this.#heldFrom = null;
 	}
 	/**
+	* Whether the store keeps this row as the heap has it: true unless a configured key was taken out of
+	* it. A row with a key in it stays held, so that a plan, a proof or a repair sees the row as its
+	* source gave it (a plan's fingerprint of a redacted row would never match the row read again).
+	* Checked part by part: rows share their environment, verdict and many observations, and a row read
+	* again by the database source is the same object, so the redactor's memory of each answers at once.
+	*/
+	#keptAsIs(classified) {
+		const redactor = this.#redactor;
+		const { lease, environment, provider, verdict } = classified;
+		return redactor.redactDeep(classified.sourceId) === classified.sourceId && redactor.redactDeep(lease) === lease && redactor.redactDeep(environment) === environment && redactor.redactDeep(provider) === provider && redactor.redactDeep(verdict) === verdict && redactor.redactDeep(classified.sharedWith) === classified.sharedWith && redactor.redactDeep(classified.installedPlugin) === classified.installedPlugin;
+	}
+	/**
 	* After another writer saved over the store this keeper's history is shelved in (the CLI's scan on
 	* the same data directory): the inventory the store holds now is held instead, a new generation.
 	*/
-	#holdStoredInstead() {
+	#holdStoredInstead({ shelve = true } = {}) {
 		const stored = this.#store?.loadLast() ?? null;
 		if (stored === null) this.#hold(null);
-		else this.#accept(stored.inventory, /* @__PURE__ */ new Date(), { save: false });
+		else this.#onReplaced(this.#acceptStored(stored, { shelve }));
+	}
+	/**
+	* Holds an inventory read from this machine's store and encodes its view; with `shelve`, lets go of
+	* its rows at once, as after a save (the store holds the very rows just read).
+	*/
+	#acceptStored(stored, { shelve }) {
+		const accepted = this.#accept(stored.inventory, /* @__PURE__ */ new Date(), { save: false });
+		if (shelve && stored.stored != null) {
+			this.#heldFrom = stored.inventory;
+			this.#shelve(stored.inventory, stored.stored);
+		}
+		return accepted;
 	}
 	/** Rows read back from the shelf, with the marks of Leasekeeper's jobs applied as to the rows held. */
 	#marked(rows) {
@@ -1039,6 +1128,69 @@ var InventoryKeeper = class {
 			...this.#inventory,
 			leases: rows
 		}, /* @__PURE__ */ new Date()).leases;
+	}
+	/**
+	* One environment's view: its rows held and its live rows read back from the store, in inventory
+	* order, encoded as the whole view encodes them.
+	*/
+	#environmentView(environmentId) {
+		for (let attempt = 0; attempt < 2; attempt++) {
+			const inventory = this.#inventory;
+			if (inventory === null) return null;
+			const leases = this.#rowsListedUnder(environmentId);
+			if (leases === null) {
+				this.#holdStoredInstead();
+				continue;
+			}
+			return this.#redactor.redactDeep(encodeInventory({
+				...inventory,
+				leases
+			}, {
+				environmentId,
+				leaveOutHistory: true,
+				historyElsewhere: this.#shelf?.history.elsewhere
+			}));
+		}
+		return null;
+	}
+	/**
+	* The rows held and the live rows shelved that are listed under `environmentId`, in inventory order
+	* (held rows of other environments come along: the encoder leaves them out); null when the store no
+	* longer holds the save they were shelved from.
+	*/
+	#rowsListedUnder(environmentId) {
+		const held = this.#inventory?.leases ?? [];
+		const shelf = this.#shelf;
+		if (shelf === null || shelf.live.size === 0 || this.#store === null) return held;
+		const { keys, ranks } = shelf.live.listedUnder(environmentId);
+		const read = keys.length === 0 ? [] : this.#store.rowsOf.byKeys(shelf.saved, keys);
+		if (read === null || read.includes(void 0)) return null;
+		return mergeByRank(held, shelf.heldRanks, this.#marked(read), ranks).leases;
+	}
+	/**
+	* Reads the live rows shelved back into the heap and holds them with the rest, as before they were
+	* shelved; the history stays shelved. When the store no longer holds their save, its inventory is
+	* held instead.
+	*/
+	#holdLiveRowsAgain() {
+		const inventory = this.#inventory;
+		const shelf = this.#shelf;
+		if (inventory === null || shelf === null || shelf.live.size === 0 || this.#store === null) return;
+		const read = this.#store.rowsOf.byKeys(shelf.saved, shelf.live.keys());
+		if (read === null || read.includes(void 0)) {
+			this.#holdStoredInstead({ shelve: false });
+			return;
+		}
+		const merged = mergeByRank(inventory.leases, shelf.heldRanks, read, shelf.live.ranks);
+		this.#hold({
+			...inventory,
+			leases: merged.leases
+		});
+		this.#shelf = {
+			...shelf,
+			live: ShelvedLiveRows.NONE,
+			heldRanks: Int32Array.from(merged.ranks)
+		};
 	}
 	#historyPage(request) {
 		for (let attempt = 0; attempt < 2; attempt++) {
@@ -1062,13 +1214,13 @@ var InventoryKeeper = class {
 			const inventory = this.#inventory;
 			const shelf = this.#shelf;
 			if (inventory === null || shelf === null || this.#store === null) return inventory;
-			const { history, liveRanks, saved } = shelf;
-			const leases = new Array(liveRanks.length + history.size);
+			const { history, live, heldRanks, saved } = shelf;
+			const leases = new Array(heldRanks.length + history.size + live.size);
 			inventory.leases.forEach((classified, at) => {
-				leases[liveRanks[at]] = classified;
+				leases[heldRanks[at]] = classified;
 			});
 			const rankOf = /* @__PURE__ */ new Map();
-			for (let at = 0; at < history.size; at++) rankOf.set(leaseKey(history.sourceIds[at], history.leaseIds[at]), history.ranks[at]);
+			for (const shelved of [history, live]) for (let at = 0; at < shelved.size; at++) rankOf.set(leaseKey(shelved.sourceIds[at], shelved.leaseIds[at]), shelved.ranks[at]);
 			if (this.#store.rowsOf.forEach(saved, (classified) => {
 				const rank = rankOf.get(leaseKey(classified.sourceId, classified.lease.id));
 				if (rank !== void 0) leases[rank] = classified;
@@ -1115,7 +1267,9 @@ var InventoryKeeper = class {
 			sourceId,
 			leaseId
 		} : null;
-		const shelved = this.#shelf?.history.firstWithId(leaseId) ?? null;
+		const inHistory = this.#shelf?.history.firstWithId(leaseId) ?? null;
+		const live = this.#shelf?.live.firstWithId(leaseId) ?? null;
+		const shelved = inHistory === null || live !== null && live.rank < inHistory.rank ? live : inHistory;
 		if (shelved === null) return null;
 		return held === void 0 || shelved.rank < this.#rankOfHeld(held) ? {
 			sourceId: shelved.sourceId,
@@ -1125,7 +1279,7 @@ var InventoryKeeper = class {
 	/** A held row's place in the whole inventory, shelved rows counted. */
 	#rankOfHeld(held) {
 		const at = this.#inventory?.leases.indexOf(held) ?? -1;
-		return at === -1 ? Number.POSITIVE_INFINITY : this.#shelf?.liveRanks[at] ?? at;
+		return at === -1 ? Number.POSITIVE_INFINITY : this.#shelf?.heldRanks[at] ?? at;
 	}
 	#untracked() {
 		const inventory = this.#inventory;
@@ -1163,6 +1317,22 @@ function sameSourceSet(a, b) {
 /** A short fingerprint of a JSON text: telling two versions of one row apart, not a secret. */
 function fingerprint(text) {
 	return hash("sha1", text, "base64");
+}
+/** Two runs of rows, each in inventory order with its places in it, as one run in that order. */
+function mergeByRank(a, aRanks, b, bRanks) {
+	const leases = [];
+	const ranks = [];
+	let i = 0;
+	let j = 0;
+	while (i < a.length || j < b.length) {
+		const fromA = j >= b.length || i < a.length && aRanks[i] < bRanks[j];
+		leases.push(fromA ? a[i] : b[j]);
+		ranks.push(fromA ? aRanks[i++] : bRanks[j++]);
+	}
+	return {
+		leases,
+		ranks
+	};
 }
 function leaseKey(sourceId, leaseId) {
 	return sourceId === void 0 ? leaseId : `${sourceId}\u0000${leaseId}`;
@@ -1222,7 +1392,11 @@ var keeper = new InventoryKeeper(database === null ? null : new RedactingInvento
 	id: null,
 	ok: false,
 	failure
-}), database === null ? null : new ViewStore(database), sharedViews);
+}), database === null ? null : new ViewStore(database), sharedViews, (accepted) => post({
+	id: null,
+	ok: true,
+	replaced: accepted
+}));
 var heap = new HeapWatch(setup.watchHeap === true);
 port.on("message", (message) => {
 	if (message.request.type === "heap") {
