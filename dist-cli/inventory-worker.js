@@ -712,7 +712,6 @@ var InventoryKeeper = class {
 	/** An inventory to store once main has its view (the save would otherwise hold up the view's parts). */
 	#pendingSave = null;
 	#onSaveFailed;
-	#onReplaced;
 	#sharedViews;
 	/** The configured sources of the last scan read: the shared view is kept under their set. */
 	#sourceIds = null;
@@ -742,11 +741,8 @@ var InventoryKeeper = class {
 	/**
 	* `store` writes the inventory cache (the worker's own connection, taking the configured keys out with
 	* the same `redactor` first); the views main receives are redacted here too, once per inventory.
-	* `onReplaced` is told when a read finds that another process saved over the store, and the keeper
-	* holds the store's inventory instead of its own.
 	*/
-	constructor(store, redactor, onSaveFailed, viewStore = null, sharedViews = null, onReplaced = () => void 0) {
-		this.#onReplaced = onReplaced;
+	constructor(store, redactor, onSaveFailed, viewStore = null, sharedViews = null) {
 		this.#sharedViews = sharedViews;
 		this.#store = store;
 		this.#viewStore = viewStore;
@@ -1107,7 +1103,7 @@ var InventoryKeeper = class {
 	#holdStoredInstead({ shelve = true } = {}) {
 		const stored = this.#store?.loadLast() ?? null;
 		if (stored === null) this.#hold(null);
-		else this.#onReplaced(this.#acceptStored(stored, { shelve }));
+		else this.#acceptStored(stored, { shelve });
 	}
 	/**
 	* Holds an inventory read from this machine's store and encodes its view; with `shelve`, lets go of
@@ -1392,11 +1388,7 @@ var keeper = new InventoryKeeper(database === null ? null : new RedactingInvento
 	id: null,
 	ok: false,
 	failure
-}), database === null ? null : new ViewStore(database), sharedViews, (accepted) => post({
-	id: null,
-	ok: true,
-	replaced: accepted
-}));
+}), database === null ? null : new ViewStore(database), sharedViews);
 var heap = new HeapWatch(setup.watchHeap === true);
 port.on("message", (message) => {
 	if (message.request.type === "heap") {

@@ -7760,7 +7760,6 @@ var InventoryWorkerOverBudget = class extends CoreError {
 var InventoryWorker = class {
 	#setup;
 	#onUnasked;
-	#onReplaced;
 	#limits;
 	#thread = null;
 	#exited = Promise.resolve();
@@ -7770,7 +7769,6 @@ var InventoryWorker = class {
 	constructor(setup, onUnasked, options = {}) {
 		this.#setup = setup;
 		this.#onUnasked = onUnasked;
-		this.#onReplaced = options.onReplaced ?? (() => void 0);
 		this.#limits = options.resourceLimits ?? INVENTORY_WORKER_RESOURCE_LIMITS;
 	}
 	request(request, transfer) {
@@ -7819,10 +7817,8 @@ var InventoryWorker = class {
 		};
 		if (this.#redactions !== null) requests.tell(this.#redactions);
 		worker.on("message", (message) => {
-			if (message.id === null) {
-				if (message.ok) this.#onReplaced(message.replaced);
-				else this.#onUnasked(message.failure);
-			} else if (message.ok) requests.answer(message.id, {
+			if (message.id === null) this.#onUnasked(message.failure);
+			else if (message.ok) requests.answer(message.id, {
 				ok: true,
 				value: message.value
 			});
@@ -8081,7 +8077,7 @@ var InventoryService = class {
 		this.#worker = new InventoryWorker({
 			dataDir: options.dataDir,
 			sharedStore: options.sharedStore ?? null
-		}, (failure) => this.#unasked(failure), { onReplaced: (accepted) => this.#replaced(accepted) });
+		}, (failure) => this.#unasked(failure));
 	}
 	/** The keys in use now: the worker takes them out of every inventory before it stores one. */
 	setRedactions(values) {
@@ -8518,24 +8514,6 @@ var InventoryService = class {
 		this.#view = view;
 		this.#full = null;
 		if (redactedFor === this.#redactionsVersion) this.#options.redacted?.(view);
-	}
-	/**
-	* The worker found that another process saved over the store and holds that inventory now: it is
-	* shown, announced like a scan's, and counted as one read from a store (not scanned by this run).
-	* Chained with the marks of jobs, so an answer given after it shows it.
-	*/
-	#replaced(accepted) {
-		this.#updates = this.#updates.then(async () => {
-			try {
-				const view = await this.#receive(accepted);
-				if (view === null || accepted.generation <= this.#shown) return;
-				this.#take(accepted, view);
-				this.#fromStore = true;
-				this.#options.events.emit("inventory:changed", { generatedAt: accepted.summary.generatedAt });
-			} catch (error) {
-				this.#options.log.warn("the inventory another process saved could not be shown", error);
-			}
-		});
 	}
 	#unasked(failure) {
 		if (failure.during === "load") this.#options.log.warn("the team's inventory could not be loaded; this machine's own is used", failure.message);
