@@ -2,10 +2,12 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeInventoryRows } from "../../../shared/contract/index.js";
+import type { Inventory } from "../../../shared/domain/inventory.js";
 import { type Simulator, startSimulator } from "../../../simulator/index.js";
 import { environment, leaseRow, SECRET_KEY, tempDir, writeJson } from "../../../test/fixtures/leasekeeper.js";
 import type { Core } from "../compose/index.js";
 import { DATABASE_FILE_NAME } from "../store/database.js";
+import { InventoryStore } from "../store/inventory-store.js";
 import { type ChannelCall, channelCaller } from "./testing/app-calls.js";
 import { openOneAccountApp } from "./testing/one-account-app.js";
 
@@ -114,5 +116,46 @@ describe("history read back from the store once a scan is saved", () => {
       [newest!.id, "closed"],
       [live.id, liveDetail.verdict.headline],
     ]);
+  });
+
+  it("shows the inventory another process saved over the store once a read finds it, and announces it", async () => {
+    await call("inventory:get", { refresh: true });
+    await app.inventory.saved();
+    // The CLI's scan on the same data directory: a later inventory of the same source, one closed row fewer.
+    const later = "2027-01-01T00:00:00.000Z";
+    const db = new Database(path.join(dir, "data", DATABASE_FILE_NAME));
+    try {
+      const store = new InventoryStore(db);
+      const kept = store.loadLast()!.inventory;
+      const next: Inventory = {
+        ...kept,
+        generatedAt: later,
+        leases: kept.leases.filter((classified) => classified.lease.id !== closedRows[0]!.id),
+      };
+      store.save(next, ["ledger"]);
+    } finally {
+      db.close();
+    }
+    const announced: string[] = [];
+    const unsubscribe = app.events.subscribe((channel, payload) => {
+      if (channel === "inventory:changed") announced.push((payload as { generatedAt: string }).generatedAt);
+    });
+    try {
+      expect((await call("inventory:get", {})).generatedAt, "nothing has read the store yet").not.toBe(later);
+      // A read that finds this run's save gone: the lease's detail, answered from the store's inventory.
+      const detail = await call("leases:detail", { leaseId: live.id, sourceId: "ledger" });
+      expect(detail.row.id).toBe(live.id);
+      const view = await call("inventory:get", {});
+      expect(view.generatedAt, "the view main shows is the one the worker holds now").toBe(later);
+      expect(view.history.count).toBe(2);
+      expect(announced).toEqual([later]);
+      // Not scanned by this run: a scan starts in the background, as at start, and its view replaces it.
+      await app.inventory.refresh();
+      const scanned = await call("inventory:get", {});
+      expect(scanned.generatedAt).not.toBe(later);
+      expect(scanned.history.count).toBe(3);
+    } finally {
+      unsubscribe();
+    }
   });
 });

@@ -136,6 +136,7 @@ export class InventoryService {
     this.#worker = new InventoryWorker(
       { dataDir: options.dataDir, sharedStore: options.sharedStore ?? null },
       (failure) => this.#unasked(failure),
+      { onReplaced: (accepted) => this.#replaced(accepted) },
     );
   }
 
@@ -619,6 +620,25 @@ export class InventoryService {
     this.#full = null;
     // Redacted in the worker for the keys in use now: answers need not walk its rows again on main.
     if (redactedFor === this.#redactionsVersion) this.#options.redacted?.(view);
+  }
+
+  /**
+   * The worker found that another process saved over the store and holds that inventory now: it is
+   * shown, announced like a scan's, and counted as one read from a store (not scanned by this run).
+   * Chained with the marks of jobs, so an answer given after it shows it.
+   */
+  #replaced(accepted: Accepted): void {
+    this.#updates = this.#updates.then(async () => {
+      try {
+        const view = await this.#receive(accepted);
+        if (view === null || accepted.generation <= this.#shown) return;
+        this.#take(accepted, view);
+        this.#fromStore = true;
+        this.#options.events.emit("inventory:changed", { generatedAt: accepted.summary.generatedAt });
+      } catch (error) {
+        this.#options.log.warn("the inventory another process saved could not be shown", error);
+      }
+    });
   }
 
   #unasked(failure: WorkerFailure): void {

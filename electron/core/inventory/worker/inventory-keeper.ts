@@ -143,6 +143,7 @@ export class InventoryKeeper {
   /** An inventory to store once main has its view (the save would otherwise hold up the view's parts). */
   #pendingSave: { inventory: Inventory; view: InventoryView } | null = null;
   readonly #onSaveFailed: (failure: WorkerFailure) => void;
+  readonly #onReplaced: (accepted: Accepted) => void;
   readonly #sharedViews: SharedViews | null;
   /** The configured sources of the last scan read: the shared view is kept under their set. */
   #sourceIds: string[] | null = null;
@@ -174,6 +175,8 @@ export class InventoryKeeper {
   /**
    * `store` writes the inventory cache (the worker's own connection, taking the configured keys out with
    * the same `redactor` first); the views main receives are redacted here too, once per inventory.
+   * `onReplaced` is told when a read finds that another process saved over the store, and the keeper
+   * holds the store's inventory instead of its own.
    */
   constructor(
     store: KeptInventory | null,
@@ -181,7 +184,9 @@ export class InventoryKeeper {
     onSaveFailed: (failure: WorkerFailure) => void,
     viewStore: KeptViews | null = null,
     sharedViews: SharedViews | null = null,
+    onReplaced: (accepted: Accepted) => void = () => undefined,
   ) {
+    this.#onReplaced = onReplaced;
     this.#sharedViews = sharedViews;
     this.#store = store;
     this.#viewStore = viewStore;
@@ -562,7 +567,7 @@ export class InventoryKeeper {
   #holdStoredInstead({ shelve = true }: { shelve?: boolean } = {}): void {
     const stored = this.#store?.loadLast() ?? null;
     if (stored === null) this.#hold(null);
-    else this.#acceptStored(stored, { shelve });
+    else this.#onReplaced(this.#acceptStored(stored, { shelve }));
   }
 
   /**

@@ -2,7 +2,7 @@ import type { ResourceLimits, Transferable, Worker } from "node:worker_threads";
 import { CoreError } from "../../errors/core-error.js";
 import { limitHeapGrowth } from "./heap-growth.js";
 import type { ThreadRequest, WatchedSetup } from "./heap-watch.js";
-import type { WorkerFailure, WorkerMessage, WorkerRequest } from "./protocol.js";
+import type { Accepted, WorkerFailure, WorkerMessage, WorkerRequest } from "./protocol.js";
 import { startThread } from "./thread-entry.js";
 import { ThreadRequests } from "./thread-requests.js";
 
@@ -69,6 +69,8 @@ export class InventoryWorkerOverBudget extends CoreError<"inventory"> {
 export interface InventoryWorkerOptions {
   /** Replaces the production budget (tests of what happens at the cap). */
   resourceLimits?: ResourceLimits;
+  /** Told when the worker holds the inventory another process saved over the store (`replaced`). */
+  onReplaced?: (accepted: Accepted) => void;
 }
 
 interface Thread {
@@ -90,6 +92,7 @@ interface Thread {
 export class InventoryWorker {
   readonly #setup: WatchedSetup;
   readonly #onUnasked: (failure: WorkerFailure) => void;
+  readonly #onReplaced: (accepted: Accepted) => void;
   readonly #limits: ResourceLimits;
   #thread: Thread | null = null;
   #exited: Promise<void> = Promise.resolve();
@@ -104,6 +107,7 @@ export class InventoryWorker {
   ) {
     this.#setup = setup;
     this.#onUnasked = onUnasked;
+    this.#onReplaced = options.onReplaced ?? (() => undefined);
     this.#limits = options.resourceLimits ?? INVENTORY_WORKER_RESOURCE_LIMITS;
   }
 
@@ -158,8 +162,10 @@ export class InventoryWorker {
     // Requests are answered in order, so the keys are in place before anything this thread stores.
     if (this.#redactions !== null) requests.tell(this.#redactions);
     worker.on("message", (message: WorkerMessage) => {
-      if (message.id === null) this.#onUnasked(message.failure);
-      else if (message.ok) requests.answer(message.id, { ok: true, value: message.value });
+      if (message.id === null) {
+        if (message.ok) this.#onReplaced(message.replaced);
+        else this.#onUnasked(message.failure);
+      } else if (message.ok) requests.answer(message.id, { ok: true, value: message.value });
       else requests.answer(message.id, { ok: false, error: new InventoryWorkerError(message.failure) });
     });
     this.#exited = new Promise<void>((resolve) => {

@@ -85,6 +85,7 @@ const keeper = new InventoryKeeper(
   (failure) => post({ id: null, ok: false, failure }),
   database === null ? null : new ViewStore(database),
   sharedViews,
+  (accepted) => post({ id: null, ok: true, replaced: accepted }),
 );
 
 // The thread's heap, asked by the heap-budget test (watched from the start) and measurements.

@@ -133,7 +133,12 @@ export type WorkerMessage =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; failure: WorkerFailure }
   /** Said unasked: a background save failed (main logs it; the inventory is still shown). */
-  | { id: null; ok: false; failure: WorkerFailure };
+  | { id: null; ok: false; failure: WorkerFailure }
+  /**
+   * Said unasked: a read found that another process had saved over the store (the CLI's scan on the
+   * same data directory), and the worker now holds the inventory the store holds, under a new generation.
+   */
+  | { id: null; ok: true; replaced: Accepted };
 
 /** A list page as the digest of its bytes, with what the paging needs of it. */
 export interface KnownPage {

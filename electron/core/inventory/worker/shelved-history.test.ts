@@ -66,8 +66,14 @@ async function keepers(inventory: Inventory) {
   });
   const failures: string[] = [];
   const redactor = new SecretRedactor();
-  const shelving = new InventoryKeeper(new RedactingInventoryStore(db, redactor), redactor, (failure) =>
-    failures.push(failure.message),
+  const replaced: Accepted[] = [];
+  const shelving = new InventoryKeeper(
+    new RedactingInventoryStore(db, redactor),
+    redactor,
+    (failure) => failures.push(failure.message),
+    null,
+    null,
+    (accepted) => replaced.push(accepted),
   );
   const holding = new InventoryKeeper(null, new SecretRedactor(), (failure) =>
     failures.push(failure.message),
@@ -76,7 +82,7 @@ async function keepers(inventory: Inventory) {
   await holding.handle({ type: "accept", inventory });
   // The save begins once main has the view; `saved` lets it begin and waits for it.
   await shelving.handle({ type: "saved" });
-  return { db, dir, shelving, holding, accepted, failures };
+  return { db, dir, shelving, holding, accepted, failures, replaced };
 }
 
 /** A view as the renderer reads it: rows decoded, environments by company id (not table position). */
@@ -246,7 +252,7 @@ describe("history shelved in the store once the inventory is saved", () => {
 
   it("holds the store's inventory instead when another process saved over it, and says pages of the old one are stale", async () => {
     const inventory = coldScan();
-    const { db, shelving, accepted } = await keepers(inventory);
+    const { db, shelving, accepted, replaced } = await keepers(inventory);
     // The CLI's scan on the same data directory: a later scan of the same source, saved at once.
     const later = reconcile({
       ...worldInput(),
@@ -272,6 +278,10 @@ describe("history shelved in the store once the inventory is saved", () => {
     expect(page.generatedAt).toBe(later.generatedAt);
     expect(page.total).toBe(closed(later).length);
     expect(((await shelving.handle({ type: "inventory" })) as Inventory).generatedAt).toBe(later.generatedAt);
+    // Main is told once, with the generation the page names: it shows the store's inventory too.
+    expect(replaced.map((news) => [news.generation, news.summary.generatedAt])).toEqual([
+      [page.generation, later.generatedAt],
+    ]);
   });
 });
 
