@@ -394,6 +394,7 @@ export class InventoryService {
       const view = await this.#receive(updated);
       if (view === null) return;
       this.#take(updated, view);
+      if (updated.replaced && this.#shown === updated.generation) this.#fromStore = true;
       this.#options.events.emit("inventory:changed", { generatedAt: updated.summary.generatedAt });
     } catch (error) {
       this.#options.log.warn("a confirmed destroy or release could not be shown", error);

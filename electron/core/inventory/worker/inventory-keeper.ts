@@ -232,17 +232,18 @@ export class InventoryKeeper {
       case "acted-on": {
         if (!this.#actedOn.note(request.origin, request.sandboxId, request.mark)) return null;
         // A mark can reach any live row, and the view is encoded again from them: held again first.
-        this.#holdLiveRowsAgain();
+        // Held instead, the inventory another process saved already carries the mark.
+        const replaced = this.#holdLiveRowsAgain();
         const current = this.#inventory;
-        if (current === null) return null;
+        if (current === null) return replaced;
         const updated = this.#actedOn.apply(
           current,
           new Date(request.now),
           this.#shelf?.history.elsewhere.closed,
         );
-        return updated === current
-          ? null
-          : this.#accept(updated, new Date(request.now), { save: false, sameRows: true });
+        if (updated === current) return replaced;
+        const accepted = this.#accept(updated, new Date(request.now), { save: false, sameRows: true });
+        return replaced === null ? accepted : { ...accepted, replaced: true };
       }
       case "view":
         return this.#environmentView(request.environmentId);
@@ -564,10 +565,21 @@ export class InventoryKeeper {
    * After another writer saved over the store this keeper's history is shelved in (the CLI's scan on
    * the same data directory): the inventory the store holds now is held instead, a new generation.
    */
-  #holdStoredInstead({ shelve = true }: { shelve?: boolean } = {}): void {
+  #holdStoredInstead({
+    shelve = true,
+    tell = true,
+  }: {
+    shelve?: boolean;
+    tell?: boolean;
+  } = {}): Accepted | null {
     const stored = this.#store?.loadLast() ?? null;
-    if (stored === null) this.#hold(null);
-    else this.#onReplaced(this.#acceptStored(stored, { shelve }));
+    if (stored === null) {
+      this.#hold(null);
+      return null;
+    }
+    const accepted: Accepted = { ...this.#acceptStored(stored, { shelve }), replaced: true };
+    if (tell) this.#onReplaced(accepted);
+    return accepted;
   }
 
   /**
@@ -635,16 +647,15 @@ export class InventoryKeeper {
    * shelved; the history stays shelved. When the store no longer holds their save, its inventory is
    * held instead.
    */
-  #holdLiveRowsAgain(): void {
+  #holdLiveRowsAgain(): Accepted | null {
     const inventory = this.#inventory;
     const shelf = this.#shelf;
-    if (inventory === null || shelf === null || shelf.live.size === 0 || this.#store === null) return;
+    if (inventory === null || shelf === null || shelf.live.size === 0 || this.#store === null) return null;
     const read = this.#store.rowsOf.byKeys(shelf.saved, shelf.live.keys());
-    // Another writer saved over the store: its inventory is held instead, every row of it.
-    if (read === null || read.includes(undefined)) {
-      this.#holdStoredInstead({ shelve: false });
-      return;
-    }
+    // Another writer saved over the store: its inventory is held instead, every row of it. The caller
+    // answers with it (a notice sent beside the answer could reach main after the answer is shown).
+    if (read === null || read.includes(undefined))
+      return this.#holdStoredInstead({ shelve: false, tell: false });
     const merged = mergeByRank(
       inventory.leases,
       shelf.heldRanks,
@@ -653,6 +664,7 @@ export class InventoryKeeper {
     );
     this.#hold({ ...inventory, leases: merged.leases });
     this.#shelf = { ...shelf, live: ShelvedLiveRows.NONE, heldRanks: Int32Array.from(merged.ranks) };
+    return null;
   }
 
   #historyPage(request: HistoryPageRequest): HistoryPage | null {

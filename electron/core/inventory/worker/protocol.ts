@@ -44,6 +44,8 @@ export interface Accepted {
   pages?: { read: number; reused: number };
   /** The version of the keys the view was redacted for (see the `redactions` request). */
   redactedFor: number;
+  /** The inventory another process saved over the store, held instead of the worker's own (not scanned by this run). */
+  replaced?: true;
 }
 
 /** Given to the worker when it starts. */

@@ -51,6 +51,31 @@ function worldInput() {
 const coldScan = (): Inventory => reconcile(worldInput());
 const closed = (inventory: Inventory) =>
   inventory.leases.filter((classified) => classified.verdict.headline === "closed");
+const liveRows = (inventory: Inventory) =>
+  inventory.leases.filter((classified) => classified.verdict.headline !== "closed");
+
+/** A destroy job's mark on the sandbox `target` names, as main sends it once the job confirmed it. */
+function destroyMark(target: ClassifiedLease, job: number) {
+  return {
+    type: "acted-on",
+    origin: target.provider.origin!,
+    sandboxId: recordedSandboxId(target.lease)!,
+    mark: {
+      action: "destroy",
+      effect: "delete",
+      jobId: `job-${job}`,
+      at: `2026-11-30T12:0${job}:00.000Z`,
+      operator: "Ada (ada)",
+    } satisfies LeasekeeperAction,
+    now: "2026-11-30T12:10:00.000Z",
+  } as const;
+}
+
+/** Live rows a job could act on: listed at an origin, and naming a sandbox. */
+const markable = (inventory: Inventory) =>
+  liveRows(inventory).filter(
+    (classified) => classified.provider.origin !== null && recordedSandboxId(classified.lease) !== null,
+  );
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -220,20 +245,7 @@ describe("history shelved in the store once the inventory is saved", () => {
       .slice(0, 5);
     expect(targets).toHaveLength(5);
     for (const [n, target] of targets.entries()) {
-      const mark: LeasekeeperAction = {
-        action: "destroy",
-        effect: "delete",
-        jobId: `job-${n}`,
-        at: `2026-11-30T12:0${n}:00.000Z`,
-        operator: "Ada (ada)",
-      };
-      const request = {
-        type: "acted-on",
-        origin: target.provider.origin!,
-        sandboxId: recordedSandboxId(target.lease)!,
-        mark,
-        now: "2026-11-30T12:10:00.000Z",
-      } as const;
+      const request = destroyMark(target, n);
       const marked = (await shelving.handle(request)) as Accepted;
       const expected = (await holding.handle(request)) as Accepted;
       expect(marked.view.history).toEqual(expected.view.history);
@@ -283,12 +295,31 @@ describe("history shelved in the store once the inventory is saved", () => {
       [page.generation, later.generatedAt],
     ]);
   });
+
+  it("answers a job's mark with the store's inventory, marked, once another process saved over it", async () => {
+    const inventory = coldScan();
+    const { db, shelving, accepted, replaced } = await keepers(inventory);
+    const later = reconcile({ ...worldInput(), now: new Date("2026-11-30T13:00:00Z") });
+    new InventoryStore(db).save(later);
+    const target = markable(later)[0]!;
+    const answer = (await shelving.handle(destroyMark(target, 3))) as Accepted;
+    // The answer itself says so: a notice posted beside it could reach main after main showed the answer.
+    expect(answer.replaced).toBe(true);
+    expect(answer.generation).toBeGreaterThan(accepted.generation);
+    expect(answer.summary.generatedAt).toBe(later.generatedAt);
+    expect(replaced).toEqual([]);
+    const whole = (await shelving.handle({ type: "inventory" })) as Inventory;
+    expect(whole.generatedAt).toBe(later.generatedAt);
+    const marked = whole.leases.find((classified) => classified.lease.id === target.lease.id)!;
+    expect(marked.provider.actedOnBy?.jobId).toBe("job-3");
+    expect(marked.verdict.headline).toBe("closed");
+    expect(await fetchedView(shelving, answer)).toEqual(
+      await fetchedView(shelving, (await shelving.handle({ type: "accept", inventory: whole })) as Accepted),
+    );
+  });
 });
 
 describe("live rows shelved in the store once the inventory is saved", () => {
-  const liveRows = (inventory: Inventory) =>
-    inventory.leases.filter((classified) => classified.verdict.headline !== "closed");
-
   it("finds a live row, and the rows it shares its sandbox with, as the cold scan has them, read from the store", async () => {
     const inventory = coldScan();
     const { db, shelving, holding } = await keepers(inventory);
@@ -355,19 +386,7 @@ describe("live rows shelved in the store once the inventory is saved", () => {
         classified.sharedWith.length === 0,
     );
     // Marked while the save still waits for main to fetch the view.
-    await keeper.handle({
-      type: "acted-on",
-      origin: target!.provider.origin!,
-      sandboxId: recordedSandboxId(target!.lease)!,
-      mark: {
-        action: "destroy",
-        effect: "delete",
-        jobId: "job-1",
-        at: "2026-11-30T12:01:00.000Z",
-        operator: "Ada (ada)",
-      },
-      now: "2026-11-30T12:02:00.000Z",
-    });
+    await keeper.handle(destroyMark(target!, 1));
     await keeper.handle({ type: "saved" });
     editInStore(db, target!);
     editInStore(db, other!);
@@ -453,23 +472,9 @@ describe("live rows shelved in the store once the inventory is saved", () => {
   it("holds the live rows again for a job's mark, with the history still shelved", async () => {
     const inventory = coldScan();
     const { db, shelving } = await keepers(inventory);
-    const [target, other] = liveRows(inventory).filter(
-      (classified) => classified.provider.origin !== null && recordedSandboxId(classified.lease) !== null,
-    );
+    const [target, other] = markable(inventory);
     const firstClosed = closed(inventory)[0]!;
-    await shelving.handle({
-      type: "acted-on",
-      origin: target!.provider.origin!,
-      sandboxId: recordedSandboxId(target!.lease)!,
-      mark: {
-        action: "destroy",
-        effect: "delete",
-        jobId: "job-2",
-        at: "2026-11-30T12:01:00.000Z",
-        operator: "Ada (ada)",
-      },
-      now: "2026-11-30T12:02:00.000Z",
-    });
+    await shelving.handle(destroyMark(target!, 2));
     editInStore(db, other!);
     editInStore(db, firstClosed);
     const whole = (await shelving.handle({ type: "inventory" })) as Inventory;
