@@ -98,6 +98,13 @@ describe("LedgerSource read as a stream", () => {
           break;
         case 4:
           row.failureReason = 'ünïcødé ✓ — 😀 \u2028 "quoted" \\ end';
+          // Every other such row also carries a string longer than the parser's 64 KiB string buffer,
+          // its characters of two, three and four bytes landing across the buffer's edge.
+          if (Math.floor(at / (97 * 8)) % 2 === 1)
+            row.metadata = {
+              ...(row.metadata as object),
+              note: `${"x".repeat(at % 7)}${"é✓😀".repeat(9_000)}`,
+            };
           break;
         case 5:
           row.lastUsedAt = { nested: true };
@@ -137,6 +144,9 @@ describe("LedgerSource read as a stream", () => {
     expect(expected.gaps.length).toBeGreaterThan(50);
     expect(expected.gaps.length).toBeLessThan(expected.problems.length);
     expect(bigText.length).toBeGreaterThan(20 * 65_536);
+    expect(expected.leases.some((row) => Buffer.byteLength(JSON.stringify(row.metadata)) > 65_536)).toBe(
+      true,
+    );
 
     const snapshot = await big.load();
     expect(snapshot).toStrictEqual(expected);

@@ -12,6 +12,11 @@ import {
 } from "./rows.js";
 import { type LeaseSource, SourceError } from "./source.js";
 
+/** The parser's buffer for one string's bytes (a longer string is flushed in pieces of this size). */
+const STRING_BUFFER_BYTES = 64 * 1024;
+/** The parser's buffer for one number's characters. */
+const NUMBER_BUFFER_BYTES = 64;
+
 /**
  * A ledger file: `{ "environments": [...], "leases": [...] }` in Paperclip's own JSON shapes, with an
  * optional `"companies": [{ "id", "name" }]` beside them so the UI can name companies. It is how
@@ -95,7 +100,14 @@ export class LedgerSource implements LeaseSource {
     };
     // `$.*` drops every top-level value from the parser's root once it is handed over, and `$.leases.*`
     // every lease item, so nothing but what is kept here stays alive; `$` tells what the root was.
-    const parser = new JSONParser({ paths: ["$", "$.*", "$.leases.*"], keepStack: false });
+    // With buffers, the tokenizer gathers a string's or a number's bytes in place instead of growing a
+    // string a piece at a time: 10–15% less CPU on a 100,000-row ledger (decision 208).
+    const parser = new JSONParser({
+      paths: ["$", "$.*", "$.leases.*"],
+      keepStack: false,
+      stringBufferSize: STRING_BUFFER_BYTES,
+      numberBufferSize: NUMBER_BUFFER_BYTES,
+    });
     parser.onValue = (info: ParsedElementInfo) => {
       try {
         take(read, info, newSink);
