@@ -712,6 +712,7 @@ var InventoryKeeper = class {
 	/** An inventory to store once main has its view (the save would otherwise hold up the view's parts). */
 	#pendingSave = null;
 	#onSaveFailed;
+	#onReplaced;
 	#sharedViews;
 	/** The configured sources of the last scan read: the shared view is kept under their set. */
 	#sourceIds = null;
@@ -741,8 +742,11 @@ var InventoryKeeper = class {
 	/**
 	* `store` writes the inventory cache (the worker's own connection, taking the configured keys out with
 	* the same `redactor` first); the views main receives are redacted here too, once per inventory.
+	* `onReplaced` is told when a read finds that another process saved over the store, and the keeper
+	* holds the store's inventory instead of its own.
 	*/
-	constructor(store, redactor, onSaveFailed, viewStore = null, sharedViews = null) {
+	constructor(store, redactor, onSaveFailed, viewStore = null, sharedViews = null, onReplaced = () => void 0) {
+		this.#onReplaced = onReplaced;
 		this.#sharedViews = sharedViews;
 		this.#store = store;
 		this.#viewStore = viewStore;
@@ -780,14 +784,19 @@ var InventoryKeeper = class {
 			case "accept": return this.#accept(request.inventory, /* @__PURE__ */ new Date(), { save: true });
 			case "acted-on": {
 				if (!this.#actedOn.note(request.origin, request.sandboxId, request.mark)) return null;
-				this.#holdLiveRowsAgain();
+				const replaced = this.#holdLiveRowsAgain();
 				const current = this.#inventory;
-				if (current === null) return null;
+				if (current === null) return replaced;
 				const updated = this.#actedOn.apply(current, new Date(request.now), this.#shelf?.history.elsewhere.closed);
-				return updated === current ? null : this.#accept(updated, new Date(request.now), {
+				if (updated === current) return replaced;
+				const accepted = this.#accept(updated, new Date(request.now), {
 					save: false,
 					sameRows: true
 				});
+				return replaced === null ? accepted : {
+					...accepted,
+					replaced: true
+				};
 			}
 			case "view": return this.#environmentView(request.environmentId);
 			case "view-part": return this.#viewPart(request.generation, request.from, request.to);
@@ -1100,10 +1109,18 @@ var InventoryKeeper = class {
 	* After another writer saved over the store this keeper's history is shelved in (the CLI's scan on
 	* the same data directory): the inventory the store holds now is held instead, a new generation.
 	*/
-	#holdStoredInstead({ shelve = true } = {}) {
+	#holdStoredInstead({ shelve = true, tell = true } = {}) {
 		const stored = this.#store?.loadLast() ?? null;
-		if (stored === null) this.#hold(null);
-		else this.#acceptStored(stored, { shelve });
+		if (stored === null) {
+			this.#hold(null);
+			return null;
+		}
+		const accepted = {
+			...this.#acceptStored(stored, { shelve }),
+			replaced: true
+		};
+		if (tell) this.#onReplaced(accepted);
+		return accepted;
 	}
 	/**
 	* Holds an inventory read from this machine's store and encodes its view; with `shelve`, lets go of
@@ -1171,12 +1188,12 @@ var InventoryKeeper = class {
 	#holdLiveRowsAgain() {
 		const inventory = this.#inventory;
 		const shelf = this.#shelf;
-		if (inventory === null || shelf === null || shelf.live.size === 0 || this.#store === null) return;
+		if (inventory === null || shelf === null || shelf.live.size === 0 || this.#store === null) return null;
 		const read = this.#store.rowsOf.byKeys(shelf.saved, shelf.live.keys());
-		if (read === null || read.includes(void 0)) {
-			this.#holdStoredInstead({ shelve: false });
-			return;
-		}
+		if (read === null || read.includes(void 0)) return this.#holdStoredInstead({
+			shelve: false,
+			tell: false
+		});
 		const merged = mergeByRank(inventory.leases, shelf.heldRanks, read, shelf.live.ranks);
 		this.#hold({
 			...inventory,
@@ -1187,6 +1204,7 @@ var InventoryKeeper = class {
 			live: ShelvedLiveRows.NONE,
 			heldRanks: Int32Array.from(merged.ranks)
 		};
+		return null;
 	}
 	#historyPage(request) {
 		for (let attempt = 0; attempt < 2; attempt++) {
@@ -1388,7 +1406,11 @@ var keeper = new InventoryKeeper(database === null ? null : new RedactingInvento
 	id: null,
 	ok: false,
 	failure
-}), database === null ? null : new ViewStore(database), sharedViews);
+}), database === null ? null : new ViewStore(database), sharedViews, (accepted) => post({
+	id: null,
+	ok: true,
+	replaced: accepted
+}));
 var heap = new HeapWatch(setup.watchHeap === true);
 port.on("message", (message) => {
 	if (message.request.type === "heap") {

@@ -7760,6 +7760,7 @@ var InventoryWorkerOverBudget = class extends CoreError {
 var InventoryWorker = class {
 	#setup;
 	#onUnasked;
+	#onReplaced;
 	#limits;
 	#thread = null;
 	#exited = Promise.resolve();
@@ -7769,6 +7770,7 @@ var InventoryWorker = class {
 	constructor(setup, onUnasked, options = {}) {
 		this.#setup = setup;
 		this.#onUnasked = onUnasked;
+		this.#onReplaced = options.onReplaced ?? (() => void 0);
 		this.#limits = options.resourceLimits ?? INVENTORY_WORKER_RESOURCE_LIMITS;
 	}
 	request(request, transfer) {
@@ -7817,8 +7819,10 @@ var InventoryWorker = class {
 		};
 		if (this.#redactions !== null) requests.tell(this.#redactions);
 		worker.on("message", (message) => {
-			if (message.id === null) this.#onUnasked(message.failure);
-			else if (message.ok) requests.answer(message.id, {
+			if (message.id === null) {
+				if (message.ok) this.#onReplaced(message.replaced);
+				else this.#onUnasked(message.failure);
+			} else if (message.ok) requests.answer(message.id, {
 				ok: true,
 				value: message.value
 			});
@@ -8077,7 +8081,7 @@ var InventoryService = class {
 		this.#worker = new InventoryWorker({
 			dataDir: options.dataDir,
 			sharedStore: options.sharedStore ?? null
-		}, (failure) => this.#unasked(failure));
+		}, (failure) => this.#unasked(failure), { onReplaced: (accepted) => this.#replaced(accepted) });
 	}
 	/** The keys in use now: the worker takes them out of every inventory before it stores one. */
 	setRedactions(values) {
@@ -8290,6 +8294,7 @@ var InventoryService = class {
 			const view = await this.#receive(updated);
 			if (view === null) return;
 			this.#take(updated, view);
+			if (updated.replaced && this.#shown === updated.generation) this.#fromStore = true;
 			this.#options.events.emit("inventory:changed", { generatedAt: updated.summary.generatedAt });
 		} catch (error) {
 			this.#options.log.warn("a confirmed destroy or release could not be shown", error);
@@ -8514,6 +8519,24 @@ var InventoryService = class {
 		this.#view = view;
 		this.#full = null;
 		if (redactedFor === this.#redactionsVersion) this.#options.redacted?.(view);
+	}
+	/**
+	* The worker found that another process saved over the store and holds that inventory now: it is
+	* shown, announced like a scan's, and counted as one read from a store (not scanned by this run).
+	* Chained with the marks of jobs, so an answer given after it shows it.
+	*/
+	#replaced(accepted) {
+		this.#updates = this.#updates.then(async () => {
+			try {
+				const view = await this.#receive(accepted);
+				if (view === null || accepted.generation <= this.#shown) return;
+				this.#take(accepted, view);
+				this.#fromStore = true;
+				this.#options.events.emit("inventory:changed", { generatedAt: accepted.summary.generatedAt });
+			} catch (error) {
+				this.#options.log.warn("the inventory another process saved could not be shown", error);
+			}
+		});
 	}
 	#unasked(failure) {
 		if (failure.during === "load") this.#options.log.warn("the team's inventory could not be loaded; this machine's own is used", failure.message);

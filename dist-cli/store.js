@@ -3203,6 +3203,10 @@ function isValidRowId(value) {
 	return typeof value === "string" && ROW_ID_PATTERN.test(value);
 }
 // electron/core/leases/ledger.ts
+/** The parser's buffer for one string's bytes (a longer string is flushed in pieces of this size). */
+var STRING_BUFFER_BYTES = 65536;
+/** The parser's buffer for one number's characters. */
+var NUMBER_BUFFER_BYTES = 64;
 /**
 * A ledger file: `{ "environments": [...], "leases": [...] }` in Paperclip's own JSON shapes, with an
 * optional `"companies": [{ "id", "name" }]` beside them so the UI can name companies. It is how
@@ -3279,7 +3283,9 @@ var LedgerSource = class {
 				"$.*",
 				"$.leases.*"
 			],
-			keepStack: false
+			keepStack: false,
+			stringBufferSize: STRING_BUFFER_BYTES,
+			numberBufferSize: NUMBER_BUFFER_BYTES
 		});
 		parser.onValue = (info) => {
 			try {
