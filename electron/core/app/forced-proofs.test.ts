@@ -1,10 +1,8 @@
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChannelResponse, Result } from "../../../shared/contract/index.js";
 import type { PlanPreview } from "../../../shared/contract/plan-preview.js";
 import { runCliCaptured } from "../cli/testing/run-captured.js";
-import { type Core, openCore } from "../compose/index.js";
-import { CONFIG_FILE_NAME } from "../config/load.js";
+import type { Core } from "../compose/index.js";
 import {
   holding,
   type MarkerWorld,
@@ -13,7 +11,7 @@ import {
   running,
 } from "../markers/testing/marker-world.js";
 import { withForcedProofs } from "./forced-proofs.js";
-import { memoryLogger } from "./log.js";
+import { openMarkerWorldApp } from "./testing/marker-world-app.js";
 
 // A plan's forced items are proven before the typed confirmation is asked, through the real core against
 // the simulator (whose sandboxes hold planted markers); the proof then goes into the destroy's audit entry.
@@ -39,14 +37,7 @@ describe("proof before typed confirmation", () => {
       ],
       [foreign, owned, lostItsSandbox, alsoForeign],
     );
-    app = await openCore({
-      configPath: path.join(w.dir, CONFIG_FILE_NAME),
-      mode: "browser",
-      version: "test",
-      env: w.env,
-      log: memoryLogger(),
-      autoRefresh: false,
-    });
+    app = await openMarkerWorldApp(w);
   }, 30_000);
   afterAll(async () => {
     await app?.close();

@@ -1,9 +1,8 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryLogger } from "../app/log.js";
-import { type Core, openCore } from "../compose/index.js";
-import { CONFIG_FILE_NAME } from "../config/load.js";
+import { openMarkerWorldApp } from "../app/testing/marker-world-app.js";
+import type { Core } from "../compose/index.js";
 import {
   holding,
   type MarkerWorld,
@@ -27,14 +26,7 @@ let app: Core;
 
 beforeAll(async () => {
   w = await markerWorld([running("sb-lost", holding(21))], [lostMetadata]);
-  app = await openCore({
-    configPath: path.join(w.dir, CONFIG_FILE_NAME),
-    mode: "browser",
-    version: "test",
-    env: w.env,
-    log: memoryLogger(),
-    autoRefresh: false,
-  });
+  app = await openMarkerWorldApp(w);
 });
 
 afterAll(async () => {
