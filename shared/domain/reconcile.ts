@@ -1,24 +1,22 @@
-import { originOf } from "./api-url.js";
-import { HEADLINES, type Headline, TERMINAL_PROVIDER_STATUSES } from "./codes.js";
-import { holdsSandbox } from "./flags.js";
+import { HEADLINES, type Headline } from "./codes.js";
 import { FrozenValues } from "./frozen-values.js";
 import type {
   ClassifiedLease,
   EnvironmentSummary,
   Inventory,
-  LeaseVerdict,
-  OriginHealth,
   ProviderObservation,
   SandboxListing,
   SourceSnapshot,
-  UncertainSandbox,
-  UntrackedSandbox,
 } from "./inventory.js";
-import type { Company, Environment, LeaseRow, SourceGap } from "./paperclip.js";
+import { classifiedOf, judgeRow, SharedVerdicts } from "./judge-row.js";
+import type { Company, Environment, LeaseRow } from "./paperclip.js";
 import { indexListings, observeProvider } from "./provider-state.js";
+import { holdersFirst, NOT_SHARED, type SharedEvidence, sharedEvidenceIn } from "./sandbox-groups.js";
 import { recordedSandboxId } from "./sandbox-id.js";
-import { classifyLease } from "./verdict.js";
+import { originHealth, splitByGaps, untrackedSandboxes } from "./untracked.js";
 import type { VerdictMemo } from "./verdict-memo.js";
+
+export { SHARED_WITH_LIMIT } from "./sandbox-groups.js";
 
 export interface ReconcileInput {
   snapshots: readonly SourceSnapshot[];
@@ -35,17 +33,13 @@ export interface ReconcileInput {
 }
 
 /**
- * How many other rows one row carries as evidence of sharing. A reusable sandbox resumed by run after run
- * gathers a row per run, and listing every other row on every row would grow with the square of
- * that. Rows that hold the sandbox (`active`, `retained`) come first, so the bound never hides one from
- * the leak rule or the destroy guard unless more than this many hold it at once.
- */
-export const SHARED_WITH_LIMIT = 20;
-
-/**
  * The inventory: every lease row of every source joined with its environment and with what CreateOS
  * lists, judged; plus per-environment counts, the listed sandboxes no row names, and the health of each
  * listing. Every index is built once, so the cost grows with rows plus listed sandboxes.
+ *
+ * This judges sources held whole in memory (the CLI's and the tests' scans, the demo's world). A host's
+ * scan judges the same rows with the same rules as they stream into its store (`inventory/judge/`);
+ * a test holds the two to the same inventory.
  */
 export function reconcile({ snapshots, listings, now, requests, memo }: ReconcileInput): Inventory {
   memo?.begin();
@@ -54,7 +48,7 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
   const environments = indexEnvironments(snapshots);
   const sandboxGroups = groupRowsBySandbox(snapshots);
   // Rows judged alike share one verdict, and rows no listing shows one observation (decisions 219, 220).
-  const verdicts = new FrozenValues<LeaseVerdict>(freezeVerdict);
+  const verdicts = new SharedVerdicts();
   const unlisted = new FrozenValues<ProviderObservation>();
 
   const leases: ClassifiedLease[] = [];
@@ -69,42 +63,45 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
       // Without a listed sandbox (or a job's mark) an observation says only where and why: shared.
       const provider =
         observed.sandbox === null && observed.actedOnBy == null ? unlisted.of(observed) : observed;
-      const shared = sharedEvidence(row, sandboxGroups);
-      const judge = () =>
-        verdicts.of(
-          classifyLease(row, environment, provider, {
-            now,
-            otherRowsOnSandbox: shared.others,
-            ...(installedPlugin === undefined ? {} : { installedPlugin }),
-          }),
-        );
-      const verdict =
-        memo === undefined
-          ? judge()
-          : memo.verdict(
-              memoKeyPrefix + row.id,
-              { row, environment, provider: provider.code, otherRows: shared.others, installedPlugin },
-              nowMs,
-              judge,
-            );
-      const classified: ClassifiedLease = {
+      const evidence = {
         sourceId,
-        lease: row,
+        row,
         environment,
-        verdict,
         provider,
-        sharedWith: shared === NOT_SHARED ? NO_OTHER_LEASES : shared.others.map((other) => other.id),
+        shared: sharedEvidence(row, sandboxGroups),
+        installedPlugin,
+        now,
       };
-      if (shared.count > shared.others.length) classified.sharedWithCount = shared.count;
-      if (installedPlugin !== undefined) classified.installedPlugin = installedPlugin;
-      leases.push(classified);
+      leases.push(
+        memo === undefined
+          ? judgeRow(evidence, verdicts)
+          : classifiedOf(
+              evidence,
+              memo.verdict(
+                memoKeyPrefix + row.id,
+                {
+                  row,
+                  environment,
+                  provider: provider.code,
+                  otherRows: evidence.shared.others,
+                  installedPlugin,
+                },
+                nowMs,
+                () => judgeRow(evidence, verdicts).verdict,
+              ),
+            ),
+      );
     }
   }
 
   memo?.commit();
   const environmentSummaries = summarizeEnvironments(snapshots, leases);
   const gaps = snapshots.flatMap((snapshot) => snapshot.gaps);
-  const { untracked, uncertain } = splitByGaps(untrackedSandboxes(listings, leases), gaps);
+  const named = namedSandboxes(leases);
+  const { untracked, uncertain } = splitByGaps(
+    untrackedSandboxes(listings, (sandboxId) => named.has(sandboxId)),
+    gaps,
+  );
   return {
     generatedAt: now.toISOString(),
     requests,
@@ -120,7 +117,10 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
   };
 }
 
-function sourceNotesOf(snapshots: readonly SourceSnapshot[]): Pick<Inventory, "sourceNotes"> {
+/** What each source said of how it read, where it said something. */
+export function sourceNotesOf(
+  snapshots: readonly Pick<SourceSnapshot, "sourceId" | "note">[],
+): Pick<Inventory, "sourceNotes"> {
   const notes = snapshots.flatMap(({ sourceId, note }) =>
     note ? [{ source: sourceId, message: note }] : [],
   );
@@ -136,12 +136,14 @@ export function summarizeCounts(
   return counts;
 }
 
-function emptyCounts(): Record<Headline, number> {
+export function emptyCounts(): Record<Headline, number> {
   return Object.fromEntries(HEADLINES.map((headline) => [headline, 0])) as Record<Headline, number>;
 }
 
 /** Environments by source, then id: the same environment id in two sources is two environments. */
-function indexEnvironments(snapshots: readonly SourceSnapshot[]): Map<string, Map<string, Environment>> {
+export function indexEnvironments(
+  snapshots: readonly Pick<SourceSnapshot, "sourceId" | "environments">[],
+): Map<string, Map<string, Environment>> {
   const bySource = new Map<string, Map<string, Environment>>();
   for (const { sourceId, environments } of snapshots) {
     let byId = bySource.get(sourceId);
@@ -160,10 +162,10 @@ interface SandboxGroup {
   /** Every row naming the sandbox, the ones that hold it first. */
   rows: LeaseRow[];
   /**
-   * The distinct lease ids among them (one lease read from two sources is one lease, not two); gathered
-   * on first use, and only for the few sandboxes that more than one row names.
+   * How many distinct lease ids are among them (one lease read from two sources is one lease, not
+   * two); counted on first use, and only for the few sandboxes that more than one row names.
    */
-  leaseIds: Set<string> | null;
+  leases: number | null;
 }
 
 /**
@@ -177,63 +179,53 @@ function groupRowsBySandbox(snapshots: readonly SourceSnapshot[]): Map<string, S
       const sandboxId = recordedSandboxId(row);
       if (sandboxId === null) continue;
       const group = groups.get(sandboxId);
-      if (group === undefined) groups.set(sandboxId, { rows: [row], leaseIds: null });
+      if (group === undefined) groups.set(sandboxId, { rows: [row], leases: null });
       else group.rows.push(row);
     }
   }
-  for (const group of groups.values()) {
-    if (group.rows.length > 1) {
-      group.rows.sort((a, b) => Number(holdsSandbox(b)) - Number(holdsSandbox(a)));
-    }
-  }
+  for (const group of groups.values()) holdersFirst(group.rows);
   return groups;
 }
 
-/** Frozen with its arrays, so a change meant for one row's verdict cannot reach every row sharing it. */
-function freezeVerdict(verdict: LeaseVerdict): LeaseVerdict {
-  Object.freeze(verdict.ownership);
-  Object.freeze(verdict.flags);
-  Object.freeze(verdict.allowedActions);
-  Object.freeze(verdict.overridableActions);
-  Object.freeze(verdict.refusals);
-  return Object.freeze(verdict);
-}
-
-const NOT_SHARED = { others: [] as LeaseRow[], count: 0 };
-/** The `sharedWith` of every row alone on its sandbox: one frozen empty list, not one per row. */
-const NO_OTHER_LEASES = Object.freeze([]) as unknown as string[];
-
-/**
- * The other leases on this row's sandbox (at most SHARED_WITH_LIMIT of them, each lease once however
- * many sources carry it, the first copy in holding-first order standing for it) and how many there are.
- */
-function sharedEvidence(
-  row: LeaseRow,
-  groups: Map<string, SandboxGroup>,
-): { others: LeaseRow[]; count: number } {
+function sharedEvidence(row: LeaseRow, groups: Map<string, SandboxGroup>): SharedEvidence {
   const sandboxId = recordedSandboxId(row);
   const group = sandboxId === null ? undefined : groups.get(sandboxId);
   if (group === undefined || group.rows.length === 1) return NOT_SHARED;
-  group.leaseIds ??= new Set(group.rows.map((other) => other.id));
-  const count = group.leaseIds.size - 1;
-  if (count === 0) return NOT_SHARED;
-  const others: LeaseRow[] = [];
-  const named = new Set([row.id]);
-  for (const other of group.rows) {
-    if (named.has(other.id)) continue;
-    named.add(other.id);
-    others.push(other);
-    if (others.length === SHARED_WITH_LIMIT) break;
-  }
-  return { others, count };
+  group.leases ??= new Set(group.rows.map((other) => other.id)).size;
+  return sharedEvidenceIn(row, group.rows, group.leases);
 }
 
 function summarizeEnvironments(
   snapshots: readonly SourceSnapshot[],
   leases: readonly ClassifiedLease[],
 ): EnvironmentSummary[] {
+  const counts = new Map<string, Record<Headline, number>>();
+  for (const { sourceId, environment, verdict } of leases) {
+    if (environment === null) continue;
+    const key = `${sourceId}\u0000${environment.id}`;
+    let tally = counts.get(key);
+    if (tally === undefined) {
+      tally = emptyCounts();
+      counts.set(key, tally);
+    }
+    tally[verdict.headline] += 1;
+  }
+  return environmentSummaries(
+    snapshots,
+    (sourceId, environmentId) => counts.get(`${sourceId}\u0000${environmentId}`) ?? emptyCounts(),
+  );
+}
+
+/**
+ * One summary per environment each source lists (the first of a repeated id), with its rows' counts by
+ * headline (`countsOf`), ordered by company, name, source and id as the sidebar shows them.
+ */
+export function environmentSummaries(
+  sources: readonly Pick<SourceSnapshot, "sourceId" | "environments">[],
+  countsOf: (sourceId: string, environmentId: string) => Record<Headline, number>,
+): EnvironmentSummary[] {
   const summaries = new Map<string, Map<string, EnvironmentSummary>>();
-  for (const { sourceId, environments } of snapshots) {
+  for (const { sourceId, environments } of sources) {
     let byId = summaries.get(sourceId);
     if (byId === undefined) {
       byId = new Map();
@@ -241,13 +233,8 @@ function summarizeEnvironments(
     }
     for (const { id, companyId, name } of environments) {
       if (!byId.has(id))
-        byId.set(id, { sourceId, environmentId: id, companyId, name, counts: emptyCounts() });
+        byId.set(id, { sourceId, environmentId: id, companyId, name, counts: countsOf(sourceId, id) });
     }
-  }
-  for (const { sourceId, environment, verdict } of leases) {
-    if (environment === null) continue;
-    const summary = summaries.get(sourceId)?.get(environment.id);
-    if (summary !== undefined) summary.counts[verdict.headline] += 1;
   }
   const collator = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
   return [...summaries.values()]
@@ -261,117 +248,22 @@ function summarizeEnvironments(
     );
 }
 
-/**
- * Sandboxes that an OK listing shows alive and that no row names: orphans, such as the one a lost
- * create response leaves behind. A row naming the id at any origin counts: CreateOS never reuses
- * an id, and one control plane can answer at two API URLs (a renamed domain), listing the same sandboxes
- * at both — calling those untracked would invite a forced destroy of a sandbox a lease still names.
- * Listed at several origins, an orphan is reported once, at the first that listed it.
- */
-function untrackedSandboxes(
-  listings: readonly SandboxListing[],
-  leases: readonly ClassifiedLease[],
-): UntrackedSandbox[] {
+function namedSandboxes(leases: readonly ClassifiedLease[]): Set<string> {
   const named = new Set<string>();
   for (const { lease } of leases) {
     const sandboxId = recordedSandboxId(lease);
     if (sandboxId !== null) named.add(sandboxId);
   }
-
-  const untracked: UntrackedSandbox[] = [];
-  const reported = new Set<string>();
-  for (const listing of listings) {
-    if (!listing.outcome.ok) continue;
-    const origin = originOf(listing.origin) ?? listing.origin;
-    for (const sandbox of listing.outcome.sandboxes) {
-      if ((TERMINAL_PROVIDER_STATUSES as readonly string[]).includes(sandbox.status)) continue;
-      if (named.has(sandbox.id) || reported.has(sandbox.id)) continue;
-      reported.add(sandbox.id);
-      untracked.push({
-        sandboxId: sandbox.id,
-        origin,
-        credential: listing.credential,
-        status: sandbox.status,
-        sandbox,
-      });
-    }
-  }
-  return untracked;
-}
-
-/**
- * A listed sandbox no row names is an orphan only if every source that could name it was read
- * completely: a gap at its origin (or a gap that could be at any origin) may hide the row that names it,
- * so such a sandbox is reported as uncertain, with the gaps as the reason, and never offered for destroy.
- */
-function splitByGaps(
-  candidates: UntrackedSandbox[],
-  gaps: readonly SourceGap[],
-): { untracked: UntrackedSandbox[]; uncertain: UncertainSandbox[] } {
-  if (gaps.length === 0) return { untracked: candidates, uncertain: [] };
-  const anywhere = gaps.filter((gap) => gap.origin === null);
-  const byOrigin = new Map<string, SourceGap[]>();
-  for (const gap of gaps) {
-    if (gap.origin === null) continue;
-    const origin = originOf(gap.origin) ?? gap.origin;
-    byOrigin.set(origin, [...(byOrigin.get(origin) ?? []), gap]);
-  }
-  const untracked: UntrackedSandbox[] = [];
-  const uncertain: UncertainSandbox[] = [];
-  const reasons = new Map<string, string>();
-  for (const candidate of candidates) {
-    const hiding = [...(byOrigin.get(candidate.origin) ?? []), ...anywhere];
-    if (hiding.length === 0) {
-      untracked.push(candidate);
-      continue;
-    }
-    let reason = reasons.get(candidate.origin);
-    if (reason === undefined) {
-      reason = uncertainReason(hiding);
-      reasons.set(candidate.origin, reason);
-    }
-    uncertain.push({ ...candidate, reason });
-  }
-  return { untracked, uncertain };
-}
-
-const REASON_GAPS = 3;
-
-function uncertainReason(gaps: readonly SourceGap[]): string {
-  const named = gaps.slice(0, REASON_GAPS).map((gap) => `${gap.source}: ${gap.message}`);
-  const more = gaps.length > REASON_GAPS ? `; and ${gaps.length - REASON_GAPS} more` : "";
-  return `cannot tell: sources incomplete — ${named.join("; ")}${more}`;
+  return named;
 }
 
 /** Companies by id across sources; the first name a source gives wins. */
-function mergeCompanies(snapshots: readonly SourceSnapshot[]): Company[] {
+export function mergeCompanies(sources: readonly { companies: readonly Company[] }[]): Company[] {
   const byId = new Map<string, Company>();
-  for (const { companies } of snapshots) {
+  for (const { companies } of sources) {
     for (const company of companies) {
       if (!byId.has(company.id)) byId.set(company.id, { id: company.id, name: company.name });
     }
   }
   return [...byId.values()];
-}
-
-function originHealth(listing: SandboxListing): OriginHealth {
-  const origin = originOf(listing.origin) ?? listing.origin;
-  const { outcome } = listing;
-  return outcome.ok
-    ? {
-        origin,
-        credential: listing.credential,
-        ok: true,
-        reason: null,
-        httpStatus: null,
-        sandboxCount: outcome.sandboxes.length,
-      }
-    : {
-        origin,
-        credential: listing.credential,
-        ok: false,
-        reason: outcome.reason,
-        httpStatus: outcome.httpStatus ?? null,
-        sandboxCount: 0,
-      };
 }
