@@ -104,181 +104,283 @@ export function historyKey(sourceId: string, environmentId: string | null): stri
   return JSON.stringify([sourceId, environmentId]);
 }
 
+/**
+ * One lease as the view holds it, its repeated strings not yet put in lookup tables: where it is listed
+ * (its source, environment, and the entry its environment gets when its source lists none), then one
+ * value per lease column (`LEASE_COLUMNS`), a string where the column is an index into a table. The
+ * store keeps it for every live row, so a view is put together from the store without judging or
+ * parsing any row again (decision 222).
+ */
+export type LeaseViewRow = [
+  sourceId: string,
+  environmentId: string | null,
+  unlistedCompanyId: string | null,
+  unlistedName: string,
+  environmentKnown: boolean,
+  leaseId: string,
+  sandboxId: string | null,
+  status: string,
+  policy: string,
+  headline: number,
+  provider: number,
+  ownership: number,
+  flags: number,
+  actions: number,
+  confirmation: number,
+  origin: string | null,
+  acquiredAt: number,
+  lastUsedAt: number,
+  shared: number,
+  company: string | null,
+  unknownReason: number,
+  actedOnBy: LeasekeeperActionView | null,
+  shape: string | null,
+];
+
+/** A classified lease as the view holds it (see `LeaseViewRow`). */
+export function leaseViewRow(classified: ClassifiedLease): LeaseViewRow {
+  const { lease, verdict, provider } = classified;
+  const unlisted = unlistedEnvironmentOf(classified);
+  const confirmation = verdict.destroyConfirmation
+    ? DESTROY_CONFIRMATIONS.indexOf(verdict.destroyConfirmation) + 1
+    : 0;
+  return [
+    classified.sourceId,
+    unlisted.environmentId,
+    unlisted.companyId,
+    unlisted.name,
+    unlisted.known,
+    lease.id,
+    lease.providerLeaseId,
+    lease.status,
+    lease.leasePolicy,
+    HEADLINES.indexOf(verdict.headline),
+    PROVIDER_CODES.indexOf(provider.code),
+    toMask(OWNERSHIP_CODES, verdict.ownership),
+    toMask(ROW_FLAGS, verdict.flags),
+    toMask(ACTION_KINDS, verdict.allowedActions) |
+      (toMask(ACTION_KINDS, verdict.overridableActions) << ACTION_KINDS.length),
+    confirmation,
+    provider.origin,
+    epochSeconds(lease.acquiredAt),
+    epochSeconds(lease.lastUsedAt),
+    classified.sharedWithCount ?? classified.sharedWith.length,
+    lease.companyId,
+    provider.unknownReason ? UNKNOWN_REASONS.indexOf(provider.unknownReason) : -1,
+    provider.actedOnBy ?? null,
+    provider.sandbox?.shape ?? recordedShape(lease.metadata),
+  ];
+}
+
 /** Inventory → the compact view that crosses the contract (built once per inventory, in the inventory worker). */
 export function encodeInventory(inventory: Inventory, options: EncodeOptions = {}): InventoryView {
-  const filter = options.environmentId ?? null;
-  const leaveOutHistory = options.leaveOutHistory ?? false;
-  const historyByEnvironment: number[] = [];
-  const companies = new Interner();
-  const origins = new Interner();
-  const statuses = new Interner();
-  const policies = new Interner();
-  const shapes = new Interner();
-  const actedOn: LeasekeeperActionView[] = [];
-  const actedOnIndex = new Map<object, number>();
-  // One entry per mark: the rows that name one sandbox share the mark object the inventory gave them.
-  const actedOnAt = (mark: LeasekeeperActionView | null | undefined): number => {
-    if (mark == null) return -1;
-    let position = actedOnIndex.get(mark);
-    if (position === undefined) {
-      position = actedOn.length;
-      actedOn.push({ ...mark });
-      actedOnIndex.set(mark, position);
-    }
-    return position;
-  };
-  const environments: EnvironmentRef[] = [];
-  const environmentIndex = new Map<string, number>();
-  const synthesized = new Set<number>();
-  const environmentKey = historyKey;
-  const elsewhere = leaveOutHistory ? (options.historyElsewhere ?? null) : null;
+  const builder = new InventoryViewBuilder(inventory, options);
+  for (const classified of inventory.leases) builder.add(leaseViewRow(classified));
+  return builder.finish();
+}
 
-  for (const summary of inventory.environments) {
-    if (filter !== null && summary.environmentId !== filter) continue;
-    environmentIndex.set(environmentKey(summary.sourceId, summary.environmentId), environments.length);
-    environments.push({
-      sourceId: summary.sourceId,
-      environmentId: summary.environmentId,
-      company: companies.indexOf(summary.companyId),
-      name: summary.name,
-      known: true,
-      counts: { ...emptyCounts(), ...summary.counts },
-    });
+/**
+ * The compact view put together a row at a time: `inventory` gives everything but the rows (its
+ * `leases` are not read), `add` takes the rows in inventory order, `finish` hands back the view.
+ */
+export class InventoryViewBuilder {
+  readonly #inventory: Omit<Inventory, "leases">;
+  readonly #filter: string | null;
+  readonly #leaveOutHistory: boolean;
+  readonly #elsewhere: HistoryElsewhere | null;
+  readonly #historyByEnvironment: number[] = [];
+  readonly #companies = new Interner();
+  readonly #origins = new Interner();
+  readonly #statuses = new Interner();
+  readonly #policies = new Interner();
+  readonly #shapes = new Interner();
+  readonly #actedOn: LeasekeeperActionView[] = [];
+  /** One entry per mark, by its content: rows read back from the store each carry a copy of it. */
+  readonly #actedOnIndex = new Map<string, number>();
+  readonly #environments: EnvironmentRef[] = [];
+  readonly #environmentIndex = new Map<string, number>();
+  readonly #synthesized = new Set<number>();
+  readonly #leases = emptyLeaseColumns();
+
+  constructor(inventory: Omit<Inventory, "leases">, options: EncodeOptions = {}) {
+    this.#inventory = inventory;
+    this.#filter = options.environmentId ?? null;
+    this.#leaveOutHistory = options.leaveOutHistory ?? false;
+    this.#elsewhere = this.#leaveOutHistory ? (options.historyElsewhere ?? null) : null;
+    const filter = this.#filter;
+    for (const summary of inventory.environments) {
+      if (filter !== null && summary.environmentId !== filter) continue;
+      this.#environmentIndex.set(
+        historyKey(summary.sourceId, summary.environmentId),
+        this.#environments.length,
+      );
+      this.#environments.push({
+        sourceId: summary.sourceId,
+        environmentId: summary.environmentId,
+        company: this.#companies.indexOf(summary.companyId),
+        name: summary.name,
+        known: true,
+        counts: { ...emptyCounts(), ...summary.counts },
+      });
+    }
+    for (const unlisted of this.#elsewhere?.unlistedEnvironments ?? []) {
+      if (filter !== null && unlisted.environmentId !== filter) continue;
+      const key = historyKey(unlisted.sourceId, unlisted.environmentId);
+      if (this.#environmentIndex.has(key)) continue;
+      this.#addUnlisted(unlisted, key, { ...emptyCounts(), closed: this.#elsewhere?.closed.get(key) ?? 0 });
+    }
   }
+
   /** An entry of its own for an environment its source does not list (rows of an orphan name it). */
-  const addUnlisted = (unlisted: UnlistedEnvironment, key: string, counts: Record<Headline, number>) => {
-    const at = environments.length;
-    environmentIndex.set(key, at);
-    synthesized.add(at);
-    environments.push({
+  #addUnlisted(unlisted: UnlistedEnvironment, key: string, counts: Record<Headline, number>): number {
+    const at = this.#environments.length;
+    this.#environmentIndex.set(key, at);
+    this.#synthesized.add(at);
+    this.#environments.push({
       sourceId: unlisted.sourceId,
       environmentId: unlisted.environmentId,
-      company: companies.indexOf(unlisted.companyId),
+      company: this.#companies.indexOf(unlisted.companyId),
       name: unlisted.name,
       known: unlisted.known,
       counts,
     });
     return at;
-  };
-  for (const unlisted of elsewhere?.unlistedEnvironments ?? []) {
-    if (filter !== null && unlisted.environmentId !== filter) continue;
-    const key = environmentKey(unlisted.sourceId, unlisted.environmentId);
-    if (environmentIndex.has(key)) continue;
-    addUnlisted(unlisted, key, { ...emptyCounts(), closed: elsewhere?.closed.get(key) ?? 0 });
   }
 
-  const leases = emptyLeaseColumns();
-  for (const classified of inventory.leases) {
-    const { lease, verdict, provider } = classified;
-    const environmentId = listedEnvironmentId(classified);
-    if (filter !== null && environmentId !== filter) continue;
-    const key = environmentKey(classified.sourceId, environmentId);
+  #actedOnAt(mark: LeasekeeperActionView | null): number {
+    if (mark === null) return -1;
+    const key = JSON.stringify(mark);
+    let position = this.#actedOnIndex.get(key);
+    if (position === undefined) {
+      position = this.#actedOn.length;
+      this.#actedOn.push({ ...mark });
+      this.#actedOnIndex.set(key, position);
+    }
+    return position;
+  }
+
+  add(row: LeaseViewRow): void {
+    const [sourceId, environmentId, unlistedCompanyId, unlistedName, environmentKnown] = row;
+    if (this.#filter !== null && environmentId !== this.#filter) return;
+    const key = historyKey(sourceId, environmentId);
+    const headline = HEADLINES[row[9]] ?? "unknown";
     const environmentAt =
-      environmentIndex.get(key) ?? addUnlisted(unlistedEnvironmentOf(classified), key, emptyCounts());
+      this.#environmentIndex.get(key) ??
+      this.#addUnlisted(
+        {
+          sourceId,
+          environmentId,
+          companyId: unlistedCompanyId,
+          name: unlistedName,
+          known: environmentKnown,
+        },
+        key,
+        emptyCounts(),
+      );
     // Listed environments carry the scanner's counts; an entry made here counts its own rows.
-    if (synthesized.has(environmentAt)) environments[environmentAt]!.counts[verdict.headline] += 1;
-    if (leaveOutHistory && verdict.headline === "closed") {
-      historyByEnvironment[environmentAt] = (historyByEnvironment[environmentAt] ?? 0) + 1;
-      continue;
+    if (this.#synthesized.has(environmentAt)) this.#environments[environmentAt]!.counts[headline] += 1;
+    if (this.#leaveOutHistory && headline === "closed") {
+      this.#historyByEnvironment[environmentAt] = (this.#historyByEnvironment[environmentAt] ?? 0) + 1;
+      return;
+    }
+    const leases = this.#leases;
+    leases.leaseId.push(row[5]);
+    leases.environment.push(environmentAt);
+    leases.sandboxId.push(row[6]);
+    leases.status.push(this.#statuses.indexOf(row[7]));
+    leases.policy.push(this.#policies.indexOf(row[8]));
+    leases.headline.push(row[9]);
+    leases.provider.push(row[10]);
+    leases.ownership.push(row[11]);
+    leases.flags.push(row[12]);
+    leases.actions.push(row[13]);
+    leases.confirmation.push(row[14]);
+    leases.origin.push(this.#origins.indexOf(row[15]));
+    leases.acquiredAt.push(row[16]);
+    leases.lastUsedAt.push(row[17]);
+    leases.shared.push(row[18]);
+    leases.company.push(this.#companies.indexOf(row[19]));
+    leases.unknownReason.push(row[20]);
+    leases.actedOnBy.push(this.#actedOnAt(row[21]));
+    leases.shape.push(this.#shapes.indexOf(row[22]));
+  }
+
+  finish(): InventoryView {
+    const inventory = this.#inventory;
+    const environments = this.#environments;
+    const companies = this.#companies;
+    const elsewhere = this.#elsewhere;
+    const uncertainCounts = new Map<
+      string,
+      { credential: string; origin: string; count: number; reason: string }
+    >();
+    for (const sandbox of inventory.untrackedUncertain) {
+      const key = JSON.stringify([sandbox.credential, sandbox.origin]);
+      const entry = uncertainCounts.get(key) ?? {
+        credential: sandbox.credential,
+        origin: sandbox.origin,
+        count: 0,
+        reason: sandbox.reason,
+      };
+      entry.count += 1;
+      uncertainCounts.set(key, entry);
+    }
+    const companyName = new Map(inventory.companies.map((company) => [company.id, company.name]));
+
+    const untrackedCounts = new Map<string, { credential: string; origin: string; count: number }>();
+    for (const sandbox of inventory.untracked) {
+      const key = JSON.stringify([sandbox.credential, sandbox.origin]);
+      const entry = untrackedCounts.get(key) ?? {
+        credential: sandbox.credential,
+        origin: sandbox.origin,
+        count: 0,
+      };
+      entry.count += 1;
+      untrackedCounts.set(key, entry);
     }
 
-    const confirmation = verdict.destroyConfirmation
-      ? DESTROY_CONFIRMATIONS.indexOf(verdict.destroyConfirmation) + 1
-      : 0;
-    const actions =
-      toMask(ACTION_KINDS, verdict.allowedActions) |
-      (toMask(ACTION_KINDS, verdict.overridableActions) << ACTION_KINDS.length);
-    leases.leaseId.push(lease.id);
-    leases.environment.push(environmentAt);
-    leases.sandboxId.push(lease.providerLeaseId);
-    leases.status.push(statuses.indexOf(lease.status));
-    leases.policy.push(policies.indexOf(lease.leasePolicy));
-    leases.headline.push(HEADLINES.indexOf(verdict.headline));
-    leases.provider.push(PROVIDER_CODES.indexOf(provider.code));
-    leases.ownership.push(toMask(OWNERSHIP_CODES, verdict.ownership));
-    leases.flags.push(toMask(ROW_FLAGS, verdict.flags));
-    leases.actions.push(actions);
-    leases.confirmation.push(confirmation);
-    leases.origin.push(origins.indexOf(provider.origin));
-    leases.acquiredAt.push(epochSeconds(lease.acquiredAt));
-    leases.lastUsedAt.push(epochSeconds(lease.lastUsedAt));
-    leases.shared.push(classified.sharedWithCount ?? classified.sharedWith.length);
-    leases.company.push(companies.indexOf(lease.companyId));
-    leases.unknownReason.push(provider.unknownReason ? UNKNOWN_REASONS.indexOf(provider.unknownReason) : -1);
-    leases.actedOnBy.push(actedOnAt(provider.actedOnBy));
-    leases.shape.push(shapes.indexOf(provider.sandbox?.shape ?? recordedShape(lease.metadata)));
-  }
-
-  const uncertainCounts = new Map<
-    string,
-    { credential: string; origin: string; count: number; reason: string }
-  >();
-  for (const sandbox of inventory.untrackedUncertain) {
-    const key = JSON.stringify([sandbox.credential, sandbox.origin]);
-    const entry = uncertainCounts.get(key) ?? {
-      credential: sandbox.credential,
-      origin: sandbox.origin,
-      count: 0,
-      reason: sandbox.reason,
+    const byEnvironment = Array.from(
+      environments,
+      (environment, at) =>
+        (this.#historyByEnvironment[at] ?? 0) +
+        (elsewhere?.closed.get(historyKey(environment.sourceId, environment.environmentId)) ?? 0),
+    );
+    return {
+      version: INVENTORY_VIEW_VERSION,
+      generatedAt: inventory.generatedAt,
+      requests: inventory.requests,
+      environmentId: this.#filter,
+      environments,
+      companies: companies.values,
+      companyNames: companies.values.map((id) => companyName.get(id) ?? null),
+      origins: this.#origins.values,
+      statuses: this.#statuses.values,
+      policies: this.#policies.values,
+      shapes: this.#shapes.values,
+      actedOn: this.#actedOn,
+      leases: this.#leases,
+      history: { count: byEnvironment.reduce((sum, count) => sum + count, 0), byEnvironment },
+      untracked: [...untrackedCounts.values()],
+      untrackedUncertain: [...uncertainCounts.values()],
+      gaps: inventory.gaps.slice(0, MAX_PROBLEMS_IN_VIEW).map(({ source, origin, message }) => ({
+        source,
+        origin,
+        message,
+      })),
+      originHealth: inventory.origins.map((health) => ({
+        origin: health.origin,
+        credential: health.credential,
+        ok: health.ok,
+        reason: health.reason,
+        httpStatus: health.httpStatus,
+        sandboxCount: health.sandboxCount,
+      })),
+      problems: inventory.problems.slice(0, MAX_PROBLEMS_IN_VIEW).map((problem) => ({
+        source: problem.source,
+        index: problem.index,
+        message: problem.message,
+      })),
+      problemCount: inventory.problems.length,
     };
-    entry.count += 1;
-    uncertainCounts.set(key, entry);
   }
-  const companyName = new Map(inventory.companies.map((company) => [company.id, company.name]));
-
-  const untrackedCounts = new Map<string, { credential: string; origin: string; count: number }>();
-  for (const sandbox of inventory.untracked) {
-    const key = JSON.stringify([sandbox.credential, sandbox.origin]);
-    const entry = untrackedCounts.get(key) ?? {
-      credential: sandbox.credential,
-      origin: sandbox.origin,
-      count: 0,
-    };
-    entry.count += 1;
-    untrackedCounts.set(key, entry);
-  }
-
-  const byEnvironment = Array.from(
-    environments,
-    (environment, at) =>
-      (historyByEnvironment[at] ?? 0) +
-      (elsewhere?.closed.get(environmentKey(environment.sourceId, environment.environmentId)) ?? 0),
-  );
-  return {
-    version: INVENTORY_VIEW_VERSION,
-    generatedAt: inventory.generatedAt,
-    requests: inventory.requests,
-    environmentId: filter,
-    environments,
-    companies: companies.values,
-    companyNames: companies.values.map((id) => companyName.get(id) ?? null),
-    origins: origins.values,
-    statuses: statuses.values,
-    policies: policies.values,
-    shapes: shapes.values,
-    actedOn,
-    leases,
-    history: { count: byEnvironment.reduce((sum, count) => sum + count, 0), byEnvironment },
-    untracked: [...untrackedCounts.values()],
-    untrackedUncertain: [...uncertainCounts.values()],
-    gaps: inventory.gaps.slice(0, MAX_PROBLEMS_IN_VIEW).map(({ source, origin, message }) => ({
-      source,
-      origin,
-      message,
-    })),
-    originHealth: inventory.origins.map((health) => ({
-      origin: health.origin,
-      credential: health.credential,
-      ok: health.ok,
-      reason: health.reason,
-      httpStatus: health.httpStatus,
-      sandboxCount: health.sandboxCount,
-    })),
-    problems: inventory.problems.slice(0, MAX_PROBLEMS_IN_VIEW).map((problem) => ({
-      source: problem.source,
-      index: problem.index,
-      message: problem.message,
-    })),
-    problemCount: inventory.problems.length,
-  };
 }
