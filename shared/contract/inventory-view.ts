@@ -5,6 +5,9 @@ export {
   encodeInventory,
   type HistoryElsewhere,
   historyKey,
+  InventoryViewBuilder,
+  type LeaseViewRow,
+  leaseViewRow,
   type UnlistedEnvironment,
   unlistedEnvironmentOf,
 } from "./inventory-view/encode.js";

@@ -48,6 +48,10 @@ class Interner {
   }
 }
 
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function emptyCounts(): Record<Headline, number> {
   return Object.fromEntries(HEADLINES.map((headline) => [headline, 0])) as Record<Headline, number>;
 }
@@ -71,21 +75,27 @@ export interface EncodeOptions {
 /** What the view needs of rows kept elsewhere to count them as its own (see `EncodeOptions`). */
 export interface HistoryElsewhere {
   /**
-   * Every environment the whole inventory's rows gave an entry of their own (a row whose environment
-   * its source does not list), in the order its rows first named them: the entries come out in the
-   * order the whole inventory gives them, whichever of their rows are left.
+   * Every environment the whole inventory's rows give an entry of their own (a row whose environment
+   * its source does not list), each as the row naming it with the smallest lease id gives it (in any
+   * order): the entries come out as the whole inventory gives them, whichever of their rows are left.
    */
   unlistedEnvironments: readonly UnlistedEnvironment[];
   /** How many `closed` rows are kept elsewhere, by `historyKey(sourceId, environmentId)`. */
   closed: ReadonlyMap<string, number>;
 }
 
+/**
+ * The entry a view gives an environment its source does not list. Several rows may name it, each with
+ * its own company: the entry is the one the row with the smallest lease id gives (`leaseId`), so it is
+ * the same whatever order the rows come in.
+ */
 export interface UnlistedEnvironment {
   sourceId: string;
   environmentId: string | null;
   companyId: string | null;
   name: string;
   known: boolean;
+  leaseId: string;
 }
 
 /** The environment a row is listed under, as the view gives it an entry when its source lists none. */
@@ -96,6 +106,7 @@ export function unlistedEnvironmentOf(classified: ClassifiedLease): UnlistedEnvi
     companyId: classified.environment?.companyId ?? classified.lease.companyId,
     name: classified.environment?.name ?? "",
     known: classified.environment !== null,
+    leaseId: classified.lease.id,
   };
 }
 
@@ -199,7 +210,8 @@ export class InventoryViewBuilder {
   readonly #actedOnIndex = new Map<string, number>();
   readonly #environments: EnvironmentRef[] = [];
   readonly #environmentIndex = new Map<string, number>();
-  readonly #synthesized = new Set<number>();
+  /** The entries made for environments no source lists, by position: the lease id each was taken from. */
+  readonly #synthesized = new Map<number, string>();
   readonly #leases = emptyLeaseColumns();
 
   constructor(inventory: Omit<Inventory, "leases">, options: EncodeOptions = {}) {
@@ -235,7 +247,7 @@ export class InventoryViewBuilder {
   #addUnlisted(unlisted: UnlistedEnvironment, key: string, counts: Record<Headline, number>): number {
     const at = this.#environments.length;
     this.#environmentIndex.set(key, at);
-    this.#synthesized.add(at);
+    this.#synthesized.set(at, unlisted.leaseId);
     this.#environments.push({
       sourceId: unlisted.sourceId,
       environmentId: unlisted.environmentId,
@@ -245,6 +257,32 @@ export class InventoryViewBuilder {
       counts,
     });
     return at;
+  }
+
+  /**
+   * The environments, the entries made for environments no source lists after the listed ones, by
+   * source and id (an orphan's null last): the same order whatever order their rows came in. The rows'
+   * environment indexes are moved with them.
+   */
+  #placeUnlistedLast(): EnvironmentRef[] {
+    const listed = this.#environments.length - this.#synthesized.size;
+    const unlisted = [...this.#synthesized.keys()].sort((a, b) => {
+      const [x, y] = [this.#environments[a]!, this.#environments[b]!];
+      return (
+        compareText(x.sourceId, y.sourceId) ||
+        (x.environmentId === null ? 1 : 0) - (y.environmentId === null ? 1 : 0) ||
+        compareText(x.environmentId ?? "", y.environmentId ?? "")
+      );
+    });
+    if (unlisted.every((from, to) => from === listed + to)) return this.#environments;
+    const moved = new Map(unlisted.map((from, to) => [from, listed + to]));
+    const column = this.#leases.environment;
+    for (let row = 0; row < column.length; row++) column[row] = moved.get(column[row]!) ?? column[row]!;
+    const history: number[] = [];
+    for (const [at, count] of this.#historyByEnvironment.entries()) history[moved.get(at) ?? at] = count ?? 0;
+    this.#historyByEnvironment.length = 0;
+    this.#historyByEnvironment.push(...history);
+    return [...this.#environments.slice(0, listed), ...unlisted.map((at) => this.#environments[at]!)];
   }
 
   #actedOnAt(mark: LeasekeeperActionView | null): number {
@@ -260,25 +298,31 @@ export class InventoryViewBuilder {
   }
 
   add(row: LeaseViewRow): void {
-    const [sourceId, environmentId, unlistedCompanyId, unlistedName, environmentKnown] = row;
+    const [sourceId, environmentId, unlistedCompanyId, unlistedName, environmentKnown, leaseId] = row;
     if (this.#filter !== null && environmentId !== this.#filter) return;
     const key = historyKey(sourceId, environmentId);
     const headline = HEADLINES[row[9]] ?? "unknown";
-    const environmentAt =
-      this.#environmentIndex.get(key) ??
-      this.#addUnlisted(
-        {
-          sourceId,
-          environmentId,
-          companyId: unlistedCompanyId,
-          name: unlistedName,
-          known: environmentKnown,
-        },
-        key,
-        emptyCounts(),
-      );
+    const unlisted = {
+      sourceId,
+      environmentId,
+      companyId: unlistedCompanyId,
+      name: unlistedName,
+      known: environmentKnown,
+      leaseId,
+    };
+    const environmentAt = this.#environmentIndex.get(key) ?? this.#addUnlisted(unlisted, key, emptyCounts());
     // Listed environments carry the scanner's counts; an entry made here counts its own rows.
-    if (this.#synthesized.has(environmentAt)) this.#environments[environmentAt]!.counts[headline] += 1;
+    const takenFrom = this.#synthesized.get(environmentAt);
+    if (takenFrom !== undefined) {
+      const entry = this.#environments[environmentAt]!;
+      entry.counts[headline] += 1;
+      if (leaseId < takenFrom) {
+        this.#synthesized.set(environmentAt, leaseId);
+        entry.company = this.#companies.indexOf(unlistedCompanyId);
+        entry.name = unlistedName;
+        entry.known = environmentKnown;
+      }
+    }
     if (this.#leaveOutHistory && headline === "closed") {
       this.#historyByEnvironment[environmentAt] = (this.#historyByEnvironment[environmentAt] ?? 0) + 1;
       return;
@@ -307,7 +351,7 @@ export class InventoryViewBuilder {
 
   finish(): InventoryView {
     const inventory = this.#inventory;
-    const environments = this.#environments;
+    const environments = this.#placeUnlistedLast();
     const companies = this.#companies;
     const elsewhere = this.#elsewhere;
     const uncertainCounts = new Map<
