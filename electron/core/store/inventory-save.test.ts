@@ -6,10 +6,12 @@ import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventor
 import { tempDir } from "../../../test/fixtures/leasekeeper.js";
 import { SecretRedactor } from "../redaction/redactor.js";
 import { DATABASE_FILE_NAME, openDatabase } from "./database.js";
+import { InventoryScanWrite } from "./inventory-rows/scan-write.js";
 import { InventoryChangedMeanwhile, type SaveResult, saveInventoryRows } from "./inventory-save.js";
 import { InventoryStore } from "./inventory-store.js";
 import { RedactingInventoryStore } from "./redacting-inventory-store.js";
 import { type Database, MIGRATIONS } from "./sqlite/migrations/index.js";
+import { storedLease } from "./testing/stored-lease.js";
 
 const HEADLINES: Headline[] = ["ok", "stale", "leaking", "foreign"];
 const T0 = "2026-11-30T00:00:00.000Z";
@@ -23,14 +25,7 @@ function lease(
   note = "",
   provider: Partial<Provider> = {},
 ): ClassifiedLease {
-  return {
-    sourceId,
-    lease: { id, note, environmentId: `env-${sourceId}` } as unknown as ClassifiedLease["lease"],
-    environment: null,
-    verdict: { headline } as ClassifiedLease["verdict"],
-    provider: provider as Provider,
-    sharedWith: [],
-  };
+  return storedLease(sourceId, id, headline, { lease: { note }, provider });
 }
 
 function inventoryOf(leases: ClassifiedLease[], generatedAt = T0, extra: Partial<Inventory> = {}): Inventory {
@@ -275,7 +270,7 @@ describe("background inventory save", () => {
     await store.saveInBackground(fleet(1500, 0), ["a", "b"]);
     const before = store.loadLast();
 
-    // The save stops after some of its rows are staged, past a committed batch (the process ends under it).
+    // A save that fails half-way leaves the previous inventory and sweeps what it staged at once.
     db.exec(`CREATE TRIGGER stops_half_way BEFORE INSERT ON inventory_row_changes
       WHEN (SELECT COUNT(*) FROM inventory_row_changes WHERE generation = NEW.generation) >= 700
       BEGIN SELECT RAISE(ABORT, 'stopped half-way'); END`);
@@ -283,6 +278,15 @@ describe("background inventory save", () => {
       store.saveInBackground(fleet(1500, 1, "2026-11-30T05:00:00.000Z", " v2"), ["a", "b"]),
     ).rejects.toThrow(/stopped half-way/);
     db.exec("DROP TRIGGER stops_half_way");
+    expect(store.loadLast()).toEqual(before);
+    expect(staged(db)).toBe(0);
+
+    // A scan the process ends under, past a committed batch, leaves what it staged behind.
+    const cut = InventoryScanWrite.begin(db, ["a", "b"]);
+    cut.beginSource("a", "whole");
+    for (const classified of fleet(1500, 1, "2026-11-30T05:00:00.000Z", " v2").leases.slice(0, 700))
+      if (classified.sourceId === "a") cut.write(classified, { seq: 0, inputs: "", rejudgeAtMs: null });
+    cut.pause();
     db.close();
 
     const reopened = openDatabase(dir);
@@ -345,135 +349,41 @@ describe("background inventory save", () => {
     db.close();
   });
 
-  it("carries over an inventory a database saved before the rows existed (whole and in chunks), then saves every row", async () => {
+  it("opens a database whose cache an older build kept (in chunks, or rows without their judgement) with no inventory, and the next save writes every row", async () => {
     const saved = fleet(700, 0);
     const sources = ["a", "b"];
+    // A build before the rows were judged into the store: migrations up to 61, its rows written by it.
     const old = openDatabase(
       dir,
-      MIGRATIONS.filter((migration) => migration.version < 61),
+      MIGRATIONS.filter((migration) => migration.version < 62),
     );
-    const insertSource = old.prepare(`INSERT INTO source_inventories
-      (source_id, generated_at, payload, headlines, new_since_last_scan, generation) VALUES (?, ?, ?, ?, ?, ?)`);
-    const insertChunk = old.prepare(
-      "INSERT INTO inventory_chunks (generation, source_id, seq, data) VALUES (?, ?, ?, ?)",
-    );
-    const newGeneration = () =>
-      Number(
-        old.prepare("INSERT INTO inventory_generations (started_at) VALUES (?)").run(T0).lastInsertRowid,
-      );
-    const stale = newGeneration();
-    insertChunk.run(stale, "b", 0, "{ a save that stopped");
-    for (const source of sources) {
-      const payload = {
-        environments: saved.environments.filter((environment) => environment.sourceId === source),
-        leases: saved.leases.filter((classified) => classified.sourceId === source),
-        problems: saved.problems.filter((problem) => problem.source === source),
-      };
-      const headlines = JSON.stringify(
-        Object.fromEntries(
-          payload.leases.map((classified) => [classified.lease.id, classified.verdict.headline]),
-        ),
-      );
-      const json = JSON.stringify(payload);
-      if (source === "a") {
-        // As the synchronous save wrote it: the payload whole, no generation.
-        insertSource.run(source, T0, json, headlines, '["lease-1"]', null);
-      } else {
-        // As the background save wrote it: the payload in chunks of its generation.
-        const generation = newGeneration();
-        const third = Math.ceil(json.length / 3);
-        for (let seq = 0; seq < 3; seq++)
-          insertChunk.run(generation, source, seq, json.slice(seq * third, (seq + 1) * third));
-        insertSource.run(source, T0, "", headlines, '["lease-3"]', generation);
-      }
-    }
     old
-      .prepare(
-        "INSERT INTO last_scan (id, generated_at, requests, source_ids, payload) VALUES (1, ?, ?, ?, ?)",
-      )
-      .run(
-        saved.generatedAt,
-        saved.requests,
-        JSON.stringify(sources),
-        JSON.stringify({
-          untracked: saved.untracked,
-          origins: saved.origins,
-          untrackedUncertain: saved.untrackedUncertain,
-          companies: saved.companies,
-          gaps: saved.gaps,
-        }),
-      );
-    old.close();
-
-    const db = openDatabase(dir);
-    const tablesLeft = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
-    expect(tablesLeft).not.toContain("source_inventories");
-    expect(tablesLeft).not.toContain("inventory_chunks");
-    const store = new InventoryStore(db);
-    expect(store.loadLast()).toEqual({
-      inventory: asStored(saved, sources),
-      newSinceLastScan: ["lease-1", "lease-3"],
-      // Carried over under the migration's one generation, every source stamped with it.
-      stored: { generation: 0, sourceIds: sources },
-    });
-
-    const next = fleet(700, 1, "2026-11-30T01:00:00.000Z");
-    const history = new HeadlineHistory();
-    history.next(saved, sources);
-    const result = await store.saveInBackground(next, sources);
-    // Compared with the carried-over headlines; every row written again (no version was carried).
-    expect(result.newSinceLastScan.length).toBeGreaterThan(0);
-    expect(result.newSinceLastScan.sort()).toEqual(history.next(next, sources).sort());
-    expect(result.rows).toEqual({ written: 700, moved: 0, deleted: 0, kept: 0 });
-    expect(store.loadLast()!.inventory).toEqual(asStored(next, sources));
-    // From then on, rows carry versions.
-    expect(store.save(next, sources).rows).toEqual({ written: 0, moved: 0, deleted: 0, kept: 700 });
-    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-    db.close();
-  });
-
-  it("opens a database whose older cache cannot be read, and carries over the sources that can", () => {
-    const good = fleet(30, 0);
-    const old = openDatabase(
-      dir,
-      MIGRATIONS.filter((migration) => migration.version < 61),
-    );
-    const insertSource = old.prepare(`INSERT INTO source_inventories
-      (source_id, generated_at, payload, headlines, new_since_last_scan, generation) VALUES (?, ?, ?, ?, ?, NULL)`);
-    insertSource.run("broken-json", T0, "{ not json", "{}", "[]");
-    insertSource.run(
-      "broken-shape",
-      T0,
-      JSON.stringify({ environments: [], leases: [{ sourceId: "broken-shape" }], problems: [] }),
-      "{}",
-      "[]",
-    );
-    insertSource.run(
-      "a",
-      T0,
-      JSON.stringify({
-        environments: good.environments,
-        leases: good.leases.filter((classified) => classified.sourceId === "a"),
-        problems: good.problems.filter((problem) => problem.source === "a"),
-      }),
-      "{}",
-      "[]",
-    );
+      .prepare(`INSERT INTO inventory_rows
+        (source_id, lease_id, seq, headline, closed_at_ms, environment_id, provider_code, version, observed_from, data)
+        VALUES ('a', 'lease-1', 0, 'ok', 0, 'env-a', 'unknown', 'v', NULL, '{}')`)
+      .run();
+    old
+      .prepare(`INSERT INTO inventory_sources (source_id, generated_at, generation, payload, new_since_last_scan)
+        VALUES ('a', ?, 1, '{"environments":[],"problems":[]}', '[]')`)
+      .run(T0);
     old
       .prepare(
         "INSERT INTO last_scan (id, generated_at, requests, source_ids, payload) VALUES (1, ?, 7, ?, ?)",
       )
-      .run(
-        T0,
-        JSON.stringify(["broken-json", "broken-shape", "a"]),
-        JSON.stringify({ untracked: [], origins: [] }),
-      );
+      .run(T0, JSON.stringify(["a"]), JSON.stringify({ untracked: [], origins: [] }));
     old.close();
 
     const db = openDatabase(dir);
-    const loaded = new InventoryStore(db).loadLast()!;
-    expect(loaded.inventory.leases).toEqual(good.leases.filter((classified) => classified.sourceId === "a"));
-    expect(count(db, "SELECT COUNT(*) FROM inventory_rows WHERE source_id LIKE 'broken%'")).toBe(0);
+    const store = new InventoryStore(db);
+    // The cache is the last scan's; without its judgement columns it is dropped, and scanned again.
+    expect(store.loadLast()).toBeNull();
+    expect(store.lastScan()).toBeNull();
+    expect(count(db, "SELECT COUNT(*) FROM inventory_rows")).toBe(0);
+    const result = await store.saveInBackground(saved, sources);
+    expect(result.rows).toEqual({ written: 700, moved: 0, deleted: 0, kept: 0 });
+    expect(result.newSinceLastScan).toEqual([]);
+    expect(store.loadLast()!.inventory).toEqual(asStored(saved, sources));
+    expect(store.save(saved, sources).rows).toEqual({ written: 0, moved: 0, deleted: 0, kept: 700 });
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     db.close();
   });
@@ -775,9 +685,17 @@ describe("the redacting inventory store", () => {
     // And then only what changed again.
     expect(store.save({ ...inventory, generatedAt: "2026-11-30T03:00:00.000Z" }).rows.written).toBe(0);
 
-    // A key JSON writes escaped cannot be looked for in the stored text: every row is written again.
-    redactor.set([KEY1, KEY2, 'quo"ted-key']);
-    expect(store.save({ ...inventory, generatedAt: "2026-11-30T04:00:00.000Z" }).rows.written).toBe(40);
+    // A key JSON writes escaped: rows are compared as they are written now, redacted, not searched as
+    // stored text, so the one row that holds it is found and written again all the same.
+    const quoted = 'quo"ted-key';
+    const withQuoted = secretFleet("2026-11-30T04:00:00.000Z");
+    (withQuoted.leases[12]!.lease as unknown as { note: string }).note = `has ${quoted}`;
+    expect(store.save(withQuoted).rows.written).toBe(1);
+    redactor.set([KEY1, KEY2, quoted]);
+    expect(store.save({ ...withQuoted, generatedAt: "2026-11-30T05:00:00.000Z" }).rows.written).toBe(1);
+    expect(noteOf(store.loadLast()!.inventory.leases.find((c) => c.lease.id === "lease-12"))).toBe(
+      "has [redacted]",
+    );
     db.close();
     expect(fileHolds(KEY1)).toBe(false);
   });

@@ -193,7 +193,7 @@ export class InventoryStore {
   /** A source's stored rows in its order, each read and parsed as it is reached. */
   *rows(sourceId: string, observedAt: Readonly<Record<string, string>>): Generator<ClassifiedLease> {
     const read = this.#db.prepare(
-      "SELECT data, observed_from FROM inventory_rows WHERE source_id = ? ORDER BY seq",
+      "SELECT data, observed_from FROM inventory_rows WHERE source_id = ? ORDER BY seq, lease_id",
     );
     for (const row of read.iterate(sourceId) as Iterable<{ data: string; observed_from: string | null }>)
       yield storedRow(row, observedAt);

@@ -7,16 +7,10 @@ import { tempDir } from "../../../test/fixtures/leasekeeper.js";
 import { DATABASE_FILE_NAME, migrate, openDatabase } from "./database.js";
 import { InventoryStore } from "./inventory-store.js";
 import { MIGRATIONS, type Migration } from "./sqlite/migrations/index.js";
+import { storedLease } from "./testing/stored-lease.js";
 
 function lease(sourceId: string, id: string, headline: Headline): ClassifiedLease {
-  return {
-    sourceId,
-    lease: { id } as ClassifiedLease["lease"],
-    environment: null,
-    verdict: { headline } as ClassifiedLease["verdict"],
-    provider: {} as ClassifiedLease["provider"],
-    sharedWith: [],
-  };
+  return storedLease(sourceId, id, headline);
 }
 
 function inventory(leases: ClassifiedLease[], generatedAt = "2026-11-30T00:00:00.000Z"): Inventory {

@@ -46,7 +46,7 @@ export class StoredInventoryRows {
   /** Calls `each` with every stored row, source by source in each source's order; false: not that save. */
   forEach(saved: StoredGeneration, each: (classified: ClassifiedLease) => void): boolean {
     const read = this.#db.prepare(
-      "SELECT data, observed_from FROM inventory_rows WHERE source_id = ? ORDER BY seq",
+      "SELECT data, observed_from FROM inventory_rows WHERE source_id = ? ORDER BY seq, lease_id",
     );
     const done = this.#reading(saved, (observedAt) => {
       for (const sourceId of saved.sourceIds)

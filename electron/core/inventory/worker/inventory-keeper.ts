@@ -82,15 +82,8 @@ interface ListingUnderWay {
  * `store/inventory-store.ts`; the thread's entry (`inventory-worker.ts`) joins the two.
  */
 export interface KeptInventory {
-  /**
-   * Saves on a later turn; a newer inventory replaces one still waiting (`superseded`). `versionOf` is
-   * the verdict memo's digest of an object, so rows the memo has already digested cost none again.
-   */
-  saveInBackground(
-    inventory: Inventory,
-    sourceIds: undefined,
-    options: { versionOf: (value: object | null | undefined) => string },
-  ): Promise<{ superseded: boolean; stored: SavedAs }>;
+  /** Saves on a later turn; a newer inventory replaces one still waiting (`superseded`). */
+  saveInBackground(inventory: Inventory): Promise<{ superseded: boolean; stored: SavedAs }>;
   /** The rows of the save `saved` read back, while it is still the one stored (else null, or false). */
   readonly rowsOf: {
     holds(saved: SavedAs): boolean;
@@ -485,9 +478,7 @@ export class InventoryKeeper {
     const pending = this.#pendingSave;
     if (pending === null || this.#store === null) return;
     this.#pendingSave = null;
-    const saving = this.#store.saveInBackground(pending.inventory, undefined, {
-      versionOf: (value) => this.#verdicts.versionOf(value),
-    });
+    const saving = this.#store.saveInBackground(pending.inventory);
     // Set at once, so a `saved` or `close` asked from now on also waits for the shared store's write.
     this.#sharedSave = Promise.all([saving, this.#sharedSave])
       .then(async ([saved]) => {

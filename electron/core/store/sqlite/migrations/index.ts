@@ -1,6 +1,11 @@
 import type { Migration } from "../migration.js";
 import { ACTIONS_CLAIMS_MIGRATIONS, ACTIONS_MIGRATIONS, ACTIONS_PLAN_CANCEL_MIGRATIONS } from "./actions.js";
-import { INVENTORY_CHUNK_MIGRATIONS, INVENTORY_MIGRATIONS, INVENTORY_ROW_MIGRATIONS } from "./inventory.js";
+import {
+  INVENTORY_CHUNK_MIGRATIONS,
+  INVENTORY_JUDGED_MIGRATIONS,
+  INVENTORY_MIGRATIONS,
+  INVENTORY_ROW_MIGRATIONS,
+} from "./inventory.js";
 import { MARKER_PROOF_MIGRATIONS } from "./marker-proofs.js";
 import { QUARANTINE_MIGRATIONS } from "./quarantine.js";
 import { VIEW_STORE_MIGRATIONS } from "./views.js";
@@ -22,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...QUARANTINE_MIGRATIONS,
   ...ACTIONS_PLAN_CANCEL_MIGRATIONS,
   ...INVENTORY_ROW_MIGRATIONS,
+  ...INVENTORY_JUDGED_MIGRATIONS,
 ];

@@ -191,3 +191,96 @@ function carryOverChunkedInventory(db: Database): void {
     }
   }
 }
+
+/**
+ * Appended after version 61: the inventory judged into the store row by row as a scan streams
+ * (decision 222). Each row keeps, beside its JSON, what a scan compares it with (the digest of what it
+ * was judged from, and when the time alone may change its verdict), what ties it to others (the sandbox
+ * it names and where), what the table's view holds of it, and what history's search reads. The rows a
+ * database kept before are not carried over: it is a cache of the last scan, and the next scan writes
+ * it again (the last view, kept apart, is still shown at start meanwhile).
+ */
+export const INVENTORY_JUDGED_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 62,
+    name: "inventory judged into the store",
+    up(db) {
+      db.exec(`
+        DROP TABLE inventory_row_changes;
+        DROP TABLE inventory_rows;
+        DELETE FROM inventory_sources;
+        DELETE FROM last_scan;
+
+        -- One row per lease of the last inventory.
+        --   seq             its place in its source's order (a ledger's, the REST API's); 0 in a source
+        --                   ordered by lease id (Paperclip's database)
+        --   environment_id  the environment it is listed under; environment_known 0 when its source
+        --                   does not list it; company_id the row's own company
+        --   origin, sandbox_id  where its sandbox is asked about, and which sandbox it names
+        --   inputs          a digest of what it was judged from but the other rows on its sandbox;
+        --                   rejudge_at_ms when the time alone may change its verdict (NULL: never)
+        --   version         a digest of data and observed_from: a row is written when it changes
+        --   observed_from   the listing whose time (last_scan's payload.observedAt) stands for its
+        --                   provider.observedAt (NULL: data holds its own)
+        --   view_row        the row as the table's view holds it (LeaseViewRow JSON)
+        --   search_text     a closed row's text as history's search reads it (NULL for a live row)
+        --   data            the classified lease's JSON, configured keys taken out
+        CREATE TABLE inventory_rows (
+          source_id          TEXT NOT NULL,
+          lease_id           TEXT NOT NULL,
+          seq                INTEGER NOT NULL,
+          headline           TEXT NOT NULL,
+          closed_at_ms       INTEGER NOT NULL,
+          environment_id     TEXT,
+          environment_known  INTEGER NOT NULL,
+          company_id         TEXT,
+          provider_code      TEXT NOT NULL,
+          origin             TEXT,
+          sandbox_id         TEXT,
+          inputs             TEXT NOT NULL,
+          rejudge_at_ms      INTEGER,
+          version            TEXT NOT NULL,
+          observed_from      TEXT,
+          view_row           TEXT NOT NULL,
+          search_text        TEXT,
+          data               TEXT NOT NULL,
+          PRIMARY KEY (source_id, lease_id)
+        ) STRICT;
+        CREATE INDEX inventory_rows_history ON inventory_rows (headline, closed_at_ms DESC);
+        CREATE INDEX inventory_rows_counts ON inventory_rows (source_id, environment_id, headline);
+        CREATE INDEX inventory_rows_sandbox ON inventory_rows (sandbox_id) WHERE sandbox_id IS NOT NULL;
+        CREATE INDEX inventory_rows_origin ON inventory_rows (origin) WHERE origin IS NOT NULL;
+        CREATE INDEX inventory_rows_due ON inventory_rows (rejudge_at_ms) WHERE rejudge_at_ms IS NOT NULL;
+        CREATE INDEX inventory_rows_live ON inventory_rows (source_id, seq, lease_id) WHERE headline <> 'closed';
+
+        -- A scan's changes, staged under its generation before one transaction applies them.
+        -- change: write (every column as inventory_rows), move (seq only) or delete.
+        CREATE TABLE inventory_row_changes (
+          generation         INTEGER NOT NULL,
+          source_id          TEXT NOT NULL,
+          lease_id           TEXT NOT NULL,
+          change             TEXT NOT NULL CHECK (change IN ('write', 'move', 'delete')),
+          seq                INTEGER NOT NULL,
+          headline           TEXT,
+          closed_at_ms       INTEGER,
+          environment_id     TEXT,
+          environment_known  INTEGER,
+          company_id         TEXT,
+          provider_code      TEXT,
+          origin             TEXT,
+          sandbox_id         TEXT,
+          inputs             TEXT,
+          rejudge_at_ms      INTEGER,
+          version            TEXT,
+          observed_from      TEXT,
+          view_row           TEXT,
+          search_text        TEXT,
+          data               TEXT,
+          PRIMARY KEY (generation, source_id, lease_id)
+        ) STRICT;
+        CREATE INDEX inventory_row_changes_sandbox ON inventory_row_changes (generation, sandbox_id)
+          WHERE sandbox_id IS NOT NULL;
+      `);
+    },
+  },
+];

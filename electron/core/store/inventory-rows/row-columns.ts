@@ -1,0 +1,115 @@
+import { hash } from "node:crypto";
+import { leaseViewRow } from "../../../../shared/contract/index.js";
+import { closedAtMs } from "../../../../shared/domain/closed-at.js";
+import type { Headline } from "../../../../shared/domain/codes.js";
+import type { ClassifiedLease } from "../../../../shared/domain/inventory.js";
+import { listedEnvironmentId } from "../../../../shared/domain/listed-environment.js";
+import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
+
+/** A row of `inventory_rows` as it is written (migration 62 says what each column is). */
+export interface RowColumns {
+  sourceId: string;
+  leaseId: string;
+  seq: number;
+  headline: Headline;
+  closedAtMs: number;
+  environmentId: string | null;
+  environmentKnown: 0 | 1;
+  companyId: string | null;
+  providerCode: string;
+  origin: string | null;
+  sandboxId: string | null;
+  inputs: string;
+  rejudgeAtMs: number | null;
+  version: string;
+  observedFrom: string | null;
+  viewRow: string;
+  searchText: string | null;
+  data: string;
+}
+
+/** What a scan says of a row beside the row itself. */
+export interface RowWriteOptions {
+  /** Its place in its source's order (0 in a source ordered by lease id). */
+  seq: number;
+  /** A digest of what it was judged from but the other rows on its sandbox. */
+  inputs: string;
+  /** When the time alone may change its verdict; null: never. */
+  rejudgeAtMs: number | null;
+}
+
+/**
+ * The columns a classified lease is written with. `redact` takes the configured keys out of everything
+ * that reaches the file; `observedFrom` names the listing whose time stands for the provider's
+ * `observedAt` (then left out of the row's JSON, so a new listing time alone changes nothing on disk).
+ */
+export function rowColumns(
+  classified: ClassifiedLease,
+  options: RowWriteOptions,
+  observedFrom: string | null,
+  redact: <T>(value: T) => T,
+): RowColumns {
+  const kept = redact(observedFrom === null ? classified : withoutObservedAt(classified));
+  const data = JSON.stringify(kept);
+  const headline = classified.verdict.headline;
+  const viewRow = leaseViewRow(kept);
+  return {
+    sourceId: classified.sourceId,
+    leaseId: classified.lease.id,
+    seq: options.seq,
+    headline,
+    closedAtMs: closedAtMs(classified),
+    environmentId: listedEnvironmentId(classified),
+    environmentKnown: classified.environment === null ? 0 : 1,
+    companyId: classified.lease.companyId,
+    providerCode: classified.provider.code,
+    origin: classified.provider.origin,
+    sandboxId: recordedSandboxId(classified.lease),
+    inputs: options.inputs,
+    rejudgeAtMs: Number.isFinite(options.rejudgeAtMs) ? options.rejudgeAtMs : null,
+    version: hash("sha1", `${data}\u0000${observedFrom ?? ""}`, "base64"),
+    observedFrom,
+    viewRow: JSON.stringify(viewRow),
+    searchText: headline === "closed" ? historySearchText(kept) : null,
+    data,
+  };
+}
+
+/**
+ * What history's search reads of a closed row: the table's search text (`leaseSearchText`) but the
+ * company's name, which a search matches through the companies' names (a name can change without any
+ * row changing).
+ */
+export function historySearchText(classified: ClassifiedLease): string {
+  return [
+    classified.lease.id,
+    classified.lease.providerLeaseId ?? "",
+    classified.environment?.name ?? "",
+    listedEnvironmentId(classified) ?? "",
+    classified.lease.companyId ?? "",
+  ]
+    .join("\u0000")
+    .toLowerCase();
+}
+
+function withoutObservedAt(classified: ClassifiedLease): ClassifiedLease {
+  return { ...classified, provider: { ...classified.provider, observedAt: null } };
+}
+
+/**
+ * The listing each row's `observedAt` came from: one time per origin and credential (and per origin for
+ * a sandbox no listing showed). A row whose time is not its listing's keeps its own.
+ */
+export class ObservedListings {
+  readonly times: Record<string, string> = {};
+
+  keyOf(classified: ClassifiedLease): string | null {
+    const { observedAt, origin, credential } = classified.provider;
+    if (typeof observedAt !== "string" || origin === null) return null;
+    const key = `${origin} ${credential ?? ""}`;
+    const known = this.times[key];
+    if (known === undefined) this.times[key] = observedAt;
+    else if (known !== observedAt) return null;
+    return key;
+  }
+}
