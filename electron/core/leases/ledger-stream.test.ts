@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { LeaseRow } from "../../../shared/domain/paperclip.js";
 import { generateDemoWorld } from "../../../simulator/index.js";
 import { environment, leaseRow, SECRET_KEY, tempDir } from "../../../test/fixtures/leasekeeper.js";
 import { LedgerSource } from "./ledger.js";
@@ -158,6 +159,41 @@ describe("LedgerSource read as a stream", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("hands the rows over in pages as the file is read, reading no further while a page is held", async () => {
+    const expected = await big.load();
+    let parsed = 0;
+    const add = LeaseRowCollector.prototype.add;
+    vi.spyOn(LeaseRowCollector.prototype, "add").mockImplementation(function (
+      this: LeaseRowCollector,
+      ...args
+    ) {
+      parsed += 1;
+      add.apply(this, args);
+    });
+    const read = await big.read();
+    expect(read.environments).toStrictEqual(expected.environments);
+    expect(read.companies).toStrictEqual(expected.companies);
+    const pages: (readonly LeaseRow[])[] = [];
+    const parsedAtPage: number[] = [];
+    for await (const page of read.pages()) {
+      pages.push(page);
+      parsedAtPage.push(parsed);
+      if (pages.length === 1) {
+        // Held for a few turns of the event loop: a read that went on without the reader parses more.
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        expect(parsed, "rows were parsed while the first page was held").toBe(parsedAtPage[0]);
+      }
+    }
+    const total = parsed;
+    expect(total).toBeGreaterThan(ROWS);
+    expect(pages.length).toBeGreaterThan(20);
+    // The first page came with a small part of the file parsed, the later ones as it went on.
+    expect(parsedAtPage[0]).toBeLessThan(total / 20);
+    expect(parsedAtPage.at(-2)).toBeLessThan(total);
+    expect(pages.flat()).toStrictEqual(expected.leases);
+    expect(read.end()).toStrictEqual({ problems: expected.problems, gaps: expected.gaps, left: [] });
+  });
+
   it("re-reads a row as the whole-text read did: the first with the id, checked, or null", async () => {
     const raw = JSON.parse(bigText) as { leases: unknown[]; environments: unknown[] };
     const idAt = (at: number) => (raw.leases[at] as { id?: unknown } | null)?.id;
@@ -295,17 +331,47 @@ describe("a ledger file that is not JSON, or not a ledger", () => {
     }
   });
 
-  it("takes the last of a repeated key, as JSON.parse did", async () => {
+  it('refuses a repeated "leases" key, which JSON.parse let the last win: rows handed over as they are read cannot be taken back', async () => {
     const [one, two] = [leaseRow(API, "sb-1"), leaseRow(API, "sb-2")];
     const text = JSON.stringify({ environments: [], leases: [one] }).replace(
       '"leases":',
       `"leases": [${JSON.stringify(two)}, 5], "environments": [${JSON.stringify(environment())}], "leases":`,
     );
-    const snapshot = await (await ledgerFile("twice.json", text)).load();
+    const source = await ledgerFile("twice.json", text);
+    const repeated = /^ledger file .*twice\.json holds "leases" more than once; keep one list\.$/;
+    const loaded = await failureOf(source.load());
+    expect(loaded.code).toBe("malformed");
+    expect(loaded.reason).toMatch(repeated);
+    const read = await source.read();
+    const paged = await failureOf(
+      (async () => {
+        for await (const _page of read.pages());
+      })(),
+    );
+    expect(paged.reason).toMatch(repeated);
+    // A second list that is empty is refused all the same, once the file is read.
+    const empty = await ledgerFile(
+      "twice-empty.json",
+      text.replace(/"leases":\[\{.*\}\]\}$/, '"leases": []}'),
+    );
+    expect((await failureOf(empty.load())).reason).toMatch(/holds "leases" more than once/);
+  });
+
+  it("takes the last of a repeated environments or companies key, as JSON.parse did: they are collected whole", async () => {
+    const row = leaseRow(API, "sb-1");
+    const text = JSON.stringify({
+      companies: [{ id: "c-1", name: "Last" }],
+      environments: [environment()],
+      leases: [row],
+    }).replace(
+      '"companies":',
+      '"companies": [{"id": "c-0", "name": "First"}], "environments": 7, "companies":',
+    );
+    const snapshot = await (await ledgerFile("twice-lists.json", text)).load();
     expect(snapshot).toStrictEqual(wholeTextLoad("ledger:stream", text));
-    expect(snapshot.leases.map((row) => row.id)).toEqual([one.id]);
+    expect(snapshot.leases.map((lease) => lease.id)).toEqual([row.id]);
+    expect(snapshot.companies).toEqual([{ id: "c-1", name: "Last" }]);
     expect(snapshot.environments.map((env) => env.id)).toEqual([environment().id]);
-    expect(snapshot.problems).toEqual([]);
   });
 
   it("fails a re-read before an action on a file broken after the row, as a scan fails", async () => {

@@ -1,21 +1,22 @@
-import { createReadStream } from "node:fs";
-import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
-import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
+import type { Company, Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
+import { type LeaseSink, LedgerPass, SKIP_LEASES } from "./ledger-pass.js";
+import { pagedRead } from "./paged-read.js";
 import {
   gapsOf,
   LeaseRowCollector,
+  type Parsed,
   parseCompanies,
   parseEnvironment,
   parseEnvironments,
   parseLeaseRow,
 } from "./rows.js";
 import { type LeaseSource, SourceError } from "./source.js";
+import type { SourceRead, SourceReadEnd } from "./source-read.js";
+import { snapshotOf } from "./source-snapshot.js";
 
-/** The parser's buffer for one string's bytes (a longer string is flushed in pieces of this size). */
-const STRING_BUFFER_BYTES = 64 * 1024;
-/** The parser's buffer for one number's characters. */
-const NUMBER_BUFFER_BYTES = 64;
+/** Rows a page holds at least (save the last): the rows of the chunks read for it. */
+const PAGE_ROWS = 500;
 
 /**
  * A ledger file: `{ "environments": [...], "leases": [...] }` in Paperclip's own JSON shapes, with an
@@ -23,9 +24,10 @@ const NUMBER_BUFFER_BYTES = 64;
  * the demo and the tests feed the program, and how an operator without REST access can export rows.
  * Read afresh on every call, so a re-read before an action sees the file as it is now.
  *
- * The file is read as a stream (decision 208): each lease row is parsed and checked as it arrives and
- * only the rows kept stay alive, so a ledger of a million rows never sits in memory as one text or as
- * one parsed tree. The environments and companies lists are small and are collected whole.
+ * The file is read as a stream (decision 208) and handed over as it is read (decision 223): each lease
+ * row is parsed and checked as it arrives, and a page of them goes to the reader before the file is read
+ * further, so a ledger of a million rows is never in memory whole. The environments and companies lists
+ * are small and are collected whole.
  */
 export class LedgerSource implements LeaseSource {
   readonly kind = "ledger" as const;
@@ -38,26 +40,75 @@ export class LedgerSource implements LeaseSource {
   }
 
   async load(options: { signal?: AbortSignal } = {}): Promise<SourceSnapshot> {
-    const ledger = await this.#read(() => new LeaseRowCollector(this.id, "leases"), options.signal);
-    const environments = parseEnvironments(ledger.environments, this.id, "environments");
-    const leases = ledger.leases.finish();
-    const companies = parseCompanies(ledger.companies, this.id, "companies");
-    return {
+    return snapshotOf(await this.read(options));
+  }
+
+  /**
+   * The environments and companies are read first, then the rows a page at a time, in the file's order.
+   * Rows are judged against the environments, so those must be known before the first row: a file that
+   * lists its leases before its environments is read twice, once for the environments (lease items
+   * skipped) and once for the rows. Companies listed after the leases (they only name companies) come
+   * with the read's end.
+   */
+  async read(options: { signal?: AbortSignal } = {}): Promise<SourceRead> {
+    const signal = options.signal;
+    signal?.throwIfAborted();
+    const collector = new LeaseRowCollector(this.id, "leases");
+    let passes: "one" | "two" | undefined;
+    const first: LedgerPass = this.#pass(
+      {
+        add: (item, index) => {
+          // Decided at the first lease item, by whether the environments came before it.
+          passes ??= Array.isArray(first.environments) ? "one" : "two";
+          if (passes === "one") collector.add(item, index);
+        },
+      },
+      signal,
+    );
+    // A failure past the first row is the pages' to throw, as a failure further on would be.
+    let failedAfterFirstRow: { error: unknown } | null = null;
+    try {
+      while (passes === undefined && (await first.next()));
+      if (passes === "two") await first.finish();
+    } catch (error) {
+      first.close();
+      if (passes !== "one") throw error;
+      failedAfterFirstRow = { error };
+    }
+    // The environments are an array here: checked at the end of a file read whole, else at the first row.
+    const rawEnvironments = first.environments as unknown[];
+    const environments = parseEnvironments(rawEnvironments, this.id, "environments");
+    const rawCompanies = first.companies;
+    const companies = parseCompanies(listOrNone(rawCompanies), this.id, "companies");
+    const head = {
       sourceId: this.id,
       environments: environments.rows,
-      leases: leases.rows,
       companies: companies.rows,
-      problems: [...environments.problems, ...leases.problems, ...companies.problems],
-      gaps: [...gapsOf(environments, ledger.environments, "environments"), ...ledger.leases.gaps()],
+      scope: "whole" as const,
+      order: "as-read" as const,
     };
+    return pagedRead(head, {
+      signal,
+      letGo: async () => first.close(),
+      pages: (pagesSignal) =>
+        this.#pages(passes === "two" ? this.#pass(collector, pagesSignal) : first, collector, {
+          environments,
+          rawEnvironments,
+          companies,
+          rawCompanies,
+          onePass: passes !== "two",
+          failedAfterFirstRow,
+        }),
+    });
   }
 
   async readLease(leaseId: string, options: { signal?: AbortSignal } = {}): Promise<LeaseRow | null> {
     // The whole file is still read: a file that is broken further on, or not a ledger, fails the re-read
     // before an action as it fails a scan, rather than handing back a row from it.
-    const { leases } = await this.#read(() => new FirstWithId(leaseId), options.signal);
-    if (leases.found === null) return null;
-    const { index, item } = leases.found;
+    const found = new FirstWithId(leaseId);
+    await this.#readWhole(found, options.signal);
+    if (found.found === null) return null;
+    const { index, item } = found.found;
     const parsed = parseLeaseRow(item);
     if (!parsed.ok)
       throw new SourceError(this.id, "malformed", `leases[${index}] is malformed (${parsed.message})`);
@@ -68,7 +119,8 @@ export class LedgerSource implements LeaseSource {
     environmentId: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<Environment | null> {
-    const { environments } = await this.#read(() => SKIP_LEASES, options.signal);
+    const pass = await this.#readWhole(SKIP_LEASES, options.signal);
+    const environments = pass.environments as unknown[];
     const index = environments.findIndex((item) => idOf(item) === environmentId);
     if (index < 0) return null;
     const parsed = parseEnvironment(environments[index]);
@@ -78,142 +130,71 @@ export class LedgerSource implements LeaseSource {
   }
 
   /**
-   * One pass over the file. Each item of the top-level `leases` array goes to a sink as soon as it is
-   * parsed and is then dropped from the parser's tree; `environments` and `companies` are collected
-   * whole, and any other top-level value is dropped once parsed.
-   * A key given twice counts as JSON.parse counts it, the last one: each `leases` array gets a sink of
-   * its own and the last array's is the answer.
+   * The rows of `rows` (the pass the head began, or a second pass over the file), a page once
+   * `PAGE_ROWS` have been checked; the file is read no further until the page is taken.
    */
-  async #read<S extends LeaseSink>(
-    newSink: () => S,
-    signal: AbortSignal | undefined,
-  ): Promise<{ environments: unknown[]; leases: S; companies: unknown[] }> {
-    signal?.throwIfAborted();
-    const read: ReadState<S> = {
-      sink: newSink(),
-      leases: null,
-      environments: undefined,
-      companies: undefined,
-      root: null,
-      bytes: 0,
-      ownError: null,
-    };
-    // `$.*` drops every top-level value from the parser's root once it is handed over, and `$.leases.*`
-    // every lease item, so nothing but what is kept here stays alive; `$` tells what the root was.
-    // With buffers, the tokenizer gathers a string's or a number's bytes in place instead of growing a
-    // string a piece at a time: 10–15% less CPU on a 100,000-row ledger (decision 208).
-    const parser = new JSONParser({
-      paths: ["$", "$.*", "$.leases.*"],
-      keepStack: false,
-      stringBufferSize: STRING_BUFFER_BYTES,
-      numberBufferSize: NUMBER_BUFFER_BYTES,
-    });
-    parser.onValue = (info: ParsedElementInfo) => {
-      try {
-        take(read, info, newSink);
-      } catch (error) {
-        // An error of our own thrown from inside the parser's callback comes out of write() as it is.
-        read.ownError = error;
-        throw error;
-      }
-    };
-
-    const stream = createReadStream(this.path, signal ? { signal } : {});
+  async *#pages(
+    rows: LedgerPass,
+    collector: LeaseRowCollector,
+    head: LedgerHead,
+  ): AsyncGenerator<LeaseRow[], SourceReadEnd, undefined> {
     try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        signal?.throwIfAborted();
-        read.bytes += chunk.length;
-        this.#write(parser, chunk, read);
+      if (head.failedAfterFirstRow !== null) throw head.failedAfterFirstRow.error;
+      for (;;) {
+        if (collector.pendingRows >= PAGE_ROWS) yield collector.takeRows();
+        if (!(await rows.next())) break;
       }
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (error instanceof SourceError || (read.ownError !== null && error === read.ownError)) throw error;
-      const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-      throw new SourceError(this.id, "unreadable", `cannot read ledger file ${this.path} (${code}).`);
+      if (collector.pendingRows > 0) yield collector.takeRows();
+      // Rows already handed over were judged against the first list; a read cannot take that back.
+      if (head.onePass && rows.environmentsAfterLeases) {
+        throw new SourceError(
+          this.id,
+          "malformed",
+          `ledger file ${this.path} holds "environments" again after its leases; keep one list.`,
+        );
+      }
+      // Names are a convenience: a companies entry that is not a list is read as none (each bad entry of
+      // a list is reported on its own), never a reason to refuse the ledger.
+      const late = head.onePass && rows.companies !== head.rawCompanies;
+      const companies = late
+        ? parseCompanies(listOrNone(rows.companies), this.id, "companies")
+        : head.companies;
+      return {
+        problems: [...head.environments.problems, ...collector.finish().problems, ...companies.problems],
+        gaps: [...gapsOf(head.environments, head.rawEnvironments, "environments"), ...collector.gaps()],
+        left: [],
+        ...(late ? { companies: companies.rows } : {}),
+      };
     } finally {
-      stream.destroy();
-    }
-    this.#end(parser, read);
-
-    if (read.root === null) throw this.#notJson(read.bytes === 0 ? "is empty" : "holds no JSON value");
-    if (read.root !== "object" || !Array.isArray(read.environments) || read.leases === null) {
-      throw new SourceError(
-        this.id,
-        "malformed",
-        `ledger file ${this.path} must hold { "environments": [...], "leases": [...] }.`,
-      );
-    }
-    // Names are a convenience: a companies entry that is not a list is read as none (each bad entry of a
-    // list is reported on its own), never a reason to refuse the ledger.
-    const companies = Array.isArray(read.companies) ? read.companies : [];
-    return { environments: read.environments, leases: read.leases, companies };
-  }
-
-  #write(parser: JSONParser, chunk: Buffer, read: ReadState<LeaseSink>): void {
-    try {
-      parser.write(chunk);
-    } catch (error) {
-      if (read.ownError !== null) throw read.ownError;
-      throw this.#notJson(breaksAt(error, read.bytes - chunk.length));
+      rows.close();
     }
   }
 
-  #end(parser: JSONParser, read: ReadState<LeaseSink>): void {
-    // The parser ends by itself once the root value closes (whitespace may follow; anything else has
-    // already failed a write). A file that stops inside a value is ended here, and fails.
-    if (parser.isEnded) return;
-    try {
-      parser.end();
-    } catch {
-      if (read.ownError !== null) throw read.ownError;
-      throw this.#notJson(`stops at byte ${read.bytes} in the middle of a value`);
-    }
+  /** One pass over the whole file: the lease items go to `sink`. */
+  async #readWhole(sink: LeaseSink, signal: AbortSignal | undefined): Promise<LedgerPass> {
+    signal?.throwIfAborted();
+    const pass = this.#pass(sink, signal);
+    await pass.finish();
+    return pass;
   }
 
-  #notJson(where: string): SourceError {
-    return new SourceError(this.id, "malformed", `ledger file ${this.path} ${where}: it is not valid JSON.`);
+  #pass(sink: LeaseSink, signal: AbortSignal | undefined): LedgerPass {
+    return new LedgerPass({ sourceId: this.id, path: this.path, sink, signal });
   }
 }
 
-interface ReadState<S extends LeaseSink> {
-  /** Where the items of the `leases` array being read go. */
-  sink: S;
-  /** The sink of the last `leases` array read, or null when there was none, or it was not an array. */
-  leases: S | null;
-  environments: unknown;
-  companies: unknown;
-  /** What the root value was, once it has closed. */
-  root: "object" | "other" | null;
-  bytes: number;
-  ownError: unknown;
-}
-
-/**
- * One value the parser hands over: a lease item (depth 2, under `leases`), a top-level value (depth 1;
- * only the lists a ledger has are kept) or the root itself, emptied of both (depth 0).
- */
-function take<S extends LeaseSink>(read: ReadState<S>, info: ParsedElementInfo, newSink: () => S): void {
-  const depth = info.stack.length;
-  if (depth === 0) {
-    read.root = isObject(info.value) ? "object" : "other";
-  } else if (typeof info.key === "number") {
-    // An item of `leases`; at depth 1, an item of a root that is an array (refused at the end).
-    if (depth === 2) read.sink.add(info.value, info.key);
-  } else if (depth === 1) {
-    if (info.key === "leases") {
-      read.leases = Array.isArray(info.value) ? read.sink : null;
-      read.sink = newSink();
-    } else if (info.key === "environments") {
-      read.environments = info.value;
-    } else if (info.key === "companies") {
-      read.companies = info.value;
-    }
-  }
-}
-
-/** Where the lease items of a ledger go as they are parsed. */
-interface LeaseSink {
-  add(item: unknown, index: number): void;
+/** What a read found before its first row. */
+interface LedgerHead {
+  environments: Parsed<Environment>;
+  /** The file's own environments list, for the gaps its unreadable entries leave. */
+  rawEnvironments: unknown[];
+  companies: Parsed<Company>;
+  /** The file's own companies value, to tell a list that came only after the rows. */
+  rawCompanies: unknown;
+  /** The rows come from the pass that read the head (else from a second pass over the file). */
+  onePass: boolean;
+  /** A failure met past the first row while the head was read, for the pages to throw. */
+  failedAfterFirstRow: { error: unknown } | null;
 }
 
 /** The first lease item with the id, kept raw (it is checked once found, as before). */
@@ -230,23 +211,8 @@ class FirstWithId implements LeaseSink {
   }
 }
 
-const SKIP_LEASES: LeaseSink = { add: () => undefined };
-
-/**
- * The byte the JSON broke at, from the parser's message ("… at chunk position "3" (absolute position
- * "20") …"); never the text there, which could be a row's content.
- */
-function breaksAt(error: unknown, chunkStart: number): string {
-  const message = error instanceof Error ? error.message : "";
-  const absolute = /absolute position "(\d+)"/.exec(message);
-  if (absolute) return `breaks at byte ${absolute[1]}`;
-  const inChunk = /chunk position "(\d+)"/.exec(message);
-  if (inChunk) return `breaks at byte ${chunkStart + Number(inChunk[1])}`;
-  return `breaks after byte ${chunkStart}`;
-}
-
-function isObject(value: unknown): boolean {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+function listOrNone(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
 }
 
 function idOf(item: unknown): unknown {

@@ -48,8 +48,8 @@ export function parseLeaseRows(items: readonly unknown[], sourceId: string, list
 export class LeaseRowCollector {
   readonly #sourceId: string;
   readonly #list: string;
-  readonly #rows: LeaseRow[] = [];
-  readonly #indices: number[] = [];
+  #rows: LeaseRow[] = [];
+  #indices: number[] = [];
   readonly #problems: SourceProblem[] = [];
   readonly #unreadable: UnreadableEntry[] = [];
   readonly #firstIndexById = new Map<string, number>();
@@ -80,6 +80,23 @@ export class LeaseRowCollector {
     this.#indices.push(index);
   }
 
+  /** Rows added and not yet taken. */
+  get pendingRows(): number {
+    return this.#rows.length;
+  }
+
+  /**
+   * The rows added since the last take, handed on and let go (a streamed read's page): only their ids
+   * stay, so a later item that repeats one is still refused.
+   */
+  takeRows(): LeaseRow[] {
+    const rows = this.#rows;
+    this.#rows = [];
+    this.#indices = [];
+    return rows;
+  }
+
+  /** The rows not taken, with every problem found. */
   finish(): Parsed<LeaseRow> {
     return { rows: this.#rows, indices: this.#indices, problems: this.#problems };
   }
