@@ -3,6 +3,8 @@ import { originOf } from "../../../shared/domain/api-url.js";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow, SourceGap, SourceProblem } from "../../../shared/domain/paperclip.js";
 import { isRefusedRedirect } from "../fetch-errors.js";
+import { inOrderAhead } from "./in-order-ahead.js";
+import { pagedRead } from "./paged-read.js";
 import {
   parseCompanies,
   parseEnvironment,
@@ -11,6 +13,8 @@ import {
   parseLeaseRows,
 } from "./rows.js";
 import { isValidRowId, type LeaseSource, SourceError } from "./source.js";
+import type { SourceRead, SourceReadEnd } from "./source-read.js";
+import { snapshotOf } from "./source-snapshot.js";
 
 export interface PaperclipSourceOptions {
   id: string;
@@ -28,7 +32,8 @@ export interface PaperclipSourceOptions {
  * A Paperclip instance over its REST API, read-only (`server/src/routes/environments.ts`):
  * `GET /api/companies` → the environments (once when they are instance-scoped, per company when they
  * carry a `companyId`) → `GET /api/environments/:id/leases` for each CreateOS sandbox environment.
- * There is no pagination and no cross-environment lease list. Error bodies (`{ error }`) are never read.
+ * There is no pagination and no cross-environment lease list, so each environment's list is a page of
+ * the read. Error bodies (`{ error }`) are never read.
  * What could not be read completely (an environment it could not parse, a config it was not shown, a
  * lease list that failed) is a gap in the snapshot, so no sandbox it might name is called an orphan.
  */
@@ -58,6 +63,15 @@ export class PaperclipSource implements LeaseSource {
   }
 
   async load(options: { signal?: AbortSignal } = {}): Promise<SourceSnapshot> {
+    return snapshotOf(await this.read(options));
+  }
+
+  /**
+   * The companies and environments are listed first; then each CreateOS environment's lease list is a
+   * page, handed over in the environments' order while the next lists are fetched (`concurrency` at
+   * once), so the rows come in the same order whichever list answers first.
+   */
+  async read(options: { signal?: AbortSignal } = {}): Promise<SourceRead> {
     const signal = options.signal;
     const parsedCompanies = parseCompanies(
       await this.#getList("/api/companies", "listing companies", signal),
@@ -114,39 +128,67 @@ export class PaperclipSource implements LeaseSource {
       }
     });
 
-    const leaseLists = await mapLimit(environments, this.#concurrency, (environment) =>
-      this.#getList(
-        `/api/environments/${encodeURIComponent(environment.id)}/leases`,
-        `listing leases of environment ${environment.id}`,
-        signal,
-      ).then(
-        (items) => ({ ok: true as const, items }),
-        (error: unknown) => {
-          if (!(error instanceof SourceError)) throw error;
-          const status = error instanceof PaperclipHttpError ? error.status : null;
-          return { ok: false as const, message: error.reason, status };
-        },
-      ),
+    return pagedRead(
+      {
+        sourceId: this.id,
+        environments,
+        companies: parsedCompanies.rows,
+        scope: "whole",
+        order: "as-read",
+      },
+      { signal, pages: (pagesSignal) => this.#leasePages(environments, problems, gaps, pagesSignal) },
     );
-    const leases: LeaseRow[] = [];
+  }
+
+  /** Each environment's lease list, a page each, in the environments' order. */
+  async *#leasePages(
+    environments: readonly Environment[],
+    problems: SourceProblem[],
+    gaps: SourceGap[],
+    signal: AbortSignal,
+  ): AsyncGenerator<LeaseRow[], SourceReadEnd, undefined> {
+    const lists = inOrderAhead(environments, this.#concurrency, (environment, stopped) =>
+      this.#leaseList(environment, AbortSignal.any([signal, stopped])),
+    );
     const seenLeases = new Set<string>();
-    environments.forEach((environment, position) => {
-      const list = leaseLists[position]!;
+    let position = 0;
+    for await (const list of lists) {
+      const environment = environments[position++]!;
       if (!list.ok) {
         const origin = originOf(environment.config.apiUrl);
         gaps.push({ source: this.id, origin, message: leaseListGap(environment.name, origin, list) });
-        return;
+        continue;
       }
       const parsed = parseLeaseRows(list.items, this.id, `environment ${environment.id} leases`);
       problems.push(...parsed.problems);
+      const page: LeaseRow[] = [];
       for (const row of parsed.rows) {
         if (seenLeases.has(row.id)) continue;
         seenLeases.add(row.id);
-        leases.push(row);
+        page.push(row);
       }
-    });
+      if (page.length > 0) yield page;
+    }
+    return { problems, gaps, left: [] };
+  }
 
-    return { sourceId: this.id, environments, leases, companies: parsedCompanies.rows, problems, gaps };
+  /** One environment's lease list, or why it could not be read (a gap, not a failure of the source). */
+  #leaseList(
+    environment: Environment,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; items: unknown[] } | { ok: false; message: string; status: number | null }> {
+    return this.#getList(
+      `/api/environments/${encodeURIComponent(environment.id)}/leases`,
+      `listing leases of environment ${environment.id}`,
+      signal,
+    ).then(
+      (items) => ({ ok: true as const, items }),
+      (error: unknown) => {
+        if (!(error instanceof SourceError)) throw error;
+        const status = error instanceof PaperclipHttpError ? error.status : null;
+        return { ok: false as const, message: error.reason, status };
+      },
+    );
   }
 
   /**
