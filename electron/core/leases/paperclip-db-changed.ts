@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { LeaseRow, SourceProblem } from "../../../shared/domain/paperclip.js";
+import type { SourceProblem } from "../../../shared/domain/paperclip.js";
 import type { HolderName, PaperclipSchemaShape, StampedTable } from "./paperclip-db-schema.js";
-import type { ChangedSince } from "./source.js";
+import type { ReadSince } from "./source-read.js";
 
 /**
  * How long before the previous read's watermark a read of changed rows starts looking, every time.
@@ -22,6 +22,7 @@ export interface UnusableRow {
 }
 
 const PROBLEM_PREFIX = "environment_leases row ";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PROBLEM_MESSAGE = /^environment_leases row ([^:\s]+): ([\s\S]*)$/;
 
 /** The problem's message for an unusable row (read back by `unusableFromProblem`). */
@@ -34,6 +35,23 @@ export function unusableFromProblem(problem: SourceProblem, sourceId: string): U
   if (problem.source !== sourceId) return null;
   const match = PROBLEM_MESSAGE.exec(problem.message);
   return match === null ? null : { id: match[1]!, message: match[2]! };
+}
+
+/**
+ * The unusable rows the last read reported, by id: a read of changed rows reports each again unless it
+ * reads the row again or the row left (as `mergeChangedRows` keeps a row), each with its problem as
+ * reported then. Only ids of Paperclip's shape (UUIDs) can name a row of its database.
+ */
+export function unusableRowsFrom(
+  problems: readonly SourceProblem[],
+  sourceId: string,
+): Map<string, { row: UnusableRow; problem: SourceProblem }> {
+  const rows = new Map<string, { row: UnusableRow; problem: SourceProblem }>();
+  for (const problem of problems) {
+    const row = unusableFromProblem(problem, sourceId);
+    if (row !== null && UUID.test(row.id)) rows.set(row.id, { row, problem });
+  }
+  return rows;
 }
 
 /** An environment as the catalog query returns it, before it is parsed. */
@@ -88,7 +106,7 @@ export function tablesToWatch(names: ReadonlySet<HolderName>): StampedTable[] {
  * clock went back, or it is another database).
  */
 export function changedRowsFrom(
-  changedSince: ChangedSince | undefined,
+  changedSince: Pick<ReadSince, "watermark" | "basis" | "fullPass"> | undefined,
   now: {
     watermark: string;
     basis: string;
@@ -105,74 +123,4 @@ export function changedRowsFrom(
   if (!Number.isFinite(previous) || !Number.isFinite(current) || previous > current) return null;
   // Date keeps milliseconds: the microseconds dropped make the start earlier, never later.
   return new Date(previous - Math.max(0, overlapMs)).toISOString();
-}
-
-// PostgreSQL writes a uuid in lower-case hex, so comparing the text orders ids as its primary key does.
-export const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
-/** How many of the sorted `leases` have an id before `id`. */
-export function countBefore(leases: readonly LeaseRow[], id: string): number {
-  let low = 0;
-  let high = leases.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (leases[middle]!.id < id) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
-/** The problems for unusable rows sorted by id, each at its place among every row read. */
-export function rowProblems(
-  sourceId: string,
-  leases: readonly LeaseRow[],
-  unusable: readonly UnusableRow[],
-): SourceProblem[] {
-  return unusable.map(
-    (row, at): SourceProblem => ({
-      source: sourceId,
-      index: countBefore(leases, row.id) + at,
-      message: rowProblemMessage(row),
-    }),
-  );
-}
-
-/**
- * The previous read's rows with the changed ones over them: a changed row (usable or not) replaces the
- * previous one of its id, a row that left the CreateOS rows (`leaving`) is dropped, and every other row
- * is the previous object itself. Leases come back in id order, as a full read hands them; so do the
- * problems, each at the place a full read would give it.
- */
-export function mergeChangedRows(
-  sourceId: string,
-  previous: ChangedSince,
-  changed: { leases: readonly LeaseRow[]; unusable: readonly UnusableRow[] },
-  leaving: ReadonlySet<string>,
-): { leases: LeaseRow[]; problems: SourceProblem[] } {
-  const replaced = new Set(leaving);
-  for (const row of changed.leases) replaced.add(row.id);
-  for (const row of changed.unusable) replaced.add(row.id);
-  const kept: LeaseRow[] = [];
-  for (const [id, row] of previous.rows) if (!replaced.has(id)) kept.push(row);
-  if (!isSortedById(kept)) kept.sort(byId);
-  const fresh = isSortedById(changed.leases) ? changed.leases : [...changed.leases].sort(byId);
-  const leases: LeaseRow[] = new Array(kept.length + fresh.length);
-  let k = 0;
-  let f = 0;
-  for (let at = 0; at < leases.length; at++) {
-    leases[at] =
-      f >= fresh.length || (k < kept.length && kept[k]!.id < fresh[f]!.id) ? kept[k++]! : fresh[f++]!;
-  }
-  const unusable = new Map<string, UnusableRow>();
-  for (const problem of previous.problems ?? []) {
-    const row = unusableFromProblem(problem, sourceId);
-    if (row !== null && !replaced.has(row.id) && !previous.rows.has(row.id)) unusable.set(row.id, row);
-  }
-  for (const row of changed.unusable) unusable.set(row.id, row);
-  return { leases, problems: rowProblems(sourceId, leases, [...unusable.values()].sort(byId)) };
-}
-
-function isSortedById(rows: readonly { id: string }[]): boolean {
-  for (let at = 1; at < rows.length; at++) if (rows[at - 1]!.id >= rows[at]!.id) return false;
-  return true;
 }

@@ -237,7 +237,7 @@ describe("the installed CreateOS plugin, read from Paperclip's plugins table", (
   it("hands the rows back when the plugin's read fails, and says the read failed", async () => {
     const world = await instance({
       prepare: async (client) => {
-        // A table whose every read fails, in the scan's transaction after the rows are read.
+        // A table whose every read fails, in the scan's transaction before the rows are read.
         await client.query("DROP TABLE plugins");
         await client.query(
           "CREATE VIEW plugins AS SELECT 'k'::text AS plugin_key, (1 / 0)::text AS version, 'ready'::text AS status",

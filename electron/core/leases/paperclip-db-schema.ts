@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { SourceError } from "./source.js";
 
 /**
  * Which of Paperclip's table shapes a database has, read from its catalog. Older versions scope an
@@ -95,6 +96,20 @@ export async function detectSchemaShape(client: pg.ClientBase): Promise<SchemaCh
     names,
     stamped,
   };
+}
+
+/** The schema, or the `SourceError` a read of a database without Paperclip's tables fails with. */
+export async function readableSchema(
+  client: pg.ClientBase,
+  sourceId: string,
+): Promise<Extract<SchemaCheck, { ok: true }>> {
+  const check = await detectSchemaShape(client);
+  if (check.ok) return check;
+  throw new SourceError(
+    sourceId,
+    "unreadable",
+    `the Paperclip database lacks ${check.missing.join(", ")} (not Paperclip's schema, or the role may not read them).`,
+  );
 }
 
 /** How the snapshot and the CLI name a shape. */
