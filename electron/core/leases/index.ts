@@ -13,6 +13,8 @@ export {
 } from "./paperclip-db.js";
 export { withoutSecrets } from "./rows.js";
 export { closeSources, isValidRowId, type LeaseSource, SourceError } from "./source.js";
+export type { ReadSince, SourceRead, SourceReadEnd } from "./source-read.js";
+export { snapshotOf } from "./source-snapshot.js";
 
 /**
  * One source per config entry. Paperclip tokens and database URLs are read from the variables the config

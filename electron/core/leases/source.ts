@@ -3,20 +3,31 @@ import type { Environment, LeaseRow, SourceProblem } from "../../../shared/domai
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import type { FailureCode } from "../errors/codes.js";
 import { CoreError } from "../errors/core-error.js";
+import type { ReadSince, SourceRead } from "./source-read.js";
 
 /**
- * Where lease rows come from. `load` reads everything for a scan; `readLease` and `readEnvironment`
- * re-read one row just before an action, so a plan is executed against what the source says *now*.
- * A malformed row is a `SourceProblem` in the snapshot; a source that cannot be read at all throws
- * `SourceError`, because a scan without it would show its sandboxes as untracked orphans.
+ * Where lease rows come from. `read` hands a scan the rows a page at a time as they are read; `load`
+ * gathers one read whole. `readLease` and `readEnvironment` re-read one row just before an action, so a
+ * plan is executed against what the source says *now*. A malformed row is a `SourceProblem`; a source
+ * that cannot be read at all throws `SourceError`, because a scan without it would show its sandboxes as
+ * untracked orphans.
  */
 export interface LeaseSource {
   readonly id: string;
   readonly kind: "ledger" | "paperclip" | "paperclip-db";
   /**
-   * With `changedSince` (the previous scan's snapshot of this source) a source that can tell which rows
-   * changed reads only those and hands back the rest as the very objects it was given; one that cannot
-   * ignores it and reads everything, as without it.
+   * One read of the source, handed over as it is read (decision 223). The promise resolves once the
+   * environments, companies and installed plugin are known, before any lease row is; it rejects with
+   * `SourceError` when the source cannot be read that far, and the pages throw it for what fails later.
+   * `since` matters only to a source that can tell what changed (Paperclip's database): it may then read
+   * only the rows changed since (`scope: "changed"`); every other source ignores it and reads whole.
+   * Take the pages to their end or `cancel()` the read: until then it may hold a file or a transaction open.
+   */
+  read(options?: { signal?: AbortSignal; since?: ReadSince }): Promise<SourceRead>;
+  /**
+   * One read gathered whole (`snapshotOf`). With `changedSince` (the previous scan's snapshot of this
+   * source) a source that can tell which rows changed reads only those and hands back the rest as the
+   * very objects it was given; one that cannot ignores it and reads everything, as without it.
    */
   load(options?: { signal?: AbortSignal; changedSince?: ChangedSince }): Promise<SourceSnapshot>;
   /** The row as the source holds it now; null when it no longer exists. Throws if it is malformed. */

@@ -6,10 +6,13 @@ import {
   scannedMetadata,
 } from "../../../../shared/domain/scanned-metadata.js";
 import { LedgerSource } from "../ledger.js";
+import { pagedRead } from "../paged-read.js";
 import type { LeaseSource } from "../source.js";
+import type { SourceRead } from "../source-read.js";
+import { snapshotOf } from "../source-snapshot.js";
 
 /**
- * A ledger file read the way Paperclip's database source scans: `load` leaves the host's bookkeeping
+ * A ledger file read the way Paperclip's database source scans: `read` and `load` leave the host's bookkeeping
  * out of each plugin-shaped row and flags it `partialMetadata`, while `readLease` reads the row
  * whole, as the file holds it now. `failReads` makes every read by id fail, as an unreachable source
  * would. Test support only.
@@ -27,8 +30,31 @@ export class PartialScanSource implements LeaseSource {
   }
 
   async load(): Promise<SourceSnapshot> {
-    const snapshot = await this.#ledger.load();
-    return { ...snapshot, leases: snapshot.leases.map((lease) => scanned(lease)) };
+    return snapshotOf(await this.read());
+  }
+
+  async read(): Promise<SourceRead> {
+    const ledger = await this.#ledger.read();
+    return pagedRead(
+      {
+        sourceId: ledger.sourceId,
+        environments: ledger.environments,
+        companies: ledger.companies,
+        scope: ledger.scope,
+        order: ledger.order,
+      },
+      {
+        async *pages() {
+          try {
+            for await (const page of ledger.pages()) yield page.map((lease) => scanned(lease));
+            return ledger.end();
+          } finally {
+            await ledger.cancel();
+          }
+        },
+        letGo: () => ledger.cancel(),
+      },
+    );
   }
 
   async readLease(leaseId: string): Promise<LeaseRow | null> {
