@@ -5,6 +5,7 @@ import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.
 import { environment, row } from "../../../shared/domain/test-fixtures.js";
 import { leaseKey } from "../actions/ports.js";
 import type { LeaseSource } from "../leases/source.js";
+import { snapshotRead } from "../leases/testing/snapshot-read.js";
 import { sourceRereader } from "./source-rereader.js";
 
 const INSTALLED: InstalledPlugin = {
@@ -27,6 +28,9 @@ function source(
     pluginReads: 0,
     async load(): Promise<SourceSnapshot> {
       return { sourceId: id, environments: [env], leases: rows, companies: [], problems: [], gaps: [] };
+    },
+    async read() {
+      return snapshotRead(await this.load());
     },
     async readLease(leaseId) {
       return rows.find((candidate) => candidate.id === leaseId) ?? null;
