@@ -221,7 +221,10 @@ function summarizeEnvironments(
  * headline (`countsOf`), ordered by company, name, source and id as the sidebar shows them.
  */
 export function environmentSummaries(
-  sources: readonly Pick<SourceSnapshot, "sourceId" | "environments">[],
+  sources: readonly {
+    sourceId: string;
+    environments: readonly Pick<Environment, "id" | "companyId" | "name">[];
+  }[],
   countsOf: (sourceId: string, environmentId: string) => Record<Headline, number>,
 ): EnvironmentSummary[] {
   const summaries = new Map<string, Map<string, EnvironmentSummary>>();

@@ -3,6 +3,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Headline } from "../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+import { listedEnvironmentId } from "../../../shared/domain/listed-environment.js";
+import { summarizeCounts } from "../../../shared/domain/reconcile.js";
 import { tempDir } from "../../../test/fixtures/leasekeeper.js";
 import { SecretRedactor } from "../redaction/redactor.js";
 import { DATABASE_FILE_NAME, openDatabase } from "./database.js";
@@ -32,7 +34,7 @@ function inventoryOf(leases: ClassifiedLease[], generatedAt = T0, extra: Partial
   return {
     generatedAt,
     requests: 7,
-    environments: [{ sourceId: "a", id: "env-a" } as unknown as Inventory["environments"][number]],
+    environments: [environmentOf("a", "env-a")],
     leases,
     untracked: [{ sandboxId: "sb-1" } as unknown as Inventory["untracked"][number]],
     untrackedUncertain: [],
@@ -63,13 +65,31 @@ function fleet(count: number, shift = 0, generatedAt = T0, tag = ""): Inventory 
   return inventoryOf(leases, generatedAt);
 }
 
-/** The inventory as the store gives it back: each source's entries together, in the order the scan named them. */
+function environmentOf(sourceId: string, environmentId: string): Inventory["environments"][number] {
+  return { sourceId, environmentId, companyId: null, name: environmentId, counts: summarizeCounts([]) };
+}
+
+/**
+ * The inventory as the store gives it back: each source's entries together, in the order the scan named
+ * them, and each environment's counts counted from the rows listed under it.
+ */
 function asStored(inventory: Inventory, sources: readonly string[]): Inventory {
   const bySource = <T>(items: readonly T[], sourceOf: (item: T) => string) =>
     sources.flatMap((source) => items.filter((item) => sourceOf(item) === source));
   return {
     ...inventory,
-    environments: bySource(inventory.environments, (environment) => environment.sourceId),
+    environments: bySource(inventory.environments, (environment) => environment.sourceId).map(
+      (environment) => ({
+        ...environment,
+        counts: summarizeCounts(
+          inventory.leases.filter(
+            (classified) =>
+              classified.sourceId === environment.sourceId &&
+              listedEnvironmentId(classified) === environment.environmentId,
+          ),
+        ),
+      }),
+    ),
     leases: bySource(inventory.leases, (classified) => classified.sourceId),
     problems: bySource(inventory.problems, (problem) => problem.source),
   };
@@ -628,7 +648,7 @@ describe("the redacting inventory store", () => {
     return {
       ...inventory,
       environments: [
-        { sourceId: "a", id: "env-a", name: `env ${KEY1}` } as unknown as Inventory["environments"][number],
+        { ...environmentOf("a", "env-a"), name: `env ${KEY1}` },
       ],
       problems: [{ source: "a", index: 2, message: `leases[2].id: ${KEY1} is bad.` }],
       gaps: [{ source: "a", origin: null, message: `environment named ${KEY1} could not be parsed` }],

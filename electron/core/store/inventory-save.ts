@@ -1,6 +1,11 @@
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
 import { verdictChangesAt } from "../../../shared/domain/verdict-memo.js";
 import { InventoryScanWrite } from "./inventory-rows/scan-write.js";
+import type {
+  StoredScan,
+  StoredScanPayload,
+  StoredSourcePayload,
+} from "./inventory-rows/stored-inventory.js";
 import type { Database } from "./sqlite/migrations/index.js";
 
 export { InventoryChangedMeanwhile, sweep } from "./inventory-rows/scan-write.js";
@@ -13,16 +18,6 @@ export { InventoryChangedMeanwhile, sweep } from "./inventory-rows/scan-write.js
  * previous inventory whole; what it staged is swept by the next save.
  */
 
-/** Scan-wide parts of an inventory; the last three are absent from payloads saved before they existed. */
-export type ScanPayload = Pick<Inventory, "untracked" | "origins"> &
-  Partial<Pick<Inventory, "untrackedUncertain" | "companies" | "gaps" | "sourceNotes">> & {
-    /** When each listing named by a row's `observed_from` was taken. */
-    observedAt?: Record<string, string>;
-  };
-
-/** What a source keeps beside its rows. */
-export type SourcePayload = Pick<Inventory, "environments" | "problems">;
-
 export interface SaveResult {
   newSinceLastScan: string[];
   /** Rows written (new or changed), moved, and deleted by this save; the rest were left as they were. */
@@ -31,11 +26,8 @@ export interface SaveResult {
   stored: StoredGeneration;
 }
 
-/** A save's generation and the sources it wrote under it (see `stored-inventory-rows.ts`). */
-export interface StoredGeneration {
-  generation: number;
-  sourceIds: readonly string[];
-}
+/** A save's generation and the sources it wrote under it (see `inventory-rows/stored-inventory.ts`). */
+export type StoredGeneration = StoredScan;
 
 export interface SaveOptions {
   /** Applied to every row and payload before it is written: configured keys never reach the file. */
@@ -72,11 +64,12 @@ export function saveInventoryRowsAtOnce(
 
 function writeInventory(scan: InventoryScanWrite, inventory: Inventory): void {
   const wanted = new Set(scan.sourceIds);
-  const bySource = new Map<string, { rows: ClassifiedLease[]; payload: SourcePayload }>(
+  const bySource = new Map<string, { rows: ClassifiedLease[]; payload: StoredSourcePayload }>(
     [...wanted].map((sourceId) => [sourceId, { rows: [], payload: { environments: [], problems: [] } }]),
   );
-  for (const environment of inventory.environments)
-    bySource.get(environment.sourceId)?.payload.environments.push(environment);
+  // Counts are not kept: they are counted from the rows when the inventory is read back.
+  for (const { sourceId, environmentId, companyId, name } of inventory.environments)
+    bySource.get(sourceId)?.payload.environments.push({ id: environmentId, companyId, name });
   for (const classified of inventory.leases) bySource.get(classified.sourceId)?.rows.push(classified);
   for (const problem of inventory.problems) bySource.get(problem.source)?.payload.problems.push(problem);
   const nowMs = Date.parse(inventory.generatedAt);
@@ -90,7 +83,11 @@ function writeInventory(scan: InventoryScanWrite, inventory: Inventory): void {
   }
 }
 
-function scanOf(inventory: Inventory): { generatedAt: string; requests: number; payload: ScanPayload } {
+function scanOf(inventory: Inventory): {
+  generatedAt: string;
+  requests: number;
+  payload: StoredScanPayload;
+} {
   return {
     generatedAt: inventory.generatedAt,
     requests: inventory.requests,

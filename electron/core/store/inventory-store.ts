@@ -1,27 +1,22 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+import { StoredInventory as StoredRows } from "./inventory-rows/stored-inventory.js";
 import {
   InventoryChangedMeanwhile,
   type SaveOptions,
   type SaveResult,
-  type ScanPayload,
-  type SourcePayload,
   type StoredGeneration,
   saveInventoryRows,
   saveInventoryRowsAtOnce,
 } from "./inventory-save.js";
 import type { Database } from "./sqlite/migrations/index.js";
-import { StoredInventoryRows, storedRow } from "./stored-inventory-rows.js";
 
 export interface StoredInventory {
   inventory: Inventory;
   /** Lease ids that were new, or whose headline changed, when this inventory was saved. */
   newSinceLastScan: string[];
-  /**
-   * The save its rows were read from, to read them back by key later (`rowsOf`); null when its sources
-   * were stamped by different saves.
-   */
-  stored: StoredGeneration | null;
+  /** The save its rows were read from, to read them back by key later (`rowsOf`). */
+  stored: StoredGeneration;
 }
 
 const NO_ROWS: SaveResult["rows"] = { written: 0, moved: 0, deleted: 0, kept: 0 };
@@ -51,12 +46,12 @@ export class InventoryStore {
   #pending: PendingSave | null = null;
   #draining: Promise<void> | null = null;
 
-  /** The rows of a save read back by key, while that save is still the one stored. */
-  readonly rowsOf: StoredInventoryRows;
+  /** The stored inventory read back: its scan-wide part, and its rows by key while its save is still the one stored. */
+  readonly rowsOf: StoredRows;
 
   constructor(db: Database) {
     this.#db = db;
-    this.rowsOf = new StoredInventoryRows(db);
+    this.rowsOf = new StoredRows(db);
   }
 
   /**
@@ -127,76 +122,22 @@ export class InventoryStore {
 
   /** When the last stored scan ran and which sources it read, without loading it; null before the first. */
   lastScan(): { generatedAt: string; sourceIds: string[] } | null {
-    const scan = this.#db.prepare("SELECT generated_at, source_ids FROM last_scan WHERE id = 1").get() as
-      | { generated_at: string; source_ids: string }
-      | undefined;
-    return scan === undefined
-      ? null
-      : { generatedAt: scan.generated_at, sourceIds: JSON.parse(scan.source_ids) as string[] };
+    return this.rowsOf.lastScan();
   }
 
   /** The inventory as the last scan left it, or null before the first scan; one read transaction. */
   loadLast(): StoredInventory | null {
-    return this.#db.transaction(() => this.#readLast())();
-  }
-
-  #readLast(): StoredInventory | null {
-    const scan = this.#db
-      .prepare("SELECT generated_at, requests, source_ids, payload FROM last_scan WHERE id = 1")
-      .get() as { generated_at: string; requests: number; source_ids: string; payload: string } | undefined;
-    if (scan === undefined) return null;
-    const readSource = this.#db.prepare(
-      "SELECT payload, new_since_last_scan, generation FROM inventory_sources WHERE source_id = ?",
-    );
-    const { untracked, origins, untrackedUncertain, companies, gaps, observedAt } = JSON.parse(
-      scan.payload,
-    ) as ScanPayload;
-    const inventory: Inventory = {
-      generatedAt: scan.generated_at,
-      requests: scan.requests,
-      environments: [],
-      leases: [],
-      untracked,
-      untrackedUncertain: untrackedUncertain ?? [],
-      companies: companies ?? [],
-      problems: [],
-      gaps: gaps ?? [],
-      origins,
-    };
-    const newSinceLastScan: string[] = [];
-    const sourceIds = JSON.parse(scan.source_ids) as string[];
-    const generations = new Set<number>();
-    for (const sourceId of sourceIds) {
-      const row = readSource.get(sourceId) as
-        | { payload: string; new_since_last_scan: string; generation: number }
-        | undefined;
-      if (row === undefined) {
-        generations.add(Number.NaN);
-        continue;
-      }
-      generations.add(row.generation);
-      const payload = JSON.parse(row.payload) as SourcePayload;
-      inventory.environments.push(...payload.environments);
-      inventory.problems.push(...payload.problems);
-      for (const classified of this.rows(sourceId, observedAt ?? {})) inventory.leases.push(classified);
-      newSinceLastScan.push(...(JSON.parse(row.new_since_last_scan) as string[]));
-    }
-    // Read back later only as one save, every source stamped with it (`StoredInventoryRows`).
-    const [generation] = generations;
-    const stored =
-      generation !== undefined && !Number.isNaN(generation) && generations.size === 1
-        ? { generation, sourceIds }
-        : null;
-    return { inventory, newSinceLastScan, stored };
-  }
-
-  /** A source's stored rows in its order, each read and parsed as it is reached. */
-  *rows(sourceId: string, observedAt: Readonly<Record<string, string>>): Generator<ClassifiedLease> {
-    const read = this.#db.prepare(
-      "SELECT data, observed_from FROM inventory_rows WHERE source_id = ? ORDER BY seq, lease_id",
-    );
-    for (const row of read.iterate(sourceId) as Iterable<{ data: string; observed_from: string | null }>)
-      yield storedRow(row, observedAt);
+    return this.#db.transaction((): StoredInventory | null => {
+      const head = this.rowsOf.head();
+      if (head === null) return null;
+      const leases: ClassifiedLease[] = [];
+      this.rowsOf.forEach(head.scan, (classified) => leases.push(classified));
+      return {
+        inventory: { ...head.inventory, leases },
+        newSinceLastScan: head.newSinceLastScan,
+        stored: head.scan,
+      };
+    })();
   }
 }
 

@@ -19,6 +19,7 @@ export interface RowColumns {
   providerCode: string;
   origin: string | null;
   sandboxId: string | null;
+  sharedCount: number;
   inputs: string;
   rejudgeAtMs: number | null;
   version: string;
@@ -65,6 +66,7 @@ export function rowColumns(
     providerCode: classified.provider.code,
     origin: classified.provider.origin,
     sandboxId: recordedSandboxId(classified.lease),
+    sharedCount: classified.sharedWithCount ?? classified.sharedWith.length,
     inputs: options.inputs,
     rejudgeAtMs: Number.isFinite(options.rejudgeAtMs) ? options.rejudgeAtMs : null,
     version: hash("sha1", `${data}\u0000${observedFrom ?? ""}`, "base64"),

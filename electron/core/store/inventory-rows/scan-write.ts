@@ -1,3 +1,4 @@
+import type { Statement } from "better-sqlite3";
 import type { Headline } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease } from "../../../../shared/domain/inventory.js";
 import type { Database } from "../sqlite/migrations/index.js";
@@ -184,12 +185,21 @@ export class InventoryScanWrite {
   }
 
   /**
-   * Every sandbox more than one row of this scan names, by the number of distinct leases naming it; for
-   * a scan that touched too many rows to look them up one by one.
+   * The sandboxes whose rows may need judging together again, found without a list of the rows this
+   * scan touched (a scan that touched too many to list): every sandbox more than one lease of the
+   * store names, every sandbox a stored row says it shares, and every sandbox a row this scan staged
+   * shares with another row.
    */
-  sandboxesNamedMoreThanOnce(): string[] {
+  sandboxesToJudgeTogether(): string[] {
     this.#batches.end();
-    return this.#statements.namedMoreThanOnce.pluck().all(this.generation, this.generation) as string[];
+    const st = this.#statements;
+    return [
+      ...new Set([
+        ...(st.namedByMany.all() as string[]),
+        ...(st.saidShared.all() as string[]),
+        ...(st.stagedShared.all(this.generation) as string[]),
+      ]),
+    ];
   }
 
   /** Whether some row of this scan names the sandbox (at any origin). */
@@ -201,27 +211,33 @@ export class InventoryScanWrite {
   }
 
   /** Stored rows of a source (not changed by this scan) whose verdict the time may have changed by `nowMs`. */
-  dueRows(sourceId: string, nowMs: number): StoredRowRead[] {
-    this.#batches.end();
-    return (this.#statements.due.all(sourceId, nowMs, this.generation) as RowRecord[]).map(readOf);
+  dueRows(sourceId: string, nowMs: number): Generator<StoredRowRead[]> {
+    return this.#paged(this.#statements.due, [sourceId, nowMs]);
   }
 
   /** Stored rows of a source (not changed by this scan) whose sandbox is asked about at `origin`. */
-  rowsAtOrigin(sourceId: string, origin: string): StoredRowRead[] {
-    this.#batches.end();
-    return (this.#statements.atOrigin.all(sourceId, origin, this.generation) as RowRecord[]).map(readOf);
+  rowsAtOrigin(sourceId: string, origin: string): Generator<StoredRowRead[]> {
+    return this.#paged(this.#statements.atOrigin, [sourceId, origin]);
+  }
+
+  /** Stored rows of a source (not changed by this scan) listed under an environment (null: none). */
+  rowsOfEnvironment(sourceId: string, environmentId: string | null): Generator<StoredRowRead[]> {
+    return this.#paged(this.#statements.ofEnvironment, [sourceId, environmentId]);
+  }
+
+  /** Stored rows of a source not changed by this scan (a rule every row reads changed: the plugin). */
+  rowsOfSource(sourceId: string): Generator<StoredRowRead[]> {
+    return this.#paged(this.#statements.ofSource, [sourceId]);
   }
 
   /**
-   * Stored rows of a source not changed by this scan (a rule every row reads changed: the plugin), a
-   * page at a time, so that the caller may write between two pages.
+   * Stored rows a page at a time in rowid order, so that the caller may write between two pages; each
+   * page leaves out the rows this scan wrote over or deleted by then.
    */
-  *rowsOfSource(sourceId: string): Generator<StoredRowRead[]> {
+  *#paged(statement: Statement, params: unknown[]): Generator<StoredRowRead[]> {
     for (let after = -1; ; ) {
       this.#batches.end();
-      const page = this.#statements.ofSource.all(sourceId, after, this.generation) as (RowRecord & {
-        rowid: number;
-      })[];
+      const page = statement.all(...params, after, this.generation) as (RowRecord & { rowid: number })[];
       if (page.length === 0) return;
       after = page.at(-1)!.rowid;
       yield page.map(readOf);
@@ -369,6 +385,8 @@ export interface StoredRowRead {
   leaseId: string;
   seq: number;
   sandboxId: string | null;
+  /** How many other leases it was judged with on its sandbox. */
+  sharedCount: number;
   data: string;
   observedFrom: string | null;
 }
@@ -437,6 +455,7 @@ interface RowRecord {
   lease_id: string;
   seq: number;
   sandbox_id: string | null;
+  shared_count: number;
   data: string;
   observed_from: string | null;
 }
@@ -461,6 +480,7 @@ function readOf(row: RowRecord): StoredRowRead {
     leaseId: row.lease_id,
     seq: row.seq,
     sandboxId: row.sandbox_id,
+    sharedCount: row.shared_count,
     data: row.data,
     observedFrom: row.observed_from,
   };
@@ -485,9 +505,9 @@ class SeenRows {
 }
 
 const COLUMNS =
-  "source_id, lease_id, seq, headline, closed_at_ms, environment_id, environment_known, company_id, provider_code, origin, sandbox_id, inputs, rejudge_at_ms, version, observed_from, view_row, search_text, data";
+  "source_id, lease_id, seq, headline, closed_at_ms, environment_id, environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs, rejudge_at_ms, version, observed_from, view_row, search_text, data";
 const VALUES =
-  "@sourceId, @leaseId, @seq, @headline, @closedAtMs, @environmentId, @environmentKnown, @companyId, @providerCode, @origin, @sandboxId, @inputs, @rejudgeAtMs, @version, @observedFrom, @viewRow, @searchText, @data";
+  "@sourceId, @leaseId, @seq, @headline, @closedAtMs, @environmentId, @environmentKnown, @companyId, @providerCode, @origin, @sandboxId, @sharedCount, @inputs, @rejudgeAtMs, @version, @observedFrom, @viewRow, @searchText, @data";
 const UPDATES = COLUMNS.split(", ")
   .filter((column) => column !== "source_id" && column !== "lease_id")
   .map((column) => `${column} = excluded.${column}`)
@@ -499,7 +519,8 @@ function statements(db: Database, sourceIds: readonly string[]) {
   // A stored row this scan has not written over or deleted (a move leaves its data as it was).
   const notReplaced = `NOT EXISTS (SELECT 1 FROM inventory_row_changes c WHERE c.generation = ?
       AND c.source_id = r.source_id AND c.lease_id = r.lease_id AND c.change IN ('write', 'delete'))`;
-  const read = "r.source_id, r.lease_id, r.seq, r.sandbox_id, r.data, r.observed_from";
+  const read = "r.source_id, r.lease_id, r.seq, r.sandbox_id, r.shared_count, r.data, r.observed_from";
+  const page = "ORDER BY r.rowid LIMIT 1000";
   return {
     readStamp: db.prepare("SELECT generation FROM inventory_sources WHERE source_id = ?").pluck(),
     readStored: db.prepare(`SELECT rowid, lease_id, seq, headline, environment_id, sandbox_id, origin, inputs,
@@ -534,19 +555,29 @@ function statements(db: Database, sourceIds: readonly string[]) {
     storedNames: db.prepare(
       `SELECT 1 FROM inventory_rows r WHERE r.sandbox_id = ? AND r.${ofScan} AND ${notReplaced}`,
     ),
-    namedMoreThanOnce: db.prepare(`SELECT sandbox_id FROM (
-        SELECT r.sandbox_id, r.lease_id FROM inventory_row_changes r
-         WHERE r.generation = ? AND r.change = 'write' AND r.sandbox_id IS NOT NULL
-        UNION
-        SELECT r.sandbox_id, r.lease_id FROM inventory_rows r
-         WHERE r.sandbox_id IS NOT NULL AND r.${ofScan} AND ${notReplaced})
-      GROUP BY sandbox_id HAVING COUNT(*) > 1`),
-    due: db.prepare(`SELECT ${read} FROM inventory_rows r
-        WHERE r.source_id = ? AND r.rejudge_at_ms <= ? AND ${notReplaced}`),
-    atOrigin: db.prepare(`SELECT ${read} FROM inventory_rows r
-        WHERE r.source_id = ? AND r.origin = ? AND ${notReplaced}`),
+    namedByMany: db
+      .prepare(`SELECT sandbox_id FROM inventory_rows r WHERE r.sandbox_id IS NOT NULL AND r.${ofScan}
+        GROUP BY sandbox_id HAVING COUNT(DISTINCT lease_id) > 1`)
+      .pluck(),
+    saidShared: db
+      .prepare(`SELECT DISTINCT sandbox_id FROM inventory_rows r WHERE r.shared_count > 0 AND r.${ofScan}`)
+      .pluck(),
+    stagedShared: db
+      .prepare(`SELECT DISTINCT c.sandbox_id FROM inventory_row_changes c
+        WHERE c.generation = ?1 AND c.change = 'write' AND c.sandbox_id IS NOT NULL AND (
+          EXISTS (SELECT 1 FROM inventory_rows r WHERE r.sandbox_id = c.sandbox_id AND r.${ofScan}
+                   AND r.lease_id <> c.lease_id)
+          OR EXISTS (SELECT 1 FROM inventory_row_changes d WHERE d.generation = ?1 AND d.change = 'write'
+                   AND d.sandbox_id = c.sandbox_id AND d.lease_id <> c.lease_id))`)
+      .pluck(),
+    due: db.prepare(`SELECT r.rowid, ${read} FROM inventory_rows r
+        WHERE r.source_id = ? AND r.rejudge_at_ms <= ? AND r.rowid > ? AND ${notReplaced} ${page}`),
+    atOrigin: db.prepare(`SELECT r.rowid, ${read} FROM inventory_rows r
+        WHERE r.source_id = ? AND r.origin = ? AND r.rowid > ? AND ${notReplaced} ${page}`),
+    ofEnvironment: db.prepare(`SELECT r.rowid, ${read} FROM inventory_rows r
+        WHERE r.source_id = ? AND r.environment_id IS ? AND r.rowid > ? AND ${notReplaced} ${page}`),
     ofSource: db.prepare(`SELECT r.rowid, ${read} FROM inventory_rows r
-        WHERE r.source_id = ? AND r.rowid > ? AND ${notReplaced} ORDER BY r.rowid LIMIT 1000`),
+        WHERE r.source_id = ? AND r.rowid > ? AND ${notReplaced} ${page}`),
     applyDeletes: db.prepare(`DELETE FROM inventory_rows WHERE (source_id, lease_id) IN (
         SELECT source_id, lease_id FROM inventory_row_changes WHERE generation = ? AND change = 'delete')`),
     applyMoves: db.prepare(`UPDATE inventory_rows SET seq = (

@@ -197,8 +197,9 @@ function carryOverChunkedInventory(db: Database): void {
  * (decision 222). Each row keeps, beside its JSON, what a scan compares it with (the digest of what it
  * was judged from, and when the time alone may change its verdict), what ties it to others (the sandbox
  * it names and where), what the table's view holds of it, and what history's search reads. The rows a
- * database kept before are not carried over: it is a cache of the last scan, and the next scan writes
- * it again (the last view, kept apart, is still shown at start meanwhile).
+ * database kept before are not carried over: it is a cache of the last scan, and the first scan after
+ * the upgrade writes it again (until then nothing stored is shown: the last view belongs to a scan the
+ * store no longer holds).
  */
 export const INVENTORY_JUDGED_MIGRATIONS: readonly Migration[] = [
   {
@@ -216,7 +217,8 @@ export const INVENTORY_JUDGED_MIGRATIONS: readonly Migration[] = [
         --                   ordered by lease id (Paperclip's database)
         --   environment_id  the environment it is listed under; environment_known 0 when its source
         --                   does not list it; company_id the row's own company
-        --   origin, sandbox_id  where its sandbox is asked about, and which sandbox it names
+        --   origin, sandbox_id  where its sandbox is asked about, and which sandbox it names;
+        --                   shared_count how many other leases it was judged with on that sandbox
         --   inputs          a digest of what it was judged from but the other rows on its sandbox;
         --                   rejudge_at_ms when the time alone may change its verdict (NULL: never)
         --   version         a digest of data and observed_from: a row is written when it changes
@@ -237,6 +239,7 @@ export const INVENTORY_JUDGED_MIGRATIONS: readonly Migration[] = [
           provider_code      TEXT NOT NULL,
           origin             TEXT,
           sandbox_id         TEXT,
+          shared_count       INTEGER NOT NULL,
           inputs             TEXT NOT NULL,
           rejudge_at_ms      INTEGER,
           version            TEXT NOT NULL,
@@ -248,7 +251,9 @@ export const INVENTORY_JUDGED_MIGRATIONS: readonly Migration[] = [
         ) STRICT;
         CREATE INDEX inventory_rows_history ON inventory_rows (headline, closed_at_ms DESC);
         CREATE INDEX inventory_rows_counts ON inventory_rows (source_id, environment_id, headline);
-        CREATE INDEX inventory_rows_sandbox ON inventory_rows (sandbox_id) WHERE sandbox_id IS NOT NULL;
+        CREATE INDEX inventory_rows_sandbox ON inventory_rows (sandbox_id, source_id, lease_id)
+          WHERE sandbox_id IS NOT NULL;
+        CREATE INDEX inventory_rows_shared ON inventory_rows (sandbox_id) WHERE shared_count > 0;
         CREATE INDEX inventory_rows_origin ON inventory_rows (origin) WHERE origin IS NOT NULL;
         CREATE INDEX inventory_rows_due ON inventory_rows (rejudge_at_ms) WHERE rejudge_at_ms IS NOT NULL;
         CREATE INDEX inventory_rows_live ON inventory_rows (source_id, seq, lease_id) WHERE headline <> 'closed';
@@ -269,6 +274,7 @@ export const INVENTORY_JUDGED_MIGRATIONS: readonly Migration[] = [
           provider_code      TEXT,
           origin             TEXT,
           sandbox_id         TEXT,
+          shared_count       INTEGER,
           inputs             TEXT,
           rejudge_at_ms      INTEGER,
           version            TEXT,
