@@ -44,6 +44,26 @@ export class LeasekeeperActions {
     return this.#marks.size;
   }
 
+  /** The mark a job left on this sandbox at this origin, if any. */
+  markOf(origin: string | null, sandboxId: string | null): LeasekeeperAction | undefined {
+    if (this.#marks.size === 0 || origin === null || sandboxId === null) return undefined;
+    return this.#marks.get(keyOf(originOf(origin) ?? origin, sandboxId));
+  }
+
+  /**
+   * What the provider shows of a row's sandbox once the mark of a job on it is applied (the same
+   * observation when there is none): a scan judges every row with it, as `apply` does after the fact.
+   */
+  observe(provider: ProviderObservation, sandboxId: string | null): ProviderObservation {
+    const mark = this.markOf(provider.origin, sandboxId);
+    return mark === undefined || sandboxId === null ? provider : observedAfter(provider, sandboxId, mark);
+  }
+
+  /** Whether a job confirmed it deleted this sandbox at this origin: it is no longer untracked. */
+  deleted(origin: string, sandboxId: string): boolean {
+    return this.markOf(origin, sandboxId)?.effect === "delete";
+  }
+
   /**
    * The inventory with every recorded action applied: rows naming such a sandbox at that origin see it
    * destroyed or paused (and are judged again, with the same rules), and a deleted sandbox is no longer

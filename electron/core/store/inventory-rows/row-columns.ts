@@ -2,7 +2,8 @@ import { hash } from "node:crypto";
 import { leaseViewRow } from "../../../../shared/contract/index.js";
 import { closedAtMs } from "../../../../shared/domain/closed-at.js";
 import type { Headline } from "../../../../shared/domain/codes.js";
-import type { ClassifiedLease } from "../../../../shared/domain/inventory.js";
+import { originOf } from "../../../../shared/domain/api-url.js";
+import type { ClassifiedLease, SandboxListing } from "../../../../shared/domain/inventory.js";
 import { listedEnvironmentId } from "../../../../shared/domain/listed-environment.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 
@@ -104,6 +105,19 @@ function withoutObservedAt(classified: ClassifiedLease): ClassifiedLease {
  */
 export class ObservedListings {
   readonly times: Record<string, string> = {};
+
+  /**
+   * Every listing's time, as rows it showed (and rows its origin does not show) carry it: the first OK
+   * listing at an origin stands for a sandbox none of them shows.
+   */
+  listed(listings: readonly SandboxListing[]): void {
+    for (const { origin: listedAt, credential, outcome } of listings) {
+      if (!outcome.ok) continue;
+      const origin = originOf(listedAt) ?? listedAt;
+      this.times[`${origin} ${credential}`] ??= outcome.observedAt;
+      this.times[`${origin} `] ??= outcome.observedAt;
+    }
+  }
 
   keyOf(classified: ClassifiedLease): string | null {
     const { observedAt, origin, credential } = classified.provider;

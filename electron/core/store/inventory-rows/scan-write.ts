@@ -1,6 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import type { Headline } from "../../../../shared/domain/codes.js";
-import type { ClassifiedLease } from "../../../../shared/domain/inventory.js";
+import type { ClassifiedLease, SandboxListing } from "../../../../shared/domain/inventory.js";
 import type { Database } from "../sqlite/migrations/index.js";
 import { ObservedListings, type RowColumns, type RowWriteOptions, rowColumns } from "./row-columns.js";
 import { TransactionBatches } from "./transaction-batches.js";
@@ -59,6 +59,14 @@ export class InventoryScanWrite {
   /** The listings' times, by the key rows name in `observed_from`. */
   get observedAt(): Readonly<Record<string, string>> {
     return this.#observed.times;
+  }
+
+  /**
+   * Takes the time of every listing the scan read, so that rows it leaves as stored read back this
+   * scan's time of the listing that showed them, as rows it writes do.
+   */
+  listed(listings: readonly SandboxListing[]): void {
+    this.#observed.listed(listings);
   }
 
   /**
@@ -186,9 +194,9 @@ export class InventoryScanWrite {
 
   /**
    * The sandboxes whose rows may need judging together again, found without a list of the rows this
-   * scan touched (a scan that touched too many to list): every sandbox more than one lease of the
-   * store names, every sandbox a stored row says it shares, and every sandbox a row this scan staged
-   * shares with another row.
+   * scan touched (a scan that touched too many to list): every sandbox more than one lease names as the
+   * store held them when the scan began (a group a deleted or changed row left is among them), and every
+   * sandbox a row this scan staged shares with another row.
    */
   sandboxesToJudgeTogether(): string[] {
     this.#batches.end();
@@ -196,8 +204,7 @@ export class InventoryScanWrite {
     return [
       ...new Set([
         ...(st.namedByMany.all() as string[]),
-        ...(st.saidShared.all() as string[]),
-        ...(st.stagedShared.all(this.generation) as string[]),
+        ...(st.stagedShared.all({ generation: this.generation }) as string[]),
       ]),
     ];
   }
@@ -559,15 +566,12 @@ function statements(db: Database, sourceIds: readonly string[]) {
       .prepare(`SELECT sandbox_id FROM inventory_rows r WHERE r.sandbox_id IS NOT NULL AND r.${ofScan}
         GROUP BY sandbox_id HAVING COUNT(DISTINCT lease_id) > 1`)
       .pluck(),
-    saidShared: db
-      .prepare(`SELECT DISTINCT sandbox_id FROM inventory_rows r WHERE r.shared_count > 0 AND r.${ofScan}`)
-      .pluck(),
     stagedShared: db
       .prepare(`SELECT DISTINCT c.sandbox_id FROM inventory_row_changes c
-        WHERE c.generation = ?1 AND c.change = 'write' AND c.sandbox_id IS NOT NULL AND (
+        WHERE c.generation = @generation AND c.change = 'write' AND c.sandbox_id IS NOT NULL AND (
           EXISTS (SELECT 1 FROM inventory_rows r WHERE r.sandbox_id = c.sandbox_id AND r.${ofScan}
                    AND r.lease_id <> c.lease_id)
-          OR EXISTS (SELECT 1 FROM inventory_row_changes d WHERE d.generation = ?1 AND d.change = 'write'
+          OR EXISTS (SELECT 1 FROM inventory_row_changes d WHERE d.generation = @generation AND d.change = 'write'
                    AND d.sandbox_id = c.sandbox_id AND d.lease_id <> c.lease_id))`)
       .pluck(),
     due: db.prepare(`SELECT r.rowid, ${read} FROM inventory_rows r

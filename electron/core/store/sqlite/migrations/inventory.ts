@@ -253,7 +253,6 @@ export const INVENTORY_JUDGED_MIGRATIONS: readonly Migration[] = [
         CREATE INDEX inventory_rows_counts ON inventory_rows (source_id, environment_id, headline);
         CREATE INDEX inventory_rows_sandbox ON inventory_rows (sandbox_id, source_id, lease_id)
           WHERE sandbox_id IS NOT NULL;
-        CREATE INDEX inventory_rows_shared ON inventory_rows (sandbox_id) WHERE shared_count > 0;
         CREATE INDEX inventory_rows_origin ON inventory_rows (origin) WHERE origin IS NOT NULL;
         CREATE INDEX inventory_rows_due ON inventory_rows (rejudge_at_ms) WHERE rejudge_at_ms IS NOT NULL;
         CREATE INDEX inventory_rows_live ON inventory_rows (source_id, seq, lease_id) WHERE headline <> 'closed';

@@ -1,0 +1,244 @@
+import { hash } from "node:crypto";
+import fc from "fast-check";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ClassifiedLease, Inventory, SourceSnapshot } from "../../../../shared/domain/inventory.js";
+import type { LeaseRow } from "../../../../shared/domain/paperclip.js";
+import { type ReconcileInput, reconcile } from "../../../../shared/domain/reconcile.js";
+import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
+import { snapshotRead } from "../../leases/testing/snapshot-read.js";
+import { openDatabase } from "../../store/database.js";
+import { InventoryScanWrite } from "../../store/inventory-rows/scan-write.js";
+import { StoredInventory } from "../../store/inventory-rows/stored-inventory.js";
+import type { Database } from "../../store/sqlite/migrations/index.js";
+import { LeasekeeperActions } from "../leasekeeper-actions.js";
+import { generatedWorldInput } from "../testing/generated-world.js";
+import { applyChange, type Change, change } from "../testing/world-changes.js";
+import { judgeScan } from "./judged-scan.js";
+import { ScanMemory } from "./scan-memory.js";
+
+const digest = (text: string) => hash("sha1", text, "base64");
+const HOUR = 3_600_000;
+
+/**
+ * A generated world's rows split between two sources: a ledger read whole every time, in its order, and
+ * a database ordered by lease id that can hand over only the rows changed since its last read. A third
+ * of the rows, chosen by id, are the database's; both list every environment.
+ */
+function twoSources(input: ReconcileInput): ReconcileInput {
+  const [whole] = input.snapshots as [SourceSnapshot];
+  const inDatabase = (row: LeaseRow) => digest(row.id).charCodeAt(0) % 3 === 0;
+  const database: SourceSnapshot = {
+    ...whole,
+    sourceId: "database",
+    leases: whole.leases.filter(inDatabase).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+    problems: [],
+  };
+  return {
+    ...input,
+    snapshots: [{ ...whole, leases: whole.leases.filter((row) => !inDatabase(row)) }, database],
+  };
+}
+
+/** The database's rows that differ from its last read, and the ids it no longer has. */
+function changedSince(before: SourceSnapshot, now: SourceSnapshot): { rows: LeaseRow[]; left: string[] } {
+  const earlier = new Map(before.leases.map((row) => [row.id, JSON.stringify(row)]));
+  const ids = new Set(now.leases.map((row) => row.id));
+  return {
+    rows: now.leases.filter((row) => earlier.get(row.id) !== JSON.stringify(row)),
+    left: [...earlier.keys()].filter((id) => !ids.has(id)),
+  };
+}
+
+interface Scanner {
+  db: Database;
+  memory: ScanMemory;
+  /** The database source's last read, for the next read of what changed. */
+  lastDatabase: SourceSnapshot | null;
+}
+
+/** One scan of `input` judged into the store, the database read by what changed where it can be. */
+async function scan(
+  scanner: Scanner,
+  input: ReconcileInput,
+  options: { pageSize?: number; touchedLimit?: number } = {},
+) {
+  const [ledger, database] = input.snapshots as [SourceSnapshot, SourceSnapshot];
+  const rows = InventoryScanWrite.begin(scanner.db, ["ledger", "database"]);
+  const changed =
+    scanner.lastDatabase === null || scanner.memory.listing === null
+      ? undefined
+      : changedSince(scanner.lastDatabase, database);
+  const judged = await judgeScan({
+    rows,
+    sources: [
+      { read: snapshotRead(ledger, { pageSize: options.pageSize ?? 37 }), identity: "ledger", startedAt: 0 },
+      {
+        read: snapshotRead(database, { pageSize: 29, order: "by-id", ...(changed ? { changed } : {}) }),
+        identity: "database",
+        startedAt: 0,
+      },
+    ],
+    listings: input.listings,
+    requests: input.requests,
+    now: input.now,
+    marks: new LeasekeeperActions(),
+    memory: scanner.memory,
+    digest,
+    ...(options.touchedLimit === undefined ? {} : { touchedLimit: options.touchedLimit }),
+  });
+  rows.flip(judged);
+  judged.remember();
+  scanner.lastDatabase = database;
+  return judged.rows;
+}
+
+/** The inventory the store holds, read back whole. */
+function stored(db: Database): Inventory {
+  const inventory = new StoredInventory(db);
+  const head = inventory.head();
+  if (head === null) throw new Error("the store holds no inventory");
+  const leases: ClassifiedLease[] = [];
+  expect(inventory.forEach(head.scan, (classified) => leases.push(classified))).toBe(true);
+  return { ...head.inventory, leases };
+}
+
+/** What a cold scan of the same inputs gives. */
+function cold(input: ReconcileInput): Inventory {
+  return reconcile(input);
+}
+
+describe("a scan judged into the store as it streams", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+  afterEach(() => cleanup());
+
+  const scanner = (name: string): Scanner => ({
+    db: openDatabase(`${dir}/${name}`),
+    memory: new ScanMemory(),
+    lastDatabase: null,
+  });
+
+  it("leaves in the store exactly the inventory a cold scan of the same world gives", async () => {
+    const input = twoSources(
+      generatedWorldInput({ size: 1200, seed: "streamed", environments: 8, accounts: 2 }),
+    );
+    const one = scanner("one");
+    const counts = await scan(one, input);
+    expect(stored(one.db)).toEqual(cold(input));
+    expect(counts.judged).toBeGreaterThanOrEqual(1200);
+    expect(counts.kept).toBe(0);
+    one.db.close();
+  });
+
+  it("gives what a cold scan gives after any run of changes, judging only what changed, over generated worlds", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("alpha", "beta", "gamma"),
+        fc.array(fc.array(change, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 }),
+        // A scan that touched more sandboxes than it lists finds the rows to judge together in the store.
+        fc.constantFrom(undefined, 3),
+        async (seed, scans, touchedLimit) => {
+          const run = scanner(`run-${Math.random().toString(36).slice(2)}`);
+          let world: ReconcileInput = generatedWorldInput({ size: 300, seed, environments: 5, accounts: 2 });
+          await scan(run, twoSources(world), { touchedLimit });
+          expect(stored(run.db)).toEqual(cold(twoSources(world)));
+          for (const changes of scans) {
+            for (const step of changes as Change[]) world = applyChange(world, step);
+            const input = twoSources(world);
+            await scan(run, input, { touchedLimit });
+            expect(stored(run.db)).toEqual(cold(input));
+          }
+          run.db.close();
+        },
+      ),
+      { numRuns: 25 },
+    );
+    // Each run scans a generated world several times over: seconds on a loaded machine, not a timing.
+  }, 300_000);
+
+  it("judges only the row that changed, and the rows whose moment the clock passed", async () => {
+    const world = generatedWorldInput({ size: 600, seed: "one-row", environments: 6, accounts: 2 });
+    const run = scanner("one-row");
+    const first = twoSources(world);
+    await scan(run, first);
+    // Nothing changed: nothing judged.
+    const again = await scan(run, first);
+    expect(again).toEqual({ judged: 0, kept: first.snapshots[0]!.leases.length });
+
+    // One database row changed: the database hands over that row alone, and it alone is judged.
+    const database = first.snapshots[1]!;
+    const at = database.leases.findIndex((row) => row.status === "released");
+    const changed: ReconcileInput = {
+      ...first,
+      snapshots: [
+        first.snapshots[0]!,
+        {
+          ...database,
+          leases: database.leases.map((row, n) => (n === at ? { ...row, status: "expired" } : row)),
+        },
+      ],
+    };
+    expect(await scan(run, changed)).toEqual({ judged: 1, kept: first.snapshots[0]!.leases.length });
+    expect(stored(run.db)).toEqual(cold(changed));
+
+    // The clock moves six hours: the rows whose recorded moments it passed are judged, and only those.
+    const later: ReconcileInput = { ...changed, now: new Date(changed.now.getTime() + 6 * HOUR) };
+    const rescanned = await scan(run, later);
+    expect(stored(run.db)).toEqual(cold(later));
+    expect(rescanned.judged).toBeGreaterThan(0);
+    expect(rescanned.judged).toBeLessThan(world.snapshots[0]!.leases.length / 4);
+    run.db.close();
+  });
+
+  it("fails part-way and leaves the previous inventory whole", async () => {
+    const world = twoSources(
+      generatedWorldInput({ size: 400, seed: "broken", environments: 4, accounts: 2 }),
+    );
+    const run = scanner("broken");
+    await scan(run, world);
+    const before = stored(run.db);
+    const [ledger, database] = world.snapshots as [SourceSnapshot, SourceSnapshot];
+    const rows = InventoryScanWrite.begin(run.db, ["ledger", "database"]);
+    const breaking = snapshotRead(
+      { ...ledger, leases: ledger.leases.map((row) => ({ ...row, status: "failed" })) },
+      { pageSize: 10 },
+    );
+    const pages = breaking.pages();
+    const broken = {
+      ...breaking,
+      sourceId: breaking.sourceId,
+      environments: breaking.environments,
+      companies: breaking.companies,
+      scope: breaking.scope,
+      order: breaking.order,
+      end: () => breaking.end(),
+      cancel: () => breaking.cancel(),
+      async *pages() {
+        let taken = 0;
+        for await (const page of pages) {
+          yield page;
+          if (++taken === 3) throw new Error("the ledger file stops in the middle of a value");
+        }
+      },
+    };
+    await expect(
+      judgeScan({
+        rows,
+        sources: [
+          { read: broken, identity: "ledger", startedAt: 0 },
+          { read: snapshotRead(database, { order: "by-id" }), identity: "database", startedAt: 0 },
+        ],
+        listings: world.listings,
+        requests: world.requests,
+        now: world.now,
+        marks: new LeasekeeperActions(),
+        memory: run.memory,
+        digest,
+      }),
+    ).rejects.toThrow(/middle of a value/);
+    rows.abandon();
+    expect(stored(run.db)).toEqual(before);
+    run.db.close();
+  });
+});
