@@ -647,9 +647,7 @@ describe("the redacting inventory store", () => {
     (inventory.leases[8]!.lease as unknown as { note: string }).note = `and ${KEY2} there`;
     return {
       ...inventory,
-      environments: [
-        { ...environmentOf("a", "env-a"), name: `env ${KEY1}` },
-      ],
+      environments: [{ ...environmentOf("a", "env-a"), name: `env ${KEY1}` }],
       problems: [{ source: "a", index: 2, message: `leases[2].id: ${KEY1} is bad.` }],
       gaps: [{ source: "a", origin: null, message: `environment named ${KEY1} could not be parsed` }],
       untracked: [{ sandboxId: `sb-${KEY1}` } as unknown as Inventory["untracked"][number]],

@@ -1,8 +1,8 @@
 import { hash } from "node:crypto";
 import { leaseViewRow } from "../../../../shared/contract/index.js";
+import { originOf } from "../../../../shared/domain/api-url.js";
 import { closedAtMs } from "../../../../shared/domain/closed-at.js";
 import type { Headline } from "../../../../shared/domain/codes.js";
-import { originOf } from "../../../../shared/domain/api-url.js";
 import type { ClassifiedLease, SandboxListing } from "../../../../shared/domain/inventory.js";
 import { listedEnvironmentId } from "../../../../shared/domain/listed-environment.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
