@@ -33,8 +33,8 @@ export function judgeRow(evidence: RowEvidence, verdicts?: SharedVerdicts): Clas
   return classifiedOf(evidence, verdicts === undefined ? verdict : verdicts.of(verdict));
 }
 
-/** The classified row for a verdict already judged from `evidence` (the memo's, or `judgeRow`'s). */
-export function classifiedOf(
+/** The classified row for the verdict judged from `evidence`. */
+function classifiedOf(
   { sourceId, row, environment, provider, shared, installedPlugin }: RowEvidence,
   verdict: LeaseVerdict,
 ): ClassifiedLease {

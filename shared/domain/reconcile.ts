@@ -8,13 +8,12 @@ import type {
   SandboxListing,
   SourceSnapshot,
 } from "./inventory.js";
-import { classifiedOf, judgeRow, SharedVerdicts } from "./judge-row.js";
+import { judgeRow, SharedVerdicts } from "./judge-row.js";
 import type { Company, Environment, LeaseRow } from "./paperclip.js";
 import { indexListings, observeProvider } from "./provider-state.js";
 import { holdersFirst, NOT_SHARED, type SharedEvidence, sharedEvidenceIn } from "./sandbox-groups.js";
 import { recordedSandboxId } from "./sandbox-id.js";
 import { originHealth, splitByGaps, untrackedSandboxes } from "./untracked.js";
-import type { VerdictMemo } from "./verdict-memo.js";
 
 export { SHARED_WITH_LIMIT } from "./sandbox-groups.js";
 
@@ -24,12 +23,6 @@ export interface ReconcileInput {
   now: Date;
   /** CreateOS requests made to take the listings, reported as is. */
   requests: number;
-  /**
-   * What the previous scan judged each row from: a row whose inputs are unchanged keeps its verdict
-   * instead of being judged again (the result is the same either way), and this scan's judgements are
-   * kept in it for the next.
-   */
-  memo?: VerdictMemo;
 }
 
 /**
@@ -41,9 +34,7 @@ export interface ReconcileInput {
  * scan judges the same rows with the same rules as they stream into its store (`inventory/judge/`);
  * a test holds the two to the same inventory.
  */
-export function reconcile({ snapshots, listings, now, requests, memo }: ReconcileInput): Inventory {
-  memo?.begin();
-  const nowMs = now.getTime();
+export function reconcile({ snapshots, listings, now, requests }: ReconcileInput): Inventory {
   const listingIndex = indexListings(listings);
   const environments = indexEnvironments(snapshots);
   const sandboxGroups = groupRowsBySandbox(snapshots);
@@ -54,8 +45,6 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
   const leases: ClassifiedLease[] = [];
   for (const { sourceId, leases: rows, installedPlugin } of snapshots) {
     const sourceEnvironments = environments.get(sourceId);
-    // One copy of the memo keys' prefix for the whole source (a template per row made one per row).
-    const memoKeyPrefix = `${sourceId}\u0000`;
     for (const row of rows) {
       const environment =
         row.environmentId === null ? null : (sourceEnvironments?.get(row.environmentId) ?? null);
@@ -63,38 +52,11 @@ export function reconcile({ snapshots, listings, now, requests, memo }: Reconcil
       // Without a listed sandbox (or a job's mark) an observation says only where and why: shared.
       const provider =
         observed.sandbox === null && observed.actedOnBy == null ? unlisted.of(observed) : observed;
-      const evidence = {
-        sourceId,
-        row,
-        environment,
-        provider,
-        shared: sharedEvidence(row, sandboxGroups),
-        installedPlugin,
-        now,
-      };
-      leases.push(
-        memo === undefined
-          ? judgeRow(evidence, verdicts)
-          : classifiedOf(
-              evidence,
-              memo.verdict(
-                memoKeyPrefix + row.id,
-                {
-                  row,
-                  environment,
-                  provider: provider.code,
-                  otherRows: evidence.shared.others,
-                  installedPlugin,
-                },
-                nowMs,
-                () => judgeRow(evidence, verdicts).verdict,
-              ),
-            ),
-      );
+      const shared = sharedEvidence(row, sandboxGroups);
+      leases.push(judgeRow({ sourceId, row, environment, provider, shared, installedPlugin, now }, verdicts));
     }
   }
 
-  memo?.commit();
   const environmentSummaries = summarizeEnvironments(snapshots, leases);
   const gaps = snapshots.flatMap((snapshot) => snapshot.gaps);
   const named = namedSandboxes(leases);

@@ -32,6 +32,17 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[] =
 }
 
 /**
+ * A database in memory with every migration applied, for a holder that keeps nothing on disk (a host
+ * run without a data directory): the inventory lives in a store either way (decision 222).
+ */
+export function openMemoryDatabase(migrations: readonly Migration[] = MIGRATIONS): Database {
+  const db = new BetterSqlite3(":memory:");
+  db.pragma("foreign_keys = ON");
+  migrate(db, migrations);
+  return db;
+}
+
+/**
  * Applies every listed migration the database has not recorded yet, in version order, and returns the
  * versions applied now. Modules may open the same file with different lists (the store's own, or the
  * store's plus the action engine's): versions a caller does not list are left alone, never an error.

@@ -1,5 +1,5 @@
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
-import { verdictChangesAt } from "../../../shared/domain/verdict-memo.js";
+import { verdictChangesAt } from "../../../shared/domain/verdict-changes-at.js";
 import { InventoryScanWrite } from "./inventory-rows/scan-write.js";
 import type {
   StoredScan,

@@ -22,7 +22,7 @@ import {
 } from "../../../../shared/domain/sandbox-groups.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 import { originHealth, splitByGaps, untrackedSandboxes } from "../../../../shared/domain/untracked.js";
-import { verdictChangesAt } from "../../../../shared/domain/verdict-memo.js";
+import { verdictChangesAt } from "../../../../shared/domain/verdict-changes-at.js";
 import type { SourceRead, SourceReadEnd } from "../../leases/source-read.js";
 import type { LeasekeeperActions } from "../leasekeeper-actions.js";
 import { listingChanges } from "./listing-changes.js";

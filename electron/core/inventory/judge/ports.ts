@@ -22,7 +22,7 @@ export interface ScanRows {
   /** Deletes rows a read of changed rows says are gone. */
   remove(sourceId: string, leaseIds: readonly string[]): StoredRow[];
   /** Ends a source's rows (deleting, after a whole read, those neither written nor seen). */
-  endSource(sourceId: string, payload: unknown): StoredRow[];
+  endSource(sourceId: string, payload?: unknown): StoredRow[];
   /** Commits the writes under way: before the scan waits for the next page. */
   pause(): void;
   /** This scan's rows naming any of these sandboxes, as they stand in it. */

@@ -26,17 +26,23 @@ interface SourceMemory {
  * is remembered; one that failed, or a store another process saved over, is forgotten, and the next scan
  * reads every source whole.
  *
- * `salt` begins every row's inputs: drawn once per process, so the first scan of a process judges every
- * row it streams again, whatever an earlier process (an earlier build, other rules) wrote.
+ * `salt` begins every row's inputs: drawn once per process (and again when the keys to take out change),
+ * so the first scan of a process judges every row it streams again, whatever an earlier process (an
+ * earlier build, other rules) wrote.
  */
 export class ScanMemory {
-  readonly salt = randomBytes(9).toString("base64");
+  #salt = randomBytes(9).toString("base64");
   #listing: ListingIndex | null = null;
   readonly #sources = new Map<string, SourceMemory>();
   readonly #now: () => number;
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
+  }
+
+  /** What every row's inputs begin with in this process. */
+  get salt(): string {
+    return this.#salt;
   }
 
   /** The last scan's listings, or null: then every row's provider state is taken as new. */
@@ -93,9 +99,14 @@ export class ScanMemory {
     for (const sourceId of [...this.#sources.keys()]) if (!kept.has(sourceId)) this.#sources.delete(sourceId);
   }
 
-  /** Forgets everything: the next scan reads every source whole and takes every listed sandbox as new. */
-  forget(): void {
+  /**
+   * Forgets everything: the next scan reads every source whole and takes every listed sandbox as new.
+   * With `rejudge`, it also judges every row it streams again (the keys to take out changed: every row
+   * is compared again as it is now written).
+   */
+  forget({ rejudge = false }: { rejudge?: boolean } = {}): void {
     this.#listing = null;
     this.#sources.clear();
+    if (rejudge) this.#salt = randomBytes(9).toString("base64");
   }
 }

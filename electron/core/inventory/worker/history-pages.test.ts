@@ -9,13 +9,9 @@ import {
 import { PROVIDER_CODES } from "../../../../shared/domain/codes.js";
 import type { Inventory } from "../../../../shared/domain/inventory.js";
 import { reconcile } from "../../../../shared/domain/reconcile.js";
-import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
-import { SecretRedactor } from "../../redaction/redactor.js";
-import { openDatabase } from "../../store/database.js";
-import { RedactingInventoryStore } from "../../store/redacting-inventory-store.js";
 import { generatedWorldInput } from "../testing/generated-world.js";
-import { InventoryKeeper } from "./inventory-keeper.js";
 import type { Accepted } from "./protocol.js";
+import { keeperOverStore } from "./testing/keeper-over-store.js";
 
 /** A cold scan of a generated world: every source read and judged from nothing. */
 const coldScan = (): Inventory => reconcile(generatedWorldInput({ size: 3000, seed: "history-pages" }));
@@ -41,31 +37,17 @@ function expectedHistory(inventory: Inventory): LeaseRowView[] {
     .map(({ row }) => row);
 }
 
-type Kept = "held in the heap" | "shelved in the store";
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-/**
- * A keeper holding the inventory: without a store every row stays in its heap; with one, the closed rows
- * are let go of once saved and read back from the store (decision 216).
- */
-async function keeperHolding(inventory: Inventory, kept: Kept = "held in the heap") {
-  let store: RedactingInventoryStore | null = null;
-  const redactor = new SecretRedactor();
-  if (kept === "shelved in the store") {
-    const { dir, cleanup } = await tempDir("leasekeeper-history-");
-    const db = openDatabase(dir);
-    cleanups.push(async () => {
-      db.close();
-      await cleanup();
-    });
-    store = new RedactingInventoryStore(db, redactor);
-  }
-  const keeper = new InventoryKeeper(store, redactor, () => undefined);
+/** A keeper holding the inventory in its store, history read back from there by SQL (decision 222). */
+async function keeperHolding(inventory: Inventory) {
+  const kept = await keeperOverStore({ onDisk: true });
+  cleanups.push(() => kept.close());
+  const { keeper } = kept;
   const accepted = (await keeper.handle({ type: "accept", inventory })) as Accepted;
-  await keeper.handle({ type: "saved" });
   const page = async (request: Partial<Parameters<typeof pageRequest>[0]> = {}) =>
     HistoryPageSchema.parse(await keeper.handle({ type: "history-page", page: pageRequest(request) }));
   return { keeper, accepted, page };
@@ -85,80 +67,81 @@ function pageRequest(request: {
 
 const rowsOf = (page: HistoryPage) => decodeInventoryRows(page.rows);
 
-for (const kept of ["held in the heap", "shelved in the store"] as const)
-  describe(`history pages, from the inventory the worker holds (history ${kept})`, () => {
-    it("gives, page after page, exactly the closed rows a cold scan reports, in order", async () => {
-      const inventory = coldScan();
-      const expected = expectedHistory(inventory);
-      expect(expected.length, "the generated world has history").toBeGreaterThan(100);
-      const { accepted, page } = await keeperHolding(inventory, kept);
-      expect(accepted.view.history.count).toBe(expected.length);
+describe("history pages, read from the store the inventory is kept in", () => {
+  it("gives, page after page, exactly the closed rows a cold scan reports, in order", async () => {
+    const inventory = coldScan();
+    const expected = expectedHistory(inventory);
+    expect(expected.length, "the generated world has history").toBeGreaterThan(100);
+    const { accepted, page } = await keeperHolding(inventory);
+    expect(accepted.view.history.count).toBe(expected.length);
 
-      const shown: LeaseRowView[] = [];
-      for (let offset = 0; offset < expected.length; offset += 23) {
-        const next = await page({ offset, limit: 23, generation: accepted.generation });
-        expect(next).toMatchObject({
-          total: expected.length,
-          offset,
-          stale: false,
-          generation: accepted.generation,
-        });
-        shown.push(...rowsOf(next));
-      }
-      expect(shown).toEqual(expected);
-    });
-
-    it("answers a page past the end with no rows and the same total", async () => {
-      const inventory = coldScan();
-      const { page } = await keeperHolding(inventory, kept);
-      const total = expectedHistory(inventory).length;
-      const past = await page({ offset: total, limit: 100 });
-      expect(past.total).toBe(total);
-      expect(past.rows.leases.leaseId).toEqual([]);
-      expect((await page({ offset: total + 5000 })).rows.leases.leaseId).toEqual([]);
-    });
-
-    it("says a page is stale when it was asked for the view of another generation", async () => {
-      const inventory = coldScan();
-      const { keeper, accepted, page } = await keeperHolding(inventory, kept);
-      const newer = (await keeper.handle({ type: "accept", inventory })) as Accepted;
-      expect(newer.generation).toBeGreaterThan(accepted.generation);
-      const old = await page({ generation: accepted.generation });
-      expect(old).toMatchObject({ stale: true, generation: newer.generation });
-      expect((await page({ generation: newer.generation })).stale).toBe(false);
-    });
-
-    it("cuts pages to an environment, the search and the provider chips, and counts providers before their chips", async () => {
-      const inventory = coldScan();
-      const expected = expectedHistory(inventory);
-      const { page } = await keeperHolding(inventory, kept);
-      const [first] = expected;
-      const inScope = expected.filter(
-        (row) => row.sourceId === first!.sourceId && row.environmentId === first!.environmentId,
-      );
-      const scoped = await page({
-        environmentId: first!.environmentId,
-        sourceId: first!.sourceId,
-        limit: 500,
+    const shown: LeaseRowView[] = [];
+    for (let offset = 0; offset < expected.length; offset += 23) {
+      const next = await page({ offset, limit: 23, generation: accepted.generation });
+      expect(next).toMatchObject({
+        total: expected.length,
+        offset,
+        stale: false,
+        generation: accepted.generation,
       });
-      expect(rowsOf(scoped)).toEqual(inScope.slice(0, 500));
-
-      const found = await page({ search: `  ${first!.leaseId.toUpperCase()} ` });
-      expect(rowsOf(found).map((row) => row.leaseId)).toEqual([first!.leaseId]);
-
-      const everything = await page({ limit: 0 });
-      expect(everything.rows.leases.leaseId).toEqual([]);
-      const byProvider = PROVIDER_CODES.map((code) => expected.filter((row) => row.provider === code).length);
-      expect(everything.providerCounts).toEqual(byProvider);
-      const provider = PROVIDER_CODES[byProvider.findIndex((count) => count > 0)]!;
-      const chipped = await page({ providers: [provider], limit: 500 });
-      expect(chipped.total).toBe(byProvider[PROVIDER_CODES.indexOf(provider)]);
-      expect(chipped.providerCounts).toEqual(byProvider);
-      expect(rowsOf(chipped).every((row) => row.provider === provider)).toBe(true);
-    });
-
-    it("answers nothing while the worker holds no inventory", async () => {
-      const keeper = new InventoryKeeper(null, new SecretRedactor(), () => undefined);
-      expect(await keeper.handle({ type: "history-page", page: pageRequest({}) })).toBeNull();
-    });
+      shown.push(...rowsOf(next));
+    }
+    expect(shown).toEqual(expected);
   });
+
+  it("answers a page past the end with no rows and the same total", async () => {
+    const inventory = coldScan();
+    const { page } = await keeperHolding(inventory);
+    const total = expectedHistory(inventory).length;
+    const past = await page({ offset: total, limit: 100 });
+    expect(past.total).toBe(total);
+    expect(past.rows.leases.leaseId).toEqual([]);
+    expect((await page({ offset: total + 5000 })).rows.leases.leaseId).toEqual([]);
+  });
+
+  it("says a page is stale when it was asked for the view of another generation", async () => {
+    const inventory = coldScan();
+    const { keeper, accepted, page } = await keeperHolding(inventory);
+    const newer = (await keeper.handle({ type: "accept", inventory })) as Accepted;
+    expect(newer.generation).toBeGreaterThan(accepted.generation);
+    const old = await page({ generation: accepted.generation });
+    expect(old).toMatchObject({ stale: true, generation: newer.generation });
+    expect((await page({ generation: newer.generation })).stale).toBe(false);
+  });
+
+  it("cuts pages to an environment, the search and the provider chips, and counts providers before their chips", async () => {
+    const inventory = coldScan();
+    const expected = expectedHistory(inventory);
+    const { page } = await keeperHolding(inventory);
+    const [first] = expected;
+    const inScope = expected.filter(
+      (row) => row.sourceId === first!.sourceId && row.environmentId === first!.environmentId,
+    );
+    const scoped = await page({
+      environmentId: first!.environmentId,
+      sourceId: first!.sourceId,
+      limit: 500,
+    });
+    expect(rowsOf(scoped)).toEqual(inScope.slice(0, 500));
+
+    const found = await page({ search: `  ${first!.leaseId.toUpperCase()} ` });
+    expect(rowsOf(found).map((row) => row.leaseId)).toEqual([first!.leaseId]);
+
+    const everything = await page({ limit: 0 });
+    expect(everything.rows.leases.leaseId).toEqual([]);
+    const byProvider = PROVIDER_CODES.map((code) => expected.filter((row) => row.provider === code).length);
+    expect(everything.providerCounts).toEqual(byProvider);
+    const provider = PROVIDER_CODES[byProvider.findIndex((count) => count > 0)]!;
+    const chipped = await page({ providers: [provider], limit: 500 });
+    expect(chipped.total).toBe(byProvider[PROVIDER_CODES.indexOf(provider)]);
+    expect(chipped.providerCounts).toEqual(byProvider);
+    expect(rowsOf(chipped).every((row) => row.provider === provider)).toBe(true);
+  });
+
+  it("answers nothing while the worker holds no inventory", async () => {
+    const kept = await keeperOverStore();
+    cleanups.push(() => kept.close());
+    const { keeper } = kept;
+    expect(await keeper.handle({ type: "history-page", page: pageRequest({}) })).toBeNull();
+  });
+});

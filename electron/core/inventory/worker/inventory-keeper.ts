@@ -1,164 +1,94 @@
 import { hash } from "node:crypto";
 import {
   emptyLeaseColumns,
-  encodeInventory,
   type HistoryPage,
   type HistoryPageRequest,
   type InventoryView,
+  InventoryViewBuilder,
   LEASE_COLUMNS,
   type LeaseColumns,
 } from "../../../../shared/contract/index.js";
-import type {
-  ClassifiedLease,
-  Inventory,
-  ProviderSandbox,
-  SandboxListing,
-  SourceSnapshot,
-} from "../../../../shared/domain/inventory.js";
-import { reconcile } from "../../../../shared/domain/reconcile.js";
-import { VerdictMemo } from "../../../../shared/domain/verdict-memo.js";
-import { readSandboxViews } from "../../createos/views.js";
+import { originOf } from "../../../../shared/domain/api-url.js";
+import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../../shared/domain/inventory.js";
+import { judgeRow } from "../../../../shared/domain/judge-row.js";
+import type { LeasekeeperConfig } from "../../config/load.js";
 import { isCoreError } from "../../errors/core-error.js";
-import { SourceError } from "../../leases/index.js";
+import { closeSources, createSources, type LeaseSource, SourceError } from "../../leases/index.js";
+import { judgeScan, type SourceToJudge } from "../judge/judged-scan.js";
+import { prefetched } from "../judge/prefetched-read.js";
+import { ScanMemory } from "../judge/scan-memory.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
-import { historyPage, type Shelf } from "./history-pages.js";
+import { historyPage } from "./history-pages.js";
+import type { InventoryRows, KeptViews, KeyRedactor, SharedViews, StoredHead } from "./ports.js";
 import type {
   Accepted,
   FoundLease,
-  KnownPage,
   ScanSetup,
   UntrackedAnswer,
   WorkerFailure,
   WorkerRequest,
 } from "./protocol.js";
-import { ShelvedHistory } from "./shelved-history.js";
-import { ShelvedLiveRows } from "./shelved-live-rows.js";
-import { SourceReads } from "./source-reads.js";
+import { type ListedPage, ScanListings } from "./scan-listings.js";
+import { UnredactedRows } from "./unredacted-rows.js";
+
+export type { InventoryRows, KeptViews, KeyRedactor, SharedViews } from "./ports.js";
 
 /** Views kept for main to fetch: the newest, and the one before it that main may be fetching still. */
 const KEPT_VIEWS = 2;
+/**
+ * Rows each source may read ahead while CreateOS is listed: the read overlaps the listing, and no more
+ * than this many rows per source wait in memory for it.
+ */
+const READ_AHEAD_ROWS = 5_000;
+/** Tries of a scan whose flip another process's scan overtook (the CLI's, on the same data directory). */
+const SCAN_ATTEMPTS = 2;
 
 interface PendingScan {
-  snapshots: Promise<SourceSnapshot[]>;
-  /** How long reading every source took, once it has. */
-  sourcesMs: Promise<number>;
-  /** Every listing that has ended with all its pages in, by its index. */
-  listings: SandboxListing[];
-  /** What each listing still under way has read so far, and how it ended once main says so. */
-  reading: Map<number, ListingUnderWay>;
-  /** Set by `judge`: how many listings it waits for, and what to call once they are all in. */
-  awaited: { count: number; allIn: () => void } | null;
-  /** The pages of the last scan judged when this one began listing: the reader skips parsing those. */
-  known: ReadonlyMap<string, ListedPage>;
-  /** Every page this scan listed, by digest, for the next scan to know. */
-  listed: Map<string, ListedPage>;
-  pages: { read: number; reused: number };
-  /** A page named as known that this worker does not hold (it cannot happen by the protocol). */
-  unknownPage: string | null;
+  setup: ScanSetup;
+  listings: ScanListings;
+  /** Every source's read, opened (its environments known) and reading ahead. */
+  opened: Promise<OpenedSource[]>;
+  startedAt: number;
 }
 
-/** The sandboxes one list page held, as read from its views (before a scan drops ids it has seen). */
-interface ListedPage {
-  page: KnownPage;
-  sandboxes: ProviderSandbox[];
+interface OpenedSource extends SourceToJudge {
+  source: LeaseSource;
 }
 
-interface ListingUnderWay {
-  sandboxes: ProviderSandbox[];
-  /** A row repeated across pages (the list shifted between two requests) is read once. */
-  seen: Set<string>;
-  pages: number;
-  ended: { result: SandboxListing; pages: number } | null;
-}
-
-/**
- * The inventory as the worker holds it: every source read, joined with main's listings and judged, the
- * compact view encoded once, the store kept up to date in the background. One instance per worker; it is
- * plain code over its requests, so it runs the same under a test without a thread.
- */
-/**
- * Where the worker keeps the last inventory on this machine (the data directory's SQLite file, on the
- * worker's own connection): what the keeper needs of it, declared here and implemented by
- * `store/inventory-store.ts`; the thread's entry (`inventory-worker.ts`) joins the two.
- */
-export interface KeptInventory {
-  /** Saves on a later turn; a newer inventory replaces one still waiting (`superseded`). */
-  saveInBackground(inventory: Inventory): Promise<{ superseded: boolean; stored: SavedAs }>;
-  /** The rows of the save `saved` read back, while it is still the one stored (else null, or false). */
-  readonly rowsOf: {
-    holds(saved: SavedAs): boolean;
-    byKeys(saved: SavedAs, keys: readonly RowKey[]): (ClassifiedLease | undefined)[] | null;
-    forEach(saved: SavedAs, each: (classified: ClassifiedLease) => void): boolean;
-  };
-  /** Resolves when no background save is running or waiting. */
-  idle(): Promise<void>;
-  /** The last inventory saved, and the save its rows can be read back from by key (null: none). */
-  loadLast(): { inventory: Inventory; stored?: SavedAs | null } | null;
-  lastScan(): { generatedAt: string; sourceIds: string[] } | null;
-}
-
-/** A save as the store names it: its generation, and the sources it wrote. */
-export interface SavedAs {
+/** What the keeper holds of the inventory in the store: everything but its rows. */
+interface Held {
+  head: StoredHead;
   generation: number;
-  sourceIds: readonly string[];
-}
-
-export interface RowKey {
-  sourceId: string;
-  leaseId: string;
-}
-
-/** Where the worker keeps the last view for the next start to show at once (`store/view-store.ts`). */
-export interface KeptViews {
-  save(view: InventoryView): void;
 }
 
 /**
- * The store a team shares, where the worker also keeps the last view and the whole inventory for other
- * machines to start from, and reads the team's inventory at start when it is newer than its own.
+ * The inventory as the worker keeps it (decision 222): each scan's sources streamed, judged and written
+ * into the store (`judgeScan`), the compact view of the rows that are not closed read back from there
+ * and handed to main in parts, and every question about rows (a lease's detail, an environment's view,
+ * a page of history, the whole inventory for plans and proofs) answered from the store. What stays in
+ * the heap is the scan-wide part of the inventory, the views main may still be fetching, and what the
+ * next scan compares with (`ScanMemory`). One instance per worker; plain code over its requests, so it
+ * runs the same under a test without a thread.
  */
-export interface SharedViews {
-  save(sourceIds: readonly string[], view: InventoryView): Promise<void>;
-  /** Keeps the whole inventory, its keys already taken out, for these sources. */
-  saveInventory(sourceIds: readonly string[], inventory: Inventory): Promise<void>;
-  /** The sources configured when the worker started: the team's inventory read at start is theirs. */
-  readonly configuredSources: readonly string[];
-  /** The team's inventory for these sources when it was scanned after `than` (null: any), else null. */
-  loadNewer(sourceIds: readonly string[], than: string | null): Promise<Inventory | null>;
-}
-
 export class InventoryKeeper {
-  readonly #store: KeptInventory | null;
+  readonly #rows: InventoryRows;
   readonly #redactor: KeyRedactor;
   /** Which set of keys main last told: views carry it, so main knows what they were redacted for. */
   #redactionsVersion = 0;
+  #redactions: readonly string[] = [];
   readonly #viewStore: KeptViews | null;
-  /** An inventory to store once main has its view (the save would otherwise hold up the view's parts). */
-  #pendingSave: { inventory: Inventory; view: InventoryView } | null = null;
   readonly #onSaveFailed: (failure: WorkerFailure) => void;
   readonly #onReplaced: (accepted: Accepted) => void;
   readonly #sharedViews: SharedViews | null;
-  /** The configured sources of the last scan read: the shared view is kept under their set. */
-  #sourceIds: string[] | null = null;
-  /** The shared view's write under way, which `saved` and `close` wait for. */
+  /** The shared store's write under way, which `saved` and `close` wait for. */
   #sharedSave: Promise<void> = Promise.resolve();
-  readonly #actedOn = new LeasekeeperActions();
-  /** What each row of the last scan was judged from: a rescan judges again only what changed. */
-  readonly #verdicts = new VerdictMemo(fingerprint);
-  /** Each source's last read: a rescan reads only the rows changed since, where the source can tell. */
-  readonly #sourceReads = new SourceReads();
+  readonly #marks = new LeasekeeperActions();
+  readonly #memory = new ScanMemory();
+  readonly #unredacted: UnredactedRows;
   readonly #scans = new Map<number, PendingScan>();
   /** The list pages of the last scan judged, by the digest of their bytes (see `listing-page`). */
   #listedPages: ReadonlyMap<string, ListedPage> = new Map();
-  #inventory: Inventory | null = null;
-  /** The inventory the held one was made from (before marks) and given to the store to save. */
-  #heldFrom: Inventory | null = null;
-  /**
-   * Once the held inventory is saved: its history and its live rows, let go of and read back from the
-   * store by key (decisions 216, 221), and the save that holds them. Null while every row is held.
-   */
-  #shelf: (Shelf & { saved: SavedAs }) | null = null;
-  #byId = new Map<string, ClassifiedLease>();
+  #held: Held | null = null;
   /** Views whose lease columns main may still be fetching, by generation; the newest few are kept. */
   readonly #views = new Map<number, InventoryView>();
   // Starts from the clock, so a worker started again after one stopped still counts up from main's view.
@@ -166,78 +96,61 @@ export class InventoryKeeper {
   #closed = false;
 
   /**
-   * `store` writes the inventory cache (the worker's own connection, taking the configured keys out with
-   * the same `redactor` first); the views main receives are redacted here too, once per inventory.
-   * `onReplaced` is told when a read finds that another process saved over the store, and the keeper
-   * holds the store's inventory instead of its own.
+   * `rows` is the store the inventory lives in (the worker's own connection; taking the configured keys
+   * out with the same `redactor` first); the views main receives are redacted here too. `onReplaced` is
+   * told when a read finds that another process flipped a scan of its own into the store, and the keeper
+   * holds that inventory instead of its own.
    */
   constructor(
-    store: KeptInventory | null,
+    rows: InventoryRows,
     redactor: KeyRedactor,
     onSaveFailed: (failure: WorkerFailure) => void,
     viewStore: KeptViews | null = null,
     sharedViews: SharedViews | null = null,
     onReplaced: (accepted: Accepted) => void = () => undefined,
   ) {
-    this.#onReplaced = onReplaced;
-    this.#sharedViews = sharedViews;
-    this.#store = store;
-    this.#viewStore = viewStore;
+    this.#rows = rows;
     this.#redactor = redactor;
     this.#onSaveFailed = onSaveFailed;
+    this.#viewStore = viewStore;
+    this.#sharedViews = sharedViews;
+    this.#onReplaced = onReplaced;
+    this.#unredacted = new UnredactedRows(redactor);
   }
 
   async handle(request: WorkerRequest): Promise<unknown> {
-    // Anything but the next part of a view lets a waiting save begin.
-    if (request.type !== "view-part") this.#startSave();
     switch (request.type) {
       case "redactions":
-        this.#redactor.set(request.values);
-        this.#redactionsVersion = request.version;
+        this.#setRedactions(request.values, request.version);
         return null;
       case "load-stored":
         return this.#loadStored();
       case "read-sources":
-        this.#sourceIds = request.config.sources.map((source) => source.id);
         this.#readSources(request);
         return null;
       case "listing-page":
-        this.#addListingPage(request.scanId, request.listing, request.page, request.views);
+        this.#scans.get(request.scanId)?.listings.addPage(request.listing, request.page, request.views);
         return null;
       case "listing-done":
-        this.#endListing(request.scanId, request.listing, request.result, request.pages);
+        this.#scans.get(request.scanId)?.listings.end(request.listing, request.result, request.pages);
         return null;
       case "listing-pages-from": {
         // The thread's entry feeds what arrives on the port to `handle`. The answer is the pages this
         // scan need not have parsed: those of the last scan judged, as they stand now.
         const scan = this.#scans.get(request.scanId);
         if (scan === undefined) return [];
-        scan.known = this.#listedPages;
-        return [...scan.known.values()].map(({ page }) => page);
+        scan.listings.known = this.#listedPages;
+        return [...scan.listings.known.values()].map(({ page }) => page);
       }
       case "judge":
         return this.#judge(request.scanId, request.listings, request.requests, new Date(request.now));
       case "forget-scan":
-        this.#scans.delete(request.scanId);
+        await this.#forgetScan(request.scanId);
         return null;
       case "accept":
-        return this.#accept(request.inventory, new Date(), { save: true });
-      case "acted-on": {
-        if (!this.#actedOn.note(request.origin, request.sandboxId, request.mark)) return null;
-        // A mark can reach any live row, and the view is encoded again from them: held again first.
-        // Held instead, the inventory another process saved already carries the mark.
-        const replaced = this.#holdLiveRowsAgain();
-        const current = this.#inventory;
-        if (current === null) return replaced;
-        const updated = this.#actedOn.apply(
-          current,
-          new Date(request.now),
-          this.#shelf?.history.elsewhere.closed,
-        );
-        if (updated === current) return replaced;
-        const accepted = this.#accept(updated, new Date(request.now), { save: false, sameRows: true });
-        return replaced === null ? accepted : { ...accepted, replaced: true };
-      }
+        return this.#takeWhole(request.inventory, sourcesOf(request.inventory));
+      case "acted-on":
+        return this.#actedOn(request.origin, request.sandboxId, request.mark, new Date(request.now));
       case "view":
         return this.#environmentView(request.environmentId);
       case "view-part":
@@ -251,25 +164,38 @@ export class InventoryKeeper {
       case "inventory":
         return this.#whole();
       case "saved":
-        await this.#store?.idle();
         await this.#sharedSave;
         return null;
       case "close":
         this.#closed = true;
-        await this.#store?.idle();
+        await Promise.all([...this.#scans.keys()].map((scanId) => this.#forgetScan(scanId)));
         await this.#sharedSave;
         return null;
     }
   }
 
+  /**
+   * The keys in use now. When they change, the next scan reads and judges every row again, so that each
+   * is compared with the store as it is now written (a key newly configured is taken out of every row
+   * that held it).
+   */
+  #setRedactions(values: readonly string[], version: number): void {
+    const changed =
+      values.length !== this.#redactions.length || values.some((value, at) => value !== this.#redactions[at]);
+    this.#redactor.set(values);
+    this.#redactions = [...values];
+    this.#redactionsVersion = version;
+    if (changed) this.#memory.forget({ rejudge: true });
+  }
+
   async #loadStored(): Promise<Accepted | null> {
-    const held = this.#inventory;
+    const held = this.#held;
     const team = await this.#teamInventory();
-    // A scan accepted while the team's store was read is newer than anything stored.
-    if (this.#inventory !== held) return null;
-    if (team !== null) return this.#accept(team, new Date(), { save: false });
-    const stored = this.#store?.loadLast();
-    return stored ? this.#acceptStored(stored, { shelve: true }) : null;
+    // A scan taken while the team's store was read is newer than anything stored.
+    if (this.#held !== held) return null;
+    if (team !== null) return this.#takeWhole(team, this.#sharedViews?.configuredSources);
+    const head = this.#rows.head();
+    return head === null ? null : this.#take(head);
   }
 
   /**
@@ -281,7 +207,7 @@ export class InventoryKeeper {
   async #teamInventory(): Promise<Inventory | null> {
     const shared = this.#sharedViews;
     if (shared === null) return null;
-    const local = this.#store?.lastScan() ?? null;
+    const local = this.#rows.lastScan();
     const sameSources = local !== null && sameSourceSet(local.sourceIds, shared.configuredSources);
     try {
       return await shared.loadNewer(shared.configuredSources, sameSources ? local.generatedAt : null);
@@ -291,218 +217,285 @@ export class InventoryKeeper {
     }
   }
 
-  #readSources({ scanId, config, env }: ScanSetup): void {
-    const startedAt = performance.now();
-    let snapshots: Promise<SourceSnapshot[]>;
-    try {
-      snapshots = this.#sourceReads.load(config, env);
-    } catch (error) {
-      snapshots = Promise.reject(error);
-    }
-    const sourcesMs = snapshots.then(() => performance.now() - startedAt);
+  #readSources(setup: ScanSetup): void {
+    const opened = this.#openSources(setup);
     // Judged later; until then a failure must not count as unhandled.
-    sourcesMs.catch(() => undefined);
-    this.#scans.set(scanId, {
-      snapshots,
-      sourcesMs,
-      listings: [],
-      reading: new Map(),
-      awaited: null,
-      known: new Map(),
-      listed: new Map(),
-      pages: { read: 0, reused: 0 },
-      unknownPage: null,
+    opened.catch(() => undefined);
+    this.#scans.set(setup.scanId, {
+      setup,
+      listings: new ScanListings(),
+      opened,
+      startedAt: performance.now(),
     });
   }
 
-  #underWay(scan: PendingScan, index: number): ListingUnderWay {
-    let reading = scan.reading.get(index);
-    if (reading === undefined) {
-      reading = { sandboxes: [], seen: new Set(), pages: 0, ended: null };
-      scan.reading.set(index, reading);
-    }
-    return reading;
+  /**
+   * Opens every configured source's read, each where `ScanMemory` says it may start, each reading a
+   * little ahead while CreateOS is listed. A source that cannot be opened fails them all (its sandboxes
+   * would otherwise look like orphans), and the others are let go of.
+   */
+  async #openSources({ config, env }: ScanSetup): Promise<OpenedSource[]> {
+    const sources = createSources(config, { env });
+    const opening = await Promise.allSettled(
+      sources.map(async (source, at): Promise<OpenedSource> => {
+        const identity = identityOf(config.sources[at], env);
+        const since = this.#memory.since(source.id, identity);
+        const startedAt = Date.now();
+        const read = await source.read(since === undefined ? {} : { since });
+        return { source, read: prefetched(read, READ_AHEAD_ROWS), identity, startedAt };
+      }),
+    );
+    const failed = opening.find((result) => result.status === "rejected");
+    if (failed === undefined)
+      return opening.map((result) => (result as PromiseFulfilledResult<OpenedSource>).value);
+    await letGo(opening.flatMap((result) => (result.status === "fulfilled" ? [result.value] : [])));
+    await closeSources(sources);
+    throw failed.reason;
   }
 
-  #addListingPage(scanId: number, index: number, page: KnownPage, views: readonly unknown[] | null): void {
+  async #forgetScan(scanId: number): Promise<void> {
     const scan = this.#scans.get(scanId);
     if (scan === undefined) return;
-    const reading = this.#underWay(scan, index);
-    let listed: ListedPage | undefined;
-    if (views !== null) {
-      listed = { page, sandboxes: readSandboxViews(views).sandboxes };
-      scan.pages.read += 1;
-    } else {
-      listed = scan.known.get(page.digest);
-      scan.pages.reused += 1;
-      scan.unknownPage ??= listed === undefined ? page.digest : null;
-    }
-    if (listed !== undefined) {
-      scan.listed.set(page.digest, listed);
-      for (const sandbox of listed.sandboxes) {
-        if (reading.seen.has(sandbox.id)) continue;
-        reading.seen.add(sandbox.id);
-        reading.sandboxes.push(sandbox);
-      }
-    }
-    reading.pages += 1;
-    this.#settle(scan, index);
-  }
-
-  #endListing(scanId: number, index: number, result: SandboxListing, pages: number): void {
-    const scan = this.#scans.get(scanId);
-    if (scan === undefined) return;
-    this.#underWay(scan, index).ended = { result, pages };
-    this.#settle(scan, index);
-  }
-
-  /** A listing that has ended and has all its pages in becomes one of the scan's listings. */
-  #settle(scan: PendingScan, index: number): void {
-    const reading = scan.reading.get(index);
-    if (reading?.ended == null || reading.pages < reading.ended.pages) return;
-    scan.reading.delete(index);
-    const { result } = reading.ended;
-    // A listing that failed part-way keeps its failure: the pages it had are not all its sandboxes.
-    scan.listings[index] = result.outcome.ok
-      ? { ...result, outcome: { ...result.outcome, sandboxes: reading.sandboxes } }
-      : result;
-    this.#checkAllIn(scan);
-  }
-
-  #checkAllIn(scan: PendingScan): void {
-    const awaited = scan.awaited;
-    if (awaited === null) return;
-    for (let index = 0; index < awaited.count; index++) if (scan.listings[index] === undefined) return;
-    awaited.allIn();
+    this.#scans.delete(scanId);
+    await letGo(await scan.opened.catch(() => []));
   }
 
   async #judge(scanId: number, count: number, requests: number, now: Date): Promise<Accepted> {
     const scan = this.#scans.get(scanId);
     if (scan === undefined) throw new Error("no scan with that id was started");
-    // Every listing main said had ended, with all its pages: some may still be on their way.
-    await new Promise<void>((allIn) => {
-      scan.awaited = { count, allIn };
-      this.#checkAllIn(scan);
-    });
-    this.#scans.delete(scanId);
-    if (scan.unknownPage !== null)
-      throw new Error(
-        "a list page was named as one the worker held from the last scan, and it holds none such",
-      );
-    const snapshots = await scan.snapshots;
-    const listings = scan.listings.slice(0, count);
-    // No request is answered between here and the new inventory's acceptance (no turn passes), so the
-    // one held is let go first: it can be collected while the next is judged and encoded. Without a
-    // store to read it back from, it is kept for a judge that fails. (Not through a WeakRef: a WeakRef
-    // made in this job keeps its target alive to the job's end, which is after the judgement.)
-    const held = this.#inventory !== null;
-    const kept = this.#store === null ? this.#inventory : null;
-    this.#hold(null);
-    let accepted: Accepted;
+    let opened: OpenedSource[] = [];
     try {
-      accepted = this.#accept(reconcile({ snapshots, listings, now, requests, memo: this.#verdicts }), now, {
-        save: true,
-      });
-    } catch (error) {
-      await this.#holdAgain(kept, held);
-      throw error;
+      // Every listing main said had ended, with all its pages: some may still be on their way.
+      const listings = await scan.listings.allIn(count);
+      this.#scans.delete(scanId);
+      opened = await scan.opened;
+      for (let attempt = 1; ; attempt++) {
+        const write = this.#unredacted.watching(
+          this.#rows.beginScan(opened.map(({ read }) => read.sourceId)),
+        );
+        try {
+          const judged = await judgeScan({
+            rows: write,
+            sources: opened,
+            listings,
+            requests,
+            now,
+            marks: this.#marks,
+            memory: this.#memory,
+            digest: fingerprint,
+            leaseOf: (stored) => this.#unredacted.leaseOf(stored),
+          });
+          const sourcesMs = performance.now() - scan.startedAt;
+          write.flip(judged);
+          judged.remember();
+          // A page is the same as the last scan's only if this scan judged well: the next scan knows its pages.
+          this.#listedPages = scan.listings.listed;
+          const head = this.#rows.head();
+          if (head === null)
+            throw new Error("the store holds no inventory right after a scan was written to it");
+          const accepted = this.#take(head, { keep: true });
+          return {
+            ...accepted,
+            sourcesMs,
+            rows: { judged: judged.rows.judged, reused: judged.rows.kept },
+            pages: scan.listings.pages,
+          };
+        } catch (error) {
+          write.abandon();
+          // Another process's scan flipped over this one's sources meanwhile: read them again, whole.
+          if (!isOvertaken(error) || attempt >= SCAN_ATTEMPTS) throw error;
+          await letGo(opened);
+          this.#memory.forget();
+          opened = await this.#openSources(scan.setup);
+        }
+      }
+    } finally {
+      this.#scans.delete(scanId);
+      await letGo(opened);
     }
-    const rows = { judged: this.#verdicts.judged, reused: this.#verdicts.reused };
-    // A page is the same as the last scan's only if this scan judged well: the next scan knows its pages.
-    this.#listedPages = scan.listed;
-    return { ...accepted, sourcesMs: await scan.sourcesMs, rows, pages: scan.pages };
   }
 
-  #hold(inventory: Inventory | null): void {
-    const byId = new Map<string, ClassifiedLease>();
-    for (const classified of inventory?.leases ?? []) {
-      byId.set(leaseKey(classified.sourceId, classified.lease.id), classified);
-      if (!byId.has(classified.lease.id)) byId.set(classified.lease.id, classified);
-    }
-    this.#inventory = inventory;
-    this.#byId = byId;
-    this.#shelf = null;
+  /** Holds an inventory judged whole elsewhere (the team's, or one main hands over), saved as one scan. */
+  #takeWhole(inventory: Inventory, sourceIds: readonly string[] = sourcesOf(inventory)): Accepted {
+    this.#rows.saveWhole(inventory, sourceIds);
+    // Its rows were not judged by this process: the next scan reads and judges every row again.
+    this.#memory.forget({ rejudge: true });
+    this.#unredacted.clear();
+    for (const classified of inventory.leases) this.#unredacted.note(classified);
+    const head = this.#rows.head();
+    if (head === null) throw new Error("the store holds no inventory right after one was saved to it");
+    return this.#take(head, { keep: true });
   }
 
   /**
-   * After a judge that failed: the inventory kept before it (without a store), else the same one as it
-   * waits to be saved or as the store saved it.
+   * Holds the stored scan `head` under a new generation and encodes its view. `keep`: this process
+   * wrote it, so the view is kept for the next start, here and in the team's store.
    */
-  async #holdAgain(inventory: Inventory | null, held: boolean): Promise<void> {
-    const unsaved = this.#pendingSave?.inventory;
-    if (inventory !== null || !held || this.#store === null || unsaved !== undefined) {
-      this.#hold(inventory ?? (unsaved === undefined ? null : this.#actedOn.apply(unsaved, new Date())));
-      return;
-    }
-    await this.#store.idle();
-    const stored = this.#store.loadLast();
-    if (this.#inventory === null && stored) this.#hold(this.#actedOn.apply(stored.inventory, new Date()));
-  }
-
-  /**
-   * Holds an inventory and encodes its view. `sameRows`: the held inventory with marks applied, whose
-   * shelved history (if any) stays where it is; anything else is a new inventory, held whole.
-   */
-  #accept(
-    received: Inventory,
-    now: Date,
-    { save, sameRows = false }: { save: boolean; sameRows?: boolean },
-  ): Accepted {
-    const shelf = sameRows ? this.#shelf : null;
-    const inventory = this.#actedOn.apply(received, now, shelf?.history.elsewhere.closed);
-    this.#hold(inventory);
-    this.#shelf = shelf;
-    if (!sameRows) this.#heldFrom = save ? received : null;
-    // Kept for the next start once main has the view; a newer scan replaces one still waiting.
-    const view = this.#redactor.redactDeep(
-      encodeInventory(inventory, { leaveOutHistory: true, historyElsewhere: shelf?.history.elsewhere }),
+  #take(head: StoredHead, { keep = false }: { keep?: boolean } = {}): Accepted {
+    const untracked = head.inventory.untracked.filter(
+      (sandbox) => !this.#marks.deleted(sandbox.origin, sandbox.sandboxId),
     );
-    if (save && !this.#closed && this.#store !== null) this.#pendingSave = { inventory: received, view };
-    if (view.leases.leaseId.length === 0) this.#startSave();
+    const shown: StoredHead = { ...head, inventory: { ...head.inventory, untracked } };
+    const view = this.#viewOf(shown) ?? this.#viewOf(shown);
+    if (view === null) throw new Error("the stored inventory changed while its view was read");
     const generation = ++this.#generation;
+    this.#held = { head: shown, generation };
     this.#views.set(generation, view);
     this.#views.delete(generation - KEPT_VIEWS);
+    if (keep && !this.#closed) {
+      this.#viewStore?.save(view);
+      this.#keepShared(shown, view);
+    }
     return {
       generation,
       summary: {
-        generatedAt: inventory.generatedAt,
-        origins: inventory.origins,
-        leaseCount: inventory.leases.length,
+        generatedAt: head.inventory.generatedAt,
+        origins: head.inventory.origins,
+        leaseCount: head.rowCount,
       },
       view: { ...view, leases: emptyLeaseColumns() },
       redactedFor: this.#redactionsVersion,
     };
   }
 
-  #startSave(): void {
-    const pending = this.#pendingSave;
-    if (pending === null || this.#store === null) return;
-    this.#pendingSave = null;
-    const saving = this.#store.saveInBackground(pending.inventory);
-    // Set at once, so a `saved` or `close` asked from now on also waits for the shared store's write.
-    this.#sharedSave = Promise.all([saving, this.#sharedSave])
-      .then(async ([saved]) => {
-        // The view goes with the inventory it shows, for the next start to show at once.
-        if (saved.superseded) return;
-        this.#shelve(pending.inventory, saved.stored);
-        this.#viewStore?.save(pending.view);
-        await this.#saveShared(pending.inventory, pending.view);
+  /** The view of the rows that are not closed (with `environmentId`, of that environment's); null: not that scan. */
+  #viewOf(head: StoredHead, environmentId?: string): InventoryView | null {
+    const builder = new InventoryViewBuilder(head.inventory, {
+      ...(environmentId === undefined ? {} : { environmentId }),
+      leaveOutHistory: true,
+      historyElsewhere: head.history,
+    });
+    const read = this.#rows.forEachLiveViewRow(head.scan, (row) => builder.add(row), environmentId);
+    return read ? this.#redactor.redactDeep(builder.finish()) : null;
+  }
+
+  /** Keeps the view and the whole inventory in the team's store, after the answer that showed them. */
+  #keepShared(head: StoredHead, view: InventoryView): void {
+    const shared = this.#sharedViews;
+    if (shared === null) return;
+    const sourceIds = head.scan.sourceIds;
+    this.#sharedSave = this.#sharedSave
+      .then(async () => {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        await shared.save(sourceIds, view);
+        const whole = this.#wholeOf(head);
+        if (whole !== null) await shared.saveInventory(sourceIds, this.#redactor.redactDeep(whole));
       })
       .catch((error: unknown) => {
         this.#onSaveFailed({ kind: "internal", message: messageOf(error) });
       });
   }
 
-  async #saveShared(inventory: Inventory, view: InventoryView): Promise<void> {
-    const shared = this.#sharedViews;
-    if (shared === null) return;
-    const sourceIds = this.#sourceIds ?? [
-      ...inventory.environments.map((environment) => environment.sourceId),
-      ...inventory.leases.map((lease) => lease.sourceId),
-    ];
-    await shared.save(sourceIds, view);
-    // The same keys taken out as in the local save (the redactor remembers that copy: no second walk).
-    await shared.saveInventory(sourceIds, this.#redactor.redactDeep(inventory));
+  /**
+   * A job's mark (a sandbox it confirmed destroyed or paused): the rows naming the sandbox are judged
+   * again with it and written at once, as a small scan of their own, so every answer from now on shows
+   * it; later scans keep applying it. Answered with the view it changed (null: nothing did). After
+   * another process's scan was flipped into the store, that inventory is held instead, marked, and the
+   * answer says `replaced` (a notice sent beside the answer could reach main after it is shown).
+   */
+  #actedOn(origin: string, sandboxId: string, mark: LeasekeeperAction, now: Date): Accepted | null {
+    if (!this.#marks.note(origin, sandboxId, mark)) return null;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const held = this.#held;
+      if (held === null) return null;
+      const naming = this.#rows.rowsNaming(held.head.scan, originOf(origin) ?? origin, sandboxId);
+      if (naming === null) {
+        this.#holdStoredInstead({ tell: false });
+        continue;
+      }
+      const untrackedHere = held.head.inventory.untracked.some(
+        (sandbox) => sandbox.sandboxId === sandboxId && this.#marks.deleted(sandbox.origin, sandboxId),
+      );
+      if (naming.length === 0 && !untrackedHere && attempt === 0) return null;
+      this.#writeMarked(held.head, naming, now);
+      const head = this.#rows.head();
+      if (head === null) return null;
+      const accepted = this.#take(head);
+      return attempt === 0 ? accepted : { ...accepted, replaced: true };
+    }
+    return null;
+  }
+
+  #writeMarked(
+    head: StoredHead,
+    naming: readonly { seq: number; classified: ClassifiedLease }[],
+    now: Date,
+  ): void {
+    const write = this.#unredacted.watching(this.#rows.beginScan(head.scan.sourceIds));
+    try {
+      write.keepListingTimes();
+      for (const sourceId of head.scan.sourceIds) write.beginSource(sourceId, "changed");
+      for (const { seq, classified: stored } of naming) {
+        const classified = this.#unredacted.prefer(stored);
+        const others = this.#relatedRows(head, classified).map((other) => other.lease);
+        const provider = this.#marks.observe(classified.provider, classified.lease.providerLeaseId);
+        const judged = judgeRow({
+          sourceId: classified.sourceId,
+          row: classified.lease,
+          environment: classified.environment,
+          provider,
+          shared: { others, count: classified.sharedWithCount ?? classified.sharedWith.length },
+          installedPlugin: classified.installedPlugin,
+          now,
+        });
+        // Judged again by the next scan, which reads the listing the mark stands over.
+        write.write(judged, { seq, inputs: "", rejudgeAtMs: now.getTime() });
+      }
+      for (const sourceId of head.scan.sourceIds) write.endSource(sourceId);
+      const { inventory } = head;
+      write.flip(
+        {
+          generatedAt: inventory.generatedAt,
+          requests: inventory.requests,
+          payload: {
+            untracked: inventory.untracked,
+            untrackedUncertain: inventory.untrackedUncertain,
+            origins: inventory.origins,
+            companies: inventory.companies,
+            gaps: inventory.gaps,
+            ...(inventory.sourceNotes === undefined ? {} : { sourceNotes: inventory.sourceNotes }),
+          },
+        },
+        { keepNewSinceLastScan: true },
+      );
+    } catch (error) {
+      write.abandon();
+      throw error;
+    }
+  }
+
+  /**
+   * After another writer flipped a scan into the store this keeper's inventory is in (the CLI's scan on
+   * the same data directory): the inventory the store holds now is held instead, a new generation.
+   */
+  #holdStoredInstead({ tell = true }: { tell?: boolean } = {}): Accepted | null {
+    // What this process read and judged is no longer what the store holds.
+    this.#memory.forget();
+    this.#unredacted.clear();
+    const head = this.#rows.head();
+    if (head === null) {
+      this.#held = null;
+      return null;
+    }
+    const accepted: Accepted = { ...this.#take(head), replaced: true };
+    if (tell) this.#onReplaced(accepted);
+    return accepted;
+  }
+
+  /** Reads from the stored scan held; once more, from the store's newer scan, when another writer flipped one. */
+  #fromStore<T>(read: (held: Held) => T | null): T | null {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const held = this.#held;
+      if (held === null) return null;
+      const answer = read(held);
+      if (answer !== null) return answer;
+      this.#holdStoredInstead();
+    }
+    return null;
+  }
+
+  #environmentView(environmentId: string): InventoryView | null {
+    return this.#fromStore(({ head }) => this.#viewOf(head, environmentId));
   }
 
   #viewPart(generation: number, from: number, to: number): LeaseColumns | null {
@@ -510,260 +503,64 @@ export class InventoryKeeper {
     if (view === undefined) return null;
     const part = emptyLeaseColumns() as Record<(typeof LEASE_COLUMNS)[number], unknown[]>;
     for (const name of LEASE_COLUMNS) part[name] = view.leases[name].slice(from, to);
-    // The last part of the newest view: main has it all, the save may begin (after this answer).
-    if (to >= view.leases.leaseId.length && generation === this.#generation) this.#startSave();
     return part as LeaseColumns;
   }
 
-  /**
-   * Lets go of the held inventory's rows once the store holds `saved` (its save of `from`): they are
-   * read back from there by key, history page by page (decisions 216, 221). Only while the held
-   * inventory is still the one made from `from`; rows a job's mark changed since stay held.
-   */
-  #shelve(from: Inventory, saved: SavedAs): void {
-    const current = this.#inventory;
-    if (current === null || this.#heldFrom !== from || this.#shelf !== null || this.#store === null) return;
-    const split = ShelvedHistory.split(current, from, (classified) => this.#keptAsIs(classified));
-    if (split === null || split.history.size + split.live.size === 0) return;
-    this.#hold(split.held);
-    this.#shelf = { history: split.history, live: split.live, heldRanks: split.heldRanks, saved };
-    // The inventory as it was saved is not needed again, and it holds every shelved row.
-    this.#heldFrom = null;
-  }
-
-  /**
-   * Whether the store keeps this row as the heap has it: true unless a configured key was taken out of
-   * it. A row with a key in it stays held, so that a plan, a proof or a repair sees the row as its
-   * source gave it (a plan's fingerprint of a redacted row would never match the row read again).
-   * Checked part by part: rows share their environment, verdict and many observations, and a row read
-   * again by the database source is the same object, so the redactor's memory of each answers at once.
-   */
-  #keptAsIs(classified: ClassifiedLease): boolean {
-    const redactor = this.#redactor;
-    const { lease, environment, provider, verdict } = classified;
-    return (
-      redactor.redactDeep(classified.sourceId) === classified.sourceId &&
-      redactor.redactDeep(lease) === lease &&
-      redactor.redactDeep(environment) === environment &&
-      redactor.redactDeep(provider) === provider &&
-      redactor.redactDeep(verdict) === verdict &&
-      redactor.redactDeep(classified.sharedWith) === classified.sharedWith &&
-      redactor.redactDeep(classified.installedPlugin) === classified.installedPlugin
-    );
-  }
-
-  /**
-   * After another writer saved over the store this keeper's history is shelved in (the CLI's scan on
-   * the same data directory): the inventory the store holds now is held instead, a new generation.
-   */
-  #holdStoredInstead({
-    shelve = true,
-    tell = true,
-  }: {
-    shelve?: boolean;
-    tell?: boolean;
-  } = {}): Accepted | null {
-    const stored = this.#store?.loadLast() ?? null;
-    if (stored === null) {
-      this.#hold(null);
-      return null;
-    }
-    const accepted: Accepted = { ...this.#acceptStored(stored, { shelve }), replaced: true };
-    if (tell) this.#onReplaced(accepted);
-    return accepted;
-  }
-
-  /**
-   * Holds an inventory read from this machine's store and encodes its view; with `shelve`, lets go of
-   * its rows at once, as after a save (the store holds the very rows just read).
-   */
-  #acceptStored(
-    stored: { inventory: Inventory; stored?: SavedAs | null },
-    { shelve }: { shelve: boolean },
-  ): Accepted {
-    const accepted = this.#accept(stored.inventory, new Date(), { save: false });
-    if (shelve && stored.stored != null) {
-      this.#heldFrom = stored.inventory;
-      this.#shelve(stored.inventory, stored.stored);
-    }
-    return accepted;
-  }
-
-  /** Rows read back from the shelf, with the marks of Leasekeeper's jobs applied as to the rows held. */
-  #marked(rows: ClassifiedLease[]): ClassifiedLease[] {
-    if (this.#actedOn.size === 0 || this.#inventory === null) return rows;
-    return this.#actedOn.apply({ ...this.#inventory, leases: rows }, new Date()).leases;
-  }
-
-  /**
-   * One environment's view: its rows held and its live rows read back from the store, in inventory
-   * order, encoded as the whole view encodes them.
-   */
-  #environmentView(environmentId: string): InventoryView | null {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const inventory = this.#inventory;
-      if (inventory === null) return null;
-      const leases = this.#rowsListedUnder(environmentId);
-      if (leases === null) {
-        this.#holdStoredInstead();
-        continue;
-      }
-      return this.#redactor.redactDeep(
-        encodeInventory(
-          { ...inventory, leases },
-          { environmentId, leaveOutHistory: true, historyElsewhere: this.#shelf?.history.elsewhere },
-        ),
-      );
-    }
-    return null;
-  }
-
-  /**
-   * The rows held and the live rows shelved that are listed under `environmentId`, in inventory order
-   * (held rows of other environments come along: the encoder leaves them out); null when the store no
-   * longer holds the save they were shelved from.
-   */
-  #rowsListedUnder(environmentId: string): ClassifiedLease[] | null {
-    const held = this.#inventory?.leases ?? [];
-    const shelf = this.#shelf;
-    if (shelf === null || shelf.live.size === 0 || this.#store === null) return held;
-    const { keys, ranks } = shelf.live.listedUnder(environmentId);
-    const read = keys.length === 0 ? [] : this.#store.rowsOf.byKeys(shelf.saved, keys);
-    if (read === null || read.includes(undefined)) return null;
-    return mergeByRank(held, shelf.heldRanks, this.#marked(read as ClassifiedLease[]), ranks).leases;
-  }
-
-  /**
-   * Reads the live rows shelved back into the heap and holds them with the rest, as before they were
-   * shelved; the history stays shelved. When the store no longer holds their save, its inventory is
-   * held instead.
-   */
-  #holdLiveRowsAgain(): Accepted | null {
-    const inventory = this.#inventory;
-    const shelf = this.#shelf;
-    if (inventory === null || shelf === null || shelf.live.size === 0 || this.#store === null) return null;
-    const read = this.#store.rowsOf.byKeys(shelf.saved, shelf.live.keys());
-    // Another writer saved over the store: its inventory is held instead, every row of it. The caller
-    // answers with it (a notice sent beside the answer could reach main after the answer is shown).
-    if (read === null || read.includes(undefined))
-      return this.#holdStoredInstead({ shelve: false, tell: false });
-    const merged = mergeByRank(
-      inventory.leases,
-      shelf.heldRanks,
-      read as ClassifiedLease[],
-      shelf.live.ranks,
-    );
-    this.#hold({ ...inventory, leases: merged.leases });
-    this.#shelf = { ...shelf, live: ShelvedLiveRows.NONE, heldRanks: Int32Array.from(merged.ranks) };
-    return null;
-  }
-
   #historyPage(request: HistoryPageRequest): HistoryPage | null {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const inventory = this.#inventory;
-      if (inventory === null) return null;
-      const shelf = this.#shelf;
-      const page = historyPage(inventory, this.#generation, request, shelf, (keys) => {
-        if (shelf === null || this.#store === null) return null;
-        const rows = this.#store.rowsOf.byKeys(shelf.saved, keys);
-        // A row missing from the save that holds it is an error historyPage reports.
-        if (rows === null || rows.includes(undefined)) return rows;
-        return this.#marked(rows as ClassifiedLease[]);
-      });
-      if (page !== null) return this.#redactor.redactDeep(page);
-      this.#holdStoredInstead();
-    }
-    return null;
-  }
-
-  /** The whole inventory held, its shelved history read back from the store, in the inventory's order. */
-  #whole(): Inventory | null {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const inventory = this.#inventory;
-      const shelf = this.#shelf;
-      if (inventory === null || shelf === null || this.#store === null) return inventory;
-      const { history, live, heldRanks, saved } = shelf;
-      const leases = new Array<ClassifiedLease>(heldRanks.length + history.size + live.size);
-      inventory.leases.forEach((classified, at) => {
-        leases[heldRanks[at]!] = classified;
-      });
-      const rankOf = new Map<string, number>();
-      for (const shelved of [history, live])
-        for (let at = 0; at < shelved.size; at++)
-          rankOf.set(leaseKey(shelved.sourceIds[at], shelved.leaseIds[at]!), shelved.ranks[at]!);
-      const read = this.#store.rowsOf.forEach(saved, (classified) => {
-        const rank = rankOf.get(leaseKey(classified.sourceId, classified.lease.id));
-        if (rank !== undefined) leases[rank] = classified;
-      });
-      if (read && leases.every((classified) => classified !== undefined))
-        return this.#actedOn.apply({ ...inventory, leases }, new Date());
-      this.#holdStoredInstead();
-    }
-    return this.#inventory;
+    return this.#fromStore(({ head, generation }) => {
+      const page = historyPage(this.#rows, head, generation, request);
+      return page === null ? null : this.#redactor.redactDeep(page);
+    });
   }
 
   #find(leaseId: string, sourceId: string | null): FoundLease | null {
-    const found = this.#lookUp(leaseId, sourceId);
-    if (found === undefined) return null;
-    const related = found.sharedWith.flatMap((id) => {
-      const other = this.#lookUp(id, found.sourceId);
-      return other === undefined ? [] : [other];
+    const found = this.#fromStore(({ head }) => {
+      const rows = sourceId === null ? null : this.#rows.byKeys(head.scan, [{ sourceId, leaseId }]);
+      const row =
+        sourceId === null ? this.#rows.firstWithId(head.scan, leaseId) : rows === null ? null : rows[0];
+      // Null: the store no longer holds this scan (undefined: it holds no such row).
+      if (row === null) return null;
+      if (row === undefined) return { found: undefined };
+      const lease = this.#unredacted.prefer(row);
+      return {
+        found: { lease, related: this.#relatedRows(head, lease), companies: head.inventory.companies },
+      };
     });
-    return { lease: found, related, companies: this.#inventory?.companies ?? [] };
+    return found?.found ?? null;
   }
 
-  /**
-   * A row held or shelved. Without a source, the row with that id that comes first in the whole
-   * inventory, whether it is held or shelved (the same lease id in two sources), as before the shelving.
-   */
-  #lookUp(leaseId: string, sourceId: string | null, again = true): ClassifiedLease | undefined {
-    const held = this.#byId.get(leaseKey(sourceId ?? undefined, leaseId));
-    const shelf = this.#shelf;
-    const store = this.#store;
-    if (shelf === null || store === null) return held;
-    const key = this.#shelvedKey(leaseId, sourceId, held);
-    if (key === null && held !== undefined) return held;
-    const read = key === null ? undefined : store.rowsOf.byKeys(shelf.saved, [key])?.[0];
-    if (read !== undefined) return this.#marked([read])[0];
-    // Not found: in this save, or because another writer saved over it (then asked again of that one).
-    if (!again || store.rowsOf.holds(shelf.saved)) return held;
-    this.#holdStoredInstead();
-    return this.#lookUp(leaseId, sourceId, false);
-  }
-
-  /** The key to read from the shelf, or null when the held row (if any) is the answer. */
-  #shelvedKey(leaseId: string, sourceId: string | null, held: ClassifiedLease | undefined): RowKey | null {
-    if (sourceId !== null) return held === undefined ? { sourceId, leaseId } : null;
-    const inHistory = this.#shelf?.history.firstWithId(leaseId) ?? null;
-    const live = this.#shelf?.live.firstWithId(leaseId) ?? null;
-    const shelved = inHistory === null || (live !== null && live.rank < inHistory.rank) ? live : inHistory;
-    if (shelved === null) return null;
-    return held === undefined || shelved.rank < this.#rankOfHeld(held)
-      ? { sourceId: shelved.sourceId, leaseId }
-      : null;
-  }
-
-  /** A held row's place in the whole inventory, shelved rows counted. */
-  #rankOfHeld(held: ClassifiedLease): number {
-    const at = this.#inventory?.leases.indexOf(held) ?? -1;
-    return at === -1 ? Number.POSITIVE_INFINITY : (this.#shelf?.heldRanks[at] ?? at);
+  /** The rows a row names in `sharedWith`, as their sources gave them. */
+  #relatedRows(head: StoredHead, classified: ClassifiedLease): ClassifiedLease[] {
+    if (classified.sharedWith.length === 0) return [];
+    const keys = classified.sharedWith.map((id) => ({ sourceId: classified.sourceId, leaseId: id }));
+    return (this.#rows.byKeys(head.scan, keys) ?? []).flatMap((other) =>
+      other === undefined ? [] : [this.#unredacted.prefer(other)],
+    );
   }
 
   #untracked(): UntrackedAnswer | null {
-    const inventory = this.#inventory;
-    if (inventory === null) return null;
+    const held = this.#held;
+    if (held === null) return null;
+    const { inventory } = held.head;
     return {
       generatedAt: inventory.generatedAt,
       untracked: inventory.untracked,
       untrackedUncertain: inventory.untrackedUncertain,
     };
   }
-}
 
-/** What the keeper needs of the secret redactor: the keys to take out, and taking them out. */
-export interface KeyRedactor {
-  set(values: readonly string[]): void;
-  redactDeep<T>(value: T): T;
+  /** The whole inventory, its rows read from the store in order (plans, proofs, the janitor, metrics). */
+  #whole(): Inventory | null {
+    return this.#fromStore(({ head }) => this.#wholeOf(head));
+  }
+
+  #wholeOf(head: StoredHead): Inventory | null {
+    const leases: ClassifiedLease[] = [];
+    const read = this.#rows.forEach(head.scan, (classified) =>
+      leases.push(this.#unredacted.prefer(classified)),
+    );
+    return read ? { ...head.inventory, leases } : null;
+  }
 }
 
 /** A thrown error as words main can act on; a source's or config's message says what to fix. */
@@ -777,36 +574,40 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Whether a scan's flip failed because another process's scan was flipped over its sources meanwhile. */
+function isOvertaken(error: unknown): boolean {
+  return error instanceof Error && error.name === "InventoryChangedMeanwhile";
+}
+
+/** Lets go of every read and closes every source (a database's connections). */
+async function letGo(opened: readonly OpenedSource[]): Promise<void> {
+  await Promise.all(opened.map(({ read }) => read.cancel().catch(() => undefined)));
+  await closeSources(opened.map(({ source }) => source));
+}
+
 function sameSourceSet(a: readonly string[], b: readonly string[]): boolean {
   const set = new Set(a);
   const other = new Set(b);
   return set.size === other.size && [...set].every((id) => other.has(id));
 }
 
+/** Every source an inventory names. */
+function sourcesOf(inventory: Inventory): string[] {
+  return [
+    ...new Set([
+      ...inventory.environments.map((environment) => environment.sourceId),
+      ...inventory.leases.map((lease) => lease.sourceId),
+      ...inventory.problems.map((problem) => problem.source),
+    ]),
+  ];
+}
+
+/** The source's entry and the value of each variable it names (a database URL), as a fingerprint. */
+function identityOf(entry: LeasekeeperConfig["sources"][number] | undefined, env: Record<string, string>) {
+  return hash("sha1", JSON.stringify([entry, env]), "base64");
+}
+
 /** A short fingerprint of a JSON text: telling two versions of one row apart, not a secret. */
 function fingerprint(text: string): string {
   return hash("sha1", text, "base64");
-}
-
-/** Two runs of rows, each in inventory order with its places in it, as one run in that order. */
-function mergeByRank(
-  a: readonly ClassifiedLease[],
-  aRanks: ArrayLike<number>,
-  b: readonly ClassifiedLease[],
-  bRanks: ArrayLike<number>,
-): { leases: ClassifiedLease[]; ranks: number[] } {
-  const leases: ClassifiedLease[] = [];
-  const ranks: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    const fromA = j >= b.length || (i < a.length && aRanks[i]! < bRanks[j]!);
-    leases.push(fromA ? a[i]! : b[j]!);
-    ranks.push(fromA ? aRanks[i++]! : bRanks[j++]!);
-  }
-  return { leases, ranks };
-}
-
-function leaseKey(sourceId: string | undefined, leaseId: string): string {
-  return sourceId === undefined ? leaseId : `${sourceId}\u0000${leaseId}`;
 }

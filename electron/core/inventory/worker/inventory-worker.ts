@@ -2,9 +2,8 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { InventoryView } from "../../../../shared/contract/index.js";
 import type { Inventory } from "../../../../shared/domain/inventory.js";
 import { SecretRedactor } from "../../redaction/redactor.js";
-import { openDatabase } from "../../store/index.js";
+import { JudgedInventoryStore, openDatabase, openMemoryDatabase } from "../../store/index.js";
 import { openPostgresStore, type PostgresStore, sharedStoreFailure } from "../../store/postgres/store.js";
-import { RedactingInventoryStore } from "../../store/redacting-inventory-store.js";
 import { ViewStore } from "../../store/view-store.js";
 import { HeapWatch, type ThreadRequest, type WatchedSetup } from "./heap-watch.js";
 import { failureOf, InventoryKeeper } from "./inventory-keeper.js";
@@ -25,8 +24,9 @@ const port = parentPort;
 if (port === null) throw new Error("the inventory worker runs only as a worker thread");
 
 const setup = workerData as WatchedSetup;
-// A second connection to the file main opened (WAL: readers and the one writer do not block each other).
-const database = setup.dataDir === null ? null : openDatabase(setup.dataDir);
+// A second connection to the file main opened (WAL: readers and the one writer do not block each other);
+// without a data directory the inventory lives in a database in this thread's memory.
+const database = setup.dataDir === null ? openMemoryDatabase() : openDatabase(setup.dataDir);
 // Connected and migrated on first use (the first save, or the read at start), so a worker without a
 // store configured never connects.
 const shared = setup.sharedStore ?? null;
@@ -80,10 +80,10 @@ const sharedViews =
 const post = (message: WorkerMessage) => port.postMessage(message);
 const redactor = new SecretRedactor();
 const keeper = new InventoryKeeper(
-  database === null ? null : new RedactingInventoryStore(database, redactor),
+  new JudgedInventoryStore(database, (value) => redactor.redactDeep(value)),
   redactor,
   (failure) => post({ id: null, ok: false, failure }),
-  database === null ? null : new ViewStore(database),
+  setup.dataDir === null ? null : new ViewStore(database),
   sharedViews,
   (accepted) => post({ id: null, ok: true, replaced: accepted }),
 );
@@ -111,7 +111,7 @@ port.on("message", (message: { id: number; request: ThreadRequest }) => {
   keeper.handle(request).then(
     async (value) => {
       if (request.type === "close") {
-        database?.close();
+        database.close();
         await (await sharedStore?.catch(() => null))?.close();
         post({ id: message.id, ok: true, value });
         port.close();

@@ -4,13 +4,13 @@ import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixt
 import type { Inventory } from "../../../../shared/domain/inventory.js";
 import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
 import { postgresForSuite } from "../../../../test/support/postgres-suite.js";
-import { SecretRedactor } from "../../redaction/redactor.js";
-import { InventoryStore, openDatabase } from "../../store/index.js";
+import { openDatabase } from "../../store/index.js";
 import { migratePostgres } from "../../store/postgres/migrations.js";
 import { PgInventoryCache } from "../../store/postgres/pg-inventory-cache.js";
 import { PgInventoryViews } from "../../store/postgres/pg-inventory-views.js";
-import { InventoryKeeper, type SharedViews } from "./inventory-keeper.js";
-import type { Accepted, WorkerFailure } from "./protocol.js";
+import type { SharedViews } from "./inventory-keeper.js";
+import type { Accepted } from "./protocol.js";
+import { keeperOverStore } from "./testing/keeper-over-store.js";
 
 // The keeper at start with a team's store (a real embedded PostgreSQL): the team's inventory is loaded
 // when it is the later scan, and a scan of this run accepted while the store is still being read is
@@ -57,14 +57,7 @@ describe("the inventory keeper with a team's store at start", () => {
     try {
       const teamScan = scannedAt("2026-12-01T10:00:00.000Z", 3);
       await team.cache.save(SOURCES, teamScan);
-      const failures: WorkerFailure[] = [];
-      const keeper = new InventoryKeeper(
-        new InventoryStore(db),
-        new SecretRedactor(),
-        (failure) => failures.push(failure),
-        null,
-        team.port,
-      );
+      const { keeper, failures } = await keeperOverStore({ db, shared: team.port });
 
       // The team's inventory, with nothing stored here: loaded.
       team.release();
@@ -75,13 +68,7 @@ describe("the inventory keeper with a team's store at start", () => {
       // A second start whose read of the store is held while this run's own scan is accepted.
       const slow = await teamStore("team_keeper_slow");
       await slow.cache.save(SOURCES, teamScan);
-      const again = new InventoryKeeper(
-        new InventoryStore(db),
-        new SecretRedactor(),
-        () => undefined,
-        null,
-        slow.port,
-      );
+      const { keeper: again } = await keeperOverStore({ db, shared: slow.port });
       const stored = again.handle({ type: "load-stored" });
       const ownScan = scannedAt("2026-12-01T10:07:00.000Z", 9);
       await again.handle({ type: "accept", inventory: ownScan });

@@ -40,11 +40,11 @@ export class InventoryScanWrite {
     this.sourceIds = [...sourceIds];
     this.#redact = redact;
     this.#batches = new TransactionBatches(db);
-    this.#statements = statements(db, this.sourceIds);
     this.generation = Number(
       db.prepare("INSERT INTO inventory_generations (started_at) VALUES (?)").run(new Date().toISOString())
         .lastInsertRowid,
     );
+    this.#statements = statements(db, this.sourceIds, this.generation);
   }
 
   /** Begins a scan of `sourceIds`; `redact` takes the configured keys out of everything written. */
@@ -59,6 +59,16 @@ export class InventoryScanWrite {
   /** The listings' times, by the key rows name in `observed_from`. */
   get observedAt(): Readonly<Record<string, string>> {
     return this.#observed.times;
+  }
+
+  /** Keeps the stored listings' times, for a write that reads no listing (a job's mark). */
+  keepListingTimes(): void {
+    const payload = this.#statements.readScanPayload.get() as string | undefined;
+    const times =
+      payload === undefined
+        ? {}
+        : ((JSON.parse(payload) as { observedAt?: Record<string, string> }).observedAt ?? {});
+    Object.assign(this.#observed.times, times);
   }
 
   /**
@@ -149,13 +159,17 @@ export class InventoryScanWrite {
   }
 
   /**
-   * Ends a source's rows and keeps what its read found beside them (`payload`, JSON-ready) for the
-   * flip. After a whole read, deletes the stored rows it neither wrote nor said unchanged, and returns
+   * Ends a source's rows and keeps what its read found beside them (`payload`, JSON-ready; without
+   * one, what the store keeps already) for the flip. After a whole read, deletes the stored rows it neither wrote nor said unchanged, and returns
    * what each was.
    */
-  endSource(sourceId: string, payload: unknown): StoredRowState[] {
+  endSource(sourceId: string, payload?: unknown): StoredRowState[] {
     const source = this.#source(sourceId);
-    source.payload = JSON.stringify(this.#redact(payload));
+    // Without a payload the source keeps what the last scan found beside its rows.
+    source.payload =
+      payload === undefined
+        ? ((this.#statements.readPayload.get(sourceId) as string | undefined) ?? null)
+        : JSON.stringify(this.#redact(payload));
     const removed: StoredRowState[] = [];
     if (source.scope === "whole") {
       const gone: string[] = [];
@@ -256,9 +270,14 @@ export class InventoryScanWrite {
    * scan-wide part, in one short transaction. Throws `InventoryChangedMeanwhile`, applying nothing, when
    * another connection saved one of its sources since this scan compared with it.
    */
-  flip(scan: { generatedAt: string; requests: number; payload: object }): FlippedScan {
+  flip(
+    scan: { generatedAt: string; requests: number; payload: object },
+    options: { keepNewSinceLastScan?: boolean } = {},
+  ): FlippedScan {
     this.#batches.end();
-    const newSinceLastScan = this.#db.transaction(() => this.#flip(scan))();
+    const newSinceLastScan = this.#db.transaction(() =>
+      this.#flip(scan, options.keepNewSinceLastScan === true),
+    )();
     this.#done = true;
     sweep(this.#db);
     return { newSinceLastScan, stored: { generation: this.generation, sourceIds: this.sourceIds } };
@@ -272,7 +291,11 @@ export class InventoryScanWrite {
     sweep(this.#db, this.generation);
   }
 
-  #flip(scan: { generatedAt: string; requests: number; payload: object }): string[] {
+  /**
+   * `keepNewSinceLastScan`: what the last scan called new stays so (rows a job's mark changed are not
+   * new since a scan: no scan ran).
+   */
+  #flip(scan: { generatedAt: string; requests: number; payload: object }, keepNew: boolean): string[] {
     const st = this.#statements;
     for (const [sourceId, source] of this.#sources) {
       const stamp = (st.readStamp.get(sourceId) as number | undefined) ?? null;
@@ -304,7 +327,9 @@ export class InventoryScanWrite {
         throw new Error(
           `source "${sourceId}" was not read by this scan; the stored inventory was left as it was`,
         );
-      const changed = [...source.changed].flatMap(([leaseId, isNew]) => (isNew ? [leaseId] : []));
+      const changed = keepNew
+        ? (JSON.parse((st.readNew.get(sourceId) as string | undefined) ?? "[]") as string[])
+        : [...source.changed].flatMap(([leaseId, isNew]) => (isNew ? [leaseId] : []));
       newSinceLastScan.push(...changed);
       st.upsertSource.run({
         sourceId,
@@ -520,16 +545,25 @@ const UPDATES = COLUMNS.split(", ")
   .map((column) => `${column} = excluded.${column}`)
   .join(", ");
 
-/** The statements of one scan; `sourceIds` are bound into those that read this scan's sources' rows. */
-function statements(db: Database, sourceIds: readonly string[]) {
+/**
+ * The statements of one scan; `sourceIds` are bound into those that read this scan's sources' rows, and
+ * `generation` into the join that reads a stored row's place as this scan moved it.
+ */
+function statements(db: Database, sourceIds: readonly string[], generation: number) {
   const ofScan = `source_id IN (${sourceIds.map((id) => `'${id.replaceAll("'", "''")}'`).join(", ") || "NULL"})`;
   // A stored row this scan has not written over or deleted (a move leaves its data as it was).
   const notReplaced = `NOT EXISTS (SELECT 1 FROM inventory_row_changes c WHERE c.generation = ?
       AND c.source_id = r.source_id AND c.lease_id = r.lease_id AND c.change IN ('write', 'delete'))`;
-  const read = "r.source_id, r.lease_id, r.seq, r.sandbox_id, r.shared_count, r.data, r.observed_from";
+  // A stored row this scan moved stands at its new place.
+  const read = `r.source_id, r.lease_id, COALESCE((SELECT m.seq FROM inventory_row_changes m
+      WHERE m.generation = ${Number(generation)} AND m.source_id = r.source_id AND m.lease_id = r.lease_id
+        AND m.change = 'move'), r.seq) AS seq, r.sandbox_id, r.shared_count, r.data, r.observed_from`;
   const page = "ORDER BY r.rowid LIMIT 1000";
   return {
     readStamp: db.prepare("SELECT generation FROM inventory_sources WHERE source_id = ?").pluck(),
+    readScanPayload: db.prepare("SELECT payload FROM last_scan WHERE id = 1").pluck(),
+    readPayload: db.prepare("SELECT payload FROM inventory_sources WHERE source_id = ?").pluck(),
+    readNew: db.prepare("SELECT new_since_last_scan FROM inventory_sources WHERE source_id = ?").pluck(),
     readStored: db.prepare(`SELECT rowid, lease_id, seq, headline, environment_id, sandbox_id, origin, inputs,
         version, rejudge_at_ms FROM inventory_rows WHERE source_id = ? AND lease_id = ?`),
     rowidOf: db.prepare("SELECT rowid FROM inventory_rows WHERE source_id = ? AND lease_id = ?").pluck(),

@@ -247,8 +247,9 @@ export class StoredInventory {
     );
     const sources = sourceIds.map((sourceId) => readSource.get(sourceId) as SourceRecord | undefined);
     const generations = new Set(sources.map((source) => source?.generation ?? Number.NaN));
-    const [generation] = generations;
-    if (generation === undefined || Number.isNaN(generation) || generations.size !== 1) return null;
+    // A scan of no source at all is a scan all the same (its listings, its untracked sandboxes).
+    const [generation = 0] = generations;
+    if (Number.isNaN(generation) || generations.size > 1) return null;
     const payloads = sources.map((source) => JSON.parse(source!.payload) as StoredSourcePayload);
     const counts = this.#counts(sourceIds);
     const listed = new Set<string>();

@@ -1,0 +1,105 @@
+import type { HistoryElsewhere, InventoryView, LeaseViewRow } from "../../../../shared/contract/index.js";
+import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
+import type { ScanRows } from "../judge/ports.js";
+
+/**
+ * What the inventory worker needs of the store its inventory lives in (decision 222): scans written
+ * into it, and the inventory read back from it. Declared here and implemented by
+ * `store/judged-inventory-store.ts`; the thread's entry (`inventory-worker.ts`) joins the two.
+ */
+export interface InventoryRows {
+  /** Begins a scan of these sources; nothing it writes is read until it is flipped. */
+  beginScan(sourceIds: readonly string[]): ScanWrite;
+  /** Saves an inventory judged whole elsewhere (the team's, or one main hands over) as one scan. */
+  saveWhole(inventory: Inventory, sourceIds: readonly string[]): StoredScan;
+  /** When the last scan ran and which sources it read; null before the first. */
+  lastScan(): { generatedAt: string; sourceIds: string[] } | null;
+  /** The scan the store holds now, without its rows; null before the first. */
+  head(): StoredHead | null;
+  holds(scan: StoredScan): boolean;
+  byKeys(scan: StoredScan, keys: readonly RowKey[]): (ClassifiedLease | undefined)[] | null;
+  firstWithId(scan: StoredScan, leaseId: string): ClassifiedLease | undefined | null;
+  rowsNaming(
+    scan: StoredScan,
+    origin: string,
+    sandboxId: string,
+  ): { seq: number; classified: ClassifiedLease }[] | null;
+  forEachLiveViewRow(
+    scan: StoredScan,
+    each: (row: LeaseViewRow) => void,
+    environmentId?: string | null,
+  ): boolean;
+  forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean;
+  historyPage(
+    scan: StoredScan,
+    query: HistoryQuery,
+  ): { rows: ClassifiedLease[]; total: number; providerCounts: Map<string, number> } | null;
+}
+
+/** One scan's writes, to be flipped once whole (or abandoned). */
+export interface ScanWrite extends ScanRows {
+  flip(
+    scan: { generatedAt: string; requests: number; payload: object },
+    options?: { keepNewSinceLastScan?: boolean },
+  ): { stored: StoredScan };
+  abandon(): void;
+  /** Keeps the stored listings' times, for a write that reads no listing (a job's mark). */
+  keepListingTimes(): void;
+}
+
+/** A scan as the store names it: its generation, and the sources it covers. */
+export interface StoredScan {
+  generation: number;
+  sourceIds: readonly string[];
+}
+
+export interface RowKey {
+  sourceId: string;
+  leaseId: string;
+}
+
+/** Everything of the stored inventory but its rows. */
+export interface StoredHead {
+  /** The inventory without its rows, its environments' counts taken from the rows. */
+  inventory: Inventory;
+  /** What a view needs of the rows it does not carry (the closed ones) to count them. */
+  history: HistoryElsewhere;
+  rowCount: number;
+  scan: StoredScan;
+}
+
+/** What a page of history is filtered by. */
+export interface HistoryQuery {
+  environmentId: string | null;
+  sourceId?: string;
+  needle: string;
+  companiesNamed: readonly string[];
+  providers: readonly string[];
+  offset: number;
+  limit: number;
+}
+
+/** Where the worker keeps the last view for the next start to show at once (`store/view-store.ts`). */
+export interface KeptViews {
+  save(view: InventoryView): void;
+}
+
+/**
+ * The store a team shares, where the worker also keeps the last view and the whole inventory for other
+ * machines to start from, and reads the team's inventory at start when it is newer than its own.
+ */
+export interface SharedViews {
+  save(sourceIds: readonly string[], view: InventoryView): Promise<void>;
+  /** Keeps the whole inventory, its keys already taken out, for these sources. */
+  saveInventory(sourceIds: readonly string[], inventory: Inventory): Promise<void>;
+  /** The sources configured when the worker started: the team's inventory read at start is theirs. */
+  readonly configuredSources: readonly string[];
+  /** The team's inventory for these sources when it was scanned after `than` (null: any), else null. */
+  loadNewer(sourceIds: readonly string[], than: string | null): Promise<Inventory | null>;
+}
+
+/** What the keeper needs of the secret redactor: the keys to take out, and taking them out. */
+export interface KeyRedactor {
+  set(values: readonly string[]): void;
+  redactDeep<T>(value: T): T;
+}

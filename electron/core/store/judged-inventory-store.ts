@@ -1,0 +1,42 @@
+import type { Inventory } from "../../../shared/domain/inventory.js";
+import { InventoryScanWrite } from "./inventory-rows/scan-write.js";
+import { StoredInventory, type StoredScan } from "./inventory-rows/stored-inventory.js";
+import { InventoryChangedMeanwhile, saveInventoryRows } from "./inventory-save.js";
+import type { Database } from "./sqlite/migrations/index.js";
+
+/** Saves tried when another connection keeps saving the same sources in between. */
+const SAVE_ATTEMPTS = 3;
+
+/**
+ * The inventory worker's store (decision 222): scans judged into it row by row, and the inventory read
+ * back from it, on the worker's own connection. Everything it writes has the configured keys taken out
+ * by `redact` first: a key pasted into lease metadata, a failure reason or an environment's name must
+ * not reach the SQLite file (nor its -wal) in clear. A row is compared with what the store holds after
+ * the keys are taken out, so a row stored before a key was configured is written again by the next scan
+ * that judges it.
+ */
+export class JudgedInventoryStore extends StoredInventory {
+  readonly #db: Database;
+  readonly #redact: <T>(value: T) => T;
+
+  constructor(db: Database, redact: <T>(value: T) => T) {
+    super(db);
+    this.#db = db;
+    this.#redact = redact;
+  }
+
+  beginScan(sourceIds: readonly string[]): InventoryScanWrite {
+    return InventoryScanWrite.begin(this.#db, sourceIds, this.#redact);
+  }
+
+  /** Saves an inventory judged whole elsewhere as one scan; tried again when another connection overtakes it. */
+  saveWhole(inventory: Inventory, sourceIds: readonly string[]): StoredScan {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return saveInventoryRows(this.#db, inventory, sourceIds, { redact: this.#redact }).stored;
+      } catch (error) {
+        if (!(error instanceof InventoryChangedMeanwhile) || attempt >= SAVE_ATTEMPTS) throw error;
+      }
+    }
+  }
+}
