@@ -1031,17 +1031,17 @@ var InventoryKeeper = class {
 	async #judge(scanId, count, requests, now) {
 		const scan = this.#scans.get(scanId);
 		if (scan === void 0) throw new Error("no scan with that id was started");
-		let opened = [];
+		let opened = scan.opened;
 		try {
 			const listings = await scan.listings.allIn(count);
 			this.#scans.delete(scanId);
-			opened = await scan.opened;
+			let sources = await opened;
 			for (let attempt = 1;; attempt++) {
-				const write = this.#unredacted.watching(this.#rows.beginScan(opened.map(({ read }) => read.sourceId)));
+				const write = this.#unredacted.watching(this.#rows.beginScan(sources.map(({ read }) => read.sourceId)));
 				try {
 					const judged = await judgeScan({
 						rows: write,
-						sources: opened,
+						sources,
 						listings,
 						requests,
 						now,
@@ -1068,14 +1068,15 @@ var InventoryKeeper = class {
 				} catch (error) {
 					write.abandon();
 					if (!isOvertaken(error) || attempt >= SCAN_ATTEMPTS) throw error;
-					await letGo(opened);
+					await letGo(sources);
 					this.#memory.forget();
-					opened = await this.#openSources(scan.setup);
+					opened = this.#openSources(scan.setup);
+					sources = await opened;
 				}
 			}
 		} finally {
 			this.#scans.delete(scanId);
-			await letGo(opened);
+			await letGo(await opened.catch(() => []));
 		}
 	}
 	/** Holds an inventory judged whole elsewhere (the team's, or one main hands over), saved as one scan. */

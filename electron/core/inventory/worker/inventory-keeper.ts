@@ -263,20 +263,21 @@ export class InventoryKeeper {
   async #judge(scanId: number, count: number, requests: number, now: Date): Promise<Accepted> {
     const scan = this.#scans.get(scanId);
     if (scan === undefined) throw new Error("no scan with that id was started");
-    let opened: OpenedSource[] = [];
+    // The reads the scan holds open, let go of however it ends.
+    let opened: Promise<OpenedSource[]> = scan.opened;
     try {
       // Every listing main said had ended, with all its pages: some may still be on their way.
       const listings = await scan.listings.allIn(count);
       this.#scans.delete(scanId);
-      opened = await scan.opened;
+      let sources = await opened;
       for (let attempt = 1; ; attempt++) {
         const write = this.#unredacted.watching(
-          this.#rows.beginScan(opened.map(({ read }) => read.sourceId)),
+          this.#rows.beginScan(sources.map(({ read }) => read.sourceId)),
         );
         try {
           const judged = await judgeScan({
             rows: write,
-            sources: opened,
+            sources,
             listings,
             requests,
             now,
@@ -304,14 +305,15 @@ export class InventoryKeeper {
           write.abandon();
           // Another process's scan flipped over this one's sources meanwhile: read them again, whole.
           if (!isOvertaken(error) || attempt >= SCAN_ATTEMPTS) throw error;
-          await letGo(opened);
+          await letGo(sources);
           this.#memory.forget();
-          opened = await this.#openSources(scan.setup);
+          opened = this.#openSources(scan.setup);
+          sources = await opened;
         }
       }
     } finally {
       this.#scans.delete(scanId);
-      await letGo(opened);
+      await letGo(await opened.catch(() => []));
     }
   }
 
