@@ -1,3 +1,4 @@
+import { TERMINAL_PROVIDER_STATUSES } from "../../../../shared/domain/codes.js";
 import type {
   Inventory,
   OriginHealth,
@@ -219,8 +220,9 @@ export async function judgeScan(input: JudgeScanInput): Promise<JudgedScan> {
   }
 
   const gaps = ends.flatMap((end) => end.gaps);
+  const named = rows.namedAmong(liveListed(listings));
   const { untracked, uncertain } = splitByGaps(
-    untrackedSandboxes(listings, (sandboxId) => rows.isNamed(sandboxId)).filter(
+    untrackedSandboxes(listings, (sandboxId) => named.has(sandboxId)).filter(
       (sandbox) => !marks.deleted(sandbox.origin, sandbox.sandboxId),
     ),
     gaps,
@@ -368,6 +370,17 @@ class TouchedSandboxes {
       this.ids.clear();
     }
   }
+}
+
+/** Every sandbox an OK listing shows alive, once: those that may be untracked. */
+function liveListed(listings: readonly SandboxListing[]): string[] {
+  const ids = new Set<string>();
+  for (const { outcome } of listings) {
+    if (!outcome.ok) continue;
+    for (const sandbox of outcome.sandboxes)
+      if (!(TERMINAL_PROVIDER_STATUSES as readonly string[]).includes(sandbox.status)) ids.add(sandbox.id);
+  }
+  return [...ids];
 }
 
 function* batches<T>(items: readonly T[], size: number): Generator<T[]> {

@@ -29,7 +29,8 @@ export interface ScanRows {
   rowsNaming(sandboxIds: readonly string[]): RowRead[];
   /** Every sandbox whose rows may need judging together, for a scan that touched too many to list. */
   sandboxesToJudgeTogether(): string[];
-  isNamed(sandboxId: string): boolean;
+  /** Those of these sandboxes some row of this scan names (at any origin). */
+  namedAmong(sandboxIds: readonly string[]): Set<string>;
   dueRows(sourceId: string, nowMs: number): Iterable<RowRead[]>;
   rowsAtOrigin(sourceId: string, origin: string): Iterable<RowRead[]>;
   rowsOfEnvironment(sourceId: string, environmentId: string | null): Iterable<RowRead[]>;

@@ -27,6 +27,10 @@ const setup = workerData as WatchedSetup;
 // A second connection to the file main opened (WAL: readers and the one writer do not block each other);
 // without a data directory the inventory lives in a database in this thread's memory.
 const database = setup.dataDir === null ? openMemoryDatabase() : openDatabase(setup.dataDir);
+// This connection writes only the inventory, a cache of the last scan: its commits need not wait for the
+// disk (the WAL stays whole; a crash loses at most the last scan's rows, which the next scan writes).
+// Main's connection, which writes the journal and the audit log, keeps its own, full durability.
+database.pragma("synchronous = NORMAL");
 // Connected and migrated on first use (the first save, or the read at start), so a worker without a
 // store configured never connects.
 const shared = setup.sharedStore ?? null;

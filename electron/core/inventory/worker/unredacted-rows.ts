@@ -66,7 +66,7 @@ export class UnredactedRows {
       pause: () => write.pause(),
       rowsNaming: (sandboxIds) => write.rowsNaming(sandboxIds),
       sandboxesToJudgeTogether: () => write.sandboxesToJudgeTogether(),
-      isNamed: (sandboxId) => write.isNamed(sandboxId),
+      namedAmong: (sandboxIds) => write.namedAmong(sandboxIds),
       dueRows: (sourceId, nowMs) => write.dueRows(sourceId, nowMs),
       rowsAtOrigin: (sourceId, origin) => write.rowsAtOrigin(sourceId, origin),
       rowsOfEnvironment: (sourceId, environmentId) => write.rowsOfEnvironment(sourceId, environmentId),

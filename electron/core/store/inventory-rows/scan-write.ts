@@ -17,7 +17,7 @@ import { TransactionBatches } from "./transaction-batches.js";
  * Writes go in short transactions (`TransactionBatches`); the scan ends each batch before it waits for
  * the next page of a source, so no transaction is held open across a read.
  *
- * While the scan is under way it reads its own rows as they stand (`rowsNaming`, `isNamed`): what it
+ * While the scan is under way it reads its own rows as they stand (`rowsNaming`, `namedAmong`): what it
  * staged over what the store held.
  */
 export class InventoryScanWrite {
@@ -197,11 +197,10 @@ export class InventoryScanWrite {
   rowsNaming(sandboxIds: readonly string[]): StoredRowRead[] {
     this.#batches.end();
     const rows: StoredRowRead[] = [];
-    for (const sandboxId of sandboxIds) {
-      for (const row of this.#statements.stagedNaming.all(this.generation, sandboxId) as RowRecord[])
-        rows.push(readOf(row));
-      for (const row of this.#statements.storedNaming.all(sandboxId, this.generation) as RowRecord[])
-        rows.push(readOf(row));
+    for (const batch of inBatches(sandboxIds)) {
+      const ids = JSON.stringify(batch);
+      for (const row of this.#statements.stagedNaming.all(ids) as RowRecord[]) rows.push(readOf(row));
+      for (const row of this.#statements.storedNaming.all(ids) as RowRecord[]) rows.push(readOf(row));
     }
     return rows;
   }
@@ -223,12 +222,16 @@ export class InventoryScanWrite {
     ];
   }
 
-  /** Whether some row of this scan names the sandbox (at any origin). */
-  isNamed(sandboxId: string): boolean {
-    return (
-      this.#statements.stagedNames.get(this.generation, sandboxId) !== undefined ||
-      this.#statements.storedNames.get(sandboxId, this.generation) !== undefined
-    );
+  /** Those of these sandboxes that some row of this scan names (at any origin). */
+  namedAmong(sandboxIds: readonly string[]): Set<string> {
+    this.#batches.end();
+    const named = new Set<string>();
+    for (const batch of inBatches(sandboxIds)) {
+      const ids = JSON.stringify(batch);
+      for (const id of this.#statements.stagedNames.all(ids) as string[]) named.add(id);
+      for (const id of this.#statements.storedNames.all(ids) as string[]) named.add(id);
+    }
+    return named;
   }
 
   /** Stored rows of a source (not changed by this scan) whose verdict the time may have changed by `nowMs`. */
@@ -518,6 +521,13 @@ function readOf(row: RowRecord): StoredRowRead {
   };
 }
 
+/** Ids a statement reads a batch at a time. */
+const BATCH = 500;
+
+function* inBatches(ids: readonly string[]): Generator<string[]> {
+  for (let at = 0; at < ids.length; at += BATCH) yield ids.slice(at, at + BATCH);
+}
+
 /** Rowids seen by a whole read, as bits: a million rows in a few hundred kilobytes. */
 class SeenRows {
   #bits = new Uint8Array(1024);
@@ -555,6 +565,9 @@ function statements(db: Database, sourceIds: readonly string[], generation: numb
   const notReplaced = `NOT EXISTS (SELECT 1 FROM inventory_row_changes c WHERE c.generation = ?
       AND c.source_id = r.source_id AND c.lease_id = r.lease_id AND c.change IN ('write', 'delete'))`;
   // A stored row this scan moved stands at its new place.
+  // The same, with this scan's generation in the text: for statements whose only parameter is a list.
+  const replacedLiteral = `NOT EXISTS (SELECT 1 FROM inventory_row_changes c WHERE c.generation = ${Number(generation)}
+      AND c.source_id = r.source_id AND c.lease_id = r.lease_id AND c.change IN ('write', 'delete'))`;
   const read = `r.source_id, r.lease_id, COALESCE((SELECT m.seq FROM inventory_row_changes m
       WHERE m.generation = ${Number(generation)} AND m.source_id = r.source_id AND m.lease_id = r.lease_id
         AND m.change = 'move'), r.seq) AS seq, r.sandbox_id, r.shared_count, r.data, r.observed_from`;
@@ -586,16 +599,20 @@ function statements(db: Database, sourceIds: readonly string[], generation: numb
       db.prepare(`INSERT OR REPLACE INTO inventory_row_changes (generation, source_id, lease_id, change, seq)
         VALUES (@generation, @sourceId, @leaseId, @change, @seq)`),
     countStaged: db.prepare("SELECT COUNT(*) FROM inventory_row_changes WHERE generation = ?").pluck(),
+    // Sandbox ids come as one JSON array a batch (`json_each`), so one statement reads a few hundred.
     stagedNaming: db.prepare(`SELECT ${read} FROM inventory_row_changes r
-        WHERE r.generation = ? AND r.sandbox_id = ? AND r.change = 'write'`),
+        WHERE r.generation = ${Number(generation)} AND r.change = 'write'
+          AND r.sandbox_id IN (SELECT value FROM json_each(?))`),
     storedNaming: db.prepare(`SELECT ${read} FROM inventory_rows r
-        WHERE r.sandbox_id = ? AND r.${ofScan} AND ${notReplaced}`),
-    stagedNames: db.prepare(
-      "SELECT 1 FROM inventory_row_changes WHERE generation = ? AND sandbox_id = ? AND change = 'write'",
-    ),
-    storedNames: db.prepare(
-      `SELECT 1 FROM inventory_rows r WHERE r.sandbox_id = ? AND r.${ofScan} AND ${notReplaced}`,
-    ),
+        WHERE r.sandbox_id IN (SELECT value FROM json_each(?)) AND r.${ofScan} AND ${replacedLiteral}`),
+    stagedNames: db
+      .prepare(`SELECT DISTINCT sandbox_id FROM inventory_row_changes WHERE generation = ${Number(generation)}
+        AND change = 'write' AND sandbox_id IN (SELECT value FROM json_each(?))`)
+      .pluck(),
+    storedNames: db
+      .prepare(`SELECT DISTINCT r.sandbox_id FROM inventory_rows r
+        WHERE r.sandbox_id IN (SELECT value FROM json_each(?)) AND r.${ofScan} AND ${replacedLiteral}`)
+      .pluck(),
     namedByMany: db
       .prepare(`SELECT sandbox_id FROM inventory_rows r WHERE r.sandbox_id IS NOT NULL AND r.${ofScan}
         GROUP BY sandbox_id HAVING COUNT(DISTINCT lease_id) > 1`)
