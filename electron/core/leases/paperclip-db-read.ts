@@ -30,7 +30,6 @@ import {
   endAndRelease,
   installedPluginWithin,
 } from "./paperclip-db-transaction.js";
-import { RowStrings } from "./row-strings.js";
 import { parseEnvironments } from "./rows.js";
 import { SourceError } from "./source.js";
 import type { ReadSince, SourceRead, SourceReadEnd } from "./source-read.js";
@@ -223,7 +222,6 @@ async function* leasePages(
       ? unusableRowsFrom(since?.problems ?? [], settings.sourceId)
       : new Map();
     const unusable: UnusableRow[] = [];
-    const strings = new RowStrings();
     let rowsRead = 0;
     const fetching = new Map<Cursor, Promise<Fetched>>();
     for (const cursor of cursors) fetching.set(cursor, fetchPage(cursor, settings.pageSize));
@@ -241,7 +239,7 @@ async function* leasePages(
           "scanned",
           head.names,
         );
-        if (parsed.ok) page.push(strings.share(parsed.row));
+        if (parsed.ok) page.push(parsed.row);
         else unusable.push({ id: databaseRowId(values), message: parsed.message });
         if (standing.size > 0) standing.delete(databaseRowId(values));
       }

@@ -11,7 +11,6 @@ import {
   type SourceProblem,
 } from "../../../shared/domain/paperclip.js";
 import { describeIssue } from "../validation.js";
-import { RowStrings } from "./row-strings.js";
 
 /**
  * Turning a source's raw JSON arrays into rows: each item is parsed on its own, a bad one becomes a
@@ -53,8 +52,6 @@ export class LeaseRowCollector {
   readonly #problems: SourceProblem[] = [];
   readonly #unreadable: UnreadableEntry[] = [];
   readonly #firstIndexById = new Map<string, number>();
-  /** The strings the rows repeat, one copy each (decision 217). */
-  readonly #strings = new RowStrings();
 
   constructor(sourceId: string, list: string) {
     this.#sourceId = sourceId;
@@ -76,7 +73,7 @@ export class LeaseRowCollector {
     }
     this.#firstIndexById.set(row.id, index);
     row.metadata = withoutSecrets(row.metadata);
-    this.#rows.push(this.#strings.share(row));
+    this.#rows.push(row);
     this.#indices.push(index);
   }
 
