@@ -1,10 +1,10 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isCoreError } from "../../errors/core-error.js";
 import { openDatabase } from "../../store/index.js";
-import { generatedWorldFiles, scanInWorker } from "../testing/world-scan.js";
+import { generatedWorldFiles, scanInWorker, type WorldFiles } from "../testing/world-scan.js";
 import type { HeapReport } from "./heap-watch.js";
 import {
   INVENTORY_WORKER_HEAP_MB,
@@ -72,10 +72,11 @@ describe("the inventory worker's heap budget", () => {
   }, async () => {
     dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-heap-"));
     main = openDatabase(dir);
-    // A budget a small world fits and a 20,000-lease scan does not (its ledger's text alone is ~30 MB).
+    // A budget a small world fits and a scan of one row larger than the budget does not: the ledger is
+    // read a row at a time, so only a row that cannot be held ends a thread before its scan is saved.
     const budget = { maxOldGenerationSizeMb: 48, maxYoungGenerationSizeMb: 8 };
     const small = await generatedWorldFiles(dir, { size: 300, seed: "small", ledgerFile: "small.json" });
-    const large = await generatedWorldFiles(dir, { size: 20_000, seed: "large", ledgerFile: "large.json" });
+    const large = await withOversizedRow(small, path.join(dir, "large.json"), 96 * 1024 * 1024);
     const unasked: WorkerFailure[] = [];
     worker = new InventoryWorker({ dataDir: dir }, (failure) => unasked.push(failure), {
       resourceLimits: budget,
@@ -98,7 +99,8 @@ describe("the inventory worker's heap budget", () => {
     expect((error as InventoryWorkerOverBudget).code).toBe("over-heap-budget");
     expect((error as Error).message).toBe(
       "The scan needed more memory than the inventory worker's budget (48 MB of heap) and was stopped; " +
-        "the worker was started again with the stored inventory, and the next scan starts afresh.",
+        "the worker was started again with the inventory the store holds (the last scan saved whole), " +
+        "and the next scan starts afresh.",
     );
     expect(unasked).toContainEqual({
       kind: "internal",
@@ -123,3 +125,15 @@ describe("the inventory worker's heap budget", () => {
     expect(unasked).toHaveLength(1);
   });
 });
+
+/** `world` with its first lease's metadata given a note of `bytes` characters, as a ledger at `file`. */
+async function withOversizedRow(world: WorldFiles, file: string, bytes: number): Promise<WorldFiles> {
+  const source = (world.config.sources[0] as { path: string }).path;
+  const ledger = JSON.parse(await readFile(source, "utf8")) as {
+    leases: { metadata: Record<string, unknown> }[];
+  };
+  ledger.leases[0]!.metadata = { ...ledger.leases[0]!.metadata, note: "x".repeat(bytes) };
+  await writeFile(file, JSON.stringify(ledger));
+  const sources = [{ ...world.config.sources[0]!, path: file }];
+  return { ...world, config: { ...world.config, sources } as WorldFiles["config"] };
+}
