@@ -7746,7 +7746,7 @@ var InventoryWorkerOverBudget = class extends CoreError {
 	budgetMb;
 	constructor(budgetMb, { scan }) {
 		const budget = `${budgetMb.toLocaleString("en-US")} MB of heap`;
-		super("inventory", "over-heap-budget", scan ? `The scan needed more memory than the inventory worker's budget (${budget}) and was stopped; the worker was started again with the stored inventory, and the next scan starts afresh.` : `The inventory worker needed more memory than its budget (${budget}) and was stopped; it was started again with the stored inventory.`);
+		super("inventory", "over-heap-budget", scan ? `The scan needed more memory than the inventory worker's budget (${budget}) and was stopped; the worker was started again with the inventory the store holds (the last scan saved whole), and the next scan starts afresh.` : `The inventory worker needed more memory than its budget (${budget}) and was stopped; it was started again with the stored inventory.`);
 		this.budgetMb = budgetMb;
 	}
 };

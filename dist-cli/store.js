@@ -8,7 +8,7 @@ import { hostname } from "node:os";
 import { createReadStream, mkdirSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";
 import { setImmediate } from "node:timers/promises";
-import { JSONParser } from "@streamparser/json";
+import { JSONParser, TokenType } from "@streamparser/json";
 import pg from "pg";
 import { gunzip, gzip } from "node:zlib";
 // electron/core/errors/core-error.ts
@@ -6029,7 +6029,7 @@ var TransactionBatches = class {
 * Writes go in short transactions (`TransactionBatches`); the scan ends each batch before it waits for
 * the next page of a source, so no transaction is held open across a read.
 *
-* While the scan is under way it reads its own rows as they stand (`rowsNaming`, `isNamed`): what it
+* While the scan is under way it reads its own rows as they stand (`rowsNaming`, `namedAmong`): what it
 * staged over what the store held.
 */
 var InventoryScanWrite = class InventoryScanWrite {
@@ -6198,9 +6198,10 @@ var InventoryScanWrite = class InventoryScanWrite {
 	rowsNaming(sandboxIds) {
 		this.#batches.end();
 		const rows = [];
-		for (const sandboxId of sandboxIds) {
-			for (const row of this.#statements.stagedNaming.all(this.generation, sandboxId)) rows.push(readOf(row));
-			for (const row of this.#statements.storedNaming.all(sandboxId, this.generation)) rows.push(readOf(row));
+		for (const batch of inBatches(sandboxIds)) {
+			const ids = JSON.stringify(batch);
+			for (const row of this.#statements.stagedNaming.all(ids)) rows.push(readOf(row));
+			for (const row of this.#statements.storedNaming.all(ids)) rows.push(readOf(row));
 		}
 		return rows;
 	}
@@ -6215,9 +6216,16 @@ var InventoryScanWrite = class InventoryScanWrite {
 		const st = this.#statements;
 		return [.../* @__PURE__ */ new Set([...st.namedByMany.all(), ...st.stagedShared.all({ generation: this.generation })])];
 	}
-	/** Whether some row of this scan names the sandbox (at any origin). */
-	isNamed(sandboxId) {
-		return this.#statements.stagedNames.get(this.generation, sandboxId) !== void 0 || this.#statements.storedNames.get(sandboxId, this.generation) !== void 0;
+	/** Those of these sandboxes that some row of this scan names (at any origin). */
+	namedAmong(sandboxIds) {
+		this.#batches.end();
+		const named = /* @__PURE__ */ new Set();
+		for (const batch of inBatches(sandboxIds)) {
+			const ids = JSON.stringify(batch);
+			for (const id of this.#statements.stagedNames.all(ids)) named.add(id);
+			for (const id of this.#statements.storedNames.all(ids)) named.add(id);
+		}
+		return named;
 	}
 	/** Stored rows of a source (not changed by this scan) whose verdict the time may have changed by `nowMs`. */
 	dueRows(sourceId, nowMs) {
@@ -6399,6 +6407,11 @@ function readOf(row) {
 		observedFrom: row.observed_from
 	};
 }
+/** Ids a statement reads a batch at a time. */
+var BATCH = 500;
+function* inBatches(ids) {
+	for (let at = 0; at < ids.length; at += BATCH) yield ids.slice(at, at + BATCH);
+}
 /** Rowids seen by a whole read, as bits: a million rows in a few hundred kilobytes. */
 var SeenRows = class {
 	#bits = /* @__PURE__ */ new Uint8Array(1024);
@@ -6425,6 +6438,8 @@ function statements(db, sourceIds, generation) {
 	const ofScan = `source_id IN (${sourceIds.map((id) => `'${id.replaceAll("'", "''")}'`).join(", ") || "NULL"})`;
 	const notReplaced = `NOT EXISTS (SELECT 1 FROM inventory_row_changes c WHERE c.generation = ?
       AND c.source_id = r.source_id AND c.lease_id = r.lease_id AND c.change IN ('write', 'delete'))`;
+	const replacedLiteral = `NOT EXISTS (SELECT 1 FROM inventory_row_changes c WHERE c.generation = ${Number(generation)}
+      AND c.source_id = r.source_id AND c.lease_id = r.lease_id AND c.change IN ('write', 'delete'))`;
 	const read = `r.source_id, r.lease_id, COALESCE((SELECT m.seq FROM inventory_row_changes m
       WHERE m.generation = ${Number(generation)} AND m.source_id = r.source_id AND m.lease_id = r.lease_id
         AND m.change = 'move'), r.seq) AS seq, r.sandbox_id, r.shared_count, r.data, r.observed_from`;
@@ -6448,11 +6463,14 @@ function statements(db, sourceIds, generation) {
         VALUES (@generation, @sourceId, @leaseId, @change, @seq)`),
 		countStaged: db.prepare("SELECT COUNT(*) FROM inventory_row_changes WHERE generation = ?").pluck(),
 		stagedNaming: db.prepare(`SELECT ${read} FROM inventory_row_changes r
-        WHERE r.generation = ? AND r.sandbox_id = ? AND r.change = 'write'`),
+        WHERE r.generation = ${Number(generation)} AND r.change = 'write'
+          AND r.sandbox_id IN (SELECT value FROM json_each(?))`),
 		storedNaming: db.prepare(`SELECT ${read} FROM inventory_rows r
-        WHERE r.sandbox_id = ? AND r.${ofScan} AND ${notReplaced}`),
-		stagedNames: db.prepare("SELECT 1 FROM inventory_row_changes WHERE generation = ? AND sandbox_id = ? AND change = 'write'"),
-		storedNames: db.prepare(`SELECT 1 FROM inventory_rows r WHERE r.sandbox_id = ? AND r.${ofScan} AND ${notReplaced}`),
+        WHERE r.sandbox_id IN (SELECT value FROM json_each(?)) AND r.${ofScan} AND ${replacedLiteral}`),
+		stagedNames: db.prepare(`SELECT DISTINCT sandbox_id FROM inventory_row_changes WHERE generation = ${Number(generation)}
+        AND change = 'write' AND sandbox_id IN (SELECT value FROM json_each(?))`).pluck(),
+		storedNames: db.prepare(`SELECT DISTINCT r.sandbox_id FROM inventory_rows r
+        WHERE r.sandbox_id IN (SELECT value FROM json_each(?)) AND r.${ofScan} AND ${replacedLiteral}`).pluck(),
 		namedByMany: db.prepare(`SELECT sandbox_id FROM inventory_rows r WHERE r.sandbox_id IS NOT NULL AND r.${ofScan}
         GROUP BY sandbox_id HAVING COUNT(DISTINCT lease_id) > 1`).pluck(),
 		stagedShared: db.prepare(`SELECT DISTINCT c.sandbox_id FROM inventory_row_changes c
@@ -6835,6 +6853,50 @@ function readSandboxView(view) {
 	if (created_by !== void 0) sandbox.createdBy = created_by;
 	return sandbox;
 }
+// electron/core/leases/ledger-shape.ts
+/**
+* What a ledger's tokens say of its top level, read without keeping any of its values: whether the root
+* is an object, and how many `leases` keys it holds and whether the last one is a list. The parser is
+* asked for no value above a lease item (`$` or `$.*` would make it keep the whole `leases` list to hand
+* it over at its end: every row of the file in memory at once), so the shape is followed token by token.
+*/
+var LedgerShape = class {
+	root = null;
+	leasesKeys = 0;
+	leasesIsList = false;
+	#depth = 0;
+	/** A string at the root's level that may be a key, until a colon says it is one. */
+	#candidate = null;
+	/** The key whose value begins with the next token at the root's level. */
+	#key = null;
+	#onLeasesKey;
+	/** `onLeasesKey` is told of every `leases` key as soon as its value begins. */
+	constructor(onLeasesKey) {
+		this.#onLeasesKey = onLeasesKey;
+	}
+	see({ token, value }) {
+		if (this.root === null) this.root = token === TokenType.LEFT_BRACE ? "object" : "other";
+		if (this.#depth === 1 && this.root === "object") this.#atRootLevel(token, value);
+		if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) this.#depth += 1;
+		else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) this.#depth -= 1;
+	}
+	#atRootLevel(token, value) {
+		if (this.#key !== null) {
+			if (this.#key === "leases") {
+				this.leasesKeys += 1;
+				this.leasesIsList = token === TokenType.LEFT_BRACKET;
+				this.#onLeasesKey();
+			}
+			this.#key = null;
+			return;
+		}
+		if (token === TokenType.STRING) this.#candidate = value;
+		else if (token === TokenType.COLON) {
+			this.#key = this.#candidate;
+			this.#candidate = null;
+		}
+	}
+};
 // electron/core/leases/source.ts
 /** Closes every source that holds something open; one that fails to close is let go all the same. */
 async function closeSources(sources) {
@@ -6891,11 +6953,8 @@ var LedgerPass = class {
 	#chunks = null;
 	#parser;
 	#leaseItems = 0;
-	#leasesKeys = 0;
-	/** Whether the last `leases` value was an array. */
-	#leasesIsList = false;
-	/** What the root value was, once it has closed. */
-	#root = null;
+	/** The root's shape and its `leases` keys, followed token by token. */
+	#shape;
 	#ownError = null;
 	#ended = false;
 	constructor(options) {
@@ -6905,14 +6964,25 @@ var LedgerPass = class {
 		this.#signal = options.signal;
 		this.#parser = new JSONParser({
 			paths: [
-				"$",
-				"$.*",
+				"$.environments",
+				"$.companies",
 				"$.leases.*"
 			],
 			keepStack: false,
 			stringBufferSize: STRING_BUFFER_BYTES,
 			numberBufferSize: NUMBER_BUFFER_BYTES
 		});
+		this.#shape = new LedgerShape(() => {
+			if (this.#shape.leasesKeys > 1 && this.#shape.leasesIsList) throw this.#repeatedLeases();
+		});
+		this.#parser.onToken = (token) => {
+			try {
+				this.#shape.see(token);
+			} catch (error) {
+				this.#ownError = error;
+				throw error;
+			}
+		};
 		this.#parser.onValue = (info) => {
 			try {
 				this.#take(info);
@@ -6965,22 +7035,16 @@ var LedgerPass = class {
 		this.#stream?.destroy();
 	}
 	/**
-	* One value the parser hands over: a lease item (depth 2, under `leases`), a top-level value (depth 1;
-	* only the lists a ledger has are kept) or the root itself, emptied of both (depth 0).
+	* One value the parser hands over: a lease item (depth 2, under `leases`), or the environments or
+	* companies list (depth 1).
 	*/
 	#take(info) {
 		const depth = info.stack.length;
-		if (depth === 0) this.#root = isObject(info.value) ? "object" : "other";
-		else if (typeof info.key === "number") {
-			if (depth !== 2) return;
-			if (this.#leasesKeys > 0) throw this.#repeatedLeases();
+		if (depth === 2 && typeof info.key === "number") {
 			this.#leaseItems += 1;
 			this.#sink.add(info.value, info.key);
 		} else if (depth === 1) {
-			if (info.key === "leases") {
-				this.#leasesKeys += 1;
-				this.#leasesIsList = Array.isArray(info.value);
-			} else if (info.key === "environments") {
+			if (info.key === "environments") {
 				this.environments = info.value;
 				this.environmentsAfterLeases = this.#leaseItems > 0;
 			} else if (info.key === "companies") this.companies = info.value;
@@ -7005,9 +7069,10 @@ var LedgerPass = class {
 	}
 	/** A file of the wrong shape is refused as JSON.parse would see it (the last of a repeated key). */
 	#checkLedger() {
-		if (this.#root === null) throw this.#notJson(this.bytes === 0 ? "is empty" : "holds no JSON value");
-		if (this.#root !== "object" || !Array.isArray(this.environments) || !this.#leasesIsList) throw new SourceError(this.#sourceId, "malformed", `ledger file ${this.#path} must hold { "environments": [...], "leases": [...] }.`);
-		if (this.#leasesKeys > 1) throw this.#repeatedLeases();
+		const shape = this.#shape;
+		if (shape.root === null) throw this.#notJson(this.bytes === 0 ? "is empty" : "holds no JSON value");
+		if (shape.root !== "object" || !Array.isArray(this.environments) || !shape.leasesIsList) throw new SourceError(this.#sourceId, "malformed", `ledger file ${this.#path} must hold { "environments": [...], "leases": [...] }.`);
+		if (shape.leasesKeys > 1) throw this.#repeatedLeases();
 	}
 	#repeatedLeases() {
 		return new SourceError(this.#sourceId, "malformed", `ledger file ${this.#path} holds "leases" more than once; keep one list.`);
@@ -7027,9 +7092,6 @@ function breaksAt(error, chunkStart) {
 	const inChunk = /chunk position "(\d+)"/.exec(message);
 	if (inChunk) return `breaks at byte ${chunkStart + Number(inChunk[1])}`;
 	return `breaks after byte ${chunkStart}`;
-}
-function isObject(value) {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 // electron/core/leases/paged-read.ts
 /**
@@ -7096,74 +7158,6 @@ function describeIssue(issues, prefix = "") {
 	const message = issue === void 0 ? "is invalid" : issue.code === "unrecognized_keys" ? `unknown field(s) ${issue.keys.join(", ")}` : issue.message;
 	return field === "" ? `${message}.` : `${field}: ${message}.`;
 }
-// electron/core/leases/row-strings.ts
-/** Distinct values a field may have and still be shared: beyond it the field is taken as unique per row. */
-var DISTINCT_PER_FIELD = 256;
-/** Longer strings are not looked up: a value that long is rarely repeated, and hashing it costs. */
-var LONGEST = 96;
-/** How deep into metadata strings are shared (`reusableSandboxLease.fingerprint` is two deep). */
-var DEEPEST = 3;
-/**
-* One copy of each string a read's rows repeat. A source's parser makes a new string for every value
-* it reads, and Paperclip's rows repeat most of theirs: every row of a company carries its id, every
-* CreateOS row "createos", the API URL, the plugin's key, the workspace path. At 100,000 rows those
-* copies were over half the strings the inventory worker held (decision 217). Each field keeps its own
-* table of values; a field with more distinct values than `DISTINCT_PER_FIELD` (a lease id, a time, a
-* sandbox id) stops being looked up, so the tables stay small and a read of unique values costs one
-* miss per field. One instance per read: the tables go when the read does, the shared strings stay with
-* the rows.
-*/
-var RowStrings = class {
-	#root = new FieldNode();
-	/** Strings replaced by an earlier copy of the same value, over every row shared. */
-	get reused() {
-		return this.#root.reusedBelow();
-	}
-	/** The row with its strings (and those of its metadata, a few levels deep) replaced by shared copies. */
-	share(row) {
-		shareIn(row, this.#root, 0);
-		return row;
-	}
-};
-/** One field's shared values, and the fields of the objects it holds. */
-var FieldNode = class FieldNode {
-	/** Null once the field has shown more distinct values than are worth sharing. */
-	values = /* @__PURE__ */ new Map();
-	reused = 0;
-	#children = /* @__PURE__ */ new Map();
-	reusedBelow() {
-		let count = this.reused;
-		for (const child of this.#children.values()) count += child.reusedBelow();
-		return count;
-	}
-	child(key) {
-		let node = this.#children.get(key);
-		if (node === void 0) {
-			node = new FieldNode();
-			this.#children.set(key, node);
-		}
-		return node;
-	}
-	shared(value) {
-		const values = this.values;
-		if (values === null || value.length > LONGEST) return value;
-		const known = values.get(value);
-		if (known !== void 0) {
-			this.reused += 1;
-			return known;
-		}
-		if (values.size >= DISTINCT_PER_FIELD) this.values = null;
-		else values.set(value, value);
-		return value;
-	}
-};
-function shareIn(object, node, depth) {
-	for (const key of Object.keys(object)) {
-		const value = object[key];
-		if (typeof value === "string") object[key] = node.child(key).shared(value);
-		else if (depth < DEEPEST && typeof value === "object" && value !== null && !Array.isArray(value)) shareIn(value, node.child(key), depth + 1);
-	}
-}
 // electron/core/leases/rows.ts
 function parseEnvironments(items, sourceId, list) {
 	const parsed = parseEach(items, EnvironmentSchema, sourceId, list);
@@ -7187,8 +7181,6 @@ var LeaseRowCollector = class {
 	#problems = [];
 	#unreadable = [];
 	#firstIndexById = /* @__PURE__ */ new Map();
-	/** The strings the rows repeat, one copy each (decision 217). */
-	#strings = new RowStrings();
 	constructor(sourceId, list) {
 		this.#sourceId = sourceId;
 		this.#list = list;
@@ -7208,7 +7200,7 @@ var LeaseRowCollector = class {
 		}
 		this.#firstIndexById.set(row.id, index);
 		row.metadata = withoutSecrets(row.metadata);
-		this.#rows.push(this.#strings.share(row));
+		this.#rows.push(row);
 		this.#indices.push(index);
 	}
 	/** Rows added and not yet taken. */
@@ -8650,7 +8642,6 @@ async function* leasePages(settings, head, since, signal) {
 		}
 		const standing = changed ? unusableRowsFrom(since?.problems ?? [], settings.sourceId) : /* @__PURE__ */ new Map();
 		const unusable = [];
-		const strings = new RowStrings();
 		let rowsRead = 0;
 		const fetching = /* @__PURE__ */ new Map();
 		for (const cursor of cursors) fetching.set(cursor, fetchPage(cursor, settings.pageSize));
@@ -8663,7 +8654,7 @@ async function* leasePages(settings, head, since, signal) {
 			const page = [];
 			for (const values of rows) {
 				const parsed = leaseRowFromDatabase(values, environmentChange(values, head.environments), "scanned", head.names);
-				if (parsed.ok) page.push(strings.share(parsed.row));
+				if (parsed.ok) page.push(parsed.row);
 				else unusable.push({
 					id: databaseRowId(values),
 					message: parsed.message
@@ -10049,4 +10040,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, listedEnvironmentId, loadSharedView, markerPrefix, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, listedEnvironmentId, loadSharedView, markerPrefix, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
