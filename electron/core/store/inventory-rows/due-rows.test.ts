@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openMemoryDatabase } from "../database.js";
+import type { Database } from "../sqlite/migrations/index.js";
+import { InventoryScanWrite } from "./scan-write.js";
+
+// The rows a rescan judges again because the clock passed their moment. A rescan of a source that reads
+// only its changed rows asks for these every scan, so reading them must cost what is due, not the source.
+const NOW = Date.parse("2026-12-04T12:00:00.000Z");
+
+function storeRow(db: Database, sourceId: string, leaseId: string, rejudgeAtMs: number | null): void {
+  db.prepare(
+    `INSERT INTO inventory_rows (source_id, lease_id, seq, headline, closed_at_ms, environment_id,
+       environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs, rejudge_at_ms,
+       version, observed_from, view_row, search_text, data)
+     VALUES (?, ?, 0, 'ok', 0, 'env-a', 1, NULL, 'running', NULL, NULL, 0, 'inputs', ?, 'v1', NULL, '{}', NULL, '{}')`,
+  ).run(sourceId, leaseId, rejudgeAtMs);
+}
+
+/** The database, with every statement it prepares recorded as it is prepared. */
+function recording(db: Database): { db: Database; prepared: string[] } {
+  const prepared: string[] = [];
+  const proxy = new Proxy(db, {
+    get(target, key) {
+      if (key === "prepare")
+        return (sql: string) => {
+          prepared.push(sql);
+          return target.prepare(sql);
+        };
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { db: proxy, prepared };
+}
+
+describe("the rows the clock made due", () => {
+  let db: Database;
+
+  beforeEach(() => {
+    db = openMemoryDatabase();
+  });
+
+  afterEach(() => {
+    db.close();
+  });
+
+  it("are the source's rows whose moment has come, in the order they were stored", () => {
+    storeRow(db, "ledger:a", "due-first", NOW - 60_000);
+    storeRow(db, "ledger:a", "never", null);
+    storeRow(db, "ledger:a", "later", NOW + 60_000);
+    storeRow(db, "ledger:a", "due-now", NOW);
+    storeRow(db, "ledger:b", "other-source", NOW - 60_000);
+    const write = InventoryScanWrite.begin(db, ["ledger:a", "ledger:b"]);
+
+    const due = [...write.dueRows("ledger:a", NOW)].flat().map((row) => row.leaseId);
+
+    expect(due).toEqual(["due-first", "due-now"]);
+    write.abandon();
+  });
+
+  it("are found through the index on the moment, not by reading every row of the source", () => {
+    const { db: watched, prepared } = recording(db);
+    InventoryScanWrite.begin(watched, ["ledger:a"]).abandon();
+    const dueRead = prepared.filter((sql) => sql.includes("rejudge_at_ms <="));
+    expect(dueRead).toHaveLength(1);
+
+    const parameters = (dueRead[0]!.match(/\?/g) ?? []).map(() => 0);
+    const plan = (
+      db.prepare(`EXPLAIN QUERY PLAN ${dueRead[0]}`).all(...parameters) as { detail: string }[]
+    ).map((step) => step.detail);
+
+    expect(
+      plan.some((step) => /^SEARCH r USING INDEX inventory_rows_due \(rejudge_at_ms<\?\)/.test(step)),
+    ).toBe(true);
+    expect(plan.some((step) => step.includes("inventory_rows_1 (source_id=?)"))).toBe(false);
+  });
+});
