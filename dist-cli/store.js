@@ -6479,7 +6479,7 @@ function statements(db, sourceIds, generation) {
                    AND r.lease_id <> c.lease_id)
           OR EXISTS (SELECT 1 FROM inventory_row_changes d WHERE d.generation = @generation AND d.change = 'write'
                    AND d.sandbox_id = c.sandbox_id AND d.lease_id <> c.lease_id))`).pluck(),
-		due: db.prepare(`SELECT r.rowid, ${read} FROM inventory_rows r
+		due: db.prepare(`SELECT r.rowid, ${read} FROM inventory_rows r INDEXED BY inventory_rows_due
         WHERE r.source_id = ? AND r.rejudge_at_ms <= ? AND r.rowid > ? AND ${notReplaced} ${page}`),
 		atOrigin: db.prepare(`SELECT r.rowid, ${read} FROM inventory_rows r
         WHERE r.source_id = ? AND r.origin = ? AND r.rowid > ? AND ${notReplaced} ${page}`),
