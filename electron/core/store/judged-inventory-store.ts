@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Inventory } from "../../../shared/domain/inventory.js";
 import { InventoryScanWrite } from "./inventory-rows/scan-write.js";
 import { StoredInventory, type StoredScan } from "./inventory-rows/stored-inventory.js";
@@ -23,6 +24,18 @@ export class JudgedInventoryStore extends StoredInventory {
     super(db);
     this.#db = db;
     this.#redact = redact;
+  }
+
+  /**
+   * The store's random seed for the salt rows are judged under (`judgingSalt`), drawn by the first
+   * process that asks and the same for every process after it.
+   */
+  judgingSeed(): string {
+    this.#db
+      .prepare("INSERT OR IGNORE INTO inventory_judging (id, seed) VALUES (1, ?)")
+      .run(randomBytes(16).toString("base64"));
+    return (this.#db.prepare("SELECT seed FROM inventory_judging WHERE id = 1").get() as { seed: string })
+      .seed;
   }
 
   beginScan(sourceIds: readonly string[]): InventoryScanWrite {

@@ -52,6 +52,8 @@ function changedSince(before: SourceSnapshot, now: SourceSnapshot): { rows: Leas
 interface Scanner {
   db: Database;
   memory: ScanMemory;
+  /** The salt of the rules and keys it judges under (`judgingSalt`). */
+  salt: string;
   /** The database source's last read, for the next read of what changed. */
   lastDatabase: SourceSnapshot | null;
 }
@@ -83,6 +85,7 @@ async function scan(
     now: input.now,
     marks: new LeasekeeperActions(),
     memory: scanner.memory,
+    salt: scanner.salt,
     digest,
     ...(options.touchedLimit === undefined ? {} : { touchedLimit: options.touchedLimit }),
   });
@@ -116,6 +119,15 @@ describe("a scan judged into the store as it streams", () => {
   const scanner = (name: string): Scanner => ({
     db: openDatabase(`${dir}/${name}`),
     memory: new ScanMemory(),
+    salt: "these rules, no keys",
+    lastDatabase: null,
+  });
+
+  /** The same store scanned by a process started again: nothing remembered, the same salt or another. */
+  const restarted = (run: Scanner, salt = run.salt): Scanner => ({
+    db: run.db,
+    memory: new ScanMemory(),
+    salt,
     lastDatabase: null,
   });
 
@@ -135,15 +147,23 @@ describe("a scan judged into the store as it streams", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom("alpha", "beta", "gamma"),
-        fc.array(fc.array(change, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 }),
+        fc.array(
+          fc.record({
+            changes: fc.array(change, { minLength: 1, maxLength: 4 }),
+            // The process started again before this scan: it remembers nothing but the store.
+            restart: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
         // A scan that touched more sandboxes than it lists finds the rows to judge together in the store.
         fc.constantFrom(undefined, 3),
         async (seed, scans, touchedLimit) => {
-          const run = scanner(`run-${Math.random().toString(36).slice(2)}`);
+          let run = scanner(`run-${Math.random().toString(36).slice(2)}`);
           let world: ReconcileInput = generatedWorldInput({ size: 300, seed, environments: 5, accounts: 2 });
           await scan(run, twoSources(world), { touchedLimit });
           expect(stored(run.db)).toEqual(cold(twoSources(world)));
-          for (const changes of scans) {
+          for (const { changes, restart } of scans) {
+            if (restart) run = restarted(run);
             for (const step of changes as Change[]) world = applyChange(world, step);
             const input = twoSources(world);
             await scan(run, input, { touchedLimit });
@@ -212,6 +232,45 @@ describe("a scan judged into the store as it streams", () => {
     run.db.close();
   });
 
+  it("after a restart under the same rules and keys, judges only what changed; under others, every row", async () => {
+    const world = generatedWorldInput({ size: 600, seed: "restart", environments: 6, accounts: 2 });
+    const first = twoSources(world);
+    const rowCount = first.snapshots.reduce((sum, snapshot) => sum + snapshot.leases.length, 0);
+    const before = scanner("restart");
+    expect((await scan(before, first)).judged).toBeGreaterThanOrEqual(rowCount);
+
+    // Started again with nothing changed: every source is read whole, and every row stands as stored.
+    const again = restarted(before);
+    expect(await scan(again, first)).toEqual({ judged: 0, kept: rowCount });
+    expect(stored(again.db)).toEqual(cold(first));
+
+    // Started again after one row changed: that row alone is judged.
+    const ledger = first.snapshots[0]!;
+    const at = ledger.leases.findIndex((row) => row.status === "released");
+    const changed: ReconcileInput = {
+      ...first,
+      snapshots: [
+        {
+          ...ledger,
+          leases: ledger.leases.map((row, n) => (n === at ? { ...row, status: "expired" } : row)),
+        },
+        first.snapshots[1]!,
+      ],
+    };
+    const third = restarted(again);
+    expect(await scan(third, changed)).toEqual({ judged: 1, kept: rowCount - 1 });
+    expect(stored(third.db)).toEqual(cold(changed));
+
+    // Other rules or other keys: every row is judged again, whatever the store holds.
+    const upgraded = restarted(third, "newer rules, no keys");
+    const rejudged = await scan(upgraded, changed);
+    expect(rejudged.kept).toBe(0);
+    // Rows that share a sandbox are judged once more, together.
+    expect(rejudged.judged).toBeGreaterThanOrEqual(rowCount);
+    expect(stored(upgraded.db)).toEqual(cold(changed));
+    before.db.close();
+  });
+
   it("fails part-way and leaves the previous inventory whole", async () => {
     const world = twoSources(
       generatedWorldInput({ size: 400, seed: "broken", environments: 4, accounts: 2 }),
@@ -255,6 +314,7 @@ describe("a scan judged into the store as it streams", () => {
         now: world.now,
         marks: new LeasekeeperActions(),
         memory: run.memory,
+        salt: run.salt,
         digest,
       }),
     ).rejects.toThrow(/middle of a value/);

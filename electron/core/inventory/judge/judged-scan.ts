@@ -51,6 +51,12 @@ export interface JudgeScanInput {
   /** The marks of Leasekeeper's jobs: part of what each row is judged from. */
   marks: LeasekeeperActions;
   memory: ScanMemory;
+  /**
+   * What every row's inputs begin with: the salt of the rules and keys the scan judges under
+   * (`judgingSalt`). A stored row whose inputs began with another was judged under others, and is
+   * judged again.
+   */
+  salt: string;
   /** A SHA-1 (or any) digest of a text: the rows' inputs. */
   digest: (text: string) => string;
   /**
@@ -143,7 +149,7 @@ export async function judgeScan(input: JudgeScanInput): Promise<JudgedScan> {
   for (const [rank, source] of sources.entries()) {
     const { read } = source;
     const context = new SourceContext(read, rank, {
-      salt: memory.salt,
+      salt: input.salt,
       versions,
       digest: input.digest,
       listingIndex,

@@ -1,4 +1,4 @@
 // Written by `npm run rules:fingerprint` (scripts/rules-fingerprint.ts); not edited by hand.
 
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-export const RULES_FINGERPRINT = "4185caef1b202f4aeaeae2029f0a5d4f";
+export const RULES_FINGERPRINT = "845403dea30f5497516f0c2b40811244";

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { SourceProblem } from "../../../../shared/domain/paperclip.js";
 import type { ListingIndex } from "../../../../shared/domain/provider-state.js";
 import { needsFullPass } from "../../leases/changed-rows.js";
@@ -26,23 +25,16 @@ interface SourceMemory {
  * is remembered; one that failed, or a store another process saved over, is forgotten, and the next scan
  * reads every source whole.
  *
- * `salt` begins every row's inputs: drawn once per process (and again when the keys to take out change),
- * so the first scan of a process judges every row it streams again, whatever an earlier process (an
- * earlier build, other rules) wrote.
+ * What a row is compared with in the store does not live here: its inputs begin with the salt of the
+ * rules and keys it was judged under (`judgingSalt`), which outlives the process.
  */
 export class ScanMemory {
-  #salt = randomBytes(9).toString("base64");
   #listing: ListingIndex | null = null;
   readonly #sources = new Map<string, SourceMemory>();
   readonly #now: () => number;
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
-  }
-
-  /** What every row's inputs begin with in this process. */
-  get salt(): string {
-    return this.#salt;
   }
 
   /** The last scan's listings, or null: then every row's provider state is taken as new. */
@@ -99,14 +91,9 @@ export class ScanMemory {
     for (const sourceId of [...this.#sources.keys()]) if (!kept.has(sourceId)) this.#sources.delete(sourceId);
   }
 
-  /**
-   * Forgets everything: the next scan reads every source whole and takes every listed sandbox as new.
-   * With `rejudge`, it also judges every row it streams again (the keys to take out changed: every row
-   * is compared again as it is now written).
-   */
-  forget({ rejudge = false }: { rejudge?: boolean } = {}): void {
+  /** Forgets everything: the next scan reads every source whole and takes every listed sandbox as new. */
+  forget(): void {
     this.#listing = null;
     this.#sources.clear();
-    if (rejudge) this.#salt = randomBytes(9).toString("base64");
   }
 }

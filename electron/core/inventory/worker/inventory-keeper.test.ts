@@ -1,11 +1,12 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { MessageChannel } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import type { Inventory, SandboxListing } from "../../../../shared/domain/inventory.js";
-import type { ReconcileInput } from "../../../../shared/domain/reconcile.js";
+import { type ReconcileInput, reconcile } from "../../../../shared/domain/reconcile.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
+import { openDatabase } from "../../store/database.js";
 import { generatedWorldInput } from "../testing/generated-world.js";
 import { listPageOf } from "../testing/world-scan.js";
 import type { InventoryKeeper } from "./inventory-keeper.js";
@@ -339,5 +340,88 @@ describe("the inventory keeper's rescans", () => {
     const cold = await scan((await keeperOverStore()).keeper, 1, ledger, input);
     expect(second.inventory).toEqual(cold.inventory);
     expect(second.inventory.leases[at]?.lease.status).toBe("released");
+  });
+
+  it("after a restart over the same store judges only what changed, and every row again under other keys", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-restart-"));
+    const ledger = path.join(dir, "ledger.json");
+    const input = generatedWorldInput({ size: 600, seed: "keeper-restart", environments: 6, accounts: 2 });
+    const rows = input.snapshots[0]!.leases;
+    await writeFile(ledger, JSON.stringify({ environments: input.snapshots[0]!.environments, leases: rows }));
+    const db = openDatabase(path.join(dir, "data"));
+    try {
+      const first = await keeperOverStore({ db });
+      const cold = await scan(first.keeper, 1, ledger, input);
+      await first.close();
+
+      // The same build with the same keys: every row stands as the store holds it.
+      const again = await keeperOverStore({ db });
+      const restarted = await scan(again.keeper, 1, ledger, input);
+      expect(restarted.accepted.rows).toEqual({ judged: 0, reused: rows.length });
+      expect(restarted.inventory).toEqual(cold.inventory);
+      await again.close();
+
+      // Another key configured: every row is judged again, as the key must be taken out of each.
+      const keyed = await keeperOverStore({ db });
+      await keyed.keeper.handle({ type: "redactions", values: ["sk-live-restart-canary-5512"], version: 1 });
+      const rekeyed = await scan(keyed.keeper, 1, ledger, input);
+      expect(rekeyed.accepted.rows?.reused).toBe(0);
+      expect(rekeyed.accepted.rows?.judged).toBeGreaterThanOrEqual(rows.length);
+      expect(rekeyed.inventory).toEqual(cold.inventory);
+      await keyed.close();
+    } finally {
+      db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("judges a row that holds a configured key on every scan, so a restarted keeper holds it as given", async () => {
+    const key = "sk-live-restart-held-canary-7781";
+    const dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-restart-key-"));
+    const ledger = path.join(dir, "ledger.json");
+    const input = generatedWorldInput({
+      size: 300,
+      seed: "keeper-restart-key",
+      environments: 4,
+      accounts: 2,
+    });
+    const rows = input.snapshots[0]!.leases;
+    // A row alone on its sandbox: one that shares it is judged again with the rows beside it.
+    const alone = reconcile(input).leases.find(
+      (classified) => classified.lease.status === "active" && classified.sharedWith.length === 0,
+    )!;
+    const at = rows.findIndex((row) => row.id === alone.lease.id);
+    rows[at] = { ...rows[at]!, metadata: { ...(rows[at]!.metadata as object), note: key } };
+    await writeFile(ledger, JSON.stringify({ environments: input.snapshots[0]!.environments, leases: rows }));
+    const db = openDatabase(path.join(dir, "data"));
+    const keyed = async () => {
+      const over = await keeperOverStore({ db });
+      await over.keeper.handle({ type: "redactions", values: [key], version: 1 });
+      return over;
+    };
+    try {
+      const first = await keyed();
+      await scan(first.keeper, 1, ledger, input);
+      // The same keeper again: the row holding the key is judged, and it alone.
+      expect((await scan(first.keeper, 2, ledger, input)).accepted.rows).toEqual({
+        judged: 1,
+        reused: rows.length - 1,
+      });
+      await first.close();
+      expect(
+        db.prepare("SELECT data FROM inventory_rows WHERE lease_id = ?").pluck().get(rows[at]!.id),
+        "the store took the key out",
+      ).not.toContain(key);
+
+      const restarted = await keyed();
+      const { accepted, inventory } = await scan(restarted.keeper, 1, ledger, input);
+      expect(accepted.rows).toEqual({ judged: 1, reused: rows.length - 1 });
+      const held = inventory.leases.find((classified) => classified.lease.id === rows[at]!.id)!;
+      expect((held.lease.metadata as { note: string }).note, "held as its source gave it").toBe(key);
+      await restarted.close();
+    } finally {
+      db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -15,7 +15,9 @@ import type { LeasekeeperConfig } from "../../config/load.js";
 import { isCoreError } from "../../errors/core-error.js";
 import { closeSources, createSources, type LeaseSource, SourceError } from "../../leases/index.js";
 import { judgeScan, type SourceToJudge } from "../judge/judged-scan.js";
+import { judgingSalt } from "../judge/judging-salt.js";
 import { prefetched } from "../judge/prefetched-read.js";
+import { RULES_FINGERPRINT } from "../judge/rules-fingerprint.js";
 import { ScanMemory } from "../judge/scan-memory.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
 import { historyPage } from "./history-pages.js";
@@ -84,6 +86,8 @@ export class InventoryKeeper {
   #sharedSave: Promise<void> = Promise.resolve();
   readonly #marks = new LeasekeeperActions();
   readonly #memory = new ScanMemory();
+  /** The salt rows are judged under with the keys in use now (`judgingSalt`); drawn when first needed. */
+  #salt: string | null = null;
   readonly #unredacted: UnredactedRows;
   readonly #scans = new Map<number, PendingScan>();
   /** The list pages of the last scan judged, by the digest of their bytes (see `listing-page`). */
@@ -175,9 +179,9 @@ export class InventoryKeeper {
   }
 
   /**
-   * The keys in use now. When they change, the next scan reads and judges every row again, so that each
-   * is compared with the store as it is now written (a key newly configured is taken out of every row
-   * that held it).
+   * The keys in use now. When they change, the next scan reads every row and judges each again under
+   * another salt, so that each is compared with the store as it is now written (a key newly configured
+   * is taken out of every row that held it). The same keys after a restart give the same salt.
    */
   #setRedactions(values: readonly string[], version: number): void {
     const changed =
@@ -185,7 +189,20 @@ export class InventoryKeeper {
     this.#redactor.set(values);
     this.#redactions = [...values];
     this.#redactionsVersion = version;
-    if (changed) this.#memory.forget({ rejudge: true });
+    if (changed) {
+      this.#salt = null;
+      this.#memory.forget();
+    }
+  }
+
+  /** The salt of these rules and the keys in use now, with the store's seed (decision 224). */
+  #judgingSalt(): string {
+    this.#salt ??= judgingSalt({
+      rules: RULES_FINGERPRINT,
+      keys: this.#redactions,
+      seed: this.#rows.judgingSeed(),
+    });
+    return this.#salt;
   }
 
   async #loadStored(): Promise<Accepted | null> {
@@ -283,6 +300,7 @@ export class InventoryKeeper {
             now,
             marks: this.#marks,
             memory: this.#memory,
+            salt: this.#judgingSalt(),
             digest: fingerprint,
             leaseOf: (stored) => this.#unredacted.leaseOf(stored),
           });
@@ -320,8 +338,8 @@ export class InventoryKeeper {
   /** Holds an inventory judged whole elsewhere (the team's, or one main hands over), saved as one scan. */
   #takeWhole(inventory: Inventory, sourceIds: readonly string[] = sourcesOf(inventory)): Accepted {
     this.#rows.saveWhole(inventory, sourceIds);
-    // Its rows were not judged by this process: the next scan reads and judges every row again.
-    this.#memory.forget({ rejudge: true });
+    // Its rows were not judged here and are stored without inputs: the next scan judges every row again.
+    this.#memory.forget();
     this.#unredacted.clear();
     for (const classified of inventory.leases) this.#unredacted.note(classified);
     const head = this.#rows.head();

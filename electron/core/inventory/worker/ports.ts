@@ -8,6 +8,8 @@ import type { ScanRows } from "../judge/ports.js";
  * `store/judged-inventory-store.ts`; the thread's entry (`inventory-worker.ts`) joins the two.
  */
 export interface InventoryRows {
+  /** The store's random seed for the salt rows are judged under; the same for every process on it. */
+  judgingSeed(): string;
   /** Begins a scan of these sources; nothing it writes is read until it is flipped. */
   beginScan(sourceIds: readonly string[]): ScanWrite;
   /** Saves an inventory judged whole elsewhere (the team's, or one main hands over) as one scan. */

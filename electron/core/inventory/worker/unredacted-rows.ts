@@ -8,7 +8,8 @@ import type { KeyRedactor, ScanWrite } from "./ports.js";
  * row with a key pasted into its metadata, an environment whose config holds one. A plan's fingerprint,
  * a proof or a repair must see such a row as the source has it (a fingerprint of the redacted row would
  * never match the row read again before an action), and a scan judging it again must judge the real
- * row. With no key configured it holds nothing. What a scan writes is taken only once the scan is
+ * row. With no key configured it holds nothing. Such a row is judged by every scan that reads it (see
+ * `watching`), so nothing held here is ever missing for long after a restart. What a scan writes is taken only once the scan is
  * flipped; a scan abandoned changes nothing.
  */
 export class UnredactedRows {
@@ -59,7 +60,9 @@ export class UnredactedRows {
       write: (classified, options) => {
         const redacted = this.#redactor.redactDeep(classified) !== classified;
         pending.set(keyOf(classified.sourceId, classified.lease.id), redacted ? classified : null);
-        return write.write(classified, options);
+        // A row held here must be judged by every scan that reads it: stored with no inputs, it never
+        // stands as stored, so a process started again holds it once its first scan has read it.
+        return write.write(classified, redacted ? { ...options, inputs: "" } : options);
       },
       remove: (sourceId, leaseIds) => gone(sourceId, write.remove(sourceId, leaseIds)),
       endSource: (sourceId, payload) => gone(sourceId, write.endSource(sourceId, payload)),

@@ -289,3 +289,24 @@ export const INVENTORY_JUDGED_MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
+
+/**
+ * Appended after version 62: the store's own random seed for the salt a row's inputs begin with
+ * (decision 224). The salt is drawn from the rules' fingerprint and the configured keys through scrypt
+ * with this seed, so two processes of one build with the same keys judge under the same salt (a
+ * restart keeps what the store holds), and no digest at rest is a cheap test of a guessed key.
+ */
+export const INVENTORY_JUDGING_SEED_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 63,
+    name: "a seed for the salt rows are judged under",
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS inventory_judging (
+          id    INTEGER PRIMARY KEY CHECK (id = 1),
+          seed  TEXT NOT NULL
+        ) STRICT;
+      `);
+    },
+  },
+];
