@@ -299,6 +299,16 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
           note: `a fresh process: openCore over the store the scans left, to the first inventory:get answer decoded into rows (${count(startup.rows)})`,
         },
   );
+  if (!isFailed(startup) && !isFailed(rescan))
+    figures.push({
+      bench,
+      name: "first scan after a restart: CPU",
+      value: round1(startup.firstScan.cpuMs),
+      unit: "ms",
+      reference: { label: "cold scan's CPU", value: round1(rescan.cold.cpuMs) },
+      target: null,
+      note: `the scan the fresh process's first answer set off, over the store the rescan left: process.cpuUsage from that answer through the store save (${Math.round(startup.firstScan.wallMs)} ms wall)${judgedNote(startup.firstScan.judged)}; every source read whole, its rows compared with the stored ones`,
+    });
   return figures;
 }
 
