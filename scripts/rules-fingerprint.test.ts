@@ -64,6 +64,13 @@ describe("the rules' fingerprint", () => {
     expect(computeRulesFingerprint(root)).not.toBe(before);
   });
 
+  it("is the same for a checkout with CRLF line endings", () => {
+    const root = copyOfSources();
+    const rule = path.join(root, "shared", "domain", "judge-row.ts");
+    writeFileSync(rule, readFileSync(rule, "utf8").replace(/\n/g, "\r\n"));
+    expect(computeRulesFingerprint(root)).toBe(computeRulesFingerprint());
+  });
+
   it("says which import it cannot follow", () => {
     const root = copyOfSources();
     const keeper = path.join(root, "electron", "core", "inventory", "worker", "inventory-keeper.ts");

@@ -54,12 +54,13 @@ function resolveModule(target: string): string | undefined {
   return undefined;
 }
 
-/** The digest of every judging module's path and text. */
+/** The digest of every judging module's path and text (line endings as LF). */
 export function computeRulesFingerprint(root = ROOT): string {
   const hash = createHash("sha256");
   for (const file of judgingModules(root)) {
     hash.update(`${file}\u0000`);
-    hash.update(readFileSync(path.join(root, file)));
+    // A checkout that writes CRLF line endings holds the same code.
+    hash.update(readFileSync(path.join(root, file), "utf8").replace(/\r\n/g, "\n"));
     hash.update("\u0000");
   }
   return hash.digest("hex").slice(0, 32);
