@@ -440,7 +440,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "845403dea30f5497516f0c2b40811244";
+var RULES_FINGERPRINT = "824c851d34ca21b6063f5cf54a365fb1";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -802,8 +802,8 @@ var ScanListings = class {
 * a proof or a repair must see such a row as the source has it (a fingerprint of the redacted row would
 * never match the row read again before an action), and a scan judging it again must judge the real
 * row. With no key configured it holds nothing. Such a row is judged by every scan that reads it (see
-* `watching`), so nothing held here is ever missing for long after a restart. What a scan writes is taken only once the scan is
-* flipped; a scan abandoned changes nothing.
+* `watching`): after a restart it is missing here only until the first scan has read it again. What a
+* scan writes is taken only once the scan is flipped; a scan abandoned changes nothing.
 */
 var UnredactedRows = class {
 	#rows = /* @__PURE__ */ new Map();

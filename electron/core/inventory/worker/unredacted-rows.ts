@@ -9,8 +9,8 @@ import type { KeyRedactor, ScanWrite } from "./ports.js";
  * a proof or a repair must see such a row as the source has it (a fingerprint of the redacted row would
  * never match the row read again before an action), and a scan judging it again must judge the real
  * row. With no key configured it holds nothing. Such a row is judged by every scan that reads it (see
- * `watching`), so nothing held here is ever missing for long after a restart. What a scan writes is taken only once the scan is
- * flipped; a scan abandoned changes nothing.
+ * `watching`): after a restart it is missing here only until the first scan has read it again. What a
+ * scan writes is taken only once the scan is flipped; a scan abandoned changes nothing.
  */
 export class UnredactedRows {
   readonly #rows = new Map<string, ClassifiedLease>();
