@@ -1,5 +1,6 @@
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
 import { verdictChangesAt } from "../../../shared/domain/verdict-changes-at.js";
+import { NO_INPUTS } from "./inventory-rows/row-columns.js";
 import { InventoryScanWrite } from "./inventory-rows/scan-write.js";
 import type {
   StoredScan,
@@ -77,7 +78,7 @@ function writeInventory(scan: InventoryScanWrite, inventory: Inventory): void {
     scan.beginSource(sourceId, "whole");
     rows.forEach((classified, seq) => {
       const rejudgeAtMs = verdictChangesAt(classified.lease, classified.provider.code, nowMs);
-      scan.write(classified, { seq, inputs: "", rejudgeAtMs });
+      scan.write(classified, { seq, inputs: NO_INPUTS, rejudgeAtMs });
     });
     scan.endSource(sourceId, payload);
   }

@@ -1,4 +1,4 @@
 // Written by `npm run rules:fingerprint` (scripts/rules-fingerprint.ts); not edited by hand.
 
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-export const RULES_FINGERPRINT = "824c851d34ca21b6063f5cf54a365fb1";
+export const RULES_FINGERPRINT = "5f287611947c79e17ba92ca60b970ab2";

@@ -14,6 +14,7 @@ import { judgeRow } from "../../../../shared/domain/judge-row.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { isCoreError } from "../../errors/core-error.js";
 import { closeSources, createSources, type LeaseSource, SourceError } from "../../leases/index.js";
+import { NO_INPUTS } from "../../store/inventory-rows/row-columns.js";
 import { judgeScan, type SourceToJudge } from "../judge/judged-scan.js";
 import { judgingSalt } from "../judge/judging-salt.js";
 import { prefetched } from "../judge/prefetched-read.js";
@@ -459,7 +460,7 @@ export class InventoryKeeper {
           now,
         });
         // Judged again by the next scan, which reads the listing the mark stands over.
-        write.write(judged, { seq, inputs: "", rejudgeAtMs: now.getTime() });
+        write.write(judged, { seq, inputs: NO_INPUTS, rejudgeAtMs: now.getTime() });
       }
       for (const sourceId of head.scan.sourceIds) write.endSource(sourceId);
       const { inventory } = head;

@@ -1,5 +1,6 @@
 import type { ClassifiedLease } from "../../../../shared/domain/inventory.js";
 import type { LeaseRow } from "../../../../shared/domain/paperclip.js";
+import { NO_INPUTS } from "../../store/inventory-rows/row-columns.js";
 import type { RowRead } from "../judge/ports.js";
 import type { KeyRedactor, ScanWrite } from "./ports.js";
 
@@ -62,7 +63,7 @@ export class UnredactedRows {
         pending.set(keyOf(classified.sourceId, classified.lease.id), redacted ? classified : null);
         // A row held here must be judged by every scan that reads it: stored with no inputs, it never
         // stands as stored, so a process started again holds it once its first scan has read it.
-        return write.write(classified, redacted ? { ...options, inputs: "" } : options);
+        return write.write(classified, redacted ? { ...options, inputs: NO_INPUTS } : options);
       },
       remove: (sourceId, leaseIds) => gone(sourceId, write.remove(sourceId, leaseIds)),
       endSource: (sourceId, payload) => gone(sourceId, write.endSource(sourceId, payload)),

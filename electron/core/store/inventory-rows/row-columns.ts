@@ -30,11 +30,17 @@ export interface RowColumns {
   data: string;
 }
 
+/**
+ * The inputs stored for a row that was not judged from its inputs here (an inventory taken whole, a
+ * row holding a configured key, a job's mark): never a digest, so the next scan judges the row again.
+ */
+export const NO_INPUTS = "";
+
 /** What a scan says of a row beside the row itself. */
 export interface RowWriteOptions {
   /** Its place in its source's order (0 in a source ordered by lease id). */
   seq: number;
-  /** A digest of what it was judged from but the other rows on its sandbox. */
+  /** A digest of what it was judged from but the other rows on its sandbox, or `NO_INPUTS`. */
   inputs: string;
   /** When the time alone may change its verdict; null: never. */
   rejudgeAtMs: number | null;
