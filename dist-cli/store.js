@@ -7185,6 +7185,128 @@ function describeIssue(issues, prefix = "") {
 	const message = issue === void 0 ? "is invalid" : issue.code === "unrecognized_keys" ? `unknown field(s) ${issue.keys.join(", ")}` : issue.message;
 	return field === "" ? `${message}.` : `${field}: ${message}.`;
 }
+// electron/core/leases/first-seen-ids.ts
+/**
+* Where each id of a streamed list was first read, for refusing a later item that repeats one. A
+* ledger of a long-lived instance holds a row for every lease it ever made, so this is the one part of
+* a ledger's read that grows with its history: it is kept packed, each id's UTF-8 bytes in one buffer
+* and its place in an open-addressed table of typed arrays, about 60 bytes an id where a `Map` of
+* strings takes about 85 and leaves a million objects for the collector to walk.
+*/
+var FirstSeenIds = class {
+	/** Every id's UTF-8 bytes, one after another; entry `n` ends at `#ends[n]`. */
+	#bytes = new Uint8Array(INITIAL_BYTES);
+	#ends = new Uint32Array(INITIAL_ENTRIES);
+	#firstIndexes = new Uint32Array(INITIAL_ENTRIES);
+	#count = 0;
+	/** Open addressing, linear probing: entry number + 1 in each used slot, 0 in a free one. */
+	#slots = new Int32Array(INITIAL_ENTRIES * 2);
+	get size() {
+		return this.#count;
+	}
+	/**
+	* Notes `id` as first read at `index` and answers undefined, or answers the index it was first read
+	* at (and notes nothing).
+	*/
+	noteFirst(id, index) {
+		if (!Number.isInteger(index) || index < 0 || index > MAX_INDEX) throw new RangeError(`an item's index must be a whole number from 0 to ${MAX_INDEX}, not ${index}`);
+		const start = this.#count === 0 ? 0 : this.#ends[this.#count - 1];
+		const end = this.#encodeAt(id, start);
+		const found = this.#find(start, end);
+		if (found.entry !== void 0) return this.#firstIndexes[found.entry];
+		this.#reserveEntry();
+		const entry = this.#count++;
+		this.#ends[entry] = end;
+		this.#firstIndexes[entry] = index;
+		this.#slots[found.slot] = entry + 1;
+		if (this.#count * 4 > this.#slots.length * 3) this.#rehash(this.#slots.length * 2);
+	}
+	/** The index `id` was first read at, if it was. */
+	firstIndexOf(id) {
+		const start = this.#count === 0 ? 0 : this.#ends[this.#count - 1];
+		const { entry } = this.#find(start, this.#encodeAt(id, start));
+		return entry === void 0 ? void 0 : this.#firstIndexes[entry];
+	}
+	has(id) {
+		return this.firstIndexOf(id) !== void 0;
+	}
+	/**
+	* Writes `id`'s UTF-8 bytes from `start` (past the kept ones) and answers where they end. Ids are
+	* nearly always ASCII, copied a character at a time; any other is left to the encoder.
+	*/
+	#encodeAt(id, start) {
+		this.#reserveBytes(start + id.length * 3);
+		const bytes = this.#bytes;
+		for (let at = 0; at < id.length; at++) {
+			const code = id.charCodeAt(at);
+			if (code >= 128) return start + encoder.encodeInto(id, bytes.subarray(start)).written;
+			bytes[start + at] = code;
+		}
+		return start + id.length;
+	}
+	/** The entry whose bytes equal `#bytes[start, end)`, else the free slot where they would go. */
+	#find(start, end) {
+		const slots = this.#slots;
+		const mask = slots.length - 1;
+		for (let slot = hashOf(this.#bytes, start, end) & mask;; slot = slot + 1 & mask) {
+			const held = slots[slot];
+			if (held === 0) return {
+				entry: void 0,
+				slot
+			};
+			if (this.#equals(held - 1, start, end)) return {
+				entry: held - 1,
+				slot
+			};
+		}
+	}
+	#equals(entry, start, end) {
+		const bytes = this.#bytes;
+		const from = entry === 0 ? 0 : this.#ends[entry - 1];
+		if (this.#ends[entry] - from !== end - start) return false;
+		for (let at = 0; at < end - start; at++) if (bytes[from + at] !== bytes[start + at]) return false;
+		return true;
+	}
+	#rehash(size) {
+		const slots = new Int32Array(size);
+		const mask = size - 1;
+		for (let entry = 0; entry < this.#count; entry++) {
+			const from = entry === 0 ? 0 : this.#ends[entry - 1];
+			let slot = hashOf(this.#bytes, from, this.#ends[entry]) & mask;
+			while (slots[slot] !== 0) slot = slot + 1 & mask;
+			slots[slot] = entry + 1;
+		}
+		this.#slots = slots;
+	}
+	#reserveBytes(needed) {
+		if (needed <= this.#bytes.length) return;
+		if (needed > MAX_BYTES) throw new RangeError("more ids than one read can note (4 GiB of them)");
+		const bytes = new Uint8Array(Math.min(MAX_BYTES, Math.max(needed, Math.ceil(this.#bytes.length * 1.5))));
+		bytes.set(this.#bytes);
+		this.#bytes = bytes;
+	}
+	#reserveEntry() {
+		if (this.#count < this.#ends.length) return;
+		const length = Math.ceil(this.#ends.length * 1.5);
+		const ends = new Uint32Array(length);
+		ends.set(this.#ends);
+		this.#ends = ends;
+		const firstIndexes = new Uint32Array(length);
+		firstIndexes.set(this.#firstIndexes);
+		this.#firstIndexes = firstIndexes;
+	}
+};
+var encoder = new TextEncoder();
+var INITIAL_ENTRIES = 1024;
+var INITIAL_BYTES = INITIAL_ENTRIES * 40;
+var MAX_BYTES = 2 ** 32 - 1;
+var MAX_INDEX = 2 ** 32 - 1;
+/** FNV-1a over the bytes, 32 bits. */
+function hashOf(bytes, start, end) {
+	let hash = 2166136261;
+	for (let at = start; at < end; at++) hash = Math.imul(hash ^ bytes[at], 16777619);
+	return hash >>> 0;
+}
 // electron/core/leases/rows.ts
 function parseEnvironments(items, sourceId, list) {
 	const parsed = parseEach(items, EnvironmentSchema, sourceId, list);
@@ -7207,7 +7329,7 @@ var LeaseRowCollector = class {
 	#indices = [];
 	#problems = [];
 	#unreadable = [];
-	#firstIndexById = /* @__PURE__ */ new Map();
+	#firstSeen = new FirstSeenIds();
 	constructor(sourceId, list) {
 		this.#sourceId = sourceId;
 		this.#list = list;
@@ -7220,12 +7342,11 @@ var LeaseRowCollector = class {
 			return;
 		}
 		const row = result.data;
-		const first = this.#firstIndexById.get(row.id);
+		const first = this.#firstSeen.noteFirst(row.id, index);
 		if (first !== void 0) {
 			this.#refuse(item, index, `${list}[${index}].id: repeats ${list}[${first}].`);
 			return;
 		}
-		this.#firstIndexById.set(row.id, index);
 		row.metadata = withoutSecrets(row.metadata);
 		this.#rows.push(row);
 		this.#indices.push(index);
@@ -7254,7 +7375,7 @@ var LeaseRowCollector = class {
 	}
 	/** The same gaps `gapsOf` finds for the whole list. */
 	gaps() {
-		return gapsOfEntries(new Set(this.#firstIndexById.keys()), this.#unreadable, this.#sourceId, "leases");
+		return gapsOfEntries(this.#firstSeen, this.#unreadable, this.#sourceId, "leases");
 	}
 	#refuse(item, index, message) {
 		this.#problems.push({

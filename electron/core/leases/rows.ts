@@ -11,6 +11,7 @@ import {
   type SourceProblem,
 } from "../../../shared/domain/paperclip.js";
 import { describeIssue } from "../validation.js";
+import { FirstSeenIds } from "./first-seen-ids.js";
 
 /**
  * Turning a source's raw JSON arrays into rows: each item is parsed on its own, a bad one becomes a
@@ -51,7 +52,7 @@ export class LeaseRowCollector {
   #indices: number[] = [];
   readonly #problems: SourceProblem[] = [];
   readonly #unreadable: UnreadableEntry[] = [];
-  readonly #firstIndexById = new Map<string, number>();
+  readonly #firstSeen = new FirstSeenIds();
 
   constructor(sourceId: string, list: string) {
     this.#sourceId = sourceId;
@@ -66,12 +67,11 @@ export class LeaseRowCollector {
       return;
     }
     const row = result.data;
-    const first = this.#firstIndexById.get(row.id);
+    const first = this.#firstSeen.noteFirst(row.id, index);
     if (first !== undefined) {
       this.#refuse(item, index, `${list}[${index}].id: repeats ${list}[${first}].`);
       return;
     }
-    this.#firstIndexById.set(row.id, index);
     row.metadata = withoutSecrets(row.metadata);
     this.#rows.push(row);
     this.#indices.push(index);
@@ -100,7 +100,7 @@ export class LeaseRowCollector {
 
   /** The same gaps `gapsOf` finds for the whole list. */
   gaps(): SourceGap[] {
-    return gapsOfEntries(new Set(this.#firstIndexById.keys()), this.#unreadable, this.#sourceId, "leases");
+    return gapsOfEntries(this.#firstSeen, this.#unreadable, this.#sourceId, "leases");
   }
 
   #refuse(item: unknown, index: number, message: string): void {
@@ -157,7 +157,7 @@ function unreadableEntry(item: unknown, index: number, list: "environments" | "l
 }
 
 function gapsOfEntries(
-  read: ReadonlySet<string>,
+  read: { has(id: string): boolean },
   entries: readonly UnreadableEntry[],
   source: string,
   list: "environments" | "leases",
