@@ -2627,26 +2627,6 @@ var INVENTORY_JUDGING_SEED_MIGRATIONS = [{
       `);
 	}
 }];
-/**
-* Appended after version 63: the index on the live rows carries what the table's view is read from. The
-* view is put together again from every live row's `view_row` after each scan and at each start; a row
-* of `inventory_rows` is as wide as its whole JSON, about a page of the table, so reaching it from the
-* index for each live row read a page a row (0.9 s for 96,000 rows; 0.13 s from the index alone).
-* `headline` and `environment_id` are there so that both reads (every live row, one environment's) are
-* answered by the index without the table.
-*/
-var INVENTORY_LIVE_VIEW_INDEX_MIGRATIONS = [{
-	version: 64,
-	name: "the live rows' view read from their index",
-	up(db) {
-		db.exec(`
-        DROP INDEX IF EXISTS inventory_rows_live;
-        CREATE INDEX inventory_rows_live
-          ON inventory_rows (source_id, seq, lease_id, headline, environment_id, view_row)
-          WHERE headline <> 'closed';
-      `);
-	}
-}];
 // electron/core/store/sqlite/migrations/marker-proofs.ts
 var MARKER_PROOF_MIGRATIONS = [{
 	version: 40,
@@ -2719,8 +2699,7 @@ var MIGRATIONS = [
 	...ACTIONS_PLAN_CANCEL_MIGRATIONS,
 	...INVENTORY_ROW_MIGRATIONS,
 	...INVENTORY_JUDGED_MIGRATIONS,
-	...INVENTORY_JUDGING_SEED_MIGRATIONS,
-	...INVENTORY_LIVE_VIEW_INDEX_MIGRATIONS
+	...INVENTORY_JUDGING_SEED_MIGRATIONS
 ];
 // electron/core/store/database.ts
 var DATABASE_FILE_NAME = "leasekeeper.db";

@@ -310,26 +310,3 @@ export const INVENTORY_JUDGING_SEED_MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
-
-/**
- * Appended after version 63: the index on the live rows carries what the table's view is read from. The
- * view is put together again from every live row's `view_row` after each scan and at each start; a row
- * of `inventory_rows` is as wide as its whole JSON, about a page of the table, so reaching it from the
- * index for each live row read a page a row (0.9 s for 96,000 rows; 0.13 s from the index alone).
- * `headline` and `environment_id` are there so that both reads (every live row, one environment's) are
- * answered by the index without the table.
- */
-export const INVENTORY_LIVE_VIEW_INDEX_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 64,
-    name: "the live rows' view read from their index",
-    up(db) {
-      db.exec(`
-        DROP INDEX IF EXISTS inventory_rows_live;
-        CREATE INDEX inventory_rows_live
-          ON inventory_rows (source_id, seq, lease_id, headline, environment_id, view_row)
-          WHERE headline <> 'closed';
-      `);
-    },
-  },
-];
