@@ -1,6 +1,6 @@
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+import { NO_INPUTS } from "../../../shared/domain/no-inputs.js";
 import { verdictChangesAt } from "../../../shared/domain/verdict-changes-at.js";
-import { NO_INPUTS } from "./inventory-rows/row-columns.js";
 import { InventoryScanWrite } from "./inventory-rows/scan-write.js";
 import type {
   StoredScan,

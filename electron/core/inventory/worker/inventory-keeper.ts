@@ -11,10 +11,10 @@ import {
 import { originOf } from "../../../../shared/domain/api-url.js";
 import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../../shared/domain/inventory.js";
 import { judgeRow } from "../../../../shared/domain/judge-row.js";
+import { NO_INPUTS } from "../../../../shared/domain/no-inputs.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { isCoreError } from "../../errors/core-error.js";
 import { closeSources, createSources, type LeaseSource, SourceError } from "../../leases/index.js";
-import { NO_INPUTS } from "../../store/inventory-rows/row-columns.js";
 import { judgeScan, type SourceToJudge } from "../judge/judged-scan.js";
 import { judgingSalt } from "../judge/judging-salt.js";
 import { prefetched } from "../judge/prefetched-read.js";

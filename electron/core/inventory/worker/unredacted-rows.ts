@@ -1,6 +1,6 @@
 import type { ClassifiedLease } from "../../../../shared/domain/inventory.js";
+import { NO_INPUTS } from "../../../../shared/domain/no-inputs.js";
 import type { LeaseRow } from "../../../../shared/domain/paperclip.js";
-import { NO_INPUTS } from "../../store/inventory-rows/row-columns.js";
 import type { RowRead } from "../judge/ports.js";
 import type { KeyRedactor, ScanWrite } from "./ports.js";
 

@@ -30,12 +30,6 @@ export interface RowColumns {
   data: string;
 }
 
-/**
- * The inputs stored for a row that was not judged from its inputs here (an inventory taken whole, a
- * row holding a configured key, a job's mark): never a digest, so the next scan judges the row again.
- */
-export const NO_INPUTS = "";
-
 /** What a scan says of a row beside the row itself. */
 export interface RowWriteOptions {
   /** Its place in its source's order (0 in a source ordered by lease id). */
