@@ -12,11 +12,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startPostgres } from "../test/support/postgres.js";
 import type { ReadChildResult, RescanChildResult, StartupChildResult } from "./inventory-child.js";
+import { compiledInventoryChild } from "./lib/compiled-child.js";
 import { freePort, ROOT, runJsonChild, startSimulatorProcess } from "./lib/processes.js";
 import type { Figure } from "./lib/report.js";
 import { CONFIG_FILE, DATABASE_URL_ENV, FLEET_FILE, type WorldWriterResult } from "./lib/world-files.js";
 
-const CHILD = path.join(ROOT, "bench", "inventory-child.ts");
 const WORLD = path.join(ROOT, "bench", "inventory-world.ts");
 /** Live rows of a long-lived world, the size from which worlds are long-lived. */
 export const LONG_LIVED_LIVE_ROWS = 50_000;
@@ -57,6 +57,7 @@ const isFailed = (value: unknown): value is Failed =>
   typeof value === "object" && value !== null && "failed" in value;
 
 export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBenchResult> {
+  const childFile = await compiledInventoryChild();
   const { size, source } = options;
   const budget = options.budget ?? 6000;
   const seed = options.seed ?? "leasekeeper-bench";
@@ -103,7 +104,10 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
     const configFile = path.join(dir, CONFIG_FILE);
     const env = { ...keys, ...databaseEnv };
     const child = <T>(mode: string) =>
-      runJsonChild<T>(CHILD, ["--mode", mode, "--config", configFile], { env, timeoutMs: minutes * 60_000 });
+      runJsonChild<T>(childFile, ["--mode", mode, "--config", configFile], {
+        env,
+        timeoutMs: minutes * 60_000,
+      });
     const read =
       source === "paperclip-db"
         ? await timed("read", () => child<ReadChildResult>("read").catch(failedOf))

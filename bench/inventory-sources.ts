@@ -15,10 +15,10 @@ import { generateDemoWorld, writeDemoWorld } from "../simulator/index.js";
 import { startPostgres } from "../test/support/postgres.js";
 import { requestFloors } from "./inventory.js";
 import type { ReadChildResult, ScanChildResult } from "./inventory-child.js";
-import { ROOT, runJsonChild, startSimulatorProcess } from "./lib/processes.js";
+import { compiledInventoryChild } from "./lib/compiled-child.js";
+import { runJsonChild, startSimulatorProcess } from "./lib/processes.js";
 import type { Figure } from "./lib/report.js";
 
-const CHILD = path.join(ROOT, "bench", "inventory-child.ts");
 const URL_ENV = "LEASEKEEPER_BENCH_PAPERCLIP_DATABASE_URL";
 const LIVE_RUN_STATUS = "running";
 
@@ -44,6 +44,7 @@ export interface SourceComparisonResult {
 }
 
 export async function runSourceComparison(options: SourceComparisonOptions): Promise<SourceComparisonResult> {
+  const childFile = await compiledInventoryChild();
   const { size } = options;
   const environments = 50;
   const accounts = size >= 10_000 ? 5 : 2;
@@ -93,7 +94,7 @@ export async function runSourceComparison(options: SourceComparisonOptions): Pro
     ) => {
       const file = path.join(dir, `${name}.config.json`);
       await writeFile(file, JSON.stringify({ ...baseConfig, sources, rateLimitPerMinute: budget }));
-      return runJsonChild<T>(CHILD, ["--mode", mode, "--config", file], {
+      return runJsonChild<T>(childFile, ["--mode", mode, "--config", file], {
         env: { ...world.keys, ...env },
         timeoutMs: 15 * 60_000,
       });

@@ -12,11 +12,11 @@ import type {
   ScanChildResult,
   StartupChildResult,
 } from "./inventory-child.js";
-import { ROOT, runJsonChild, startSimulatorProcess } from "./lib/processes.js";
+import { compiledInventoryChild } from "./lib/compiled-child.js";
+import { runJsonChild, startSimulatorProcess } from "./lib/processes.js";
 import type { Figure } from "./lib/report.js";
 
 export const LIST_PAGE_SIZE = 500;
-const CHILD = path.join(ROOT, "bench", "inventory-child.ts");
 
 export interface InventoryBenchOptions {
   size: number;
@@ -57,6 +57,7 @@ export interface InventoryBenchResult {
 }
 
 export async function runInventoryBench(options: InventoryBenchOptions): Promise<InventoryBenchResult> {
+  const childFile = await compiledInventoryChild();
   const size = options.size;
   // A 100,000-lease child needs more than the default five minutes on a loaded machine.
   const timeoutMs = Math.max(5, Math.ceil(size / 5000)) * 60_000;
@@ -94,12 +95,12 @@ export async function runInventoryBench(options: InventoryBenchOptions): Promise
     const { requestFloorByOrigin, requestFloor, pacingFloorMs: pacingFloor } = requestFloors(world);
 
     await writeBudget(budget);
-    const scan = await runJsonChild<ScanChildResult>(CHILD, ["--mode", "scan", "--config", configFile], {
+    const scan = await runJsonChild<ScanChildResult>(childFile, ["--mode", "scan", "--config", configFile], {
       env: world.keys,
       timeoutMs,
     });
     const startup = await runJsonChild<StartupChildResult>(
-      CHILD,
+      childFile,
       ["--mode", "startup", "--config", configFile],
       { env: world.keys, timeoutMs },
     );
@@ -107,7 +108,7 @@ export async function runInventoryBench(options: InventoryBenchOptions): Promise
     if (fastBudget > 0) {
       await writeBudget(fastBudget);
       const fastScan = await runJsonChild<ScanChildResult>(
-        CHILD,
+        childFile,
         ["--mode", "scan", "--config", configFile],
         {
           env: world.keys,
@@ -155,7 +156,7 @@ export async function runInventoryBench(options: InventoryBenchOptions): Promise
     await writeFile(targetsFile, JSON.stringify(sample));
     await writeBudget(budget);
     const sampled = await runJsonChild<BaselineChildResult>(
-      CHILD,
+      childFile,
       ["--mode", "baseline", "--config", configFile, "--targets", targetsFile, "--budget", String(budget)],
       { env: world.keys },
     );

@@ -119,16 +119,18 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Runs a TypeScript file in a fresh Node process (so its memory high-water mark and JIT state are its
- * own) and returns the JSON object it prints as its last stdout line. Its stderr passes through; when it
- * fails, the error carries the last lines of it (an out-of-memory abort says why there).
+ * Runs a file in a fresh Node process (so its memory high-water mark and JIT state are its own) and
+ * returns the JSON object it prints as its last stdout line: a TypeScript file through tsx's loader, a
+ * compiled one (`compiledInventoryChild`) in plain Node. Its stderr passes through; when it fails, the
+ * error carries the last lines of it (an out-of-memory abort says why there).
  */
 export async function runJsonChild<T>(
   file: string,
   args: readonly string[],
   options: { env?: NodeJS.ProcessEnv; nodeArgs?: readonly string[]; timeoutMs?: number } = {},
 ): Promise<T> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...TSX_IMPORT, file, ...args], {
+  const loader = file.endsWith(".ts") ? TSX_IMPORT : [];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, file, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
