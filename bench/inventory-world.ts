@@ -16,6 +16,7 @@ import { parseEnvironments, parseLeaseRows } from "../electron/core/leases/rows.
 import { createPaperclipSchema, PaperclipSeed } from "../electron/core/leases/testing/paperclip-db/seed.js";
 import type { LeaseRow } from "../shared/domain/paperclip.js";
 import { type FleetSandbox, generateDemoWorld, type LedgerLease } from "../simulator/index.js";
+import { peakRssMB } from "./lib/probes.js";
 import {
   CONFIG_FILE,
   DATABASE_URL_ENV,
@@ -119,7 +120,7 @@ const result: WorldWriterResult = {
   requestFloor: Object.values(requestFloorByOrigin).reduce((sum, n) => sum + n, 0),
   requestFloorByOrigin,
   generateAndWriteMs: Math.round(performance.now() - started),
-  peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+  peakRssMB: Math.round(peakRssMB()),
 };
 process.stdout.write(`${JSON.stringify(result)}\n`);
 

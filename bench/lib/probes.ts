@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 
 /**
@@ -179,10 +179,25 @@ export class MemoryProbe {
     return {
       heapUsedMaxMB: round(Math.max(this.#heapUsed, usage.heapUsed) / 1024 ** 2),
       rssMaxMB: round(Math.max(this.#rss, usage.rss) / 1024 ** 2),
-      // The kernel's own high-water mark for the whole process life (kB on Linux).
-      maxRssMB: round(process.resourceUsage().maxRSS / 1024),
+      maxRssMB: peakRssMB(),
     };
   }
+}
+
+/**
+ * The kernel's high-water mark of this process's resident memory since it started (VmHWM, Linux), in
+ * MB. Not `process.resourceUsage().maxRSS`: getrusage keeps the largest of a process's memories across
+ * fork and exec, so a child spawned by a runner holding 700 MB reports 700 MB before it has done
+ * anything. Elsewhere, where there is no /proc, that figure is all there is.
+ */
+export function peakRssMB(): number {
+  try {
+    const kilobytes = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    if (kilobytes !== undefined) return round(Number(kilobytes) / 1024);
+  } catch {
+    // No /proc: not Linux.
+  }
+  return round(process.resourceUsage().maxRSS / 1024);
 }
 
 export function round(value: number, digits = 1): number {
