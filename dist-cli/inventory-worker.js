@@ -440,7 +440,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "fd41117f2fb3078f686c2e8eb4e764c0";
+var RULES_FINGERPRINT = "cc927c113b64b30200a1d341a7ccdd55";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of

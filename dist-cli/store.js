@@ -7210,7 +7210,7 @@ var FirstSeenIds = class {
 	*/
 	noteFirst(id, index) {
 		if (!Number.isInteger(index) || index < 0 || index > MAX_INDEX) throw new RangeError(`an item's index must be a whole number from 0 to ${MAX_INDEX}, not ${index}`);
-		const start = this.#count === 0 ? 0 : this.#ends[this.#count - 1];
+		const start = this.#startOf(this.#count);
 		const end = this.#encodeAt(id, start);
 		const found = this.#find(start, end);
 		if (found.entry !== void 0) return this.#firstIndexes[found.entry];
@@ -7223,12 +7223,16 @@ var FirstSeenIds = class {
 	}
 	/** The index `id` was first read at, if it was. */
 	firstIndexOf(id) {
-		const start = this.#count === 0 ? 0 : this.#ends[this.#count - 1];
+		const start = this.#startOf(this.#count);
 		const { entry } = this.#find(start, this.#encodeAt(id, start));
 		return entry === void 0 ? void 0 : this.#firstIndexes[entry];
 	}
 	has(id) {
 		return this.firstIndexOf(id) !== void 0;
+	}
+	/** Where entry `entry`'s bytes begin: where the one before it ends (`#count`: past every kept id). */
+	#startOf(entry) {
+		return entry === 0 ? 0 : this.#ends[entry - 1];
 	}
 	/**
 	* Writes `id`'s UTF-8 bytes from `start` (past the kept ones) and answers where they end. Ids are
@@ -7262,7 +7266,7 @@ var FirstSeenIds = class {
 	}
 	#equals(entry, start, end) {
 		const bytes = this.#bytes;
-		const from = entry === 0 ? 0 : this.#ends[entry - 1];
+		const from = this.#startOf(entry);
 		if (this.#ends[entry] - from !== end - start) return false;
 		for (let at = 0; at < end - start; at++) if (bytes[from + at] !== bytes[start + at]) return false;
 		return true;
@@ -7271,8 +7275,7 @@ var FirstSeenIds = class {
 		const slots = new Int32Array(size);
 		const mask = size - 1;
 		for (let entry = 0; entry < this.#count; entry++) {
-			const from = entry === 0 ? 0 : this.#ends[entry - 1];
-			let slot = hashOf(this.#bytes, from, this.#ends[entry]) & mask;
+			let slot = hashOf(this.#bytes, this.#startOf(entry), this.#ends[entry]) & mask;
 			while (slots[slot] !== 0) slot = slot + 1 & mask;
 			slots[slot] = entry + 1;
 		}

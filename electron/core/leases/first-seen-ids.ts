@@ -27,7 +27,7 @@ export class FirstSeenIds {
       throw new RangeError(`an item's index must be a whole number from 0 to ${MAX_INDEX}, not ${index}`);
     }
     // Encoded where it would be kept: a repeat leaves the bytes past the end, to be written over.
-    const start = this.#count === 0 ? 0 : this.#ends[this.#count - 1]!;
+    const start = this.#startOf(this.#count);
     const end = this.#encodeAt(id, start);
     const found = this.#find(start, end);
     if (found.entry !== undefined) return this.#firstIndexes[found.entry];
@@ -42,13 +42,18 @@ export class FirstSeenIds {
 
   /** The index `id` was first read at, if it was. */
   firstIndexOf(id: string): number | undefined {
-    const start = this.#count === 0 ? 0 : this.#ends[this.#count - 1]!;
+    const start = this.#startOf(this.#count);
     const { entry } = this.#find(start, this.#encodeAt(id, start));
     return entry === undefined ? undefined : this.#firstIndexes[entry];
   }
 
   has(id: string): boolean {
     return this.firstIndexOf(id) !== undefined;
+  }
+
+  /** Where entry `entry`'s bytes begin: where the one before it ends (`#count`: past every kept id). */
+  #startOf(entry: number): number {
+    return entry === 0 ? 0 : this.#ends[entry - 1]!;
   }
 
   /**
@@ -79,7 +84,7 @@ export class FirstSeenIds {
 
   #equals(entry: number, start: number, end: number): boolean {
     const bytes = this.#bytes;
-    const from = entry === 0 ? 0 : this.#ends[entry - 1]!;
+    const from = this.#startOf(entry);
     if (this.#ends[entry]! - from !== end - start) return false;
     for (let at = 0; at < end - start; at++) if (bytes[from + at] !== bytes[start + at]) return false;
     return true;
@@ -89,8 +94,7 @@ export class FirstSeenIds {
     const slots = new Int32Array(size);
     const mask = size - 1;
     for (let entry = 0; entry < this.#count; entry++) {
-      const from = entry === 0 ? 0 : this.#ends[entry - 1]!;
-      let slot = hashOf(this.#bytes, from, this.#ends[entry]!) & mask;
+      let slot = hashOf(this.#bytes, this.#startOf(entry), this.#ends[entry]!) & mask;
       while (slots[slot] !== 0) slot = (slot + 1) & mask;
       slots[slot] = entry + 1;
     }
