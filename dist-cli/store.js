@@ -2180,6 +2180,38 @@ function scannedMetadata(value, leftOut) {
 function listedEnvironmentId(classified) {
 	return classified.environment?.id ?? classified.lease.environmentId;
 }
+// shared/domain/plan-rows.ts
+/**
+* Whether a plan of `selection` acts on a row. A plan reads these rows and the rows each of them shares
+* its sandbox with (`sharedWith`, by lease id in any source), nothing else: what a store hands a plan,
+* so that asking to act on one row never reads every row there is.
+*/
+function planPicker(selection) {
+	switch (selection.kind) {
+		case "leases": {
+			const leaseIds = new Set(selection.leaseIds);
+			return (classified) => leaseIds.has(classified.lease.id);
+		}
+		case "headline": {
+			const headlines = new Set(selection.headlines);
+			const environments = selection.environmentIds === void 0 ? null : new Set(selection.environmentIds);
+			return (classified) => {
+				if (!headlines.has(classified.verdict.headline)) return false;
+				if (environments === null) return true;
+				const environmentId = listedEnvironmentId(classified);
+				return environmentId !== null && environments.has(environmentId);
+			};
+		}
+		case "untracked": return () => false;
+	}
+}
+function planRowFilter(selection) {
+	switch (selection.kind) {
+		case "leases": return { leaseIds: [...new Set(selection.leaseIds)] };
+		case "headline": return { headlines: [...new Set(selection.headlines)] };
+		case "untracked": return null;
+	}
+}
 // electron/core/store/sqlite/migrations/actions.ts
 /**
 * The action engine's tables, in the store's migration list (./index.ts). Plans and
@@ -5713,6 +5745,20 @@ var StoredInventory = class {
 				const rows = environmentId === void 0 ? all.pluck().iterate(sourceId) : under.pluck().iterate(sourceId, environmentId);
 				for (const text of rows) each(JSON.parse(text));
 			}
+			return true;
+		}) === true;
+	}
+	/**
+	* Calls `each` with the stored rows that have one of these lease ids, or one of these headlines,
+	* source by source in each source's order; false: not that scan. What a plan reads instead of every row.
+	*/
+	forEachWith(scan, filter, each) {
+		const [column, values] = "leaseIds" in filter ? ["lease_id", filter.leaseIds] : ["headline", filter.headlines];
+		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
+      WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY seq, lease_id`);
+		const wanted = JSON.stringify(values);
+		return this.#reading(scan, (observedAt) => {
+			for (const sourceId of scan.sourceIds) for (const row of read.iterate(sourceId, wanted)) each(storedRow(row, observedAt));
 			return true;
 		}) === true;
 	}
@@ -10191,4 +10237,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, listedEnvironmentId, loadSharedView, markerPrefix, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, listedEnvironmentId, loadSharedView, markerPrefix, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };

@@ -235,7 +235,8 @@ for (const seed of SEEDS) {
           actions: (deps) =>
             engineActions({
               ...deps,
-              inventory: { current: async () => faulted, refresh: () => deps.inventory.refresh() },
+              // Every headline is selected: the plan reads every row, so the whole faulted inventory is its read.
+              inventory: { forPlan: async () => faulted, refresh: () => deps.inventory.refresh() },
             }),
         });
         try {

@@ -169,9 +169,11 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       const parsed = PlanRequestSchema.safeParse(request);
       if (!parsed.success) throw new CoreError("action", "invalid-request", "The plan request is malformed.");
       const started = performance.now();
-      let inventory: Awaited<ReturnType<InventoryPort["current"]>>;
+      let inventory: Awaited<ReturnType<InventoryPort["forPlan"]>>;
       try {
-        inventory = await deps.inventory.current({ maxAgeMs: options.inventoryMaxAgeMs });
+        inventory = await deps.inventory.forPlan(parsed.data.selection, {
+          maxAgeMs: options.inventoryMaxAgeMs,
+        });
       } catch {
         throw new CoreError("action", "inventory-unavailable", ENGINE_MESSAGES.inventoryUnavailable);
       }

@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditQuery } from "../../../shared/domain/actions.js";
+import type { ActionSelection, AuditEntry, AuditQuery } from "../../../shared/domain/actions.js";
 import type { Inventory, ProviderSandbox } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
@@ -13,7 +13,11 @@ import type { AuditRecord } from "./audit/audit-records.js";
 
 /** A fresh or recent inventory; `maxAgeMs` bounds how old a cached one may be. */
 export interface InventoryPort {
-  current(options: { maxAgeMs: number }): Promise<Inventory>;
+  /**
+   * An inventory scanned no more than `maxAgeMs` ago, as a plan of `selection` reads it: everything but
+   * the rows, and of the rows those the selection picks and those they share a sandbox with.
+   */
+  forPlan(selection: ActionSelection, options: { maxAgeMs: number }): Promise<Inventory>;
 }
 
 export interface LeaseRef {

@@ -9,7 +9,7 @@ import {
   type LeaseColumns,
   type ScanStatus,
 } from "../../../shared/contract/index.js";
-import type { JobEvent } from "../../../shared/domain/actions.js";
+import type { ActionSelection, JobEvent } from "../../../shared/domain/actions.js";
 import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../shared/domain/inventory.js";
 import type { Company } from "../../../shared/domain/paperclip.js";
 import type { LeasekeeperConfig } from "../config/load.js";
@@ -287,12 +287,31 @@ export class InventoryService {
     maxAgeMs: number;
     acceptStored?: boolean;
   }): Promise<Inventory> {
+    await this.#recentEnough(maxAgeMs, acceptStored);
+    return this.full();
+  }
+
+  /**
+   * For a plan of `selection`: the inventory `current` would give, with only the rows the plan reads
+   * (those the selection picks and the rows they share a sandbox with), read from the worker's store.
+   * A plan of one row copies one row, however much history the store holds. Loaded from a store counts
+   * as with `acceptStored`.
+   */
+  async forPlan(selection: ActionSelection, { maxAgeMs }: { maxAgeMs: number }): Promise<Inventory> {
+    await this.#recentEnough(maxAgeMs, true);
+    // As `full` does: waits for the marks of confirmed jobs, so the plan sees what they did.
+    await this.ensure();
+    const inventory = await this.#worker.request<Inventory | null>({ type: "inventory-for-plan", selection });
+    if (inventory === null) throw new Error("the inventory worker holds no inventory to plan from");
+    return inventory;
+  }
+
+  async #recentEnough(maxAgeMs: number, acceptStored: boolean): Promise<void> {
     if (acceptStored) await this.#stored;
     const summary = this.#summary;
     const counts = summary !== null && (!this.#fromStore || (acceptStored && this.#shown > 0));
     const now = this.#now().getTime();
     if (!(counts && now - Date.parse(summary.generatedAt) <= maxAgeMs)) await this.refresh();
-    return this.full();
   }
 
   async view(request: {

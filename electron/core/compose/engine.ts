@@ -26,7 +26,7 @@ export interface ActionDeps {
   env: NodeJS.ProcessEnv;
   secrets: LayeredSecretStore;
   /** The core's inventory: what plans are made from, refreshed when a job ends. */
-  inventory: Pick<InventoryService, "current" | "refresh">;
+  inventory: Pick<InventoryService, "forPlan" | "refresh">;
   /** The configured sources on main: rows re-read before an action come from these. */
   sources: ConfiguredSources;
   /** The main thread's one SQLite connection, where the engine keeps its journal and audit log… */
@@ -91,7 +91,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     operator: currentOperator(deps.config().operator),
     // Plans may be made from a recent inventory loaded from a store (every item is re-read before it
     // is acted on); the quarantine's judgement of claims asks for a scan of this run.
-    inventory: { current: (options) => deps.inventory.current({ ...options, acceptStored: true }) },
+    inventory: { forPlan: (selection, options) => deps.inventory.forPlan(selection, options) },
     leases: {
       reread: (refs) => current().leases.reread(refs),
       namedSandboxes: (sandboxIds) => current().leases.namedSandboxes(sandboxIds),

@@ -15,7 +15,7 @@ import type {
   UntrackedSandbox,
 } from "../../../../shared/domain/inventory.js";
 import { confirmationPhraseFor, countConfirmationFor } from "../../../../shared/domain/kept-items.js";
-import { listedEnvironmentId } from "../../../../shared/domain/listed-environment.js";
+import { planPicker } from "../../../../shared/domain/plan-rows.js";
 import { providerCodeOf } from "../../../../shared/domain/provider-state.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 import { redactEvidence, withoutSecrets } from "../audit/redact.js";
@@ -220,14 +220,8 @@ function selectTargets(
       return;
     }
     case "headline": {
-      const headlines = new Set<string>(selection.headlines);
-      const environments = selection.environmentIds === undefined ? null : new Set(selection.environmentIds);
-      for (const classified of inventory.leases) {
-        if (!headlines.has(classified.verdict.headline)) continue;
-        const environmentId = listedEnvironmentId(classified);
-        if (environments !== null && (environmentId === null || !environments.has(environmentId))) continue;
-        sink.addLease(classified);
-      }
+      const picks = planPicker(selection);
+      for (const classified of inventory.leases) if (picks(classified)) sink.addLease(classified);
       return;
     }
     case "untracked": {

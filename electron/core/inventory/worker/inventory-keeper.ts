@@ -8,10 +8,12 @@ import {
   LEASE_COLUMNS,
   type LeaseColumns,
 } from "../../../../shared/contract/index.js";
+import type { ActionSelection } from "../../../../shared/domain/actions.js";
 import { originOf } from "../../../../shared/domain/api-url.js";
 import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../../shared/domain/inventory.js";
 import { judgeRow } from "../../../../shared/domain/judge-row.js";
 import { NO_INPUTS } from "../../../../shared/domain/no-inputs.js";
+import { planPicker, planRowFilter } from "../../../../shared/domain/plan-rows.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { isCoreError } from "../../errors/core-error.js";
 import { closeSources, createSources, type LeaseSource, SourceError } from "../../leases/index.js";
@@ -168,6 +170,8 @@ export class InventoryKeeper {
         return this.#untracked();
       case "inventory":
         return this.#whole();
+      case "inventory-for-plan":
+        return this.#forPlan(request.selection);
       case "saved":
         await this.#sharedSave;
         return null;
@@ -573,6 +577,35 @@ export class InventoryKeeper {
   /** The whole inventory, its rows read from the store in order (plans, proofs, the janitor, metrics). */
   #whole(): Inventory | null {
     return this.#fromStore(({ head }) => this.#wholeOf(head));
+  }
+
+  /**
+   * The inventory a plan of `selection` reads (see the request): the rows it picks, then the rows they
+   * share a sandbox with that it did not pick, each as the store orders them. Read by lease id or
+   * headline, so a plan of a few rows reads a few rows however many the store holds.
+   */
+  #forPlan(selection: ActionSelection): Inventory | null {
+    const filter = planRowFilter(selection);
+    const picks = planPicker(selection);
+    return this.#fromStore(({ head }) => {
+      if (filter === null) return { ...head.inventory, leases: [] };
+      const picked: ClassifiedLease[] = [];
+      const read = this.#rows.forEachWith(head.scan, filter, (classified) => {
+        if (picks(classified)) picked.push(this.#unredacted.prefer(classified));
+      });
+      if (!read) return null;
+      const keyOf = (classified: ClassifiedLease) =>
+        JSON.stringify([classified.sourceId, classified.lease.id]);
+      const taken = new Set(picked.map(keyOf));
+      const sharedIds = [...new Set(picked.flatMap((classified) => classified.sharedWith))];
+      const sharing: ClassifiedLease[] = [];
+      const readShared =
+        sharedIds.length === 0 ||
+        this.#rows.forEachWith(head.scan, { leaseIds: sharedIds }, (classified) => {
+          if (!taken.has(keyOf(classified))) sharing.push(this.#unredacted.prefer(classified));
+        });
+      return readShared ? { ...head.inventory, leases: [...picked, ...sharing] } : null;
+    });
   }
 
   #wholeOf(head: StoredHead): Inventory | null {

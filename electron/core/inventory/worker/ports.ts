@@ -1,5 +1,6 @@
 import type { HistoryElsewhere, InventoryView, LeaseViewRow } from "../../../../shared/contract/index.js";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
+import type { PlanRowFilter } from "../../../../shared/domain/plan-rows.js";
 import type { ScanRows } from "../judge/ports.js";
 
 /**
@@ -32,6 +33,12 @@ export interface InventoryRows {
     environmentId?: string | null,
   ): boolean;
   forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean;
+  /** The rows with one of these lease ids, or headlines, in order (a plan's read); false: not that scan. */
+  forEachWith(
+    scan: StoredScan,
+    filter: NonNullable<PlanRowFilter>,
+    each: (classified: ClassifiedLease) => void,
+  ): boolean;
   historyPage(
     scan: StoredScan,
     query: HistoryQuery,

@@ -1,5 +1,6 @@
 import type { MessagePort } from "node:worker_threads";
 import type { HistoryPageRequest, InventoryView } from "../../../../shared/contract/index.js";
+import type { ActionSelection } from "../../../../shared/domain/actions.js";
 import type {
   ClassifiedLease,
   Inventory,
@@ -107,6 +108,11 @@ export type WorkerRequest =
   | { type: "find"; leaseId: string; sourceId: string | null }
   | { type: "untracked" }
   | { type: "inventory" }
+  /**
+   * The inventory as a plan of `selection` reads it: everything but the rows, and of the rows only those
+   * the selection picks and the rows they share a sandbox with (`planPicker`); null while none is held.
+   */
+  | { type: "inventory-for-plan"; selection: ActionSelection }
   | { type: "saved" }
   | { type: "close" };
 

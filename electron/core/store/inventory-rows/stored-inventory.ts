@@ -172,6 +172,29 @@ export class StoredInventory {
     return done === true;
   }
 
+  /**
+   * Calls `each` with the stored rows that have one of these lease ids, or one of these headlines,
+   * source by source in each source's order; false: not that scan. What a plan reads instead of every row.
+   */
+  forEachWith(
+    scan: StoredScan,
+    filter: { leaseIds: readonly string[] } | { headlines: readonly string[] },
+    each: (classified: ClassifiedLease) => void,
+  ): boolean {
+    const [column, values] =
+      "leaseIds" in filter ? ["lease_id", filter.leaseIds] : ["headline", filter.headlines];
+    const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
+      WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY seq, lease_id`);
+    const wanted = JSON.stringify(values);
+    const done = this.#reading(scan, (observedAt) => {
+      for (const sourceId of scan.sourceIds)
+        for (const row of read.iterate(sourceId, wanted) as Iterable<StoredData>)
+          each(storedRow(row, observedAt));
+      return true;
+    });
+    return done === true;
+  }
+
   /** Calls `each` with every stored row, source by source in each source's order; false: not that scan. */
   forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean {
     const read = this.#db.prepare(
