@@ -5,7 +5,9 @@
 //   startup   a fresh host over the store the scan left: from start to the first `inventory:get` rows
 //   rescan    the host's cold scan, then 1% of the rows changed at the source (bench/source-change.ts, a
 //             process of its own) and a second scan: wall and process CPU (main + worker threads) of each
-//   read      the sources alone, read once on the calling thread (no listing beside them)
+//   read      the sources alone, read once on the calling thread (no listing beside them), page by
+//             page as a scan reads them
+//   load      the same, every row gathered whole through load()
 //   baseline  the plugin's way on a sample of leases: one GET /v1/sandboxes/{id} per lease, same client
 //             and same per-origin pacer
 // Prints one JSON line on stdout.
@@ -100,8 +102,21 @@ export interface RescanChildResult {
   cold: RescanScan;
   change: SourceChangeResult;
   rescan: RescanScan;
+  /** After the rescan: what a plan of one live row reads, and the whole inventory. */
+  plan: InventoryAsked;
+  whole: InventoryAsked;
   /** A few of the view's source problems and gaps, for a scan that read fewer rows than the world holds. */
   problems: string[];
+}
+
+export interface InventoryAsked {
+  rows: number;
+  wallMs: number;
+  /** The process's RSS before it was asked for, and the highest sampled while it was answered. */
+  rssBeforeMB: number;
+  rssMaxMB: number;
+  /** Main's JS heap, the highest sampled while it was answered. */
+  heapUsedMaxMB: number;
 }
 
 export interface StartupChildResult {
@@ -157,8 +172,8 @@ if (values.mode === "scan") {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else if (values.mode === "rescan") {
   process.stdout.write(`${JSON.stringify(await measureRescan())}\n`);
-} else if (values.mode === "read") {
-  const result = await measureRead();
+} else if (values.mode === "read" || values.mode === "load") {
+  const result = await measureRead(values.mode === "read" ? "streamed" : "whole");
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } else {
   throw new Error(`unknown mode ${values.mode}`);
@@ -323,13 +338,40 @@ async function measureRescan(): Promise<RescanChildResult> {
   const cold = await timedScan(app);
   const change = await changeSource();
   const rescan = await timedScan(app);
+  const asked = await askForPlanAndWhole(app);
   const view = await inventoryGet(app);
   const problems = [
     ...view.problems.slice(0, 3).map((problem) => JSON.stringify(problem).slice(0, 300)),
     ...view.gaps.slice(0, 2).map((gap) => JSON.stringify(gap).slice(0, 300)),
   ];
   await app.close();
-  return { baselineRssMB, cold, change, rescan, problems };
+  return { baselineRssMB, cold, change, rescan, ...asked, problems };
+}
+
+/**
+ * After the scans, what a plan of one live row reads (`inventory.forPlan`), then the whole inventory
+ * (`inventory.full()`, as the janitor's plan, a marker proof and a metrics scrape still ask for it): each
+ * with main's sampled RSS and heap over the answer.
+ */
+async function askForPlanAndWhole(app: Core): Promise<{ plan: InventoryAsked; whole: InventoryAsked }> {
+  const view = await inventoryGet(app);
+  const leaseId = view.leases.leaseId[0];
+  if (leaseId === undefined) throw new Error("the view holds no live row to plan for");
+  const plan = await asked(() =>
+    app.inventory.forPlan({ kind: "leases", leaseIds: [leaseId] }, { maxAgeMs: 3_600_000 }),
+  );
+  const whole = await asked(() => app.inventory.full());
+  return { plan, whole };
+}
+
+async function asked(ask: () => Promise<{ leases: readonly unknown[] }>): Promise<InventoryAsked> {
+  const rssBeforeMB = round(process.memoryUsage().rss / 1024 ** 2);
+  const memory = new MemoryProbe().start();
+  const started = performance.now();
+  const inventory = await ask();
+  const wallMs = round(performance.now() - started);
+  const { heapUsedMaxMB, rssMaxMB } = memory.stop();
+  return { rows: inventory.leases.length, wallMs, rssBeforeMB, rssMaxMB, heapUsedMaxMB };
 }
 
 /** bench/source-change.ts in a process of its own: its reading and writing is not this process's. */
@@ -351,19 +393,33 @@ function changeSource(): Promise<SourceChangeResult> {
   });
 }
 
-async function measureRead(): Promise<ReadChildResult> {
+/**
+ * Every configured source read once, nothing else running in the process. `streamed`: as a scan reads
+ * it, page by page, each page let go of once counted; `whole`: through `load()`, every row gathered and
+ * sorted, as the janitor's proof and a ledger's re-check read it.
+ */
+async function measureRead(how: "streamed" | "whole"): Promise<ReadChildResult> {
   const sources = createSources(config);
   await new Promise((resolve) => setTimeout(resolve, 200));
   const baselineRssMB = round(process.memoryUsage().rss / 1024 ** 2);
   const memory = new MemoryProbe().start();
   const cpuStart = process.cpuUsage();
   const started = performance.now();
-  const snapshots = await Promise.all(sources.map((source) => source.load()));
+  const counts = await Promise.all(
+    sources.map(async (source) => {
+      if (how === "whole") return (await source.load()).leases.length;
+      const read = await source.read();
+      let rows = 0;
+      for await (const page of read.pages()) rows += page.length;
+      read.end();
+      return rows;
+    }),
+  );
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuStart);
   const { heapUsedMaxMB, maxRssMB } = memory.stop();
   return {
-    rows: snapshots.reduce((sum, snapshot) => sum + snapshot.leases.length, 0),
+    rows: counts.reduce((sum, rows) => sum + rows, 0),
     wallMs: round(wallMs),
     cpuMs: round((cpu.user + cpu.system) / 1000),
     memory: { heapUsedMaxMB, maxRssMB, baselineRssMB },

@@ -2,7 +2,8 @@
 // ledger or Paperclip's database (embedded PostgreSQL). The world is written by bench/inventory-world.ts
 // in a process of its own (streamed: the harness never holds it), the simulator serves the fleet from a
 // third, and each measurement is a fresh child (bench/inventory-child.ts):
-//   read     (database only) the source read alone
+//   read     (database only) the source read alone, page by page as a scan reads it
+//   load     (database only) the same read gathered whole, through load()
 //   rescan   the host's cold scan, the rows changed (bench/source-change.ts), the rescan
 //   startup  a fresh host over the store the scans left, to the first rows
 //   npm run bench -- scale --size 100000 --size 1000000 [--source ledger|paperclip-db] [--fast-budget 6000]
@@ -45,6 +46,8 @@ export interface ScaleBenchResult {
   /** (requests at the busiest origin − 1) × 60 000 / budget. */
   pacingFloorMs: number;
   read: ReadChildResult | Failed | null;
+  /** The same read gathered whole (`load()`); null where `read` is. */
+  load: ReadChildResult | Failed | null;
   rescan: RescanChildResult | Failed;
   startup: StartupChildResult | Failed;
   stepsMs: Record<string, number>;
@@ -112,6 +115,10 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       source === "paperclip-db"
         ? await timed("read", () => child<ReadChildResult>("read").catch(failedOf))
         : null;
+    const load =
+      source === "paperclip-db"
+        ? await timed("load", () => child<ReadChildResult>("load").catch(failedOf))
+        : null;
     const rescan = await timed("cold scan + rescan", () =>
       child<RescanChildResult>("rescan").catch(failedOf),
     );
@@ -128,6 +135,7 @@ export async function runScaleBench(options: ScaleBenchOptions): Promise<ScaleBe
       world,
       pacingFloorMs: ((Math.max(...Object.values(world.requestFloorByOrigin)) - 1) * 60_000) / budget,
       read,
+      load,
       rescan,
       startup,
       stepsMs,
@@ -150,7 +158,7 @@ function rssTarget(size: number): Figure["target"] {
 export function scaleFigures(result: ScaleBenchResult): Figure[] {
   const sourceName = result.source === "ledger" ? "ledger" : "Paperclip database";
   const bench = `inventory ${count(result.size)} (${sourceName})`;
-  const { world, rescan, startup, read } = result;
+  const { world, rescan, startup, read, load } = result;
   const shape =
     world.historyRows > 0
       ? `${count(world.liveRows)} live rows + ${count(world.historyRows)} history rows (a long-lived instance)`
@@ -175,35 +183,24 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
   const rescanName = "rescan with 1% of rows changed: CPU ÷ cold scan's CPU";
   const blockName = "longest main-thread block";
   const figures: Figure[] = [];
-  if (read !== null && result.size === 100_000) {
+  if (read !== null) {
+    const name = `database source read, ${count(result.size)} rows`;
+    // Timed only at 100,000, where the issue set it; larger worlds show the figure beside no target.
+    const target: Figure["target"] =
+      result.size === 100_000 ? { kind: "max", value: 1500, text: "≤ 1.5 s" } : null;
     figures.push(
       isFailed(read)
-        ? failedFigure(
-            `database source read, ${count(result.size)} rows`,
-            "ms",
-            { kind: "max", value: 1500, text: "≤ 1.5 s" },
-            read.failed,
-          )
+        ? failedFigure(name, "ms", target, read.failed)
         : {
             bench,
-            name: `database source read, ${count(result.size)} rows`,
+            name,
             value: Math.round(read.wallMs),
             unit: "ms",
             reference: { label: "CPU in the reading process", value: Math.round(read.cpuMs) },
-            target: { kind: "max", value: 1500, text: "≤ 1.5 s" },
-            note: `load() of the source alone in a fresh process; ${read.serverCpuMs ?? "?"} ms CPU in the database server's backends; peak RSS ${read.memory.maxRssMB} MB`,
+            target,
+            note: `the source alone in a fresh process, read page by page as a scan reads it, each page let go of once counted; ${read.serverCpuMs ?? "?"} ms CPU in the database server's backends; peak RSS ${read.memory.maxRssMB} MB; ${wholeNote(load)}`,
           },
     );
-  } else if (read !== null && !isFailed(read)) {
-    figures.push({
-      bench,
-      name: `database source read, ${count(result.size)} rows`,
-      value: Math.round(read.wallMs),
-      unit: "ms",
-      reference: { label: "CPU in the reading process", value: Math.round(read.cpuMs) },
-      target: null,
-      note: `load() alone in a fresh process; peak RSS ${read.memory.maxRssMB} MB`,
-    });
   }
   if (isFailed(rescan)) {
     const why = rescan.failed;
@@ -313,7 +310,37 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
       target: null,
       note: `the scan the fresh process's first answer set off, over the store the rescan left: process.cpuUsage from the process's open (its start and first answer counted in) through the store save; ${round1(startup.firstScan.cpuMs)} ms from the first answer (the scan's part while the answer was read left out), ${Math.round(startup.firstScan.wallMs)} ms wall from it${judgedNote(startup.firstScan.judged)}; every source read whole, its rows compared with the stored ones`,
     });
+  if (!isFailed(rescan)) {
+    const { plan, whole } = rescan;
+    figures.push(
+      {
+        bench,
+        name: "a plan of one row: the inventory it reads",
+        value: plan.wallMs,
+        unit: "ms",
+        reference: null,
+        target: null,
+        note: `inventory.forPlan() after the scans, as the action engine asks for it: ${count(plan.rows)} row(s) read from the worker's store, RSS ${plan.rssBeforeMB} → ${plan.rssMaxMB} MB, main's JS heap up to ${plan.heapUsedMaxMB} MB (sampled every 10 ms)`,
+      },
+      {
+        bench,
+        name: "whole inventory asked for after the scans: RSS",
+        value: whole.rssMaxMB,
+        unit: "MB",
+        reference: { label: "RSS before it was asked for", value: whole.rssBeforeMB },
+        target: null,
+        note: `inventory.full() once, as the janitor's plan, a marker proof and a metrics scrape still ask for it: every stored row, history included (${count(whole.rows)}), copied from the worker to main; ${Math.round(whole.wallMs)} ms wall, main's JS heap up to ${whole.heapUsedMaxMB} MB; RSS sampled every 10 ms`,
+      },
+    );
+  }
   return figures;
+}
+
+/** The same read gathered whole, as the janitor's proof reads a source. */
+function wholeNote(load: ReadChildResult | Failed | null): string {
+  if (load === null) return "not read whole";
+  if (isFailed(load)) return `read whole through load(): did not finish (${load.failed})`;
+  return `read whole through load() (every row gathered and sorted): ${Math.round(load.wallMs)} ms wall, ${Math.round(load.cpuMs)} ms CPU, peak RSS ${load.memory.maxRssMB} MB`;
 }
 
 /** How many list pages the rescan parsed, and how many were the last scan's bytes again. */

@@ -250,7 +250,7 @@ export function sourceComparisonFigures(result: SourceComparisonResult): Figure[
       unit: "ms",
       reference: { label: "REST, one call per environment", value: Math.round(rest.read.wallMs) },
       target: result.size === 100_000 ? { kind: "max", value: 1500, text: "≤ 1.5 s" } : null,
-      note: `load() of the source in a fresh process, nothing else running in it: ${Math.round(database.read.cpuMs)} ms CPU (REST ${Math.round(rest.read.cpuMs)} ms CPU) and ${database.read.serverCpuMs ?? "?"} ms CPU in the database server's two backends, peak RSS ${database.read.memory.maxRssMB} MB (REST ${rest.read.memory.maxRssMB} MB), JS heap peak ${database.read.memory.heapUsedMaxMB} MB (REST ${rest.read.memory.heapUsedMaxMB} MB); on a shared machine CPU time is the steadier figure; load average ${result.loadAverage.toFixed(1)} on ${result.cores} cores when the run began`,
+      note: `the source read page by page as a scan reads it, in a fresh process, nothing else running in it: ${Math.round(database.read.cpuMs)} ms CPU (REST ${Math.round(rest.read.cpuMs)} ms CPU) and ${database.read.serverCpuMs ?? "?"} ms CPU in the database server's two backends, peak RSS ${database.read.memory.maxRssMB} MB (REST ${rest.read.memory.maxRssMB} MB), JS heap peak ${database.read.memory.heapUsedMaxMB} MB (REST ${rest.read.memory.heapUsedMaxMB} MB); on a shared machine CPU time is the steadier figure; load average ${result.loadAverage.toFixed(1)} on ${result.cores} cores when the run began`,
     },
     {
       bench,
