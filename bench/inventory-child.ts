@@ -103,8 +103,8 @@ export interface RescanChildResult {
   change: SourceChangeResult;
   rescan: RescanScan;
   /** After the rescan: what a plan of one live row reads, and the whole inventory. */
-  plan: InventoryAsked;
-  whole: InventoryAsked;
+  plan: InventoryAsked | { failed: string };
+  whole: InventoryAsked | { failed: string };
   /** A few of the view's source problems and gaps, for a scan that read fewer rows than the world holds. */
   problems: string[];
 }
@@ -353,7 +353,9 @@ async function measureRescan(): Promise<RescanChildResult> {
  * (`inventory.full()`, as the janitor's plan, a marker proof and a metrics scrape still ask for it): each
  * with main's sampled RSS and heap over the answer.
  */
-async function askForPlanAndWhole(app: Core): Promise<{ plan: InventoryAsked; whole: InventoryAsked }> {
+async function askForPlanAndWhole(
+  app: Core,
+): Promise<{ plan: InventoryAsked | { failed: string }; whole: InventoryAsked | { failed: string } }> {
   const view = await inventoryGet(app);
   const leaseId = view.leases.leaseId[0];
   if (leaseId === undefined) throw new Error("the view holds no live row to plan for");
@@ -364,14 +366,24 @@ async function askForPlanAndWhole(app: Core): Promise<{ plan: InventoryAsked; wh
   return { plan, whole };
 }
 
-async function asked(ask: () => Promise<{ leases: readonly unknown[] }>): Promise<InventoryAsked> {
+/** One answer measured; one that fails (a worker over its heap budget) is reported, not thrown. */
+async function asked(
+  ask: () => Promise<{ leases: readonly unknown[] }>,
+): Promise<InventoryAsked | { failed: string }> {
   const rssBeforeMB = round(process.memoryUsage().rss / 1024 ** 2);
   const memory = new MemoryProbe().start();
   const started = performance.now();
-  const inventory = await ask();
-  const wallMs = round(performance.now() - started);
-  const { heapUsedMaxMB, rssMaxMB } = memory.stop();
-  return { rows: inventory.leases.length, wallMs, rssBeforeMB, rssMaxMB, heapUsedMaxMB };
+  try {
+    const inventory = await ask();
+    const wallMs = round(performance.now() - started);
+    const { heapUsedMaxMB, rssMaxMB } = memory.stop();
+    return { rows: inventory.leases.length, wallMs, rssBeforeMB, rssMaxMB, heapUsedMaxMB };
+  } catch (error) {
+    const wallMs = Math.round(performance.now() - started);
+    const { rssMaxMB } = memory.stop();
+    const message = error instanceof Error ? error.message : String(error);
+    return { failed: `${message} (after ${wallMs} ms; RSS ${rssBeforeMB} → ${rssMaxMB} MB)` };
+  }
 }
 
 /** bench/source-change.ts in a process of its own: its reading and writing is not this process's. */

@@ -312,25 +312,31 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
     });
   if (!isFailed(rescan)) {
     const { plan, whole } = rescan;
+    const planName = "a plan of one row: the inventory it reads";
+    const wholeName = "whole inventory asked for after the scans: RSS";
     figures.push(
-      {
-        bench,
-        name: "a plan of one row: the inventory it reads",
-        value: plan.wallMs,
-        unit: "ms",
-        reference: null,
-        target: null,
-        note: `inventory.forPlan() after the scans, as the action engine asks for it: ${count(plan.rows)} row(s) read from the worker's store, RSS ${plan.rssBeforeMB} → ${plan.rssMaxMB} MB, main's JS heap up to ${plan.heapUsedMaxMB} MB (sampled every 10 ms)`,
-      },
-      {
-        bench,
-        name: "whole inventory asked for after the scans: RSS",
-        value: whole.rssMaxMB,
-        unit: "MB",
-        reference: { label: "RSS before it was asked for", value: whole.rssBeforeMB },
-        target: null,
-        note: `inventory.full() once, as the janitor's plan, a marker proof and a metrics scrape still ask for it: every stored row, history included (${count(whole.rows)}), copied from the worker to main; ${Math.round(whole.wallMs)} ms wall, main's JS heap up to ${whole.heapUsedMaxMB} MB; RSS sampled every 10 ms`,
-      },
+      isFailed(plan)
+        ? failedFigure(planName, "ms", null, plan.failed)
+        : {
+            bench,
+            name: planName,
+            value: plan.wallMs,
+            unit: "ms",
+            reference: null,
+            target: null,
+            note: `inventory.forPlan() after the scans, as the action engine asks for it: ${count(plan.rows)} row(s) read from the worker's store, RSS ${plan.rssBeforeMB} → ${plan.rssMaxMB} MB, main's JS heap up to ${plan.heapUsedMaxMB} MB (sampled every 10 ms)`,
+          },
+      isFailed(whole)
+        ? failedFigure(wholeName, "MB", null, whole.failed)
+        : {
+            bench,
+            name: wholeName,
+            value: whole.rssMaxMB,
+            unit: "MB",
+            reference: { label: "RSS before it was asked for", value: whole.rssBeforeMB },
+            target: null,
+            note: `inventory.full() once, as the janitor's plan, a marker proof and a metrics scrape still ask for it: every stored row, history included (${count(whole.rows)}), copied from the worker to main; ${Math.round(whole.wallMs)} ms wall, main's JS heap up to ${whole.heapUsedMaxMB} MB; RSS sampled every 10 ms`,
+          },
     );
   }
   return figures;
