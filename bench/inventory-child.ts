@@ -360,7 +360,10 @@ async function askForPlanAndWhole(
   const leaseId = view.leases.leaseId[0];
   if (leaseId === undefined) throw new Error("the view holds no live row to plan for");
   const plan = await asked(() =>
-    app.inventory.forPlan({ kind: "leases", leaseIds: [leaseId] }, { maxAgeMs: 3_600_000 }),
+    app.inventory.forPlan(
+      { kind: "leases", leaseIds: [leaseId] },
+      { maxAgeMs: 3_600_000, acceptStored: true },
+    ),
   );
   const whole = await asked(() => app.inventory.full());
   return { plan, whole };

@@ -3987,7 +3987,10 @@ function engineActions(deps) {
 		},
 		...deps.now === void 0 ? {} : { now: deps.now },
 		operator: currentOperator(deps.config().operator),
-		inventory: { forPlan: (selection, options) => deps.inventory.forPlan(selection, options) },
+		inventory: { forPlan: (selection, options) => deps.inventory.forPlan(selection, {
+			...options,
+			acceptStored: true
+		}) },
 		leases: {
 			reread: (refs) => current().leases.reread(refs),
 			namedSandboxes: (sandboxIds) => current().leases.namedSandboxes(sandboxIds)
@@ -8191,11 +8194,11 @@ var InventoryService = class {
 	/**
 	* For a plan of `selection`: the inventory `current` would give, with only the rows the plan reads
 	* (those the selection picks and the rows they share a sandbox with), read from the worker's store.
-	* A plan of one row copies one row, however much history the store holds. Loaded from a store counts
-	* as with `acceptStored`.
+	* A plan of one row copies one row, however much history the store holds. `maxAgeMs` and
+	* `acceptStored` as for `current`.
 	*/
-	async forPlan(selection, { maxAgeMs }) {
-		await this.#recentEnough(maxAgeMs, true);
+	async forPlan(selection, { maxAgeMs, acceptStored = false }) {
+		await this.#recentEnough(maxAgeMs, acceptStored);
 		await this.ensure();
 		const inventory = await this.#worker.request({
 			type: "inventory-for-plan",

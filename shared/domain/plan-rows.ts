@@ -29,7 +29,7 @@ export function planPicker(selection: ActionSelection): (classified: ClassifiedL
 }
 
 /**
- * What a store may narrow its read to before it parses a row, for `planPicks` to decide on the rest:
+ * What a store may narrow its read to before it parses a row, for `planPicker` to decide on the rest:
  * the lease ids or headlines named, or nothing to read at all.
  */
 export type PlanRowFilter = { leaseIds: readonly string[] } | { headlines: readonly string[] } | null;

@@ -294,11 +294,14 @@ export class InventoryService {
   /**
    * For a plan of `selection`: the inventory `current` would give, with only the rows the plan reads
    * (those the selection picks and the rows they share a sandbox with), read from the worker's store.
-   * A plan of one row copies one row, however much history the store holds. Loaded from a store counts
-   * as with `acceptStored`.
+   * A plan of one row copies one row, however much history the store holds. `maxAgeMs` and
+   * `acceptStored` as for `current`.
    */
-  async forPlan(selection: ActionSelection, { maxAgeMs }: { maxAgeMs: number }): Promise<Inventory> {
-    await this.#recentEnough(maxAgeMs, true);
+  async forPlan(
+    selection: ActionSelection,
+    { maxAgeMs, acceptStored = false }: { maxAgeMs: number; acceptStored?: boolean },
+  ): Promise<Inventory> {
+    await this.#recentEnough(maxAgeMs, acceptStored);
     // As `full` does: waits for the marks of confirmed jobs, so the plan sees what they did.
     await this.ensure();
     const inventory = await this.#worker.request<Inventory | null>({ type: "inventory-for-plan", selection });

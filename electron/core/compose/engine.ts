@@ -91,7 +91,9 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     operator: currentOperator(deps.config().operator),
     // Plans may be made from a recent inventory loaded from a store (every item is re-read before it
     // is acted on); the quarantine's judgement of claims asks for a scan of this run.
-    inventory: { forPlan: (selection, options) => deps.inventory.forPlan(selection, options) },
+    inventory: {
+      forPlan: (selection, options) => deps.inventory.forPlan(selection, { ...options, acceptStored: true }),
+    },
     leases: {
       reread: (refs) => current().leases.reread(refs),
       namedSandboxes: (sandboxIds) => current().leases.namedSandboxes(sandboxIds),

@@ -7,6 +7,7 @@ import { historyKey } from "../../../../shared/contract/index.js";
 import { HEADLINES, type Headline } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
 import type { SourceProblem } from "../../../../shared/domain/paperclip.js";
+import type { PlanRowFilter } from "../../../../shared/domain/plan-rows.js";
 import { emptyCounts, environmentSummaries } from "../../../../shared/domain/reconcile.js";
 import type { Database } from "../sqlite/migrations/index.js";
 
@@ -178,7 +179,7 @@ export class StoredInventory {
    */
   forEachWith(
     scan: StoredScan,
-    filter: { leaseIds: readonly string[] } | { headlines: readonly string[] },
+    filter: NonNullable<PlanRowFilter>,
     each: (classified: ClassifiedLease) => void,
   ): boolean {
     const [column, values] =
