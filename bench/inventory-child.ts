@@ -102,14 +102,16 @@ export interface RescanChildResult {
   cold: RescanScan;
   change: SourceChangeResult;
   rescan: RescanScan;
-  /** After the rescan: what a plan of one live row reads, and the whole inventory. */
+  /** After the rescan: what a plan of one live row reads, a janitor's plan of a policy, and the whole inventory. */
   plan: InventoryAsked | { failed: string };
+  policy: InventoryAsked | { failed: string };
   whole: InventoryAsked | { failed: string };
   /** A few of the view's source problems and gaps, for a scan that read fewer rows than the world holds. */
   problems: string[];
 }
 
 export interface InventoryAsked {
+  /** Rows in the answer (for a janitor's plan: the rows and sandboxes its rules matched). */
   rows: number;
   wallMs: number;
   /** The process's RSS before it was asked for, and the highest sampled while it was answered. */
@@ -348,39 +350,65 @@ async function measureRescan(): Promise<RescanChildResult> {
   return { baselineRssMB, cold, change, rescan, ...asked, problems };
 }
 
+/** What a janitor watching the fleet might run: stale rows destroyed, sandboxes no row names quarantined. */
+const BENCH_POLICY = {
+  version: 1 as const,
+  operator: "janitor (bench)",
+  rules: [
+    { name: "stale", select: { headline: ["stale" as const] }, action: "destroy" as const },
+    {
+      name: "orphans",
+      select: { kind: "untracked" as const, age: { created: "1h" } },
+      action: "quarantine" as const,
+      quarantineHours: 24,
+    },
+  ],
+};
+
 /**
- * After the scans, what a plan of one live row reads (`inventory.forPlan`), then the whole inventory
- * (`inventory.full()`, as the janitor's plan, a marker proof and a metrics scrape still ask for it): each
- * with main's sampled RSS and heap over the answer.
+ * After the scans, what a plan of one live row reads (`inventory.forPlan`), a janitor's plan of a policy
+ * (`inventory.policyPlan`), then the whole inventory (`inventory.full()`, as a marker proof and a metrics
+ * scrape still ask for it): each with main's sampled RSS and heap over the answer.
  */
 async function askForPlanAndWhole(
   app: Core,
-): Promise<{ plan: InventoryAsked | { failed: string }; whole: InventoryAsked | { failed: string } }> {
+): Promise<Record<"plan" | "policy" | "whole", InventoryAsked | { failed: string }>> {
   const view = await inventoryGet(app);
   const leaseId = view.leases.leaseId[0];
   if (leaseId === undefined) throw new Error("the view holds no live row to plan for");
-  const plan = await asked(() =>
-    app.inventory.forPlan(
-      { kind: "leases", leaseIds: [leaseId] },
-      { maxAgeMs: 3_600_000, acceptStored: true },
-    ),
+  const plan = await asked(
+    async () =>
+      (
+        await app.inventory.forPlan(
+          { kind: "leases", leaseIds: [leaseId] },
+          { maxAgeMs: 3_600_000, acceptStored: true },
+        )
+      ).leases.length,
   );
-  const whole = await asked(() => app.inventory.full());
-  return { plan, whole };
+  const policy = await asked(async () => {
+    const planned = await app.inventory.policyPlan({
+      policy: BENCH_POLICY,
+      proofs: [],
+      now: new Date().toISOString(),
+      history: [],
+      quarantines: [],
+    });
+    return planned.rules.reduce((sum, rule) => sum + rule.selected.length + rule.skipped.length, 0);
+  });
+  const whole = await asked(async () => (await app.inventory.full()).leases.length);
+  return { plan, policy, whole };
 }
 
 /** One answer measured; one that fails (a worker over its heap budget) is reported, not thrown. */
-async function asked(
-  ask: () => Promise<{ leases: readonly unknown[] }>,
-): Promise<InventoryAsked | { failed: string }> {
+async function asked(ask: () => Promise<number>): Promise<InventoryAsked | { failed: string }> {
   const rssBeforeMB = round(process.memoryUsage().rss / 1024 ** 2);
   const memory = new MemoryProbe().start();
   const started = performance.now();
   try {
-    const inventory = await ask();
+    const rows = await ask();
     const wallMs = round(performance.now() - started);
     const { heapUsedMaxMB, rssMaxMB } = memory.stop();
-    return { rows: inventory.leases.length, wallMs, rssBeforeMB, rssMaxMB, heapUsedMaxMB };
+    return { rows, wallMs, rssBeforeMB, rssMaxMB, heapUsedMaxMB };
   } catch (error) {
     const wallMs = Math.round(performance.now() - started);
     const { rssMaxMB } = memory.stop();

@@ -311,8 +311,9 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
       note: `the scan the fresh process's first answer set off, over the store the rescan left: process.cpuUsage from the process's open (its start and first answer counted in) through the store save; ${round1(startup.firstScan.cpuMs)} ms from the first answer (the scan's part while the answer was read left out), ${Math.round(startup.firstScan.wallMs)} ms wall from it${judgedNote(startup.firstScan.judged)}; every source read whole, its rows compared with the stored ones`,
     });
   if (!isFailed(rescan)) {
-    const { plan, whole } = rescan;
+    const { plan, policy, whole } = rescan;
     const planName = "a plan of one row: the inventory it reads";
+    const policyName = "a janitor's plan of a policy after the scans";
     const wholeName = "whole inventory asked for after the scans: RSS";
     figures.push(
       isFailed(plan)
@@ -326,6 +327,17 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             target: null,
             note: `inventory.forPlan() after the scans, as the action engine asks for it: ${count(plan.rows)} row(s) read from the worker's store, RSS ${plan.rssBeforeMB} → ${plan.rssMaxMB} MB, main's JS heap up to ${plan.heapUsedMaxMB} MB (sampled every 10 ms)`,
           },
+      isFailed(policy)
+        ? failedFigure(policyName, "ms", null, policy.failed)
+        : {
+            bench,
+            name: policyName,
+            value: policy.wallMs,
+            unit: "ms",
+            reference: null,
+            target: null,
+            note: `inventory.policyPlan() after the scans, as a janitor's pass or the app's janitor screen asks for it, of a policy destroying stale rows and quarantining sandboxes no row names: one pass over every stored row in the worker, keeping the ${count(policy.rows)} its rules matched; RSS ${policy.rssBeforeMB} → ${policy.rssMaxMB} MB, main's JS heap up to ${policy.heapUsedMaxMB} MB (sampled every 10 ms)`,
+          },
       isFailed(whole)
         ? failedFigure(wholeName, "MB", null, whole.failed)
         : {
@@ -335,7 +347,7 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             unit: "MB",
             reference: { label: "RSS before it was asked for", value: whole.rssBeforeMB },
             target: null,
-            note: `inventory.full() once, as the janitor's plan, a marker proof and a metrics scrape still ask for it: every stored row, history included (${count(whole.rows)}), copied from the worker to main; ${Math.round(whole.wallMs)} ms wall, main's JS heap up to ${whole.heapUsedMaxMB} MB; RSS sampled every 10 ms`,
+            note: `inventory.full() once, as a marker proof and a metrics scrape still ask for it: every stored row, history included (${count(whole.rows)}), copied from the worker to main; ${Math.round(whole.wallMs)} ms wall, main's JS heap up to ${whole.heapUsedMaxMB} MB; RSS sampled every 10 ms`,
           },
     );
   }

@@ -4406,13 +4406,13 @@ var HOUR_MS = 36e5;
 * an open quarantine, the rules before it (a sandbox is acted on once, by the first rule to claim it),
 * and then the caps. Candidates are taken in the inventory's order.
 */
-function planPass({ policy, inventory, proofs, now, history, quarantines = [] }) {
-	const context = {
-		now,
-		companyNames: new Map(inventory.companies.map((company) => [company.id, company.name])),
-		proofs: indexProofs(proofs),
-		statuses: leaseStatuses(inventory)
-	};
+function planPass({ policy, inventory, proofs, statuses, now, history, quarantines = [] }) {
+	const context = selectionContext({
+		inventory,
+		proofs,
+		statuses: statuses ?? leaseStatuses(inventory),
+		now
+	});
 	const quarantined = new Set(quarantines.filter(isOpenQuarantine).map(({ origin, sandboxId }) => `sandbox\u0000${origin}\u0000${sandboxId}`));
 	const caps = effectiveCaps(policy);
 	const hourAgo = now.getTime() - HOUR_MS;
@@ -4471,6 +4471,15 @@ function planPass({ policy, inventory, proofs, now, history, quarantines = [] })
 		},
 		rules,
 		counts: countPlan(rules)
+	};
+}
+/** What every rule's selector is judged against in a plan of `inventory`. */
+function selectionContext({ inventory, proofs, statuses, now }) {
+	return {
+		now,
+		companyNames: new Map(inventory.companies.map((company) => [company.id, company.name])),
+		proofs: indexProofs(proofs),
+		statuses
 	};
 }
 /**
@@ -4562,6 +4571,29 @@ function countPlan(rules) {
 		byAction,
 		bySkipReason
 	};
+}
+// shared/domain/janitor/policy-rows.ts
+/**
+* What a plan of a policy reads of an inventory's rows. `planPass` passes over a row that no rule's
+* selector matches without leaving a trace (no item, no claim, no cap used), so a plan over only the rows
+* some rule matches is the plan over every row, provided it reads the same statuses for the leases the
+* proofs name, which may be any rows at all (history included). A store can then hand a plan the rows it
+* needs one at a time, keeping only those, however much history it holds.
+*/
+function policyRowPicker(policy, context) {
+	return (lease) => policy.rules.some((rule) => matchSelector(rule.select, {
+		kind: "lease",
+		lease
+	}, context).matches);
+}
+/** The leases whose statuses a plan reading `proofs` may ask for: every owner a proof names. */
+function proofOwners(proofs) {
+	const owners = /* @__PURE__ */ new Map();
+	for (const proof of proofs) for (const { sourceId, leaseId } of proof.owners) owners.set(JSON.stringify([sourceId, leaseId]), {
+		sourceId,
+		leaseId
+	});
+	return [...owners.values()];
 }
 // shared/contract/janitor.ts
 /**
@@ -10237,4 +10269,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, listedEnvironmentId, loadSharedView, markerPrefix, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, predictRelease, proofKey, proofSubjectOf, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, ViewStore, buildMarkerIndex, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyRowPicker, predictRelease, proofKey, proofOwners, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };

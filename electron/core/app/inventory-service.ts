@@ -11,6 +11,7 @@ import {
 } from "../../../shared/contract/index.js";
 import type { ActionSelection, JobEvent } from "../../../shared/domain/actions.js";
 import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../shared/domain/inventory.js";
+import type { PassPlan } from "../../../shared/domain/janitor/index.js";
 import type { Company } from "../../../shared/domain/paperclip.js";
 import type { LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
@@ -28,6 +29,7 @@ import type {
   FoundLease,
   InventorySummary,
   KnownPage,
+  PolicyPlanInput,
   UntrackedAnswer,
   WorkerFailure,
   WorkerRequest,
@@ -307,6 +309,18 @@ export class InventoryService {
     const inventory = await this.#worker.request<Inventory | null>({ type: "inventory-for-plan", selection });
     if (inventory === null) throw new Error("the inventory worker holds no inventory to plan from");
     return inventory;
+  }
+
+  /**
+   * A janitor's plan of a policy over the inventory held now (no new scan; a stored one counts), worked
+   * out in the worker over the rows its rules match: a pass over a fleet's whole history copies none of
+   * it here.
+   */
+  async policyPlan(input: PolicyPlanInput): Promise<PassPlan> {
+    await this.ensure();
+    const plan = await this.#worker.request<PassPlan | null>({ type: "policy-plan", input });
+    if (plan === null) throw new Error("the inventory worker holds no inventory to plan from");
+    return plan;
   }
 
   async #recentEnough(maxAgeMs: number, acceptStored: boolean): Promise<void> {

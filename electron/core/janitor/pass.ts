@@ -1,20 +1,16 @@
 import type { ActionSelection, Job, PlanItem } from "../../../shared/domain/actions.js";
 import { typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
-import type { Inventory } from "../../../shared/domain/inventory.js";
-import {
-  candidatesOf,
-  type PassItem,
-  type PassPlan,
-  type PassReport,
-  type PassResult,
-  type PastAction,
-  type Policy,
-  planPass,
-  proofSubjectOf,
-  type RulePlan,
+import type {
+  PassItem,
+  PassPlan,
+  PassReport,
+  PassResult,
+  PastAction,
+  Policy,
+  RulePlan,
 } from "../../../shared/domain/janitor/index.js";
-import type { MarkerProof } from "../../../shared/domain/marker-proof.js";
 import type { ActionEngine } from "../actions/engine.js";
+import type { PolicyPlanInput } from "../inventory/worker/protocol.js";
 import type { MarkerService } from "../markers/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
 import { noteTaken, readLastPass, readTaken, writeLastPass } from "./pass-state.js";
@@ -42,8 +38,8 @@ export interface JanitorDeps {
     "plan" | "execute" | "cancelPlan" | "waitForJob" | "queryAudit" | "listJobs" | "resume"
   >;
   quarantine: Pick<QuarantineService, "quarantine" | "list" | "runDue"> | null;
-  inventory: { refresh(): Promise<unknown>; full(): Promise<Inventory> };
-  markers: Pick<MarkerService, "proofFor" | "loaded">;
+  inventory: { refresh(): Promise<unknown>; policyPlan(input: PolicyPlanInput): Promise<PassPlan> };
+  markers: Pick<MarkerService, "keptProofs" | "loaded">;
   dataDir: string;
   /** The core's redactor (it knows the webhook URL). */
   redact(text: string): string;
@@ -155,22 +151,23 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
 /**
  * What a pass of `policy` would select and skip now, over the inventory the core holds (no new scan):
  * the kept marker proofs, the caps counted from the audit log, the open quarantines. The pass itself
- * plans through here after its scan, and the app shows it as "what it would do next".
+ * plans through here after its scan, and the app shows it as "what it would do next". The plan is worked
+ * out where the rows are stored (`InventoryService.policyPlan`), so history is passed over, not copied.
  */
 export async function planPolicy(
   deps: Pick<JanitorDeps, "engine" | "quarantine" | "inventory" | "markers" | "dataDir">,
   policy: Policy,
   now: Date,
 ): Promise<PassPlan> {
-  const inventory = await deps.inventory.full();
   await deps.markers.loaded();
-  return planPass({
-    policy,
-    inventory,
-    proofs: keptProofs(inventory, deps.markers),
-    now,
+  const { webhook: _mainOnly, ...planned } = policy;
+  const quarantines = (await deps.quarantine?.list({ open: true, limit: 10_000 })) ?? [];
+  return deps.inventory.policyPlan({
+    policy: planned,
+    proofs: deps.markers.keptProofs(),
+    now: now.toISOString(),
     history: await history(deps, now),
-    quarantines: (await deps.quarantine?.list({ open: true, limit: 10_000 })) ?? [],
+    quarantines: quarantines.map(({ sandboxId, origin, state }) => ({ sandboxId, origin, state })),
   });
 }
 
@@ -400,15 +397,6 @@ async function untilDone(job: Promise<Job>, signal: AbortSignal): Promise<Job | 
     job,
     new Promise<null>((resolve) => signal.addEventListener("abort", () => resolve(null), { once: true })),
   ]);
-}
-
-function keptProofs(inventory: Inventory, markers: Pick<MarkerService, "proofFor">): MarkerProof[] {
-  const proofs: MarkerProof[] = [];
-  for (const candidate of candidatesOf(inventory)) {
-    const proof = markers.proofFor(proofSubjectOf(candidate));
-    if (proof !== null) proofs.push(proof);
-  }
-  return proofs;
 }
 
 /**

@@ -108,6 +108,11 @@ export class MarkerService {
     return this.#proofs.get(proofKey(subject)) ?? null;
   }
 
+  /** The latest proof of every row and sandbox proven, for a plan that reads them against a store. */
+  keptProofs(): MarkerProof[] {
+    return [...this.#proofs.values()];
+  }
+
   #indexFor(inventory: Inventory): MarkerIndex {
     let index = this.#indexes.get(inventory);
     if (index === undefined) {

@@ -52,7 +52,7 @@ export {
   type PassResult,
   PassResultSchema,
 } from "./pass-report.js";
-export { type PassInput, planPass } from "./plan-pass.js";
+export { type PassInput, planPass, selectionContext } from "./plan-pass.js";
 export {
   type AgeSelector,
   AgeSelectorSchema,
@@ -77,4 +77,5 @@ export {
   SelectorSchema,
   WebhookSchema,
 } from "./policy.js";
+export { policyRowPicker, proofOwners } from "./policy-rows.js";
 export { matchSelector, type Selection, type SelectionContext } from "./select.js";

@@ -4,16 +4,28 @@ import { isOpenQuarantine, type Quarantine } from "../quarantine.js";
 import { actionRefusal } from "./action-refusal.js";
 import { candidatesOf, type JanitorCandidate, sandboxKey, targetOf } from "./candidate.js";
 import { excluded } from "./exclusions.js";
-import { indexProofs, isForcedDestroy, leaseStatuses, readProof } from "./forced-destroy-proof.js";
+import {
+  indexProofs,
+  isForcedDestroy,
+  type LeaseStatuses,
+  leaseStatuses,
+  readProof,
+} from "./forced-destroy-proof.js";
 import type { CapName, PassItem, PassPlan, PastAction, RulePlan, Skip, SkipReason } from "./pass-plan.js";
 import { effectiveCaps, JANITOR_ACTIONS, type JanitorAction, type Policy, type Rule } from "./policy.js";
 import { matchSelector, type SelectionContext } from "./select.js";
 
 export interface PassInput {
   policy: Policy;
+  /** Its rows may be only those some rule matches (`policyRowPicker`), given `statuses`. */
   inventory: Inventory;
   /** Every kept marker proof; the newest of each subject counts. */
   proofs: Iterable<MarkerProof>;
+  /**
+   * The status of every lease a proof names (`proofOwners`), wherever it is in the inventory. Left out,
+   * they are read from `inventory`'s rows, which must then be all of them.
+   */
+  statuses?: LeaseStatuses;
   now: Date;
   /** What earlier passes did, so a cap per hour holds across passes. Only actions taken, never a dry run's. */
   history: readonly PastAction[];
@@ -30,13 +42,21 @@ const HOUR_MS = 3_600_000;
  * an open quarantine, the rules before it (a sandbox is acted on once, by the first rule to claim it),
  * and then the caps. Candidates are taken in the inventory's order.
  */
-export function planPass({ policy, inventory, proofs, now, history, quarantines = [] }: PassInput): PassPlan {
-  const context: SelectionContext = {
+export function planPass({
+  policy,
+  inventory,
+  proofs,
+  statuses,
+  now,
+  history,
+  quarantines = [],
+}: PassInput): PassPlan {
+  const context = selectionContext({
+    inventory,
+    proofs,
+    statuses: statuses ?? leaseStatuses(inventory),
     now,
-    companyNames: new Map(inventory.companies.map((company) => [company.id, company.name])),
-    proofs: indexProofs(proofs),
-    statuses: leaseStatuses(inventory),
-  };
+  });
   const quarantined = new Set(
     quarantines
       .filter(isOpenQuarantine)
@@ -98,6 +118,26 @@ export function planPass({ policy, inventory, proofs, now, history, quarantines 
     caps: { ...caps, usedThisHour },
     rules,
     counts: countPlan(rules),
+  };
+}
+
+/** What every rule's selector is judged against in a plan of `inventory`. */
+export function selectionContext({
+  inventory,
+  proofs,
+  statuses,
+  now,
+}: {
+  inventory: Pick<Inventory, "companies">;
+  proofs: Iterable<MarkerProof>;
+  statuses: LeaseStatuses;
+  now: Date;
+}): SelectionContext {
+  return {
+    now,
+    companyNames: new Map(inventory.companies.map((company) => [company.id, company.name])),
+    proofs: indexProofs(proofs),
+    statuses,
   };
 }
 

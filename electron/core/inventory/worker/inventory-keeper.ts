@@ -11,6 +11,14 @@ import {
 import type { ActionSelection } from "../../../../shared/domain/actions.js";
 import { originOf } from "../../../../shared/domain/api-url.js";
 import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../../shared/domain/inventory.js";
+import {
+  leaseStatuses,
+  type PassPlan,
+  planPass,
+  policyRowPicker,
+  proofOwners,
+  selectionContext,
+} from "../../../../shared/domain/janitor/index.js";
 import { judgeRow } from "../../../../shared/domain/judge-row.js";
 import { NO_INPUTS } from "../../../../shared/domain/no-inputs.js";
 import { planPicker, planRowFilter } from "../../../../shared/domain/plan-rows.js";
@@ -28,6 +36,7 @@ import type { InventoryRows, KeptViews, KeyRedactor, SharedViews, StoredHead } f
 import type {
   Accepted,
   FoundLease,
+  PolicyPlanInput,
   ScanSetup,
   UntrackedAnswer,
   WorkerFailure,
@@ -172,6 +181,8 @@ export class InventoryKeeper {
         return this.#whole();
       case "inventory-for-plan":
         return this.#forPlan(request.selection);
+      case "policy-plan":
+        return this.#policyPlan(request.input);
       case "saved":
         await this.#sharedSave;
         return null;
@@ -605,6 +616,42 @@ export class InventoryKeeper {
           if (!taken.has(keyOf(classified))) sharing.push(this.#unredacted.prefer(classified));
         });
       return readShared ? { ...head.inventory, leases: [...picked, ...sharing] } : null;
+    });
+  }
+
+  /**
+   * A janitor's plan of a policy (see the request), from one pass over the stored rows that keeps only
+   * those some rule matches: a pass over a store of a million rows holds the rows the policy is about,
+   * not the history it passes over.
+   */
+  #policyPlan(input: PolicyPlanInput): PassPlan | null {
+    const now = new Date(input.now);
+    return this.#fromStore(({ head }) => {
+      const owners = proofOwners(input.proofs);
+      const ownerRows = owners.length === 0 ? [] : this.#rows.byKeys(head.scan, owners);
+      if (ownerRows === null) return null;
+      const statuses = leaseStatuses({
+        leases: ownerRows.flatMap((row) => (row === undefined ? [] : [row])),
+      });
+      const matched = policyRowPicker(
+        input.policy,
+        selectionContext({ inventory: head.inventory, proofs: input.proofs, statuses, now }),
+      );
+      const leases: ClassifiedLease[] = [];
+      const read = this.#rows.forEach(head.scan, (stored) => {
+        const classified = this.#unredacted.prefer(stored);
+        if (matched(classified)) leases.push(classified);
+      });
+      if (!read) return null;
+      return planPass({
+        policy: input.policy,
+        inventory: { ...head.inventory, leases },
+        proofs: input.proofs,
+        statuses,
+        now,
+        history: input.history,
+        quarantines: input.quarantines,
+      });
     });
   }
 

@@ -10,7 +10,10 @@ import type {
   UncertainSandbox,
   UntrackedSandbox,
 } from "../../../../shared/domain/inventory.js";
+import type { PastAction, Policy } from "../../../../shared/domain/janitor/index.js";
+import type { MarkerProof } from "../../../../shared/domain/marker-proof.js";
 import type { Company } from "../../../../shared/domain/paperclip.js";
+import type { Quarantine } from "../../../../shared/domain/quarantine.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 
 /**
@@ -113,8 +116,25 @@ export type WorkerRequest =
    * the selection picks and the rows they share a sandbox with (`planPicker`); null while none is held.
    */
   | { type: "inventory-for-plan"; selection: ActionSelection }
+  /**
+   * A janitor's plan of a policy (`planPass`) over the inventory held, worked out where the rows are:
+   * over the rows its rules match and the statuses of the leases its proofs name, each read from the
+   * store (`PassPlan`); null while none is held.
+   */
+  | { type: "policy-plan"; input: PolicyPlanInput }
   | { type: "saved" }
   | { type: "close" };
+
+/** Everything a janitor's plan reads besides the inventory (see `PassInput`). */
+export interface PolicyPlanInput {
+  /** The policy without what only main uses (its webhook). */
+  policy: Omit<Policy, "webhook">;
+  /** Every kept marker proof. */
+  proofs: MarkerProof[];
+  now: string;
+  history: PastAction[];
+  quarantines: Pick<Quarantine, "sandboxId" | "origin" | "state">[];
+}
 
 export interface FoundLease {
   lease: ClassifiedLease;

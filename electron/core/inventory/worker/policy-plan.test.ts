@@ -1,0 +1,208 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ENDED_LEASE_STATUSES,
+  HEADLINES,
+  KNOWN_LEASE_STATUSES,
+  OWNERSHIP_CODES,
+  PROVIDER_CODES,
+} from "../../../../shared/domain/codes.js";
+import type { Inventory } from "../../../../shared/domain/inventory.js";
+import {
+  candidatesOf,
+  type JanitorCandidate,
+  type PassPlan,
+  type Policy,
+  PROOF_SELECTORS,
+  planPass,
+  proofSubjectOf,
+  type Rule,
+  type Selector,
+} from "../../../../shared/domain/janitor/index.js";
+import { MARKER_ANSWERS, type MarkerProof } from "../../../../shared/domain/marker-proof.js";
+import { reconcile } from "../../../../shared/domain/reconcile.js";
+import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
+import { generatedWorldInput } from "../testing/generated-world.js";
+import type { PolicyPlanInput } from "./protocol.js";
+import { type KeeperOverStore, keeperOverStore } from "./testing/keeper-over-store.js";
+
+const NOW = new Date("2026-11-30T12:00:00Z");
+
+/** The proof a judge would keep for `candidate`, naming `owners` when it found the marker another lease's. */
+function proofOf(
+  candidate: JanitorCandidate,
+  answer: MarkerProof["answer"],
+  owners: { sourceId: string; leaseId: string; status: string }[],
+): MarkerProof {
+  const sandbox =
+    candidate.kind === "lease"
+      ? { sandboxId: recordedSandboxId(candidate.lease.lease), origin: candidate.lease.provider.origin }
+      : { sandboxId: candidate.sandbox.sandboxId, origin: candidate.sandbox.origin };
+  return {
+    answer,
+    reason: null,
+    owners:
+      answer === "another-lease"
+        ? owners.map((owner) => ({ ...owner, relation: "names-this-sandbox" as const }))
+        : [],
+    markerPrefix: null,
+    message: "generated",
+    subject: proofSubjectOf(candidate),
+    ...sandbox,
+    sandboxStatus: "running",
+    readAt: "2026-11-30T11:00:00.000Z",
+  };
+}
+
+describe("a janitor's plan of a policy, worked out over the store", () => {
+  let held: KeeperOverStore;
+  let whole: Inventory;
+
+  beforeAll(async () => {
+    held = await keeperOverStore();
+    await held.keeper.handle({ type: "accept", inventory: reconcile(generatedWorldInput({ size: 1500 })) });
+    whole = (await held.keeper.handle({ type: "inventory" })) as Inventory;
+  });
+  afterAll(() => held.close());
+
+  const fromStore = async (input: PolicyPlanInput) =>
+    (await held.keeper.handle({ type: "policy-plan", input })) as PassPlan;
+  /** The plan as it was made before: over every row, each candidate's kept proof. */
+  const fromWhole = (input: PolicyPlanInput) =>
+    planPass({ ...input, inventory: whole, now: new Date(input.now) });
+
+  it("holds a world with history, rows other environments own and untracked sandboxes, so each case is tried", () => {
+    expect(whole.leases.length).toBeGreaterThan(1000);
+    expect(whole.leases.some((row) => row.verdict.headline === "closed")).toBe(true);
+    expect(whole.leases.some((row) => !row.verdict.ownership.includes("owned"))).toBe(true);
+    expect(whole.untracked.length).toBeGreaterThan(0);
+  });
+
+  it("gives every policy and set of proofs the plan made over every row, keeping only the rows some rule matches", async () => {
+    const candidates = candidatesOf(whole);
+    const untracked = candidates.filter((candidate) => candidate.kind === "untracked");
+    const ended = whole.leases.filter((row) =>
+      ENDED_LEASE_STATUSES.some((status) => status === row.lease.status),
+    );
+    const ownerOf = ({ sourceId, lease }: Inventory["leases"][number]) => ({
+      sourceId,
+      leaseId: lease.id,
+      status: lease.status,
+    });
+    const owner = fc.oneof(
+      fc.constantFrom(...ended).map(ownerOf),
+      fc.constantFrom(...whole.leases).map(ownerOf),
+      // A lease the store does not hold: a proof naming it proves nothing.
+      fc.constant({ sourceId: whole.leases[0]!.sourceId, leaseId: "lease-nowhere", status: "released" }),
+    );
+    const proof = fc
+      .tuple(
+        fc.oneof(fc.constantFrom(...untracked), fc.constantFrom(...candidates)),
+        fc.constantFrom(...MARKER_ANSWERS),
+        fc.array(owner, { minLength: 1, maxLength: 4 }),
+      )
+      .map(([candidate, answer, owners]) => proofOf(candidate, answer, owners));
+    // One or two clauses, so that rules match a fair share of the world and their plans overlap.
+    const clauses: fc.Arbitrary<Selector>[] = [
+      fc.record({ kind: fc.constantFrom("lease" as const, "untracked" as const) }),
+      fc.record({ headline: fc.uniqueArray(fc.constantFrom(...HEADLINES), { minLength: 1, maxLength: 3 }) }),
+      fc.record({
+        ownership: fc.uniqueArray(fc.constantFrom(...OWNERSHIP_CODES), { minLength: 1, maxLength: 3 }),
+      }),
+      fc.record({
+        status: fc.uniqueArray(fc.constantFrom(...KNOWN_LEASE_STATUSES), { minLength: 1, maxLength: 3 }),
+      }),
+      fc.record({
+        provider: fc.uniqueArray(fc.constantFrom(...PROVIDER_CODES), { minLength: 1, maxLength: 3 }),
+      }),
+      fc.record({
+        proof: fc.uniqueArray(fc.constantFrom(...PROOF_SELECTORS), { minLength: 1, maxLength: 3 }),
+      }),
+      fc.record({ age: fc.constantFrom({ released: "1h" }, { acquired: "2d" }, { created: "30m" }) }),
+    ];
+    const selector: fc.Arbitrary<Selector> = fc
+      .tuple(fc.oneof(...clauses), fc.option(fc.oneof(...clauses), { nil: undefined }))
+      .map(([first, second]) => ({ ...first, ...second }));
+    const rule: fc.Arbitrary<Omit<Rule, "name">> = fc.record(
+      {
+        select: selector,
+        action: fc.constantFrom("destroy" as const, "release" as const, "quarantine" as const),
+        maxPerPass: fc.integer({ min: 1, max: 40 }),
+      },
+      { requiredKeys: ["select", "action"] },
+    );
+    const policy: fc.Arbitrary<Omit<Policy, "webhook">> = fc
+      .tuple(
+        fc.array(rule, { minLength: 1, maxLength: 3 }),
+        fc.option(fc.integer({ min: 1, max: 400 }), { nil: undefined }),
+      )
+      .map(([rules, perPass]) => ({
+        version: 1 as const,
+        operator: "janitor (ada)",
+        rules: rules.map((one, index) => ({
+          ...one,
+          name: `rule-${index}`,
+          ...(one.action === "quarantine" ? { quarantineHours: 24 } : {}),
+        })),
+        ...(perPass === undefined ? {} : { caps: { perPass, perHour: 1000 } }),
+      }));
+
+    let proven = 0;
+    let kept = 0;
+    await fc.assert(
+      fc.asyncProperty(policy, fc.array(proof, { maxLength: 60 }), async (chosen, proofs) => {
+        const input: PolicyPlanInput = {
+          policy: chosen,
+          proofs,
+          now: NOW.toISOString(),
+          history: [],
+          quarantines: [],
+        };
+        const plan = await fromStore(input);
+        expect(plan).toEqual(fromWhole(input));
+        const items = plan.rules.flatMap((one) => [...one.selected, ...one.skipped]);
+        proven += items.filter((item) => item.proof?.proves === true).length;
+        kept += items.length;
+      }),
+      { numRuns: 80, seed: 25 },
+    );
+    expect(kept, "rows and sandboxes the policies matched").toBeGreaterThan(0);
+    expect(proven, "forced destroys a generated proof proved").toBeGreaterThan(0);
+  });
+
+  it("reads an ended owner's status from the store though no rule matches that owner's row", async () => {
+    // A sandbox no row names, holding the marker of a closed lease: the forced destroy is proven only by
+    // reading that closed row's status, a row the rule below never matches.
+    const closed = whole.leases.find(
+      (row) =>
+        row.verdict.headline === "closed" &&
+        ENDED_LEASE_STATUSES.some((status) => status === row.lease.status),
+    )!;
+    const orphan = candidatesOf(whole).find(
+      (candidate): candidate is Extract<JanitorCandidate, { kind: "untracked" }> =>
+        candidate.kind === "untracked",
+    )!;
+    const input: PolicyPlanInput = {
+      policy: {
+        version: 1,
+        operator: "janitor (ada)",
+        rules: [
+          { name: "orphans", select: { kind: "untracked", proof: ["ended-lease"] }, action: "destroy" },
+        ],
+      },
+      proofs: [
+        proofOf(orphan, "another-lease", [
+          { sourceId: closed.sourceId, leaseId: closed.lease.id, status: closed.lease.status },
+        ]),
+      ],
+      now: NOW.toISOString(),
+      history: [],
+      quarantines: [],
+    };
+    const plan = await fromStore(input);
+    const [item] = plan.rules[0]!.selected;
+    expect(item?.target).toMatchObject({ kind: "untracked", sandboxId: orphan.sandbox.sandboxId });
+    expect(item?.proof?.proves).toBe(true);
+    expect(plan).toEqual(fromWhole(input));
+  });
+});
