@@ -31,6 +31,21 @@ import { type LoopBlock, LoopProbe, MemoryProbe, round } from "./lib/probes.js";
 import { ROOT, TSX_IMPORT } from "./lib/processes.js";
 import type { SourceChangeResult } from "./source-change.js";
 
+/** What a janitor watching the fleet might run: stale rows destroyed, sandboxes no row names quarantined. */
+const BENCH_POLICY = {
+  version: 1 as const,
+  operator: "janitor (bench)",
+  rules: [
+    { name: "stale", select: { headline: ["stale" as const] }, action: "destroy" as const },
+    {
+      name: "orphans",
+      select: { kind: "untracked" as const, age: { created: "1h" } },
+      action: "quarantine" as const,
+      quarantineHours: 24,
+    },
+  ],
+};
+
 export interface ScanChildResult {
   rows: number;
   /** The first scan of the host, cold: from refresh() to the view on main. */
@@ -349,21 +364,6 @@ async function measureRescan(): Promise<RescanChildResult> {
   await app.close();
   return { baselineRssMB, cold, change, rescan, ...asked, problems };
 }
-
-/** What a janitor watching the fleet might run: stale rows destroyed, sandboxes no row names quarantined. */
-const BENCH_POLICY = {
-  version: 1 as const,
-  operator: "janitor (bench)",
-  rules: [
-    { name: "stale", select: { headline: ["stale" as const] }, action: "destroy" as const },
-    {
-      name: "orphans",
-      select: { kind: "untracked" as const, age: { created: "1h" } },
-      action: "quarantine" as const,
-      quarantineHours: 24,
-    },
-  ],
-};
 
 /**
  * After the scans, what a plan of one live row reads (`inventory.forPlan`), a janitor's plan of a policy

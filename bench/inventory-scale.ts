@@ -347,7 +347,7 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             unit: "MB",
             reference: { label: "RSS before it was asked for", value: whole.rssBeforeMB },
             target: null,
-            note: `inventory.full() once, as a marker proof and a metrics scrape still ask for it: every stored row, history included (${count(whole.rows)}), copied from the worker to main; ${Math.round(whole.wallMs)} ms wall, main's JS heap up to ${whole.heapUsedMaxMB} MB; RSS sampled every 10 ms`,
+            note: `inventory.full() once, as a marker proof and the quarantine service still ask for it: every stored row, history included (${count(whole.rows)}), copied from the worker to main; ${Math.round(whole.wallMs)} ms wall, main's JS heap up to ${whole.heapUsedMaxMB} MB; RSS sampled every 10 ms`,
           },
     );
   }

@@ -6487,9 +6487,17 @@ function proofField(options, subject) {
 }
 // electron/core/metrics/figures.ts
 var RUNNING = "running";
-function inventoryFigures(inventory, sourceIds = []) {
-	const report = scanReport(inventory);
-	const headlines = Object.fromEntries(HEADLINES.map((headline) => [headline, report.counts[headline]]));
+/**
+* The figures of an inventory. Given `counts` (every row's headline counted, as the store keeps them),
+* `inventory.leases` need only hold the rows needing an operator: nothing else reads the other rows.
+*/
+function inventoryFigures(inventory, sourceIds = [], counts = summarizeCounts(inventory.leases)) {
+	const report = scanReport({
+		...inventory,
+		leases: []
+	});
+	const headlines = Object.fromEntries(HEADLINES.map((headline) => [headline, counts[headline]]));
+	const attention = HEADLINES.filter((headline) => !QUIET_HEADLINES.includes(headline)).reduce((sum, headline) => sum + counts[headline], 0);
 	const flagged = /* @__PURE__ */ new Map();
 	for (const { verdict, provider } of inventory.leases) {
 		if (QUIET_HEADLINES.includes(verdict.headline)) continue;
@@ -6511,7 +6519,7 @@ function inventoryFigures(inventory, sourceIds = []) {
 	return {
 		generatedAt: report.generatedAt,
 		headlines,
-		attention: report.counts.attention,
+		attention,
 		environments: report.environments.map(({ sourceId, environmentId, name, counts }) => ({
 			sourceId,
 			environmentId,
@@ -6772,10 +6780,12 @@ function createCoreMetrics(deps) {
 	let cached = null;
 	async function figuresNow() {
 		if (deps.inventory.summary === null) return null;
-		const inventory = await deps.inventory.full();
-		if (cached?.inventory !== inventory) cached = {
-			inventory,
-			figures: inventoryFigures(inventory, deps.config().sources.map((source) => source.id))
+		const rows = await deps.inventory.attentionRows();
+		if (cached?.rows === rows) return cached.figures;
+		const sourceIds = deps.config().sources.map((source) => source.id);
+		cached = {
+			rows,
+			figures: inventoryFigures(rows.inventory, sourceIds, rows.counts)
 		};
 		return cached.figures;
 	}
@@ -8052,6 +8062,7 @@ var InventoryService = class {
 	#view = null;
 	/** The whole inventory, fetched from the worker only when an action or a proof needs it. */
 	#full = null;
+	#attention = null;
 	#fromStore = false;
 	#stored = Promise.resolve();
 	/** Confirmed destroys being applied in the worker, in the order the jobs reported them. */
@@ -8179,20 +8190,28 @@ var InventoryService = class {
 		return this.#full;
 	}
 	/**
-	* For the action engine: an inventory scanned no more than `maxAgeMs` ago, scanning when the one held
-	* is older or was loaded from a store. With `acceptStored` (plans), one loaded from a store (this
-	* machine's, or the team's from another machine) counts by when it was scanned, not by who scanned it;
-	* a view shown on its own, with no inventory behind it in the worker yet, never counts.
+	* What the metrics' figures read (`AttentionRows`), copied over from the worker once per inventory:
+	* the rows needing an operator and the headline counts, never the history.
 	*/
-	async current({ maxAgeMs, acceptStored = false }) {
-		await this.#recentEnough(maxAgeMs, acceptStored);
-		return this.full();
+	async attentionRows() {
+		await this.ensure();
+		this.#attention ??= this.#worker.request({ type: "attention-rows" }).then((rows) => {
+			if (rows === null) throw new Error("the inventory worker holds no inventory to count");
+			return rows;
+		});
+		const attention = this.#attention;
+		attention.catch(() => {
+			if (this.#attention === attention) this.#attention = null;
+		});
+		return attention;
 	}
 	/**
-	* For a plan of `selection`: the inventory `current` would give, with only the rows the plan reads
-	* (those the selection picks and the rows they share a sandbox with), read from the worker's store.
-	* A plan of one row copies one row, however much history the store holds. `maxAgeMs` and
-	* `acceptStored` as for `current`.
+	* For a plan of `selection`: an inventory scanned no more than `maxAgeMs` ago (scanning when the one
+	* held is older or was loaded from a store), with only the rows the plan reads (those the selection
+	* picks and the rows they share a sandbox with), read from the worker's store. A plan of one row copies
+	* one row, however much history the store holds. With `acceptStored`, one loaded from a store (this
+	* machine's, or the team's from another machine) counts by when it was scanned, not by who scanned it;
+	* a view shown on its own, with no inventory behind it in the worker yet, never counts.
 	*/
 	async forPlan(selection, { maxAgeMs, acceptStored = false }) {
 		await this.#recentEnough(maxAgeMs, acceptStored);
@@ -8202,6 +8221,22 @@ var InventoryService = class {
 			selection
 		});
 		if (inventory === null) throw new Error("the inventory worker holds no inventory to plan from");
+		return inventory;
+	}
+	/**
+	* For a quarantine's claims: an inventory scanned no more than `maxAgeMs` ago by this run (as `forPlan`
+	* without `acceptStored`), with only the rows that record one of `sandboxIds` (in any origin), read
+	* from the worker's store. With none, no row: what is left is the scan-wide part (the untracked
+	* sandboxes among it).
+	*/
+	async recording(sandboxIds, { maxAgeMs }) {
+		await this.#recentEnough(maxAgeMs, false);
+		await this.ensure();
+		const inventory = await this.#worker.request({
+			type: "inventory-recording",
+			sandboxIds: [...new Set(sandboxIds)]
+		});
+		if (inventory === null) throw new Error("the inventory worker holds no inventory to read");
 		return inventory;
 	}
 	/**
@@ -8542,6 +8577,7 @@ var InventoryService = class {
 		this.#summary = summary;
 		this.#view = view;
 		this.#full = null;
+		this.#attention = null;
 		if (redactedFor === this.#redactionsVersion) this.#options.redacted?.(view);
 	}
 	/**
@@ -9106,7 +9142,7 @@ var QuarantineService = class {
 		if (waiting.length === 0) return moved;
 		let inventory = null;
 		try {
-			inventory = await this.#deps.inventory();
+			inventory = await this.#deps.inventory(waiting.map((quarantine) => quarantine.sandboxId));
 		} catch {
 			return moved;
 		}
@@ -9178,7 +9214,7 @@ var QuarantineService = class {
 			leaseIds: leases.map((lease) => lease.leaseId)
 		});
 		if (untracked.length > 0) {
-			const inventory = await this.#deps.inventory();
+			const inventory = await this.#deps.inventory([]);
 			const byCredential = /* @__PURE__ */ new Map();
 			for (const ref of untracked) {
 				const matches = inventory.untracked.filter((sandbox) => sandbox.sandboxId === ref.sandboxId && (ref.origin === void 0 || sandbox.origin === ref.origin));
@@ -9508,7 +9544,7 @@ function openQuarantine(deps) {
 			renewMs: timing.heartbeatMs
 		} },
 		engine,
-		inventory: () => deps.inventory.current({ maxAgeMs: 6e4 }),
+		inventory: (sandboxIds) => deps.inventory.recording(sandboxIds, { maxAgeMs: 6e4 }),
 		openClient: (credential) => quarantineClients(deps.config(), deps.secrets, deps.client)(credential),
 		operator: currentOperator(deps.config().operator),
 		proofFor: (sandbox) => sandboxProofEvidence(deps.markers, sandbox)

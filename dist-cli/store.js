@@ -5781,11 +5781,12 @@ var StoredInventory = class {
 		}) === true;
 	}
 	/**
-	* Calls `each` with the stored rows that have one of these lease ids, or one of these headlines,
-	* source by source in each source's order; false: not that scan. What a plan reads instead of every row.
+	* Calls `each` with the stored rows that have one of these lease ids, headlines or recorded sandbox
+	* ids, source by source in each source's order; false: not that scan. What a plan reads instead of
+	* every row, and a quarantine's claims.
 	*/
 	forEachWith(scan, filter, each) {
-		const [column, values] = "leaseIds" in filter ? ["lease_id", filter.leaseIds] : ["headline", filter.headlines];
+		const [column, values] = "leaseIds" in filter ? ["lease_id", filter.leaseIds] : "headlines" in filter ? ["headline", filter.headlines] : ["sandbox_id", filter.sandboxIds];
 		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
       WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY seq, lease_id`);
 		const wanted = JSON.stringify(values);
@@ -5801,6 +5802,15 @@ var StoredInventory = class {
 			for (const sourceId of scan.sourceIds) for (const row of read.iterate(sourceId)) each(storedRow(row, observedAt));
 			return true;
 		}) === true;
+	}
+	/** How many stored rows have each headline, history included; null: not that scan. */
+	headlineCounts(scan) {
+		const read = this.#db.prepare("SELECT headline, COUNT(*) AS n FROM inventory_rows WHERE source_id = ? GROUP BY headline");
+		return this.#reading(scan, () => {
+			const counts = emptyCounts();
+			for (const sourceId of scan.sourceIds) for (const { headline, n } of read.all(sourceId)) if (headline in counts) counts[headline] += n;
+			return counts;
+		});
 	}
 	/**
 	* One page of closed rows in scope that match, newest closed first (ties in source order), with how

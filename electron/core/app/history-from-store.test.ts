@@ -145,6 +145,23 @@ describe("history read back from the store once a scan is saved", () => {
       [newest!.id, "closed"],
       [live.id, liveDetail.verdict.headline],
     ]);
+    // The janitor's plan of a policy is worked out over the store's rows, history among them.
+    const policyPlan = await app.inventory.policyPlan({
+      policy: {
+        version: 1,
+        operator: "janitor (ada)",
+        rules: [{ name: "history", select: { headline: ["closed"] }, action: "destroy" }],
+      },
+      proofs: [],
+      now: new Date().toISOString(),
+      history: [],
+      quarantines: [],
+    });
+    const [history] = policyPlan.rules;
+    expect(history?.selected).toEqual([]);
+    expect(
+      history?.skipped.map(({ target, skip }) => [target.kind === "lease" && target.leaseId, skip?.reason]),
+    ).toEqual(closedRows.map((row) => [row.id, "closed"]));
   });
 
   it("shows the inventory another process saved over the store once a read finds it, and announces it", async () => {

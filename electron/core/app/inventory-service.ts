@@ -26,6 +26,7 @@ import {
 import { ListPageReader } from "../inventory/worker/list-page-reader-client.js";
 import type {
   Accepted,
+  AttentionRows,
   FoundLease,
   InventorySummary,
   KnownPage,
@@ -117,6 +118,7 @@ export class InventoryService {
   #view: InventoryView | null = null;
   /** The whole inventory, fetched from the worker only when an action or a proof needs it. */
   #full: Promise<Inventory> | null = null;
+  #attention: Promise<AttentionRows> | null = null;
   #fromStore = false;
   #stored: Promise<void> = Promise.resolve();
   /** Confirmed destroys being applied in the worker, in the order the jobs reported them. */
@@ -277,27 +279,32 @@ export class InventoryService {
   }
 
   /**
-   * For the action engine: an inventory scanned no more than `maxAgeMs` ago, scanning when the one held
-   * is older or was loaded from a store. With `acceptStored` (plans), one loaded from a store (this
-   * machine's, or the team's from another machine) counts by when it was scanned, not by who scanned it;
-   * a view shown on its own, with no inventory behind it in the worker yet, never counts.
+   * What the metrics' figures read (`AttentionRows`), copied over from the worker once per inventory:
+   * the rows needing an operator and the headline counts, never the history.
    */
-  async current({
-    maxAgeMs,
-    acceptStored = false,
-  }: {
-    maxAgeMs: number;
-    acceptStored?: boolean;
-  }): Promise<Inventory> {
-    await this.#recentEnough(maxAgeMs, acceptStored);
-    return this.full();
+  async attentionRows(): Promise<AttentionRows> {
+    await this.ensure();
+    this.#attention ??= this.#worker
+      .request<AttentionRows | null>({ type: "attention-rows" })
+      .then((rows) => {
+        if (rows === null) throw new Error("the inventory worker holds no inventory to count");
+        return rows;
+      });
+    const attention = this.#attention;
+    // A failed read is not kept: the next scrape asks again.
+    attention.catch(() => {
+      if (this.#attention === attention) this.#attention = null;
+    });
+    return attention;
   }
 
   /**
-   * For a plan of `selection`: the inventory `current` would give, with only the rows the plan reads
-   * (those the selection picks and the rows they share a sandbox with), read from the worker's store.
-   * A plan of one row copies one row, however much history the store holds. `maxAgeMs` and
-   * `acceptStored` as for `current`.
+   * For a plan of `selection`: an inventory scanned no more than `maxAgeMs` ago (scanning when the one
+   * held is older or was loaded from a store), with only the rows the plan reads (those the selection
+   * picks and the rows they share a sandbox with), read from the worker's store. A plan of one row copies
+   * one row, however much history the store holds. With `acceptStored`, one loaded from a store (this
+   * machine's, or the team's from another machine) counts by when it was scanned, not by who scanned it;
+   * a view shown on its own, with no inventory behind it in the worker yet, never counts.
    */
   async forPlan(
     selection: ActionSelection,
@@ -308,6 +315,23 @@ export class InventoryService {
     await this.ensure();
     const inventory = await this.#worker.request<Inventory | null>({ type: "inventory-for-plan", selection });
     if (inventory === null) throw new Error("the inventory worker holds no inventory to plan from");
+    return inventory;
+  }
+
+  /**
+   * For a quarantine's claims: an inventory scanned no more than `maxAgeMs` ago by this run (as `forPlan`
+   * without `acceptStored`), with only the rows that record one of `sandboxIds` (in any origin), read
+   * from the worker's store. With none, no row: what is left is the scan-wide part (the untracked
+   * sandboxes among it).
+   */
+  async recording(sandboxIds: readonly string[], { maxAgeMs }: { maxAgeMs: number }): Promise<Inventory> {
+    await this.#recentEnough(maxAgeMs, false);
+    await this.ensure();
+    const inventory = await this.#worker.request<Inventory | null>({
+      type: "inventory-recording",
+      sandboxIds: [...new Set(sandboxIds)],
+    });
+    if (inventory === null) throw new Error("the inventory worker holds no inventory to read");
     return inventory;
   }
 
@@ -655,6 +679,7 @@ export class InventoryService {
     this.#summary = summary;
     this.#view = view;
     this.#full = null;
+    this.#attention = null;
     // Redacted in the worker for the keys in use now: answers need not walk its rows again on main.
     if (redactedFor === this.#redactionsVersion) this.#options.redacted?.(view);
   }

@@ -58,7 +58,7 @@ export function openQuarantine(deps: {
       : { steps: { claims: shared.claims, ttlMs: abandonAfterMs(timing), renewMs: timing.heartbeatMs } }),
     engine,
     // Claims are judged on a scan no older than a minute, never on the stored inventory alone.
-    inventory: () => deps.inventory.current({ maxAgeMs: 60_000 }),
+    inventory: (sandboxIds) => deps.inventory.recording(sandboxIds, { maxAgeMs: 60_000 }),
     openClient: (credential) => quarantineClients(deps.config(), deps.secrets, deps.client)(credential),
     operator: currentOperator(deps.config().operator),
     proofFor: (sandbox) => sandboxProofEvidence(deps.markers, sandbox),

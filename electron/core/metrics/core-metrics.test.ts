@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import type { JobEvent, JobItem } from "../../../shared/domain/actions.js";
-import type { Inventory } from "../../../shared/domain/inventory.js";
 import { EventHub } from "../handlers/events.js";
+import type { AttentionRows } from "../inventory/worker/protocol.js";
 import { createCoreMetrics, type MetricsDeps, type ScanRecord } from "./core-metrics.js";
 import { readScrape } from "./testing/scrape.js";
 
@@ -34,7 +34,7 @@ function deps(
     scan: (record) => {
       for (const listener of listeners) listener(record);
     },
-    inventory: { summary: null, full: vi.fn(async () => ({}) as Inventory) },
+    inventory: { summary: null, attentionRows: vi.fn(async () => ({}) as AttentionRows) },
     events: hub as unknown as MetricsDeps["events"],
     config: () => ({
       sources: [{ id: "ledger-1" }],
@@ -71,7 +71,7 @@ describe("a core's metrics", () => {
     const d = deps();
     const metrics = createCoreMetrics(d);
     const scrape = readScrape(await metrics.render());
-    expect(d.inventory.full).not.toHaveBeenCalled();
+    expect(d.inventory.attentionRows).not.toHaveBeenCalled();
     expect(scrape.samples("leasekeeper_leases")).toEqual([]);
     expect(scrape.value("leasekeeper_scans_total", { outcome: "failed" })).toBe(0);
   });
@@ -146,7 +146,7 @@ describe("a core's metrics", () => {
         warn,
         inventory: {
           summary: { generatedAt: "2026-12-01T00:00:00Z" },
-          full: () => Promise.reject(new Error("worker gone")),
+          attentionRows: () => Promise.reject(new Error("worker gone")),
         },
       }),
     );

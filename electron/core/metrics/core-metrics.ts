@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ScanStatus } from "../../../shared/contract/index.js";
 import type { JobEvent } from "../../../shared/domain/actions.js";
 import { HEADLINES } from "../../../shared/domain/codes.js";
-import type { Inventory } from "../../../shared/domain/inventory.js";
+import type { AttentionRows } from "../inventory/worker/protocol.js";
 import { bareOrigin, type InventoryFigures, inventoryFigures } from "./figures.js";
 
 /**
@@ -17,9 +17,10 @@ import { bareOrigin, type InventoryFigures, inventoryFigures } from "./figures.j
 /** What the metrics read of the core; each part narrow, so a test or another host can hand its own. */
 export interface MetricsDeps {
   inventory: {
-    /** Null until the core has an inventory (stored or scanned); then `full()` answers without a scan. */
+    /** Null until the core has an inventory (stored or scanned); then `attentionRows()` answers without a scan. */
     readonly summary: { generatedAt: string } | null;
-    full(): Promise<Inventory>;
+    /** The same object for as long as the inventory behind it is held. */
+    attentionRows(): Promise<AttentionRows>;
     /** What the last scan of this run read, per source and credential; null before one. */
     readonly scanStatus?: ScanStatus | null;
   };
@@ -247,14 +248,13 @@ export function createCoreMetrics(deps: MetricsDeps): CoreMetrics {
       }
     }) ?? (() => undefined);
 
-  let cached: { inventory: Inventory; figures: InventoryFigures } | null = null;
+  let cached: { rows: AttentionRows; figures: InventoryFigures } | null = null;
   async function figuresNow(): Promise<InventoryFigures | null> {
     if (deps.inventory.summary === null) return null;
-    const inventory = await deps.inventory.full();
-    if (cached?.inventory !== inventory) {
-      const sourceIds = deps.config().sources.map((source) => source.id);
-      cached = { inventory, figures: inventoryFigures(inventory, sourceIds) };
-    }
+    const rows = await deps.inventory.attentionRows();
+    if (cached?.rows === rows) return cached.figures;
+    const sourceIds = deps.config().sources.map((source) => source.id);
+    cached = { rows, figures: inventoryFigures(rows.inventory, sourceIds, rows.counts) };
     return cached.figures;
   }
 

@@ -1,5 +1,6 @@
 import { HEADLINES, type Headline, QUIET_HEADLINES } from "../../../shared/domain/codes.js";
 import type { Inventory } from "../../../shared/domain/inventory.js";
+import { summarizeCounts } from "../../../shared/domain/reconcile.js";
 import { scanReport } from "../inventory/report.js";
 
 /**
@@ -46,11 +47,25 @@ export interface PerListing {
 
 const RUNNING = "running";
 
-export function inventoryFigures(inventory: Inventory, sourceIds: readonly string[] = []): InventoryFigures {
-  const report = scanReport(inventory);
-  const headlines = Object.fromEntries(
-    HEADLINES.map((headline) => [headline, report.counts[headline]]),
-  ) as Record<Headline, number>;
+/**
+ * The figures of an inventory. Given `counts` (every row's headline counted, as the store keeps them),
+ * `inventory.leases` need only hold the rows needing an operator: nothing else reads the other rows.
+ */
+export function inventoryFigures(
+  inventory: Inventory,
+  sourceIds: readonly string[] = [],
+  counts: Record<Headline, number> = summarizeCounts(inventory.leases),
+): InventoryFigures {
+  // The report's scan-wide parts; its counts are taken over the rows given, so they are counted here.
+  const report = scanReport({ ...inventory, leases: [] });
+  const headlines = Object.fromEntries(HEADLINES.map((headline) => [headline, counts[headline]])) as Record<
+    Headline,
+    number
+  >;
+  const attention = HEADLINES.filter((headline) => !QUIET_HEADLINES.includes(headline)).reduce(
+    (sum, headline) => sum + counts[headline],
+    0,
+  );
   const flagged = new Map<string, { vcpu: number; memMib: number }>();
   for (const { verdict, provider } of inventory.leases) {
     if (QUIET_HEADLINES.includes(verdict.headline)) continue;
@@ -69,7 +84,7 @@ export function inventoryFigures(inventory: Inventory, sourceIds: readonly strin
   return {
     generatedAt: report.generatedAt,
     headlines,
-    attention: report.counts.attention,
+    attention,
     environments: report.environments.map(({ sourceId, environmentId, name, counts }) => ({
       sourceId,
       environmentId,

@@ -40,8 +40,12 @@ export interface QuarantineServiceDeps {
     ActionEngine,
     "plan" | "execute" | "waitForJob" | "getJob" | "listJobs" | "resume" | "recordAudit"
   >;
-  /** The inventory the app shows (rescanned when stale), to find untracked sandboxes and claims. */
-  inventory: () => Promise<Inventory>;
+  /**
+   * The inventory the app shows (rescanned when stale), to find untracked sandboxes and claims: its rows
+   * may be only those that record one of `sandboxIds` (`recordedSandboxId`, in any origin), all a claim
+   * reads of them.
+   */
+  inventory: (sandboxIds: readonly string[]) => Promise<Inventory>;
   /** A paced client for a configured credential, or null when it has no usable key. */
   openClient: (credential: string) => Promise<CreateosClient | null>;
   operator: Operator;
@@ -212,7 +216,7 @@ export class QuarantineService {
     if (waiting.length === 0) return moved;
     let inventory: Inventory | null = null;
     try {
-      inventory = await this.#deps.inventory();
+      inventory = await this.#deps.inventory(waiting.map((quarantine) => quarantine.sandboxId));
     } catch {
       // No inventory, no claims seen: nothing due is destroyed on a guess either (the plan needs one).
       return moved;
@@ -295,7 +299,7 @@ export class QuarantineService {
       selections.push({ kind: "leases", leaseIds: leases.map((lease) => lease.leaseId) });
     }
     if (untracked.length > 0) {
-      const inventory = await this.#deps.inventory();
+      const inventory = await this.#deps.inventory([]);
       const byCredential = new Map<string, string[]>();
       for (const ref of untracked) {
         const matches = inventory.untracked.filter(

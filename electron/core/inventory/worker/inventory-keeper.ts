@@ -10,6 +10,7 @@ import {
 } from "../../../../shared/contract/index.js";
 import type { ActionSelection } from "../../../../shared/domain/actions.js";
 import { originOf } from "../../../../shared/domain/api-url.js";
+import { HEADLINES, QUIET_HEADLINES } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../../shared/domain/inventory.js";
 import {
   leaseStatuses,
@@ -35,6 +36,7 @@ import { historyPage } from "./history-pages.js";
 import type { InventoryRows, KeptViews, KeyRedactor, SharedViews, StoredHead } from "./ports.js";
 import type {
   Accepted,
+  AttentionRows,
   FoundLease,
   PolicyPlanInput,
   ScanSetup,
@@ -46,6 +48,8 @@ import { type ListedPage, ScanListings } from "./scan-listings.js";
 import { UnredactedRows } from "./unredacted-rows.js";
 
 export type { InventoryRows, KeptViews, KeyRedactor, SharedViews } from "./ports.js";
+
+const ATTENTION_HEADLINES = HEADLINES.filter((headline) => !QUIET_HEADLINES.includes(headline));
 
 /** Views kept for main to fetch: the newest, and the one before it that main may be fetching still. */
 const KEPT_VIEWS = 2;
@@ -183,6 +187,10 @@ export class InventoryKeeper {
         return this.#forPlan(request.selection);
       case "policy-plan":
         return this.#policyPlan(request.input);
+      case "attention-rows":
+        return this.#attentionRows();
+      case "inventory-recording":
+        return this.#recording(request.sandboxIds);
       case "saved":
         await this.#sharedSave;
         return null;
@@ -652,6 +660,32 @@ export class InventoryKeeper {
         history: input.history,
         quarantines: input.quarantines,
       });
+    });
+  }
+
+  /** Everything but the rows, and the rows that record one of these sandboxes, read by its index. */
+  #recording(sandboxIds: readonly string[]): Inventory | null {
+    return this.#fromStore(({ head }) => {
+      const leases: ClassifiedLease[] = [];
+      const read =
+        sandboxIds.length === 0 ||
+        this.#rows.forEachWith(head.scan, { sandboxIds }, (stored) =>
+          leases.push(this.#unredacted.prefer(stored)),
+        );
+      return read ? { ...head.inventory, leases } : null;
+    });
+  }
+
+  /** The rows needing an operator, read by headline, and every row counted by headline (see the request). */
+  #attentionRows(): AttentionRows | null {
+    return this.#fromStore(({ head }) => {
+      const counts = this.#rows.headlineCounts(head.scan);
+      if (counts === null) return null;
+      const leases: ClassifiedLease[] = [];
+      const read = this.#rows.forEachWith(head.scan, { headlines: ATTENTION_HEADLINES }, (stored) =>
+        leases.push(this.#unredacted.prefer(stored)),
+      );
+      return read ? { inventory: { ...head.inventory, leases }, counts } : null;
     });
   }
 

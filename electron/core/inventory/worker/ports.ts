@@ -1,4 +1,5 @@
 import type { HistoryElsewhere, InventoryView, LeaseViewRow } from "../../../../shared/contract/index.js";
+import type { Headline } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
 import type { PlanRowFilter } from "../../../../shared/domain/plan-rows.js";
 import type { ScanRows } from "../judge/ports.js";
@@ -8,6 +9,12 @@ import type { ScanRows } from "../judge/ports.js";
  * into it, and the inventory read back from it. Declared here and implemented by
  * `store/judged-inventory-store.ts`; the thread's entry (`inventory-worker.ts`) joins the two.
  */
+/**
+ * Which stored rows a read wants, by an indexed column: a plan's picks (`planRowFilter`), or the rows
+ * that record one of these sandboxes (`recordedSandboxId`), in any origin.
+ */
+export type RowFilter = NonNullable<PlanRowFilter> | { sandboxIds: readonly string[] };
+
 export interface InventoryRows {
   /** The store's random seed for the salt rows are judged under; the same for every process on it. */
   judgingSeed(): string;
@@ -33,12 +40,10 @@ export interface InventoryRows {
     environmentId?: string | null,
   ): boolean;
   forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean;
-  /** The rows with one of these lease ids, or headlines, in order (a plan's read); false: not that scan. */
-  forEachWith(
-    scan: StoredScan,
-    filter: NonNullable<PlanRowFilter>,
-    each: (classified: ClassifiedLease) => void,
-  ): boolean;
+  /** How many rows have each headline, history included; null: not that scan. */
+  headlineCounts(scan: StoredScan): Record<Headline, number> | null;
+  /** The rows with one of these lease ids, headlines or recorded sandboxes, in order; false: not that scan. */
+  forEachWith(scan: StoredScan, filter: RowFilter, each: (classified: ClassifiedLease) => void): boolean;
   historyPage(
     scan: StoredScan,
     query: HistoryQuery,

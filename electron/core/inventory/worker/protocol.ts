@@ -1,6 +1,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { HistoryPageRequest, InventoryView } from "../../../../shared/contract/index.js";
 import type { ActionSelection } from "../../../../shared/domain/actions.js";
+import type { Headline } from "../../../../shared/domain/codes.js";
 import type {
   ClassifiedLease,
   Inventory,
@@ -122,8 +123,25 @@ export type WorkerRequest =
    * store (`PassPlan`); null while none is held.
    */
   | { type: "policy-plan"; input: PolicyPlanInput }
+  /**
+   * The inventory as a quarantine's claims read it: everything but the rows, and of the rows only those
+   * that record one of these sandboxes, in any origin (`recordedSandboxId`); null while none is held.
+   */
+  | { type: "inventory-recording"; sandboxIds: string[] }
+  /** The rows that need an operator and every row's headline counted (`AttentionRows`); null while none is held. */
+  | { type: "attention-rows" }
   | { type: "saved" }
   | { type: "close" };
+
+/**
+ * What the metrics' figures read of an inventory (`inventoryFigures`): everything but the rows, of the
+ * rows only those whose headline needs an operator (neither ok nor closed), and how many rows in all
+ * have each headline, read from the store's columns.
+ */
+export interface AttentionRows {
+  inventory: Inventory;
+  counts: Record<Headline, number>;
+}
 
 /** Everything a janitor's plan reads besides the inventory (see `PassInput`). */
 export interface PolicyPlanInput {

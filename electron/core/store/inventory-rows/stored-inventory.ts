@@ -18,6 +18,9 @@ export interface StoredScan {
 }
 
 /** A stored row's key: the same lease id in two sources is two rows. */
+/** Which rows `forEachWith` reads, by an indexed column (`RowFilter` of the inventory worker's ports). */
+export type StoredRowFilter = NonNullable<PlanRowFilter> | { sandboxIds: readonly string[] };
+
 export interface StoredRowKey {
   sourceId: string;
   leaseId: string;
@@ -174,16 +177,21 @@ export class StoredInventory {
   }
 
   /**
-   * Calls `each` with the stored rows that have one of these lease ids, or one of these headlines,
-   * source by source in each source's order; false: not that scan. What a plan reads instead of every row.
+   * Calls `each` with the stored rows that have one of these lease ids, headlines or recorded sandbox
+   * ids, source by source in each source's order; false: not that scan. What a plan reads instead of
+   * every row, and a quarantine's claims.
    */
   forEachWith(
     scan: StoredScan,
-    filter: NonNullable<PlanRowFilter>,
+    filter: StoredRowFilter,
     each: (classified: ClassifiedLease) => void,
   ): boolean {
     const [column, values] =
-      "leaseIds" in filter ? ["lease_id", filter.leaseIds] : ["headline", filter.headlines];
+      "leaseIds" in filter
+        ? ["lease_id", filter.leaseIds]
+        : "headlines" in filter
+          ? ["headline", filter.headlines]
+          : ["sandbox_id", filter.sandboxIds];
     const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
       WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY seq, lease_id`);
     const wanted = JSON.stringify(values);
@@ -207,6 +215,23 @@ export class StoredInventory {
       return true;
     });
     return done === true;
+  }
+
+  /** How many stored rows have each headline, history included; null: not that scan. */
+  headlineCounts(scan: StoredScan): Record<Headline, number> | null {
+    const read = this.#db.prepare(
+      "SELECT headline, COUNT(*) AS n FROM inventory_rows WHERE source_id = ? GROUP BY headline",
+    );
+    return this.#reading(scan, () => {
+      const counts = emptyCounts();
+      for (const sourceId of scan.sourceIds) {
+        for (const { headline, n } of read.all(sourceId) as { headline: string; n: number }[]) {
+          // A headline is always one of the project's own; any other would be a store no build wrote.
+          if (headline in counts) counts[headline as Headline] += n;
+        }
+      }
+      return counts;
+    });
   }
 
   /**
