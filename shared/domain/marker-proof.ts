@@ -88,11 +88,15 @@ export interface MarkerOwner {
 /** Every recorded marker, to the rows that record it. Build it once per inventory. */
 export type MarkerIndex = ReadonlyMap<string, readonly MarkerRecorder[]>;
 
-export function buildMarkerIndex(rows: Iterable<{ sourceId: string; lease: LeaseRow }>): MarkerIndex {
+export function buildMarkerIndex(
+  rows: Iterable<{ sourceId: string; lease: LeaseRow }>,
+  /** Only these markers: an index for the markers some reads found, over however many rows. */
+  only?: ReadonlySet<string>,
+): MarkerIndex {
   const index = new Map<string, MarkerRecorder[]>();
   for (const { sourceId, lease } of rows) {
     const marker = recordedMarker(lease.metadata);
-    if (marker === null) continue;
+    if (marker === null || (only !== undefined && !only.has(marker))) continue;
     const recorder = {
       sourceId,
       leaseId: lease.id,
@@ -104,6 +108,14 @@ export function buildMarkerIndex(rows: Iterable<{ sourceId: string; lease: Lease
     else index.set(marker, [recorder]);
   }
   return index;
+}
+
+/** What the sandboxes' reads found that an index may name: the output of every read that ran. */
+export function markersFound(readings: Iterable<MarkerReading>): string[] {
+  const found = new Set<string>();
+  for (const reading of readings)
+    if (reading.kind === "read" && reading.stdout !== "") found.add(reading.stdout);
+  return [...found];
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 import type { ActionSelection, JobEvent } from "../../../shared/domain/actions.js";
 import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../shared/domain/inventory.js";
 import type { PassPlan } from "../../../shared/domain/janitor/index.js";
+import type { MarkerIndex } from "../../../shared/domain/marker-proof.js";
 import type { Company } from "../../../shared/domain/paperclip.js";
 import type { LeasekeeperConfig } from "../config/load.js";
 import type { SecretStore } from "../config/secrets.js";
@@ -316,6 +317,31 @@ export class InventoryService {
     const inventory = await this.#worker.request<Inventory | null>({ type: "inventory-for-plan", selection });
     if (inventory === null) throw new Error("the inventory worker holds no inventory to plan from");
     return inventory;
+  }
+
+  /**
+   * For proofs: the inventory held (a scan first when there is none), with only the rows with these
+   * lease ids and the rows they share a sandbox with, read from the worker's store.
+   */
+  async withLeases(leaseIds: readonly string[]): Promise<Inventory> {
+    await this.ensure();
+    const inventory = await this.#worker.request<Inventory | null>({
+      type: "inventory-for-plan",
+      selection: { kind: "leases", leaseIds: [...new Set(leaseIds)] },
+    });
+    if (inventory === null) throw new Error("the inventory worker holds no inventory to prove against");
+    return inventory;
+  }
+
+  /** For proofs: every stored row recording each of these markers (`buildMarkerIndex`), read in the worker. */
+  async markerIndex(markers: readonly string[]): Promise<MarkerIndex> {
+    await this.ensure();
+    const index = await this.#worker.request<MarkerIndex | null>({
+      type: "marker-index",
+      markers: [...markers],
+    });
+    if (index === null) throw new Error("the inventory worker holds no inventory to prove against");
+    return index;
   }
 
   /**

@@ -23,7 +23,7 @@ export function openMarkers(deps: {
   const { stores } = deps;
   const local = stores.database ? new SqliteProofStore(stores.database) : undefined;
   return new MarkerService({
-    inventory: () => deps.inventory.full(),
+    inventory: deps.inventory,
     store: stores.shared ? keptWithTheTeam(local, stores.shared.proofs) : local,
     openClient: (credential) => proverClients(deps.config(), deps.secrets, deps.client)(credential),
   });

@@ -16,9 +16,21 @@ export interface ProveRequest {
   untracked: { sandboxId: string; origin?: string | undefined }[];
 }
 
+/**
+ * What proofs read of the inventory (the scan's, never a second listing): the rows they are asked for,
+ * and for each marker a read found, every row that records it, however many rows there are.
+ */
+export interface MarkerInventory {
+  /** The rows with these lease ids (others may come along), and the sandboxes no row names. */
+  withLeases(
+    leaseIds: readonly string[],
+  ): Promise<Pick<Inventory, "leases" | "untracked" | "untrackedUncertain">>;
+  /** `buildMarkerIndex` over every row of the same inventory, kept to these markers. */
+  markerIndex(markers: readonly string[]): Promise<MarkerIndex>;
+}
+
 export interface MarkerServiceOptions {
-  /** The inventory the proofs are read against (the scan's, never a second listing). */
-  inventory: () => Promise<Inventory>;
+  inventory: MarkerInventory;
   openClient: OpenProverClient;
   /** Where proofs outlive the process; without one they are kept in memory only. */
   store?: ProofStore | undefined;
@@ -34,7 +46,6 @@ export interface MarkerServiceOptions {
 export class MarkerService {
   readonly #options: MarkerServiceOptions;
   readonly #proofs = new Map<string, MarkerProof>();
-  readonly #indexes = new WeakMap<Inventory, MarkerIndex>();
   readonly #loaded: Promise<void>;
 
   constructor(options: MarkerServiceOptions) {
@@ -68,12 +79,12 @@ export class MarkerService {
   }
 
   async prove(request: ProveRequest, options: { signal?: AbortSignal } = {}): Promise<MarkerProof[]> {
-    const inventory = await this.#options.inventory();
+    const inventory = await this.#options.inventory.withLeases(request.leases.map((ref) => ref.leaseId));
     const targets: ProveTarget[] = [
       ...request.leases.map((ref) => leaseTarget(findLease(inventory, ref))),
       ...request.untracked.map((ref) => untrackedTarget(findUntracked(inventory, ref))),
     ];
-    return this.#prove(inventory, targets, options);
+    return this.#prove(targets, options);
   }
 
   /** Proves rows and hands back each proof with the row it was read for (what a repair needs). */
@@ -81,18 +92,14 @@ export class MarkerService {
     refs: ProveRequest["leases"],
     options: { signal?: AbortSignal } = {},
   ): Promise<{ classified: ClassifiedLease; proof: MarkerProof }[]> {
-    const inventory = await this.#options.inventory();
+    const inventory = await this.#options.inventory.withLeases(refs.map((ref) => ref.leaseId));
     const found = refs.map((ref) => findLease(inventory, ref));
-    const proofs = await this.#prove(inventory, found.map(leaseTarget), options);
+    const proofs = await this.#prove(found.map(leaseTarget), options);
     return found.map((classified, index) => ({ classified, proof: proofs[index]! }));
   }
 
-  async #prove(
-    inventory: Inventory,
-    targets: ProveTarget[],
-    options: { signal?: AbortSignal },
-  ): Promise<MarkerProof[]> {
-    const proofs = await proveMarkers(targets, this.#indexFor(inventory), {
+  async #prove(targets: ProveTarget[], options: { signal?: AbortSignal }): Promise<MarkerProof[]> {
+    const proofs = await proveMarkers(targets, (markers) => this.#options.inventory.markerIndex(markers), {
       openClient: this.#options.openClient,
       ...(this.#options.now ? { now: this.#options.now } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -112,18 +119,12 @@ export class MarkerService {
   keptProofs(): MarkerProof[] {
     return [...this.#proofs.values()];
   }
-
-  #indexFor(inventory: Inventory): MarkerIndex {
-    let index = this.#indexes.get(inventory);
-    if (index === undefined) {
-      index = buildMarkerIndex(inventory.leases);
-      this.#indexes.set(inventory, index);
-    }
-    return index;
-  }
 }
 
-function findLease(inventory: Inventory, ref: ProveRequest["leases"][number]): ClassifiedLease {
+function findLease(
+  inventory: Pick<Inventory, "leases">,
+  ref: ProveRequest["leases"][number],
+): ClassifiedLease {
   const matches = inventory.leases.filter(
     (classified) =>
       classified.lease.id === ref.leaseId &&
@@ -139,7 +140,10 @@ function findLease(inventory: Inventory, ref: ProveRequest["leases"][number]): C
   );
 }
 
-function findUntracked(inventory: Inventory, ref: ProveRequest["untracked"][number]): UntrackedSandbox {
+function findUntracked(
+  inventory: Pick<Inventory, "untracked" | "untrackedUncertain">,
+  ref: ProveRequest["untracked"][number],
+): UntrackedSandbox {
   const matches = [...inventory.untracked, ...inventory.untrackedUncertain].filter(
     (sandbox) =>
       sandbox.sandboxId === ref.sandboxId && (ref.origin === undefined || sandbox.origin === ref.origin),

@@ -3,6 +3,7 @@ import {
   type MarkerIndex,
   type MarkerProof,
   type MarkerReading,
+  markersFound,
 } from "../../../shared/domain/marker-proof.js";
 import type { CreateosClient } from "../createos/client.js";
 import { readMarker } from "./read-marker.js";
@@ -24,7 +25,8 @@ export interface ProveOptions {
  */
 export async function proveMarkers(
   targets: readonly ProveTarget[],
-  index: MarkerIndex,
+  /** The rows recording each of these markers, over every row: asked once, for what the reads found. */
+  indexFor: (markers: readonly string[]) => Promise<MarkerIndex>,
   options: ProveOptions,
 ): Promise<MarkerProof[]> {
   const now = options.now ?? (() => new Date());
@@ -39,17 +41,22 @@ export async function proveMarkers(
     return client;
   };
 
-  return Promise.all(
-    targets.map(async (target): Promise<MarkerProof> => {
+  const reads = await Promise.all(
+    targets.map(async (target) => {
       const reading = await readTarget(target, clientFor, options.signal);
-      return {
-        subject: target.subject,
-        sandboxId: target.judged.sandboxId,
-        origin: target.origin,
-        sandboxStatus: reading.sandboxStatus,
-        readAt: now().toISOString(),
-        ...judgeMarker(reading, target.judged, index),
-      };
+      return { target, reading, readAt: now().toISOString() };
+    }),
+  );
+  // Judged once every read is in, against the rows that record what the reads found.
+  const index = await indexFor(markersFound(reads.map(({ reading }) => reading)));
+  return reads.map(
+    ({ target, reading, readAt }): MarkerProof => ({
+      subject: target.subject,
+      sandboxId: target.judged.sandboxId,
+      origin: target.origin,
+      sandboxStatus: reading.sandboxStatus,
+      readAt,
+      ...judgeMarker(reading, target.judged, index),
     }),
   );
 }

@@ -21,6 +21,11 @@ import {
   selectionContext,
 } from "../../../../shared/domain/janitor/index.js";
 import { judgeRow } from "../../../../shared/domain/judge-row.js";
+import {
+  buildMarkerIndex,
+  type MarkerIndex,
+  recordedMarker,
+} from "../../../../shared/domain/marker-proof.js";
 import { NO_INPUTS } from "../../../../shared/domain/no-inputs.js";
 import { planPicker, planRowFilter } from "../../../../shared/domain/plan-rows.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
@@ -191,6 +196,8 @@ export class InventoryKeeper {
         return this.#attentionRows();
       case "inventory-recording":
         return this.#recording(request.sandboxIds);
+      case "marker-index":
+        return this.#markerIndex(request.markers);
       case "saved":
         await this.#sharedSave;
         return null;
@@ -673,6 +680,21 @@ export class InventoryKeeper {
           leases.push(this.#unredacted.prefer(stored)),
         );
       return read ? { ...head.inventory, leases } : null;
+    });
+  }
+
+  /** The rows recording each of these markers, in the store's order (see the request). */
+  #markerIndex(markers: readonly string[]): MarkerIndex | null {
+    const wanted = new Set(markers);
+    if (wanted.size === 0) return this.#held === null ? null : new Map();
+    return this.#fromStore(({ head }) => {
+      const recording: ClassifiedLease[] = [];
+      const read = this.#rows.forEach(head.scan, (stored) => {
+        const classified = this.#unredacted.prefer(stored);
+        const marker = recordedMarker(classified.lease.metadata);
+        if (marker !== null && wanted.has(marker)) recording.push(classified);
+      });
+      return read ? buildMarkerIndex(recording) : null;
     });
   }
 

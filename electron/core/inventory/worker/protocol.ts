@@ -128,6 +128,11 @@ export type WorkerRequest =
    * that record one of these sandboxes, in any origin (`recordedSandboxId`); null while none is held.
    */
   | { type: "inventory-recording"; sandboxIds: string[] }
+  /**
+   * For each of these markers, every stored row that records it (`buildMarkerIndex` over every row,
+   * kept to them), from one pass over the store; null while none is held.
+   */
+  | { type: "marker-index"; markers: string[] }
   /** The rows that need an operator and every row's headline counted (`AttentionRows`); null while none is held. */
   | { type: "attention-rows" }
   | { type: "saved" }

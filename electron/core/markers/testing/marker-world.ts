@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Inventory } from "../../../../shared/domain/inventory.js";
-import { MARKER_PATH } from "../../../../shared/domain/marker-proof.js";
+import { buildMarkerIndex, MARKER_PATH } from "../../../../shared/domain/marker-proof.js";
 import { type Simulator, startSimulator } from "../../../../simulator/index.js";
 import {
   environment,
@@ -106,7 +106,10 @@ export async function markerWorld(
   const inventory = await scanInventory({ config, sources, secrets });
   const given = options.kept?.(inventory) ?? inventory;
   const service = new MarkerService({
-    inventory: async () => given,
+    inventory: {
+      withLeases: async () => given,
+      markerIndex: async (markers) => buildMarkerIndex(given.leases, new Set(markers)),
+    },
     openClient: proverClients(config, secrets, { retry: { maxRetries: 0 } }),
   });
   return {

@@ -1,0 +1,47 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Inventory } from "../../../../shared/domain/inventory.js";
+import {
+  buildMarkerIndex,
+  type MarkerIndex,
+  recordedMarker,
+} from "../../../../shared/domain/marker-proof.js";
+import { reconcile } from "../../../../shared/domain/reconcile.js";
+import { generatedWorldInput } from "../testing/generated-world.js";
+import { type KeeperOverStore, keeperOverStore } from "./testing/keeper-over-store.js";
+
+describe("the rows recording a marker, from the store", () => {
+  let held: KeeperOverStore;
+  let whole: Inventory;
+
+  beforeAll(async () => {
+    held = await keeperOverStore();
+    await held.keeper.handle({ type: "accept", inventory: reconcile(generatedWorldInput({ size: 1500 })) });
+    whole = (await held.keeper.handle({ type: "inventory" })) as Inventory;
+  });
+  afterAll(() => held.close());
+
+  it("gives, for the markers asked, the index built over every row, history included, in the same order", async () => {
+    const recorded = whole.leases.flatMap((row) => recordedMarker(row.lease.metadata) ?? []);
+    const byClosed = whole.leases.flatMap((row) =>
+      row.verdict.headline === "closed" ? (recordedMarker(row.lease.metadata) ?? []) : [],
+    );
+    expect(recorded.length).toBeGreaterThan(100);
+    expect(byClosed.length, "markers only history records").toBeGreaterThan(0);
+    const marker = fc.oneof(
+      fc.constantFrom(...recorded),
+      fc.constantFrom(...byClosed),
+      fc.constant("not a marker any row records"),
+    );
+    let owners = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(marker, { maxLength: 20 }), async (markers) => {
+        const index = (await held.keeper.handle({ type: "marker-index", markers })) as MarkerIndex;
+        expect([...index]).toEqual([...buildMarkerIndex(whole.leases, new Set(markers))]);
+        for (const found of markers) owners += index.get(found)?.length ?? 0;
+      }),
+      { numRuns: 40, seed: 25 },
+    );
+    expect(owners, "rows the markers asked were found recorded by").toBeGreaterThan(0);
+  });
+});
