@@ -1,6 +1,5 @@
 import type { ClassifiedLease, Inventory, UntrackedSandbox } from "../../../shared/domain/inventory.js";
 import {
-  buildMarkerIndex,
   type MarkerIndex,
   type MarkerProof,
   type ProofSubject,
