@@ -8060,7 +8060,7 @@ var InventoryService = class {
 	#pageReader = new ListPageReader();
 	#summary = null;
 	#view = null;
-	/** The whole inventory, fetched from the worker only when an action or a proof needs it. */
+	/** The whole inventory, fetched from the worker only when asked for (`leasekeeper scan`, which prints it). */
 	#full = null;
 	#attention = null;
 	#fromStore = false;
@@ -8183,7 +8183,10 @@ var InventoryService = class {
 		if (this.#fromStore) this.refresh().catch(() => void 0);
 		return this.#summary;
 	}
-	/** The whole inventory, for proofs (copied over from the worker once per inventory). */
+	/**
+	* The whole inventory, every stored row copied over from the worker once per inventory: what
+	* `leasekeeper scan` prints. Every other reader asks the worker for the rows it reads.
+	*/
 	async full() {
 		await this.ensure();
 		this.#full ??= this.#worker.request({ type: "inventory" });

@@ -117,7 +117,7 @@ export class InventoryService {
   readonly #pageReader = new ListPageReader();
   #summary: InventorySummary | null = null;
   #view: InventoryView | null = null;
-  /** The whole inventory, fetched from the worker only when an action or a proof needs it. */
+  /** The whole inventory, fetched from the worker only when asked for (`leasekeeper scan`, which prints it). */
   #full: Promise<Inventory> | null = null;
   #attention: Promise<AttentionRows> | null = null;
   #fromStore = false;
@@ -272,7 +272,10 @@ export class InventoryService {
     return this.#summary;
   }
 
-  /** The whole inventory, for proofs (copied over from the worker once per inventory). */
+  /**
+   * The whole inventory, every stored row copied over from the worker once per inventory: what
+   * `leasekeeper scan` prints. Every other reader asks the worker for the rows it reads.
+   */
   async full(): Promise<Inventory> {
     await this.ensure();
     this.#full ??= this.#worker.request<Inventory>({ type: "inventory" });

@@ -17,10 +17,10 @@ export interface StoredScan {
   sourceIds: readonly string[];
 }
 
-/** A stored row's key: the same lease id in two sources is two rows. */
 /** Which rows `forEachWith` reads, by an indexed column (`RowFilter` of the inventory worker's ports). */
 export type StoredRowFilter = NonNullable<PlanRowFilter> | { sandboxIds: readonly string[] };
 
+/** A stored row's key: the same lease id in two sources is two rows. */
 export interface StoredRowKey {
   sourceId: string;
   leaseId: string;
