@@ -6386,45 +6386,7 @@ function scanReport(inventory, options = {}) {
 			sourceId,
 			counts: { ...counts }
 		})),
-		leases: leases.map((classified) => {
-			const { lease, verdict, provider } = classified;
-			const story = leaseStory(classified);
-			return {
-				leaseId: lease.id,
-				environmentId: listedEnvironmentId(classified),
-				companyId: lease.companyId,
-				sandboxId: lease.providerLeaseId,
-				status: lease.status,
-				headline: verdict.headline,
-				ownership: [...verdict.ownership],
-				provider: verdict.provider,
-				flags: [...verdict.flags],
-				allowedActions: [...verdict.allowedActions],
-				destroyConfirmation: verdict.destroyConfirmation,
-				sourceId: classified.sourceId,
-				providerStatus: provider.rawStatus,
-				origin: provider.origin,
-				unknownReason: provider.unknownReason,
-				sharedWith: [...classified.sharedWith],
-				newSinceLastScan: fresh.has(lease.id),
-				paperclipWill: story.paperclipWill,
-				whatIsWrong: storyText(story.whatIsWrong),
-				whatToDo: story.whatToDo,
-				paperclipCallsAgain: story.paperclipCallsAgain,
-				refusesRelease: story.refusesRelease,
-				...paperclipFacts(classified),
-				staleConfigFields: staleConfigFields(classified),
-				destroyedBy: provider.actedOnBy?.effect === "delete" ? {
-					jobId: provider.actedOnBy.jobId,
-					at: provider.actedOnBy.at
-				} : null,
-				...proofField(options, {
-					kind: "lease",
-					sourceId: classified.sourceId,
-					leaseId: lease.id
-				})
-			};
-		}),
+		leases: leases.map((classified) => reportedLease(classified, fresh, options)),
 		untracked: inventory.untracked.map(({ sandboxId, origin, status, credential }) => ({
 			sandboxId,
 			origin,
@@ -6466,6 +6428,46 @@ function scanReport(inventory, options = {}) {
 		})),
 		origins: inventory.origins,
 		newSinceLastScan: leases.map((lease) => lease.lease.id).filter((id) => fresh.has(id))
+	};
+}
+/** One row as the report gives it (`ScanReport["leases"]`); `fresh` holds the lease ids new since the last scan. */
+function reportedLease(classified, fresh, options = {}) {
+	const { lease, verdict, provider } = classified;
+	const story = leaseStory(classified);
+	return {
+		leaseId: lease.id,
+		environmentId: listedEnvironmentId(classified),
+		companyId: lease.companyId,
+		sandboxId: lease.providerLeaseId,
+		status: lease.status,
+		headline: verdict.headline,
+		ownership: [...verdict.ownership],
+		provider: verdict.provider,
+		flags: [...verdict.flags],
+		allowedActions: [...verdict.allowedActions],
+		destroyConfirmation: verdict.destroyConfirmation,
+		sourceId: classified.sourceId,
+		providerStatus: provider.rawStatus,
+		origin: provider.origin,
+		unknownReason: provider.unknownReason,
+		sharedWith: [...classified.sharedWith],
+		newSinceLastScan: fresh.has(lease.id),
+		paperclipWill: story.paperclipWill,
+		whatIsWrong: storyText(story.whatIsWrong),
+		whatToDo: story.whatToDo,
+		paperclipCallsAgain: story.paperclipCallsAgain,
+		refusesRelease: story.refusesRelease,
+		...paperclipFacts(classified),
+		staleConfigFields: staleConfigFields(classified),
+		destroyedBy: provider.actedOnBy?.effect === "delete" ? {
+			jobId: provider.actedOnBy.jobId,
+			at: provider.actedOnBy.at
+		} : null,
+		...proofField(options, {
+			kind: "lease",
+			sourceId: classified.sourceId,
+			leaseId: lease.id
+		})
 	};
 }
 /** Whether an environment filter names anything the scan saw. */
@@ -8225,6 +8227,45 @@ var InventoryService = class {
 		});
 		if (inventory === null) throw new Error("the inventory worker holds no inventory to plan from");
 		return inventory;
+	}
+	/**
+	* Every stored row, a page at a time, for a reader that writes them out as it goes (`leasekeeper
+	* scan`): everything but the rows and the rows counted by headline (with `environmentId`, of that
+	* environment's rows only) at once, then the rows in the store's order. The pages fail if another
+	* process's scan is flipped over the store before the last is read: rows of two inventories are
+	* never mixed.
+	*/
+	async rowPages(environmentId, limit = 2e3) {
+		await this.ensure();
+		const scope = environmentId === void 0 ? {} : { environmentId };
+		const first = await this.#worker.request({
+			type: "rows-page",
+			scan: null,
+			after: null,
+			limit,
+			...scope
+		});
+		if (first?.first === void 0) throw new Error("the inventory worker holds no inventory to read");
+		const worker = this.#worker;
+		async function* pages() {
+			let page = first;
+			while (page !== null) {
+				if (page.rows.length > 0) yield page.rows;
+				if (page.next === null) return;
+				page = await worker.request({
+					type: "rows-page",
+					scan: page.scan,
+					after: page.next,
+					limit,
+					...scope
+				});
+			}
+			throw new Error("another scan replaced the stored inventory while its rows were being read; run the command again");
+		}
+		return {
+			...first.first,
+			pages: pages()
+		};
 	}
 	/**
 	* For proofs: the inventory held (a scan first when there is none), with only the rows with these
@@ -10361,4 +10402,4 @@ async function launchBrowserHost(options) {
 		}
 	};
 }
-export { CONFIG_FILE_NAME, EXIT, METRICS_PATH, METRICS_TOKEN_ENV, actedOnCount, answerFor, createLogger, currentOperator, defaultStopFile, knowsEnvironment, launchBrowserHost, metadataNotWhole, metricsTokenFrom, openCore, proofEvidence, readPolicyFile, readWholeLease, runPass, scanReport, startHttpHost, typedCountPhrase, withForcedProofs };
+export { CONFIG_FILE_NAME, EXIT, METRICS_PATH, METRICS_TOKEN_ENV, actedOnCount, answerFor, createLogger, currentOperator, defaultStopFile, knowsEnvironment, launchBrowserHost, metadataNotWhole, metricsTokenFrom, openCore, proofEvidence, readPolicyFile, readWholeLease, reportedLease, runPass, scanReport, startHttpHost, typedCountPhrase, withForcedProofs };

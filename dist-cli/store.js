@@ -2659,6 +2659,18 @@ var INVENTORY_JUDGING_SEED_MIGRATIONS = [{
       `);
 	}
 }];
+/**
+* Appended after version 63: every row in its source's order, so a reader can page through the whole
+* inventory (`StoredInventory.page`, what `leasekeeper scan` prints) a page at a time, each page one
+* seek, instead of holding every row. The live rows' partial index orders only the rows not closed.
+*/
+var INVENTORY_ORDER_MIGRATIONS = [{
+	version: 64,
+	name: "every stored row in its source's order",
+	up(db) {
+		db.exec("CREATE INDEX IF NOT EXISTS inventory_rows_order ON inventory_rows (source_id, seq, lease_id);");
+	}
+}];
 // electron/core/store/sqlite/migrations/marker-proofs.ts
 var MARKER_PROOF_MIGRATIONS = [{
 	version: 40,
@@ -2731,7 +2743,8 @@ var MIGRATIONS = [
 	...ACTIONS_PLAN_CANCEL_MIGRATIONS,
 	...INVENTORY_ROW_MIGRATIONS,
 	...INVENTORY_JUDGED_MIGRATIONS,
-	...INVENTORY_JUDGING_SEED_MIGRATIONS
+	...INVENTORY_JUDGING_SEED_MIGRATIONS,
+	...INVENTORY_ORDER_MIGRATIONS
 ];
 // electron/core/store/database.ts
 var DATABASE_FILE_NAME = "leasekeeper.db";
@@ -4592,6 +4605,21 @@ function policyRowPicker(policy, context) {
 		lease
 	}, context).matches);
 }
+/**
+* The headlines a row must have for some rule to match it, read from the rules alone: a rule for
+* sandboxes no row names matches no row, and one with a `headline` clause only rows with one of its
+* headlines. Null when some rule may match a row of any headline (every row must be read); an empty
+* list when no rule matches any row. A store reads the rows by their headline's index instead of all.
+*/
+function policyHeadlines(policy) {
+	const headlines = /* @__PURE__ */ new Set();
+	for (const { select } of policy.rules) {
+		if (select.kind === "untracked") continue;
+		if (select.headline === void 0) return null;
+		for (const headline of select.headline) headlines.add(headline);
+	}
+	return [...headlines];
+}
 /** The leases whose statuses a plan reading `proofs` may ask for: every owner a proof names. */
 function proofOwners(proofs) {
 	const owners = /* @__PURE__ */ new Map();
@@ -5801,6 +5829,44 @@ var StoredInventory = class {
 			return true;
 		}) === true;
 	}
+	/**
+	* Up to `limit` stored rows after `after` (from the first with null), source by source in each
+	* source's order (with `environmentId`, only the rows listed under it), and where the next page
+	* starts (null after the last); null: not that scan. Each page is one seek of the order index.
+	*/
+	page(scan, { after, limit, environmentId }) {
+		const under = environmentId === void 0 ? "" : " AND environment_id = ?";
+		const from = this.#db.prepare(`SELECT data, observed_from, seq, lease_id FROM inventory_rows
+      WHERE source_id = ?${under} ORDER BY seq, lease_id LIMIT ?`);
+		const past = this.#db.prepare(`SELECT data, observed_from, seq, lease_id FROM inventory_rows
+      WHERE source_id = ? AND (seq, lease_id) > (?, ?)${under} ORDER BY seq, lease_id LIMIT ?`);
+		return this.#reading(scan, (observedAt) => {
+			const rows = [];
+			let next = null;
+			for (let source = after?.source ?? 0; source < scan.sourceIds.length; source++) {
+				const sourceId = scan.sourceIds[source];
+				const within = after !== null && after.source === source;
+				const filter = environmentId === void 0 ? [] : [environmentId];
+				const wanted = limit - rows.length;
+				const read = within ? past.all(sourceId, after.seq, after.leaseId, ...filter, wanted) : from.all(sourceId, ...filter, wanted);
+				for (const row of read) rows.push(storedRow(row, observedAt));
+				const last = read.at(-1);
+				if (last !== void 0) next = {
+					source,
+					seq: last.seq,
+					leaseId: last.lease_id
+				};
+				if (rows.length === limit) return {
+					rows,
+					next
+				};
+			}
+			return {
+				rows,
+				next: null
+			};
+		});
+	}
 	/** Calls `each` with every stored row, source by source in each source's order; false: not that scan. */
 	forEach(scan, each) {
 		const read = this.#db.prepare("SELECT data, observed_from FROM inventory_rows WHERE source_id = ? ORDER BY seq, lease_id");
@@ -5809,12 +5875,18 @@ var StoredInventory = class {
 			return true;
 		}) === true;
 	}
-	/** How many stored rows have each headline, history included; null: not that scan. */
-	headlineCounts(scan) {
-		const read = this.#db.prepare("SELECT headline, COUNT(*) AS n FROM inventory_rows WHERE source_id = ? GROUP BY headline");
+	/**
+	* How many stored rows have each headline, history included (with `environmentId`, of the rows listed
+	* under it); null: not that scan.
+	*/
+	headlineCounts(scan, environmentId) {
+		const read = this.#db.prepare(environmentId === void 0 ? "SELECT headline, COUNT(*) AS n FROM inventory_rows WHERE source_id = ? GROUP BY headline" : "SELECT headline, COUNT(*) AS n FROM inventory_rows WHERE source_id = ? AND environment_id = ? GROUP BY headline");
 		return this.#reading(scan, () => {
 			const counts = emptyCounts();
-			for (const sourceId of scan.sourceIds) for (const { headline, n } of read.all(sourceId)) if (headline in counts) counts[headline] += n;
+			for (const sourceId of scan.sourceIds) {
+				const rows = environmentId === void 0 ? read.all(sourceId) : read.all(sourceId, environmentId);
+				for (const { headline, n } of rows) if (headline in counts) counts[headline] += n;
+			}
 			return counts;
 		});
 	}
@@ -10285,4 +10357,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, ViewStore, buildMarkerIndex, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyRowPicker, predictRelease, proofKey, proofOwners, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, ViewStore, buildMarkerIndex, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowPicker, predictRelease, proofKey, proofOwners, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };

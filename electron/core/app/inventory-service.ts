@@ -10,6 +10,7 @@ import {
   type ScanStatus,
 } from "../../../shared/contract/index.js";
 import type { ActionSelection, JobEvent } from "../../../shared/domain/actions.js";
+import type { Headline } from "../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../shared/domain/inventory.js";
 import type { PassPlan } from "../../../shared/domain/janitor/index.js";
 import type { MarkerIndex } from "../../../shared/domain/marker-proof.js";
@@ -32,6 +33,7 @@ import type {
   InventorySummary,
   KnownPage,
   PolicyPlanInput,
+  RowsPage,
   UntrackedAnswer,
   WorkerFailure,
   WorkerRequest,
@@ -45,6 +47,15 @@ export interface ScanContext {
   secrets: SecretStore;
   env: NodeJS.ProcessEnv;
   fetch?: typeof fetch;
+}
+
+/** Every stored row as pages (`InventoryService.rowPages`). */
+export interface RowPages {
+  /** Everything but the rows. */
+  inventory: Inventory;
+  /** The rows in scope, counted by headline. */
+  counts: Record<Headline, number>;
+  pages: AsyncIterable<ClassifiedLease[]>;
 }
 
 export interface InventoryServiceOptions {
@@ -320,6 +331,45 @@ export class InventoryService {
     const inventory = await this.#worker.request<Inventory | null>({ type: "inventory-for-plan", selection });
     if (inventory === null) throw new Error("the inventory worker holds no inventory to plan from");
     return inventory;
+  }
+
+  /**
+   * Every stored row, a page at a time, for a reader that writes them out as it goes (`leasekeeper
+   * scan`): everything but the rows and the rows counted by headline (with `environmentId`, of that
+   * environment's rows only) at once, then the rows in the store's order. The pages fail if another
+   * process's scan is flipped over the store before the last is read: rows of two inventories are
+   * never mixed.
+   */
+  async rowPages(environmentId?: string, limit = 2_000): Promise<RowPages> {
+    await this.ensure();
+    const scope = environmentId === undefined ? {} : { environmentId };
+    const first = await this.#worker.request<RowsPage | null>({
+      type: "rows-page",
+      scan: null,
+      after: null,
+      limit,
+      ...scope,
+    });
+    if (first?.first === undefined) throw new Error("the inventory worker holds no inventory to read");
+    const worker = this.#worker;
+    async function* pages(): AsyncGenerator<ClassifiedLease[]> {
+      let page: RowsPage | null = first;
+      while (page !== null) {
+        if (page.rows.length > 0) yield page.rows;
+        if (page.next === null) return;
+        page = await worker.request<RowsPage | null>({
+          type: "rows-page",
+          scan: page.scan,
+          after: page.next,
+          limit,
+          ...scope,
+        });
+      }
+      throw new Error(
+        "another scan replaced the stored inventory while its rows were being read; run the command again",
+      );
+    }
+    return { ...first.first, pages: pages() };
   }
 
   /**

@@ -132,41 +132,7 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
         sourceId,
         counts: { ...counts },
       })),
-    leases: leases.map((classified) => {
-      const { lease, verdict, provider } = classified;
-      const story = leaseStory(classified);
-      return {
-        leaseId: lease.id,
-        environmentId: listedEnvironmentId(classified),
-        companyId: lease.companyId,
-        sandboxId: lease.providerLeaseId,
-        status: lease.status,
-        headline: verdict.headline,
-        ownership: [...verdict.ownership],
-        provider: verdict.provider,
-        flags: [...verdict.flags],
-        allowedActions: [...verdict.allowedActions],
-        destroyConfirmation: verdict.destroyConfirmation,
-        sourceId: classified.sourceId,
-        providerStatus: provider.rawStatus,
-        origin: provider.origin,
-        unknownReason: provider.unknownReason,
-        sharedWith: [...classified.sharedWith],
-        newSinceLastScan: fresh.has(lease.id),
-        paperclipWill: story.paperclipWill,
-        whatIsWrong: storyText(story.whatIsWrong),
-        whatToDo: story.whatToDo,
-        paperclipCallsAgain: story.paperclipCallsAgain,
-        refusesRelease: story.refusesRelease,
-        ...paperclipFacts(classified),
-        staleConfigFields: staleConfigFields(classified),
-        destroyedBy:
-          provider.actedOnBy?.effect === "delete"
-            ? { jobId: provider.actedOnBy.jobId, at: provider.actedOnBy.at }
-            : null,
-        ...proofField(options, { kind: "lease", sourceId: classified.sourceId, leaseId: lease.id }),
-      };
-    }),
+    leases: leases.map((classified) => reportedLease(classified, fresh, options)),
     untracked: inventory.untracked.map(({ sandboxId, origin, status, credential }) => ({
       sandboxId,
       origin,
@@ -189,6 +155,47 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
     problems: inventory.problems.map(({ source, index, message }) => ({ source, index, message })),
     origins: inventory.origins,
     newSinceLastScan: leases.map((lease) => lease.lease.id).filter((id) => fresh.has(id)),
+  };
+}
+
+/** One row as the report gives it (`ScanReport["leases"]`); `fresh` holds the lease ids new since the last scan. */
+export function reportedLease(
+  classified: ClassifiedLease,
+  fresh: ReadonlySet<string>,
+  options: Pick<ReportOptions, "proofFor"> = {},
+): ScanReport["leases"][number] {
+  const { lease, verdict, provider } = classified;
+  const story = leaseStory(classified);
+  return {
+    leaseId: lease.id,
+    environmentId: listedEnvironmentId(classified),
+    companyId: lease.companyId,
+    sandboxId: lease.providerLeaseId,
+    status: lease.status,
+    headline: verdict.headline,
+    ownership: [...verdict.ownership],
+    provider: verdict.provider,
+    flags: [...verdict.flags],
+    allowedActions: [...verdict.allowedActions],
+    destroyConfirmation: verdict.destroyConfirmation,
+    sourceId: classified.sourceId,
+    providerStatus: provider.rawStatus,
+    origin: provider.origin,
+    unknownReason: provider.unknownReason,
+    sharedWith: [...classified.sharedWith],
+    newSinceLastScan: fresh.has(lease.id),
+    paperclipWill: story.paperclipWill,
+    whatIsWrong: storyText(story.whatIsWrong),
+    whatToDo: story.whatToDo,
+    paperclipCallsAgain: story.paperclipCallsAgain,
+    refusesRelease: story.refusesRelease,
+    ...paperclipFacts(classified),
+    staleConfigFields: staleConfigFields(classified),
+    destroyedBy:
+      provider.actedOnBy?.effect === "delete"
+        ? { jobId: provider.actedOnBy.jobId, at: provider.actedOnBy.at }
+        : null,
+    ...proofField(options, { kind: "lease", sourceId: classified.sourceId, leaseId: lease.id }),
   };
 }
 

@@ -77,5 +77,5 @@ export {
   SelectorSchema,
   WebhookSchema,
 } from "./policy.js";
-export { policyRowPicker, proofOwners } from "./policy-rows.js";
+export { policyHeadlines, policyRowPicker, proofOwners } from "./policy-rows.js";
 export { matchSelector, type Selection, type SelectionContext } from "./select.js";

@@ -1,3 +1,4 @@
+import type { Headline } from "../codes.js";
 import type { ClassifiedLease } from "../inventory.js";
 import type { MarkerProof } from "../marker-proof.js";
 import type { Policy } from "./policy.js";
@@ -16,6 +17,22 @@ export function policyRowPicker(
 ): (classified: ClassifiedLease) => boolean {
   return (lease) =>
     policy.rules.some((rule) => matchSelector(rule.select, { kind: "lease", lease }, context).matches);
+}
+
+/**
+ * The headlines a row must have for some rule to match it, read from the rules alone: a rule for
+ * sandboxes no row names matches no row, and one with a `headline` clause only rows with one of its
+ * headlines. Null when some rule may match a row of any headline (every row must be read); an empty
+ * list when no rule matches any row. A store reads the rows by their headline's index instead of all.
+ */
+export function policyHeadlines(policy: Pick<Policy, "rules">): Headline[] | null {
+  const headlines = new Set<Headline>();
+  for (const { select } of policy.rules) {
+    if (select.kind === "untracked") continue;
+    if (select.headline === undefined) return null;
+    for (const headline of select.headline) headlines.add(headline);
+  }
+  return [...headlines];
 }
 
 /** The leases whose statuses a plan reading `proofs` may ask for: every owner a proof names. */

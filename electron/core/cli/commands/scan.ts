@@ -1,10 +1,13 @@
 import { parseArgs } from "node:util";
 import { encodeInventory } from "../../../../shared/contract/index.js";
+import { HEADLINES, QUIET_HEADLINES } from "../../../../shared/domain/codes.js";
 import type { Inventory } from "../../../../shared/domain/inventory.js";
+import type { ProofSubject } from "../../../../shared/domain/marker-proof.js";
 import type { Core } from "../../compose/index.js";
 import { CONFIG_FILE_NAME } from "../../config/load.js";
 import { CoreError } from "../../errors/core-error.js";
-import { knowsEnvironment, scanReport } from "../../inventory/report.js";
+import { knowsEnvironment, reportedLease, type ScanReport, scanReport } from "../../inventory/report.js";
+import { writeReportJson } from "../../inventory/report-json.js";
 import { InventoryStore } from "../../store/index.js";
 import { keepScanInSharedStore } from "../../store/postgres/keep-scan.js";
 import { type CliCommand, type CliIo, EXIT } from "../command.js";
@@ -37,8 +40,14 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
     const core = await openCliCore(values.config, io, { shareInventory: false });
     try {
       await core.inventory.refresh();
-      const inventory = await core.inventory.full();
-      if (values.environment !== undefined && !knowsEnvironment(inventory, values.environment)) {
+      // Read from the store a page at a time: a report of a million rows is written as it is read.
+      const { inventory, counts, pages } = await core.inventory.rowPages(values.environment);
+      const inScope = Object.values(counts).reduce((sum, count) => sum + count, 0);
+      if (
+        values.environment !== undefined &&
+        inScope === 0 &&
+        !knowsEnvironment(inventory, values.environment)
+      ) {
         io.stderr.write(`leasekeeper scan: no source lists an environment "${values.environment}".\n`);
         return EXIT.failed;
       }
@@ -46,28 +55,57 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
       // so on stderr), not the result.
       await core.inventory.saved().catch(() => undefined);
       const database = core.stores.database;
-      const kept = database === null ? null : new InventoryStore(database).loadLast();
-      const newSinceLastScan =
-        kept?.inventory.generatedAt === inventory.generatedAt ? kept.newSinceLastScan : [];
+      const kept = database === null ? null : new InventoryStore(database).rowsOf.head();
+      const fresh = new Set(
+        kept?.inventory.generatedAt === inventory.generatedAt ? kept.newSinceLastScan : [],
+      );
       // With a store the team shares, what the others' apps start from, as the app's own scan keeps it.
-      await keepForTheTeam(core, io, inventory);
+      if (core.config().store?.kind === "postgres")
+        await keepForTheTeam(core, io, await core.inventory.full());
       await core.markers.loaded();
       // How a source read (a database's table shape) is for the person at the terminal, beside the result.
       for (const note of inventory.sourceNotes ?? []) {
         io.stderr.write(`leasekeeper scan: ${note.source}: ${note.message}.\n`);
       }
-      const report = scanReport(inventory, {
+      const options = { proofFor: (subject: ProofSubject) => core.markers.proofFor(subject) };
+      const {
+        leases: _none,
+        newSinceLastScan: _fromRows,
+        ...scanWide
+      } = scanReport(inventory, {
         environmentId: values.environment,
-        newSinceLastScan,
-        proofFor: (subject) => core.markers.proofFor(subject),
+        ...options,
       });
-      io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatScanTable(report));
+      const attention = HEADLINES.filter((headline) => !QUIET_HEADLINES.includes(headline)).reduce(
+        (sum, headline) => sum + counts[headline],
+        0,
+      );
+      const report = { ...scanWide, counts: { ...counts, attention } };
+      const reported = mapPages(pages, (row) => reportedLease(row, fresh, options));
+      if (values.json) {
+        await writeReportJson((text) => io.stdout.write(text), report, reported);
+      } else {
+        // A table is read by a person: its rows are gathered, as it lays them out by their widths.
+        const leases: ScanReport["leases"] = [];
+        for await (const page of reported) leases.push(...page);
+        const newSinceLastScan = leases
+          .filter((lease) => lease.newSinceLastScan)
+          .map((lease) => lease.leaseId);
+        io.stdout.write(formatScanTable({ ...report, leases, newSinceLastScan }));
+      }
       return EXIT.ok;
     } finally {
       await core.close();
     }
   },
 };
+
+async function* mapPages<T, U>(
+  pages: AsyncIterable<readonly T[]>,
+  each: (item: T) => U,
+): AsyncGenerator<U[]> {
+  for await (const page of pages) yield page.map(each);
+}
 
 /** Like the local save, the scan stands without the shared store: a failure is one line, not the result. */
 async function keepForTheTeam(core: Core, io: CliIo, inventory: Inventory): Promise<void> {

@@ -16,6 +16,7 @@ import {
   leaseStatuses,
   type PassPlan,
   planPass,
+  policyHeadlines,
   policyRowPicker,
   proofOwners,
   selectionContext,
@@ -44,6 +45,7 @@ import type {
   AttentionRows,
   FoundLease,
   PolicyPlanInput,
+  RowsPage,
   ScanSetup,
   UntrackedAnswer,
   WorkerFailure,
@@ -198,6 +200,8 @@ export class InventoryKeeper {
         return this.#recording(request.sandboxIds);
       case "marker-index":
         return this.#markerIndex(request.markers);
+      case "rows-page":
+        return this.#rowsPage(request);
       case "saved":
         await this.#sharedSave;
         return null;
@@ -653,10 +657,16 @@ export class InventoryKeeper {
         selectionContext({ inventory: head.inventory, proofs: input.proofs, statuses, now }),
       );
       const leases: ClassifiedLease[] = [];
-      const read = this.#rows.forEach(head.scan, (stored) => {
+      const keep = (stored: ClassifiedLease) => {
         const classified = this.#unredacted.prefer(stored);
         if (matched(classified)) leases.push(classified);
-      });
+      };
+      // By the headline index when the rules name the headlines they match; every row otherwise.
+      const headlines = policyHeadlines(input.policy);
+      const read =
+        headlines === null
+          ? this.#rows.forEach(head.scan, keep)
+          : headlines.length === 0 || this.#rows.forEachWith(head.scan, { headlines }, keep);
       if (!read) return null;
       return planPass({
         policy: input.policy,
@@ -681,6 +691,30 @@ export class InventoryKeeper {
         );
       return read ? { ...head.inventory, leases } : null;
     });
+  }
+
+  /** A page of every row, of the inventory held or of the scan named (see the request). */
+  #rowsPage(request: Extract<WorkerRequest, { type: "rows-page" }>): RowsPage | null {
+    const { after, limit, environmentId } = request;
+    const options = { after, limit, ...(environmentId === undefined ? {} : { environmentId }) };
+    if (request.scan !== null) {
+      const page = this.#rows.page(request.scan, options);
+      return page === null ? null : { scan: request.scan, ...this.#preferred(page) };
+    }
+    return this.#fromStore(({ head }) => {
+      const counts = this.#rows.headlineCounts(head.scan, environmentId);
+      const page = counts === null ? null : this.#rows.page(head.scan, options);
+      if (page === null || counts === null) return null;
+      return {
+        scan: head.scan,
+        ...this.#preferred(page),
+        first: { inventory: head.inventory, counts },
+      };
+    });
+  }
+
+  #preferred<T extends { rows: ClassifiedLease[] }>(page: T): T {
+    return { ...page, rows: page.rows.map((row) => this.#unredacted.prefer(row)) };
   }
 
   /** The rows recording each of these markers, in the store's order (see the request). */

@@ -40,8 +40,13 @@ export interface InventoryRows {
     environmentId?: string | null,
   ): boolean;
   forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean;
-  /** How many rows have each headline, history included; null: not that scan. */
-  headlineCounts(scan: StoredScan): Record<Headline, number> | null;
+  /** How many rows have each headline, history included (of an environment's only); null: not that scan. */
+  headlineCounts(scan: StoredScan, environmentId?: string): Record<Headline, number> | null;
+  /** A page of rows in order after `after` (see `RowCursor`); null: not that scan. */
+  page(
+    scan: StoredScan,
+    options: { after: RowCursor | null; limit: number; environmentId?: string },
+  ): { rows: ClassifiedLease[]; next: RowCursor | null } | null;
   /** The rows with one of these lease ids, headlines or recorded sandboxes, in order; false: not that scan. */
   forEachWith(scan: StoredScan, filter: RowFilter, each: (classified: ClassifiedLease) => void): boolean;
   historyPage(
@@ -65,6 +70,13 @@ export interface ScanWrite extends ScanRows {
 export interface StoredScan {
   generation: number;
   sourceIds: readonly string[];
+}
+
+/** Where a page of rows ended: the source's place in the scan's sources, and the last row's place in it. */
+export interface RowCursor {
+  source: number;
+  seq: number;
+  leaseId: string;
 }
 
 export interface RowKey {

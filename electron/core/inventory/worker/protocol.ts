@@ -16,6 +16,7 @@ import type { MarkerProof } from "../../../../shared/domain/marker-proof.js";
 import type { Company } from "../../../../shared/domain/paperclip.js";
 import type { Quarantine } from "../../../../shared/domain/quarantine.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
+import type { RowCursor, StoredScan } from "./ports.js";
 
 /**
  * What the main thread and the inventory worker say to each other. Every request carries an id and is
@@ -133,6 +134,19 @@ export type WorkerRequest =
    * kept to them), from one pass over the store; null while none is held.
    */
   | { type: "marker-index"; markers: string[] }
+  /**
+   * Every row in order, a page at a time (`RowsPage`), for a reader that writes them out as it goes
+   * (`leasekeeper scan`). The first page (`scan` null) is of the inventory held; each later one names the
+   * scan the first was of, and is null once the store no longer holds it (another process's scan was
+   * flipped over it), so a reader never mixes rows of two inventories.
+   */
+  | {
+      type: "rows-page";
+      scan: StoredScan | null;
+      after: RowCursor | null;
+      limit: number;
+      environmentId?: string;
+    }
   /** The rows that need an operator and every row's headline counted (`AttentionRows`); null while none is held. */
   | { type: "attention-rows" }
   | { type: "saved" }
@@ -146,6 +160,16 @@ export type WorkerRequest =
 export interface AttentionRows {
   inventory: Inventory;
   counts: Record<Headline, number>;
+}
+
+/** A page of every row (the `rows-page` request). */
+export interface RowsPage {
+  scan: StoredScan;
+  rows: ClassifiedLease[];
+  /** Where the next page starts; null after the last. */
+  next: RowCursor | null;
+  /** On the first page only: everything but the rows, and the rows counted by headline (in scope). */
+  first?: { inventory: Inventory; counts: Record<Headline, number> };
 }
 
 /** Everything a janitor's plan reads besides the inventory (see `PassInput`). */

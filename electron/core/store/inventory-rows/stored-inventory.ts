@@ -20,6 +20,13 @@ export interface StoredScan {
 /** Which rows `forEachWith` reads, by an indexed column (`RowFilter` of the inventory worker's ports). */
 export type StoredRowFilter = NonNullable<PlanRowFilter> | { sandboxIds: readonly string[] };
 
+/** Where a page of `StoredInventory.page` ended: the source's place in the scan, and its last row. */
+export interface RowCursor {
+  source: number;
+  seq: number;
+  leaseId: string;
+}
+
 /** A stored row's key: the same lease id in two sources is two rows. */
 export interface StoredRowKey {
   sourceId: string;
@@ -204,6 +211,42 @@ export class StoredInventory {
     return done === true;
   }
 
+  /**
+   * Up to `limit` stored rows after `after` (from the first with null), source by source in each
+   * source's order (with `environmentId`, only the rows listed under it), and where the next page
+   * starts (null after the last); null: not that scan. Each page is one seek of the order index.
+   */
+  page(
+    scan: StoredScan,
+    { after, limit, environmentId }: { after: RowCursor | null; limit: number; environmentId?: string },
+  ): { rows: ClassifiedLease[]; next: RowCursor | null } | null {
+    const under = environmentId === undefined ? "" : " AND environment_id = ?";
+    const from = this.#db.prepare(`SELECT data, observed_from, seq, lease_id FROM inventory_rows
+      WHERE source_id = ?${under} ORDER BY seq, lease_id LIMIT ?`);
+    const past = this.#db.prepare(`SELECT data, observed_from, seq, lease_id FROM inventory_rows
+      WHERE source_id = ? AND (seq, lease_id) > (?, ?)${under} ORDER BY seq, lease_id LIMIT ?`);
+    return this.#reading(scan, (observedAt) => {
+      const rows: ClassifiedLease[] = [];
+      let next: RowCursor | null = null;
+      for (let source = after?.source ?? 0; source < scan.sourceIds.length; source++) {
+        const sourceId = scan.sourceIds[source]!;
+        const within = after !== null && after.source === source;
+        const filter = environmentId === undefined ? [] : [environmentId];
+        const wanted = limit - rows.length;
+        const read = (
+          within
+            ? past.all(sourceId, after.seq, after.leaseId, ...filter, wanted)
+            : from.all(sourceId, ...filter, wanted)
+        ) as (StoredData & { seq: number; lease_id: string })[];
+        for (const row of read) rows.push(storedRow(row, observedAt));
+        const last = read.at(-1);
+        if (last !== undefined) next = { source, seq: last.seq, leaseId: last.lease_id };
+        if (rows.length === limit) return { rows, next };
+      }
+      return { rows, next: null };
+    });
+  }
+
   /** Calls `each` with every stored row, source by source in each source's order; false: not that scan. */
   forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean {
     const read = this.#db.prepare(
@@ -217,15 +260,21 @@ export class StoredInventory {
     return done === true;
   }
 
-  /** How many stored rows have each headline, history included; null: not that scan. */
-  headlineCounts(scan: StoredScan): Record<Headline, number> | null {
+  /**
+   * How many stored rows have each headline, history included (with `environmentId`, of the rows listed
+   * under it); null: not that scan.
+   */
+  headlineCounts(scan: StoredScan, environmentId?: string): Record<Headline, number> | null {
     const read = this.#db.prepare(
-      "SELECT headline, COUNT(*) AS n FROM inventory_rows WHERE source_id = ? GROUP BY headline",
+      environmentId === undefined
+        ? "SELECT headline, COUNT(*) AS n FROM inventory_rows WHERE source_id = ? GROUP BY headline"
+        : "SELECT headline, COUNT(*) AS n FROM inventory_rows WHERE source_id = ? AND environment_id = ? GROUP BY headline",
     );
     return this.#reading(scan, () => {
       const counts = emptyCounts();
       for (const sourceId of scan.sourceIds) {
-        for (const { headline, n } of read.all(sourceId) as { headline: string; n: number }[]) {
+        const rows = environmentId === undefined ? read.all(sourceId) : read.all(sourceId, environmentId);
+        for (const { headline, n } of rows as { headline: string; n: number }[]) {
           // A headline is always one of the project's own; any other would be a store no build wrote.
           if (headline in counts) counts[headline as Headline] += n;
         }
