@@ -336,7 +336,7 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             unit: "ms",
             reference: null,
             target: null,
-            note: `inventory.policyPlan() after the scans, as a janitor's pass or the app's janitor screen asks for it, of a policy destroying stale rows and quarantining sandboxes no row names: one pass over every stored row in the worker, keeping the ${count(policy.rows)} its rules matched; RSS ${policy.rssBeforeMB} → ${policy.rssMaxMB} MB, main's JS heap up to ${policy.heapUsedMaxMB} MB (sampled every 10 ms)`,
+            note: `inventory.policyPlan() after the scans, as a janitor's pass or the app's janitor screen asks for it, of a policy destroying stale rows and quarantining sandboxes no row names: the worker reads the rows with the headlines its rules name (stale: by the headline index) and keeps the ${count(policy.rows)} its rules matched; RSS ${policy.rssBeforeMB} → ${policy.rssMaxMB} MB, main's JS heap up to ${policy.heapUsedMaxMB} MB (sampled every 10 ms)`,
           },
       isFailed(whole)
         ? failedFigure(wholeName, "MB", null, whole.failed)

@@ -2662,13 +2662,18 @@ var INVENTORY_JUDGING_SEED_MIGRATIONS = [{
 /**
 * Appended after version 63: every row in its source's order, so a reader can page through the whole
 * inventory (`StoredInventory.page`, what `leasekeeper scan` prints) a page at a time, each page one
-* seek, instead of holding every row. The live rows' partial index orders only the rows not closed.
+* seek, instead of holding every row; and the rows of a headline in a source, so a read by headline (the
+* metrics' rows, a janitor's plan, a plan of a headline) reads those rows, not the source's. The live
+* rows' partial index orders only the rows not closed.
 */
 var INVENTORY_ORDER_MIGRATIONS = [{
 	version: 64,
-	name: "every stored row in its source's order",
+	name: "every stored row in its source's order, and by headline",
 	up(db) {
-		db.exec("CREATE INDEX IF NOT EXISTS inventory_rows_order ON inventory_rows (source_id, seq, lease_id);");
+		db.exec(`
+        CREATE INDEX IF NOT EXISTS inventory_rows_order ON inventory_rows (source_id, seq, lease_id);
+        CREATE INDEX IF NOT EXISTS inventory_rows_headline ON inventory_rows (source_id, headline, seq, lease_id);
+      `);
 	}
 }];
 // electron/core/store/sqlite/migrations/marker-proofs.ts
@@ -5822,7 +5827,7 @@ var StoredInventory = class {
 	forEachWith(scan, filter, each) {
 		const [column, values] = "leaseIds" in filter ? ["lease_id", filter.leaseIds] : "headlines" in filter ? ["headline", filter.headlines] : ["sandbox_id", filter.sandboxIds];
 		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
-      WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY seq, lease_id`);
+      WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY +seq, +lease_id`);
 		const wanted = JSON.stringify(values);
 		return this.#reading(scan, (observedAt) => {
 			for (const sourceId of scan.sourceIds) for (const row of read.iterate(sourceId, wanted)) each(storedRow(row, observedAt));

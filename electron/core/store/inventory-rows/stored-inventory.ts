@@ -199,8 +199,10 @@ export class StoredInventory {
         : "headlines" in filter
           ? ["headline", filter.headlines]
           : ["sandbox_id", filter.sandboxIds];
+    // Sorted after the read (`+`), so the rows are found by the filter's index: ordered by the source's
+    // order index, the read would walk every row of the source to keep a few.
     const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
-      WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY seq, lease_id`);
+      WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY +seq, +lease_id`);
     const wanted = JSON.stringify(values);
     const done = this.#reading(scan, (observedAt) => {
       for (const sourceId of scan.sourceIds)

@@ -314,16 +314,19 @@ export const INVENTORY_JUDGING_SEED_MIGRATIONS: readonly Migration[] = [
 /**
  * Appended after version 63: every row in its source's order, so a reader can page through the whole
  * inventory (`StoredInventory.page`, what `leasekeeper scan` prints) a page at a time, each page one
- * seek, instead of holding every row. The live rows' partial index orders only the rows not closed.
+ * seek, instead of holding every row; and the rows of a headline in a source, so a read by headline (the
+ * metrics' rows, a janitor's plan, a plan of a headline) reads those rows, not the source's. The live
+ * rows' partial index orders only the rows not closed.
  */
 export const INVENTORY_ORDER_MIGRATIONS: readonly Migration[] = [
   {
     version: 64,
-    name: "every stored row in its source's order",
+    name: "every stored row in its source's order, and by headline",
     up(db) {
-      db.exec(
-        "CREATE INDEX IF NOT EXISTS inventory_rows_order ON inventory_rows (source_id, seq, lease_id);",
-      );
+      db.exec(`
+        CREATE INDEX IF NOT EXISTS inventory_rows_order ON inventory_rows (source_id, seq, lease_id);
+        CREATE INDEX IF NOT EXISTS inventory_rows_headline ON inventory_rows (source_id, headline, seq, lease_id);
+      `);
     },
   },
 ];

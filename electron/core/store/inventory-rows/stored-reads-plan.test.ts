@@ -1,0 +1,89 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openMemoryDatabase } from "../database.js";
+import type { Database } from "../sqlite/migrations/index.js";
+import { StoredInventory } from "./stored-inventory.js";
+
+// Reads of a few rows must cost those rows, not the source's million: each is checked against SQLite's
+// own plan for the statement the store prepares.
+
+/** The database, with every statement it prepares recorded as it is prepared. */
+function recording(db: Database): { db: Database; prepared: string[] } {
+  const prepared: string[] = [];
+  const proxy = new Proxy(db, {
+    get(target, key) {
+      if (key === "prepare")
+        return (sql: string) => {
+          prepared.push(sql);
+          return target.prepare(sql);
+        };
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { db: proxy, prepared };
+}
+
+describe("how the stored inventory's reads find their rows", () => {
+  let db: Database;
+  // A scan the store does not hold: every read answers that, after preparing its statements.
+  const scan = { generation: 1, sourceIds: ["a"] };
+
+  beforeEach(() => {
+    db = openMemoryDatabase();
+  });
+  afterEach(() => db.close());
+
+  function plansOf(read: (stored: StoredInventory) => void): string[] {
+    const { db: watched, prepared } = recording(db);
+    read(new StoredInventory(watched));
+    const reads = prepared.filter((sql) => sql.includes("FROM inventory_rows"));
+    expect(reads.length).toBeGreaterThan(0);
+    return reads.map((sql) => {
+      const parameters = (sql.match(/\?/g) ?? []).map(() => "x");
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters) as { detail: string }[];
+      return plan.map((step) => step.detail).join(" | ");
+    });
+  }
+
+  it.each([
+    [
+      "lease ids",
+      { leaseIds: ["l"] },
+      /USING INDEX sqlite_autoindex_inventory_rows_1 \(source_id=\? AND lease_id=\?\)/,
+    ],
+    [
+      "headlines",
+      { headlines: ["stale"] },
+      /USING INDEX inventory_rows_headline \(source_id=\? AND headline=\?\)/,
+    ],
+    [
+      "recorded sandboxes",
+      { sandboxIds: ["s"] },
+      /USING INDEX inventory_rows_sandbox \(sandbox_id=\? AND source_id=\?\)/,
+    ],
+  ] as const)("reads rows by %s through that column's index", (_name, filter, index) => {
+    const [plan] = plansOf((stored) => stored.forEachWith(scan, filter, () => undefined));
+    expect(plan).toMatch(index);
+    expect(plan).not.toContain("inventory_rows_order");
+  });
+
+  it("pages through every row in order by one seek of the order index, with no sort", () => {
+    const plans = plansOf((stored) =>
+      stored.page(scan, { after: { source: 0, seq: 3, leaseId: "l" }, limit: 10 }),
+    );
+    expect(
+      plans.some((plan) =>
+        /USING INDEX inventory_rows_order \(source_id=\? AND \(seq,lease_id\)>\(\?,\?\)\)/.test(plan),
+      ),
+    ).toBe(true);
+    for (const plan of plans) expect(plan).not.toContain("TEMP B-TREE");
+  });
+
+  it("counts rows by headline from an index alone, and reads every row in order with no sort", () => {
+    const [counts] = plansOf((stored) => stored.headlineCounts(scan));
+    expect(counts).toMatch(/USING COVERING INDEX/);
+    const [all] = plansOf((stored) => stored.forEach(scan, () => undefined));
+    expect(all).toMatch(/USING INDEX inventory_rows_order \(source_id=\?\)/);
+    expect(all).not.toContain("TEMP B-TREE");
+  });
+});
