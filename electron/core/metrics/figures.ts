@@ -4,8 +4,9 @@ import { summarizeCounts } from "../../../shared/domain/reconcile.js";
 import { scanReport } from "../inventory/report.js";
 
 /**
- * What the metrics say about one inventory, read from the same report `leasekeeper scan --json` prints
- * (`scanReport`), so a dashboard's counts are the report's by construction. Every label value is a
+ * What the metrics say about one inventory: its scan-wide parts read from the same report `leasekeeper
+ * scan --json` prints (`scanReport`), and its counts by headline from the same store columns that report's
+ * counts are read from (both held equal to the whole inventory's by tests). Every label value is a
  * bare origin, a credential's name, a source's id, an environment's id and name, or a word of the
  * project's own vocabulary: never a key, a URL path or a query.
  */

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUIET_HEADLINES } from "../../../../shared/domain/codes.js";
 import type { Inventory } from "../../../../shared/domain/inventory.js";
-import { reconcile } from "../../../../shared/domain/reconcile.js";
 import { inventoryFigures } from "../../metrics/figures.js";
-import { generatedWorldInput } from "../testing/generated-world.js";
 import type { AttentionRows } from "./protocol.js";
-import { type KeeperOverStore, keeperOverStore } from "./testing/keeper-over-store.js";
+import { type KeeperOverStore, storedGeneratedWorld } from "./testing/keeper-over-store.js";
 
 describe("what the metrics read of the inventory, from the store", () => {
   let held: KeeperOverStore;
@@ -13,9 +11,7 @@ describe("what the metrics read of the inventory, from the store", () => {
   let read: AttentionRows;
 
   beforeAll(async () => {
-    held = await keeperOverStore();
-    await held.keeper.handle({ type: "accept", inventory: reconcile(generatedWorldInput({ size: 1500 })) });
-    whole = (await held.keeper.handle({ type: "inventory" })) as Inventory;
+    ({ held, whole } = await storedGeneratedWorld(1500));
     read = (await held.keeper.handle({ type: "attention-rows" })) as AttentionRows;
   });
   afterAll(() => held.close());

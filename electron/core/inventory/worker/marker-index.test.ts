@@ -6,18 +6,14 @@ import {
   type MarkerIndex,
   recordedMarker,
 } from "../../../../shared/domain/marker-proof.js";
-import { reconcile } from "../../../../shared/domain/reconcile.js";
-import { generatedWorldInput } from "../testing/generated-world.js";
-import { type KeeperOverStore, keeperOverStore } from "./testing/keeper-over-store.js";
+import { type KeeperOverStore, storedGeneratedWorld } from "./testing/keeper-over-store.js";
 
 describe("the rows recording a marker, from the store", () => {
   let held: KeeperOverStore;
   let whole: Inventory;
 
   beforeAll(async () => {
-    held = await keeperOverStore();
-    await held.keeper.handle({ type: "accept", inventory: reconcile(generatedWorldInput({ size: 1500 })) });
-    whole = (await held.keeper.handle({ type: "inventory" })) as Inventory;
+    ({ held, whole } = await storedGeneratedWorld(1500));
   });
   afterAll(() => held.close());
 

@@ -4,10 +4,8 @@ import type { ActionSelection } from "../../../../shared/domain/actions.js";
 import { HEADLINES } from "../../../../shared/domain/codes.js";
 import type { Inventory } from "../../../../shared/domain/inventory.js";
 import { listedEnvironmentId } from "../../../../shared/domain/listed-environment.js";
-import { reconcile } from "../../../../shared/domain/reconcile.js";
 import { buildPlan } from "../../actions/plan/build-plan.js";
-import { generatedWorldInput } from "../testing/generated-world.js";
-import { type KeeperOverStore, keeperOverStore } from "./testing/keeper-over-store.js";
+import { type KeeperOverStore, storedGeneratedWorld } from "./testing/keeper-over-store.js";
 
 const NOW = new Date("2026-11-30T12:00:00Z");
 
@@ -16,9 +14,7 @@ describe("the inventory a plan reads, from the store", () => {
   let whole: Inventory;
 
   beforeAll(async () => {
-    held = await keeperOverStore();
-    await held.keeper.handle({ type: "accept", inventory: reconcile(generatedWorldInput({ size: 1500 })) });
-    whole = (await held.keeper.handle({ type: "inventory" })) as Inventory;
+    ({ held, whole } = await storedGeneratedWorld(1500));
   });
   afterAll(() => held.close());
 

@@ -20,11 +20,9 @@ import {
   type Selector,
 } from "../../../../shared/domain/janitor/index.js";
 import { MARKER_ANSWERS, type MarkerProof } from "../../../../shared/domain/marker-proof.js";
-import { reconcile } from "../../../../shared/domain/reconcile.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
-import { generatedWorldInput } from "../testing/generated-world.js";
 import type { PolicyPlanInput } from "./protocol.js";
-import { type KeeperOverStore, keeperOverStore } from "./testing/keeper-over-store.js";
+import { type KeeperOverStore, storedGeneratedWorld } from "./testing/keeper-over-store.js";
 
 const NOW = new Date("2026-11-30T12:00:00Z");
 
@@ -59,9 +57,7 @@ describe("a janitor's plan of a policy, worked out over the store", () => {
   let whole: Inventory;
 
   beforeAll(async () => {
-    held = await keeperOverStore();
-    await held.keeper.handle({ type: "accept", inventory: reconcile(generatedWorldInput({ size: 1500 })) });
-    whole = (await held.keeper.handle({ type: "inventory" })) as Inventory;
+    ({ held, whole } = await storedGeneratedWorld(1500));
   });
   afterAll(() => held.close());
 

@@ -4,22 +4,21 @@ import { listedEnvironmentId } from "../../../../shared/domain/listed-environmen
 import { reconcile, summarizeCounts } from "../../../../shared/domain/reconcile.js";
 import { generatedWorldInput } from "../testing/generated-world.js";
 import type { RowsPage } from "./protocol.js";
-import { type KeeperOverStore, keeperOverStore } from "./testing/keeper-over-store.js";
+import { type KeeperOverStore, storedGeneratedWorld } from "./testing/keeper-over-store.js";
 
 describe("every stored row, a page at a time", () => {
   let held: KeeperOverStore;
   let whole: Inventory;
 
   beforeAll(async () => {
-    held = await keeperOverStore();
     // The same world read through a second source too, so pages cross from one source into the next.
-    const world = reconcile(generatedWorldInput({ size: 800 }));
-    const second = world.leases.slice(0, 300).map((row) => ({ ...row, sourceId: "second-source" }));
-    await held.keeper.handle({
-      type: "accept",
-      inventory: { ...world, leases: [...world.leases, ...second] },
-    });
-    whole = (await held.keeper.handle({ type: "inventory" })) as Inventory;
+    ({ held, whole } = await storedGeneratedWorld(800, (world) => ({
+      ...world,
+      leases: [
+        ...world.leases,
+        ...world.leases.slice(0, 300).map((row) => ({ ...row, sourceId: "second-source" })),
+      ],
+    })));
   });
   afterAll(() => held.close());
 

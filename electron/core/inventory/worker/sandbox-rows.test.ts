@@ -2,19 +2,15 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Inventory } from "../../../../shared/domain/inventory.js";
 import { quarantineClaim } from "../../../../shared/domain/quarantine.js";
-import { reconcile } from "../../../../shared/domain/reconcile.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
-import { generatedWorldInput } from "../testing/generated-world.js";
-import { type KeeperOverStore, keeperOverStore } from "./testing/keeper-over-store.js";
+import { type KeeperOverStore, storedGeneratedWorld } from "./testing/keeper-over-store.js";
 
 describe("the rows that record a sandbox, from the store", () => {
   let held: KeeperOverStore;
   let whole: Inventory;
 
   beforeAll(async () => {
-    held = await keeperOverStore();
-    await held.keeper.handle({ type: "accept", inventory: reconcile(generatedWorldInput({ size: 1500 })) });
-    whole = (await held.keeper.handle({ type: "inventory" })) as Inventory;
+    ({ held, whole } = await storedGeneratedWorld(1500));
   });
   afterAll(() => held.close());
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openMemoryDatabase } from "../database.js";
 import type { Database } from "../sqlite/migrations/index.js";
+import { recordingDatabase } from "../testing/recording-database.js";
 import { InventoryScanWrite } from "./scan-write.js";
 
 // The rows a rescan judges again because the clock passed their moment. A rescan of a source that reads
@@ -14,23 +15,6 @@ function storeRow(db: Database, sourceId: string, leaseId: string, rejudgeAtMs: 
        version, observed_from, view_row, search_text, data)
      VALUES (?, ?, 0, 'ok', 0, 'env-a', 1, NULL, 'running', NULL, NULL, 0, 'inputs', ?, 'v1', NULL, '{}', NULL, '{}')`,
   ).run(sourceId, leaseId, rejudgeAtMs);
-}
-
-/** The database, with every statement it prepares recorded as it is prepared. */
-function recording(db: Database): { db: Database; prepared: string[] } {
-  const prepared: string[] = [];
-  const proxy = new Proxy(db, {
-    get(target, key) {
-      if (key === "prepare")
-        return (sql: string) => {
-          prepared.push(sql);
-          return target.prepare(sql);
-        };
-      const value = Reflect.get(target, key);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { db: proxy, prepared };
 }
 
 describe("the rows the clock made due", () => {
@@ -59,7 +43,7 @@ describe("the rows the clock made due", () => {
   });
 
   it("are found through the index on the moment, not by reading every row of the source", () => {
-    const { db: watched, prepared } = recording(db);
+    const { db: watched, prepared } = recordingDatabase(db);
     InventoryScanWrite.begin(watched, ["ledger:a"]).abandon();
     const dueRead = prepared.filter((sql) => sql.includes("rejudge_at_ms <="));
     expect(dueRead).toHaveLength(1);

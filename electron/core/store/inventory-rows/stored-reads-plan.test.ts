@@ -1,27 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openMemoryDatabase } from "../database.js";
 import type { Database } from "../sqlite/migrations/index.js";
+import { recordingDatabase } from "../testing/recording-database.js";
 import { StoredInventory } from "./stored-inventory.js";
 
 // Reads of a few rows must cost those rows, not the source's million: each is checked against SQLite's
 // own plan for the statement the store prepares.
-
-/** The database, with every statement it prepares recorded as it is prepared. */
-function recording(db: Database): { db: Database; prepared: string[] } {
-  const prepared: string[] = [];
-  const proxy = new Proxy(db, {
-    get(target, key) {
-      if (key === "prepare")
-        return (sql: string) => {
-          prepared.push(sql);
-          return target.prepare(sql);
-        };
-      const value = Reflect.get(target, key);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { db: proxy, prepared };
-}
 
 describe("how the stored inventory's reads find their rows", () => {
   let db: Database;
@@ -34,7 +18,7 @@ describe("how the stored inventory's reads find their rows", () => {
   afterEach(() => db.close());
 
   function plansOf(read: (stored: StoredInventory) => void): string[] {
-    const { db: watched, prepared } = recording(db);
+    const { db: watched, prepared } = recordingDatabase(db);
     read(new StoredInventory(watched));
     const reads = prepared.filter((sql) => sql.includes("FROM inventory_rows"));
     expect(reads.length).toBeGreaterThan(0);

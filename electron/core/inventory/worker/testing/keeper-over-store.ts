@@ -1,8 +1,11 @@
+import type { Inventory } from "../../../../../shared/domain/inventory.js";
+import { reconcile } from "../../../../../shared/domain/reconcile.js";
 import { tempDir } from "../../../../../test/fixtures/leasekeeper.js";
 import { SecretRedactor } from "../../../redaction/redactor.js";
 import { openDatabase, openMemoryDatabase } from "../../../store/database.js";
 import { JudgedInventoryStore } from "../../../store/judged-inventory-store.js";
 import type { Database } from "../../../store/sqlite/migrations/index.js";
+import { generatedWorldInput } from "../../testing/generated-world.js";
 import { InventoryKeeper } from "../inventory-keeper.js";
 import type { SharedViews } from "../ports.js";
 import type { Accepted } from "../protocol.js";
@@ -52,4 +55,18 @@ export async function keeperOverStore(
       await disk?.cleanup();
     },
   };
+}
+
+/**
+ * A keeper over a store in memory holding a generated world of `size` rows, as a scan would have left
+ * it, and that world's whole inventory read back: what a test of a read from the store compares with.
+ */
+export async function storedGeneratedWorld(
+  size: number,
+  world: (inventory: Inventory) => Inventory = (inventory) => inventory,
+): Promise<{ held: KeeperOverStore; whole: Inventory }> {
+  const held = await keeperOverStore();
+  await held.keeper.handle({ type: "accept", inventory: world(reconcile(generatedWorldInput({ size }))) });
+  const whole = (await held.keeper.handle({ type: "inventory" })) as Inventory;
+  return { held, whole };
 }
