@@ -24,7 +24,9 @@ let app: Core;
 let call: ChannelCall;
 
 const ledger = () => path.join(dir, "ledger.json");
-const LISTING_LATENCY_MS = 1_000;
+// Long enough that a scan started at a job's end is still listing while the next answers are read, on a
+// machine loaded by a whole test run (1 s was not, once in CI).
+const LISTING_LATENCY_MS = 3_000;
 let closedRows: ReturnType<typeof leaseRow>[];
 let live: ReturnType<typeof leaseRow>;
 let running: ReturnType<typeof leaseRow>;
