@@ -5,16 +5,20 @@ import type { PlanRowFilter } from "../../../../shared/domain/plan-rows.js";
 import type { ScanRows } from "../judge/ports.js";
 
 /**
+ * Which stored rows a read wants, by an indexed column: a plan's picks (`planRowFilter`), the rows that
+ * record one of these sandboxes (`recordedSandboxId`) in any origin, or the rows that record one of
+ * these markers (`recordedMarker`).
+ */
+export type RowFilter =
+  | NonNullable<PlanRowFilter>
+  | { sandboxIds: readonly string[] }
+  | { markers: readonly string[] };
+
+/**
  * What the inventory worker needs of the store its inventory lives in (decision 222): scans written
  * into it, and the inventory read back from it. Declared here and implemented by
  * `store/judged-inventory-store.ts`; the thread's entry (`inventory-worker.ts`) joins the two.
  */
-/**
- * Which stored rows a read wants, by an indexed column: a plan's picks (`planRowFilter`), or the rows
- * that record one of these sandboxes (`recordedSandboxId`), in any origin.
- */
-export type RowFilter = NonNullable<PlanRowFilter> | { sandboxIds: readonly string[] };
-
 export interface InventoryRows {
   /** The store's random seed for the salt rows are judged under; the same for every process on it. */
   judgingSeed(): string;

@@ -5,6 +5,7 @@ import { closedAtMs } from "../../../../shared/domain/closed-at.js";
 import type { Headline } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, SandboxListing } from "../../../../shared/domain/inventory.js";
 import { listedEnvironmentId } from "../../../../shared/domain/listed-environment.js";
+import { recordedMarker } from "../../../../shared/domain/marker-proof.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 
 /** A row of `inventory_rows` as it is written (migration 62 says what each column is). */
@@ -20,6 +21,8 @@ export interface RowColumns {
   providerCode: string;
   origin: string | null;
   sandboxId: string | null;
+  /** The marker the row records (`recordedMarker`), or null. */
+  marker: string | null;
   sharedCount: number;
   inputs: string;
   rejudgeAtMs: number | null;
@@ -67,6 +70,7 @@ export function rowColumns(
     providerCode: classified.provider.code,
     origin: classified.provider.origin,
     sandboxId: recordedSandboxId(classified.lease),
+    marker: recordedMarker(kept.lease.metadata),
     sharedCount: classified.sharedWithCount ?? classified.sharedWith.length,
     inputs: options.inputs,
     rejudgeAtMs: Number.isFinite(options.rejudgeAtMs) ? options.rejudgeAtMs : null,

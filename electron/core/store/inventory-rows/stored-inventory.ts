@@ -18,7 +18,10 @@ export interface StoredScan {
 }
 
 /** Which rows `forEachWith` reads, by an indexed column (`RowFilter` of the inventory worker's ports). */
-export type StoredRowFilter = NonNullable<PlanRowFilter> | { sandboxIds: readonly string[] };
+export type StoredRowFilter =
+  | NonNullable<PlanRowFilter>
+  | { sandboxIds: readonly string[] }
+  | { markers: readonly string[] };
 
 /** Where a page of `StoredInventory.page` ended: the source's place in the scan, and its last row. */
 export interface RowCursor {
@@ -184,9 +187,9 @@ export class StoredInventory {
   }
 
   /**
-   * Calls `each` with the stored rows that have one of these lease ids, headlines or recorded sandbox
-   * ids, source by source in each source's order; false: not that scan. What a plan reads instead of
-   * every row, and a quarantine's claims.
+   * Calls `each` with the stored rows that have one of these lease ids, headlines, recorded sandbox ids
+   * or recorded markers, source by source in each source's order; false: not that scan. What a plan
+   * reads instead of every row, a quarantine's claims, and a proof's rows recording what its reads found.
    */
   forEachWith(
     scan: StoredScan,
@@ -198,7 +201,9 @@ export class StoredInventory {
         ? ["lease_id", filter.leaseIds]
         : "headlines" in filter
           ? ["headline", filter.headlines]
-          : ["sandbox_id", filter.sandboxIds];
+          : "sandboxIds" in filter
+            ? ["sandbox_id", filter.sandboxIds]
+            : ["marker", filter.markers];
     // Sorted after the read (`+`), so the rows are found by the filter's index: ordered by the source's
     // order index, the read would walk every row of the source to keep a few.
     const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows

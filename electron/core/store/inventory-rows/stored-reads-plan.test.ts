@@ -45,6 +45,11 @@ describe("how the stored inventory's reads find their rows", () => {
       { sandboxIds: ["s"] },
       /USING INDEX inventory_rows_sandbox \(sandbox_id=\? AND source_id=\?\)/,
     ],
+    [
+      "recorded markers",
+      { markers: ["m"] },
+      /USING INDEX inventory_rows_marker \(marker=\? AND source_id=\?\)/,
+    ],
   ] as const)("reads rows by %s through that column's index", (_name, filter, index) => {
     const [plan] = plansOf((stored) => stored.forEachWith(scan, filter, () => undefined));
     expect(plan).toMatch(index);

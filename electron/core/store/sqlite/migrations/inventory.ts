@@ -1,5 +1,6 @@
 import { closedAtMs } from "../../../../../shared/domain/closed-at.js";
 import type { Inventory } from "../../../../../shared/domain/inventory.js";
+import { recordedMarker } from "../../../../../shared/domain/marker-proof.js";
 import type { Database, Migration } from "../migration.js";
 
 /** The inventory cache: the last inventory per source, and the scan-wide part of it. */
@@ -330,3 +331,41 @@ export const INVENTORY_ORDER_MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
+
+/**
+ * Appended after version 64: the marker each row records (`recordedMarker`), in a column of its own with
+ * an index, so a proof finds the rows recording the markers its reads found by that index instead of
+ * parsing every stored row. Rows stored before are given theirs from their JSON here, once.
+ */
+export const INVENTORY_MARKER_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 65,
+    name: "the marker each stored row records, indexed",
+    up(db) {
+      for (const table of ["inventory_rows", "inventory_row_changes"]) {
+        const has = db.prepare(`SELECT 1 FROM pragma_table_info('${table}') WHERE name = 'marker'`).get();
+        if (has === undefined) db.exec(`ALTER TABLE ${table} ADD COLUMN marker TEXT`);
+      }
+      db.function("leasekeeper_recorded_marker", { deterministic: true }, (data) =>
+        typeof data === "string" ? storedRowMarker(data) : null,
+      );
+      db.exec(`
+        UPDATE inventory_rows SET marker = leasekeeper_recorded_marker(data) WHERE marker IS NULL;
+        UPDATE inventory_row_changes SET marker = leasekeeper_recorded_marker(data)
+          WHERE marker IS NULL AND change = 'write';
+        CREATE INDEX IF NOT EXISTS inventory_rows_marker ON inventory_rows (marker, source_id, lease_id)
+          WHERE marker IS NOT NULL;
+      `);
+    },
+  },
+];
+
+/** The marker a stored row's JSON records; null when it records none or cannot be read. */
+function storedRowMarker(data: string): string | null {
+  try {
+    const classified = JSON.parse(data) as { lease?: { metadata?: unknown } };
+    return recordedMarker(classified.lease?.metadata);
+  } catch {
+    return null;
+  }
+}
