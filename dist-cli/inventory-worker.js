@@ -440,7 +440,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "62f8cd8c7d5ef363ed28b37185412296";
+var RULES_FINGERPRINT = "f8d888391d10bae885f179e8366088ab";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -972,7 +972,8 @@ var InventoryKeeper = class {
 			case "policy-plan": return this.#policyPlan(request.input);
 			case "attention-rows": return this.#attentionRows();
 			case "inventory-recording": return this.#recording(request.sandboxIds);
-			case "marker-index": return this.#markerIndex(request.markers);
+			case "rows-to-prove": return this.#rowsToProve(request.leaseIds);
+			case "marker-index": return this.#markerIndex(request.markers, request.scan);
 			case "rows-page": return this.#rowsPage(request);
 			case "saved":
 				await this.#sharedSave;
@@ -1374,28 +1375,29 @@ var InventoryKeeper = class {
 	* headline, so a plan of a few rows reads a few rows however many the store holds.
 	*/
 	#forPlan(selection) {
+		return this.#fromStore(({ head }) => this.#forPlanOf(head, selection));
+	}
+	#forPlanOf(head, selection) {
 		const filter = planRowFilter(selection);
 		const picks = planPicker(selection);
-		return this.#fromStore(({ head }) => {
-			if (filter === null) return {
-				...head.inventory,
-				leases: []
-			};
-			const picked = [];
-			if (!this.#rows.forEachWith(head.scan, filter, (classified) => {
-				if (picks(classified)) picked.push(this.#unredacted.prefer(classified));
-			})) return null;
-			const keyOf = (classified) => JSON.stringify([classified.sourceId, classified.lease.id]);
-			const taken = new Set(picked.map(keyOf));
-			const sharedIds = [...new Set(picked.flatMap((classified) => classified.sharedWith))];
-			const sharing = [];
-			return sharedIds.length === 0 || this.#rows.forEachWith(head.scan, { leaseIds: sharedIds }, (classified) => {
-				if (!taken.has(keyOf(classified))) sharing.push(this.#unredacted.prefer(classified));
-			}) ? {
-				...head.inventory,
-				leases: [...picked, ...sharing]
-			} : null;
-		});
+		if (filter === null) return {
+			...head.inventory,
+			leases: []
+		};
+		const picked = [];
+		if (!this.#rows.forEachWith(head.scan, filter, (classified) => {
+			if (picks(classified)) picked.push(this.#unredacted.prefer(classified));
+		})) return null;
+		const keyOf = (classified) => JSON.stringify([classified.sourceId, classified.lease.id]);
+		const taken = new Set(picked.map(keyOf));
+		const sharedIds = [...new Set(picked.flatMap((classified) => classified.sharedWith))];
+		const sharing = [];
+		return sharedIds.length === 0 || this.#rows.forEachWith(head.scan, { leaseIds: sharedIds }, (classified) => {
+			if (!taken.has(keyOf(classified))) sharing.push(this.#unredacted.prefer(classified));
+		}) ? {
+			...head.inventory,
+			leases: [...picked, ...sharing]
+		} : null;
 	}
 	/**
 	* A janitor's plan of a policy (see the request), from one pass over the stored rows that keeps only
@@ -1481,18 +1483,34 @@ var InventoryKeeper = class {
 			rows: page.rows.map((row) => this.#unredacted.prefer(row))
 		};
 	}
-	/** The rows recording each of these markers, in the store's order (see the request). */
-	#markerIndex(markers) {
-		const wanted = new Set(markers);
-		if (wanted.size === 0) return this.#held === null ? null : /* @__PURE__ */ new Map();
+	/** The rows a proof of these leases reads, and the scan they are of (see the request). */
+	#rowsToProve(leaseIds) {
+		const selection = {
+			kind: "leases",
+			leaseIds: [...leaseIds]
+		};
 		return this.#fromStore(({ head }) => {
+			const inventory = this.#forPlanOf(head, selection);
+			return inventory === null ? null : {
+				scan: head.scan,
+				inventory
+			};
+		});
+	}
+	/** The rows of a scan recording each marker, in the store's order, read by the marker's index (see the request). */
+	#markerIndex(markers, scan) {
+		const wanted = new Set(markers);
+		const read = (of) => {
+			if (wanted.size === 0) return this.#rows.holds(of) ? /* @__PURE__ */ new Map() : null;
 			const recording = [];
-			return this.#rows.forEach(head.scan, (stored) => {
+			return this.#rows.forEachWith(of, { markers: [...wanted] }, (stored) => {
 				const classified = this.#unredacted.prefer(stored);
 				const marker = recordedMarker(classified.lease.metadata);
 				if (marker !== null && wanted.has(marker)) recording.push(classified);
 			}) ? buildMarkerIndex(recording) : null;
-		});
+		};
+		if (scan !== null) return this.#held === null ? null : read(scan) ?? "replaced";
+		return this.#fromStore(({ head }) => read(head.scan));
 	}
 	/** The rows needing an operator, read by headline, and every row counted by headline (see the request). */
 	#attentionRows() {

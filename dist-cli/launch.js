@@ -84,7 +84,10 @@ var CONTRACT_CODES = {
 		locked: "refused",
 		io: "refused"
 	},
-	inventory: { "over-heap-budget": "unavailable" },
+	inventory: {
+		"over-heap-budget": "unavailable",
+		"replaced-while-proving": "conflict"
+	},
 	store: {
 		unopenable: "unavailable",
 		"bad-migrations": "internal",
@@ -8269,29 +8272,30 @@ var InventoryService = class {
 	}
 	/**
 	* For proofs: the inventory held (a scan first when there is none), with only the rows with these
-	* lease ids and the rows they share a sandbox with, read from the worker's store.
+	* lease ids and the rows they share a sandbox with, read from the worker's store, and the scan they are of.
 	*/
-	async withLeases(leaseIds) {
+	async rowsToProve(leaseIds) {
 		await this.ensure();
-		const inventory = await this.#worker.request({
-			type: "inventory-for-plan",
-			selection: {
-				kind: "leases",
-				leaseIds: [...new Set(leaseIds)]
-			}
+		const rows = await this.#worker.request({
+			type: "rows-to-prove",
+			leaseIds: [...new Set(leaseIds)]
 		});
-		if (inventory === null) throw new Error("the inventory worker holds no inventory to prove against");
-		return inventory;
+		if (rows === null) throw new Error("the inventory worker holds no inventory to prove against");
+		return rows;
 	}
-	/** For proofs: every stored row recording each of these markers (`buildMarkerIndex`), read in the worker. */
-	async markerIndex(markers) {
+	/**
+	* For proofs: every row of `scan` recording each of these markers (`buildMarkerIndex`), read in the
+	* worker by the marker's index; null once the store no longer holds `scan`.
+	*/
+	async markerIndex(markers, scan) {
 		await this.ensure();
 		const index = await this.#worker.request({
 			type: "marker-index",
-			markers: [...markers]
+			markers: [...markers],
+			scan
 		});
 		if (index === null) throw new Error("the inventory worker holds no inventory to prove against");
-		return index;
+		return index === "replaced" ? null : index;
 	}
 	/**
 	* For a quarantine's claims: an inventory scanned no more than `maxAgeMs` ago by this run (as `forPlan`
@@ -8878,6 +8882,12 @@ function untrackedTarget(sandbox) {
 }
 // electron/core/markers/marker-service.ts
 /**
+* How many times a proof is read again from the start when a rescan replaced the inventory between its
+* rows and its index. A rescan a few minutes apart rarely lands inside one proof, twice in a row never
+* by chance: a third replacement says the inventory is being replaced faster than a proof reads.
+*/
+var PROOF_ATTEMPTS = 3;
+/**
 * Proves whose sandboxes are whose, on demand, and keeps the latest proof per row and per untracked
 * sandbox, keyed by `proofKey` (in memory, and in the store when given one), so an inventory read or an action can attach the evidence.
 * Every row of every source feeds the marker index, so an orphan sandbox can be matched to a row that
@@ -8908,30 +8918,45 @@ var MarkerService = class {
 		}
 	}
 	async prove(request, options = {}) {
-		const inventory = await this.#options.inventory.withLeases(request.leases.map((ref) => ref.leaseId));
-		const targets = [...request.leases.map((ref) => leaseTarget(findLease(inventory, ref))), ...request.untracked.map((ref) => untrackedTarget(findUntracked(inventory, ref)))];
-		return this.#prove(targets, options);
+		return (await this.#prove(request.leases.map((ref) => ref.leaseId), (inventory) => [...request.leases.map((ref) => leaseTarget(findLease(inventory, ref))), ...request.untracked.map((ref) => untrackedTarget(findUntracked(inventory, ref)))], (target) => target, options)).map(({ proof }) => proof);
 	}
 	/** Proves rows and hands back each proof with the row it was read for (what a repair needs). */
 	async proveLeases(refs, options = {}) {
-		const inventory = await this.#options.inventory.withLeases(refs.map((ref) => ref.leaseId));
-		const found = refs.map((ref) => findLease(inventory, ref));
-		const proofs = await this.#prove(found.map(leaseTarget), options);
-		return found.map((classified, index) => ({
-			classified,
-			proof: proofs[index]
+		return (await this.#prove(refs.map((ref) => ref.leaseId), (inventory) => refs.map((ref) => findLease(inventory, ref)), leaseTarget, options)).map(({ subject, proof }) => ({
+			classified: subject,
+			proof
 		}));
 	}
-	async #prove(targets, options) {
-		const proofs = await proveMarkers(targets, (markers) => this.#options.inventory.markerIndex(markers), {
-			openClient: this.#options.openClient,
-			...this.#options.now ? { now: this.#options.now } : {},
-			...options.signal ? { signal: options.signal } : {}
-		});
-		await this.#loaded;
-		for (const proof of proofs) this.#proofs.set(proofKey(proof.subject), proof);
-		await this.#options.store?.save(proofs);
-		return proofs;
+	/**
+	* Reads the rows, then the sandboxes, then the rows recording what the reads found, all of one
+	* inventory: when a rescan replaced it in between, the proof is read again from its rows.
+	*/
+	async #prove(leaseIds, subjectsOf, targetOf, options) {
+		for (let attempt = 1;; attempt++) {
+			const rows = await this.#options.inventory.rowsToProve(leaseIds);
+			const subjects = subjectsOf(rows.inventory);
+			let replaced = false;
+			const proofs = await proveMarkers(subjects.map(targetOf), async (markers) => {
+				const index = await this.#options.inventory.markerIndex(markers, rows.scan);
+				replaced = index === null;
+				return index ?? /* @__PURE__ */ new Map();
+			}, {
+				openClient: this.#options.openClient,
+				...this.#options.now ? { now: this.#options.now } : {},
+				...options.signal ? { signal: options.signal } : {}
+			});
+			if (replaced) {
+				if (attempt < PROOF_ATTEMPTS) continue;
+				throw new CoreError("inventory", "replaced-while-proving", `The inventory was rescanned while each of ${PROOF_ATTEMPTS} proofs of these sandboxes was being read; nothing was recorded. Prove them again.`);
+			}
+			await this.#loaded;
+			for (const proof of proofs) this.#proofs.set(proofKey(proof.subject), proof);
+			await this.#options.store?.save(proofs);
+			return proofs.map((proof, index) => ({
+				subject: subjects[index],
+				proof
+			}));
+		}
 	}
 	/** The latest proof for a row or an untracked sandbox, or null when it was never proven. */
 	proofFor(subject) {

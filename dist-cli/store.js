@@ -2401,6 +2401,190 @@ function parsed(iso) {
 	const ms = iso ? Date.parse(iso) : NaN;
 	return Number.isNaN(ms) ? 0 : ms;
 }
+// shared/domain/sandbox-status-words.ts
+/**
+* A sandbox's state as it reads after "the sandbox is" or "CreateOS shows the sandbox": "the sandbox is
+* in an error state", never "the sandbox is error". Statuses CreateOS may add read as themselves, quoted.
+*/
+var WORDS = {
+	running: "running",
+	paused: "paused",
+	creating: "being created",
+	pausing: "pausing",
+	resuming: "resuming",
+	forking: "forking",
+	error: "in an error state",
+	destroying: "being destroyed",
+	gone: "gone",
+	"not-visible": "not listed by any account Leasekeeper has a key for",
+	unknown: "in a state Leasekeeper could not read"
+};
+function sandboxStatusWords(status) {
+	return Object.hasOwn(WORDS, status) ? WORDS[status] : `in the state "${status}"`;
+}
+/** The plugin's own read: no shell, so nothing in the path is interpreted. */
+var MARKER_READ = {
+	cmd: "/bin/cat",
+	args: ["/paperclip-workspace/.paperclip-runtime/.paperclip-createos-lease"]
+};
+var MARKER_ANSWERS = [
+	"proven",
+	"another-lease",
+	"no-marker",
+	"cannot-read"
+];
+var NO_MARKER_REASONS = [
+	"file-absent",
+	"empty",
+	"not-a-workspace",
+	"unrecorded-marker"
+];
+var CANNOT_READ_REASONS = [
+	"not-running",
+	"not-found",
+	"not-listed",
+	"no-credential",
+	"no-sandbox-id",
+	"exec-error",
+	"timeout",
+	"request-failed"
+];
+function buildMarkerIndex(rows, only) {
+	const index = /* @__PURE__ */ new Map();
+	for (const { sourceId, lease } of rows) {
+		const marker = recordedMarker(lease.metadata);
+		if (marker === null || only !== void 0 && !only.has(marker)) continue;
+		const recorder = {
+			sourceId,
+			leaseId: lease.id,
+			status: lease.status,
+			sandboxId: recordedSandboxId(lease)
+		};
+		const list = index.get(marker);
+		if (list) list.push(recorder);
+		else index.set(marker, [recorder]);
+	}
+	return index;
+}
+/** What the sandboxes' reads found that an index may name: the output of every read that ran. */
+function markersFound(readings) {
+	const found = /* @__PURE__ */ new Set();
+	for (const reading of readings) if (reading.kind === "read" && reading.stdout !== "") found.add(reading.stdout);
+	return [...found];
+}
+/**
+* The marker a row records: flat, as the plugin writes it, or nested under `providerMetadata` by an
+* older schema, whose rows are exactly the ones that lose track of their sandbox.
+*/
+function recordedMarker(rawMetadata) {
+	const metadata = metadataObject(rawMetadata);
+	if (metadata === null) return null;
+	const flat = recorded(metadata, "marker");
+	if (isWellFormedMarker(flat)) return flat;
+	const nested = metadataObject(recorded(metadata, "providerMetadata"));
+	const inner = nested === null ? void 0 : recorded(nested, "marker");
+	return isWellFormedMarker(inner) ? inner : null;
+}
+function markerPrefix(marker) {
+	return marker.slice(0, 8);
+}
+var RELATION_ORDER = {
+	"no-sandbox-id": 0,
+	"names-this-sandbox": 1,
+	"names-another-sandbox": 2
+};
+var MISSING_FILE = /No such file or directory/i;
+var NOT_A_FILE = /Is a directory|Not a directory/i;
+function judgeMarker(reading, subject, index) {
+	if (reading.kind === "not-read") return cannotRead(reading.reason, reading.sandboxStatus);
+	if (reading.sandboxStatus !== "running") return cannotRead("not-running", reading.sandboxStatus);
+	if (reading.error !== null || reading.exitCode === null) return cannotRead("exec-error", null);
+	if (reading.exitCode !== 0) {
+		if (MISSING_FILE.test(reading.stderr)) return noMarker("file-absent", null);
+		if (NOT_A_FILE.test(reading.stderr)) return noMarker("not-a-workspace", null);
+		return cannotRead("exec-error", null);
+	}
+	const found = reading.stdout;
+	if (found === "") return noMarker("empty", null);
+	const wellFormed = isWellFormedMarker(found);
+	const prefix = wellFormed ? markerPrefix(found) : null;
+	const own = subject.lease === null ? null : recordedMarker(subject.lease.metadata);
+	if (own !== null && found === own) return {
+		answer: "proven",
+		reason: null,
+		owners: [],
+		markerPrefix: prefix,
+		message: "The sandbox holds this lease's workspace marker: it is this lease's sandbox."
+	};
+	const owners = ownersOf(found, subject, index);
+	if (owners.length > 0) return {
+		answer: "another-lease",
+		reason: null,
+		owners,
+		markerPrefix: prefix,
+		message: ownedMessage(subject, owners[0])
+	};
+	if (!wellFormed) return noMarker("not-a-workspace", null);
+	return noMarker("unrecorded-marker", prefix);
+}
+function ownersOf(found, subject, index) {
+	return (index.get(found) ?? []).filter((recorder) => subject.lease === null || recorder.leaseId !== subject.lease.leaseId || recorder.sourceId !== subject.lease.sourceId).map((recorder) => ({
+		sourceId: recorder.sourceId,
+		leaseId: recorder.leaseId,
+		status: recorder.status,
+		relation: relationOf(recorder.sandboxId, subject.sandboxId)
+	})).sort((a, b) => RELATION_ORDER[a.relation] - RELATION_ORDER[b.relation]).slice(0, 10);
+}
+function relationOf(recordedId, sandboxId) {
+	if (recordedId === null) return "no-sandbox-id";
+	return recordedId === sandboxId ? "names-this-sandbox" : "names-another-sandbox";
+}
+function ownedMessage(subject, owner) {
+	if (subject.lease !== null) return `The sandbox holds the workspace marker of lease ${owner.leaseId}, not this lease's.`;
+	switch (owner.relation) {
+		case "no-sandbox-id": return `This sandbox belongs to lease ${owner.leaseId}, whose row lost its sandbox id.`;
+		case "names-another-sandbox": return `This sandbox holds the workspace marker of lease ${owner.leaseId}, whose row names another sandbox.`;
+		default: return `This sandbox belongs to lease ${owner.leaseId}.`;
+	}
+}
+var NO_MARKER_MESSAGES = {
+	"file-absent": "No workspace marker in this sandbox: not a Paperclip workspace, or wiped.",
+	empty: "The workspace marker file is empty: not a Paperclip workspace, or wiped.",
+	"not-a-workspace": "What is at the marker path is not a Paperclip workspace marker.",
+	"unrecorded-marker": "The sandbox holds a workspace marker that no lease row records."
+};
+var CANNOT_READ_MESSAGES = {
+	"not-running": "The marker was not read: the sandbox is not running, and none is resumed just to be read.",
+	"not-found": "The marker was not read: CreateOS does not know this sandbox for this account.",
+	"not-listed": "The marker was not read: no configured account lists this sandbox.",
+	"no-credential": "The marker was not read: no API key is set for this sandbox's account.",
+	"no-sandbox-id": "The marker was not read: the row names no sandbox.",
+	"exec-error": "The marker could not be read: the command failed inside the sandbox.",
+	timeout: "The marker could not be read in time.",
+	"request-failed": "The marker could not be read: the request to CreateOS failed."
+};
+function noMarker(reason, prefix) {
+	return {
+		answer: "no-marker",
+		reason,
+		owners: [],
+		markerPrefix: prefix,
+		message: NO_MARKER_MESSAGES[reason]
+	};
+}
+function cannotRead(reason, sandboxStatus) {
+	return {
+		answer: "cannot-read",
+		reason,
+		owners: [],
+		markerPrefix: null,
+		message: `${reason === "not-running" && sandboxStatus !== null ? `The marker was not read: the sandbox is ${sandboxStatusWords(sandboxStatus)}, and none is resumed just to be read.` : CANNOT_READ_MESSAGES[reason]} This is no evidence either way.`
+	};
+}
+/** The key a proof is kept under, so an inventory read can find it for its row or its untracked sandbox. */
+function proofKey(subject) {
+	return subject.kind === "lease" ? `lease\u0000${subject.sourceId}\u0000${subject.leaseId}` : `sandbox\u0000${subject.origin}\u0000${subject.sandboxId}`;
+}
 // electron/core/store/sqlite/migrations/inventory.ts
 /** The inventory cache: the last inventory per source, and the scan-wide part of it. */
 var INVENTORY_MIGRATIONS = [{
@@ -2676,6 +2860,34 @@ var INVENTORY_ORDER_MIGRATIONS = [{
       `);
 	}
 }];
+/**
+* Appended after version 64: the marker each row records (`recordedMarker`), in a column of its own with
+* an index, so a proof finds the rows recording the markers its reads found by that index instead of
+* parsing every stored row. Rows stored before are given theirs from their JSON here, once.
+*/
+var INVENTORY_MARKER_MIGRATIONS = [{
+	version: 65,
+	name: "the marker each stored row records, indexed",
+	up(db) {
+		for (const table of ["inventory_rows", "inventory_row_changes"]) if (db.prepare(`SELECT 1 FROM pragma_table_info('${table}') WHERE name = 'marker'`).get() === void 0) db.exec(`ALTER TABLE ${table} ADD COLUMN marker TEXT`);
+		db.function("leasekeeper_recorded_marker", { deterministic: true }, (data) => typeof data === "string" ? storedRowMarker(data) : null);
+		db.exec(`
+        UPDATE inventory_rows SET marker = leasekeeper_recorded_marker(data) WHERE marker IS NULL;
+        UPDATE inventory_row_changes SET marker = leasekeeper_recorded_marker(data)
+          WHERE marker IS NULL AND change = 'write';
+        CREATE INDEX IF NOT EXISTS inventory_rows_marker ON inventory_rows (marker, source_id, lease_id)
+          WHERE marker IS NOT NULL;
+      `);
+	}
+}];
+/** The marker a stored row's JSON records; null when it records none or cannot be read. */
+function storedRowMarker(data) {
+	try {
+		return recordedMarker(JSON.parse(data).lease?.metadata);
+	} catch {
+		return null;
+	}
+}
 // electron/core/store/sqlite/migrations/marker-proofs.ts
 var MARKER_PROOF_MIGRATIONS = [{
 	version: 40,
@@ -2749,7 +2961,8 @@ var MIGRATIONS = [
 	...INVENTORY_ROW_MIGRATIONS,
 	...INVENTORY_JUDGED_MIGRATIONS,
 	...INVENTORY_JUDGING_SEED_MIGRATIONS,
-	...INVENTORY_ORDER_MIGRATIONS
+	...INVENTORY_ORDER_MIGRATIONS,
+	...INVENTORY_MARKER_MIGRATIONS
 ];
 // electron/core/store/database.ts
 var DATABASE_FILE_NAME = "leasekeeper.db";
@@ -3528,190 +3741,6 @@ function actionRefusal(candidate, action) {
 		reason: "not-allowed",
 		message: `The verdict on this lease does not allow a ${kind}.`
 	};
-}
-// shared/domain/sandbox-status-words.ts
-/**
-* A sandbox's state as it reads after "the sandbox is" or "CreateOS shows the sandbox": "the sandbox is
-* in an error state", never "the sandbox is error". Statuses CreateOS may add read as themselves, quoted.
-*/
-var WORDS = {
-	running: "running",
-	paused: "paused",
-	creating: "being created",
-	pausing: "pausing",
-	resuming: "resuming",
-	forking: "forking",
-	error: "in an error state",
-	destroying: "being destroyed",
-	gone: "gone",
-	"not-visible": "not listed by any account Leasekeeper has a key for",
-	unknown: "in a state Leasekeeper could not read"
-};
-function sandboxStatusWords(status) {
-	return Object.hasOwn(WORDS, status) ? WORDS[status] : `in the state "${status}"`;
-}
-/** The plugin's own read: no shell, so nothing in the path is interpreted. */
-var MARKER_READ = {
-	cmd: "/bin/cat",
-	args: ["/paperclip-workspace/.paperclip-runtime/.paperclip-createos-lease"]
-};
-var MARKER_ANSWERS = [
-	"proven",
-	"another-lease",
-	"no-marker",
-	"cannot-read"
-];
-var NO_MARKER_REASONS = [
-	"file-absent",
-	"empty",
-	"not-a-workspace",
-	"unrecorded-marker"
-];
-var CANNOT_READ_REASONS = [
-	"not-running",
-	"not-found",
-	"not-listed",
-	"no-credential",
-	"no-sandbox-id",
-	"exec-error",
-	"timeout",
-	"request-failed"
-];
-function buildMarkerIndex(rows, only) {
-	const index = /* @__PURE__ */ new Map();
-	for (const { sourceId, lease } of rows) {
-		const marker = recordedMarker(lease.metadata);
-		if (marker === null || only !== void 0 && !only.has(marker)) continue;
-		const recorder = {
-			sourceId,
-			leaseId: lease.id,
-			status: lease.status,
-			sandboxId: recordedSandboxId(lease)
-		};
-		const list = index.get(marker);
-		if (list) list.push(recorder);
-		else index.set(marker, [recorder]);
-	}
-	return index;
-}
-/** What the sandboxes' reads found that an index may name: the output of every read that ran. */
-function markersFound(readings) {
-	const found = /* @__PURE__ */ new Set();
-	for (const reading of readings) if (reading.kind === "read" && reading.stdout !== "") found.add(reading.stdout);
-	return [...found];
-}
-/**
-* The marker a row records: flat, as the plugin writes it, or nested under `providerMetadata` by an
-* older schema, whose rows are exactly the ones that lose track of their sandbox.
-*/
-function recordedMarker(rawMetadata) {
-	const metadata = metadataObject(rawMetadata);
-	if (metadata === null) return null;
-	const flat = recorded(metadata, "marker");
-	if (isWellFormedMarker(flat)) return flat;
-	const nested = metadataObject(recorded(metadata, "providerMetadata"));
-	const inner = nested === null ? void 0 : recorded(nested, "marker");
-	return isWellFormedMarker(inner) ? inner : null;
-}
-function markerPrefix(marker) {
-	return marker.slice(0, 8);
-}
-var RELATION_ORDER = {
-	"no-sandbox-id": 0,
-	"names-this-sandbox": 1,
-	"names-another-sandbox": 2
-};
-var MISSING_FILE = /No such file or directory/i;
-var NOT_A_FILE = /Is a directory|Not a directory/i;
-function judgeMarker(reading, subject, index) {
-	if (reading.kind === "not-read") return cannotRead(reading.reason, reading.sandboxStatus);
-	if (reading.sandboxStatus !== "running") return cannotRead("not-running", reading.sandboxStatus);
-	if (reading.error !== null || reading.exitCode === null) return cannotRead("exec-error", null);
-	if (reading.exitCode !== 0) {
-		if (MISSING_FILE.test(reading.stderr)) return noMarker("file-absent", null);
-		if (NOT_A_FILE.test(reading.stderr)) return noMarker("not-a-workspace", null);
-		return cannotRead("exec-error", null);
-	}
-	const found = reading.stdout;
-	if (found === "") return noMarker("empty", null);
-	const wellFormed = isWellFormedMarker(found);
-	const prefix = wellFormed ? markerPrefix(found) : null;
-	const own = subject.lease === null ? null : recordedMarker(subject.lease.metadata);
-	if (own !== null && found === own) return {
-		answer: "proven",
-		reason: null,
-		owners: [],
-		markerPrefix: prefix,
-		message: "The sandbox holds this lease's workspace marker: it is this lease's sandbox."
-	};
-	const owners = ownersOf(found, subject, index);
-	if (owners.length > 0) return {
-		answer: "another-lease",
-		reason: null,
-		owners,
-		markerPrefix: prefix,
-		message: ownedMessage(subject, owners[0])
-	};
-	if (!wellFormed) return noMarker("not-a-workspace", null);
-	return noMarker("unrecorded-marker", prefix);
-}
-function ownersOf(found, subject, index) {
-	return (index.get(found) ?? []).filter((recorder) => subject.lease === null || recorder.leaseId !== subject.lease.leaseId || recorder.sourceId !== subject.lease.sourceId).map((recorder) => ({
-		sourceId: recorder.sourceId,
-		leaseId: recorder.leaseId,
-		status: recorder.status,
-		relation: relationOf(recorder.sandboxId, subject.sandboxId)
-	})).sort((a, b) => RELATION_ORDER[a.relation] - RELATION_ORDER[b.relation]).slice(0, 10);
-}
-function relationOf(recordedId, sandboxId) {
-	if (recordedId === null) return "no-sandbox-id";
-	return recordedId === sandboxId ? "names-this-sandbox" : "names-another-sandbox";
-}
-function ownedMessage(subject, owner) {
-	if (subject.lease !== null) return `The sandbox holds the workspace marker of lease ${owner.leaseId}, not this lease's.`;
-	switch (owner.relation) {
-		case "no-sandbox-id": return `This sandbox belongs to lease ${owner.leaseId}, whose row lost its sandbox id.`;
-		case "names-another-sandbox": return `This sandbox holds the workspace marker of lease ${owner.leaseId}, whose row names another sandbox.`;
-		default: return `This sandbox belongs to lease ${owner.leaseId}.`;
-	}
-}
-var NO_MARKER_MESSAGES = {
-	"file-absent": "No workspace marker in this sandbox: not a Paperclip workspace, or wiped.",
-	empty: "The workspace marker file is empty: not a Paperclip workspace, or wiped.",
-	"not-a-workspace": "What is at the marker path is not a Paperclip workspace marker.",
-	"unrecorded-marker": "The sandbox holds a workspace marker that no lease row records."
-};
-var CANNOT_READ_MESSAGES = {
-	"not-running": "The marker was not read: the sandbox is not running, and none is resumed just to be read.",
-	"not-found": "The marker was not read: CreateOS does not know this sandbox for this account.",
-	"not-listed": "The marker was not read: no configured account lists this sandbox.",
-	"no-credential": "The marker was not read: no API key is set for this sandbox's account.",
-	"no-sandbox-id": "The marker was not read: the row names no sandbox.",
-	"exec-error": "The marker could not be read: the command failed inside the sandbox.",
-	timeout: "The marker could not be read in time.",
-	"request-failed": "The marker could not be read: the request to CreateOS failed."
-};
-function noMarker(reason, prefix) {
-	return {
-		answer: "no-marker",
-		reason,
-		owners: [],
-		markerPrefix: prefix,
-		message: NO_MARKER_MESSAGES[reason]
-	};
-}
-function cannotRead(reason, sandboxStatus) {
-	return {
-		answer: "cannot-read",
-		reason,
-		owners: [],
-		markerPrefix: null,
-		message: `${reason === "not-running" && sandboxStatus !== null ? `The marker was not read: the sandbox is ${sandboxStatusWords(sandboxStatus)}, and none is resumed just to be read.` : CANNOT_READ_MESSAGES[reason]} This is no evidence either way.`
-	};
-}
-/** The key a proof is kept under, so an inventory read can find it for its row or its untracked sandbox. */
-function proofKey(subject) {
-	return subject.kind === "lease" ? `lease\u0000${subject.sourceId}\u0000${subject.leaseId}` : `sandbox\u0000${subject.origin}\u0000${subject.sandboxId}`;
 }
 // shared/domain/janitor/candidate.ts
 /** Every candidate of an inventory, in its order: rows, then untracked sandboxes, then uncertain ones. */
@@ -5820,12 +5849,12 @@ var StoredInventory = class {
 		}) === true;
 	}
 	/**
-	* Calls `each` with the stored rows that have one of these lease ids, headlines or recorded sandbox
-	* ids, source by source in each source's order; false: not that scan. What a plan reads instead of
-	* every row, and a quarantine's claims.
+	* Calls `each` with the stored rows that have one of these lease ids, headlines, recorded sandbox ids
+	* or recorded markers, source by source in each source's order; false: not that scan. What a plan
+	* reads instead of every row, a quarantine's claims, and a proof's rows recording what its reads found.
 	*/
 	forEachWith(scan, filter, each) {
-		const [column, values] = "leaseIds" in filter ? ["lease_id", filter.leaseIds] : "headlines" in filter ? ["headline", filter.headlines] : ["sandbox_id", filter.sandboxIds];
+		const [column, values] = "leaseIds" in filter ? ["lease_id", filter.leaseIds] : "headlines" in filter ? ["headline", filter.headlines] : "sandboxIds" in filter ? ["sandbox_id", filter.sandboxIds] : ["marker", filter.markers];
 		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
       WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY +seq, +lease_id`);
 		const wanted = JSON.stringify(values);
@@ -6093,6 +6122,7 @@ function rowColumns(classified, options, observedFrom, redact) {
 		providerCode: classified.provider.code,
 		origin: classified.provider.origin,
 		sandboxId: recordedSandboxId(classified.lease),
+		marker: recordedMarker(kept.lease.metadata),
 		sharedCount: classified.sharedWithCount ?? classified.sharedWith.length,
 		inputs: options.inputs,
 		rejudgeAtMs: Number.isFinite(options.rejudgeAtMs) ? options.rejudgeAtMs : null,
@@ -6617,8 +6647,8 @@ var SeenRows = class {
 		return rowid >> 3 < this.#bits.length && (this.#bits[rowid >> 3] & 1 << (rowid & 7)) !== 0;
 	}
 };
-var COLUMNS = "source_id, lease_id, seq, headline, closed_at_ms, environment_id, environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs, rejudge_at_ms, version, observed_from, view_row, search_text, data";
-var VALUES = "@sourceId, @leaseId, @seq, @headline, @closedAtMs, @environmentId, @environmentKnown, @companyId, @providerCode, @origin, @sandboxId, @sharedCount, @inputs, @rejudgeAtMs, @version, @observedFrom, @viewRow, @searchText, @data";
+var COLUMNS = "source_id, lease_id, seq, headline, closed_at_ms, environment_id, environment_known, company_id, provider_code, origin, sandbox_id, marker, shared_count, inputs, rejudge_at_ms, version, observed_from, view_row, search_text, data";
+var VALUES = "@sourceId, @leaseId, @seq, @headline, @closedAtMs, @environmentId, @environmentKnown, @companyId, @providerCode, @origin, @sandboxId, @marker, @sharedCount, @inputs, @rejudgeAtMs, @version, @observedFrom, @viewRow, @searchText, @data";
 var UPDATES = COLUMNS.split(", ").filter((column) => column !== "source_id" && column !== "lease_id").map((column) => `${column} = excluded.${column}`).join(", ");
 /**
 * The statements of one scan; `sourceIds` are bound into those that read this scan's sources' rows, and

@@ -26,6 +26,7 @@ import {
   InventoryWorkerOverBudget,
 } from "../inventory/worker/inventory-worker-client.js";
 import { ListPageReader } from "../inventory/worker/list-page-reader-client.js";
+import type { StoredScan } from "../inventory/worker/ports.js";
 import type {
   Accepted,
   AttentionRows,
@@ -34,6 +35,7 @@ import type {
   KnownPage,
   PolicyPlanInput,
   RowsPage,
+  RowsToProve,
   UntrackedAnswer,
   WorkerFailure,
   WorkerRequest,
@@ -374,27 +376,31 @@ export class InventoryService {
 
   /**
    * For proofs: the inventory held (a scan first when there is none), with only the rows with these
-   * lease ids and the rows they share a sandbox with, read from the worker's store.
+   * lease ids and the rows they share a sandbox with, read from the worker's store, and the scan they are of.
    */
-  async withLeases(leaseIds: readonly string[]): Promise<Inventory> {
+  async rowsToProve(leaseIds: readonly string[]): Promise<RowsToProve> {
     await this.ensure();
-    const inventory = await this.#worker.request<Inventory | null>({
-      type: "inventory-for-plan",
-      selection: { kind: "leases", leaseIds: [...new Set(leaseIds)] },
+    const rows = await this.#worker.request<RowsToProve | null>({
+      type: "rows-to-prove",
+      leaseIds: [...new Set(leaseIds)],
     });
-    if (inventory === null) throw new Error("the inventory worker holds no inventory to prove against");
-    return inventory;
+    if (rows === null) throw new Error("the inventory worker holds no inventory to prove against");
+    return rows;
   }
 
-  /** For proofs: every stored row recording each of these markers (`buildMarkerIndex`), read in the worker. */
-  async markerIndex(markers: readonly string[]): Promise<MarkerIndex> {
+  /**
+   * For proofs: every row of `scan` recording each of these markers (`buildMarkerIndex`), read in the
+   * worker by the marker's index; null once the store no longer holds `scan`.
+   */
+  async markerIndex(markers: readonly string[], scan: StoredScan | null): Promise<MarkerIndex | null> {
     await this.ensure();
-    const index = await this.#worker.request<MarkerIndex | null>({
+    const index = await this.#worker.request<MarkerIndex | "replaced" | null>({
       type: "marker-index",
       markers: [...markers],
+      scan,
     });
     if (index === null) throw new Error("the inventory worker holds no inventory to prove against");
-    return index;
+    return index === "replaced" ? null : index;
   }
 
   /**

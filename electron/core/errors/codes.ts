@@ -45,8 +45,11 @@ export interface FailureCodes {
   source: "not-configured" | "unreachable" | "unreadable" | "malformed" | "invalid-id";
   /** Where keys are kept. */
   vault: "read-only" | "refused" | "corrupt" | "locked" | "io";
-  /** The inventory worker's thread: one that ran out of its heap budget was ended (and started again). */
-  inventory: "over-heap-budget";
+  /**
+   * The inventory: the worker's thread ran out of its heap budget and was ended (and started again), or
+   * rescans kept replacing it while a proof was being read.
+   */
+  inventory: "over-heap-budget" | "replaced-while-proving";
   /** The local database or the team's shared one. */
   store: "unopenable" | "bad-migrations" | "not-configured" | "shared-unusable";
   /** The config file. */

@@ -72,7 +72,8 @@ const CONTRACT_CODES: { readonly [A in FailureArea]: Readonly<Record<FailureCode
     io: "refused",
   },
   // The scan (or whatever the thread was doing) could not be done within the budget; the host still runs.
-  inventory: { "over-heap-budget": "unavailable" },
+  // A proof the rescans kept overtaking is a conflict with them: nothing was recorded, and it can be asked again.
+  inventory: { "over-heap-budget": "unavailable", "replaced-while-proving": "conflict" },
   store: {
     unopenable: "unavailable",
     "bad-migrations": "internal",

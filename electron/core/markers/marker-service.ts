@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { ClassifiedLease, Inventory, UntrackedSandbox } from "../../../shared/domain/inventory.js";
 import {
   type MarkerIndex,
@@ -6,6 +7,7 @@ import {
   proofKey,
 } from "../../../shared/domain/marker-proof.js";
 import { CoreError } from "../errors/core-error.js";
+import type { StoredScan } from "../inventory/worker/ports.js";
 import type { ProofStore } from "./proof-store.js";
 import { type OpenProverClient, proveMarkers } from "./prover.js";
 import { leaseTarget, type ProveTarget, untrackedTarget } from "./targets.js";
@@ -15,17 +17,40 @@ export interface ProveRequest {
   untracked: { sandboxId: string; origin?: string | undefined }[];
 }
 
+/** The rows a proof reads first, and the stored scan they are of (null: an inventory never replaced). */
+export interface ProofRows {
+  inventory: Pick<Inventory, "leases" | "untracked" | "untrackedUncertain">;
+  scan: StoredScan | null;
+}
+
 /**
  * What proofs read of the inventory (the scan's, never a second listing): the rows they are asked for,
- * and for each marker a read found, every row that records it, however many rows there are.
+ * and for each marker a read found, every row of the same inventory that records it, however many rows
+ * there are.
  */
 export interface MarkerInventory {
   /** The rows with these lease ids (others may come along), and the sandboxes no row names. */
-  withLeases(
-    leaseIds: readonly string[],
-  ): Promise<Pick<Inventory, "leases" | "untracked" | "untrackedUncertain">>;
-  /** `buildMarkerIndex` over every row of the same inventory, kept to these markers. */
-  markerIndex(markers: readonly string[]): Promise<MarkerIndex>;
+  rowsToProve(leaseIds: readonly string[]): Promise<ProofRows>;
+  /**
+   * `buildMarkerIndex` over every row of `scan`, kept to these markers; null once the store no longer
+   * holds `scan` (a rescan was flipped after the rows were read).
+   */
+  markerIndex(markers: readonly string[], scan: StoredScan | null): Promise<MarkerIndex | null>;
+}
+
+/**
+ * How many rescans may replace the inventory under one proof before it gives up. A rescan a few minutes
+ * apart rarely lands inside one proof, and never three times by chance: then the inventory is being
+ * replaced faster than a proof reads.
+ */
+const PROOF_ATTEMPTS = 3;
+
+function replacedWhileProving(): CoreError<"inventory"> {
+  return new CoreError(
+    "inventory",
+    "replaced-while-proving",
+    `The inventory was rescanned ${PROOF_ATTEMPTS} times while these sandboxes were being proven; nothing was recorded. Prove them again.`,
+  );
 }
 
 export interface MarkerServiceOptions {
@@ -78,12 +103,16 @@ export class MarkerService {
   }
 
   async prove(request: ProveRequest, options: { signal?: AbortSignal } = {}): Promise<MarkerProof[]> {
-    const inventory = await this.#options.inventory.withLeases(request.leases.map((ref) => ref.leaseId));
-    const targets: ProveTarget[] = [
-      ...request.leases.map((ref) => leaseTarget(findLease(inventory, ref))),
-      ...request.untracked.map((ref) => untrackedTarget(findUntracked(inventory, ref))),
-    ];
-    return this.#prove(targets, options);
+    const proven = await this.#prove(
+      request.leases.map((ref) => ref.leaseId),
+      (inventory) => [
+        ...request.leases.map((ref) => leaseTarget(findLease(inventory, ref))),
+        ...request.untracked.map((ref) => untrackedTarget(findUntracked(inventory, ref))),
+      ],
+      (target) => target,
+      options,
+    );
+    return proven.map(({ proof }) => proof);
   }
 
   /** Proves rows and hands back each proof with the row it was read for (what a repair needs). */
@@ -91,22 +120,61 @@ export class MarkerService {
     refs: ProveRequest["leases"],
     options: { signal?: AbortSignal } = {},
   ): Promise<{ classified: ClassifiedLease; proof: MarkerProof }[]> {
-    const inventory = await this.#options.inventory.withLeases(refs.map((ref) => ref.leaseId));
-    const found = refs.map((ref) => findLease(inventory, ref));
-    const proofs = await this.#prove(found.map(leaseTarget), options);
-    return found.map((classified, index) => ({ classified, proof: proofs[index]! }));
+    const proven = await this.#prove(
+      refs.map((ref) => ref.leaseId),
+      (inventory) => refs.map((ref) => findLease(inventory, ref)),
+      leaseTarget,
+      options,
+    );
+    return proven.map(({ subject, proof }) => ({ classified: subject, proof }));
   }
 
-  async #prove(targets: ProveTarget[], options: { signal?: AbortSignal }): Promise<MarkerProof[]> {
-    const proofs = await proveMarkers(targets, (markers) => this.#options.inventory.markerIndex(markers), {
-      openClient: this.#options.openClient,
-      ...(this.#options.now ? { now: this.#options.now } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    await this.#loaded;
-    for (const proof of proofs) this.#proofs.set(proofKey(proof.subject), proof);
-    await this.#options.store?.save(proofs);
-    return proofs;
+  /**
+   * Reads the rows, then the sandboxes, then the rows recording what the reads found, all of one
+   * inventory. When a rescan replaced it in between, the rows are read again from the newer one: if
+   * every sandbox and what its row records are as before, the reads stand and only the recorders are
+   * read again; otherwise the sandboxes are read again too.
+   */
+  async #prove<S>(
+    leaseIds: readonly string[],
+    subjectsOf: (inventory: ProofRows["inventory"]) => S[],
+    targetOf: (subject: S) => ProveTarget,
+    options: { signal?: AbortSignal },
+  ): Promise<{ subject: S; proof: MarkerProof }[]> {
+    const inventory = this.#options.inventory;
+    let rows = await inventory.rowsToProve(leaseIds);
+    let subjects = subjectsOf(rows.inventory);
+    let replacements = 0;
+    for (;;) {
+      const targets = subjects.map(targetOf);
+      let readAgain = false;
+      const proofs = await proveMarkers(
+        targets,
+        async (markers) => {
+          for (;;) {
+            const index = await inventory.markerIndex(markers, rows.scan);
+            if (index !== null) return index;
+            if (++replacements === PROOF_ATTEMPTS) throw replacedWhileProving();
+            rows = await inventory.rowsToProve(leaseIds);
+            subjects = subjectsOf(rows.inventory);
+            if (!isDeepStrictEqual(subjects.map(targetOf), targets)) {
+              readAgain = true;
+              return new Map();
+            }
+          }
+        },
+        {
+          openClient: this.#options.openClient,
+          ...(this.#options.now ? { now: this.#options.now } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
+      );
+      if (readAgain) continue;
+      await this.#loaded;
+      for (const proof of proofs) this.#proofs.set(proofKey(proof.subject), proof);
+      await this.#options.store?.save(proofs);
+      return proofs.map((proof, index) => ({ subject: subjects[index]!, proof }));
+    }
   }
 
   /** The latest proof for a row or an untracked sandbox, or null when it was never proven. */

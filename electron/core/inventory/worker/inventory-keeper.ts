@@ -39,13 +39,14 @@ import { RULES_FINGERPRINT } from "../judge/rules-fingerprint.js";
 import { ScanMemory } from "../judge/scan-memory.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
 import { historyPage } from "./history-pages.js";
-import type { InventoryRows, KeptViews, KeyRedactor, SharedViews, StoredHead } from "./ports.js";
+import type { InventoryRows, KeptViews, KeyRedactor, SharedViews, StoredHead, StoredScan } from "./ports.js";
 import type {
   Accepted,
   AttentionRows,
   FoundLease,
   PolicyPlanInput,
   RowsPage,
+  RowsToProve,
   ScanSetup,
   UntrackedAnswer,
   WorkerFailure,
@@ -198,8 +199,10 @@ export class InventoryKeeper {
         return this.#attentionRows();
       case "inventory-recording":
         return this.#recording(request.sandboxIds);
+      case "rows-to-prove":
+        return this.#rowsToProve(request.leaseIds);
       case "marker-index":
-        return this.#markerIndex(request.markers);
+        return this.#markerIndex(request.markers, request.scan);
       case "rows-page":
         return this.#rowsPage(request);
       case "saved":
@@ -615,27 +618,28 @@ export class InventoryKeeper {
    * headline, so a plan of a few rows reads a few rows however many the store holds.
    */
   #forPlan(selection: ActionSelection): Inventory | null {
+    return this.#fromStore(({ head }) => this.#forPlanOf(head, selection));
+  }
+
+  #forPlanOf(head: StoredHead, selection: ActionSelection): Inventory | null {
     const filter = planRowFilter(selection);
     const picks = planPicker(selection);
-    return this.#fromStore(({ head }) => {
-      if (filter === null) return { ...head.inventory, leases: [] };
-      const picked: ClassifiedLease[] = [];
-      const read = this.#rows.forEachWith(head.scan, filter, (classified) => {
-        if (picks(classified)) picked.push(this.#unredacted.prefer(classified));
-      });
-      if (!read) return null;
-      const keyOf = (classified: ClassifiedLease) =>
-        JSON.stringify([classified.sourceId, classified.lease.id]);
-      const taken = new Set(picked.map(keyOf));
-      const sharedIds = [...new Set(picked.flatMap((classified) => classified.sharedWith))];
-      const sharing: ClassifiedLease[] = [];
-      const readShared =
-        sharedIds.length === 0 ||
-        this.#rows.forEachWith(head.scan, { leaseIds: sharedIds }, (classified) => {
-          if (!taken.has(keyOf(classified))) sharing.push(this.#unredacted.prefer(classified));
-        });
-      return readShared ? { ...head.inventory, leases: [...picked, ...sharing] } : null;
+    if (filter === null) return { ...head.inventory, leases: [] };
+    const picked: ClassifiedLease[] = [];
+    const read = this.#rows.forEachWith(head.scan, filter, (classified) => {
+      if (picks(classified)) picked.push(this.#unredacted.prefer(classified));
     });
+    if (!read) return null;
+    const keyOf = (classified: ClassifiedLease) => JSON.stringify([classified.sourceId, classified.lease.id]);
+    const taken = new Set(picked.map(keyOf));
+    const sharedIds = [...new Set(picked.flatMap((classified) => classified.sharedWith))];
+    const sharing: ClassifiedLease[] = [];
+    const readShared =
+      sharedIds.length === 0 ||
+      this.#rows.forEachWith(head.scan, { leaseIds: sharedIds }, (classified) => {
+        if (!taken.has(keyOf(classified))) sharing.push(this.#unredacted.prefer(classified));
+      });
+    return readShared ? { ...head.inventory, leases: [...picked, ...sharing] } : null;
   }
 
   /**
@@ -717,19 +721,30 @@ export class InventoryKeeper {
     return { ...page, rows: page.rows.map((row) => this.#unredacted.prefer(row)) };
   }
 
-  /** The rows recording each of these markers, in the store's order (see the request). */
-  #markerIndex(markers: readonly string[]): MarkerIndex | null {
-    const wanted = new Set(markers);
-    if (wanted.size === 0) return this.#held === null ? null : new Map();
+  /** The rows a proof of these leases reads, and the scan they are of (see the request). */
+  #rowsToProve(leaseIds: readonly string[]): RowsToProve | null {
+    const selection: ActionSelection = { kind: "leases", leaseIds: [...leaseIds] };
     return this.#fromStore(({ head }) => {
+      const inventory = this.#forPlanOf(head, selection);
+      return inventory === null ? null : { scan: head.scan, inventory };
+    });
+  }
+
+  /** The rows of a scan recording each marker, in the store's order, read by the marker's index (see the request). */
+  #markerIndex(markers: readonly string[], scan: StoredScan | null): MarkerIndex | "replaced" | null {
+    const wanted = new Set(markers);
+    const read = (of: StoredScan): MarkerIndex | null => {
+      if (wanted.size === 0) return this.#rows.holds(of) ? new Map() : null;
       const recording: ClassifiedLease[] = [];
-      const read = this.#rows.forEach(head.scan, (stored) => {
+      const done = this.#rows.forEachWith(of, { markers: [...wanted] }, (stored) => {
         const classified = this.#unredacted.prefer(stored);
         const marker = recordedMarker(classified.lease.metadata);
         if (marker !== null && wanted.has(marker)) recording.push(classified);
       });
-      return read ? buildMarkerIndex(recording) : null;
-    });
+      return done ? buildMarkerIndex(recording) : null;
+    };
+    if (scan !== null) return this.#held === null ? null : (read(scan) ?? "replaced");
+    return this.#fromStore(({ head }) => read(head.scan));
   }
 
   /** The rows needing an operator, read by headline, and every row counted by headline (see the request). */

@@ -32,7 +32,11 @@ describe("the rows recording a marker, from the store", () => {
     let owners = 0;
     await fc.assert(
       fc.asyncProperty(fc.uniqueArray(marker, { maxLength: 20 }), async (markers) => {
-        const index = (await held.keeper.handle({ type: "marker-index", markers })) as MarkerIndex;
+        const index = (await held.keeper.handle({
+          type: "marker-index",
+          markers,
+          scan: null,
+        })) as MarkerIndex;
         expect([...index]).toEqual([...buildMarkerIndex(whole.leases, new Set(markers))]);
         for (const found of markers) owners += index.get(found)?.length ?? 0;
       }),

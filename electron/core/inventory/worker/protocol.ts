@@ -130,10 +130,17 @@ export type WorkerRequest =
    */
   | { type: "inventory-recording"; sandboxIds: string[] }
   /**
-   * For each of these markers, every stored row that records it (`buildMarkerIndex` over every row,
-   * kept to them), from one pass over the store; null while none is held.
+   * What a proof reads first (`RowsToProve`): the inventory as a plan of these leases reads it
+   * (`inventory-for-plan`), and the scan it is of; null while none is held.
    */
-  | { type: "marker-index"; markers: string[] }
+  | { type: "rows-to-prove"; leaseIds: string[] }
+  /**
+   * For each of these markers, every stored row of `scan` that records it (`buildMarkerIndex` over every
+   * row, kept to them), read by the marker's index; "replaced" once the store no longer holds `scan` (a
+   * rescan was flipped since the proof read its rows), so a proof never judges against two inventories.
+   * With `scan` null, of the inventory held now; null while none is held.
+   */
+  | { type: "marker-index"; markers: string[]; scan: StoredScan | null }
   /**
    * Every row in order, a page at a time (`RowsPage`), for a reader that writes them out as it goes
    * (`leasekeeper scan`). The first page (`scan` null) is of the inventory held; each later one names the
@@ -160,6 +167,12 @@ export type WorkerRequest =
 export interface AttentionRows {
   inventory: Inventory;
   counts: Record<Headline, number>;
+}
+
+/** The rows a proof reads, and the scan they are of (the `rows-to-prove` request). */
+export interface RowsToProve {
+  scan: StoredScan;
+  inventory: Inventory;
 }
 
 /** A page of every row (the `rows-page` request). */

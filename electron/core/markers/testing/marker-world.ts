@@ -107,7 +107,7 @@ export async function markerWorld(
   const given = options.kept?.(inventory) ?? inventory;
   const service = new MarkerService({
     inventory: {
-      withLeases: async () => given,
+      rowsToProve: async () => ({ inventory: given, scan: null }),
       markerIndex: async (markers) => buildMarkerIndex(given.leases, new Set(markers)),
     },
     openClient: proverClients(config, secrets, { retry: { maxRetries: 0 } }),
