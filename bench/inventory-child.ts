@@ -27,6 +27,7 @@ import {
 } from "../electron/core/createos/index.js";
 import { createSources } from "../electron/core/leases/index.js";
 import { type ChannelResponse, decodeInventoryRows } from "../shared/contract/index.js";
+import { recordedMarker } from "../shared/domain/marker-proof.js";
 import { type LoopBlock, LoopProbe, MemoryProbe, round } from "./lib/probes.js";
 import { ROOT, TSX_IMPORT } from "./lib/processes.js";
 import type { SourceChangeResult } from "./source-change.js";
@@ -117,9 +118,13 @@ export interface RescanChildResult {
   cold: RescanScan;
   change: SourceChangeResult;
   rescan: RescanScan;
-  /** After the rescan: what a plan of one live row reads, a janitor's plan of a policy, and the whole inventory. */
+  /**
+   * After the rescan: what a plan of one live row reads, a janitor's plan of a policy, the recorders of
+   * the markers a proof of live rows would find, and the whole inventory.
+   */
   plan: InventoryAsked | { failed: string };
   policy: InventoryAsked | { failed: string };
+  markers: InventoryAsked | { failed: string };
   whole: InventoryAsked | { failed: string };
   /** A few of the view's source problems and gaps, for a scan that read fewer rows than the world holds. */
   problems: string[];
@@ -365,14 +370,19 @@ async function measureRescan(): Promise<RescanChildResult> {
   return { baselineRssMB, cold, change, rescan, ...asked, problems };
 }
 
+/** How many live rows' markers a proof's index is asked for. */
+const BENCH_PROOF_ROWS = 100;
+
 /**
  * After the scans, what a plan of one live row reads (`inventory.forPlan`), a janitor's plan of a policy
- * (`inventory.policyPlan`), then the whole inventory (`inventory.full()`, as a marker proof and a metrics
- * scrape still ask for it): each with main's sampled RSS and heap over the answer.
+ * (`inventory.policyPlan`), the rows recording the markers of `BENCH_PROOF_ROWS` live rows as a proof
+ * that found them asks (`inventory.markerIndex`), then the whole inventory (`inventory.full()`, as
+ * `leasekeeper scan` with a team store still asks for it): each with main's sampled RSS and heap over
+ * the answer.
  */
 async function askForPlanAndWhole(
   app: Core,
-): Promise<Record<"plan" | "policy" | "whole", InventoryAsked | { failed: string }>> {
+): Promise<Record<"plan" | "policy" | "markers" | "whole", InventoryAsked | { failed: string }>> {
   const view = await inventoryGet(app);
   const leaseId = view.leases.leaseId[0];
   if (leaseId === undefined) throw new Error("the view holds no live row to plan for");
@@ -395,8 +405,15 @@ async function askForPlanAndWhole(
     });
     return planned.rules.reduce((sum, rule) => sum + rule.selected.length + rule.skipped.length, 0);
   });
+  const proven = await app.inventory.rowsToProve(view.leases.leaseId.slice(0, BENCH_PROOF_ROWS));
+  const found = proven.inventory.leases.flatMap((row) => recordedMarker(row.lease.metadata) ?? []);
+  const markers = await asked(async () => {
+    const index = await app.inventory.markerIndex(found, proven.scan);
+    if (index === null) throw new Error("a scan was flipped before the markers' recorders were read");
+    return [...index.values()].reduce((sum, recorders) => sum + recorders.length, 0);
+  });
   const whole = await asked(async () => (await app.inventory.full()).leases.length);
-  return { plan, policy, whole };
+  return { plan, policy, markers, whole };
 }
 
 /** One answer measured; one that fails (a worker over its heap budget) is reported, not thrown. */

@@ -311,9 +311,10 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
       note: `the scan the fresh process's first answer set off, over the store the rescan left: process.cpuUsage from the process's open (its start and first answer counted in) through the store save; ${round1(startup.firstScan.cpuMs)} ms from the first answer (the scan's part while the answer was read left out), ${Math.round(startup.firstScan.wallMs)} ms wall from it${judgedNote(startup.firstScan.judged)}; every source read whole, its rows compared with the stored ones`,
     });
   if (!isFailed(rescan)) {
-    const { plan, policy, whole } = rescan;
+    const { plan, policy, markers, whole } = rescan;
     const planName = "a plan of one row: the inventory it reads";
     const policyName = "a janitor's plan of a policy after the scans";
+    const markersName = "a proof's recorders of 100 live rows' markers";
     const wholeName = "whole inventory asked for after the scans: RSS";
     figures.push(
       isFailed(plan)
@@ -338,6 +339,17 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             target: null,
             note: `inventory.policyPlan() after the scans, as a janitor's pass or the app's janitor screen asks for it, of a policy destroying stale rows and quarantining sandboxes no row names: the worker reads the rows with the headlines its rules name (stale: by the headline index) and keeps the ${count(policy.rows)} its rules matched; RSS ${policy.rssBeforeMB} → ${policy.rssMaxMB} MB, main's JS heap up to ${policy.heapUsedMaxMB} MB (sampled every 10 ms)`,
           },
+      isFailed(markers)
+        ? failedFigure(markersName, "ms", null, markers.failed)
+        : {
+            bench,
+            name: markersName,
+            value: markers.wallMs,
+            unit: "ms",
+            reference: null,
+            target: null,
+            note: `inventory.markerIndex() after the scans, as a proof asks once its reads are in: every stored row, history included, recording one of the markers 100 live rows record, read by the marker's index (${count(markers.rows)} found); RSS ${markers.rssBeforeMB} → ${markers.rssMaxMB} MB, main's JS heap up to ${markers.heapUsedMaxMB} MB (sampled every 10 ms)`,
+          },
       isFailed(whole)
         ? failedFigure(wholeName, "MB", null, whole.failed)
         : {
@@ -347,7 +359,7 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             unit: "MB",
             reference: { label: "RSS before it was asked for", value: whole.rssBeforeMB },
             target: null,
-            note: `inventory.full() once, as a marker proof and the quarantine service still ask for it: every stored row, history included (${count(whole.rows)}), copied from the worker to main; ${Math.round(whole.wallMs)} ms wall, main's JS heap up to ${whole.heapUsedMaxMB} MB; RSS sampled every 10 ms`,
+            note: `inventory.full() once, as \`leasekeeper scan\` with a team store still asks for it: every stored row, history included (${count(whole.rows)}), copied from the worker to main; ${Math.round(whole.wallMs)} ms wall, main's JS heap up to ${whole.heapUsedMaxMB} MB; RSS sampled every 10 ms`,
           },
     );
   }
