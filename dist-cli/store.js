@@ -4640,17 +4640,40 @@ function policyRowPicker(policy, context) {
 	}, context).matches);
 }
 /**
-* The headlines a row must have for some rule to match it, read from the rules alone: a rule for
-* sandboxes no row names matches no row, and one with a `headline` clause only rows with one of its
-* headlines. Null when some rule may match a row of any headline (every row must be read); an empty
-* list when no rule matches any row. A store reads the rows by their headline's index instead of all.
+* What the rows some rule may match have in their stored columns, rule by rule (a row may match when it
+* answers every list of one of them); a rule for sandboxes no row names matches no row and is left out.
+* Null when some rule names no clause a column answers: then any row may match and every row is read. A
+* store reads by these instead of parsing every row it holds.
 */
-function policyHeadlines(policy) {
-	const headlines = /* @__PURE__ */ new Set();
+function policyRowColumns(policy, known) {
+	const idsOf = (values, named) => {
+		const wanted = new Set(values);
+		return [.../* @__PURE__ */ new Set([...values, ...named.filter((entry) => wanted.has(entry.name)).map((entry) => entry.id)])];
+	};
+	const rules = [];
 	for (const { select } of policy.rules) {
 		if (select.kind === "untracked") continue;
-		if (select.headline === void 0) return null;
-		for (const headline of select.headline) headlines.add(headline);
+		const columns = {
+			...select.headline === void 0 ? {} : { headlines: [...select.headline] },
+			...select.provider === void 0 ? {} : { providerCodes: [...select.provider] },
+			...select.environment === void 0 ? {} : { environmentIds: idsOf(select.environment, known.environments) },
+			...select.company === void 0 ? {} : { companyIds: idsOf(select.company, known.companies) }
+		};
+		if (Object.keys(columns).length === 0) return null;
+		rules.push(columns);
+	}
+	return rules;
+}
+/**
+* The headlines a row must have for some rule to match it, when every rule names its headlines (`rules`
+* from `policyRowColumns`): the store reads those rows by the headline index. Null when some rule may
+* match a row of any headline.
+*/
+function policyHeadlines(rules) {
+	const headlines = /* @__PURE__ */ new Set();
+	for (const rule of rules) {
+		if (rule.headlines === void 0) return null;
+		for (const headline of rule.headlines) headlines.add(headline);
 	}
 	return [...headlines];
 }
@@ -5864,6 +5887,28 @@ var StoredInventory = class {
 		}) === true;
 	}
 	/**
+	* Calls `each` with the stored rows whose columns answer every list of one of `rules`, source by source
+	* in each source's order; false: not that scan. The columns are compared in SQLite, so a row they rule
+	* out is never parsed: what a janitor's plan of a policy reads when its rules name more than headlines.
+	*/
+	forEachMatching(scan, rules, each) {
+		const parameters = [];
+		const anyRule = rules.map((rule) => {
+			return `(${RULE_COLUMNS.flatMap(([key, column]) => {
+				const values = rule[key];
+				if (values === void 0) return [];
+				parameters.push(JSON.stringify(values));
+				return [`${column} IN (SELECT value FROM json_each(?))`];
+			}).join(" AND ") || "1"})`;
+		});
+		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
+      WHERE source_id = ? AND (${anyRule.join(" OR ") || "0"}) ORDER BY seq, lease_id`);
+		return this.#reading(scan, (observedAt) => {
+			for (const sourceId of scan.sourceIds) for (const row of read.iterate(sourceId, ...parameters)) each(storedRow(row, observedAt));
+			return true;
+		}) === true;
+	}
+	/**
 	* Up to `limit` stored rows after `after` (from the first with null), source by source in each
 	* source's order (with `environmentId`, only the rows listed under it), and where the next page
 	* starts (null after the last); null: not that scan. Each page is one seek of the order index.
@@ -6066,6 +6111,13 @@ var StoredInventory = class {
 		})();
 	}
 };
+/** Each list a rule may give (`RuleColumns`), and the column it is compared with. */
+var RULE_COLUMNS = [
+	["headlines", "headline"],
+	["providerCodes", "provider_code"],
+	["environmentIds", "environment_id"],
+	["companyIds", "company_id"]
+];
 /** A stored row as the inventory carries it: its provider's time put back from its listing's. */
 function storedRow(row, observedAt) {
 	const classified = JSON.parse(row.data);
@@ -10392,4 +10444,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, ViewStore, buildMarkerIndex, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowPicker, predictRelease, proofKey, proofOwners, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, ViewStore, buildMarkerIndex, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, predictRelease, proofKey, proofOwners, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };

@@ -77,5 +77,12 @@ export {
   SelectorSchema,
   WebhookSchema,
 } from "./policy.js";
-export { policyHeadlines, policyRowPicker, proofOwners } from "./policy-rows.js";
+export {
+  type KnownNames,
+  policyHeadlines,
+  policyRowColumns,
+  policyRowPicker,
+  proofOwners,
+  type RuleColumns,
+} from "./policy-rows.js";
 export { matchSelector, type Selection, type SelectionContext } from "./select.js";

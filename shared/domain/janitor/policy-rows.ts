@@ -20,17 +20,64 @@ export function policyRowPicker(
 }
 
 /**
- * The headlines a row must have for some rule to match it, read from the rules alone: a rule for
- * sandboxes no row names matches no row, and one with a `headline` clause only rows with one of its
- * headlines. Null when some rule may match a row of any headline (every row must be read); an empty
- * list when no rule matches any row. A store reads the rows by their headline's index instead of all.
+ * What one rule asks of a row's stored columns (`inventory_rows`): a row whose column holds none of a
+ * list's values cannot match the rule. Only the clauses a column answers exactly are taken: the verdict's
+ * headline, CreateOS's state (`provider_code`), the environment the row is listed under and its company
+ * (each named by id, or by name through the environments and companies the inventory knows).
  */
-export function policyHeadlines(policy: Pick<Policy, "rules">): Headline[] | null {
-  const headlines = new Set<Headline>();
+export interface RuleColumns {
+  headlines?: Headline[];
+  providerCodes?: string[];
+  environmentIds?: string[];
+  companyIds?: string[];
+}
+
+/** The environments and companies an inventory knows, to turn the names a rule gives into ids. */
+export interface KnownNames {
+  environments: readonly { id: string; name: string }[];
+  companies: readonly { id: string; name: string }[];
+}
+
+/**
+ * What the rows some rule may match have in their stored columns, rule by rule (a row may match when it
+ * answers every list of one of them); a rule for sandboxes no row names matches no row and is left out.
+ * Null when some rule names no clause a column answers: then any row may match and every row is read. A
+ * store reads by these instead of parsing every row it holds.
+ */
+export function policyRowColumns(policy: Pick<Policy, "rules">, known: KnownNames): RuleColumns[] | null {
+  const idsOf = (values: readonly string[], named: readonly { id: string; name: string }[]) => {
+    const wanted = new Set(values);
+    return [
+      ...new Set([...values, ...named.filter((entry) => wanted.has(entry.name)).map((entry) => entry.id)]),
+    ];
+  };
+  const rules: RuleColumns[] = [];
   for (const { select } of policy.rules) {
     if (select.kind === "untracked") continue;
-    if (select.headline === undefined) return null;
-    for (const headline of select.headline) headlines.add(headline);
+    const columns: RuleColumns = {
+      ...(select.headline === undefined ? {} : { headlines: [...select.headline] }),
+      ...(select.provider === undefined ? {} : { providerCodes: [...select.provider] }),
+      ...(select.environment === undefined
+        ? {}
+        : { environmentIds: idsOf(select.environment, known.environments) }),
+      ...(select.company === undefined ? {} : { companyIds: idsOf(select.company, known.companies) }),
+    };
+    if (Object.keys(columns).length === 0) return null;
+    rules.push(columns);
+  }
+  return rules;
+}
+
+/**
+ * The headlines a row must have for some rule to match it, when every rule names its headlines (`rules`
+ * from `policyRowColumns`): the store reads those rows by the headline index. Null when some rule may
+ * match a row of any headline.
+ */
+export function policyHeadlines(rules: readonly RuleColumns[]): Headline[] | null {
+  const headlines = new Set<Headline>();
+  for (const rule of rules) {
+    if (rule.headlines === undefined) return null;
+    for (const headline of rule.headlines) headlines.add(headline);
   }
   return [...headlines];
 }

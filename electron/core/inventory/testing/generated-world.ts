@@ -4,8 +4,8 @@ import { parseEnvironments, parseLeaseRows } from "../../leases/rows.js";
 
 /**
  * A generated world with every verdict the generator plants (foreign, stale, leaking, shared, orphans,
- * unknown statuses) and one credential whose listing failed, read by the real row parser; the listings
- * are built from the fleet as CreateOS would list it.
+ * unknown statuses), its companies' names, and one credential whose listing failed, read by the real row
+ * parser; the listings are built from the fleet as CreateOS would list it.
  */
 export function generatedWorldInput({
   size = 3000,
@@ -26,7 +26,7 @@ export function generatedWorldInput({
       sourceId: "ledger",
       environments: environments.rows,
       leases: leases.rows,
-      companies: [],
+      companies: world.companies,
       problems: [...environments.problems, ...leases.problems],
       gaps: [],
     },

@@ -17,6 +17,7 @@ import {
   type PassPlan,
   planPass,
   policyHeadlines,
+  policyRowColumns,
   policyRowPicker,
   proofOwners,
   selectionContext,
@@ -665,12 +666,22 @@ export class InventoryKeeper {
         const classified = this.#unredacted.prefer(stored);
         if (matched(classified)) leases.push(classified);
       };
-      // By the headline index when the rules name the headlines they match; every row otherwise.
-      const headlines = policyHeadlines(input.policy);
+      // By the headline index when the rules name the headlines they match; by the other columns the
+      // rules name, without parsing a row they rule out; every row when some rule names none of them.
+      const rules = policyRowColumns(input.policy, {
+        environments: head.inventory.environments.map(({ environmentId, name }) => ({
+          id: environmentId,
+          name,
+        })),
+        companies: head.inventory.companies,
+      });
+      const headlines = rules === null ? null : policyHeadlines(rules);
       const read =
-        headlines === null
+        rules === null
           ? this.#rows.forEach(head.scan, keep)
-          : headlines.length === 0 || this.#rows.forEachWith(head.scan, { headlines }, keep);
+          : headlines !== null
+            ? headlines.length === 0 || this.#rows.forEachWith(head.scan, { headlines }, keep)
+            : this.#rows.forEachMatching(head.scan, rules, keep);
       if (!read) return null;
       return planPass({
         policy: input.policy,

@@ -15,6 +15,8 @@ import {
   type Policy,
   PROOF_SELECTORS,
   planPass,
+  policyHeadlines,
+  policyRowColumns,
   proofSubjectOf,
   type Rule,
   type Selector,
@@ -69,6 +71,8 @@ describe("a janitor's plan of a policy, worked out over the store", () => {
 
   it("holds a world with history, rows other environments own and untracked sandboxes, so each case is tried", () => {
     expect(whole.leases.length).toBeGreaterThan(1000);
+    expect(whole.environments.length).toBeGreaterThan(1);
+    expect(whole.companies.length).toBeGreaterThan(1);
     expect(whole.leases.some((row) => row.verdict.headline === "closed")).toBe(true);
     expect(whole.leases.some((row) => !row.verdict.ownership.includes("owned"))).toBe(true);
     expect(whole.untracked.length).toBeGreaterThan(0);
@@ -166,6 +170,71 @@ describe("a janitor's plan of a policy, worked out over the store", () => {
     expect(proven, "forced destroys a generated proof proved").toBeGreaterThan(0);
   });
 
+  it("gives a policy whose rules name environments, companies or CreateOS's state the plan made over every row", async () => {
+    // An environment or a company named by id or by name, or one no row has.
+    const environments = [
+      ...whole.environments.flatMap((environment) => [environment.environmentId, environment.name]),
+      ...whole.leases.flatMap((row) => row.lease.environmentId ?? []).slice(0, 5),
+      "no such environment",
+    ];
+    const companies = [
+      ...whole.companies.flatMap((company) => [company.id, company.name]),
+      "no such company",
+    ];
+    const some = <T>(values: readonly T[]) =>
+      fc.uniqueArray(fc.constantFrom(...values), { minLength: 1, maxLength: 3 });
+    const byColumn: fc.Arbitrary<Selector>[] = [
+      fc.record({ environment: some(environments) }),
+      fc.record({ company: some(companies) }),
+      fc.record({ provider: some(PROVIDER_CODES) }),
+      fc.record({ headline: some(HEADLINES) }),
+    ];
+    const other: fc.Arbitrary<Selector>[] = [
+      fc.record({ kind: fc.constant("lease" as const) }),
+      fc.record({ ownership: some(OWNERSHIP_CODES) }),
+      fc.record({ status: some(KNOWN_LEASE_STATUSES) }),
+    ];
+    const selector = fc
+      .tuple(fc.oneof(...byColumn), fc.option(fc.oneof(...byColumn, ...other), { nil: undefined }))
+      .map(([first, second]) => ({ ...second, ...first }) as Selector);
+    const policy = fc.array(selector, { minLength: 1, maxLength: 3 }).map(
+      (selectors): Omit<Policy, "webhook"> => ({
+        version: 1,
+        operator: "janitor (ada)",
+        rules: selectors.map((select, index) => ({
+          name: `rule-${index}`,
+          select,
+          action: "release" as const,
+        })),
+      }),
+    );
+    const known = {
+      environments: whole.environments.map(({ environmentId, name }) => ({ id: environmentId, name })),
+      companies: whole.companies,
+    };
+    let byColumns = 0;
+    let kept = 0;
+    await fc.assert(
+      fc.asyncProperty(policy, async (chosen) => {
+        const input: PolicyPlanInput = {
+          policy: chosen,
+          proofs: [],
+          now: NOW.toISOString(),
+          history: [],
+          quarantines: [],
+        };
+        const plan = await fromStore(input);
+        expect(plan).toEqual(fromWhole(input));
+        const rules = policyRowColumns(chosen, known);
+        if (rules !== null && policyHeadlines(rules) === null) byColumns++;
+        kept += plan.rules.reduce((sum, rule) => sum + rule.selected.length + rule.skipped.length, 0);
+      }),
+      { numRuns: 60, seed: 229 },
+    );
+    expect(byColumns, "policies read by the columns their rules name, not by headline").toBeGreaterThan(20);
+    expect(kept, "rows the policies matched").toBeGreaterThan(0);
+  });
+
   it("reads an ended owner's status from the store though no rule matches that owner's row", async () => {
     // A sandbox no row names, holding the marker of a closed lease: the forced destroy is proven only by
     // reading that closed row's status, a row the rule below never matches.
@@ -200,5 +269,56 @@ describe("a janitor's plan of a policy, worked out over the store", () => {
     expect(item?.target).toMatchObject({ kind: "untracked", sandboxId: orphan.sandbox.sandboxId });
     expect(item?.proof?.proves).toBe(true);
     expect(plan).toEqual(fromWhole(input));
+  });
+});
+
+describe("a janitor's plan of a policy whose rules name more than headlines", () => {
+  it("never parses a row the columns its rules name rule out", async () => {
+    const { held, whole } = await storedGeneratedWorld(600);
+    try {
+      const company = whole.companies[0]!;
+      const environment = whole.environments.find((summary) => summary.companyId !== company.id)!;
+      const policy: PolicyPlanInput["policy"] = {
+        version: 1,
+        operator: "janitor (ada)",
+        rules: [
+          // By company name, and by environment name with CreateOS's state: neither names a headline.
+          { name: "company", select: { company: [company.name], kind: "lease" }, action: "destroy" },
+          {
+            name: "environment",
+            select: { environment: [environment.name], provider: ["running", "paused"] },
+            action: "release",
+          },
+        ],
+      };
+      const input: PolicyPlanInput = {
+        policy,
+        proofs: [],
+        now: NOW.toISOString(),
+        history: [],
+        quarantines: [],
+      };
+      const expected = planPass({ ...input, inventory: whole, now: NOW });
+      const matched = expected.rules.reduce(
+        (sum, rule) => sum + rule.selected.length + rule.skipped.length,
+        0,
+      );
+      expect(matched, "rows the policy matches").toBeGreaterThan(0);
+
+      // Every row of another company and another environment is made unreadable in the store: a plan
+      // that parsed one would fail.
+      const spoiled = held.db
+        .prepare(
+          `UPDATE inventory_rows SET data = '{ not json' WHERE company_id IS NOT ?
+             AND (environment_id IS NOT ? OR provider_code NOT IN ('running', 'paused'))`,
+        )
+        .run(company.id, environment.environmentId).changes;
+      expect(spoiled, "rows the columns rule out").toBeGreaterThan(whole.leases.length / 2);
+
+      const plan = (await held.keeper.handle({ type: "policy-plan", input })) as PassPlan;
+      expect(plan).toEqual(expected);
+    } finally {
+      await held.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { HistoryElsewhere, InventoryView, LeaseViewRow } from "../../../../shared/contract/index.js";
 import type { Headline } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
+import type { RuleColumns } from "../../../../shared/domain/janitor/index.js";
 import type { PlanRowFilter } from "../../../../shared/domain/plan-rows.js";
 import type { ScanRows } from "../judge/ports.js";
 
@@ -53,6 +54,15 @@ export interface InventoryRows {
   ): { rows: ClassifiedLease[]; next: RowCursor | null } | null;
   /** The rows with one of these lease ids, headlines or recorded sandboxes, in order; false: not that scan. */
   forEachWith(scan: StoredScan, filter: RowFilter, each: (classified: ClassifiedLease) => void): boolean;
+  /**
+   * The rows whose columns answer every list of one of `rules` (`policyRowColumns`), in order; a row
+   * they rule out is not parsed. False: not that scan.
+   */
+  forEachMatching(
+    scan: StoredScan,
+    rules: readonly RuleColumns[],
+    each: (classified: ClassifiedLease) => void,
+  ): boolean;
   historyPage(
     scan: StoredScan,
     query: HistoryQuery,

@@ -68,6 +68,18 @@ describe("how the stored inventory's reads find their rows", () => {
     for (const plan of plans) expect(plan).not.toContain("TEMP B-TREE");
   });
 
+  it("reads the rows a janitor's rules name by their columns, in order with no sort", () => {
+    const [plan] = plansOf((stored) =>
+      stored.forEachMatching(
+        scan,
+        [{ providerCodes: ["running"], environmentIds: ["e"] }, { companyIds: ["c"] }],
+        () => undefined,
+      ),
+    );
+    expect(plan).toMatch(/USING INDEX inventory_rows_order \(source_id=\?\)/);
+    expect(plan).not.toContain("TEMP B-TREE");
+  });
+
   it("counts rows by headline from an index alone, and reads every row in order with no sort", () => {
     const [counts] = plansOf((stored) => stored.headlineCounts(scan));
     expect(counts).toMatch(/USING COVERING INDEX/);
