@@ -27,6 +27,7 @@ import {
 } from "../electron/core/createos/index.js";
 import { createSources } from "../electron/core/leases/index.js";
 import { type ChannelResponse, decodeInventoryRows } from "../shared/contract/index.js";
+import type { Policy } from "../shared/domain/janitor/index.js";
 import { recordedMarker } from "../shared/domain/marker-proof.js";
 import { type LoopBlock, LoopProbe, MemoryProbe, round } from "./lib/probes.js";
 import { ROOT, TSX_IMPORT } from "./lib/processes.js";
@@ -46,6 +47,23 @@ const BENCH_POLICY = {
     },
   ],
 };
+
+/**
+ * A janitor whose rules name no headline: paused sandboxes of two environments given back, and running
+ * ones of any environment of one company destroyed. Read by those columns, not by headline.
+ */
+function benchColumnsPolicy(view: ChannelResponse<"inventory:get">): Omit<Policy, "webhook"> {
+  const environments = view.environments
+    .flatMap((environment) => environment.environmentId ?? [])
+    .slice(0, 2);
+  const company = view.companies.find((id): id is string => typeof id === "string" && id !== "");
+  const rules: Policy["rules"] = [
+    { name: "paused", select: { environment: environments, provider: ["paused"] }, action: "release" },
+  ];
+  if (company !== undefined)
+    rules.push({ name: "company", select: { company: [company], provider: ["running"] }, action: "destroy" });
+  return { version: 1, operator: "janitor (bench)", rules };
+}
 
 /**
  * How many live rows' markers a proof's recorders are asked for. Up here with the policy: the compiled
@@ -125,11 +143,13 @@ export interface RescanChildResult {
   change: SourceChangeResult;
   rescan: RescanScan;
   /**
-   * After the rescan: what a plan of one live row reads, a janitor's plan of a policy, the recorders of
-   * the markers a proof of live rows would find, and the whole inventory.
+   * After the rescan: what a plan of one live row reads, a janitor's plan of a policy by headline and
+   * one by other columns, the recorders of the markers a proof of live rows would find, and the whole
+   * inventory.
    */
   plan: InventoryAsked | { failed: string };
   policy: InventoryAsked | { failed: string };
+  columns: InventoryAsked | { failed: string };
   markers: InventoryAsked | { failed: string };
   whole: InventoryAsked | { failed: string };
   /** A few of the view's source problems and gaps, for a scan that read fewer rows than the world holds. */
@@ -385,7 +405,7 @@ async function measureRescan(): Promise<RescanChildResult> {
  */
 async function askForPlanAndWhole(
   app: Core,
-): Promise<Record<"plan" | "policy" | "markers" | "whole", InventoryAsked | { failed: string }>> {
+): Promise<Record<"plan" | "policy" | "columns" | "markers" | "whole", InventoryAsked | { failed: string }>> {
   const view = await inventoryGet(app);
   const leaseId = view.leases.leaseId[0];
   if (leaseId === undefined) throw new Error("the view holds no live row to plan for");
@@ -408,6 +428,16 @@ async function askForPlanAndWhole(
     });
     return planned.rules.reduce((sum, rule) => sum + rule.selected.length + rule.skipped.length, 0);
   });
+  const columns = await asked(async () => {
+    const planned = await app.inventory.policyPlan({
+      policy: benchColumnsPolicy(view),
+      proofs: [],
+      now: new Date().toISOString(),
+      history: [],
+      quarantines: [],
+    });
+    return planned.rules.reduce((sum, rule) => sum + rule.selected.length + rule.skipped.length, 0);
+  });
   const proven = await app.inventory.rowsToProve(view.leases.leaseId.slice(0, BENCH_PROOF_ROWS));
   const found = proven.inventory.leases.flatMap((row) => recordedMarker(row.lease.metadata) ?? []);
   const markers = await asked(async () => {
@@ -416,7 +446,7 @@ async function askForPlanAndWhole(
     return [...index.values()].reduce((sum, recorders) => sum + recorders.length, 0);
   });
   const whole = await asked(async () => (await app.inventory.full()).leases.length);
-  return { plan, policy, markers, whole };
+  return { plan, policy, columns, markers, whole };
 }
 
 /** One answer measured; one that fails (a worker over its heap budget) is reported, not thrown. */

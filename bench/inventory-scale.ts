@@ -311,9 +311,10 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
       note: `the scan the fresh process's first answer set off, over the store the rescan left: process.cpuUsage from the process's open (its start and first answer counted in) through the store save; ${round1(startup.firstScan.cpuMs)} ms from the first answer (the scan's part while the answer was read left out), ${Math.round(startup.firstScan.wallMs)} ms wall from it${judgedNote(startup.firstScan.judged)}; every source read whole, its rows compared with the stored ones`,
     });
   if (!isFailed(rescan)) {
-    const { plan, policy, markers, whole } = rescan;
+    const { plan, policy, columns, markers, whole } = rescan;
     const planName = "a plan of one row: the inventory it reads";
     const policyName = "a janitor's plan of a policy after the scans";
+    const columnsName = "a janitor's plan of a policy by environment, company and state";
     const markersName = "a proof's recorders of 100 live rows' markers";
     const wholeName = "whole inventory asked for after the scans: RSS";
     figures.push(
@@ -338,6 +339,17 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             reference: null,
             target: null,
             note: `inventory.policyPlan() after the scans, as a janitor's pass or the app's janitor screen asks for it, of a policy destroying stale rows and quarantining sandboxes no row names: the worker reads the rows with the headlines its rules name (stale: by the headline index) and keeps the ${count(policy.rows)} its rules matched; RSS ${policy.rssBeforeMB} → ${policy.rssMaxMB} MB, main's JS heap up to ${policy.heapUsedMaxMB} MB (sampled every 10 ms)`,
+          },
+      isFailed(columns)
+        ? failedFigure(columnsName, "ms", null, columns.failed)
+        : {
+            bench,
+            name: columnsName,
+            value: columns.wallMs,
+            unit: "ms",
+            reference: null,
+            target: null,
+            note: `inventory.policyPlan() after the scans, of a policy naming no headline (paused sandboxes of two environments released, running ones of a company destroyed): the worker reads every row of the source in order and parses only those whose environment, company and CreateOS state the rules allow, keeping the ${count(columns.rows)} its rules matched; RSS ${columns.rssBeforeMB} → ${columns.rssMaxMB} MB, main's JS heap up to ${columns.heapUsedMaxMB} MB (sampled every 10 ms)`,
           },
       isFailed(markers)
         ? failedFigure(markersName, "ms", null, markers.failed)
