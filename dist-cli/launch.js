@@ -8883,13 +8883,13 @@ function untrackedTarget(sandbox) {
 }
 // electron/core/markers/marker-service.ts
 /**
-* How many rescans may replace the inventory under one proof before it gives up. A rescan a few minutes
-* apart rarely lands inside one proof, and never three times by chance: then the inventory is being
+* A proof gives up once this many rescans have replaced the inventory under it. A rescan every few
+* minutes rarely lands inside one proof, and never three times by chance: then the inventory is being
 * replaced faster than a proof reads.
 */
-var PROOF_ATTEMPTS = 3;
+var GIVE_UP_AFTER_RESCANS = 3;
 function replacedWhileProving() {
-	return new CoreError("inventory", "replaced-while-proving", `The inventory was rescanned ${PROOF_ATTEMPTS} times while these sandboxes were being proven; nothing was recorded. Prove them again.`);
+	return new CoreError("inventory", "replaced-while-proving", `The inventory was rescanned ${GIVE_UP_AFTER_RESCANS} times while these sandboxes were being proven; nothing was recorded. Prove them again.`);
 }
 /**
 * Proves whose sandboxes are whose, on demand, and keeps the latest proof per row and per untracked
@@ -8949,7 +8949,7 @@ var MarkerService = class {
 				for (;;) {
 					const index = await inventory.markerIndex(markers, rows.scan);
 					if (index !== null) return index;
-					if (++replacements === PROOF_ATTEMPTS) throw replacedWhileProving();
+					if (++replacements === GIVE_UP_AFTER_RESCANS) throw replacedWhileProving();
 					rows = await inventory.rowsToProve(leaseIds);
 					subjects = subjectsOf(rows.inventory);
 					if (!isDeepStrictEqual(subjects.map(targetOf), targets)) {

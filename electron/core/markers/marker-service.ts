@@ -39,17 +39,17 @@ export interface MarkerInventory {
 }
 
 /**
- * How many rescans may replace the inventory under one proof before it gives up. A rescan a few minutes
- * apart rarely lands inside one proof, and never three times by chance: then the inventory is being
+ * A proof gives up once this many rescans have replaced the inventory under it. A rescan every few
+ * minutes rarely lands inside one proof, and never three times by chance: then the inventory is being
  * replaced faster than a proof reads.
  */
-const PROOF_ATTEMPTS = 3;
+const GIVE_UP_AFTER_RESCANS = 3;
 
 function replacedWhileProving(): CoreError<"inventory"> {
   return new CoreError(
     "inventory",
     "replaced-while-proving",
-    `The inventory was rescanned ${PROOF_ATTEMPTS} times while these sandboxes were being proven; nothing was recorded. Prove them again.`,
+    `The inventory was rescanned ${GIVE_UP_AFTER_RESCANS} times while these sandboxes were being proven; nothing was recorded. Prove them again.`,
   );
 }
 
@@ -154,7 +154,7 @@ export class MarkerService {
           for (;;) {
             const index = await inventory.markerIndex(markers, rows.scan);
             if (index !== null) return index;
-            if (++replacements === PROOF_ATTEMPTS) throw replacedWhileProving();
+            if (++replacements === GIVE_UP_AFTER_RESCANS) throw replacedWhileProving();
             rows = await inventory.rowsToProve(leaseIds);
             subjects = subjectsOf(rows.inventory);
             if (!isDeepStrictEqual(subjects.map(targetOf), targets)) {
