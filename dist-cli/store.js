@@ -5880,11 +5880,7 @@ var StoredInventory = class {
 		const [column, values] = "leaseIds" in filter ? ["lease_id", filter.leaseIds] : "headlines" in filter ? ["headline", filter.headlines] : "sandboxIds" in filter ? ["sandbox_id", filter.sandboxIds] : ["marker", filter.markers];
 		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
       WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY +seq, +lease_id`);
-		const wanted = JSON.stringify(values);
-		return this.#reading(scan, (observedAt) => {
-			for (const sourceId of scan.sourceIds) for (const row of read.iterate(sourceId, wanted)) each(storedRow(row, observedAt));
-			return true;
-		}) === true;
+		return this.#eachOfSources(scan, read, [JSON.stringify(values)], each);
 	}
 	/**
 	* Calls `each` with the stored rows whose columns answer every list of one of `rules`, source by source
@@ -5903,10 +5899,7 @@ var StoredInventory = class {
 		});
 		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
       WHERE source_id = ? AND (${anyRule.join(" OR ") || "0"}) ORDER BY seq, lease_id`);
-		return this.#reading(scan, (observedAt) => {
-			for (const sourceId of scan.sourceIds) for (const row of read.iterate(sourceId, ...parameters)) each(storedRow(row, observedAt));
-			return true;
-		}) === true;
+		return this.#eachOfSources(scan, read, parameters, each);
 	}
 	/**
 	* Up to `limit` stored rows after `after` (from the first with null), source by source in each
@@ -5949,8 +5942,15 @@ var StoredInventory = class {
 	/** Calls `each` with every stored row, source by source in each source's order; false: not that scan. */
 	forEach(scan, each) {
 		const read = this.#db.prepare("SELECT data, observed_from FROM inventory_rows WHERE source_id = ? ORDER BY seq, lease_id");
+		return this.#eachOfSources(scan, read, [], each);
+	}
+	/**
+	* Runs `read` (its first parameter a source id, then `parameters`) for each of the scan's sources in
+	* turn, calling `each` with every row it answers; false: not that scan.
+	*/
+	#eachOfSources(scan, read, parameters, each) {
 		return this.#reading(scan, (observedAt) => {
-			for (const sourceId of scan.sourceIds) for (const row of read.iterate(sourceId)) each(storedRow(row, observedAt));
+			for (const sourceId of scan.sourceIds) for (const row of read.iterate(sourceId, ...parameters)) each(storedRow(row, observedAt));
 			return true;
 		}) === true;
 	}

@@ -1,3 +1,4 @@
+import type { Statement } from "better-sqlite3";
 import type {
   HistoryElsewhere,
   LeaseViewRow,
@@ -209,14 +210,7 @@ export class StoredInventory {
     // order index, the read would walk every row of the source to keep a few.
     const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
       WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY +seq, +lease_id`);
-    const wanted = JSON.stringify(values);
-    const done = this.#reading(scan, (observedAt) => {
-      for (const sourceId of scan.sourceIds)
-        for (const row of read.iterate(sourceId, wanted) as Iterable<StoredData>)
-          each(storedRow(row, observedAt));
-      return true;
-    });
-    return done === true;
+    return this.#eachOfSources(scan, read, [JSON.stringify(values)], each);
   }
 
   /**
@@ -241,13 +235,7 @@ export class StoredInventory {
     });
     const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
       WHERE source_id = ? AND (${anyRule.join(" OR ") || "0"}) ORDER BY seq, lease_id`);
-    const done = this.#reading(scan, (observedAt) => {
-      for (const sourceId of scan.sourceIds)
-        for (const row of read.iterate(sourceId, ...parameters) as Iterable<StoredData>)
-          each(storedRow(row, observedAt));
-      return true;
-    });
-    return done === true;
+    return this.#eachOfSources(scan, read, parameters, each);
   }
 
   /**
@@ -291,9 +279,23 @@ export class StoredInventory {
     const read = this.#db.prepare(
       "SELECT data, observed_from FROM inventory_rows WHERE source_id = ? ORDER BY seq, lease_id",
     );
+    return this.#eachOfSources(scan, read, [], each);
+  }
+
+  /**
+   * Runs `read` (its first parameter a source id, then `parameters`) for each of the scan's sources in
+   * turn, calling `each` with every row it answers; false: not that scan.
+   */
+  #eachOfSources(
+    scan: StoredScan,
+    read: Statement,
+    parameters: readonly unknown[],
+    each: (classified: ClassifiedLease) => void,
+  ): boolean {
     const done = this.#reading(scan, (observedAt) => {
       for (const sourceId of scan.sourceIds)
-        for (const row of read.iterate(sourceId) as Iterable<StoredData>) each(storedRow(row, observedAt));
+        for (const row of read.iterate(sourceId, ...parameters) as Iterable<StoredData>)
+          each(storedRow(row, observedAt));
       return true;
     });
     return done === true;
