@@ -2,6 +2,7 @@ import type { Statement } from "better-sqlite3";
 import type { Headline } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, SandboxListing } from "../../../../shared/domain/inventory.js";
 import type { Database } from "../sqlite/migrations/index.js";
+import { buildDeferredIndexes, deferIndexesWhileEmpty } from "./deferred-indexes.js";
 import { ObservedListings, type RowColumns, type RowWriteOptions, rowColumns } from "./row-columns.js";
 import { TransactionBatches } from "./transaction-batches.js";
 
@@ -15,7 +16,8 @@ import { TransactionBatches } from "./transaction-batches.js";
  * that ends) leaves it so; what it staged is swept by the next scan. A source the store has never
  * flipped to has no rows anyone reads, so its rows are written in place instead of staged and copied.
  * Writes go in short transactions (`TransactionBatches`); the scan ends each batch before it waits for
- * the next page of a source, so no transaction is held open across a read.
+ * the next page of a source, so no transaction is held open across a read. Into an empty store, the
+ * indexes only readers use are built once at the flip rather than row by row (`deferred-indexes`).
  *
  * While the scan is under way it reads its own rows as they stand (`rowsNaming`, `namedAmong`): what it
  * staged over what the store held.
@@ -40,6 +42,7 @@ export class InventoryScanWrite {
     this.sourceIds = [...sourceIds];
     this.#redact = redact;
     this.#batches = new TransactionBatches(db);
+    deferIndexesWhileEmpty(db);
     this.generation = Number(
       db.prepare("INSERT INTO inventory_generations (started_at) VALUES (?)").run(new Date().toISOString())
         .lastInsertRowid,
@@ -278,6 +281,7 @@ export class InventoryScanWrite {
     options: { keepNewSinceLastScan?: boolean } = {},
   ): FlippedScan {
     this.#batches.end();
+    buildDeferredIndexes(this.#db);
     const newSinceLastScan = this.#db.transaction(() =>
       this.#flip(scan, options.keepNewSinceLastScan === true),
     )();
