@@ -5897,7 +5897,7 @@ var StoredInventory = class {
 				return [`${column} IN (SELECT value FROM json_each(?))`];
 			}).join(" AND ") || "1"})`;
 		});
-		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
+		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows NOT INDEXED
       WHERE source_id = ? AND (${anyRule.join(" OR ") || "0"}) ORDER BY seq, lease_id`);
 		return this.#eachOfSources(scan, read, parameters, each);
 	}

@@ -233,7 +233,12 @@ export class StoredInventory {
       });
       return `(${lists.join(" AND ") || "1"})`;
     });
-    const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
+    // Read in the table's own order and the rows kept sorted after (`NOT INDEXED`): walked by the order
+    // index, each row is fetched where the index points, and a source ordered by lease id (Paperclip's
+    // database: every seq 0) stores its rows as they arrived, so that walk lands on the table's pages at
+    // random. The sort holds only the rows the columns keep, and spills to a temporary file past the
+    // page cache.
+    const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows NOT INDEXED
       WHERE source_id = ? AND (${anyRule.join(" OR ") || "0"}) ORDER BY seq, lease_id`);
     return this.#eachOfSources(scan, read, parameters, each);
   }
