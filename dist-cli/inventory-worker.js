@@ -440,7 +440,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "4f21dc834ea60d09f8724287a6e55ed4";
+var RULES_FINGERPRINT = "eb3d5ec7680117b191866c8f346e2ec7";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -693,6 +693,15 @@ function pageTables(inventory, rows) {
 		problems: []
 	});
 	return RowTablesSchema.parse(encoded);
+}
+// electron/core/inventory/worker/row-order.ts
+/**
+* The sources' order, as the store reads it (`ORDER BY seq, lease_id`, source by source). Lease ids
+* compare as SQLite's BINARY collation does, byte by byte in UTF-8: JavaScript's `<` compares UTF-16
+* units, which put a character past U+FFFF before one in U+E000–U+FFFF.
+*/
+function compareRowPlaces(a, b) {
+	return a.source - b.source || a.seq - b.seq || (a.leaseId === b.leaseId ? 0 : Buffer.compare(Buffer.from(a.leaseId), Buffer.from(b.leaseId)));
 }
 // electron/core/inventory/worker/scan-listings.ts
 /**
@@ -1417,10 +1426,22 @@ var InventoryKeeper = class {
 				statuses,
 				now
 			}));
-			const leases = [];
+			let leases = [];
 			const keep = (stored) => {
 				const classified = this.#unredacted.prefer(stored);
 				if (matched(classified)) leases.push(classified);
+			};
+			const keepAll = () => {
+				const placed = [];
+				const read = this.#rows.forEachInTableOrder(head.scan, (stored, place) => {
+					const classified = this.#unredacted.prefer(stored);
+					if (matched(classified)) placed.push({
+						classified,
+						place
+					});
+				});
+				leases = placed.sort((a, b) => compareRowPlaces(a.place, b.place)).map(({ classified }) => classified);
+				return read;
 			};
 			const rules = policyRowColumns(input.policy, {
 				environments: head.inventory.environments.map(({ environmentId, name }) => ({
@@ -1430,7 +1451,7 @@ var InventoryKeeper = class {
 				companies: head.inventory.companies
 			});
 			const headlines = rules === null ? null : policyHeadlines(rules);
-			if (!(rules === null ? this.#rows.forEach(head.scan, keep) : headlines !== null ? headlines.length === 0 || this.#rows.forEachWith(head.scan, { headlines }, keep) : this.#rows.forEachMatching(head.scan, rules, keep))) return null;
+			if (!(rules === null ? keepAll() : headlines !== null ? headlines.length === 0 || this.#rows.forEachWith(head.scan, { headlines }, keep) : this.#rows.forEachMatching(head.scan, rules, keep))) return null;
 			return planPass({
 				policy: input.policy,
 				inventory: {

@@ -5939,6 +5939,26 @@ var StoredInventory = class {
 			};
 		});
 	}
+	/**
+	* Calls `each` with every stored row of the scan's sources in the order the table holds them, with
+	* where each stands in its source's order; false: not that scan. For a reader that keeps a few rows
+	* and puts them in order itself: a walk of the order index fetches each row where
+	* the index points, at random in a source ordered by lease id, whose rows are stored as they arrived.
+	*/
+	forEachInTableOrder(scan, each) {
+		const read = this.#db.prepare(`SELECT data, observed_from, source_id, seq, lease_id
+      FROM inventory_rows NOT INDEXED WHERE source_id IN (SELECT value FROM json_each(?))`);
+		return this.#reading(scan, (observedAt) => {
+			const sources = new Map(scan.sourceIds.map((sourceId, at) => [sourceId, at]));
+			const rows = read.iterate(JSON.stringify(scan.sourceIds));
+			for (const row of rows) each(storedRow(row, observedAt), {
+				source: sources.get(row.source_id),
+				seq: row.seq,
+				leaseId: row.lease_id
+			});
+			return true;
+		}) === true;
+	}
 	/** Calls `each` with every stored row, source by source in each source's order; false: not that scan. */
 	forEach(scan, each) {
 		const read = this.#db.prepare("SELECT data, observed_from FROM inventory_rows WHERE source_id = ? ORDER BY seq, lease_id");

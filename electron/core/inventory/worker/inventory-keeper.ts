@@ -40,7 +40,15 @@ import { RULES_FINGERPRINT } from "../judge/rules-fingerprint.js";
 import { ScanMemory } from "../judge/scan-memory.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
 import { historyPage } from "./history-pages.js";
-import type { InventoryRows, KeptViews, KeyRedactor, SharedViews, StoredHead, StoredScan } from "./ports.js";
+import type {
+  InventoryRows,
+  KeptViews,
+  KeyRedactor,
+  RowCursor,
+  SharedViews,
+  StoredHead,
+  StoredScan,
+} from "./ports.js";
 import type {
   Accepted,
   AttentionRows,
@@ -53,6 +61,7 @@ import type {
   WorkerFailure,
   WorkerRequest,
 } from "./protocol.js";
+import { compareRowPlaces } from "./row-order.js";
 import { type ListedPage, ScanListings } from "./scan-listings.js";
 import { UnredactedRows } from "./unredacted-rows.js";
 
@@ -661,10 +670,23 @@ export class InventoryKeeper {
         input.policy,
         selectionContext({ inventory: head.inventory, proofs: input.proofs, statuses, now }),
       );
-      const leases: ClassifiedLease[] = [];
+      let leases: ClassifiedLease[] = [];
       const keep = (stored: ClassifiedLease) => {
         const classified = this.#unredacted.prefer(stored);
         if (matched(classified)) leases.push(classified);
+      };
+      // Every row, read in the table's order; the rows kept are put in the sources' order after, since a
+      // plan takes its candidates, and its caps count them, in the inventory's order.
+      const keepAll = (): boolean => {
+        const placed: { classified: ClassifiedLease; place: RowCursor }[] = [];
+        const read = this.#rows.forEachInTableOrder(head.scan, (stored, place) => {
+          const classified = this.#unredacted.prefer(stored);
+          if (matched(classified)) placed.push({ classified, place });
+        });
+        leases = placed
+          .sort((a, b) => compareRowPlaces(a.place, b.place))
+          .map(({ classified }) => classified);
+        return read;
       };
       // By the headline index when the rules name the headlines they match; by the other columns the
       // rules name, without parsing a row they rule out; every row when some rule names none of them.
@@ -678,7 +700,7 @@ export class InventoryKeeper {
       const headlines = rules === null ? null : policyHeadlines(rules);
       const read =
         rules === null
-          ? this.#rows.forEach(head.scan, keep)
+          ? keepAll()
           : headlines !== null
             ? headlines.length === 0 || this.#rows.forEachWith(head.scan, { headlines }, keep)
             : this.#rows.forEachMatching(head.scan, rules, keep);

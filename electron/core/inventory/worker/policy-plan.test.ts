@@ -322,3 +322,49 @@ describe("a janitor's plan of a policy whose rules name more than headlines", ()
     }
   });
 });
+
+describe("a janitor's plan of a policy whose rules name no column", () => {
+  it("takes the rows it keeps in the sources' order, whatever order the table holds them in", async () => {
+    const { held, whole: first } = await storedGeneratedWorld(600);
+    try {
+      // Accepted again with the rows in the opposite order: each row moves and none is rewritten, so
+      // the table holds them in another order than the sources'.
+      await held.keeper.handle({
+        type: "accept",
+        inventory: { ...first, leases: [...first.leases].reverse() },
+      });
+      const whole = (await held.keeper.handle({ type: "inventory" })) as Inventory;
+      const tableOrder = held.db.prepare("SELECT lease_id FROM inventory_rows ORDER BY rowid").pluck().all();
+      expect(tableOrder).not.toEqual(whole.leases.map((row) => row.lease.id));
+
+      // Rules by ownership and status alone read every row; caps make the order decide what is selected.
+      const input: PolicyPlanInput = {
+        policy: {
+          version: 1,
+          operator: "janitor (ada)",
+          rules: [
+            { name: "owned", select: { ownership: ["owned"] }, action: "release", maxPerPass: 7 },
+            {
+              name: "others",
+              select: { status: [...KNOWN_LEASE_STATUSES] },
+              action: "release",
+              maxPerPass: 5,
+            },
+          ],
+        },
+        proofs: [],
+        now: NOW.toISOString(),
+        history: [],
+        quarantines: [],
+      };
+      expect(policyRowColumns(input.policy, { environments: [], companies: [] })).toBeNull();
+      const expected = planPass({ ...input, inventory: whole, now: NOW });
+      expect(expected.rules.map((rule) => rule.selected.length)).toEqual([7, 5]);
+
+      const plan = (await held.keeper.handle({ type: "policy-plan", input })) as PassPlan;
+      expect(plan).toEqual(expected);
+    } finally {
+      await held.close();
+    }
+  });
+});

@@ -45,6 +45,11 @@ export interface InventoryRows {
     environmentId?: string | null,
   ): boolean;
   forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean;
+  /** Every row in the order the store holds them, each with its place in the sources' order. */
+  forEachInTableOrder(
+    scan: StoredScan,
+    each: (classified: ClassifiedLease, place: RowCursor) => void,
+  ): boolean;
   /** How many rows have each headline, history included (of an environment's only); null: not that scan. */
   headlineCounts(scan: StoredScan, environmentId?: string): Record<Headline, number> | null;
   /** A page of rows in order after `after` (see `RowCursor`); null: not that scan. */

@@ -279,6 +279,34 @@ export class StoredInventory {
     });
   }
 
+  /**
+   * Calls `each` with every stored row of the scan's sources in the order the table holds them, with
+   * where each stands in its source's order; false: not that scan. For a reader that keeps a few rows
+   * and puts them in order itself: a walk of the order index fetches each row where
+   * the index points, at random in a source ordered by lease id, whose rows are stored as they arrived.
+   */
+  forEachInTableOrder(
+    scan: StoredScan,
+    each: (classified: ClassifiedLease, place: RowCursor) => void,
+  ): boolean {
+    const read = this.#db.prepare(`SELECT data, observed_from, source_id, seq, lease_id
+      FROM inventory_rows NOT INDEXED WHERE source_id IN (SELECT value FROM json_each(?))`);
+    const done = this.#reading(scan, (observedAt) => {
+      const sources = new Map(scan.sourceIds.map((sourceId, at) => [sourceId, at]));
+      const rows = read.iterate(JSON.stringify(scan.sourceIds)) as Iterable<
+        StoredData & { source_id: string; seq: number; lease_id: string }
+      >;
+      for (const row of rows)
+        each(storedRow(row, observedAt), {
+          source: sources.get(row.source_id)!,
+          seq: row.seq,
+          leaseId: row.lease_id,
+        });
+      return true;
+    });
+    return done === true;
+  }
+
   /** Calls `each` with every stored row, source by source in each source's order; false: not that scan. */
   forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean {
     const read = this.#db.prepare(

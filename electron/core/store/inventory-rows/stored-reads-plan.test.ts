@@ -83,6 +83,13 @@ describe("how the stored inventory's reads find their rows", () => {
     expect(plan).not.toMatch(/inventory_rows_\w+|sqlite_autoindex/);
   });
 
+  it("reads every row for a reader that orders what it keeps in the table's order, with no sort", () => {
+    const [plan] = plansOf((stored) => stored.forEachInTableOrder(scan, () => undefined));
+    expect(plan).toMatch(/^SCAN inventory_rows( \||$)/);
+    expect(plan).not.toContain("TEMP B-TREE");
+    expect(plan).not.toMatch(/inventory_rows_\w+|sqlite_autoindex/);
+  });
+
   it("counts rows by headline from an index alone, and reads every row in order with no sort", () => {
     const [counts] = plansOf((stored) => stored.headlineCounts(scan));
     expect(counts).toMatch(/USING COVERING INDEX/);
