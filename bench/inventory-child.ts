@@ -66,6 +66,16 @@ function benchColumnsPolicy(view: ChannelResponse<"inventory:get">): Omit<Policy
 }
 
 /**
+ * A janitor whose rules name no clause a stored column answers: rows whose metadata was lost given back.
+ * Every row is read and parsed.
+ */
+const BENCH_EVERY_ROW_POLICY = {
+  version: 1 as const,
+  operator: "janitor (bench)",
+  rules: [{ name: "lost", select: { ownership: ["metadata-missing" as const] }, action: "release" as const }],
+};
+
+/**
  * How many live rows' markers a proof's recorders are asked for. Up here with the policy: the compiled
  * child runs its work before a constant declared below it is set.
  */
@@ -143,13 +153,14 @@ export interface RescanChildResult {
   change: SourceChangeResult;
   rescan: RescanScan;
   /**
-   * After the rescan: what a plan of one live row reads, a janitor's plan of a policy by headline and
-   * one by other columns, the recorders of the markers a proof of live rows would find, and the whole
-   * inventory.
+   * After the rescan: what a plan of one live row reads, a janitor's plan of a policy by headline, one
+   * by other columns and one no column answers, the recorders of the markers a proof of live rows would
+   * find, and the whole inventory.
    */
   plan: InventoryAsked | { failed: string };
   policy: InventoryAsked | { failed: string };
   columns: InventoryAsked | { failed: string };
+  everyRow: InventoryAsked | { failed: string };
   markers: InventoryAsked | { failed: string };
   whole: InventoryAsked | { failed: string };
   /** A few of the view's source problems and gaps, for a scan that read fewer rows than the world holds. */
@@ -405,7 +416,12 @@ async function measureRescan(): Promise<RescanChildResult> {
  */
 async function askForPlanAndWhole(
   app: Core,
-): Promise<Record<"plan" | "policy" | "columns" | "markers" | "whole", InventoryAsked | { failed: string }>> {
+): Promise<
+  Record<
+    "plan" | "policy" | "columns" | "everyRow" | "markers" | "whole",
+    InventoryAsked | { failed: string }
+  >
+> {
   const view = await inventoryGet(app);
   const leaseId = view.leases.leaseId[0];
   if (leaseId === undefined) throw new Error("the view holds no live row to plan for");
@@ -438,6 +454,16 @@ async function askForPlanAndWhole(
     });
     return planned.rules.reduce((sum, rule) => sum + rule.selected.length + rule.skipped.length, 0);
   });
+  const everyRow = await asked(async () => {
+    const planned = await app.inventory.policyPlan({
+      policy: BENCH_EVERY_ROW_POLICY,
+      proofs: [],
+      now: new Date().toISOString(),
+      history: [],
+      quarantines: [],
+    });
+    return planned.rules.reduce((sum, rule) => sum + rule.selected.length + rule.skipped.length, 0);
+  });
   const proven = await app.inventory.rowsToProve(view.leases.leaseId.slice(0, BENCH_PROOF_ROWS));
   const found = proven.inventory.leases.flatMap((row) => recordedMarker(row.lease.metadata) ?? []);
   const markers = await asked(async () => {
@@ -446,7 +472,7 @@ async function askForPlanAndWhole(
     return [...index.values()].reduce((sum, recorders) => sum + recorders.length, 0);
   });
   const whole = await asked(async () => (await app.inventory.full()).leases.length);
-  return { plan, policy, columns, markers, whole };
+  return { plan, policy, columns, everyRow, markers, whole };
 }
 
 /** One answer measured; one that fails (a worker over its heap budget) is reported, not thrown. */
