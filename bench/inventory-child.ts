@@ -434,36 +434,21 @@ async function askForPlanAndWhole(
         )
       ).leases.length,
   );
-  const policy = await asked(async () => {
-    const planned = await app.inventory.policyPlan({
-      policy: BENCH_POLICY,
-      proofs: [],
-      now: new Date().toISOString(),
-      history: [],
-      quarantines: [],
+  // A janitor's plan, counted by the rows and sandboxes its rules matched.
+  const planOf = (policy: Omit<Policy, "webhook">) =>
+    asked(async () => {
+      const planned = await app.inventory.policyPlan({
+        policy,
+        proofs: [],
+        now: new Date().toISOString(),
+        history: [],
+        quarantines: [],
+      });
+      return planned.rules.reduce((sum, rule) => sum + rule.selected.length + rule.skipped.length, 0);
     });
-    return planned.rules.reduce((sum, rule) => sum + rule.selected.length + rule.skipped.length, 0);
-  });
-  const columns = await asked(async () => {
-    const planned = await app.inventory.policyPlan({
-      policy: benchColumnsPolicy(view),
-      proofs: [],
-      now: new Date().toISOString(),
-      history: [],
-      quarantines: [],
-    });
-    return planned.rules.reduce((sum, rule) => sum + rule.selected.length + rule.skipped.length, 0);
-  });
-  const everyRow = await asked(async () => {
-    const planned = await app.inventory.policyPlan({
-      policy: BENCH_EVERY_ROW_POLICY,
-      proofs: [],
-      now: new Date().toISOString(),
-      history: [],
-      quarantines: [],
-    });
-    return planned.rules.reduce((sum, rule) => sum + rule.selected.length + rule.skipped.length, 0);
-  });
+  const policy = await planOf(BENCH_POLICY);
+  const columns = await planOf(benchColumnsPolicy(view));
+  const everyRow = await planOf(BENCH_EVERY_ROW_POLICY);
   const proven = await app.inventory.rowsToProve(view.leases.leaseId.slice(0, BENCH_PROOF_ROWS));
   const found = proven.inventory.leases.flatMap((row) => recordedMarker(row.lease.metadata) ?? []);
   const markers = await asked(async () => {
