@@ -440,7 +440,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "eb3d5ec7680117b191866c8f346e2ec7";
+var RULES_FINGERPRINT = "6797c0656a817a718074adf0e5461cc6";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -1426,7 +1426,7 @@ var InventoryKeeper = class {
 				statuses,
 				now
 			}));
-			let leases = [];
+			const leases = [];
 			const keep = (stored) => {
 				const classified = this.#unredacted.prefer(stored);
 				if (matched(classified)) leases.push(classified);
@@ -1440,7 +1440,8 @@ var InventoryKeeper = class {
 						place
 					});
 				});
-				leases = placed.sort((a, b) => compareRowPlaces(a.place, b.place)).map(({ classified }) => classified);
+				placed.sort((a, b) => compareRowPlaces(a.place, b.place));
+				for (const { classified } of placed) leases.push(classified);
 				return read;
 			};
 			const rules = policyRowColumns(input.policy, {

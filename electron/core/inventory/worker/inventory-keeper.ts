@@ -670,7 +670,7 @@ export class InventoryKeeper {
         input.policy,
         selectionContext({ inventory: head.inventory, proofs: input.proofs, statuses, now }),
       );
-      let leases: ClassifiedLease[] = [];
+      const leases: ClassifiedLease[] = [];
       const keep = (stored: ClassifiedLease) => {
         const classified = this.#unredacted.prefer(stored);
         if (matched(classified)) leases.push(classified);
@@ -683,9 +683,8 @@ export class InventoryKeeper {
           const classified = this.#unredacted.prefer(stored);
           if (matched(classified)) placed.push({ classified, place });
         });
-        leases = placed
-          .sort((a, b) => compareRowPlaces(a.place, b.place))
-          .map(({ classified }) => classified);
+        placed.sort((a, b) => compareRowPlaces(a.place, b.place));
+        for (const { classified } of placed) leases.push(classified);
         return read;
       };
       // By the headline index when the rules name the headlines they match; by the other columns the

@@ -282,8 +282,8 @@ export class StoredInventory {
   /**
    * Calls `each` with every stored row of the scan's sources in the order the table holds them, with
    * where each stands in its source's order; false: not that scan. For a reader that keeps a few rows
-   * and puts them in order itself: a walk of the order index fetches each row where
-   * the index points, at random in a source ordered by lease id, whose rows are stored as they arrived.
+   * and puts them in order itself: a walk of the order index fetches each row where the index points,
+   * at random in a source ordered by lease id, whose rows are stored as they arrived.
    */
   forEachInTableOrder(
     scan: StoredScan,
