@@ -2888,6 +2888,23 @@ function storedRowMarker(data) {
 		return null;
 	}
 }
+/**
+* Appended after version 65: the live rows' index carries each row's view, so the view of every row not
+* closed is read from the index alone, in order. Read through the table, each row was fetched where it
+* is stored, at random in a source whose rows are stored out of its order (Paperclip's database hands
+* its rows over unsorted); the view is put together again after every scan.
+*/
+var INVENTORY_LIVE_VIEW_MIGRATIONS = [{
+	version: 66,
+	name: "the live rows' view held in their index",
+	up(db) {
+		db.exec(`
+        DROP INDEX IF EXISTS inventory_rows_live;
+        CREATE INDEX inventory_rows_live ON inventory_rows (source_id, seq, lease_id, view_row)
+          WHERE headline <> 'closed';
+      `);
+	}
+}];
 // electron/core/store/sqlite/migrations/marker-proofs.ts
 var MARKER_PROOF_MIGRATIONS = [{
 	version: 40,
@@ -2962,7 +2979,8 @@ var MIGRATIONS = [
 	...INVENTORY_JUDGED_MIGRATIONS,
 	...INVENTORY_JUDGING_SEED_MIGRATIONS,
 	...INVENTORY_ORDER_MIGRATIONS,
-	...INVENTORY_MARKER_MIGRATIONS
+	...INVENTORY_MARKER_MIGRATIONS,
+	...INVENTORY_LIVE_VIEW_MIGRATIONS
 ];
 // electron/core/store/database.ts
 var DATABASE_FILE_NAME = "leasekeeper.db";
@@ -6188,7 +6206,7 @@ var DEFERRED_INDEXES = [
 	},
 	{
 		name: "inventory_rows_live",
-		definition: "ON inventory_rows (source_id, seq, lease_id) WHERE headline <> 'closed'"
+		definition: "ON inventory_rows (source_id, seq, lease_id, view_row) WHERE headline <> 'closed'"
 	},
 	{
 		name: "inventory_rows_order",

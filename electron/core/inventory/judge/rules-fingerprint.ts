@@ -1,4 +1,4 @@
 // Written by `npm run rules:fingerprint` (scripts/rules-fingerprint.ts); not edited by hand.
 
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-export const RULES_FINGERPRINT = "6797c0656a817a718074adf0e5461cc6";
+export const RULES_FINGERPRINT = "000aabc0b70992494b0a128fda9cacea";

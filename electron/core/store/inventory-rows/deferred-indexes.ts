@@ -16,7 +16,7 @@ const DEFERRED_INDEXES: readonly { name: string; definition: string }[] = [
   },
   {
     name: "inventory_rows_live",
-    definition: "ON inventory_rows (source_id, seq, lease_id) WHERE headline <> 'closed'",
+    definition: "ON inventory_rows (source_id, seq, lease_id, view_row) WHERE headline <> 'closed'",
   },
   {
     name: "inventory_rows_order",

@@ -97,4 +97,26 @@ describe("how the stored inventory's reads find their rows", () => {
     expect(all).toMatch(/USING INDEX inventory_rows_order \(source_id=\?\)/);
     expect(all).not.toContain("TEMP B-TREE");
   });
+
+  it("reads the live rows' view from the live index alone, in order, touching no table row", () => {
+    // The table holds each row's whole JSON beside its view; a walk that fetched each live row from the
+    // table read its pages at random wherever rows are stored out of the sources' order.
+    const { db: watched, prepared } = recordingDatabase(db);
+    new StoredInventory(watched).forEachLiveViewRow(scan, () => undefined);
+    const [read] = prepared.filter((sql) => sql.includes("FROM inventory_rows"));
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${read}`).all("x") as { detail: string }[];
+    expect(plan.map((step) => step.detail).join(" | ")).toBe(
+      "SEARCH inventory_rows USING INDEX inventory_rows_live (source_id=?)",
+    );
+    // SQLite seeks a row in the table only once a column the index lacks is read (a deferred seek);
+    // every column this read returns is taken from the index's cursor.
+    const program = db.prepare(`EXPLAIN ${read}`).all("x") as { opcode: string; p1: number; p4: unknown }[];
+    const indexCursors = program
+      .filter((op) => op.opcode === "OpenRead" && String(op.p4).startsWith("k("))
+      .map((op) => op.p1);
+    const columnReads = program.filter((op) => op.opcode === "Column");
+    expect(indexCursors).toHaveLength(1);
+    expect(columnReads.length).toBeGreaterThan(0);
+    expect(columnReads.every((op) => op.p1 === indexCursors[0])).toBe(true);
+  });
 });

@@ -369,3 +369,23 @@ function storedRowMarker(data: string): string | null {
     return null;
   }
 }
+
+/**
+ * Appended after version 65: the live rows' index carries each row's view, so the view of every row not
+ * closed is read from the index alone, in order. Read through the table, each row was fetched where it
+ * is stored, at random in a source whose rows are stored out of its order (Paperclip's database hands
+ * its rows over unsorted); the view is put together again after every scan.
+ */
+export const INVENTORY_LIVE_VIEW_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 66,
+    name: "the live rows' view held in their index",
+    up(db) {
+      db.exec(`
+        DROP INDEX IF EXISTS inventory_rows_live;
+        CREATE INDEX inventory_rows_live ON inventory_rows (source_id, seq, lease_id, view_row)
+          WHERE headline <> 'closed';
+      `);
+    },
+  },
+];
