@@ -440,7 +440,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "000aabc0b70992494b0a128fda9cacea";
+var RULES_FINGERPRINT = "bc69bf6ec1994773b226584e931fc714";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of

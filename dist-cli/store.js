@@ -5878,12 +5878,11 @@ var StoredInventory = class {
 	* listed under it), handed to `each` one at a time; false: not that scan.
 	*/
 	forEachLiveViewRow(scan, each, environmentId) {
-		const all = this.#db.prepare("SELECT view_row FROM inventory_rows WHERE source_id = ? AND headline <> 'closed' ORDER BY seq, lease_id");
-		const under = this.#db.prepare(`SELECT view_row FROM inventory_rows
-      WHERE source_id = ? AND environment_id IS ? AND headline <> 'closed' ORDER BY seq, lease_id`);
+		const read = environmentId === void 0 ? this.#db.prepare("SELECT view_row FROM inventory_rows WHERE source_id = ? AND headline <> 'closed' ORDER BY seq, lease_id") : this.#db.prepare(`SELECT view_row FROM inventory_rows INDEXED BY inventory_rows_counts
+            WHERE source_id = ? AND environment_id IS ? AND headline <> 'closed' ORDER BY seq, lease_id`);
 		return this.#reading(scan, () => {
 			for (const sourceId of scan.sourceIds) {
-				const rows = environmentId === void 0 ? all.pluck().iterate(sourceId) : under.pluck().iterate(sourceId, environmentId);
+				const rows = environmentId === void 0 ? read.pluck().iterate(sourceId) : read.pluck().iterate(sourceId, environmentId);
 				for (const text of rows) each(JSON.parse(text));
 			}
 			return true;

@@ -169,17 +169,21 @@ export class StoredInventory {
     each: (row: LeaseViewRow) => void,
     environmentId?: string | null,
   ): boolean {
-    const all = this.#db.prepare(
-      "SELECT view_row FROM inventory_rows WHERE source_id = ? AND headline <> 'closed' ORDER BY seq, lease_id",
-    );
-    const under = this.#db.prepare(`SELECT view_row FROM inventory_rows
-      WHERE source_id = ? AND environment_id IS ? AND headline <> 'closed' ORDER BY seq, lease_id`);
+    // Every live row: from the live index alone, which holds each row's view. One environment's: by the
+    // environment's index, sorting only its rows, where the live index would hand over the source's.
+    const read =
+      environmentId === undefined
+        ? this.#db.prepare(
+            "SELECT view_row FROM inventory_rows WHERE source_id = ? AND headline <> 'closed' ORDER BY seq, lease_id",
+          )
+        : this.#db.prepare(`SELECT view_row FROM inventory_rows INDEXED BY inventory_rows_counts
+            WHERE source_id = ? AND environment_id IS ? AND headline <> 'closed' ORDER BY seq, lease_id`);
     const done = this.#reading(scan, () => {
       for (const sourceId of scan.sourceIds) {
         const rows = (
           environmentId === undefined
-            ? all.pluck().iterate(sourceId)
-            : under.pluck().iterate(sourceId, environmentId)
+            ? read.pluck().iterate(sourceId)
+            : read.pluck().iterate(sourceId, environmentId)
         ) as Iterable<string>;
         for (const text of rows) each(JSON.parse(text) as LeaseViewRow);
       }

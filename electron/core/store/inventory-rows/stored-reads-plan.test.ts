@@ -119,4 +119,14 @@ describe("how the stored inventory's reads find their rows", () => {
     expect(columnReads.length).toBeGreaterThan(0);
     expect(columnReads.every((op) => op.p1 === indexCursors[0])).toBe(true);
   });
+
+  it("reads one environment's live rows by the environment's index, sorting only those", () => {
+    // The live index would hand over the source's every live row in order, each fetched from the table
+    // to be told apart by its environment: the whole source's rows for one environment's.
+    const [plan] = plansOf((stored) => stored.forEachLiveViewRow(scan, () => undefined, "env-a"));
+    expect(plan).toMatch(
+      /^SEARCH inventory_rows USING INDEX inventory_rows_counts \(source_id=\? AND environment_id=\?\)/,
+    );
+    expect(plan).not.toContain("inventory_rows_live");
+  });
 });
