@@ -44,7 +44,6 @@ export interface InventoryRows {
     each: (row: LeaseViewRow) => void,
     environmentId?: string | null,
   ): boolean;
-  forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean;
   /** Every row in the order the store holds them, each with its place in the sources' order. */
   forEachInTableOrder(
     scan: StoredScan,
