@@ -440,7 +440,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "1f969c2ce4b40950fe36c519962aeb6a";
+var RULES_FINGERPRINT = "bc69bf6ec1994773b226584e931fc714";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -1556,22 +1556,12 @@ var InventoryKeeper = class {
 			} : null;
 		});
 	}
-	/**
-	* Every row, read in the table's order and sorted into the sources' order here: the answer holds
-	* every row anyway, and a walk of the order index fetches each row at random where a source's rows
-	* are stored out of its order (Paperclip's database hands them over unsorted).
-	*/
 	#wholeOf(head) {
-		const placed = [];
-		if (!this.#rows.forEachInTableOrder(head.scan, (classified, place) => placed.push({
-			classified: this.#unredacted.prefer(classified),
-			place
-		}))) return null;
-		placed.sort((a, b) => compareRowPlaces(a.place, b.place));
-		return {
+		const leases = [];
+		return this.#rows.forEach(head.scan, (classified) => leases.push(this.#unredacted.prefer(classified))) ? {
 			...head.inventory,
-			leases: placed.map(({ classified }) => classified)
-		};
+			leases
+		} : null;
 	}
 };
 /** A thrown error as words main can act on; a source's or config's message says what to fix. */

@@ -1,4 +1,4 @@
 // Written by `npm run rules:fingerprint` (scripts/rules-fingerprint.ts); not edited by hand.
 
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-export const RULES_FINGERPRINT = "1f969c2ce4b40950fe36c519962aeb6a";
+export const RULES_FINGERPRINT = "bc69bf6ec1994773b226584e931fc714";

@@ -792,19 +792,12 @@ export class InventoryKeeper {
     });
   }
 
-  /**
-   * Every row, read in the table's order and sorted into the sources' order here: the answer holds
-   * every row anyway, and a walk of the order index fetches each row at random where a source's rows
-   * are stored out of its order (Paperclip's database hands them over unsorted).
-   */
   #wholeOf(head: StoredHead): Inventory | null {
-    const placed: { classified: ClassifiedLease; place: RowCursor }[] = [];
-    const read = this.#rows.forEachInTableOrder(head.scan, (classified, place) =>
-      placed.push({ classified: this.#unredacted.prefer(classified), place }),
+    const leases: ClassifiedLease[] = [];
+    const read = this.#rows.forEach(head.scan, (classified) =>
+      leases.push(this.#unredacted.prefer(classified)),
     );
-    if (!read) return null;
-    placed.sort((a, b) => compareRowPlaces(a.place, b.place));
-    return { ...head.inventory, leases: placed.map(({ classified }) => classified) };
+    return read ? { ...head.inventory, leases } : null;
   }
 }
 

@@ -44,6 +44,7 @@ export interface InventoryRows {
     each: (row: LeaseViewRow) => void,
     environmentId?: string | null,
   ): boolean;
+  forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean;
   /** Every row in the order the store holds them, each with its place in the sources' order. */
   forEachInTableOrder(
     scan: StoredScan,
