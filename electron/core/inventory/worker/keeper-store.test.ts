@@ -157,6 +157,19 @@ describe("an inventory kept in the store, read back by the keeper", () => {
     expect(failures).toEqual([]);
   });
 
+  it("gives back the whole inventory in its order when the table holds the rows in another", async () => {
+    const inventory = coldScan();
+    const { db, keeper, failures } = await keeperWith(inventory);
+    // Accepted again with its rows reversed: each row moves and none is rewritten, so the table keeps
+    // them in the first order while the inventory's is the opposite.
+    const reversed = { ...inventory, leases: [...inventory.leases].reverse() };
+    await keeper.handle({ type: "accept", inventory: reversed });
+    const tableOrder = db.prepare("SELECT lease_id FROM inventory_rows ORDER BY rowid").pluck().all();
+    expect(tableOrder).toEqual(inventory.leases.map((row) => row.lease.id));
+    expect(await keeper.handle({ type: "inventory" })).toEqual(reversed);
+    expect(failures).toEqual([]);
+  });
+
   it("finds a row, closed or live, and the rows it shares its sandbox with, as the cold scan has them", async () => {
     const inventory = coldScan();
     const { db, keeper } = await keeperWith(inventory);
