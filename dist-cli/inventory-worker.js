@@ -440,7 +440,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "bc69bf6ec1994773b226584e931fc714";
+var RULES_FINGERPRINT = "55d25dabd23d2f20866e99fd8f11fc99";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -697,11 +697,30 @@ function pageTables(inventory, rows) {
 // electron/core/inventory/worker/row-order.ts
 /**
 * The sources' order, as the store reads it (`ORDER BY seq, lease_id`, source by source). Lease ids
-* compare as SQLite's BINARY collation does, byte by byte in UTF-8: JavaScript's `<` compares UTF-16
-* units, which put a character past U+FFFF before one in U+E000–U+FFFF.
+* compare as SQLite's BINARY collation does, byte by byte in UTF-8 (see `compareUtf8`).
 */
 function compareRowPlaces(a, b) {
-	return a.source - b.source || a.seq - b.seq || (a.leaseId === b.leaseId ? 0 : Buffer.compare(Buffer.from(a.leaseId), Buffer.from(b.leaseId)));
+	return a.source - b.source || a.seq - b.seq || compareUtf8(a.leaseId, b.leaseId);
+}
+/**
+* Two strings in the order of their UTF-8 bytes, which is their code points' order. JavaScript's `<`
+* compares UTF-16 units, which put a character past U+FFFF (a surrogate pair, D800–DFFF) before one in
+* U+E000–U+FFFF; moving those two ranges past each other gives the code points' order again, with no
+* encoding of either string (a sort compares each id many times).
+*/
+function compareUtf8(a, b) {
+	if (a === b) return 0;
+	const shorter = Math.min(a.length, b.length);
+	for (let at = 0; at < shorter; at++) {
+		const x = a.charCodeAt(at);
+		const y = b.charCodeAt(at);
+		if (x !== y) return inCodePointOrder(x) - inCodePointOrder(y);
+	}
+	return a.length - b.length;
+}
+function inCodePointOrder(unit) {
+	if (unit < 55296) return unit;
+	return unit < 57344 ? unit + 8192 : unit - 2048;
 }
 // electron/core/inventory/worker/scan-listings.ts
 /**

@@ -1,4 +1,4 @@
 // Written by `npm run rules:fingerprint` (scripts/rules-fingerprint.ts); not edited by hand.
 
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-export const RULES_FINGERPRINT = "bc69bf6ec1994773b226584e931fc714";
+export const RULES_FINGERPRINT = "55d25dabd23d2f20866e99fd8f11fc99";

@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { openMemoryDatabase } from "../../store/database.js";
-import { compareRowPlaces } from "./row-order.js";
+import { compareRowPlaces, compareUtf8 } from "./row-order.js";
 
 describe("the sources' order of rows put in order after a read", () => {
   it("orders lease ids as SQLite's ORDER BY does, characters past U+FFFF included", () => {
@@ -19,6 +20,31 @@ describe("the sources' order of rows put in order after a read", () => {
 
       expect(sorted).toEqual(bySqlite);
       expect([...ids].sort()).not.toEqual(bySqlite);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("orders any strings of whole characters as SQLite's ORDER BY does", () => {
+    const db = openMemoryDatabase();
+    try {
+      const bySqlite = db.prepare("SELECT value FROM json_each(?) ORDER BY value").pluck();
+      // Characters from each range whose UTF-16 and UTF-8 orders differ, and from the rest.
+      const character = fc
+        .oneof(
+          fc.integer({ min: 0x20, max: 0x7e }),
+          fc.integer({ min: 0x80, max: 0xd7ff }),
+          fc.integer({ min: 0xe000, max: 0xffff }),
+          fc.integer({ min: 0x10000, max: 0x10ffff }),
+        )
+        .map((codePoint) => String.fromCodePoint(codePoint));
+      const id = fc.array(character, { maxLength: 5 }).map((characters) => characters.join(""));
+      fc.assert(
+        fc.property(fc.array(id, { maxLength: 30 }), (ids) => {
+          expect([...ids].sort(compareUtf8)).toEqual(bySqlite.all(JSON.stringify(ids)));
+        }),
+        { numRuns: 300 },
+      );
     } finally {
       db.close();
     }
