@@ -440,7 +440,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "55d25dabd23d2f20866e99fd8f11fc99";
+var RULES_FINGERPRINT = "87248f50e42ffe367afeb4fd31f8ffec";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -748,7 +748,7 @@ var ScanListings = class {
 		const reading = this.#underWay(index);
 		let listed;
 		if (views !== null) {
-			listed = {
+			listed = this.listed.get(page.digest) ?? {
 				page,
 				sandboxes: readSandboxViews(views).sandboxes
 			};

@@ -39,7 +39,10 @@ export class ScanListings {
     const reading = this.#underWay(index);
     let listed: ListedPage | undefined;
     if (views !== null) {
-      listed = { page, sandboxes: readSandboxViews(views).sandboxes };
+      // Bytes another listing of this scan gave already (one account listed under two addresses) are
+      // held as one reading, as the next scan will take them: each listing's entries are then the
+      // same objects from one scan to the next, and comparing the two listings reads no sandbox.
+      listed = this.listed.get(page.digest) ?? { page, sandboxes: readSandboxViews(views).sandboxes };
       this.pages.read += 1;
     } else {
       listed = this.known.get(page.digest);
