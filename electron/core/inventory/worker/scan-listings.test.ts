@@ -38,7 +38,7 @@ describe("a scan's listings whose pages repeat another listing's bytes", () => {
     const [atNew, atLegacy] = first.listings.map(sandboxesOf);
     expect(atNew!.map((sandbox) => sandbox.id)).toEqual(VIEWS.map((view) => view.id));
     expect(atLegacy).toHaveLength(VIEWS.length);
-    atLegacy!.forEach((sandbox, at) => expect(sandbox).toBe(atNew![at]));
+    for (const [at, sandbox] of atLegacy!.entries()) expect(sandbox).toBe(atNew![at]);
 
     // The next scan is handed every page as known: each listing's entries are the very objects
     // the last scan's were, so telling what changed compares no sandbox's content.
