@@ -1371,6 +1371,8 @@ var Verifier = class {
 	#lastRead = performance.now();
 	#acting = null;
 	#draining = false;
+	/** Ends the acting reads' wait early: once the account is done acting, the verifier's own polls take over. */
+	#wakeActing = null;
 	constructor(reader, options) {
 		this.#reader = reader;
 		this.#pollMs = options.pollMs;
@@ -1413,12 +1415,23 @@ var Verifier = class {
 		const every = this.#actingPollMs;
 		if (every === null) return;
 		while (!this.#draining && this.#watches.size > 0) {
-			await sleep$1(Math.max(this.#pollMs, every - (performance.now() - this.#lastRead)));
+			await this.#actingWait(Math.max(this.#pollMs, every - (performance.now() - this.#lastRead)));
 			if (this.#draining || this.#watches.size === 0) break;
 			if (performance.now() - this.#lastRead < every) continue;
 			await this.#readWatched(false);
 		}
 		this.#acting = null;
+	}
+	/** Sleeps `ms`, or until `drain` wakes it. */
+	async #actingWait(ms) {
+		await new Promise((resolve) => {
+			const timer = setTimeout(resolve, ms);
+			this.#wakeActing = () => {
+				clearTimeout(timer);
+				resolve();
+			};
+		});
+		this.#wakeActing = null;
 	}
 	async #readWatched(expire) {
 		this.#lastRead = performance.now();
@@ -1433,6 +1446,7 @@ var Verifier = class {
 	*/
 	async drain(abandon = () => false) {
 		this.#draining = true;
+		this.#wakeActing?.();
 		await this.#acting;
 		while (this.#watches.size > 0) {
 			if (abandon()) {

@@ -27,7 +27,7 @@ export function configuredProvider(
 }
 
 /** The engine's view of one account over the core's CreateOS client. */
-class PacedAccount implements AccountClient {
+export class PacedAccount implements AccountClient {
   readonly origin: string;
   readonly credential: string;
   readonly #client: CreateosClient;

@@ -1,8 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Simulator, startSimulator } from "../../../../simulator/index.js";
+import { SECRET_KEY, sandboxes } from "../../../../test/fixtures/leasekeeper.js";
+import { PacedAccount } from "../../compose/provider.js";
+import { CreateosClient } from "../../createos/client.js";
+import { configureOrigin } from "../../createos/pacer.js";
 import { DEFAULT_ACTION_OPTIONS } from "../options.js";
-import type { SandboxRead } from "./account-reader.js";
+import { AccountReader, type SandboxRead } from "./account-reader.js";
 import { batchSize } from "./runner.js";
-import { isTransitioningTo, judgeReadBack } from "./verify.js";
+import { isTransitioningTo, judgeReadBack, Verifier } from "./verify.js";
 
 const listed = (status: string): SandboxRead => ({
   kind: "listed",
@@ -55,4 +60,34 @@ describe("re-check batch size", () => {
   ])("a list pass of %i requests at %i/min covers %i items", (cost, perMinute, expected) => {
     expect(batchSize(cost, perMinute, options)).toBe(expected);
   });
+});
+
+describe("the verifier against the simulator", () => {
+  let sim: Simulator;
+  beforeAll(async () => {
+    sim = await startSimulator({
+      fleet: { accounts: [{ apiKey: SECRET_KEY, sandboxes: sandboxes("sb-v", 3) }] },
+      rateLimitPerMinute: 0,
+      transitionMs: 0,
+    });
+    configureOrigin(sim.url, { requestsPerMinute: 6000 });
+  });
+  afterAll(() => sim.stop());
+
+  it("reads what was sent one poll after the account is done acting, not after the acting reads' longer wait", async () => {
+    const client = new PacedAccount(new CreateosClient({ apiUrl: sim.url, apiKey: SECRET_KEY }), "default");
+    const reader = new AccountReader(client, { pageSize: 500, knownSize: 3 });
+    await reader.list();
+    // At 300 requests a minute an account of 1,500 sandboxes reads back what it sent every 6 s while
+    // acting; an hour stands for any wait far longer than a verification poll.
+    const verifier = new Verifier(reader, { pollMs: 20, timeoutMs: 60_000, actingPollMs: 3_600_000 });
+    const outcome = verifier.watch("sb-v-00001", "delete");
+    await client.deleteSandbox("sb-v-00001");
+    // The test's timeout fails this when draining waits out the acting reads' interval first.
+    await verifier.drain();
+    expect(await outcome).toEqual({
+      state: "confirmed",
+      message: "CreateOS lists the sandbox as destroyed.",
+    });
+  }, 10_000);
 });

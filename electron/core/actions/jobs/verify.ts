@@ -85,6 +85,8 @@ export class Verifier {
   #lastRead = performance.now();
   #acting: Promise<void> | null = null;
   #draining = false;
+  /** Ends the acting reads' wait early: once the account is done acting, the verifier's own polls take over. */
+  #wakeActing: (() => void) | null = null;
 
   constructor(
     reader: AccountReader,
@@ -125,13 +127,25 @@ export class Verifier {
     const every = this.#actingPollMs;
     if (every === null) return;
     while (!this.#draining && this.#watches.size > 0) {
-      await sleep(Math.max(this.#pollMs, every - (performance.now() - this.#lastRead)));
+      await this.#actingWait(Math.max(this.#pollMs, every - (performance.now() - this.#lastRead)));
       if (this.#draining || this.#watches.size === 0) break;
       // A list pass made meanwhile (the next batch's re-read) already read them.
       if (performance.now() - this.#lastRead < every) continue;
       await this.#readWatched(false);
     }
     this.#acting = null;
+  }
+
+  /** Sleeps `ms`, or until `drain` wakes it. */
+  async #actingWait(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wakeActing = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#wakeActing = null;
   }
 
   async #readWatched(expire: boolean): Promise<void> {
@@ -148,6 +162,9 @@ export class Verifier {
    */
   async drain(abandon: () => boolean = () => false): Promise<void> {
     this.#draining = true;
+    // The acting reads may be spaced far wider than a poll (seconds, on a large account at 300/min):
+    // what was sent last is read one poll from now, not after that wait runs out.
+    this.#wakeActing?.();
     await this.#acting;
     while (this.#watches.size > 0) {
       if (abandon()) {
