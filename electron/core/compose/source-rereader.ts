@@ -1,15 +1,21 @@
 import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
 import { recordedSandboxId } from "../../../shared/domain/sandbox-id.js";
 import { type LeaseRef, type LeaseRereader, leaseKey, type RereadLease } from "../actions/ports.js";
+import { LedgerSource } from "../leases/ledger.js";
 import type { LeaseSource } from "../leases/source.js";
+import { indexLedger, type LedgerIndex, LedgerIndexCache } from "./ledger-index-cache.js";
 
 /**
- * Re-reads rows in batches. A ledger file is read once per batch (it is one file, whatever is asked);
+ * Re-reads rows in batches. A ledger file is read once per batch (it is one file, whatever is asked),
+ * unless its bytes are those the last batch parsed (`LedgerIndexCache`);
  * a Paperclip instance is asked for each row, and each environment once per batch. A source that can
  * tell which CreateOS plugin is installed is asked that once per batch too, and every row it re-read
  * carries the answer, so the re-check judges the lease as the plugin that will act on it next.
  */
-export function sourceRereader(sources: readonly LeaseSource[]): LeaseRereader {
+export function sourceRereader(
+  sources: readonly LeaseSource[],
+  ledgers: LedgerIndexCache = new LedgerIndexCache(),
+): LeaseRereader {
   return {
     async reread(refs) {
       const result = new Map<string, RereadLease | null>();
@@ -28,7 +34,9 @@ export function sourceRereader(sources: readonly LeaseSource[]): LeaseRereader {
           }
           // The installed plugin is asked once per batch, beside the rows, of a source that can tell it.
           const [reads, installedPlugin] = await Promise.all([
-            source.kind === "ledger" ? rereadLedger(source, sourceRefs) : rereadEach(source, sourceRefs),
+            source.kind === "ledger"
+              ? ledgerIndex(source, ledgers).then((index) => rereadLedger(index, sourceRefs))
+              : rereadEach(source, sourceRefs),
             source.readInstalledPlugin?.(),
           ]);
           for (const [leaseId, read] of reads) {
@@ -44,47 +52,49 @@ export function sourceRereader(sources: readonly LeaseSource[]): LeaseRereader {
       const wanted = new Set(sandboxIds);
       const named = new Set<string>();
       if (wanted.size === 0) return named;
-      const snapshots = await Promise.all(sources.map((source) => source.load()));
-      for (const snapshot of snapshots) {
-        // A source read only in part cannot say that no row names a sandbox.
-        if (snapshot.gaps.length > 0) throw new Error(`${snapshot.sourceId} was read only in part.`);
-        for (const row of snapshot.leases) {
-          const sandboxId = recordedSandboxId(row);
-          if (sandboxId !== null && wanted.has(sandboxId)) named.add(sandboxId);
-        }
-      }
+      await Promise.all(
+        sources.map(async (source) => {
+          // A source read only in part cannot say that no row names a sandbox.
+          const readInPart = () => new Error(`${source.id} was read only in part.`);
+          if (source.kind === "ledger") {
+            const index = await ledgerIndex(source, ledgers);
+            if (index.readInPart) throw readInPart();
+            for (const sandboxId of wanted) if (index.rowsBySandbox.has(sandboxId)) named.add(sandboxId);
+            return;
+          }
+          const snapshot = await source.load();
+          if (snapshot.gaps.length > 0) throw readInPart();
+          for (const row of snapshot.leases) {
+            const sandboxId = recordedSandboxId(row);
+            if (sandboxId !== null && wanted.has(sandboxId)) named.add(sandboxId);
+          }
+        }),
+      );
       return named;
     },
   };
 }
 
-async function rereadLedger(
-  source: LeaseSource,
-  refs: readonly LeaseRef[],
-): Promise<Map<string, RereadLease | null>> {
-  const snapshot = await source.load();
-  const environments = new Map(snapshot.environments.map((environment) => [environment.id, environment]));
-  const rowsBySandbox = new Map<string, LeaseRow[]>();
-  const rowsById = new Map<string, LeaseRow>();
-  for (const row of snapshot.leases) {
-    if (!rowsById.has(row.id)) rowsById.set(row.id, row);
-    const sandboxId = recordedSandboxId(row);
-    if (sandboxId === null) continue;
-    const list = rowsBySandbox.get(sandboxId);
-    if (list === undefined) rowsBySandbox.set(sandboxId, [row]);
-    else list.push(row);
-  }
+/** A ledger's rows now: a file's held index while its bytes are unchanged; any other ledger read whole. */
+async function ledgerIndex(source: LeaseSource, cache: LedgerIndexCache): Promise<LedgerIndex> {
+  return source instanceof LedgerSource ? cache.indexOf(source) : indexLedger(await source.load());
+}
+
+function rereadLedger(index: LedgerIndex, refs: readonly LeaseRef[]): Map<string, RereadLease | null> {
   const reads = new Map<string, RereadLease | null>();
   for (const ref of refs) {
-    const lease = rowsById.get(ref.leaseId);
+    const lease = index.rowsById.get(ref.leaseId);
     if (lease === undefined) {
       reads.set(ref.leaseId, null);
       continue;
     }
     const sandboxId = recordedSandboxId(lease);
     const others =
-      sandboxId === null ? [] : (rowsBySandbox.get(sandboxId) ?? []).filter((row) => row.id !== lease.id);
-    const environment = lease.environmentId === null ? null : (environments.get(lease.environmentId) ?? null);
+      sandboxId === null
+        ? []
+        : (index.rowsBySandbox.get(sandboxId) ?? []).filter((row) => row.id !== lease.id);
+    const environment =
+      lease.environmentId === null ? null : (index.environments.get(lease.environmentId) ?? null);
     reads.set(ref.leaseId, { lease, environment, others });
   }
   return reads;
