@@ -10,7 +10,7 @@ import { z } from "zod";
 import { stringify } from "csv-stringify/sync";
 import pLimit from "p-limit";
 import os from "node:os";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { setImmediate as setImmediate$1 } from "node:timers/promises";
 import { CreateosSandboxApiError, CreateosSandboxClient, CreateosSandboxConnectionError, CreateosSandboxError, sleep } from "@nodeops-createos/sandbox";
 import { appendFile, mkdir, readFile } from "node:fs/promises";
@@ -325,6 +325,7 @@ var ENGINE_MESSAGES = {
 */
 var SqliteClaims = class {
 	#db;
+	#releases = [];
 	constructor(db) {
 		this.#db = db;
 	}
@@ -352,8 +353,35 @@ var SqliteClaims = class {
 		}).immediate();
 		return taken;
 	}
-	async release(sandbox, holder) {
-		this.#db.prepare("DELETE FROM sandbox_claims WHERE origin = ? AND sandbox_id = ? AND owner = ? AND job_id = ?").run(sandbox.origin, sandbox.sandboxId, holder.owner, holder.jobId);
+	/**
+	* Releases asked for in the same turn of the event loop share one transaction. A list pass ends dozens
+	* of items at once, and on the engine's connection (synchronous=FULL) every commit is an fsync on the
+	* thread that starts the job's requests.
+	*/
+	release(sandbox, holder) {
+		return new Promise((released, failed) => {
+			this.#releases.push({
+				sandbox,
+				holder,
+				released,
+				failed
+			});
+			if (this.#releases.length === 1) setImmediate(() => this.#releaseQueued());
+		});
+	}
+	#releaseQueued() {
+		const batch = this.#releases;
+		this.#releases = [];
+		try {
+			const remove = this.#db.prepare("DELETE FROM sandbox_claims WHERE origin = ? AND sandbox_id = ? AND owner = ? AND job_id = ?");
+			this.#db.transaction(() => {
+				for (const { sandbox, holder } of batch) remove.run(sandbox.origin, sandbox.sandboxId, holder.owner, holder.jobId);
+			})();
+		} catch (error) {
+			for (const release of batch) release.failed(error);
+			return;
+		}
+		for (const release of batch) release.released();
 	}
 	async renew(owner, now, ttlMs) {
 		this.#db.prepare("UPDATE sandbox_claims SET expires_at = ? WHERE owner = ?").run(new Date(now.getTime() + ttlMs).toISOString(), owner);
@@ -3845,14 +3873,87 @@ var PacedAccount = class {
 		}
 	}
 };
+/**
+* A job re-reads its rows before every batch, and a ledger can only be re-read whole: parsed a token at
+* a time on the engine's thread, which at 6,000 requests a minute kept that thread from starting the
+* batch's requests on time. The index of the last read is kept while the file's bytes are the same ones
+* it was parsed from (a SHA-256 of the file, a small part of a parse), so a re-check never reads an
+* older file than the one on disk. It is let go a minute after its last use.
+*/
+var LedgerIndexCache = class {
+	#held = /* @__PURE__ */ new Map();
+	#keepMs;
+	constructor(options = {}) {
+		this.#keepMs = options.keepMs ?? 6e4;
+	}
+	/** The file's rows as they are now: the held index when the bytes are unchanged, else a new read. */
+	async indexOf(source) {
+		const before = await fileDigest(source.path);
+		const held = this.#held.get(source.id);
+		if (held !== void 0 && before !== null && held.digest === before && held.path === source.path) {
+			this.#keep(source.id, held);
+			return held.index;
+		}
+		this.#drop(source.id);
+		const index = indexLedger(await source.load());
+		const after = before === null ? null : await fileDigest(source.path);
+		if (after !== null && after === before) this.#keep(source.id, {
+			path: source.path,
+			digest: after,
+			index
+		});
+		return index;
+	}
+	#keep(id, held) {
+		clearTimeout(held.timer);
+		held.timer = setTimeout(() => this.#drop(id), this.#keepMs);
+		held.timer.unref?.();
+		this.#held.set(id, held);
+	}
+	#drop(id) {
+		const held = this.#held.get(id);
+		if (held === void 0) return;
+		clearTimeout(held.timer);
+		this.#held.delete(id);
+	}
+};
+function indexLedger(snapshot) {
+	const rowsBySandbox = /* @__PURE__ */ new Map();
+	const rowsById = /* @__PURE__ */ new Map();
+	for (const row of snapshot.leases) {
+		if (!rowsById.has(row.id)) rowsById.set(row.id, row);
+		const sandboxId = recordedSandboxId(row);
+		if (sandboxId === null) continue;
+		const list = rowsBySandbox.get(sandboxId);
+		if (list === void 0) rowsBySandbox.set(sandboxId, [row]);
+		else list.push(row);
+	}
+	return {
+		environments: new Map(snapshot.environments.map((environment) => [environment.id, environment])),
+		rowsById,
+		rowsBySandbox,
+		readInPart: snapshot.gaps.length > 0
+	};
+}
+/** The SHA-256 of the file's bytes, read as a stream; null when it cannot be read (the parse says why). */
+async function fileDigest(path) {
+	const hash = createHash("sha256");
+	try {
+		for await (const chunk of createReadStream(path)) hash.update(chunk);
+	} catch {
+		return null;
+	}
+	return hash.digest("hex");
+}
 // electron/core/compose/source-rereader.ts
 /**
-* Re-reads rows in batches. A ledger file is read once per batch (it is one file, whatever is asked);
+* Re-reads rows in batches. A ledger file is read once per batch (it is one file, whatever is asked),
+* unless its bytes are those the last batch parsed (`LedgerIndexCache`);
 * a Paperclip instance is asked for each row, and each environment once per batch. A source that can
 * tell which CreateOS plugin is installed is asked that once per batch too, and every row it re-read
 * carries the answer, so the re-check judges the lease as the plugin that will act on it next.
 */
-function sourceRereader(sources) {
+function sourceRereader(sources, ledgers = new LedgerIndexCache()) {
 	return {
 		async reread(refs) {
 			const result = /* @__PURE__ */ new Map();
@@ -3868,7 +3969,7 @@ function sourceRereader(sources) {
 					for (const ref of sourceRefs) result.set(leaseKey(ref.sourceId, ref.leaseId), null);
 					return;
 				}
-				const [reads, installedPlugin] = await Promise.all([source.kind === "ledger" ? rereadLedger(source, sourceRefs) : rereadEach(source, sourceRefs), source.readInstalledPlugin?.()]);
+				const [reads, installedPlugin] = await Promise.all([source.kind === "ledger" ? ledgerIndex(source, ledgers).then((index) => rereadLedger(index, sourceRefs)) : rereadEach(source, sourceRefs), source.readInstalledPlugin?.()]);
 				for (const [leaseId, read] of reads) {
 					const withPlugin = read === null || installedPlugin === void 0 ? read : {
 						...read,
@@ -3883,41 +3984,40 @@ function sourceRereader(sources) {
 			const wanted = new Set(sandboxIds);
 			const named = /* @__PURE__ */ new Set();
 			if (wanted.size === 0) return named;
-			const snapshots = await Promise.all(sources.map((source) => source.load()));
-			for (const snapshot of snapshots) {
-				if (snapshot.gaps.length > 0) throw new Error(`${snapshot.sourceId} was read only in part.`);
+			await Promise.all(sources.map(async (source) => {
+				const readInPart = () => /* @__PURE__ */ new Error(`${source.id} was read only in part.`);
+				if (source.kind === "ledger") {
+					const index = await ledgerIndex(source, ledgers);
+					if (index.readInPart) throw readInPart();
+					for (const sandboxId of wanted) if (index.rowsBySandbox.has(sandboxId)) named.add(sandboxId);
+					return;
+				}
+				const snapshot = await source.load();
+				if (snapshot.gaps.length > 0) throw readInPart();
 				for (const row of snapshot.leases) {
 					const sandboxId = recordedSandboxId(row);
 					if (sandboxId !== null && wanted.has(sandboxId)) named.add(sandboxId);
 				}
-			}
+			}));
 			return named;
 		}
 	};
 }
-async function rereadLedger(source, refs) {
-	const snapshot = await source.load();
-	const environments = new Map(snapshot.environments.map((environment) => [environment.id, environment]));
-	const rowsBySandbox = /* @__PURE__ */ new Map();
-	const rowsById = /* @__PURE__ */ new Map();
-	for (const row of snapshot.leases) {
-		if (!rowsById.has(row.id)) rowsById.set(row.id, row);
-		const sandboxId = recordedSandboxId(row);
-		if (sandboxId === null) continue;
-		const list = rowsBySandbox.get(sandboxId);
-		if (list === void 0) rowsBySandbox.set(sandboxId, [row]);
-		else list.push(row);
-	}
+/** A ledger's rows now: a file's held index while its bytes are unchanged; any other ledger read whole. */
+async function ledgerIndex(source, cache) {
+	return source instanceof LedgerSource ? cache.indexOf(source) : indexLedger(await source.load());
+}
+function rereadLedger(index, refs) {
 	const reads = /* @__PURE__ */ new Map();
 	for (const ref of refs) {
-		const lease = rowsById.get(ref.leaseId);
+		const lease = index.rowsById.get(ref.leaseId);
 		if (lease === void 0) {
 			reads.set(ref.leaseId, null);
 			continue;
 		}
 		const sandboxId = recordedSandboxId(lease);
-		const others = sandboxId === null ? [] : (rowsBySandbox.get(sandboxId) ?? []).filter((row) => row.id !== lease.id);
-		const environment = lease.environmentId === null ? null : environments.get(lease.environmentId) ?? null;
+		const others = sandboxId === null ? [] : (index.rowsBySandbox.get(sandboxId) ?? []).filter((row) => row.id !== lease.id);
+		const environment = lease.environmentId === null ? null : index.environments.get(lease.environmentId) ?? null;
 		reads.set(ref.leaseId, {
 			lease,
 			environment,
