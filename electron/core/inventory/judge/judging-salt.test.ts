@@ -8,26 +8,26 @@ const KEY = "sk-live-salt-canary-30417";
 describe("the salt rows are judged under", () => {
   const base = { rules: "rules-a", keys: [KEY], seed: "seed-a" };
 
-  it("is the same for the same rules, keys and seed, whatever the keys' order and repeats", () => {
-    expect(judgingSalt(base)).toBe(judgingSalt({ ...base }));
-    expect(judgingSalt({ ...base, keys: ["another-key-1234", KEY] })).toBe(
-      judgingSalt({ ...base, keys: [KEY, "another-key-1234", KEY] }),
+  it("is the same for the same rules, keys and seed, whatever the keys' order and repeats", async () => {
+    expect(await judgingSalt(base)).toBe(await judgingSalt({ ...base }));
+    expect(await judgingSalt({ ...base, keys: ["another-key-1234", KEY] })).toBe(
+      await judgingSalt({ ...base, keys: [KEY, "another-key-1234", KEY] }),
     );
   });
 
-  it("is another for other rules, other keys, no keys, or another store's seed", () => {
-    const salts = [
+  it("is another for other rules, other keys, no keys, or another store's seed", async () => {
+    const salts = await Promise.all([
       judgingSalt(base),
       judgingSalt({ ...base, rules: "rules-b" }),
       judgingSalt({ ...base, keys: [`${KEY}x`] }),
       judgingSalt({ ...base, keys: [] }),
       judgingSalt({ ...base, seed: "seed-b" }),
-    ];
+    ]);
     expect(new Set(salts).size).toBe(salts.length);
   });
 
-  it("holds none of the keys in any form", () => {
-    const salt = judgingSalt(base);
+  it("holds none of the keys in any form", async () => {
+    const salt = await judgingSalt(base);
     for (const form of [KEY, Buffer.from(KEY).toString("base64"), Buffer.from(KEY).toString("hex")])
       expect(salt).not.toContain(form);
   });

@@ -1,8 +1,9 @@
-import { scryptSync } from "node:crypto";
+import { scrypt } from "node:crypto";
 
 /**
- * scrypt's cost: about 16 MB and a few tens of milliseconds, paid once per start and per change of
- * keys, so that a digest kept at rest is no cheap test of a guessed key.
+ * scrypt's cost: about 16 MB and 0.1–0.3 s of CPU here, paid once per start and per change of keys, so
+ * that a digest kept at rest is no cheap test of a guessed key. It runs on libuv's thread pool, so the
+ * thread that asks reads its sources meanwhile.
  */
 const SCRYPT = { N: 2 ** 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
@@ -22,8 +23,12 @@ export function judgingSalt({
   rules: string;
   keys: readonly string[];
   seed: string;
-}): string {
+}): Promise<string> {
   // The keys' order and repeats do not change what is taken out.
   const material = JSON.stringify([rules, ...[...new Set(keys)].sort()]);
-  return scryptSync(material, seed, 18, SCRYPT).toString("base64");
+  return new Promise((resolve, reject) =>
+    scrypt(material, seed, 18, SCRYPT, (error, key) =>
+      error === null ? resolve(key.toString("base64")) : reject(error),
+    ),
+  );
 }

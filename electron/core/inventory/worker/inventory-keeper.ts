@@ -121,7 +121,7 @@ export class InventoryKeeper {
   readonly #marks = new LeasekeeperActions();
   readonly #memory = new ScanMemory();
   /** The salt rows are judged under with the keys in use now (`judgingSalt`); drawn when first needed. */
-  #salt: string | null = null;
+  #salt: Promise<string> | null = null;
   readonly #unredacted: UnredactedRows;
   readonly #scans = new Map<number, PendingScan>();
   /** The list pages of the last scan judged, by the digest of their bytes (see `listing-page`). */
@@ -244,12 +244,19 @@ export class InventoryKeeper {
   }
 
   /** The salt of these rules and the keys in use now, with the store's seed (decision 224). */
-  #judgingSalt(): string {
-    this.#salt ??= judgingSalt({
-      rules: RULES_FINGERPRINT,
-      keys: this.#redactions,
-      seed: this.#rows.judgingSeed(),
-    });
+  #judgingSalt(): Promise<string> {
+    if (this.#salt === null) {
+      const salt = judgingSalt({
+        rules: RULES_FINGERPRINT,
+        keys: this.#redactions,
+        seed: this.#rows.judgingSeed(),
+      });
+      // A salt that could not be drawn is drawn again by the next scan.
+      salt.catch(() => {
+        if (this.#salt === salt) this.#salt = null;
+      });
+      this.#salt = salt;
+    }
     return this.#salt;
   }
 
@@ -286,6 +293,8 @@ export class InventoryKeeper {
     const opened = this.#openSources(setup);
     // Judged later; until then a failure must not count as unhandled.
     opened.catch(() => undefined);
+    // Drawn on the thread pool while the sources are read and CreateOS is listed, not after.
+    this.#judgingSalt().catch(() => undefined);
     this.#scans.set(setup.scanId, {
       setup,
       listings: new ScanListings(),
@@ -336,6 +345,8 @@ export class InventoryKeeper {
       this.#scans.delete(scanId);
       let sources = await opened;
       for (let attempt = 1; ; attempt++) {
+        // Awaited before the write begins, so that a salt still being drawn holds no write open.
+        const salt = await this.#judgingSalt();
         const write = this.#unredacted.watching(
           this.#rows.beginScan(sources.map(({ read }) => read.sourceId)),
         );
@@ -348,7 +359,7 @@ export class InventoryKeeper {
             now,
             marks: this.#marks,
             memory: this.#memory,
-            salt: this.#judgingSalt(),
+            salt,
             digest: fingerprint,
             leaseOf: (stored) => this.#unredacted.leaseOf(stored),
           });
