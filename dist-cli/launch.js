@@ -3895,7 +3895,7 @@ var LedgerIndexCache = class {
 			return held.index;
 		}
 		this.#drop(source.id);
-		const index = indexLedger(await source.load());
+		const index = indexRows(await source.load());
 		const after = before === null ? null : await fileDigest(source.path);
 		if (after !== null && after === before) this.#keep(source.id, {
 			path: source.path,
@@ -3917,7 +3917,7 @@ var LedgerIndexCache = class {
 		this.#held.delete(id);
 	}
 };
-function indexLedger(snapshot) {
+function indexRows(snapshot) {
 	const rowsBySandbox = /* @__PURE__ */ new Map();
 	const rowsById = /* @__PURE__ */ new Map();
 	for (const row of snapshot.leases) {
@@ -3969,7 +3969,7 @@ function sourceRereader(sources, ledgers = new LedgerIndexCache()) {
 					for (const ref of sourceRefs) result.set(leaseKey(ref.sourceId, ref.leaseId), null);
 					return;
 				}
-				const [reads, installedPlugin] = await Promise.all([source.kind === "ledger" ? ledgerIndex(source, ledgers).then((index) => rereadLedger(index, sourceRefs)) : rereadEach(source, sourceRefs), source.readInstalledPlugin?.()]);
+				const [reads, installedPlugin] = await Promise.all([source.kind === "ledger" ? rowIndexOf(source, ledgers).then((index) => rereadLedger(index, sourceRefs)) : rereadEach(source, sourceRefs), source.readInstalledPlugin?.()]);
 				for (const [leaseId, read] of reads) {
 					const withPlugin = read === null || installedPlugin === void 0 ? read : {
 						...read,
@@ -3985,27 +3985,17 @@ function sourceRereader(sources, ledgers = new LedgerIndexCache()) {
 			const named = /* @__PURE__ */ new Set();
 			if (wanted.size === 0) return named;
 			await Promise.all(sources.map(async (source) => {
-				const readInPart = () => /* @__PURE__ */ new Error(`${source.id} was read only in part.`);
-				if (source.kind === "ledger") {
-					const index = await ledgerIndex(source, ledgers);
-					if (index.readInPart) throw readInPart();
-					for (const sandboxId of wanted) if (index.rowsBySandbox.has(sandboxId)) named.add(sandboxId);
-					return;
-				}
-				const snapshot = await source.load();
-				if (snapshot.gaps.length > 0) throw readInPart();
-				for (const row of snapshot.leases) {
-					const sandboxId = recordedSandboxId(row);
-					if (sandboxId !== null && wanted.has(sandboxId)) named.add(sandboxId);
-				}
+				const index = await rowIndexOf(source, ledgers);
+				if (index.readInPart) throw new Error(`${source.id} was read only in part.`);
+				for (const sandboxId of wanted) if (index.rowsBySandbox.has(sandboxId)) named.add(sandboxId);
 			}));
 			return named;
 		}
 	};
 }
-/** A ledger's rows now: a file's held index while its bytes are unchanged; any other ledger read whole. */
-async function ledgerIndex(source, cache) {
-	return source instanceof LedgerSource ? cache.indexOf(source) : indexLedger(await source.load());
+/** A source's rows now: a ledger file's held index while its bytes are unchanged, else a read whole. */
+async function rowIndexOf(source, cache) {
+	return source instanceof LedgerSource ? cache.indexOf(source) : indexRows(await source.load());
 }
 function rereadLedger(index, refs) {
 	const reads = /* @__PURE__ */ new Map();

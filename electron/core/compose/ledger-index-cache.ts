@@ -5,8 +5,8 @@ import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js"
 import { recordedSandboxId } from "../../../shared/domain/sandbox-id.js";
 import type { LedgerSource } from "../leases/ledger.js";
 
-/** A ledger's rows as a re-check looks them up: by id, and by the sandbox they record. */
-export interface LedgerIndex {
+/** A source's rows as a re-check looks them up: by id, and by the sandbox they record. */
+export interface RowIndex {
   environments: ReadonlyMap<string, Environment>;
   /** The first row of each id, as a scan takes it. */
   rowsById: ReadonlyMap<string, LeaseRow>;
@@ -21,7 +21,7 @@ export const LEDGER_INDEX_KEEP_MS = 60_000;
 interface Held {
   path: string;
   digest: string;
-  index: LedgerIndex;
+  index: RowIndex;
   timer?: ReturnType<typeof setTimeout>;
 }
 
@@ -41,7 +41,7 @@ export class LedgerIndexCache {
   }
 
   /** The file's rows as they are now: the held index when the bytes are unchanged, else a new read. */
-  async indexOf(source: LedgerSource): Promise<LedgerIndex> {
+  async indexOf(source: LedgerSource): Promise<RowIndex> {
     const before = await fileDigest(source.path);
     const held = this.#held.get(source.id);
     if (held !== undefined && before !== null && held.digest === before && held.path === source.path) {
@@ -49,7 +49,7 @@ export class LedgerIndexCache {
       return held.index;
     }
     this.#drop(source.id);
-    const index = indexLedger(await source.load());
+    const index = indexRows(await source.load());
     // Kept only when the file was the same bytes before and after the read that was parsed.
     const after = before === null ? null : await fileDigest(source.path);
     if (after !== null && after === before) {
@@ -73,7 +73,7 @@ export class LedgerIndexCache {
   }
 }
 
-export function indexLedger(snapshot: SourceSnapshot): LedgerIndex {
+export function indexRows(snapshot: SourceSnapshot): RowIndex {
   const rowsBySandbox = new Map<string, LeaseRow[]>();
   const rowsById = new Map<string, LeaseRow>();
   for (const row of snapshot.leases) {

@@ -3,7 +3,7 @@ import { recordedSandboxId } from "../../../shared/domain/sandbox-id.js";
 import { type LeaseRef, type LeaseRereader, leaseKey, type RereadLease } from "../actions/ports.js";
 import { LedgerSource } from "../leases/ledger.js";
 import type { LeaseSource } from "../leases/source.js";
-import { indexLedger, type LedgerIndex, LedgerIndexCache } from "./ledger-index-cache.js";
+import { indexRows, LedgerIndexCache, type RowIndex } from "./ledger-index-cache.js";
 
 /**
  * Re-reads rows in batches. A ledger file is read once per batch (it is one file, whatever is asked),
@@ -35,7 +35,7 @@ export function sourceRereader(
           // The installed plugin is asked once per batch, beside the rows, of a source that can tell it.
           const [reads, installedPlugin] = await Promise.all([
             source.kind === "ledger"
-              ? ledgerIndex(source, ledgers).then((index) => rereadLedger(index, sourceRefs))
+              ? rowIndexOf(source, ledgers).then((index) => rereadLedger(index, sourceRefs))
               : rereadEach(source, sourceRefs),
             source.readInstalledPlugin?.(),
           ]);
@@ -54,20 +54,10 @@ export function sourceRereader(
       if (wanted.size === 0) return named;
       await Promise.all(
         sources.map(async (source) => {
+          const index = await rowIndexOf(source, ledgers);
           // A source read only in part cannot say that no row names a sandbox.
-          const readInPart = () => new Error(`${source.id} was read only in part.`);
-          if (source.kind === "ledger") {
-            const index = await ledgerIndex(source, ledgers);
-            if (index.readInPart) throw readInPart();
-            for (const sandboxId of wanted) if (index.rowsBySandbox.has(sandboxId)) named.add(sandboxId);
-            return;
-          }
-          const snapshot = await source.load();
-          if (snapshot.gaps.length > 0) throw readInPart();
-          for (const row of snapshot.leases) {
-            const sandboxId = recordedSandboxId(row);
-            if (sandboxId !== null && wanted.has(sandboxId)) named.add(sandboxId);
-          }
+          if (index.readInPart) throw new Error(`${source.id} was read only in part.`);
+          for (const sandboxId of wanted) if (index.rowsBySandbox.has(sandboxId)) named.add(sandboxId);
         }),
       );
       return named;
@@ -75,12 +65,12 @@ export function sourceRereader(
   };
 }
 
-/** A ledger's rows now: a file's held index while its bytes are unchanged; any other ledger read whole. */
-async function ledgerIndex(source: LeaseSource, cache: LedgerIndexCache): Promise<LedgerIndex> {
-  return source instanceof LedgerSource ? cache.indexOf(source) : indexLedger(await source.load());
+/** A source's rows now: a ledger file's held index while its bytes are unchanged, else a read whole. */
+async function rowIndexOf(source: LeaseSource, cache: LedgerIndexCache): Promise<RowIndex> {
+  return source instanceof LedgerSource ? cache.indexOf(source) : indexRows(await source.load());
 }
 
-function rereadLedger(index: LedgerIndex, refs: readonly LeaseRef[]): Map<string, RereadLease | null> {
+function rereadLedger(index: RowIndex, refs: readonly LeaseRef[]): Map<string, RereadLease | null> {
   const reads = new Map<string, RereadLease | null>();
   for (const ref of refs) {
     const lease = index.rowsById.get(ref.leaseId);
