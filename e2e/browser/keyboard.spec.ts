@@ -1,5 +1,13 @@
 import { expect, test } from "../support/leasekeeper.js";
-import { environmentOf, leaseRow, openConsole, plantedLease, sandboxOf, simSandbox } from "./operator.js";
+import {
+  environmentOf,
+  leaseRow,
+  matchingCount,
+  openConsole,
+  plantedLease,
+  sandboxOf,
+  simSandbox,
+} from "./operator.js";
 
 // Done-when 10: keyboard only — navigate, select, open, and confirm an action.
 test("keyboard only: find a row, move to it, select it, open it, and release it from the palette", async ({
@@ -22,6 +30,8 @@ test("keyboard only: find a row, move to it, select it, open it, and release it 
   await expect(page.getByTestId("lease-table")).toBeFocused();
   const row = leaseRow(page, leaseId);
   await expect(row).toBeVisible();
+  // j moves within the rows shown: the search's answer must be the list on screen, not the one before.
+  expect(await matchingCount(page)).toBe(1);
 
   // j moves the cursor onto the row, space selects it, Enter opens it, Escape closes it.
   await page.keyboard.press("j");

@@ -39,10 +39,18 @@ export async function openConsole(page: Page, world: LeasekeeperWorld): Promise<
  * answers from a worker, so right after a click the count may still be the previous answer's.
  */
 export async function matchingCount(page: Page): Promise<number> {
-  await expect(page.getByTestId("leases-view")).not.toHaveAttribute("aria-busy", "true");
+  await filterAnswered(page);
   const count = page.getByTestId("visible-count");
   await expect(count).toHaveAttribute("data-count", /^\d+$/);
   return Number(await count.getAttribute("data-count"));
+}
+
+/**
+ * Waits until the rows shown answer the current search, chips and sort. Until then the previous answer
+ * stays on screen, and keys such as j act on it: a row can be visible in that older list too.
+ */
+export async function filterAnswered(page: Page): Promise<void> {
+  await expect(page.getByTestId("leases-view")).not.toHaveAttribute("aria-busy", "true");
 }
 
 export function leaseRow(page: Page, leaseId: string): Locator {
@@ -54,6 +62,7 @@ export async function showLease(page: Page, leaseId: string): Promise<Locator> {
   await page.getByTestId("search").fill(leaseId);
   const row = leaseRow(page, leaseId);
   await expect(row).toBeVisible();
+  await filterAnswered(page);
   return row;
 }
 
