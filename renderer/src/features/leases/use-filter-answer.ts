@@ -17,7 +17,7 @@ export interface FilterState {
 /**
  * The rows `query` shows over `table` in `order`, from the search worker: the previous answer stays
  * until the new one arrives, so the table never flashes empty. Without a Worker the same functions run
- * here, synchronously.
+ * here, synchronously; so do they for a query without search text until the worker first answers.
  */
 export function useFilterAnswer(
   table: InventoryRows | undefined,
@@ -65,7 +65,18 @@ export function useFilterAnswer(
     });
   }, [listen, workerFailed]);
 
-  const result = inline ?? answered;
+  // Until the worker's first answer, a query without search text is answered here: the worker's start
+  // (its script fetched and run, the columns sent over) would otherwise hold back the first rows, and
+  // without a search the answer is one pass over the scope and chip columns. A search waits for the
+  // worker, which builds the search index off this thread.
+  const first = useMemo(
+    () =>
+      inline !== null || answered !== null || !table || query.search.trim() !== ""
+        ? null
+        : answerHere(table, order, query),
+    [inline, answered, table, order, query],
+  );
+  const result = inline ?? answered ?? first;
   const pending =
     result === null || result.table !== table || result.order !== order || result.key !== queryKey(query);
   return { result, pending };
