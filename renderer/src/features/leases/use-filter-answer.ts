@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from "react";
+import { afterNextPaint } from "../../lib/after-paint";
 import type { InventoryRows } from "../../state/inventory-rows";
 import { FilterClient, type FilterResult } from "./filter-client";
 import { answerFilter, type FilterQuery, queryKey } from "./filter-query";
@@ -50,16 +51,30 @@ export function useFilterAnswer(
       client.current = null;
     };
   }, [workerFailed]);
-  useEffect(() => {
-    if (table) client.current?.ask(table, order, query);
-  }, [table, order, query]);
   const shown = useRef({ table, order });
   useEffect(() => {
     shown.current = { table, order };
   }, [table, order]);
+  // The newest query, whichever way it came: a render, or `listen` before React renders it.
+  const newest = useRef(query);
+  useEffect(() => {
+    if (!table) return;
+    newest.current = query;
+    // While the first answer is this page's own, the worker is fed after the frame that shows it:
+    // sending it an inventory's columns clones every id, 30–90 ms at 20,000–100,000 rows. A newer query
+    // may have been asked by then, and the newest is the one asked.
+    if (answered === null && query.search.trim() === "") {
+      return afterNextPaint(() => {
+        const { table, order } = shown.current;
+        if (table) client.current?.ask(table, order, newest.current);
+      });
+    }
+    client.current?.ask(table, order, query);
+  }, [table, order, query, answered]);
   useEffect(() => {
     if (listen === undefined || workerFailed) return;
     return listen((next) => {
+      newest.current = next;
       const { table, order } = shown.current;
       if (table) client.current?.ask(table, order, next);
     });
