@@ -83,15 +83,18 @@ export function useFilterAnswer(
   // Until the worker's first answer, a query without search text is answered here: the worker's start
   // (its script fetched and run, the columns sent over) would otherwise hold back the first rows, and
   // without a search the answer is one pass over the scope and chip columns. A search waits for the
-  // worker, which builds the search index off this thread.
-  const first = useMemo(
+  // worker, which builds the search index off this thread; meanwhile the last answer given here stays,
+  // as any previous answer does.
+  const own = useMemo(
     () =>
       inline !== null || answered !== null || !table || query.search.trim() !== ""
         ? null
         : answerHere(table, order, query),
     [inline, answered, table, order, query],
   );
-  const result = inline ?? answered ?? first;
+  const lastOwn = useRef<FilterResult | null>(null);
+  if (own !== null) lastOwn.current = own;
+  const result = inline ?? answered ?? lastOwn.current;
   const pending =
     result === null || result.table !== table || result.order !== order || result.key !== queryKey(query);
   return { result, pending };
