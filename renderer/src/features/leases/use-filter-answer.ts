@@ -92,8 +92,10 @@ export function useFilterAnswer(
         : answerHere(table, order, query),
     [inline, answered, table, order, query],
   );
+  // Let go once the worker answers, so no older inventory is held by it.
   const lastOwn = useRef<FilterResult | null>(null);
-  if (own !== null) lastOwn.current = own;
+  if (answered !== null || inline !== null) lastOwn.current = null;
+  else if (own !== null) lastOwn.current = own;
   const result = inline ?? answered ?? lastOwn.current;
   const pending =
     result === null || result.table !== table || result.order !== order || result.key !== queryKey(query);
