@@ -286,8 +286,9 @@ export class InventoryService {
   }
 
   /**
-   * The whole inventory, every stored row copied over from the worker once per inventory: what
-   * `leasekeeper scan` prints. Every other reader asks the worker for the rows it reads.
+   * The whole inventory, every stored row copied over from the worker once per inventory. Nothing in the
+   * product asks for it (each reader asks the worker for the rows it reads; `rowPages` for every row):
+   * tests and the benchmark compare with it, as with a cold scan's result.
    */
   async full(): Promise<Inventory> {
     await this.ensure();

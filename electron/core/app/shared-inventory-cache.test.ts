@@ -204,7 +204,7 @@ describe("the whole inventory in the store a team shares", () => {
     const scanned = await runScan(machine({ store: true }), envFor(url));
     expect(scanned.stderr).toBe("");
     expect(scanned.code).toBe(0);
-    const report = JSON.parse(scanned.stdout) as { generatedAt: string };
+    const report = JSON.parse(scanned.stdout) as { generatedAt: string; leases: { leaseId: string }[] };
 
     const views = await queryStore<{ generated_at: string }>(
       url,
@@ -236,6 +236,9 @@ describe("the whole inventory in the store a team shares", () => {
       const full = await fresh.inventory.full();
       expect(full.generatedAt).toBe(report.generatedAt);
       expect(full.leases.length).toBe(shown.data.leases.leaseId.length + shown.data.history.count);
+      // Every row the terminal reported, each kept once (its rows were sent a page at a time).
+      const keptIds = full.leases.map((classified) => classified.lease.id).sort();
+      expect(keptIds).toEqual(report.leases.map((lease) => lease.leaseId).sort());
     } finally {
       await fresh.close();
     }

@@ -1,7 +1,5 @@
 import { parseArgs } from "node:util";
-import { encodeInventory } from "../../../../shared/contract/index.js";
 import { HEADLINES, QUIET_HEADLINES } from "../../../../shared/domain/codes.js";
-import type { Inventory } from "../../../../shared/domain/inventory.js";
 import type { ProofSubject } from "../../../../shared/domain/marker-proof.js";
 import type { Core } from "../../compose/index.js";
 import { CONFIG_FILE_NAME } from "../../config/load.js";
@@ -60,8 +58,7 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
         kept?.inventory.generatedAt === inventory.generatedAt ? kept.newSinceLastScan : [],
       );
       // With a store the team shares, what the others' apps start from, as the app's own scan keeps it.
-      if (core.config().store?.kind === "postgres")
-        await keepForTheTeam(core, io, await core.inventory.full());
+      if (core.config().store?.kind === "postgres") await keepForTheTeam(core, io);
       await core.markers.loaded();
       // How a source read (a database's table shape) is for the person at the terminal, beside the result.
       for (const note of inventory.sourceNotes ?? []) {
@@ -107,14 +104,20 @@ async function* mapPages<T, U>(
   for await (const page of pages) yield page.map(each);
 }
 
-/** Like the local save, the scan stands without the shared store: a failure is one line, not the result. */
-async function keepForTheTeam(core: Core, io: CliIo, inventory: Inventory): Promise<void> {
+/**
+ * Like the local save, the scan stands without the shared store: a failure is one line, not the result.
+ * What is kept is what the app's worker keeps after its own scan: the view it holds, and every stored
+ * row, read from the worker a page at a time as they are sent.
+ */
+async function keepForTheTeam(core: Core, io: CliIo): Promise<void> {
   const redactor = core.log.redactor;
   try {
-    const redacted = redactor.redactDeep(inventory);
+    const view = redactor.redactDeep(await core.inventory.view({}));
+    const { inventory, pages } = await core.inventory.rowPages();
     await keepScanInSharedStore(core.config(), io.env, {
-      inventory: redacted,
-      view: redactor.redactDeep(encodeInventory(redacted, { leaveOutHistory: true })),
+      inventory: redactor.redactDeep(inventory),
+      pages: mapPages(pages, (row) => redactor.redactDeep(row)),
+      view,
     });
   } catch (error) {
     const message =

@@ -78,6 +78,13 @@ const KEPT_VIEWS = 2;
 const READ_AHEAD_ROWS = 5_000;
 /** Tries of a scan whose flip another process's scan overtook (the CLI's, on the same data directory). */
 const SCAN_ATTEMPTS = 2;
+/**
+ * Rows read from the store per page of the team's save: a few megabytes of rows, each page sent as
+ * chunks before the next is read.
+ */
+const SHARED_PAGE_ROWS = 2_000;
+/** Tries of the team's save when a job's mark writes the same scan anew while its rows are sent. */
+const SHARED_SAVE_ATTEMPTS = 3;
 
 interface PendingScan {
   setup: ScanSetup;
@@ -448,7 +455,12 @@ export class InventoryKeeper {
     return read ? this.#redactor.redactDeep(builder.finish()) : null;
   }
 
-  /** Keeps the view and the whole inventory in the team's store, after the answer that showed them. */
+  /**
+   * Keeps the view and the whole inventory in the team's store, after the answer that showed them. The
+   * rows are read from the store a page at a time as they are sent, so the heap never holds them all.
+   * When the scan is flipped again meanwhile (a job's mark writes the same scan anew), the save starts
+   * over from the scan held then, if it is still the same scan; a later scan is kept by its own save.
+   */
   #keepShared(head: StoredHead, view: InventoryView): void {
     const shared = this.#sharedViews;
     if (shared === null) return;
@@ -457,12 +469,35 @@ export class InventoryKeeper {
       .then(async () => {
         await new Promise<void>((resolve) => setImmediate(resolve));
         await shared.save(sourceIds, view);
-        const whole = this.#wholeOf(head);
-        if (whole !== null) await shared.saveInventory(sourceIds, this.#redactor.redactDeep(whole));
+        let kept: StoredHead | undefined = head;
+        for (let attempt = 1; kept !== undefined; attempt++) {
+          const scan = kept.scan;
+          try {
+            const inventory = this.#redactor.redactDeep(kept.inventory);
+            await shared.saveInventory(sourceIds, { inventory, pages: this.#sharedPages(scan) });
+            return;
+          } catch (error) {
+            if (!(error instanceof ScanFlippedWhileKept) || attempt >= SHARED_SAVE_ATTEMPTS) throw error;
+          }
+          const now = this.#held?.head;
+          const same = now?.inventory.generatedAt === head.inventory.generatedAt;
+          kept = same && sameSourceSet(now.scan.sourceIds, sourceIds) ? now : undefined;
+        }
       })
       .catch((error: unknown) => {
         this.#onSaveFailed({ kind: "internal", message: messageOf(error) });
       });
+  }
+
+  /** Every row of `scan` as pages for the team's store, keys taken out; throws once it is not the stored scan. */
+  async *#sharedPages(scan: StoredScan): AsyncGenerator<ClassifiedLease[]> {
+    let after: RowCursor | null = null;
+    do {
+      const page = this.#rows.page(scan, { after, limit: SHARED_PAGE_ROWS });
+      if (page === null) throw new ScanFlippedWhileKept();
+      if (page.rows.length > 0) yield this.#redactor.redactDeep(this.#preferred(page).rows);
+      after = page.next;
+    } while (after !== null);
   }
 
   /**
@@ -826,6 +861,14 @@ function messageOf(error: unknown): string {
 /** Whether a scan's flip failed because another process's scan was flipped over its sources meanwhile. */
 function isOvertaken(error: unknown): boolean {
   return error instanceof Error && error.name === "InventoryChangedMeanwhile";
+}
+
+/** The scan whose rows the team's save was sending is no longer the one the store holds. */
+class ScanFlippedWhileKept extends Error {
+  override name = "ScanFlippedWhileKept";
+  constructor() {
+    super("the stored inventory was replaced while it was kept in the team's store");
+  }
 }
 
 /** Lets go of every read and closes every source (a database's connections). */

@@ -1,8 +1,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { InventoryView } from "../../../../shared/contract/index.js";
-import type { Inventory } from "../../../../shared/domain/inventory.js";
 import { SecretRedactor } from "../../redaction/redactor.js";
 import { JudgedInventoryStore, openDatabase, openMemoryDatabase } from "../../store/index.js";
+import type { ScanToKeep } from "../../store/postgres/pg-inventory-cache.js";
 import { openPostgresStore, type PostgresStore, sharedStoreFailure } from "../../store/postgres/store.js";
 import { ViewStore } from "../../store/view-store.js";
 import { HeapWatch, type ThreadRequest, type WatchedSetup } from "./heap-watch.js";
@@ -58,9 +58,9 @@ const sharedViews =
             );
           });
         },
-        async saveInventory(sourceIds: readonly string[], inventory: Inventory) {
+        async saveInventory(sourceIds: readonly string[], scan: ScanToKeep) {
           const store = await openShared(shared);
-          await store.inventoryCache.save(sourceIds, inventory).catch((error: unknown) => {
+          await store.inventoryCache.save(sourceIds, scan).catch((error: unknown) => {
             throw sharedStoreFailure(
               "the last inventory could not be kept in the shared store",
               shared.urlEnv,

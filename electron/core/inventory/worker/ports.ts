@@ -135,8 +135,14 @@ export interface KeptViews {
  */
 export interface SharedViews {
   save(sourceIds: readonly string[], view: InventoryView): Promise<void>;
-  /** Keeps the whole inventory, its keys already taken out, for these sources. */
-  saveInventory(sourceIds: readonly string[], inventory: Inventory): Promise<void>;
+  /**
+   * Keeps the whole inventory, its keys already taken out, for these sources: `inventory` without its
+   * rows, and the rows a page at a time, each page asked for once the ones before it are sent.
+   */
+  saveInventory(
+    sourceIds: readonly string[],
+    scan: { inventory: Inventory; pages: AsyncIterable<readonly ClassifiedLease[]> },
+  ): Promise<void>;
   /** The sources configured when the worker started: the team's inventory read at start is theirs. */
   readonly configuredSources: readonly string[];
   /** The team's inventory for these sources when it was scanned after `than` (null: any), else null. */

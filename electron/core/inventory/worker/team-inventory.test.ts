@@ -1,20 +1,22 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
-import type { Inventory } from "../../../../shared/domain/inventory.js";
+import type { Inventory, LeasekeeperAction } from "../../../../shared/domain/inventory.js";
+import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
 import { postgresForSuite } from "../../../../test/support/postgres-suite.js";
 import { openDatabase } from "../../store/index.js";
 import { migratePostgres } from "../../store/postgres/migrations.js";
-import { PgInventoryCache } from "../../store/postgres/pg-inventory-cache.js";
+import { PgInventoryCache, wholeScan } from "../../store/postgres/pg-inventory-cache.js";
 import { PgInventoryViews } from "../../store/postgres/pg-inventory-views.js";
 import type { SharedViews } from "./inventory-keeper.js";
 import type { Accepted } from "./protocol.js";
 import { keeperOverStore } from "./testing/keeper-over-store.js";
 
-// The keeper at start with a team's store (a real embedded PostgreSQL): the team's inventory is loaded
+// The keeper with a team's store (a real embedded PostgreSQL): at start, the team's inventory is loaded
 // when it is the later scan, and a scan of this run accepted while the store is still being read is
-// never replaced by what the store held.
+// never replaced by what the store held; after a scan, its rows are kept there a page at a time from the
+// worker's store, and kept again from the marked scan when a job's mark writes it anew meanwhile.
 
 const SOURCES = ["ledger:/data/ledger.json", "paperclip:https://paperclip.example"];
 const postgres = postgresForSuite();
@@ -38,8 +40,8 @@ async function teamStore(prefix: string) {
   const port: SharedViews = {
     configuredSources: SOURCES,
     save: (sourceIds, view) => views.save(sourceIds, view),
-    saveInventory: async (sourceIds, inventory) => {
-      await cache.save(sourceIds, inventory);
+    saveInventory: async (sourceIds, scan) => {
+      await cache.save(sourceIds, scan);
     },
     loadNewer: async (sourceIds, than) => {
       await held;
@@ -56,7 +58,7 @@ describe("the inventory keeper with a team's store at start", () => {
     const db = openDatabase(dir);
     try {
       const teamScan = scannedAt("2026-12-01T10:00:00.000Z", 3);
-      await team.cache.save(SOURCES, teamScan);
+      await team.cache.save(SOURCES, wholeScan(teamScan));
       const { keeper, failures } = await keeperOverStore({ db, shared: team.port });
 
       // The team's inventory, with nothing stored here: loaded.
@@ -67,7 +69,7 @@ describe("the inventory keeper with a team's store at start", () => {
 
       // A second start whose read of the store is held while this run's own scan is accepted.
       const slow = await teamStore("team_keeper_slow");
-      await slow.cache.save(SOURCES, teamScan);
+      await slow.cache.save(SOURCES, wholeScan(teamScan));
       const { keeper: again } = await keeperOverStore({ db, shared: slow.port });
       const stored = again.handle({ type: "load-stored" });
       const ownScan = scannedAt("2026-12-01T10:07:00.000Z", 9);
@@ -84,6 +86,82 @@ describe("the inventory keeper with a team's store at start", () => {
       db.close();
       await team.close();
       await cleanup();
+    }
+  }, 60_000);
+});
+
+describe("the inventory keeper keeping a scan in the team's store", () => {
+  it("sends the rows a page at a time, and again from the marked scan when a mark writes it anew meanwhile", async () => {
+    const team = await teamStore("team_keep_marked");
+    team.release();
+    const { keeper, failures, close } = await keeperOverStore({
+      onDisk: true,
+      shared: {
+        ...team.port,
+        // The first save waits, before it reads its first page, until the job's mark is written.
+        saveInventory: async (sourceIds, scan) => {
+          saves.push(scan.inventory.generatedAt);
+          if (saves.length === 1) {
+            entered();
+            await markWritten;
+          }
+          await team.cache.save(sourceIds, scan);
+        },
+      },
+    });
+    const saves: string[] = [];
+    let entered: () => void = () => undefined;
+    const saving = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let marked: () => void = () => undefined;
+    const markWritten = new Promise<void>((resolve) => {
+      marked = resolve;
+    });
+    try {
+      // More rows than one of the keeper's pages.
+      const scan = {
+        ...makeInventoryFixture({ rows: 2_600, seed: 5 }),
+        generatedAt: "2026-12-01T10:00:00.000Z",
+      };
+      const target = scan.leases.find(
+        (classified) =>
+          classified.verdict.headline !== "closed" &&
+          classified.provider.origin !== null &&
+          recordedSandboxId(classified.lease) !== null,
+      );
+      if (target === undefined) throw new Error("the fixture has no row a job could act on");
+      await keeper.handle({ type: "accept", inventory: scan });
+      await saving;
+      const acted = await keeper.handle({
+        type: "acted-on",
+        origin: target.provider.origin!,
+        sandboxId: recordedSandboxId(target.lease)!,
+        mark: {
+          action: "destroy",
+          effect: "delete",
+          jobId: "job-1",
+          at: "2026-12-01T10:01:00.000Z",
+          operator: "Ada (ada)",
+        } satisfies LeasekeeperAction,
+        now: "2026-12-01T10:02:00.000Z",
+      });
+      expect(acted).not.toBeNull();
+      marked();
+      await keeper.handle({ type: "saved" });
+
+      // The first save found its scan gone and was let go of; the second kept the marked one, whole.
+      expect(saves).toEqual([scan.generatedAt, scan.generatedAt]);
+      expect(failures).toEqual([]);
+      const held = (await keeper.handle({ type: "inventory" })) as Inventory;
+      const kept = (await team.cache.loadNewer(SOURCES, null))?.inventory;
+      expect(kept?.leases).toHaveLength(2_600);
+      expect(kept).toEqual(held);
+      const markedRow = kept?.leases.find((classified) => classified.lease.id === target.lease.id);
+      expect(markedRow?.verdict).not.toEqual(target.verdict);
+    } finally {
+      await close();
+      await team.close();
     }
   }, 60_000);
 });

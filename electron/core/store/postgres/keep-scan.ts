@@ -1,19 +1,19 @@
 import type { InventoryView } from "../../../../shared/contract/index.js";
-import type { Inventory } from "../../../../shared/domain/inventory.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { CoreError } from "../../errors/core-error.js";
+import type { ScanToKeep } from "./pg-inventory-cache.js";
 import { openPostgresStore, sharedStoreFailure } from "./store.js";
 
 /**
  * A scan run outside the app (`leasekeeper scan`) kept where the app's worker keeps its own: the view
- * and the whole inventory, keys already taken out by the caller, under the configured sources' set, so
- * every machine of the team starts from it. Nothing, and no connection, without a postgres store; an
+ * and the whole inventory, its rows given a page at a time, keys already taken out by the caller, under
+ * the configured sources' set, so every machine of the team starts from it. Nothing, and no connection, without a postgres store; an
  * older scan than the one kept replaces nothing. Failures are worded without the connection string.
  */
 export async function keepScanInSharedStore(
   config: LeasekeeperConfig,
   env: NodeJS.ProcessEnv,
-  scan: { inventory: Inventory; view: InventoryView },
+  scan: ScanToKeep & { view: InventoryView },
 ): Promise<"kept" | "not-configured"> {
   const store = config.store;
   if (store === undefined || store.kind !== "postgres") return "not-configured";
@@ -26,7 +26,7 @@ export async function keepScanInSharedStore(
     await opened.inventoryViews.save(sourceIds, scan.view).catch((error: unknown) => {
       throw sharedStoreFailure("the view could not be kept in the shared store", store.urlEnv, error);
     });
-    await opened.inventoryCache.save(sourceIds, scan.inventory).catch((error: unknown) => {
+    await opened.inventoryCache.save(sourceIds, scan).catch((error: unknown) => {
       throw sharedStoreFailure("the inventory could not be kept in the shared store", store.urlEnv, error);
     });
     return "kept";

@@ -4,11 +4,12 @@ import { describe, expect, it } from "vitest";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
 import { postgresForSuite } from "../../../../test/support/postgres-suite.js";
 import { migratePostgres, SCHEMA } from "./migrations.js";
-import { jsonChunks, PgInventoryCache, withChunk } from "./pg-inventory-cache.js";
+import { jsonChunks, PgInventoryCache, type ScanToKeep, wholeScan, withChunk } from "./pg-inventory-cache.js";
 
 // The whole inventory kept in the shared store, on a real embedded PostgreSQL: it reads back as it was
 // written across many chunks, a later scan wins over an earlier one whichever is saved last, a save
-// that fails half-way leaves the previous one whole, and only the kept generation's chunks remain.
+// that fails half-way leaves the previous one whole, only the kept generation's chunks remain, and rows
+// given a page at a time are asked for only as the chunks before them are sent.
 
 const postgres = postgresForSuite();
 
@@ -48,6 +49,19 @@ async function migratedPool(prefix: string): Promise<pg.Pool> {
   return pool;
 }
 
+async function collected(chunks: AsyncIterable<string>): Promise<string[]> {
+  const all: string[] = [];
+  for await (const chunk of chunks) all.push(chunk);
+  return all;
+}
+
+/** The inventory's rows as pages of `size`, without `leases` in the scan-wide part. */
+function inPages(whole: Inventory, size: number): ScanToKeep & { pages: ClassifiedLease[][] } {
+  const pages: ClassifiedLease[][] = [];
+  for (let at = 0; at < whole.leases.length; at += size) pages.push(whole.leases.slice(at, at + size));
+  return { inventory: { ...whole, leases: [] }, pages };
+}
+
 async function chunkRows(pool: pg.Pool): Promise<{ generation: string; data: Buffer }[]> {
   return (
     await pool.query<{ generation: string; data: Buffer }>(
@@ -57,14 +71,18 @@ async function chunkRows(pool: pg.Pool): Promise<{ generation: string; data: Buf
 }
 
 describe("the shared inventory cache", () => {
-  it("cuts the inventory into JSON chunks that each parse on their own, and back into the inventory", () => {
+  it("cuts the inventory into JSON chunks that each parse on their own, and back into the inventory", async () => {
     const whole = inventory(50, "2026-12-01T10:00:00.000Z");
-    const chunks = [...jsonChunks(whole, 2000)];
+    const chunks = await collected(jsonChunks(wholeScan(whole), 2000));
     expect(chunks.length).toBeGreaterThan(5);
     for (const chunk of chunks.slice(1)) expect(Array.isArray(JSON.parse(chunk))).toBe(true);
     expect(chunks.reduce<Inventory | null>(withChunk, null)).toEqual(whole);
+    // The same from pages of rows, whatever their size beside the chunks'.
+    const paged = await collected(jsonChunks(inPages(whole, 7), 2000));
+    expect(paged).toEqual(chunks);
     const empty = inventory(0, "2026-12-01T10:00:00.000Z");
-    expect([...jsonChunks(empty, 2000)].reduce<Inventory | null>(withChunk, null)).toEqual(empty);
+    const none = await collected(jsonChunks(wholeScan(empty), 2000));
+    expect(none.reduce<Inventory | null>(withChunk, null)).toEqual(empty);
   });
 
   it("reads back the inventory it kept, from many compressed chunks", async () => {
@@ -73,7 +91,7 @@ describe("the shared inventory cache", () => {
       // Small chunks: more than one statement's batch of them.
       const cache = new PgInventoryCache(pool, { chunkChars: 1024, savedBy: "desk-1" });
       const kept = inventory(200, "2026-12-01T10:00:00.000Z");
-      expect(await cache.save(["team ledger"], kept)).toBe("saved");
+      expect(await cache.save(["team ledger"], wholeScan(kept))).toBe("saved");
 
       const rows = await chunkRows(pool);
       expect(rows.length).toBeGreaterThan(64);
@@ -103,9 +121,9 @@ describe("the shared inventory cache", () => {
       const cache = new PgInventoryCache(pool, { chunkChars: 4096 });
       const earlier = inventory(30, "2026-12-01T10:00:00.000Z", "earlier");
       const later = inventory(40, "2026-12-01T10:05:00.000Z", "later");
-      expect(await cache.save(["team ledger"], later)).toBe("saved");
+      expect(await cache.save(["team ledger"], wholeScan(later))).toBe("saved");
       const laterGeneration = (await chunkRows(pool))[0]!.generation;
-      expect(await cache.save(["team ledger"], earlier)).toBe("kept-newer");
+      expect(await cache.save(["team ledger"], wholeScan(earlier))).toBe("kept-newer");
       expect((await cache.loadNewer(["team ledger"], null))?.inventory).toEqual(later);
 
       // Asked for one newer than a local scan: none when the local one is as new or newer.
@@ -114,7 +132,7 @@ describe("the shared inventory cache", () => {
       expect((await cache.loadNewer(["team ledger"], earlier.generatedAt))?.inventory).toEqual(later);
 
       const latest = inventory(10, "2026-12-01T10:09:00.000Z", "latest");
-      expect(await cache.save(["team ledger"], latest)).toBe("saved");
+      expect(await cache.save(["team ledger"], wholeScan(latest))).toBe("saved");
       const generations = new Set((await chunkRows(pool)).map((row) => row.generation));
       expect(generations.size).toBe(1);
       expect(generations.has(laterGeneration)).toBe(false);
@@ -129,7 +147,7 @@ describe("the shared inventory cache", () => {
     try {
       const cache = new PgInventoryCache(pool, { chunkChars: 4096 });
       const kept = inventory(30, "2026-12-01T10:00:00.000Z");
-      await cache.save(["team ledger"], kept);
+      await cache.save(["team ledger"], wholeScan(kept));
       const chunksBefore = (await chunkRows(pool)).length;
 
       const broken = inventory(60, "2026-12-01T10:05:00.000Z");
@@ -137,9 +155,87 @@ describe("the shared inventory cache", () => {
       (broken.leases[50] as unknown as { toJSON: () => never }).toJSON = () => {
         throw new Error("this lease cannot be written");
       };
-      await expect(cache.save(["team ledger"], broken)).rejects.toThrow("this lease cannot be written");
+      await expect(cache.save(["team ledger"], wholeScan(broken))).rejects.toThrow(
+        "this lease cannot be written",
+      );
 
       expect((await chunkRows(pool)).length).toBe(chunksBefore);
+      expect((await cache.loadNewer(["team ledger"], null))?.inventory).toEqual(kept);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("asks for each page of rows only once the chunks before it are sent, and counts the rows given", async () => {
+    const pool = await migratedPool("cache_paged");
+    const sent = { chunks: 0 };
+    // The real pool, with each chunk's insert counted once the server has answered it.
+    const watched = new Proxy(pool, {
+      get(target, key) {
+        if (key !== "connect") return Reflect.get(target, key);
+        return async () => {
+          const client = await target.connect();
+          const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+          (client as unknown as { query: typeof query }).query = (...args) => {
+            const answered = query(...args);
+            const text = typeof args[0] === "string" ? args[0] : "";
+            if (answered instanceof Promise && /^\s*INSERT INTO \S+\.inventory_cache_chunks/.test(text))
+              answered.then(
+                () => sent.chunks++,
+                () => undefined,
+              );
+            return answered;
+          };
+          return client;
+        };
+      },
+    });
+    try {
+      // Pages of ten rows of some 330 characters each: every page makes at least two chunks.
+      const cache = new PgInventoryCache(watched, { chunkChars: 1024 });
+      const whole = inventory(400, "2026-12-01T10:00:00.000Z");
+      const paged = inPages(whole, 10);
+      const sentWhenAsked: number[] = [];
+      async function* pages(): AsyncGenerator<ClassifiedLease[]> {
+        for (const page of paged.pages) {
+          sentWhenAsked.push(sent.chunks);
+          yield page;
+        }
+      }
+      expect(await cache.save(["team ledger"], { inventory: paged.inventory, pages: pages() })).toBe("saved");
+
+      expect(sentWhenAsked).toHaveLength(40);
+      // A save that gathered its rows first would have sent nothing when it asked for the last page.
+      for (const [page, chunks] of sentWhenAsked.entries()) expect(chunks).toBeGreaterThanOrEqual(page);
+      expect((await cache.loadNewer(["team ledger"], null))?.inventory).toEqual(whole);
+      const head = await pool.query<{ lease_count: number }>(
+        `SELECT lease_count FROM ${SCHEMA}.inventory_caches`,
+      );
+      expect(head.rows.map((row) => Number(row.lease_count))).toEqual([400]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("leaves the previous inventory whole when the pages of rows fail half-way", async () => {
+    const pool = await migratedPool("cache_pages_failed");
+    try {
+      const cache = new PgInventoryCache(pool, { chunkChars: 1024 });
+      const kept = inventory(30, "2026-12-01T10:00:00.000Z");
+      await cache.save(["team ledger"], wholeScan(kept));
+      const chunksBefore = (await chunkRows(pool)).map((row) => row.generation);
+
+      const later = inPages(inventory(100, "2026-12-01T10:05:00.000Z"), 10);
+      async function* pages(): AsyncGenerator<ClassifiedLease[]> {
+        yield* later.pages.slice(0, 4);
+        // As the worker's pages end when another scan is flipped over the store they read.
+        throw new Error("the stored inventory was replaced");
+      }
+      await expect(
+        cache.save(["team ledger"], { inventory: later.inventory, pages: pages() }),
+      ).rejects.toThrow("the stored inventory was replaced");
+
+      expect((await chunkRows(pool)).map((row) => row.generation)).toEqual(chunksBefore);
       expect((await cache.loadNewer(["team ledger"], null))?.inventory).toEqual(kept);
     } finally {
       await pool.end();

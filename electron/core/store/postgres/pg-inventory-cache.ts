@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
 import type pg from "pg";
-import type { Inventory } from "../../../../shared/domain/inventory.js";
+import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
 import { SCHEMA } from "./migrations.js";
 import { sourceSetKey } from "./pg-inventory-views.js";
 
@@ -11,8 +11,9 @@ import { sourceSetKey } from "./pg-inventory-views.js";
  * The last whole inventory in the store a team shares, one per set of sources, keys already taken out
  * by the writer: what lease detail, plans and proofs need, so a machine with an empty data directory
  * can answer them before its own first scan. Written as gzip-compressed chunks of about CHUNK_CHARS of
- * JSON each, serialized a lease at a time, so a save holds a chunk or two of JSON in memory however
- * large the inventory, and a chunk's insert is a short statement.
+ * JSON each, serialized a lease at a time from rows given a page at a time, so a save holds a page of
+ * rows and a chunk or two of JSON in memory however large the inventory, and a chunk's insert is a short
+ * statement.
  */
 
 /** About a megabyte of JSON per chunk: a few milliseconds to compress, some 140 kB to send. */
@@ -26,6 +27,21 @@ const compress = promisify(gzip);
 const decompress = promisify(gunzip);
 
 export type CacheSaveOutcome = "saved" | "kept-newer";
+
+/**
+ * A scan to keep: everything but its rows, and its rows a page at a time, so that the writer never
+ * holds them all (a worker reads them from its store, the CLI from its worker, as they are sent).
+ */
+export interface ScanToKeep {
+  /** The scan without its rows (`leases` is left out of what is written). */
+  inventory: Inventory;
+  pages: AsyncIterable<readonly ClassifiedLease[]> | Iterable<readonly ClassifiedLease[]>;
+}
+
+/** An inventory already held whole, as a scan to keep. */
+export function wholeScan(inventory: Inventory): ScanToKeep {
+  return { inventory, pages: [inventory.leases] };
+}
 
 export interface SharedInventory {
   inventory: Inventory;
@@ -45,11 +61,12 @@ export class PgInventoryCache {
   }
 
   /**
-   * Keeps `inventory` (already redacted) as the one for these sources, unless the store holds one
-   * scanned later (by `generatedAt`; an equal one is replaced). All or nothing: a save that fails or
-   * stops half-way leaves the previous inventory as it was.
+   * Keeps `scan` (already redacted) as the one for these sources, unless the store holds one scanned
+   * later (by `generatedAt`; an equal one is replaced). All or nothing: a save that fails or stops
+   * half-way (its pages throw) leaves the previous inventory as it was.
    */
-  async save(sourceIds: readonly string[], inventory: Inventory): Promise<CacheSaveOutcome> {
+  async save(sourceIds: readonly string[], scan: ScanToKeep): Promise<CacheSaveOutcome> {
+    const { inventory } = scan;
     const sourceSet = sourceSetKey(sourceIds);
     const generation = randomUUID();
     const client = await this.#pool.connect();
@@ -67,7 +84,8 @@ export class PgInventoryCache {
       let seq = 0;
       // The next chunk is compressed (on libuv's pool) while the last one is sent: at most two in memory.
       let sending: Promise<unknown> = Promise.resolve();
-      for (const chunk of jsonChunks(inventory, this.#chunkChars)) {
+      const written = { leases: 0 };
+      for await (const chunk of jsonChunks(scan, this.#chunkChars, written)) {
         const data = await compress(Buffer.from(chunk, "utf8"), { level: GZIP_LEVEL });
         await sending;
         sending = client.query(
@@ -98,7 +116,7 @@ export class PgInventoryCache {
           this.#savedBy,
           generation,
           seq,
-          inventory.leases.length,
+          written.leases,
         ],
       );
       if (switched.rowCount === 0) {
@@ -167,23 +185,31 @@ export class PgInventoryCache {
 }
 
 /**
- * The inventory as chunks of JSON, each parsed on its own: the first is everything but the leases, each
- * next one an array of about `size` characters of leases. Neither side ever holds the whole JSON as one
- * string (hundreds of megabytes at 100,000 leases).
+ * The scan as chunks of JSON, each parsed on its own: the first is everything but the leases, each next
+ * one an array of about `size` characters of leases. Neither side ever holds the whole JSON as one
+ * string (hundreds of megabytes at 100,000 leases), and the next page of rows is asked for only once
+ * the chunks before it have been taken. `written.leases` counts the leases chunked so far.
  */
-export function* jsonChunks(inventory: Inventory, size: number): Generator<string> {
-  const { leases, ...rest } = inventory;
+export async function* jsonChunks(
+  scan: ScanToKeep,
+  size: number,
+  written: { leases: number } = { leases: 0 },
+): AsyncGenerator<string> {
+  const { leases: _rows, ...rest } = scan.inventory;
   yield JSON.stringify({ ...rest, leases: [] });
   let parts: string[] = [];
   let length = 0;
-  for (const lease of leases) {
-    const piece = JSON.stringify(lease) ?? "null";
-    parts.push(piece);
-    length += piece.length;
-    if (length >= size) {
-      yield `[${parts.join(",")}]`;
-      parts = [];
-      length = 0;
+  for await (const page of scan.pages) {
+    for (const lease of page) {
+      const piece = JSON.stringify(lease) ?? "null";
+      parts.push(piece);
+      length += piece.length;
+      written.leases += 1;
+      if (length >= size) {
+        yield `[${parts.join(",")}]`;
+        parts = [];
+        length = 0;
+      }
     }
   }
   if (parts.length > 0) yield `[${parts.join(",")}]`;
