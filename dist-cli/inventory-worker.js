@@ -441,7 +441,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "a1babb1983e2eff089dc939e9574a25d";
+var RULES_FINGERPRINT = "11c68b0b79d04bee2a5505fb2bb009d8";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -916,6 +916,13 @@ var READ_AHEAD_ROWS = 5e3;
 /** Tries of a scan whose flip another process's scan overtook (the CLI's, on the same data directory). */
 var SCAN_ATTEMPTS = 2;
 /**
+* Rows read from the store per page of the team's save: a few megabytes of rows, each page sent as
+* chunks before the next is read.
+*/
+var SHARED_PAGE_ROWS = 2e3;
+/** Tries of the team's save when a job's mark writes the same scan anew while its rows are sent. */
+var SHARED_SAVE_ATTEMPTS = 3;
+/**
 * The inventory as the worker keeps it (decision 222): each scan's sources streamed, judged and written
 * into the store (`judgeScan`), the compact view of the rows that are not closed read back from there
 * and handed to main in parts, and every question about rows (a lease's detail, an environment's view,
@@ -1046,25 +1053,45 @@ var InventoryKeeper = class {
 	}
 	async #loadStored() {
 		const held = this.#held;
-		const team = await this.#teamInventory();
+		const team = await this.#loadTeamInventory(held);
+		if (team !== null) return team;
 		if (this.#held !== held) return null;
-		if (team !== null) return this.#takeWhole(team, this.#sharedViews?.configuredSources);
 		const head = this.#rows.head();
 		return head === null ? null : this.#take(head);
 	}
 	/**
-	* The inventory the team's store keeps for the configured sources, when it was scanned later than the
-	* one this data directory keeps for the same sources (or this one keeps none for them). Scans are
-	* compared by `generatedAt`; on a tie this machine's own is loaded, which costs no transfer. A store
-	* that cannot be read is reported and this machine's own is loaded instead.
+	* Loads the inventory the team's store keeps for the configured sources into this store and holds it,
+	* when it was scanned later than the one this data directory keeps for the same sources (or this one
+	* keeps none for them); its rows are written a page at a time as they are read. Scans are compared by
+	* `generatedAt`; on a tie this machine's own is loaded, which costs no transfer. Null when there is
+	* none newer, when a scan was taken here meanwhile (it is newer than anything stored, and the load is
+	* let go of), or when the store cannot be read (reported; this machine's own is loaded instead).
 	*/
-	async #teamInventory() {
+	async #loadTeamInventory(held) {
 		const shared = this.#sharedViews;
 		if (shared === null) return null;
 		const local = this.#rows.lastScan();
-		const sameSources = local !== null && sameSourceSet(local.sourceIds, shared.configuredSources);
+		const sourceIds = shared.configuredSources;
+		const sameSources = local !== null && sameSourceSet(local.sourceIds, sourceIds);
 		try {
-			return await shared.loadNewer(shared.configuredSources, sameSources ? local.generatedAt : null);
+			return await shared.loadNewer(sourceIds, sameSources ? local.generatedAt : null, async (team) => {
+				if (this.#held !== held) return null;
+				const unredacted = [];
+				const redactor = this.#redactor;
+				async function* noting() {
+					for await (const page of team.pages) {
+						for (const row of page) if (redactor.redactDeep(row) !== row) unredacted.push(row);
+						yield page;
+					}
+				}
+				try {
+					await this.#rows.savePages(team.inventory, noting(), sourceIds);
+				} catch (error) {
+					if (isOvertaken(error)) return null;
+					throw error;
+				}
+				return this.#held === held ? this.#holdSavedWhole(unredacted) : null;
+			}) ?? null;
 		} catch (error) {
 			this.#onSaveFailed({
 				kind: "internal",
@@ -1171,9 +1198,16 @@ var InventoryKeeper = class {
 	/** Holds an inventory judged whole elsewhere (the team's, or one main hands over), saved as one scan. */
 	#takeWhole(inventory, sourceIds = sourcesOf(inventory)) {
 		this.#rows.saveWhole(inventory, sourceIds);
+		return this.#holdSavedWhole(inventory.leases);
+	}
+	/**
+	* Holds the inventory judged elsewhere that was just saved whole; `rows` holds at least its rows a
+	* configured key is taken out of, kept as they were given.
+	*/
+	#holdSavedWhole(rows) {
 		this.#memory.forget();
 		this.#unredacted.clear();
-		for (const classified of inventory.leases) this.#unredacted.note(classified);
+		for (const classified of rows) this.#unredacted.note(classified);
 		const head = this.#rows.head();
 		if (head === null) throw new Error("the store holds no inventory right after one was saved to it");
 		return this.#take(head, { keep: true });
@@ -1227,7 +1261,12 @@ var InventoryKeeper = class {
 		});
 		return this.#rows.forEachLiveViewRow(head.scan, (row) => builder.add(row), environmentId) ? this.#redactor.redactDeep(builder.finish()) : null;
 	}
-	/** Keeps the view and the whole inventory in the team's store, after the answer that showed them. */
+	/**
+	* Keeps the view and the whole inventory in the team's store, after the answer that showed them. The
+	* rows are read from the store a page at a time as they are sent, so the heap never holds them all.
+	* When the scan is flipped again meanwhile (a job's mark writes the same scan anew), the save starts
+	* over from the scan held then, if it is still the same scan; a later scan is kept by its own save.
+	*/
 	#keepShared(head, view) {
 		const shared = this.#sharedViews;
 		if (shared === null) return;
@@ -1235,14 +1274,41 @@ var InventoryKeeper = class {
 		this.#sharedSave = this.#sharedSave.then(async () => {
 			await new Promise((resolve) => setImmediate(resolve));
 			await shared.save(sourceIds, view);
-			const whole = this.#wholeOf(head);
-			if (whole !== null) await shared.saveInventory(sourceIds, this.#redactor.redactDeep(whole));
+			let kept = head;
+			for (let attempt = 1; kept !== void 0; attempt++) {
+				const scan = kept.scan;
+				try {
+					const inventory = this.#redactor.redactDeep(kept.inventory);
+					await shared.saveInventory(sourceIds, {
+						inventory,
+						pages: this.#sharedPages(scan)
+					});
+					return;
+				} catch (error) {
+					if (!(error instanceof ScanFlippedWhileKept) || attempt >= SHARED_SAVE_ATTEMPTS) throw error;
+				}
+				const now = this.#held?.head;
+				kept = now?.inventory.generatedAt === head.inventory.generatedAt && sameSourceSet(now.scan.sourceIds, sourceIds) ? now : void 0;
+			}
 		}).catch((error) => {
 			this.#onSaveFailed({
 				kind: "internal",
 				message: messageOf(error)
 			});
 		});
+	}
+	/** Every row of `scan` as pages for the team's store, keys taken out; throws once it is not the stored scan. */
+	async *#sharedPages(scan) {
+		let after = null;
+		do {
+			const page = this.#rows.page(scan, {
+				after,
+				limit: SHARED_PAGE_ROWS
+			});
+			if (page === null) throw new ScanFlippedWhileKept();
+			if (page.rows.length > 0) yield this.#redactor.redactDeep(this.#preferred(page).rows);
+			after = page.next;
+		} while (after !== null);
 	}
 	/**
 	* A job's mark (a sandbox it confirmed destroyed or paused): the rows naming the sandbox are judged
@@ -1614,6 +1680,13 @@ function messageOf(error) {
 function isOvertaken(error) {
 	return error instanceof Error && error.name === "InventoryChangedMeanwhile";
 }
+/** The scan whose rows the team's save was sending is no longer the one the store holds. */
+var ScanFlippedWhileKept = class extends Error {
+	name = "ScanFlippedWhileKept";
+	constructor() {
+		super("the stored inventory was replaced while it was kept in the team's store");
+	}
+};
 /** Lets go of every read and closes every source (a database's connections). */
 async function letGo(opened) {
 	await Promise.all(opened.map(({ read }) => read.cancel().catch(() => void 0)));
@@ -1677,14 +1750,14 @@ var sharedViews = shared === null ? null : {
 			throw sharedStoreFailure("the last view could not be kept in the shared store", shared.urlEnv, error);
 		});
 	},
-	async saveInventory(sourceIds, inventory) {
-		await (await openShared(shared)).inventoryCache.save(sourceIds, inventory).catch((error) => {
+	async saveInventory(sourceIds, scan) {
+		await (await openShared(shared)).inventoryCache.save(sourceIds, scan).catch((error) => {
 			throw sharedStoreFailure("the last inventory could not be kept in the shared store", shared.urlEnv, error);
 		});
 	},
-	async loadNewer(sourceIds, than) {
+	async loadNewer(sourceIds, than, take) {
 		try {
-			return (await (await openShared(shared)).inventoryCache.loadNewer(sourceIds, than))?.inventory ?? null;
+			return (await (await openShared(shared)).inventoryCache.readNewer(sourceIds, than, take))?.value ?? null;
 		} catch (error) {
 			throw sharedStoreFailure("the team's last inventory could not be read from the shared store", shared.urlEnv, error);
 		}

@@ -8294,8 +8294,9 @@ var InventoryService = class {
 		return this.#summary;
 	}
 	/**
-	* The whole inventory, every stored row copied over from the worker once per inventory: what
-	* `leasekeeper scan` prints. Every other reader asks the worker for the rows it reads.
+	* The whole inventory, every stored row copied over from the worker once per inventory. Nothing in the
+	* product asks for it (each reader asks the worker for the rows it reads; `rowPages` for every row):
+	* tests and the benchmark compare with it, as with a cold scan's result.
 	*/
 	async full() {
 		await this.ensure();

@@ -6905,33 +6905,72 @@ function saveInventoryRowsAtOnce(db, inventory, sourceIds, options = {}) {
 	return db.transaction(() => saveInventoryRows(db, inventory, sourceIds, options))();
 }
 function writeInventory(scan, inventory) {
-	const wanted = new Set(scan.sourceIds);
-	const bySource = new Map([...wanted].map((sourceId) => [sourceId, {
-		rows: [],
-		payload: {
-			environments: [],
-			problems: []
-		}
+	const bySource = sourcePayloads(scan, inventory);
+	const rows = new Map([...bySource.keys()].map((sourceId) => [sourceId, []]));
+	for (const classified of inventory.leases) rows.get(classified.sourceId)?.push(classified);
+	const nowMs = Date.parse(inventory.generatedAt);
+	for (const [sourceId, payload] of bySource) {
+		scan.beginSource(sourceId, "whole");
+		for (const [seq, classified] of rows.get(sourceId).entries()) writeJudged(scan, classified, seq, nowMs);
+		scan.endSource(sourceId, payload);
+	}
+}
+/** A row judged elsewhere, written at `seq` of its source with when its verdict changes by the clock. */
+function writeJudged(scan, classified, seq, nowMs) {
+	const rejudgeAtMs = verdictChangesAt(classified.lease, classified.provider.code, nowMs);
+	scan.write(classified, {
+		seq,
+		inputs: "",
+		rejudgeAtMs
+	});
+}
+/** What each of the scan's sources keeps beside its rows: the environments and problems the inventory names for it. */
+function sourcePayloads(scan, inventory) {
+	const bySource = new Map([...new Set(scan.sourceIds)].map((sourceId) => [sourceId, {
+		environments: [],
+		problems: []
 	}]));
-	for (const { sourceId, environmentId, companyId, name } of inventory.environments) bySource.get(sourceId)?.payload.environments.push({
+	for (const { sourceId, environmentId, companyId, name } of inventory.environments) bySource.get(sourceId)?.environments.push({
 		id: environmentId,
 		companyId,
 		name
 	});
-	for (const classified of inventory.leases) bySource.get(classified.sourceId)?.rows.push(classified);
-	for (const problem of inventory.problems) bySource.get(problem.source)?.payload.problems.push(problem);
-	const nowMs = Date.parse(inventory.generatedAt);
-	for (const [sourceId, { rows, payload }] of bySource) {
-		scan.beginSource(sourceId, "whole");
-		rows.forEach((classified, seq) => {
-			const rejudgeAtMs = verdictChangesAt(classified.lease, classified.provider.code, nowMs);
-			scan.write(classified, {
-				seq,
-				inputs: "",
-				rejudgeAtMs
-			});
-		});
-		scan.endSource(sourceId, payload);
+	for (const problem of inventory.problems) bySource.get(problem.source)?.problems.push(problem);
+	return bySource;
+}
+/**
+* An inventory held whole elsewhere whose rows arrive a page at a time (another machine's, read from the
+* team's store), saved as `saveInventoryRows` saves one held whole: `inventory` is everything but its
+* rows. The writes under way are committed before each next page is waited for, so a page's rows are
+* all the heap holds of them; a save that fails or whose pages throw leaves the previous inventory
+* whole. Not tried again: the pages cannot be read twice.
+*/
+async function saveInventoryPages(db, inventory, pages, sourceIds, options = {}) {
+	const scan = InventoryScanWrite.begin(db, sourceIds, options.redact);
+	try {
+		const bySource = sourcePayloads(scan, inventory);
+		const seqs = new Map([...bySource.keys()].map((sourceId) => [sourceId, 0]));
+		for (const sourceId of bySource.keys()) scan.beginSource(sourceId, "whole");
+		const nowMs = Date.parse(inventory.generatedAt);
+		for await (const page of pages) {
+			for (const classified of page) {
+				const seq = seqs.get(classified.sourceId);
+				if (seq === void 0) continue;
+				writeJudged(scan, classified, seq, nowMs);
+				seqs.set(classified.sourceId, seq + 1);
+			}
+			scan.pause();
+		}
+		for (const [sourceId, payload] of bySource) scan.endSource(sourceId, payload);
+		const flipped = scan.flip(scanOf(inventory));
+		return {
+			newSinceLastScan: flipped.newSinceLastScan,
+			rows: { ...scan.rows },
+			stored: flipped.stored
+		};
+	} catch (error) {
+		scan.abandon();
+		throw error;
 	}
 }
 function scanOf(inventory) {
@@ -7097,6 +7136,13 @@ var JudgedInventoryStore = class extends StoredInventory {
 		} catch (error) {
 			if (!(error instanceof InventoryChangedMeanwhile) || attempt >= SAVE_ATTEMPTS) throw error;
 		}
+	}
+	/**
+	* Saves an inventory judged whole elsewhere whose rows arrive a page at a time, as one scan; not tried
+	* again when another connection overtakes it (the pages cannot be read twice).
+	*/
+	async savePages(inventory, pages, sourceIds) {
+		return (await saveInventoryPages(this.#db, inventory, pages, sourceIds, { redact: this.#redact })).stored;
 	}
 };
 // electron/core/store/quarantine-store.ts
@@ -9921,11 +9967,12 @@ var PgInventoryCache = class {
 		this.#savedBy = options.savedBy ?? hostname();
 	}
 	/**
-	* Keeps `inventory` (already redacted) as the one for these sources, unless the store holds one
-	* scanned later (by `generatedAt`; an equal one is replaced). All or nothing: a save that fails or
-	* stops half-way leaves the previous inventory as it was.
+	* Keeps `scan` (already redacted) as the one for these sources, unless the store holds one scanned
+	* later (by `generatedAt`; an equal one is replaced). All or nothing: a save that fails or stops
+	* half-way (its pages throw) leaves the previous inventory as it was.
 	*/
-	async save(sourceIds, inventory) {
+	async save(sourceIds, scan) {
+		const { inventory } = scan;
 		const sourceSet = sourceSetKey(sourceIds);
 		const generation = randomUUID();
 		const client = await this.#pool.connect();
@@ -9938,7 +9985,8 @@ var PgInventoryCache = class {
 			}
 			let seq = 0;
 			let sending = Promise.resolve();
-			for (const chunk of jsonChunks(inventory, this.#chunkChars)) {
+			const written = { leases: 0 };
+			for await (const chunk of jsonChunks(scan, this.#chunkChars, written)) {
 				const data = await compress(Buffer.from(chunk, "utf8"), { level: GZIP_LEVEL });
 				await sending;
 				sending = client.query(`INSERT INTO ${SCHEMA}.inventory_cache_chunks (source_set, generation, seq, data)
@@ -9966,7 +10014,7 @@ var PgInventoryCache = class {
 				this.#savedBy,
 				generation,
 				seq,
-				inventory.leases.length
+				written.leases
 			])).rowCount === 0) {
 				await client.query("ROLLBACK");
 				return "kept-newer";
@@ -9982,37 +10030,67 @@ var PgInventoryCache = class {
 		}
 	}
 	/**
-	* The inventory kept for these sources when it was scanned after `than` (null: any), else null.
-	* Read in one snapshot, so a save committing meanwhile is either wholly seen or not at all.
+	* The inventory kept for these sources when it was scanned after `than` (null: any), else null, held
+	* whole: for a reader that needs every row at once (tests, the benchmark). The worker reads with `readNewer`.
 	*/
 	async loadNewer(sourceIds, than) {
+		return this.readNewer(sourceIds, than, async ({ inventory, pages }) => {
+			for await (const page of pages) for (const lease of page) inventory.leases.push(lease);
+			return inventory;
+		}).then((read) => read === null ? null : {
+			inventory: read.value,
+			savedBy: read.savedBy
+		});
+	}
+	/**
+	* Hands the inventory kept for these sources, when it was scanned after `than` (null: any), to `take`:
+	* everything but its rows, and its rows a page per chunk, each chunk inflated and parsed only as `take`
+	* asks for it, so neither the rows nor the compressed chunks are ever all held. Null, and `take` not
+	* called, when there is none that new. Read in one snapshot, so a save committing meanwhile is either
+	* wholly seen or not at all. The pages throw when the chunks end before the kept count; a `take`
+	* that stops early leaves the rest unread.
+	*/
+	async readNewer(sourceIds, than, take) {
 		const sourceSet = sourceSetKey(sourceIds);
 		const client = await this.#pool.connect();
 		try {
 			await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
 			const head = (await client.query(`SELECT generated_at, saved_by, generation, chunks FROM ${SCHEMA}.inventory_caches
            WHERE source_set = $1`, [sourceSet])).rows[0];
-			let inventory = null;
+			let read = null;
 			if (head !== void 0 && (than === null || head.generated_at > than)) {
-				let read = 0;
-				for (let from = 0; from < head.chunks; from += CHUNKS_PER_READ) {
-					const rows = (await client.query(`SELECT data FROM ${SCHEMA}.inventory_cache_chunks
-               WHERE source_set = $1 AND generation = $2 AND seq >= $3 AND seq < $4 ORDER BY seq`, [
-						sourceSet,
-						head.generation,
-						from,
-						from + CHUNKS_PER_READ
-					])).rows;
-					for (const row of rows) inventory = withChunk(inventory, (await decompress(row.data)).toString("utf8"));
-					read += rows.length;
+				async function* chunks() {
+					let read = 0;
+					for (let from = 0; from < head.chunks; from += CHUNKS_PER_READ) {
+						const rows = (await client.query(`SELECT data FROM ${SCHEMA}.inventory_cache_chunks
+                 WHERE source_set = $1 AND generation = $2 AND seq >= $3 AND seq < $4 ORDER BY seq`, [
+							sourceSet,
+							head.generation,
+							from,
+							from + CHUNKS_PER_READ
+						])).rows;
+						read += rows.length;
+						while (rows.length > 0) yield (await decompress(rows.shift().data)).toString("utf8");
+					}
+					if (read !== head.chunks) throw new Error("the shared store's inventory is incomplete; it was not loaded");
 				}
-				if (read !== head.chunks || inventory === null) throw new Error("the shared store's inventory is incomplete; it was not loaded");
+				const all = chunks();
+				const first = await all.next();
+				if (first.done === true) throw new Error("the shared store's inventory is incomplete; it was not loaded");
+				const inventory = withChunk(null, first.value);
+				async function* pages() {
+					for await (const chunk of all) yield JSON.parse(chunk);
+				}
+				read = {
+					value: await take({
+						inventory,
+						pages: pages()
+					}),
+					savedBy: head.saved_by
+				};
 			}
 			await client.query("COMMIT");
-			return inventory === null || head === void 0 ? null : {
-				inventory,
-				savedBy: head.saved_by
-			};
+			return read;
 		} catch (error) {
 			await client.query("ROLLBACK").catch(() => void 0);
 			throw error;
@@ -10022,22 +10100,24 @@ var PgInventoryCache = class {
 	}
 };
 /**
-* The inventory as chunks of JSON, each parsed on its own: the first is everything but the leases, each
-* next one an array of about `size` characters of leases. Neither side ever holds the whole JSON as one
-* string (hundreds of megabytes at 100,000 leases).
+* The scan as chunks of JSON, each parsed on its own: the first is everything but the leases, each next
+* one an array of about `size` characters of leases. Neither side ever holds the whole JSON as one
+* string (hundreds of megabytes at 100,000 leases), and the next page of rows is asked for only once
+* the chunks before it have been taken. `written.leases` counts the leases chunked so far.
 */
-function* jsonChunks(inventory, size) {
-	const { leases, ...rest } = inventory;
+async function* jsonChunks(scan, size, written = { leases: 0 }) {
+	const { leases: _rows, ...rest } = scan.inventory;
 	yield JSON.stringify({
 		...rest,
 		leases: []
 	});
 	let parts = [];
 	let length = 0;
-	for (const lease of leases) {
+	for await (const page of scan.pages) for (const lease of page) {
 		const piece = JSON.stringify(lease) ?? "null";
 		parts.push(piece);
 		length += piece.length;
+		written.leases += 1;
 		if (length >= size) {
 			yield `[${parts.join(",")}]`;
 			parts = [];

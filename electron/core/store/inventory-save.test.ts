@@ -9,7 +9,12 @@ import { tempDir } from "../../../test/fixtures/leasekeeper.js";
 import { SecretRedactor } from "../redaction/redactor.js";
 import { DATABASE_FILE_NAME, openDatabase } from "./database.js";
 import { InventoryScanWrite } from "./inventory-rows/scan-write.js";
-import { InventoryChangedMeanwhile, type SaveResult, saveInventoryRows } from "./inventory-save.js";
+import {
+  InventoryChangedMeanwhile,
+  type SaveResult,
+  saveInventoryPages,
+  saveInventoryRows,
+} from "./inventory-save.js";
 import { InventoryStore } from "./inventory-store.js";
 import { RedactingInventoryStore } from "./redacting-inventory-store.js";
 import { type Database, MIGRATIONS } from "./sqlite/migrations/index.js";
@@ -405,6 +410,96 @@ describe("background inventory save", () => {
     expect(store.loadLast()!.inventory).toEqual(asStored(saved, sources));
     expect(store.save(saved, sources).rows).toEqual({ written: 0, moved: 0, deleted: 0, kept: 700 });
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    db.close();
+  });
+});
+
+/** The inventory's rows as pages of `size`, in the order it holds them (its sources interleaved). */
+async function* pagesOf(
+  inventory: Inventory,
+  size: number,
+  between: (page: number) => void = () => undefined,
+) {
+  for (let at = 0; at < inventory.leases.length; at += size) {
+    if (at > 0) between(at / size);
+    yield inventory.leases.slice(at, at + size);
+  }
+}
+
+const withoutRows = (inventory: Inventory): Inventory => ({ ...inventory, leases: [] });
+
+describe("an inventory saved from pages of its rows", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+  afterEach(() => cleanup());
+
+  it("leaves what the synchronous save leaves, its sources' rows arriving interleaved", async () => {
+    const syncDb = openDatabase(`${dir}/sync`);
+    const pagedDb = openDatabase(`${dir}/paged`);
+    const sync = new InventoryStore(syncDb);
+    const paged = new InventoryStore(pagedDb);
+    const scans = [
+      { inventory: fleet(1300, 0), sources: ["a", "b"] },
+      { inventory: fleet(1400, 1, "2026-11-30T01:00:00.000Z"), sources: ["a", "b"] },
+      { inventory: fleet(300, 2, "2026-11-30T02:00:00.000Z", " again"), sources: ["a"] },
+    ];
+    for (const { inventory, sources } of scans) {
+      const expected = sync.save(inventory, sources);
+      const result = await saveInventoryPages(
+        pagedDb,
+        withoutRows(inventory),
+        pagesOf(inventory, 97),
+        sources,
+      );
+      expect(result.newSinceLastScan).toEqual(expected.newSinceLastScan);
+      expect(result.rows).toEqual(expected.rows);
+      expect(paged.loadLast()).toEqual(sync.loadLast());
+      expect(paged.loadLast()!.inventory).toEqual(asStored(inventory, sources));
+      expect(tables(pagedDb)).toEqual(tables(syncDb));
+      expect(staged(pagedDb)).toBe(0);
+    }
+    syncDb.close();
+    pagedDb.close();
+  });
+
+  it("leaves the previous inventory whole when its pages fail half-way, and holds no transaction between pages", async () => {
+    const db = openDatabase(dir);
+    const store = new InventoryStore(db);
+    const before = fleet(600, 0);
+    store.save(before, ["a", "b"]);
+    const later = fleet(900, 2, "2026-11-30T01:00:00.000Z", " later");
+    const open: boolean[] = [];
+    const failing = pagesOf(later, 100, (page) => {
+      open.push(db.inTransaction);
+      if (page === 5) throw new Error("the team's store stopped answering");
+    });
+    await expect(saveInventoryPages(db, withoutRows(later), failing, ["a", "b"])).rejects.toThrow(
+      "the team's store stopped answering",
+    );
+    expect(open).toEqual([false, false, false, false, false]);
+    expect(store.loadLast()!.inventory).toEqual(asStored(before, ["a", "b"]));
+    expect(staged(db)).toBe(0);
+    db.close();
+  });
+
+  it("refuses at the flip when another connection saved the same sources between its pages", async () => {
+    const db = openDatabase(dir);
+    const otherDb = openDatabase(dir);
+    const store = new InventoryStore(db);
+    const other = new InventoryStore(otherDb);
+    store.save(fleet(600, 0), ["a", "b"]);
+    const theirs = fleet(700, 1, "2026-11-30T02:00:00.000Z", " theirs");
+    const ours = fleet(900, 2, "2026-11-30T01:00:00.000Z", " ours");
+    const meanwhile = pagesOf(ours, 100, (page) => {
+      if (page === 3) other.save(theirs, ["a", "b"]);
+    });
+    await expect(saveInventoryPages(db, withoutRows(ours), meanwhile, ["a", "b"])).rejects.toThrow(
+      InventoryChangedMeanwhile,
+    );
+    expect(store.loadLast()!.inventory).toEqual(asStored(theirs, ["a", "b"]));
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    otherDb.close();
     db.close();
   });
 });

@@ -64,23 +64,77 @@ export function saveInventoryRowsAtOnce(
 }
 
 function writeInventory(scan: InventoryScanWrite, inventory: Inventory): void {
-  const wanted = new Set(scan.sourceIds);
-  const bySource = new Map<string, { rows: ClassifiedLease[]; payload: StoredSourcePayload }>(
-    [...wanted].map((sourceId) => [sourceId, { rows: [], payload: { environments: [], problems: [] } }]),
+  const bySource = sourcePayloads(scan, inventory);
+  const rows = new Map([...bySource.keys()].map((sourceId) => [sourceId, [] as ClassifiedLease[]]));
+  for (const classified of inventory.leases) rows.get(classified.sourceId)?.push(classified);
+  const nowMs = Date.parse(inventory.generatedAt);
+  // Source by source, each source's writes committed before the next begins.
+  for (const [sourceId, payload] of bySource) {
+    scan.beginSource(sourceId, "whole");
+    for (const [seq, classified] of rows.get(sourceId)!.entries()) writeJudged(scan, classified, seq, nowMs);
+    scan.endSource(sourceId, payload);
+  }
+}
+
+/** A row judged elsewhere, written at `seq` of its source with when its verdict changes by the clock. */
+function writeJudged(
+  scan: InventoryScanWrite,
+  classified: ClassifiedLease,
+  seq: number,
+  nowMs: number,
+): void {
+  const rejudgeAtMs = verdictChangesAt(classified.lease, classified.provider.code, nowMs);
+  scan.write(classified, { seq, inputs: NO_INPUTS, rejudgeAtMs });
+}
+
+/** What each of the scan's sources keeps beside its rows: the environments and problems the inventory names for it. */
+function sourcePayloads(scan: InventoryScanWrite, inventory: Inventory): Map<string, StoredSourcePayload> {
+  const bySource = new Map<string, StoredSourcePayload>(
+    [...new Set(scan.sourceIds)].map((sourceId) => [sourceId, { environments: [], problems: [] }]),
   );
   // Counts are not kept: they are counted from the rows when the inventory is read back.
   for (const { sourceId, environmentId, companyId, name } of inventory.environments)
-    bySource.get(sourceId)?.payload.environments.push({ id: environmentId, companyId, name });
-  for (const classified of inventory.leases) bySource.get(classified.sourceId)?.rows.push(classified);
-  for (const problem of inventory.problems) bySource.get(problem.source)?.payload.problems.push(problem);
-  const nowMs = Date.parse(inventory.generatedAt);
-  for (const [sourceId, { rows, payload }] of bySource) {
-    scan.beginSource(sourceId, "whole");
-    rows.forEach((classified, seq) => {
-      const rejudgeAtMs = verdictChangesAt(classified.lease, classified.provider.code, nowMs);
-      scan.write(classified, { seq, inputs: NO_INPUTS, rejudgeAtMs });
-    });
-    scan.endSource(sourceId, payload);
+    bySource.get(sourceId)?.environments.push({ id: environmentId, companyId, name });
+  for (const problem of inventory.problems) bySource.get(problem.source)?.problems.push(problem);
+  return bySource;
+}
+
+/**
+ * An inventory held whole elsewhere whose rows arrive a page at a time (another machine's, read from the
+ * team's store), saved as `saveInventoryRows` saves one held whole: `inventory` is everything but its
+ * rows. The writes under way are committed before each next page is waited for, so a page's rows are
+ * all the heap holds of them; a save that fails or whose pages throw leaves the previous inventory
+ * whole. Not tried again: the pages cannot be read twice.
+ */
+export async function saveInventoryPages(
+  db: Database,
+  inventory: Inventory,
+  pages: AsyncIterable<readonly ClassifiedLease[]>,
+  sourceIds: readonly string[],
+  options: SaveOptions = {},
+): Promise<SaveResult> {
+  const scan = InventoryScanWrite.begin(db, sourceIds, options.redact);
+  try {
+    // Rows may come in any order of sources: every source is begun at once and ended after the last page.
+    const bySource = sourcePayloads(scan, inventory);
+    const seqs = new Map([...bySource.keys()].map((sourceId) => [sourceId, 0]));
+    for (const sourceId of bySource.keys()) scan.beginSource(sourceId, "whole");
+    const nowMs = Date.parse(inventory.generatedAt);
+    for await (const page of pages) {
+      for (const classified of page) {
+        const seq = seqs.get(classified.sourceId);
+        if (seq === undefined) continue;
+        writeJudged(scan, classified, seq, nowMs);
+        seqs.set(classified.sourceId, seq + 1);
+      }
+      scan.pause();
+    }
+    for (const [sourceId, payload] of bySource) scan.endSource(sourceId, payload);
+    const flipped = scan.flip(scanOf(inventory));
+    return { newSinceLastScan: flipped.newSinceLastScan, rows: { ...scan.rows }, stored: flipped.stored };
+  } catch (error) {
+    scan.abandon();
+    throw error;
   }
 }
 

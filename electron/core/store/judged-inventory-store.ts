@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { Inventory } from "../../../shared/domain/inventory.js";
+import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
 import { InventoryScanWrite } from "./inventory-rows/scan-write.js";
 import { StoredInventory, type StoredScan } from "./inventory-rows/stored-inventory.js";
-import { InventoryChangedMeanwhile, saveInventoryRows } from "./inventory-save.js";
+import { InventoryChangedMeanwhile, saveInventoryPages, saveInventoryRows } from "./inventory-save.js";
 import type { Database } from "./sqlite/migrations/index.js";
 
 /** Saves tried when another connection keeps saving the same sources in between. */
@@ -51,5 +51,17 @@ export class JudgedInventoryStore extends StoredInventory {
         if (!(error instanceof InventoryChangedMeanwhile) || attempt >= SAVE_ATTEMPTS) throw error;
       }
     }
+  }
+
+  /**
+   * Saves an inventory judged whole elsewhere whose rows arrive a page at a time, as one scan; not tried
+   * again when another connection overtakes it (the pages cannot be read twice).
+   */
+  async savePages(
+    inventory: Inventory,
+    pages: AsyncIterable<readonly ClassifiedLease[]>,
+    sourceIds: readonly string[],
+  ): Promise<StoredScan> {
+    return (await saveInventoryPages(this.#db, inventory, pages, sourceIds, { redact: this.#redact })).stored;
   }
 }

@@ -269,27 +269,53 @@ export class InventoryKeeper {
 
   async #loadStored(): Promise<Accepted | null> {
     const held = this.#held;
-    const team = await this.#teamInventory();
+    const team = await this.#loadTeamInventory(held);
+    if (team !== null) return team;
     // A scan taken while the team's store was read is newer than anything stored.
     if (this.#held !== held) return null;
-    if (team !== null) return this.#takeWhole(team, this.#sharedViews?.configuredSources);
     const head = this.#rows.head();
     return head === null ? null : this.#take(head);
   }
 
   /**
-   * The inventory the team's store keeps for the configured sources, when it was scanned later than the
-   * one this data directory keeps for the same sources (or this one keeps none for them). Scans are
-   * compared by `generatedAt`; on a tie this machine's own is loaded, which costs no transfer. A store
-   * that cannot be read is reported and this machine's own is loaded instead.
+   * Loads the inventory the team's store keeps for the configured sources into this store and holds it,
+   * when it was scanned later than the one this data directory keeps for the same sources (or this one
+   * keeps none for them); its rows are written a page at a time as they are read. Scans are compared by
+   * `generatedAt`; on a tie this machine's own is loaded, which costs no transfer. Null when there is
+   * none newer, when a scan was taken here meanwhile (it is newer than anything stored, and the load is
+   * let go of), or when the store cannot be read (reported; this machine's own is loaded instead).
    */
-  async #teamInventory(): Promise<Inventory | null> {
+  async #loadTeamInventory(held: Held | null): Promise<Accepted | null> {
     const shared = this.#sharedViews;
     if (shared === null) return null;
     const local = this.#rows.lastScan();
-    const sameSources = local !== null && sameSourceSet(local.sourceIds, shared.configuredSources);
+    const sourceIds = shared.configuredSources;
+    const sameSources = local !== null && sameSourceSet(local.sourceIds, sourceIds);
     try {
-      return await shared.loadNewer(shared.configuredSources, sameSources ? local.generatedAt : null);
+      const loaded = await shared.loadNewer(
+        sourceIds,
+        sameSources ? local.generatedAt : null,
+        async (team) => {
+          if (this.#held !== held) return null;
+          // The rows a configured key would be taken out of, held as the team's store gave them.
+          const unredacted: ClassifiedLease[] = [];
+          const redactor = this.#redactor;
+          async function* noting(): AsyncGenerator<readonly ClassifiedLease[]> {
+            for await (const page of team.pages) {
+              for (const row of page) if (redactor.redactDeep(row) !== row) unredacted.push(row);
+              yield page;
+            }
+          }
+          try {
+            await this.#rows.savePages(team.inventory, noting(), sourceIds);
+          } catch (error) {
+            if (isOvertaken(error)) return null;
+            throw error;
+          }
+          return this.#held === held ? this.#holdSavedWhole(unredacted) : null;
+        },
+      );
+      return loaded ?? null;
     } catch (error) {
       this.#onSaveFailed({ kind: "internal", message: messageOf(error), during: "load" });
       return null;
@@ -404,10 +430,18 @@ export class InventoryKeeper {
   /** Holds an inventory judged whole elsewhere (the team's, or one main hands over), saved as one scan. */
   #takeWhole(inventory: Inventory, sourceIds: readonly string[] = sourcesOf(inventory)): Accepted {
     this.#rows.saveWhole(inventory, sourceIds);
+    return this.#holdSavedWhole(inventory.leases);
+  }
+
+  /**
+   * Holds the inventory judged elsewhere that was just saved whole; `rows` holds at least its rows a
+   * configured key is taken out of, kept as they were given.
+   */
+  #holdSavedWhole(rows: Iterable<ClassifiedLease>): Accepted {
     // Its rows were not judged here and are stored without inputs: the next scan judges every row again.
     this.#memory.forget();
     this.#unredacted.clear();
-    for (const classified of inventory.leases) this.#unredacted.note(classified);
+    for (const classified of rows) this.#unredacted.note(classified);
     const head = this.#rows.head();
     if (head === null) throw new Error("the store holds no inventory right after one was saved to it");
     return this.#take(head, { keep: true });

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import type { InventoryView } from "../../../../shared/contract/index.js";
+import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
 import { SecretRedactor } from "../../redaction/redactor.js";
 import { JudgedInventoryStore, openDatabase, openMemoryDatabase } from "../../store/index.js";
 import type { ScanToKeep } from "../../store/postgres/pg-inventory-cache.js";
@@ -68,10 +69,14 @@ const sharedViews =
             );
           });
         },
-        async loadNewer(sourceIds: readonly string[], than: string | null) {
+        async loadNewer<T>(
+          sourceIds: readonly string[],
+          than: string | null,
+          take: (scan: { inventory: Inventory; pages: AsyncIterable<ClassifiedLease[]> }) => Promise<T>,
+        ) {
           try {
             const store = await openShared(shared);
-            return (await store.inventoryCache.loadNewer(sourceIds, than))?.inventory ?? null;
+            return (await store.inventoryCache.readNewer(sourceIds, than, take))?.value ?? null;
           } catch (error) {
             throw sharedStoreFailure(
               "the team's last inventory could not be read from the shared store",

@@ -25,8 +25,18 @@ export interface InventoryRows {
   judgingSeed(): string;
   /** Begins a scan of these sources; nothing it writes is read until it is flipped. */
   beginScan(sourceIds: readonly string[]): ScanWrite;
-  /** Saves an inventory judged whole elsewhere (the team's, or one main hands over) as one scan. */
+  /** Saves an inventory judged whole elsewhere (one main hands over) as one scan. */
   saveWhole(inventory: Inventory, sourceIds: readonly string[]): StoredScan;
+  /**
+   * Saves an inventory judged whole elsewhere (the team's) as one scan: `inventory` without its rows,
+   * and its rows a page at a time. Throws `InventoryChangedMeanwhile` when another scan was flipped over
+   * the store before it (then nothing of it was applied).
+   */
+  savePages(
+    inventory: Inventory,
+    pages: AsyncIterable<readonly ClassifiedLease[]>,
+    sourceIds: readonly string[],
+  ): Promise<StoredScan>;
   /** When the last scan ran and which sources it read; null before the first. */
   lastScan(): { generatedAt: string; sourceIds: string[] } | null;
   /** The scan the store holds now, without its rows; null before the first. */
@@ -145,8 +155,16 @@ export interface SharedViews {
   ): Promise<void>;
   /** The sources configured when the worker started: the team's inventory read at start is theirs. */
   readonly configuredSources: readonly string[];
-  /** The team's inventory for these sources when it was scanned after `than` (null: any), else null. */
-  loadNewer(sourceIds: readonly string[], than: string | null): Promise<Inventory | null>;
+  /**
+   * Hands the team's inventory for these sources, when it was scanned after `than` (null: any), to
+   * `take`: without its rows, and its rows a page at a time as `take` reads them (to the end). Null,
+   * and `take` not called, when there is none that new.
+   */
+  loadNewer<T>(
+    sourceIds: readonly string[],
+    than: string | null,
+    take: (scan: { inventory: Inventory; pages: AsyncIterable<readonly ClassifiedLease[]> }) => Promise<T>,
+  ): Promise<T | null>;
 }
 
 /** What the keeper needs of the secret redactor: the keys to take out, and taking them out. */

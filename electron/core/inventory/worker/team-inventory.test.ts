@@ -43,9 +43,9 @@ async function teamStore(prefix: string) {
     saveInventory: async (sourceIds, scan) => {
       await cache.save(sourceIds, scan);
     },
-    loadNewer: async (sourceIds, than) => {
+    loadNewer: async (sourceIds, than, take) => {
       await held;
-      return (await cache.loadNewer(sourceIds, than))?.inventory ?? null;
+      return (await cache.readNewer(sourceIds, than, take))?.value ?? null;
     },
   };
   return { cache, port, release, close: () => pool.end() };
@@ -81,6 +81,69 @@ describe("the inventory keeper with a team's store at start", () => {
       );
       await again.handle({ type: "saved" });
       await slow.close();
+      expect(failures).toEqual([]);
+    } finally {
+      db.close();
+      await team.close();
+      await cleanup();
+    }
+  }, 60_000);
+
+  it("lets go of the team's inventory when a scan is accepted while its rows are being written", async () => {
+    const { dir, cleanup } = await tempDir("leasekeeper-team-keeper-paged-");
+    const team = await teamStore("team_keeper_paged");
+    team.release();
+    const db = openDatabase(dir);
+    let pagesGiven = 0;
+    let onSecondPage: () => void = () => undefined;
+    const secondPage = new Promise<void>((resolve) => {
+      onSecondPage = resolve;
+    });
+    let accepted: () => void = () => undefined;
+    const ownAccepted = new Promise<void>((resolve) => {
+      accepted = resolve;
+    });
+    try {
+      // More rows than one chunk: the team's rows arrive in several pages.
+      const teamScan = scannedAt("2026-12-01T10:00:00.000Z", 3);
+      await team.cache.save(SOURCES, wholeScan(teamScan));
+      const { keeper, failures } = await keeperOverStore({
+        db,
+        shared: {
+          ...team.port,
+          // The second page waits until this run's own scan is accepted.
+          loadNewer: (sourceIds, than, take) =>
+            team.port.loadNewer(sourceIds, than, ({ inventory, pages }) =>
+              take({
+                inventory,
+                pages: (async function* () {
+                  for await (const page of pages) {
+                    pagesGiven += 1;
+                    if (pagesGiven === 2) {
+                      onSecondPage();
+                      await ownAccepted;
+                    }
+                    yield page;
+                  }
+                })(),
+              }),
+            ),
+        },
+      });
+      const stored = keeper.handle({ type: "load-stored" });
+      await secondPage;
+      const ownScan = scannedAt("2026-12-01T10:07:00.000Z", 9);
+      await keeper.handle({ type: "accept", inventory: ownScan });
+      accepted();
+
+      expect(await stored).toBeNull();
+      expect(pagesGiven).toBeGreaterThanOrEqual(2);
+      const held = (await keeper.handle({ type: "inventory" })) as Inventory;
+      expect(held.generatedAt).toBe(ownScan.generatedAt);
+      expect(held.leases.map((classified) => classified.lease.id).sort()).toEqual(
+        ownScan.leases.map((classified) => classified.lease.id).sort(),
+      );
+      await keeper.handle({ type: "saved" });
       expect(failures).toEqual([]);
     } finally {
       db.close();

@@ -62,6 +62,36 @@ function inPages(whole: Inventory, size: number): ScanToKeep & { pages: Classifi
   return { inventory: { ...whole, leases: [] }, pages };
 }
 
+/** `pool` with every statement matching `pattern` counted once the server has answered it. */
+function counting(pool: pg.Pool, pattern: RegExp): { watched: pg.Pool; answered: { count: number } } {
+  const answered = { count: 0 };
+  // A pooled client comes back on a later connect: it is watched once.
+  const watching = new WeakSet<pg.PoolClient>();
+  const watched = new Proxy(pool, {
+    get(target, key) {
+      if (key !== "connect") return Reflect.get(target, key);
+      return async () => {
+        const client = await target.connect();
+        if (watching.has(client)) return client;
+        watching.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+        (client as unknown as { query: typeof query }).query = (...args) => {
+          const result = query(...args);
+          const text = typeof args[0] === "string" ? args[0] : "";
+          if (result instanceof Promise && pattern.test(text))
+            result.then(
+              () => answered.count++,
+              () => undefined,
+            );
+          return result;
+        };
+        return client;
+      };
+    },
+  });
+  return { watched, answered };
+}
+
 async function chunkRows(pool: pg.Pool): Promise<{ generation: string; data: Buffer }[]> {
   return (
     await pool.query<{ generation: string; data: Buffer }>(
@@ -168,28 +198,8 @@ describe("the shared inventory cache", () => {
 
   it("asks for each page of rows only once the chunks before it are sent, and counts the rows given", async () => {
     const pool = await migratedPool("cache_paged");
-    const sent = { chunks: 0 };
     // The real pool, with each chunk's insert counted once the server has answered it.
-    const watched = new Proxy(pool, {
-      get(target, key) {
-        if (key !== "connect") return Reflect.get(target, key);
-        return async () => {
-          const client = await target.connect();
-          const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-          (client as unknown as { query: typeof query }).query = (...args) => {
-            const answered = query(...args);
-            const text = typeof args[0] === "string" ? args[0] : "";
-            if (answered instanceof Promise && /^\s*INSERT INTO \S+\.inventory_cache_chunks/.test(text))
-              answered.then(
-                () => sent.chunks++,
-                () => undefined,
-              );
-            return answered;
-          };
-          return client;
-        };
-      },
-    });
+    const { watched, answered: sent } = counting(pool, /^\s*INSERT INTO \S+\.inventory_cache_chunks/);
     try {
       // Pages of ten rows of some 330 characters each: every page makes at least two chunks.
       const cache = new PgInventoryCache(watched, { chunkChars: 1024 });
@@ -198,7 +208,7 @@ describe("the shared inventory cache", () => {
       const sentWhenAsked: number[] = [];
       async function* pages(): AsyncGenerator<ClassifiedLease[]> {
         for (const page of paged.pages) {
-          sentWhenAsked.push(sent.chunks);
+          sentWhenAsked.push(sent.count);
           yield page;
         }
       }
@@ -237,6 +247,44 @@ describe("the shared inventory cache", () => {
 
       expect((await chunkRows(pool)).map((row) => row.generation)).toEqual(chunksBefore);
       expect((await cache.loadNewer(["team ledger"], null))?.inventory).toEqual(kept);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("hands the kept rows over a chunk at a time, asking for the next batch of chunks only as they are read", async () => {
+    const pool = await migratedPool("cache_read_paged");
+    const { watched, answered: reads } = counting(pool, /^\s*SELECT data FROM/);
+    try {
+      const cache = new PgInventoryCache(watched, { chunkChars: 1024, savedBy: "desk-2" });
+      const kept = inventory(300, "2026-12-01T10:00:00.000Z");
+      await cache.save(["team ledger"], wholeScan(kept));
+      const chunks = (await chunkRows(pool)).length;
+      // More chunks than three statements' batches of them.
+      expect(chunks).toBeGreaterThan(96);
+
+      const readWhenGiven: number[] = [];
+      const read = await cache.readNewer(["team ledger"], null, async ({ inventory, pages }) => {
+        expect(inventory.leases).toEqual([]);
+        const leases: ClassifiedLease[] = [];
+        for await (const page of pages) {
+          readWhenGiven.push(reads.count);
+          leases.push(...page);
+        }
+        return { ...inventory, leases };
+      });
+      expect(read?.savedBy).toBe("desk-2");
+      expect(read?.value).toEqual(kept);
+      // A page per chunk after the first; the first page came after one statement, the last after all.
+      expect(readWhenGiven).toHaveLength(chunks - 1);
+      expect(readWhenGiven[0]).toBe(1);
+      expect(readWhenGiven.at(-1)).toBe(Math.ceil(chunks / 32));
+      // None newer than the one kept: `take` is not called.
+      expect(
+        await cache.readNewer(["team ledger"], kept.generatedAt, () => {
+          throw new Error("not to be called");
+        }),
+      ).toBeNull();
     } finally {
       await pool.end();
     }

@@ -138,10 +138,29 @@ export class PgInventoryCache {
   }
 
   /**
-   * The inventory kept for these sources when it was scanned after `than` (null: any), else null.
-   * Read in one snapshot, so a save committing meanwhile is either wholly seen or not at all.
+   * The inventory kept for these sources when it was scanned after `than` (null: any), else null, held
+   * whole: for a reader that needs every row at once (tests, the benchmark). The worker reads with `readNewer`.
    */
   async loadNewer(sourceIds: readonly string[], than: string | null): Promise<SharedInventory | null> {
+    return this.readNewer(sourceIds, than, async ({ inventory, pages }) => {
+      for await (const page of pages) for (const lease of page) inventory.leases.push(lease);
+      return inventory;
+    }).then((read) => (read === null ? null : { inventory: read.value, savedBy: read.savedBy }));
+  }
+
+  /**
+   * Hands the inventory kept for these sources, when it was scanned after `than` (null: any), to `take`:
+   * everything but its rows, and its rows a page per chunk, each chunk inflated and parsed only as `take`
+   * asks for it, so neither the rows nor the compressed chunks are ever all held. Null, and `take` not
+   * called, when there is none that new. Read in one snapshot, so a save committing meanwhile is either
+   * wholly seen or not at all. The pages throw when the chunks end before the kept count; a `take`
+   * that stops early leaves the rest unread.
+   */
+  async readNewer<T>(
+    sourceIds: readonly string[],
+    than: string | null,
+    take: (scan: { inventory: Inventory; pages: AsyncIterable<ClassifiedLease[]> }) => Promise<T>,
+  ): Promise<{ value: T; savedBy: string } | null> {
     const sourceSet = sourceSetKey(sourceIds);
     const client = await this.#pool.connect();
     try {
@@ -153,28 +172,37 @@ export class PgInventoryCache {
           [sourceSet],
         )
       ).rows[0];
-      let inventory: Inventory | null = null;
+      let read: { value: T; savedBy: string } | null = null;
       if (head !== undefined && (than === null || head.generated_at > than)) {
-        // A batch of chunks per statement, each inflated and parsed before the next is asked for: every
-        // statement stays short, and the compressed rows are never all held at once.
-        let read = 0;
-        for (let from = 0; from < head.chunks; from += CHUNKS_PER_READ) {
-          const rows = (
-            await client.query<{ data: Buffer }>(
-              `SELECT data FROM ${SCHEMA}.inventory_cache_chunks
-               WHERE source_set = $1 AND generation = $2 AND seq >= $3 AND seq < $4 ORDER BY seq`,
-              [sourceSet, head.generation, from, from + CHUNKS_PER_READ],
-            )
-          ).rows;
-          for (const row of rows)
-            inventory = withChunk(inventory, (await decompress(row.data)).toString("utf8"));
-          read += rows.length;
+        // A batch of chunks per statement: every statement stays short.
+        async function* chunks(): AsyncGenerator<string> {
+          let read = 0;
+          for (let from = 0; from < head!.chunks; from += CHUNKS_PER_READ) {
+            const rows = (
+              await client.query<{ data: Buffer }>(
+                `SELECT data FROM ${SCHEMA}.inventory_cache_chunks
+                 WHERE source_set = $1 AND generation = $2 AND seq >= $3 AND seq < $4 ORDER BY seq`,
+                [sourceSet, head!.generation, from, from + CHUNKS_PER_READ],
+              )
+            ).rows;
+            read += rows.length;
+            while (rows.length > 0) yield (await decompress(rows.shift()!.data)).toString("utf8");
+          }
+          if (read !== head!.chunks)
+            throw new Error("the shared store's inventory is incomplete; it was not loaded");
         }
-        if (read !== head.chunks || inventory === null)
+        const all = chunks();
+        const first = await all.next();
+        if (first.done === true)
           throw new Error("the shared store's inventory is incomplete; it was not loaded");
+        const inventory = withChunk(null, first.value);
+        async function* pages(): AsyncGenerator<ClassifiedLease[]> {
+          for await (const chunk of all) yield JSON.parse(chunk) as ClassifiedLease[];
+        }
+        read = { value: await take({ inventory, pages: pages() }), savedBy: head.saved_by };
       }
       await client.query("COMMIT");
-      return inventory === null || head === undefined ? null : { inventory, savedBy: head.saved_by };
+      return read;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
