@@ -410,9 +410,9 @@ async function measureRescan(): Promise<RescanChildResult> {
 /**
  * After the scans, what a plan of one live row reads (`inventory.forPlan`), a janitor's plan of a policy
  * (`inventory.policyPlan`), the rows recording the markers of `BENCH_PROOF_ROWS` live rows as a proof
- * that found them asks (`inventory.markerIndex`), then the whole inventory (`inventory.full()`, as
- * `leasekeeper scan` with a team store still asks for it): each with main's sampled RSS and heap over
- * the answer.
+ * that found them asks (`inventory.markerIndex`), then the whole inventory (`inventory.full()`, which
+ * nothing in the product asks for: what holding every row at once costs): each with main's sampled RSS
+ * and heap over the answer.
  */
 async function askForPlanAndWhole(
   app: Core,

@@ -383,7 +383,7 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             unit: "MB",
             reference: { label: "RSS before it was asked for", value: whole.rssBeforeMB },
             target: null,
-            note: `inventory.full() once, as \`leasekeeper scan\` with a team store still asks for it: every stored row, history included (${count(whole.rows)}), copied from the worker to main; ${Math.round(whole.wallMs)} ms wall, main's JS heap up to ${whole.heapUsedMaxMB} MB; RSS sampled every 10 ms`,
+            note: `inventory.full() once, which nothing in the product asks for (the team's store is sent and read a page at a time), as the cost of holding every row at once: every stored row, history included (${count(whole.rows)}), copied from the worker to main; ${Math.round(whole.wallMs)} ms wall, main's JS heap up to ${whole.heapUsedMaxMB} MB; RSS sampled every 10 ms`,
           },
     );
   }
