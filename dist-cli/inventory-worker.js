@@ -441,7 +441,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "11c68b0b79d04bee2a5505fb2bb009d8";
+var RULES_FINGERPRINT = "74492f5b0c69ce3238949da0c5d30278";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -1090,7 +1090,7 @@ var InventoryKeeper = class {
 					if (isOvertaken(error)) return null;
 					throw error;
 				}
-				return this.#held === held ? this.#holdSavedWhole(unredacted) : null;
+				return this.#held === held ? this.#holdSavedWhole(unredacted, { share: false }) : null;
 			}) ?? null;
 		} catch (error) {
 			this.#onSaveFailed({
@@ -1198,25 +1198,29 @@ var InventoryKeeper = class {
 	/** Holds an inventory judged whole elsewhere (the team's, or one main hands over), saved as one scan. */
 	#takeWhole(inventory, sourceIds = sourcesOf(inventory)) {
 		this.#rows.saveWhole(inventory, sourceIds);
-		return this.#holdSavedWhole(inventory.leases);
+		return this.#holdSavedWhole(inventory.leases, { share: true });
 	}
 	/**
 	* Holds the inventory judged elsewhere that was just saved whole; `rows` holds at least its rows a
-	* configured key is taken out of, kept as they were given.
+	* configured key is taken out of, kept as they were given. `share`: keep it in the team's store too.
 	*/
-	#holdSavedWhole(rows) {
+	#holdSavedWhole(rows, { share }) {
 		this.#memory.forget();
 		this.#unredacted.clear();
 		for (const classified of rows) this.#unredacted.note(classified);
 		const head = this.#rows.head();
 		if (head === null) throw new Error("the store holds no inventory right after one was saved to it");
-		return this.#take(head, { keep: true });
+		return this.#take(head, {
+			keep: true,
+			share
+		});
 	}
 	/**
 	* Holds the stored scan `head` under a new generation and encodes its view. `keep`: this process
-	* wrote it, so the view is kept for the next start, here and in the team's store.
+	* wrote it, so the view is kept for the next start, here and (unless `share` is false) in the team's
+	* store.
 	*/
-	#take(head, { keep = false } = {}) {
+	#take(head, { keep = false, share = keep } = {}) {
 		const untracked = head.inventory.untracked.filter((sandbox) => !this.#marks.deleted(sandbox.origin, sandbox.sandboxId));
 		const shown = {
 			...head,
@@ -1236,7 +1240,7 @@ var InventoryKeeper = class {
 		this.#views.delete(generation - KEPT_VIEWS);
 		if (keep && !this.#closed) {
 			this.#viewStore?.save(view);
-			this.#keepShared(shown, view);
+			if (share) this.#keepShared(shown, view);
 		}
 		return {
 			generation,

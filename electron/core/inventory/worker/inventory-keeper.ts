@@ -312,7 +312,8 @@ export class InventoryKeeper {
             if (isOvertaken(error)) return null;
             throw error;
           }
-          return this.#held === held ? this.#holdSavedWhole(unredacted) : null;
+          // Kept for this machine's next start, not sent back to the store it came from.
+          return this.#held === held ? this.#holdSavedWhole(unredacted, { share: false }) : null;
         },
       );
       return loaded ?? null;
@@ -430,28 +431,32 @@ export class InventoryKeeper {
   /** Holds an inventory judged whole elsewhere (the team's, or one main hands over), saved as one scan. */
   #takeWhole(inventory: Inventory, sourceIds: readonly string[] = sourcesOf(inventory)): Accepted {
     this.#rows.saveWhole(inventory, sourceIds);
-    return this.#holdSavedWhole(inventory.leases);
+    return this.#holdSavedWhole(inventory.leases, { share: true });
   }
 
   /**
    * Holds the inventory judged elsewhere that was just saved whole; `rows` holds at least its rows a
-   * configured key is taken out of, kept as they were given.
+   * configured key is taken out of, kept as they were given. `share`: keep it in the team's store too.
    */
-  #holdSavedWhole(rows: Iterable<ClassifiedLease>): Accepted {
+  #holdSavedWhole(rows: Iterable<ClassifiedLease>, { share }: { share: boolean }): Accepted {
     // Its rows were not judged here and are stored without inputs: the next scan judges every row again.
     this.#memory.forget();
     this.#unredacted.clear();
     for (const classified of rows) this.#unredacted.note(classified);
     const head = this.#rows.head();
     if (head === null) throw new Error("the store holds no inventory right after one was saved to it");
-    return this.#take(head, { keep: true });
+    return this.#take(head, { keep: true, share });
   }
 
   /**
    * Holds the stored scan `head` under a new generation and encodes its view. `keep`: this process
-   * wrote it, so the view is kept for the next start, here and in the team's store.
+   * wrote it, so the view is kept for the next start, here and (unless `share` is false) in the team's
+   * store.
    */
-  #take(head: StoredHead, { keep = false }: { keep?: boolean } = {}): Accepted {
+  #take(
+    head: StoredHead,
+    { keep = false, share = keep }: { keep?: boolean; share?: boolean } = {},
+  ): Accepted {
     const untracked = head.inventory.untracked.filter(
       (sandbox) => !this.#marks.deleted(sandbox.origin, sandbox.sandboxId),
     );
@@ -464,7 +469,7 @@ export class InventoryKeeper {
     this.#views.delete(generation - KEPT_VIEWS);
     if (keep && !this.#closed) {
       this.#viewStore?.save(view);
-      this.#keepShared(shown, view);
+      if (share) this.#keepShared(shown, view);
     }
     return {
       generation,

@@ -6,7 +6,7 @@ import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
 import { postgresForSuite } from "../../../../test/support/postgres-suite.js";
 import { openDatabase } from "../../store/index.js";
-import { migratePostgres } from "../../store/postgres/migrations.js";
+import { migratePostgres, SCHEMA } from "../../store/postgres/migrations.js";
 import { PgInventoryCache, wholeScan } from "../../store/postgres/pg-inventory-cache.js";
 import { PgInventoryViews } from "../../store/postgres/pg-inventory-views.js";
 import type { SharedViews } from "./inventory-keeper.js";
@@ -48,7 +48,14 @@ async function teamStore(prefix: string) {
       return (await cache.readNewer(sourceIds, than, take))?.value ?? null;
     },
   };
-  return { cache, port, release, close: () => pool.end() };
+  /** The kept inventory's generation and when it was saved: a save of any inventory changes both. */
+  const kept = async () =>
+    (
+      await pool.query<{ generation: string; saved_at: string }>(
+        `SELECT generation, saved_at FROM ${SCHEMA}.inventory_caches`,
+      )
+    ).rows;
+  return { cache, port, release, kept, close: () => pool.end() };
 }
 
 describe("the inventory keeper with a team's store at start", () => {
@@ -59,6 +66,8 @@ describe("the inventory keeper with a team's store at start", () => {
     try {
       const teamScan = scannedAt("2026-12-01T10:00:00.000Z", 3);
       await team.cache.save(SOURCES, wholeScan(teamScan));
+      const keptByTeam = await team.kept();
+      expect(keptByTeam).toHaveLength(1);
       const { keeper, failures } = await keeperOverStore({ db, shared: team.port });
 
       // The team's inventory, with nothing stored here: loaded.
@@ -66,6 +75,9 @@ describe("the inventory keeper with a team's store at start", () => {
       const loaded = (await keeper.handle({ type: "load-stored" })) as Accepted | null;
       expect(loaded?.summary.generatedAt).toBe(teamScan.generatedAt);
       expect(((await keeper.handle({ type: "inventory" })) as Inventory).leases).toHaveLength(120);
+      // Loaded, not sent back: the team's store keeps the inventory it had.
+      await keeper.handle({ type: "saved" });
+      expect(await team.kept()).toEqual(keptByTeam);
 
       // A second start whose read of the store is held while this run's own scan is accepted.
       const slow = await teamStore("team_keeper_slow");
