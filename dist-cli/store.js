@@ -6889,12 +6889,7 @@ function saveInventoryRows(db, inventory, sourceIds, options = {}) {
 	const scan = InventoryScanWrite.begin(db, sourceIds, options.redact);
 	try {
 		writeInventory(scan, inventory);
-		const flipped = scan.flip(scanOf(inventory));
-		return {
-			newSinceLastScan: flipped.newSinceLastScan,
-			rows: { ...scan.rows },
-			stored: flipped.stored
-		};
+		return flipWhole(scan, inventory);
 	} catch (error) {
 		scan.abandon();
 		throw error;
@@ -6962,16 +6957,20 @@ async function saveInventoryPages(db, inventory, pages, sourceIds, options = {})
 			scan.pause();
 		}
 		for (const [sourceId, payload] of bySource) scan.endSource(sourceId, payload);
-		const flipped = scan.flip(scanOf(inventory));
-		return {
-			newSinceLastScan: flipped.newSinceLastScan,
-			rows: { ...scan.rows },
-			stored: flipped.stored
-		};
+		return flipWhole(scan, inventory);
 	} catch (error) {
 		scan.abandon();
 		throw error;
 	}
+}
+/** Applies a save of an inventory judged elsewhere, and says what it wrote. */
+function flipWhole(scan, inventory) {
+	const flipped = scan.flip(scanOf(inventory));
+	return {
+		newSinceLastScan: flipped.newSinceLastScan,
+		rows: { ...scan.rows },
+		stored: flipped.stored
+	};
 }
 function scanOf(inventory) {
 	return {
@@ -10060,7 +10059,7 @@ var PgInventoryCache = class {
 			let read = null;
 			if (head !== void 0 && (than === null || head.generated_at > than)) {
 				async function* chunks() {
-					let read = 0;
+					let given = 0;
 					for (let from = 0; from < head.chunks; from += CHUNKS_PER_READ) {
 						const rows = (await client.query(`SELECT data FROM ${SCHEMA}.inventory_cache_chunks
                  WHERE source_set = $1 AND generation = $2 AND seq >= $3 AND seq < $4 ORDER BY seq`, [
@@ -10069,10 +10068,10 @@ var PgInventoryCache = class {
 							from,
 							from + CHUNKS_PER_READ
 						])).rows;
-						read += rows.length;
+						given += rows.length;
 						while (rows.length > 0) yield (await decompress(rows.shift().data)).toString("utf8");
 					}
-					if (read !== head.chunks) throw new Error("the shared store's inventory is incomplete; it was not loaded");
+					if (given !== head.chunks) throw new Error("the shared store's inventory is incomplete; it was not loaded");
 				}
 				const all = chunks();
 				const first = await all.next();

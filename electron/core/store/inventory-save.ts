@@ -45,8 +45,7 @@ export function saveInventoryRows(
   const scan = InventoryScanWrite.begin(db, sourceIds, options.redact);
   try {
     writeInventory(scan, inventory);
-    const flipped = scan.flip(scanOf(inventory));
-    return { newSinceLastScan: flipped.newSinceLastScan, rows: { ...scan.rows }, stored: flipped.stored };
+    return flipWhole(scan, inventory);
   } catch (error) {
     scan.abandon();
     throw error;
@@ -130,12 +129,17 @@ export async function saveInventoryPages(
       scan.pause();
     }
     for (const [sourceId, payload] of bySource) scan.endSource(sourceId, payload);
-    const flipped = scan.flip(scanOf(inventory));
-    return { newSinceLastScan: flipped.newSinceLastScan, rows: { ...scan.rows }, stored: flipped.stored };
+    return flipWhole(scan, inventory);
   } catch (error) {
     scan.abandon();
     throw error;
   }
+}
+
+/** Applies a save of an inventory judged elsewhere, and says what it wrote. */
+function flipWhole(scan: InventoryScanWrite, inventory: Inventory): SaveResult {
+  const flipped = scan.flip(scanOf(inventory));
+  return { newSinceLastScan: flipped.newSinceLastScan, rows: { ...scan.rows }, stored: flipped.stored };
 }
 
 function scanOf(inventory: Inventory): {

@@ -25,6 +25,15 @@ function scannedAt(at: string, seed: number): Inventory {
   return { ...makeInventoryFixture({ rows: 120, seed }), generatedAt: at };
 }
 
+/** A promise and the call that settles it: a point one side waits at until the other reaches it. */
+function signal(): { reached: Promise<void>; reach: () => void } {
+  let reach: () => void = () => undefined;
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve;
+  });
+  return { reached, reach };
+}
+
 /** The store's tables behind the keeper's port, with each read held until `release` is called. */
 async function teamStore(prefix: string) {
   const { url } = await postgres().createDatabase(prefix);
@@ -32,10 +41,7 @@ async function teamStore(prefix: string) {
   pool.on("error", () => undefined);
   await migratePostgres(pool);
   const cache = new PgInventoryCache(pool, { chunkChars: 16_384 });
-  let release: () => void = () => undefined;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const { reached: held, reach: release } = signal();
   const views = new PgInventoryViews(pool);
   const port: SharedViews = {
     configuredSources: SOURCES,
@@ -107,14 +113,8 @@ describe("the inventory keeper with a team's store at start", () => {
     team.release();
     const db = openDatabase(dir);
     let pagesGiven = 0;
-    let onSecondPage: () => void = () => undefined;
-    const secondPage = new Promise<void>((resolve) => {
-      onSecondPage = resolve;
-    });
-    let accepted: () => void = () => undefined;
-    const ownAccepted = new Promise<void>((resolve) => {
-      accepted = resolve;
-    });
+    const secondPage = signal();
+    const ownAccepted = signal();
     try {
       // More rows than one chunk: the team's rows arrive in several pages.
       const teamScan = scannedAt("2026-12-01T10:00:00.000Z", 3);
@@ -132,8 +132,8 @@ describe("the inventory keeper with a team's store at start", () => {
                   for await (const page of pages) {
                     pagesGiven += 1;
                     if (pagesGiven === 2) {
-                      onSecondPage();
-                      await ownAccepted;
+                      secondPage.reach();
+                      await ownAccepted.reached;
                     }
                     yield page;
                   }
@@ -143,10 +143,10 @@ describe("the inventory keeper with a team's store at start", () => {
         },
       });
       const stored = keeper.handle({ type: "load-stored" });
-      await secondPage;
+      await secondPage.reached;
       const ownScan = scannedAt("2026-12-01T10:07:00.000Z", 9);
       await keeper.handle({ type: "accept", inventory: ownScan });
-      accepted();
+      ownAccepted.reach();
 
       expect(await stored).toBeNull();
       expect(pagesGiven).toBeGreaterThanOrEqual(2);
@@ -169,6 +169,9 @@ describe("the inventory keeper keeping a scan in the team's store", () => {
   it("sends the rows a page at a time, and again from the marked scan when a mark writes it anew meanwhile", async () => {
     const team = await teamStore("team_keep_marked");
     team.release();
+    const saves: string[] = [];
+    const saving = signal();
+    const markWritten = signal();
     const { keeper, failures, close } = await keeperOverStore({
       onDisk: true,
       shared: {
@@ -177,21 +180,12 @@ describe("the inventory keeper keeping a scan in the team's store", () => {
         saveInventory: async (sourceIds, scan) => {
           saves.push(scan.inventory.generatedAt);
           if (saves.length === 1) {
-            entered();
-            await markWritten;
+            saving.reach();
+            await markWritten.reached;
           }
           await team.cache.save(sourceIds, scan);
         },
       },
-    });
-    const saves: string[] = [];
-    let entered: () => void = () => undefined;
-    const saving = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
-    let marked: () => void = () => undefined;
-    const markWritten = new Promise<void>((resolve) => {
-      marked = resolve;
     });
     try {
       // More rows than one of the keeper's pages.
@@ -207,7 +201,7 @@ describe("the inventory keeper keeping a scan in the team's store", () => {
       );
       if (target === undefined) throw new Error("the fixture has no row a job could act on");
       await keeper.handle({ type: "accept", inventory: scan });
-      await saving;
+      await saving.reached;
       const acted = await keeper.handle({
         type: "acted-on",
         origin: target.provider.origin!,
@@ -222,7 +216,7 @@ describe("the inventory keeper keeping a scan in the team's store", () => {
         now: "2026-12-01T10:02:00.000Z",
       });
       expect(acted).not.toBeNull();
-      marked();
+      markWritten.reach();
       await keeper.handle({ type: "saved" });
 
       // The first save found its scan gone and was let go of; the second kept the marked one, whole.

@@ -176,7 +176,7 @@ export class PgInventoryCache {
       if (head !== undefined && (than === null || head.generated_at > than)) {
         // A batch of chunks per statement: every statement stays short.
         async function* chunks(): AsyncGenerator<string> {
-          let read = 0;
+          let given = 0;
           for (let from = 0; from < head!.chunks; from += CHUNKS_PER_READ) {
             const rows = (
               await client.query<{ data: Buffer }>(
@@ -185,10 +185,10 @@ export class PgInventoryCache {
                 [sourceSet, head!.generation, from, from + CHUNKS_PER_READ],
               )
             ).rows;
-            read += rows.length;
+            given += rows.length;
             while (rows.length > 0) yield (await decompress(rows.shift()!.data)).toString("utf8");
           }
-          if (read !== head!.chunks)
+          if (given !== head!.chunks)
             throw new Error("the shared store's inventory is incomplete; it was not loaded");
         }
         const all = chunks();
