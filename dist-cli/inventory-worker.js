@@ -66,41 +66,6 @@ var ObjectVersions = class {
 		return version;
 	};
 };
-// electron/core/inventory/judge/listing-changes.ts
-/** The changes from `previous` to `next`; everything is new when there is no previous listing. */
-function listingChanges(previous, next) {
-	const changes = {
-		sandboxes: /* @__PURE__ */ new Map(),
-		origins: /* @__PURE__ */ new Set()
-	};
-	const changed = (origin, sandboxId) => {
-		let ids = changes.sandboxes.get(origin);
-		if (ids === void 0) {
-			ids = /* @__PURE__ */ new Set();
-			changes.sandboxes.set(origin, ids);
-		}
-		ids.add(sandboxId);
-	};
-	for (const [origin, now] of next) {
-		const before = previous.get(origin);
-		if (before === void 0 || before.failure !== now.failure) changes.origins.add(origin);
-		for (const [sandboxId, listed] of now.sandboxes) {
-			const was = before?.sandboxes.get(sandboxId);
-			if (was === void 0 || !sameEntry(was, listed)) changed(origin, sandboxId);
-		}
-		for (const sandboxId of before?.sandboxes.keys() ?? []) if (!now.sandboxes.has(sandboxId)) changed(origin, sandboxId);
-	}
-	for (const [origin, before] of previous) {
-		if (next.has(origin)) continue;
-		changes.origins.add(origin);
-		for (const sandboxId of before.sandboxes.keys()) changed(origin, sandboxId);
-	}
-	return changes;
-}
-function sameEntry(a, b) {
-	if (a.credential !== b.credential) return false;
-	return a.sandbox === b.sandbox || JSON.stringify(a.sandbox) === JSON.stringify(b.sandbox);
-}
 // electron/core/inventory/judge/judged-scan.ts
 /** Sandboxes touched beyond this many are not listed (a few megabytes of ids). */
 var TOUCHED_LIMIT = 5e4;
@@ -120,7 +85,7 @@ async function judgeScan(input) {
 	const { rows, sources, listings, now, marks, memory } = input;
 	const nowMs = now.getTime();
 	const listingIndex = indexListings(listings);
-	const changes = memory.listing === null ? null : listingChanges(memory.listing, listingIndex);
+	const changes = memory.changesTo(listingIndex, input.digest);
 	const versions = new ObjectVersions(input.digest);
 	const verdicts = new SharedVerdicts();
 	const touched = new TouchedSandboxes(input.touchedLimit ?? TOUCHED_LIMIT);
@@ -247,7 +212,7 @@ async function judgeScan(input) {
 				problems: ends[at]?.problems ?? [],
 				readUpTo: ends[at]?.readUpTo
 			};
-		}))
+		}), changes)
 	};
 }
 /** What every row of one source is judged against, and how its inputs are taken. */
@@ -441,7 +406,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "f9940078b307620892c1658fc23f1820";
+var RULES_FINGERPRINT = "48244ac95d83128ad0a1ccbe322c27c2";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -456,14 +421,82 @@ function needsFullPass(state) {
 	const elapsed = state.now - state.lastFullPassAt;
 	return !(elapsed >= 0) || elapsed >= everyMs;
 }
+// electron/core/inventory/judge/listing-changes.ts
+/**
+* The changes from `previous` to `next`; everything is new when there is no previous listing. An entry
+* kept as a digest is compared by `digests`.
+*/
+function listingChanges(previous, next, digests) {
+	const changes = {
+		sandboxes: /* @__PURE__ */ new Map(),
+		origins: /* @__PURE__ */ new Set()
+	};
+	const same = (was, now) => typeof was === "string" ? digests !== void 0 && digests.of(now) === was : sameEntry(was, now);
+	for (const [origin, now] of next) {
+		const before = previous.get(origin);
+		if (before === void 0 || before.failure !== now.failure) changes.origins.add(origin);
+		for (const [sandboxId, listed] of now.sandboxes) {
+			const was = before?.sandboxes.get(sandboxId);
+			if (was === void 0 || !same(was, listed)) addChanged(changes, origin, sandboxId);
+		}
+		for (const sandboxId of before?.sandboxes.keys() ?? []) if (!now.sandboxes.has(sandboxId)) addChanged(changes, origin, sandboxId);
+	}
+	for (const [origin, before] of previous) {
+		if (next.has(origin)) continue;
+		changes.origins.add(origin);
+		for (const sandboxId of before.sandboxes.keys()) addChanged(changes, origin, sandboxId);
+	}
+	return changes;
+}
+/** Counts `sandboxId` at `origin` among the changed sandboxes. */
+function addChanged(changes, origin, sandboxId) {
+	let ids = changes.sandboxes.get(origin);
+	if (ids === void 0) {
+		ids = /* @__PURE__ */ new Set();
+		changes.sandboxes.set(origin, ids);
+	}
+	ids.add(sandboxId);
+}
+function sameEntry(a, b) {
+	if (a.credential !== b.credential) return false;
+	return a.sandbox === b.sandbox || JSON.stringify(a.sandbox) === JSON.stringify(b.sandbox);
+}
+/**
+* A listed entry's digest: what a change of its entry is told by once the entry itself is gone with the
+* process that read it (the credential that lists it and the sandbox's JSON, as `sameEntry` compares
+* them). Taken once per sandbox object: the next scan's pages whose bytes were this one's hand back the
+* same objects.
+*/
+var EntryDigests = class {
+	#digest;
+	#digests = /* @__PURE__ */ new WeakMap();
+	constructor(digest) {
+		this.#digest = digest;
+	}
+	of(listed) {
+		const known = this.#digests.get(listed.sandbox);
+		if (known !== void 0 && known.credential === listed.credential) return known.digest;
+		const digest = this.#digest(`${listed.credential}\u0000${JSON.stringify(listed.sandbox)}`);
+		this.#digests.set(listed.sandbox, {
+			credential: listed.credential,
+			digest
+		});
+		return digest;
+	}
+};
 // electron/core/inventory/judge/scan-memory.ts
 /**
-* What one scan leaves for the next in this process, so the next reads and judges only what changed:
-* the listings (to tell which sandboxes' entries changed), each source's environments and plugin (to
-* tell which rows they changed), and how far each source read (its next read of changed rows starts
-* there, with a full pass now and then to notice deleted rows). Only a scan whose rows reached the store
-* is remembered; one that failed, or a store another process saved over, is forgotten, and the next scan
-* reads every source whole.
+* What one scan leaves for the next, so the next reads and judges only what changed: the listings (to
+* tell which sandboxes' entries changed), each source's environments and plugin (to tell which rows they
+* changed), and how far each source read (its next read of changed rows starts there, with a full pass
+* now and then to notice deleted rows). Only a scan whose rows reached the store is remembered; one that
+* failed, or a store another process saved over, is forgotten, and the next scan reads every source
+* whole.
+*
+* It is also kept in the store beside the scan it belongs to (`toKeep`, decision 238), the listings as a
+* digest of each entry, so that a process started again over the same store (the app reopened, a
+* terminal's `leasekeeper scan`, a worker started again at its heap budget) reads only what changed
+* since, as this one would have (`restore`).
 *
 * What a row is compared with in the store does not live here: its inputs begin with the salt of the
 * rules and keys it was judged under (`judgingSalt`), which outlives the process.
@@ -472,12 +505,33 @@ var ScanMemory = class {
 	#listing = null;
 	#sources = /* @__PURE__ */ new Map();
 	#now;
+	#digests = null;
+	/**
+	* Sandboxes a Leasekeeper job's mark was applied to when the memory kept in the store was taken: a
+	* process started again holds no marks, so the rows naming them are judged again by its first scan.
+	*/
+	#marked = [];
+	/** The generation of the scan whose memory the store keeps as this one stands, or null. */
+	#keptGeneration = null;
+	/** What the listing changed since the memory the store keeps (`#keptGeneration`); "whole": unknown. */
+	#sinceKept = "whole";
 	constructor(now = Date.now) {
 		this.#now = now;
 	}
 	/** The last scan's listings, or null: then every row's provider state is taken as new. */
 	get listing() {
 		return this.#listing;
+	}
+	/** Whether nothing is remembered: no scan went through since the process began or forgot. */
+	get empty() {
+		return this.#listing === null && this.#sources.size === 0;
+	}
+	/** What a source's rows may have changed with, since the last scan's listings; null: everything. */
+	changesTo(next, digest) {
+		if (this.#listing === null) return null;
+		const changes = listingChanges(this.#listing, next, this.#entryDigests(digest));
+		for (const [origin, sandboxId] of this.#marked) addChanged(changes, origin, sandboxId);
+		return changes;
 	}
 	/** What the last scan knew of a source read with the same identity, or undefined. */
 	source(sourceId, identity) {
@@ -503,9 +557,14 @@ var ScanMemory = class {
 			fullPass
 		};
 	}
-	/** Keeps what a scan that went through read, once its rows are in the store. */
-	remember(listing, sources) {
+	/**
+	* Keeps what a scan that went through read, once its rows are in the store; `changes` is what its
+	* listings changed since the last scan's (`changesTo`), null when there was none to compare with.
+	*/
+	remember(listing, sources, changes) {
 		this.#listing = listing;
+		this.#marked = [];
+		this.#sinceKept = changes === null || this.#sinceKept === "whole" ? "whole" : merged(this.#sinceKept, changes);
 		const kept = /* @__PURE__ */ new Set();
 		for (const { sourceId, startedAt, ...read } of sources) {
 			kept.add(sourceId);
@@ -523,8 +582,110 @@ var ScanMemory = class {
 	forget() {
 		this.#listing = null;
 		this.#sources.clear();
+		this.#marked = [];
+		this.#keptGeneration = null;
+		this.#sinceKept = "whole";
+	}
+	/**
+	* What to keep in the store for the scan flipped as `generation`: the sources' memory (`sources`
+	* names those whose rows all stand as stored; another's is not kept, and is read whole after a
+	* restart), and the listings' entries, only those changed since the memory kept last when the store
+	* still keeps that one. Null when there is nothing to keep. Call `kept` once it is written.
+	*/
+	toKeep(generation, options) {
+		const listing = this.#listing;
+		if (listing === null) return null;
+		const digests = this.#entryDigests(options.digest);
+		const digestOf = (entry) => typeof entry === "string" ? entry : digests.of(entry);
+		const sinceKept = this.#sinceKept;
+		return {
+			memory: {
+				generation,
+				salt: options.salt,
+				sources: [...this.#sources].filter(([sourceId]) => options.sources?.(sourceId) ?? true).map(([sourceId, known]) => ({
+					sourceId,
+					identity: options.keyed(known.identity),
+					environments: [...known.environments],
+					plugin: known.plugin,
+					problems: [...known.problems],
+					...known.readUpTo === void 0 ? {} : { readUpTo: known.readUpTo },
+					lastFullPassAt: known.lastFullPassAt,
+					scansSinceFullPass: known.scansSinceFullPass
+				})),
+				origins: [...listing].map(([origin, { failure }]) => [origin, failure]),
+				marked: [...this.#marked, ...options.marked].map(([origin, sandboxId]) => [origin, sandboxId])
+			},
+			listing: {
+				after: sinceKept === "whole" ? null : this.#keptGeneration,
+				*changed() {
+					if (sinceKept === "whole") return;
+					for (const [origin, ids] of sinceKept.sandboxes) for (const sandboxId of ids) {
+						const entry = listing.get(origin)?.sandboxes.get(sandboxId);
+						yield [
+							origin,
+							sandboxId,
+							entry === void 0 ? null : digestOf(entry)
+						];
+					}
+				},
+				*whole() {
+					for (const [origin, { sandboxes }] of listing) for (const [sandboxId, entry] of sandboxes) yield [
+						origin,
+						sandboxId,
+						digestOf(entry)
+					];
+				}
+			}
+		};
+	}
+	/** The memory `toKeep` gave for `generation` is in the store: what changes next is counted from it. */
+	kept(generation) {
+		this.#keptGeneration = generation;
+		this.#sinceKept = {
+			sandboxes: /* @__PURE__ */ new Map(),
+			origins: /* @__PURE__ */ new Set()
+		};
+	}
+	/**
+	* Takes the memory a scan kept in the store (by this process or another) as this one's, for the
+	* sources configured now whose identity it names: `identities` maps each configured source to its
+	* identity, `keyed` keys it as `toKeep` did. The caller has checked that the store's rows are still
+	* that scan's and that the salt is the one rows are judged under now.
+	*/
+	restore(kept, identities, keyed) {
+		this.forget();
+		this.#listing = kept.listing;
+		this.#marked = kept.memory.marked;
+		for (const source of kept.memory.sources) {
+			const identity = identities.get(source.sourceId);
+			if (identity === void 0 || keyed(identity) !== source.identity) continue;
+			this.#sources.set(source.sourceId, {
+				identity,
+				environments: new Map(source.environments),
+				plugin: source.plugin,
+				problems: source.problems,
+				readUpTo: source.readUpTo,
+				lastFullPassAt: source.lastFullPassAt,
+				scansSinceFullPass: source.scansSinceFullPass
+			});
+		}
+		this.kept(kept.memory.generation);
+	}
+	/** Entry digests are taken once per listed sandbox object, across scans. */
+	#entryDigests(digest) {
+		if (this.#digests === null) this.#digests = new EntryDigests(digest);
+		return this.#digests;
 	}
 };
+/** Both scans' listing changes as one. */
+function merged(a, b) {
+	const changes = {
+		sandboxes: /* @__PURE__ */ new Map(),
+		origins: /* @__PURE__ */ new Set([...a.origins, ...b.origins])
+	};
+	for (const each of [a, b]) for (const [origin, ids] of each.sandboxes) for (const sandboxId of ids) addChanged(changes, origin, sandboxId);
+	return changes;
+}
 // electron/core/inventory/leasekeeper-actions.ts
 /**
 * Sandboxes a Leasekeeper job confirmed it deleted or paused, by origin and sandbox id. Paperclip updates
@@ -553,6 +714,13 @@ var LeasekeeperActions = class LeasekeeperActions {
 	}
 	get size() {
 		return this.#marks.size;
+	}
+	/** Every sandbox marked, as origin and sandbox id. */
+	marked() {
+		return [...this.#marks.keys()].map((key) => {
+			const at = key.indexOf("\0");
+			return [key.slice(0, at), key.slice(at + 1)];
+		});
 	}
 	/** The mark a job left on this sandbox at this origin, if any. */
 	markOf(origin, sandboxId) {
@@ -851,6 +1019,13 @@ var UnredactedRows = class {
 	leaseOf(stored) {
 		return (this.get(stored.sourceId, stored.leaseId) ?? JSON.parse(stored.data)).lease;
 	}
+	/** Whether a row of this source is held here. */
+	holdsAnyOf(sourceId) {
+		if (this.#rows.size === 0) return false;
+		const prefix = `${sourceId}\u0000`;
+		for (const key of this.#rows.keys()) if (key.startsWith(prefix)) return true;
+		return false;
+	}
 	clear() {
 		this.#rows.clear();
 	}
@@ -945,6 +1120,8 @@ var InventoryKeeper = class {
 	#sharedSave = Promise.resolve();
 	#marks = new LeasekeeperActions();
 	#memory = new ScanMemory();
+	/** The salt the memory was remembered or restored under, for keeping it in the store. */
+	#memorySalt = null;
 	/** The salt rows are judged under with the keys in use now (`judgingSalt`); drawn when first needed. */
 	#salt = null;
 	#unredacted;
@@ -1119,8 +1296,10 @@ var InventoryKeeper = class {
 	*/
 	async #openSources({ config, env }) {
 		const sources = createSources(config, { env });
-		const opening = await Promise.allSettled(sources.map(async (source, at) => {
-			const identity = identityOf(config.sources[at], env);
+		const identities = new Map(sources.map((source, at) => [source.id, identityOf(config.sources[at], env)]));
+		if (this.#memory.empty) await this.#restoreMemory(identities);
+		const opening = await Promise.allSettled(sources.map(async (source) => {
+			const identity = identities.get(source.id);
 			const since = this.#memory.since(source.id, identity);
 			const startedAt = Date.now();
 			return {
@@ -1167,8 +1346,10 @@ var InventoryKeeper = class {
 						leaseOf: (stored) => this.#unredacted.leaseOf(stored)
 					});
 					const sourcesMs = performance.now() - scan.startedAt;
-					write.flip(judged);
+					const flipped = write.flip(judged);
 					judged.remember();
+					this.#memorySalt = salt;
+					this.#keepMemory(flipped.stored.generation);
 					this.#listedPages = scan.listings.listed;
 					const head = this.#rows.head();
 					if (head === null) throw new Error("the store holds no inventory right after a scan was written to it");
@@ -1333,7 +1514,7 @@ var InventoryKeeper = class {
 			}
 			const untrackedHere = held.head.inventory.untracked.some((sandbox) => sandbox.sandboxId === sandboxId && this.#marks.deleted(sandbox.origin, sandboxId));
 			if (naming.length === 0 && !untrackedHere && attempt === 0) return null;
-			this.#writeMarked(held.head, naming, now);
+			this.#keepMemory(this.#writeMarked(held.head, naming, now));
 			const head = this.#rows.head();
 			if (head === null) return null;
 			const accepted = this.#take(head);
@@ -1373,7 +1554,7 @@ var InventoryKeeper = class {
 			}
 			for (const sourceId of head.scan.sourceIds) write.endSource(sourceId);
 			const { inventory } = head;
-			write.flip({
+			return write.flip({
 				generatedAt: inventory.generatedAt,
 				requests: inventory.requests,
 				payload: {
@@ -1384,10 +1565,49 @@ var InventoryKeeper = class {
 					gaps: inventory.gaps,
 					...inventory.sourceNotes === void 0 ? {} : { sourceNotes: inventory.sourceNotes }
 				}
-			}, { keepNewSinceLastScan: true });
+			}, { keepNewSinceLastScan: true }).stored.generation;
 		} catch (error) {
 			write.abandon();
 			throw error;
+		}
+	}
+	/**
+	* Keeps the memory of the scan just flipped as `generation` in the store beside its rows (decision
+	* 238), for a process started again over it. A source with a row held here as its source gave it
+	* (`UnredactedRows`) is left out: a process started again holds no such row, and reads it whole.
+	*/
+	#keepMemory(generation) {
+		const salt = this.#memorySalt;
+		if (salt === null) return;
+		try {
+			const kept = this.#memory.toKeep(generation, {
+				salt: saltCheck(salt),
+				keyed: keyedIdentity(salt),
+				digest: fingerprint,
+				marked: this.#marks.marked(),
+				sources: (sourceId) => !this.#unredacted.holdsAnyOf(sourceId)
+			});
+			if (kept === null) return;
+			this.#rows.keepScanMemory(kept.memory, kept.listing);
+			this.#memory.kept(generation);
+		} catch {}
+	}
+	/**
+	* Takes the memory the scan the store holds kept, when this process remembers nothing: kept under the
+	* salt rows are judged under now, for the sources configured now with the same identity. A store
+	* whose rows another writer flipped since keeps none that stands (`keptScanMemory`).
+	*/
+	async #restoreMemory(identities) {
+		try {
+			const kept = this.#rows.keptScanMemory();
+			if (kept === null) return;
+			const drawing = this.#judgingSalt();
+			const salt = await drawing;
+			if (this.#salt !== drawing || kept.memory.salt !== saltCheck(salt) || !this.#memory.empty) return;
+			this.#memory.restore(kept, identities, keyedIdentity(salt));
+			this.#memorySalt = salt;
+		} catch {
+			this.#memory.forget();
 		}
 	}
 	/**
@@ -1712,6 +1932,18 @@ function sourcesOf(inventory) {
 /** The source's entry and the value of each variable it names (a database URL), as a fingerprint. */
 function identityOf(entry, env) {
 	return hash("sha1", JSON.stringify([entry, env]), "base64");
+}
+/** What a kept memory names its salt by: a digest, as a row's inputs begin with it (the salt is never stored). */
+function saltCheck(salt) {
+	return fingerprint(`scan memory\u0000${salt}`);
+}
+/**
+* A source's identity keyed by the salt, as it is kept at rest: the identity is a digest of the source's
+* connection string, and the salt is drawn from the configured keys through scrypt, so what is kept is
+* no cheap test of a guessed one.
+*/
+function keyedIdentity(salt) {
+	return (identity) => fingerprint(`${salt}\u0000${identity}`);
 }
 /** A short fingerprint of a JSON text: telling two versions of one row apart, not a secret. */
 function fingerprint(text) {

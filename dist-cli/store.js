@@ -2393,11 +2393,11 @@ var ACTIONS_PLAN_CANCEL_MIGRATIONS = [{
 * failed lease Paperclip never stamped) by when it was last used. Milliseconds; 0 when none parses.
 */
 function closedAtMs(classified) {
-	const times = [classified.lease.releasedAt, classified.provider.actedOnBy?.at].map(parsed);
+	const times = [classified.lease.releasedAt, classified.provider.actedOnBy?.at].map(parsed$1);
 	const latest = Math.max(...times);
-	return latest > 0 ? latest : parsed(classified.lease.lastUsedAt);
+	return latest > 0 ? latest : parsed$1(classified.lease.lastUsedAt);
 }
-function parsed(iso) {
+function parsed$1(iso) {
 	const ms = iso ? Date.parse(iso) : NaN;
 	return Number.isNaN(ms) ? 0 : ms;
 }
@@ -2905,6 +2905,31 @@ var INVENTORY_LIVE_VIEW_MIGRATIONS = [{
       `);
 	}
 }];
+/**
+* Appended after version 66: what the last scan leaves for the next (`ScanMemory`), kept beside its
+* rows so that a process started again over the store reads only what changed since (decision 238).
+* The listings are kept as a digest of each entry; the rest is one row of JSON. It stands only while
+* the sources still hold the rows flipped under its `generation`.
+*/
+var INVENTORY_SCAN_MEMORY_MIGRATIONS = [{
+	version: 67,
+	name: "the last scan's memory kept for the next process",
+	up(db) {
+		db.exec(`
+        CREATE TABLE IF NOT EXISTS scan_memory (
+          id          INTEGER PRIMARY KEY CHECK (id = 1),
+          generation  INTEGER NOT NULL,
+          memory      TEXT NOT NULL
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS scan_memory_listing (
+          origin      TEXT NOT NULL,
+          sandbox_id  TEXT NOT NULL,
+          entry       TEXT NOT NULL,
+          PRIMARY KEY (origin, sandbox_id)
+        ) STRICT, WITHOUT ROWID;
+      `);
+	}
+}];
 // electron/core/store/sqlite/migrations/marker-proofs.ts
 var MARKER_PROOF_MIGRATIONS = [{
 	version: 40,
@@ -2980,7 +3005,8 @@ var MIGRATIONS = [
 	...INVENTORY_JUDGING_SEED_MIGRATIONS,
 	...INVENTORY_ORDER_MIGRATIONS,
 	...INVENTORY_MARKER_MIGRATIONS,
-	...INVENTORY_LIVE_VIEW_MIGRATIONS
+	...INVENTORY_LIVE_VIEW_MIGRATIONS,
+	...INVENTORY_SCAN_MEMORY_MIGRATIONS
 ];
 // electron/core/store/database.ts
 var DATABASE_FILE_NAME = "leasekeeper.db";
@@ -7098,6 +7124,62 @@ function sourcesIn(inventory) {
 		...inventory.problems.map((problem) => problem.source)
 	])];
 }
+// electron/core/store/inventory-rows/kept-scan-memory.ts
+/**
+* Keeps a scan's memory beside its rows (decision 238), in one transaction: the listings' entries
+* changed since the memory kept for `listing.after` when the store still keeps that one, else every
+* entry again.
+*/
+function keepScanMemory(db, memory, listing) {
+	const upsert = db.prepare("INSERT INTO scan_memory_listing (origin, sandbox_id, entry) VALUES (?, ?, ?) ON CONFLICT (origin, sandbox_id) DO UPDATE SET entry = excluded.entry");
+	const remove = db.prepare("DELETE FROM scan_memory_listing WHERE origin = ? AND sandbox_id = ?");
+	db.transaction(() => {
+		const keptNow = db.prepare("SELECT generation FROM scan_memory WHERE id = 1").pluck().get();
+		const onlyChanged = listing.after !== null && keptNow === listing.after;
+		if (!onlyChanged) db.prepare("DELETE FROM scan_memory_listing").run();
+		for (const [origin, sandboxId, entry] of onlyChanged ? listing.changed() : listing.whole()) if (entry === null) remove.run(origin, sandboxId);
+		else upsert.run(origin, sandboxId, entry);
+		db.prepare("INSERT INTO scan_memory (id, generation, memory) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET generation = excluded.generation, memory = excluded.memory").run(memory.generation, JSON.stringify(memory));
+	})();
+}
+/**
+* The memory kept by the scan the store holds now, with its listings; null when none is kept, or when
+* it is not that scan's (another writer flipped a scan, a job's mark, or an inventory judged elsewhere
+* over it since) or cannot be read.
+*/
+function readKeptScanMemory(db) {
+	return db.transaction(() => {
+		const kept = db.prepare("SELECT generation, memory FROM scan_memory WHERE id = 1").get();
+		const scan = db.prepare("SELECT source_ids FROM last_scan WHERE id = 1").pluck().get();
+		if (kept === void 0 || scan === void 0) return null;
+		const generations = new Map(db.prepare("SELECT source_id, generation FROM inventory_sources").all().map((row) => [row.source_id, row.generation]));
+		const sourceIds = parsed(scan);
+		if (!Array.isArray(sourceIds) || sourceIds.length === 0 || !sourceIds.every((sourceId) => generations.get(sourceId) === kept.generation)) return null;
+		const memory = parsed(kept.memory);
+		if (memory === null || memory.generation !== kept.generation || !Array.isArray(memory.origins)) return null;
+		const listing = new Map(memory.origins.map(([origin, failure]) => [origin, {
+			failure,
+			sandboxes: /* @__PURE__ */ new Map()
+		}]));
+		for (const row of db.prepare("SELECT origin, sandbox_id, entry FROM scan_memory_listing").raw().iterate()) {
+			const [origin, sandboxId, entry] = row;
+			const atOrigin = listing.get(origin);
+			if (atOrigin === void 0) return null;
+			atOrigin.sandboxes.set(sandboxId, entry);
+		}
+		return {
+			memory,
+			listing
+		};
+	})();
+}
+function parsed(text) {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return null;
+	}
+}
 // electron/core/store/judged-inventory-store.ts
 /** Saves tried when another connection keeps saving the same sources in between. */
 var SAVE_ATTEMPTS = 3;
@@ -7142,6 +7224,21 @@ var JudgedInventoryStore = class extends StoredInventory {
 	*/
 	async savePages(inventory, pages, sourceIds) {
 		return (await saveInventoryPages(this.#db, inventory, pages, sourceIds, { redact: this.#redact })).stored;
+	}
+	/**
+	* Keeps a scan's memory beside its rows (decision 238). A source whose memory holds a configured key
+	* (a problem quoting a row that holds one) is left out of it: it is read whole after a restart.
+	*/
+	keepScanMemory(memory, listing) {
+		const sources = memory.sources.filter((source) => this.#redact(source) === source);
+		keepScanMemory(this.#db, sources.length === memory.sources.length ? memory : {
+			...memory,
+			sources
+		}, listing);
+	}
+	/** The memory the scan the store holds now kept, with its listings; null when there is none of it. */
+	keptScanMemory() {
+		return readKeptScanMemory(this.#db);
 	}
 };
 // electron/core/store/quarantine-store.ts

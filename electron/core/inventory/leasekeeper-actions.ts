@@ -44,6 +44,14 @@ export class LeasekeeperActions {
     return this.#marks.size;
   }
 
+  /** Every sandbox marked, as origin and sandbox id. */
+  marked(): [string, string][] {
+    return [...this.#marks.keys()].map((key) => {
+      const at = key.indexOf("\u0000");
+      return [key.slice(0, at), key.slice(at + 1)];
+    });
+  }
+
   /** The mark a job left on this sandbox at this origin, if any. */
   markOf(origin: string | null, sandboxId: string | null): LeasekeeperAction | undefined {
     if (this.#marks.size === 0 || origin === null || sandboxId === null) return undefined;

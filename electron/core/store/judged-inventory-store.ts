@@ -1,5 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+import {
+  type KeptScanMemoryRead,
+  keepScanMemory,
+  readKeptScanMemory,
+  type ScanMemoryEntries,
+  type ScanMemoryRecord,
+} from "./inventory-rows/kept-scan-memory.js";
 import { InventoryScanWrite } from "./inventory-rows/scan-write.js";
 import { StoredInventory, type StoredScan } from "./inventory-rows/stored-inventory.js";
 import { InventoryChangedMeanwhile, saveInventoryPages, saveInventoryRows } from "./inventory-save.js";
@@ -63,5 +70,26 @@ export class JudgedInventoryStore extends StoredInventory {
     sourceIds: readonly string[],
   ): Promise<StoredScan> {
     return (await saveInventoryPages(this.#db, inventory, pages, sourceIds, { redact: this.#redact })).stored;
+  }
+
+  /**
+   * Keeps a scan's memory beside its rows (decision 238). A source whose memory holds a configured key
+   * (a problem quoting a row that holds one) is left out of it: it is read whole after a restart.
+   */
+  keepScanMemory(
+    memory: ScanMemoryRecord & { sources: readonly object[] },
+    listing: ScanMemoryEntries,
+  ): void {
+    const sources = memory.sources.filter((source) => this.#redact(source) === source);
+    keepScanMemory(
+      this.#db,
+      sources.length === memory.sources.length ? memory : { ...memory, sources },
+      listing,
+    );
+  }
+
+  /** The memory the scan the store holds now kept, with its listings; null when there is none of it. */
+  keptScanMemory<T extends ScanMemoryRecord>(): KeptScanMemoryRead<T> | null {
+    return readKeptScanMemory<T>(this.#db);
   }
 }

@@ -7,6 +7,7 @@ import { type ReconcileInput, reconcile } from "../../../../shared/domain/reconc
 import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
 import { snapshotRead } from "../../leases/testing/snapshot-read.js";
 import { openDatabase } from "../../store/database.js";
+import { keepScanMemory, readKeptScanMemory } from "../../store/inventory-rows/kept-scan-memory.js";
 import { InventoryScanWrite } from "../../store/inventory-rows/scan-write.js";
 import { StoredInventory } from "../../store/inventory-rows/stored-inventory.js";
 import type { Database } from "../../store/sqlite/migrations/index.js";
@@ -14,6 +15,7 @@ import { LeasekeeperActions } from "../leasekeeper-actions.js";
 import { generatedWorldInput } from "../testing/generated-world.js";
 import { applyChange, type Change, change } from "../testing/world-changes.js";
 import { judgeScan } from "./judged-scan.js";
+import type { KeptScanMemory } from "./ports.js";
 import { ScanMemory } from "./scan-memory.js";
 
 const digest = (text: string) => hash("sha1", text, "base64");
@@ -56,6 +58,28 @@ interface Scanner {
   salt: string;
   /** The database source's last read, for the next read of what changed. */
   lastDatabase: SourceSnapshot | null;
+  /** The marks of Leasekeeper's jobs this process holds. */
+  marks: LeasekeeperActions;
+}
+
+/** The sources' identities, as a keeper draws them from their configuration. */
+const IDENTITIES = new Map([
+  ["ledger", "ledger"],
+  ["database", "database"],
+]);
+const keyedBy = (salt: string) => (identity: string) => digest(`${salt}\u0000${identity}`);
+
+/** Keeps the scanner's memory in its store beside the scan flipped as `generation`, as a keeper does. */
+function keepMemory(scanner: Scanner, generation: number): void {
+  const kept = scanner.memory.toKeep(generation, {
+    salt: digest(scanner.salt),
+    keyed: keyedBy(scanner.salt),
+    digest,
+    marked: scanner.marks.marked(),
+  });
+  if (kept === null) throw new Error("a scan that went through left no memory to keep");
+  keepScanMemory(scanner.db, kept.memory, kept.listing);
+  scanner.memory.kept(generation);
 }
 
 /** One scan of `input` judged into the store, the database read by what changed where it can be. */
@@ -83,14 +107,15 @@ async function scan(
     listings: input.listings,
     requests: input.requests,
     now: input.now,
-    marks: new LeasekeeperActions(),
+    marks: scanner.marks,
     memory: scanner.memory,
     salt: scanner.salt,
     digest,
     ...(options.touchedLimit === undefined ? {} : { touchedLimit: options.touchedLimit }),
   });
-  rows.flip(judged);
+  const flipped = rows.flip(judged);
   judged.remember();
+  keepMemory(scanner, flipped.stored.generation);
   scanner.lastDatabase = database;
   return judged.rows;
 }
@@ -121,15 +146,30 @@ describe("a scan judged into the store as it streams", () => {
     memory: new ScanMemory(),
     salt: "these rules, no keys",
     lastDatabase: null,
+    marks: new LeasekeeperActions(),
   });
 
-  /** The same store scanned by a process started again: nothing remembered, the same salt or another. */
-  const restarted = (run: Scanner, salt = run.salt): Scanner => ({
-    db: run.db,
-    memory: new ScanMemory(),
-    salt,
-    lastDatabase: null,
-  });
+  /**
+   * The same store scanned by a process started again, under the same salt or another: with `kept`, it
+   * takes the memory the last scan kept in the store (the database then hands over what changed since
+   * the last read); without, it remembers nothing but the rows.
+   */
+  const restarted = (run: Scanner, { salt = run.salt, kept = false } = {}): Scanner => {
+    const memory = new ScanMemory();
+    if (kept) {
+      const stored = readKeptScanMemory<KeptScanMemory>(run.db);
+      if (stored === null) throw new Error("the store keeps no memory of its last scan");
+      expect(stored.memory.salt).toBe(digest(salt));
+      memory.restore(stored, IDENTITIES, keyedBy(salt));
+    }
+    return {
+      db: run.db,
+      memory,
+      salt,
+      lastDatabase: kept ? run.lastDatabase : null,
+      marks: new LeasekeeperActions(),
+    };
+  };
 
   it("leaves in the store exactly the inventory a cold scan of the same world gives", async () => {
     const input = twoSources(
@@ -150,8 +190,9 @@ describe("a scan judged into the store as it streams", () => {
         fc.array(
           fc.record({
             changes: fc.array(change, { minLength: 1, maxLength: 4 }),
-            // The process started again before this scan: it remembers nothing but the store.
-            restart: fc.boolean(),
+            // The process started again before this scan: it remembers nothing but the store, or takes
+            // the memory the last scan kept there.
+            restart: fc.constantFrom("no", "forgetting", "from the store"),
           }),
           { minLength: 1, maxLength: 4 },
         ),
@@ -163,7 +204,7 @@ describe("a scan judged into the store as it streams", () => {
           await scan(run, twoSources(world), { touchedLimit });
           expect(stored(run.db)).toEqual(cold(twoSources(world)));
           for (const { changes, restart } of scans) {
-            if (restart) run = restarted(run);
+            if (restart !== "no") run = restarted(run, { kept: restart === "from the store" });
             for (const step of changes as Change[]) world = applyChange(world, step);
             const input = twoSources(world);
             await scan(run, input, { touchedLimit });
@@ -262,13 +303,150 @@ describe("a scan judged into the store as it streams", () => {
     expect(stored(third.db)).toEqual(cold(changed));
 
     // Other rules or other keys: every row is judged again, whatever the store holds.
-    const upgraded = restarted(third, "newer rules, no keys");
+    const upgraded = restarted(third, { salt: "newer rules, no keys" });
     const rejudged = await scan(upgraded, changed);
     expect(rejudged.kept).toBe(0);
     // Rows that share a sandbox are judged once more, together.
     expect(rejudged.judged).toBeGreaterThanOrEqual(rowCount);
     expect(stored(upgraded.db)).toEqual(cold(changed));
     before.db.close();
+  });
+
+  it("after a restart that takes the memory its last scan kept, reads and judges only what changed", async () => {
+    const world = generatedWorldInput({ size: 600, seed: "kept-memory", environments: 6, accounts: 2 });
+    const first = twoSources(world);
+    const [ledger, database] = first.snapshots as [SourceSnapshot, SourceSnapshot];
+    const before = scanner("kept-memory");
+    await scan(before, first);
+
+    // Started again with nothing changed: the database hands over nothing, and nothing is judged.
+    const again = restarted(before, { kept: true });
+    expect(await scan(again, first)).toEqual({ judged: 0, kept: ledger.leases.length });
+    expect(stored(again.db)).toEqual(cold(first));
+
+    // Started again after one database row changed: that row alone is handed over and judged.
+    const at = database.leases.findIndex((row) => row.status === "released");
+    const changed: ReconcileInput = {
+      ...first,
+      snapshots: [
+        ledger,
+        {
+          ...database,
+          leases: database.leases.map((row, n) => (n === at ? { ...row, status: "expired" } : row)),
+        },
+      ],
+    };
+    const third = restarted(again, { kept: true });
+    expect(await scan(third, changed)).toEqual({ judged: 1, kept: ledger.leases.length });
+    expect(stored(third.db)).toEqual(cold(changed));
+
+    // A sandbox that went from the listing since: the rows naming it are judged again, and only they.
+    const gone = cold(changed).leases.find(
+      (row) => row.sourceId === "database" && row.provider.sandbox !== null && row.sharedWith.length === 0,
+    )!;
+    const sandboxId = gone.provider.sandbox!.id;
+    const without: ReconcileInput = {
+      ...changed,
+      listings: changed.listings.map((listing) =>
+        listing.outcome.ok
+          ? {
+              ...listing,
+              outcome: {
+                ...listing.outcome,
+                sandboxes: listing.outcome.sandboxes.filter((sandbox) => sandbox.id !== sandboxId),
+              },
+            }
+          : listing,
+      ),
+    };
+    const fourth = restarted(third, { kept: true });
+    const counts = await scan(fourth, without);
+    expect(stored(fourth.db)).toEqual(cold(without));
+    expect(counts.judged).toBeGreaterThanOrEqual(1);
+    expect(counts.judged).toBeLessThan(ledger.leases.length / 10);
+
+    // A sandbox whose entry changed (paused since): told by its entry's digest, the only thing kept of it.
+    const pausedRow = cold(without).leases.find(
+      (row) =>
+        row.sourceId === "database" &&
+        row.provider.sandbox?.status === "running" &&
+        row.sharedWith.length === 0,
+    )!;
+    const pausedId = pausedRow.provider.sandbox!.id;
+    const paused: ReconcileInput = {
+      ...without,
+      listings: without.listings.map((listing) =>
+        listing.outcome.ok
+          ? {
+              ...listing,
+              outcome: {
+                ...listing.outcome,
+                sandboxes: listing.outcome.sandboxes.map((sandbox) =>
+                  sandbox.id === pausedId ? { ...sandbox, status: "paused" } : sandbox,
+                ),
+              },
+            }
+          : listing,
+      ),
+    };
+    const fifth = restarted(fourth, { kept: true });
+    const afterPause = await scan(fifth, paused);
+    const rowNow = stored(fifth.db).leases.find((row) => row.lease.id === pausedRow.lease.id)!;
+    expect(rowNow.provider.sandbox?.status).toBe("paused");
+    expect(stored(fifth.db)).toEqual(cold(paused));
+    expect(afterPause.judged).toBeLessThan(ledger.leases.length / 10);
+    before.db.close();
+  });
+
+  it("after a restart, judges again the rows a job's mark was applied to: the process holds no marks", async () => {
+    const world = generatedWorldInput({ size: 600, seed: "kept-marks", environments: 6, accounts: 2 });
+    const first = twoSources(world);
+    const run = scanner("kept-marks");
+    await scan(run, first);
+
+    // A job destroyed a sandbox a database row names; the next scan no longer lists it, and judges
+    // the rows naming it with the job's mark.
+    const marked = cold(first).leases.find(
+      (row) =>
+        row.sourceId === "database" &&
+        row.provider.sandbox !== null &&
+        row.provider.origin !== null &&
+        row.sharedWith.length === 0,
+    )!;
+    const sandboxId = marked.provider.sandbox!.id;
+    run.marks.note(marked.provider.origin!, sandboxId, {
+      action: "destroy",
+      effect: "delete",
+      jobId: "job-kept-marks",
+      at: first.now.toISOString(),
+      operator: "Ada (ada)",
+    });
+    const destroyed: ReconcileInput = {
+      ...first,
+      listings: first.listings.map((listing) =>
+        listing.outcome.ok
+          ? {
+              ...listing,
+              outcome: {
+                ...listing.outcome,
+                sandboxes: listing.outcome.sandboxes.filter((sandbox) => sandbox.id !== sandboxId),
+              },
+            }
+          : listing,
+      ),
+    };
+    await scan(run, destroyed);
+    const withMark = stored(run.db).leases.find((row) => row.lease.id === marked.lease.id)!;
+    expect(withMark.provider.actedOnBy?.jobId).toBe("job-kept-marks");
+    expect(stored(run.db)).not.toEqual(cold(destroyed));
+
+    // Started again: no mark is held, and the row reads as a cold scan reads it.
+    const again = restarted(run, { kept: true });
+    const counts = await scan(again, destroyed);
+    expect(stored(again.db)).toEqual(cold(destroyed));
+    expect(counts.judged).toBeGreaterThanOrEqual(1);
+    expect(counts.judged).toBeLessThan(first.snapshots[0]!.leases.length / 10);
+    run.db.close();
   });
 
   it("fails part-way and leaves the previous inventory whole", async () => {

@@ -26,7 +26,6 @@ import { originHealth, splitByGaps, untrackedSandboxes } from "../../../../share
 import { verdictChangesAt } from "../../../../shared/domain/verdict-changes-at.js";
 import type { SourceRead, SourceReadEnd } from "../../leases/source-read.js";
 import type { LeasekeeperActions } from "../leasekeeper-actions.js";
-import { listingChanges } from "./listing-changes.js";
 import type { RowRead, ScanRows } from "./ports.js";
 import type { ScanMemory } from "./scan-memory.js";
 
@@ -111,7 +110,7 @@ export async function judgeScan(input: JudgeScanInput): Promise<JudgedScan> {
   const { rows, sources, listings, now, marks, memory } = input;
   const nowMs = now.getTime();
   const listingIndex = indexListings(listings);
-  const changes = memory.listing === null ? null : listingChanges(memory.listing, listingIndex);
+  const changes = memory.changesTo(listingIndex, input.digest);
   const versions = new ObjectVersions(input.digest);
   const verdicts = new SharedVerdicts();
   const touched = new TouchedSandboxes(input.touchedLimit ?? TOUCHED_LIMIT);
@@ -263,6 +262,7 @@ export async function judgeScan(input: JudgeScanInput): Promise<JudgedScan> {
             readUpTo: ends[at]?.readUpTo,
           };
         }),
+        changes,
       ),
   };
 }

@@ -1,5 +1,6 @@
 import type { Headline } from "../../../../shared/domain/codes.js";
-import type { ClassifiedLease, SandboxListing } from "../../../../shared/domain/inventory.js";
+import type { ClassifiedLease, SandboxListing, UnknownReason } from "../../../../shared/domain/inventory.js";
+import type { SourceProblem } from "../../../../shared/domain/paperclip.js";
 
 /**
  * What a scan that judges rows as they stream needs of the store it writes them to: one scan's writes,
@@ -55,4 +56,44 @@ export interface RowRead {
   sandboxId: string | null;
   sharedCount: number;
   data: string;
+}
+
+/**
+ * What a scan's memory (`ScanMemory`) is kept in the store as, beside the scan it belongs to (decision
+ * 238). It stands only while every source it names still holds the rows that scan flipped (its
+ * generation), and only under the salt rows are judged under now.
+ */
+export interface KeptScanMemory {
+  /** The generation the scan (or a job's mark after it) flipped its sources' rows under. */
+  generation: number;
+  /** A digest of the judging salt it was taken under (the salt itself is never stored). */
+  salt: string;
+  sources: {
+    sourceId: string;
+    /** The source's identity, keyed by the salt: the identity is drawn from its connection string. */
+    identity: string;
+    environments: [string, string][];
+    plugin: string;
+    problems: SourceProblem[];
+    readUpTo?: { watermark: string; changedRows: number; fullPass: boolean; basis?: string };
+    lastFullPassAt: number;
+    scansSinceFullPass: number;
+  }[];
+  /** Every origin listed, and its listing's failure (null: listed well). */
+  origins: [string, UnknownReason | null][];
+  /** Sandboxes a Leasekeeper job's mark was applied to (origin, sandbox id). */
+  marked: [string, string][];
+}
+
+/** One listed entry as kept: origin, sandbox id, and its digest (null: no longer listed). */
+export type KeptEntry = readonly [string, string, string | null];
+
+/**
+ * The listings' entries to keep with a `KeptScanMemory`: those changed since the memory kept for the
+ * generation `after` (when the store still keeps that one), else every one.
+ */
+export interface KeptListing {
+  after: number | null;
+  changed(): Iterable<KeptEntry>;
+  whole(): Iterable<KeptEntry>;
 }

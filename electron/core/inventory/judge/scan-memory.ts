@@ -1,7 +1,16 @@
+import type { UnknownReason } from "../../../../shared/domain/inventory.js";
 import type { SourceProblem } from "../../../../shared/domain/paperclip.js";
-import type { ListingIndex } from "../../../../shared/domain/provider-state.js";
+import type { ListedSandbox, ListingIndex } from "../../../../shared/domain/provider-state.js";
 import { needsFullPass } from "../../leases/changed-rows.js";
 import type { ReadSince, SourceReadEnd } from "../../leases/source-read.js";
+import {
+  addChanged,
+  type EarlierListing,
+  EntryDigests,
+  type ListingChanges,
+  listingChanges,
+} from "./listing-changes.js";
+import type { KeptListing, KeptScanMemory } from "./ports.js";
 
 /** What the last scan that went through left for the next about one source. */
 interface SourceMemory {
@@ -17,29 +26,66 @@ interface SourceMemory {
   scansSinceFullPass: number;
 }
 
+/** What a scan remembers of one source it read. */
+export type RememberedSource = Omit<SourceMemory, "lastFullPassAt" | "scansSinceFullPass"> & {
+  sourceId: string;
+  startedAt: number;
+};
+
+/** A source's identity as it is kept at rest: it holds a connection string, so only a keyed digest is. */
+export type KeyedIdentity = (identity: string) => string;
+
 /**
- * What one scan leaves for the next in this process, so the next reads and judges only what changed:
- * the listings (to tell which sandboxes' entries changed), each source's environments and plugin (to
- * tell which rows they changed), and how far each source read (its next read of changed rows starts
- * there, with a full pass now and then to notice deleted rows). Only a scan whose rows reached the store
- * is remembered; one that failed, or a store another process saved over, is forgotten, and the next scan
- * reads every source whole.
+ * What one scan leaves for the next, so the next reads and judges only what changed: the listings (to
+ * tell which sandboxes' entries changed), each source's environments and plugin (to tell which rows they
+ * changed), and how far each source read (its next read of changed rows starts there, with a full pass
+ * now and then to notice deleted rows). Only a scan whose rows reached the store is remembered; one that
+ * failed, or a store another process saved over, is forgotten, and the next scan reads every source
+ * whole.
+ *
+ * It is also kept in the store beside the scan it belongs to (`toKeep`, decision 238), the listings as a
+ * digest of each entry, so that a process started again over the same store (the app reopened, a
+ * terminal's `leasekeeper scan`, a worker started again at its heap budget) reads only what changed
+ * since, as this one would have (`restore`).
  *
  * What a row is compared with in the store does not live here: its inputs begin with the salt of the
  * rules and keys it was judged under (`judgingSalt`), which outlives the process.
  */
 export class ScanMemory {
-  #listing: ListingIndex | null = null;
+  #listing: EarlierListing | null = null;
   readonly #sources = new Map<string, SourceMemory>();
   readonly #now: () => number;
+  #digests: EntryDigests | null = null;
+  /**
+   * Sandboxes a Leasekeeper job's mark was applied to when the memory kept in the store was taken: a
+   * process started again holds no marks, so the rows naming them are judged again by its first scan.
+   */
+  #marked: readonly (readonly [string, string])[] = [];
+  /** The generation of the scan whose memory the store keeps as this one stands, or null. */
+  #keptGeneration: number | null = null;
+  /** What the listing changed since the memory the store keeps (`#keptGeneration`); "whole": unknown. */
+  #sinceKept: ListingChanges | "whole" = "whole";
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
   }
 
   /** The last scan's listings, or null: then every row's provider state is taken as new. */
-  get listing(): ListingIndex | null {
+  get listing(): EarlierListing | null {
     return this.#listing;
+  }
+
+  /** Whether nothing is remembered: no scan went through since the process began or forgot. */
+  get empty(): boolean {
+    return this.#listing === null && this.#sources.size === 0;
+  }
+
+  /** What a source's rows may have changed with, since the last scan's listings; null: everything. */
+  changesTo(next: ListingIndex, digest: (text: string) => string): ListingChanges | null {
+    if (this.#listing === null) return null;
+    const changes = listingChanges(this.#listing, next, this.#entryDigests(digest));
+    for (const [origin, sandboxId] of this.#marked) addChanged(changes, origin, sandboxId);
+    return changes;
   }
 
   /** What the last scan knew of a source read with the same identity, or undefined. */
@@ -68,15 +114,19 @@ export class ScanMemory {
     };
   }
 
-  /** Keeps what a scan that went through read, once its rows are in the store. */
+  /**
+   * Keeps what a scan that went through read, once its rows are in the store; `changes` is what its
+   * listings changed since the last scan's (`changesTo`), null when there was none to compare with.
+   */
   remember(
     listing: ListingIndex,
-    sources: readonly (Omit<SourceMemory, "lastFullPassAt" | "scansSinceFullPass"> & {
-      sourceId: string;
-      startedAt: number;
-    })[],
+    sources: readonly RememberedSource[],
+    changes: ListingChanges | null,
   ): void {
     this.#listing = listing;
+    this.#marked = [];
+    this.#sinceKept =
+      changes === null || this.#sinceKept === "whole" ? "whole" : merged(this.#sinceKept, changes);
     const kept = new Set<string>();
     for (const { sourceId, startedAt, ...read } of sources) {
       kept.add(sourceId);
@@ -95,5 +145,119 @@ export class ScanMemory {
   forget(): void {
     this.#listing = null;
     this.#sources.clear();
+    this.#marked = [];
+    this.#keptGeneration = null;
+    this.#sinceKept = "whole";
   }
+
+  /**
+   * What to keep in the store for the scan flipped as `generation`: the sources' memory (`sources`
+   * names those whose rows all stand as stored; another's is not kept, and is read whole after a
+   * restart), and the listings' entries, only those changed since the memory kept last when the store
+   * still keeps that one. Null when there is nothing to keep. Call `kept` once it is written.
+   */
+  toKeep(
+    generation: number,
+    options: {
+      salt: string;
+      keyed: KeyedIdentity;
+      digest: (text: string) => string;
+      marked: readonly (readonly [string, string])[];
+      sources?: (sourceId: string) => boolean;
+    },
+  ): { memory: KeptScanMemory; listing: KeptListing } | null {
+    const listing = this.#listing;
+    if (listing === null) return null;
+    const digests = this.#entryDigests(options.digest);
+    const digestOf = (entry: ListedSandbox | string): string =>
+      typeof entry === "string" ? entry : digests.of(entry);
+    const sinceKept = this.#sinceKept;
+    const memory: KeptScanMemory = {
+      generation,
+      salt: options.salt,
+      sources: [...this.#sources]
+        .filter(([sourceId]) => options.sources?.(sourceId) ?? true)
+        .map(([sourceId, known]) => ({
+          sourceId,
+          identity: options.keyed(known.identity),
+          environments: [...known.environments],
+          plugin: known.plugin,
+          problems: [...known.problems],
+          ...(known.readUpTo === undefined ? {} : { readUpTo: known.readUpTo }),
+          lastFullPassAt: known.lastFullPassAt,
+          scansSinceFullPass: known.scansSinceFullPass,
+        })),
+      origins: [...listing].map(([origin, { failure }]): [string, UnknownReason | null] => [origin, failure]),
+      marked: [...this.#marked, ...options.marked].map(([origin, sandboxId]) => [origin, sandboxId]),
+    };
+    return {
+      memory,
+      listing: {
+        after: sinceKept === "whole" ? null : this.#keptGeneration,
+        *changed() {
+          if (sinceKept === "whole") return;
+          for (const [origin, ids] of sinceKept.sandboxes)
+            for (const sandboxId of ids) {
+              const entry = listing.get(origin)?.sandboxes.get(sandboxId);
+              yield [origin, sandboxId, entry === undefined ? null : digestOf(entry)];
+            }
+        },
+        *whole() {
+          for (const [origin, { sandboxes }] of listing)
+            for (const [sandboxId, entry] of sandboxes) yield [origin, sandboxId, digestOf(entry)];
+        },
+      },
+    };
+  }
+
+  /** The memory `toKeep` gave for `generation` is in the store: what changes next is counted from it. */
+  kept(generation: number): void {
+    this.#keptGeneration = generation;
+    this.#sinceKept = { sandboxes: new Map(), origins: new Set() };
+  }
+
+  /**
+   * Takes the memory a scan kept in the store (by this process or another) as this one's, for the
+   * sources configured now whose identity it names: `identities` maps each configured source to its
+   * identity, `keyed` keys it as `toKeep` did. The caller has checked that the store's rows are still
+   * that scan's and that the salt is the one rows are judged under now.
+   */
+  restore(
+    kept: { memory: KeptScanMemory; listing: EarlierListing },
+    identities: ReadonlyMap<string, string>,
+    keyed: KeyedIdentity,
+  ): void {
+    this.forget();
+    this.#listing = kept.listing;
+    this.#marked = kept.memory.marked;
+    for (const source of kept.memory.sources) {
+      const identity = identities.get(source.sourceId);
+      if (identity === undefined || keyed(identity) !== source.identity) continue;
+      this.#sources.set(source.sourceId, {
+        identity,
+        environments: new Map(source.environments),
+        plugin: source.plugin,
+        problems: source.problems,
+        readUpTo: source.readUpTo,
+        lastFullPassAt: source.lastFullPassAt,
+        scansSinceFullPass: source.scansSinceFullPass,
+      });
+    }
+    this.kept(kept.memory.generation);
+  }
+
+  /** Entry digests are taken once per listed sandbox object, across scans. */
+  #entryDigests(digest: (text: string) => string): EntryDigests {
+    if (this.#digests === null) this.#digests = new EntryDigests(digest);
+    return this.#digests;
+  }
+}
+
+/** Both scans' listing changes as one. */
+function merged(a: ListingChanges, b: ListingChanges): ListingChanges {
+  const changes: ListingChanges = { sandboxes: new Map(), origins: new Set([...a.origins, ...b.origins]) };
+  for (const each of [a, b])
+    for (const [origin, ids] of each.sandboxes)
+      for (const sandboxId of ids) addChanged(changes, origin, sandboxId);
+  return changes;
 }

@@ -7,6 +7,8 @@ import type { Inventory, SandboxListing } from "../../../../shared/domain/invent
 import { type ReconcileInput, reconcile } from "../../../../shared/domain/reconcile.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { openDatabase } from "../../store/database.js";
+import { readKeptScanMemory } from "../../store/inventory-rows/kept-scan-memory.js";
+import type { KeptScanMemory } from "../judge/ports.js";
 import { generatedWorldInput } from "../testing/generated-world.js";
 import { listPageOf } from "../testing/world-scan.js";
 import type { InventoryKeeper } from "./inventory-keeper.js";
@@ -371,6 +373,50 @@ describe("the inventory keeper's rescans", () => {
       await keyed.close();
     } finally {
       db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps its scan's memory in the store, and keeps it again after a job's mark writes the scan anew", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-kept-memory-"));
+    const ledger = path.join(dir, "ledger.json");
+    const input = generatedWorldInput({
+      size: 200,
+      seed: "keeper-kept-memory",
+      environments: 3,
+      accounts: 2,
+    });
+    await writeFile(
+      ledger,
+      JSON.stringify({ environments: input.snapshots[0]!.environments, leases: input.snapshots[0]!.leases }),
+    );
+    const over = await keeperOverStore();
+    try {
+      const { inventory } = await scan(over.keeper, 1, ledger, input);
+      const generationNow = () =>
+        over.db.prepare("SELECT generation FROM inventory_sources WHERE source_id = 'ledger'").pluck().get();
+      const kept = () => readKeptScanMemory<KeptScanMemory>(over.db);
+      expect(kept()?.memory.generation).toBe(generationNow());
+      expect(kept()?.memory.marked).toEqual([]);
+
+      // A job destroyed a sandbox a row names: its mark writes the scan anew, under another generation.
+      const named = inventory.leases.find(
+        (row) => row.provider.origin !== null && row.provider.sandbox !== null,
+      )!;
+      const before = generationNow();
+      const marked = await over.keeper.handle({
+        type: "acted-on",
+        origin: named.provider.origin!,
+        sandboxId: named.provider.sandbox!.id,
+        mark: { action: "destroy", effect: "delete", jobId: "job-1", at: NOW, operator: "Ada (ada)" },
+        now: NOW,
+      });
+      expect(marked).not.toBeNull();
+      expect(generationNow()).not.toBe(before);
+      expect(kept()?.memory.generation).toBe(generationNow());
+      expect(kept()?.memory.marked).toEqual([[named.provider.origin, named.provider.sandbox!.id]]);
+    } finally {
+      await over.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

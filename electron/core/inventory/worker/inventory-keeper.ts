@@ -127,6 +127,8 @@ export class InventoryKeeper {
   #sharedSave: Promise<void> = Promise.resolve();
   readonly #marks = new LeasekeeperActions();
   readonly #memory = new ScanMemory();
+  /** The salt the memory was remembered or restored under, for keeping it in the store. */
+  #memorySalt: string | null = null;
   /** The salt rows are judged under with the keys in use now (`judgingSalt`); drawn when first needed. */
   #salt: Promise<string> | null = null;
   readonly #unredacted: UnredactedRows;
@@ -344,9 +346,11 @@ export class InventoryKeeper {
    */
   async #openSources({ config, env }: ScanSetup): Promise<OpenedSource[]> {
     const sources = createSources(config, { env });
+    const identities = new Map(sources.map((source, at) => [source.id, identityOf(config.sources[at], env)]));
+    if (this.#memory.empty) await this.#restoreMemory(identities);
     const opening = await Promise.allSettled(
-      sources.map(async (source, at): Promise<OpenedSource> => {
-        const identity = identityOf(config.sources[at], env);
+      sources.map(async (source): Promise<OpenedSource> => {
+        const identity = identities.get(source.id)!;
         const since = this.#memory.since(source.id, identity);
         const startedAt = Date.now();
         const read = await source.read(since === undefined ? {} : { since });
@@ -398,8 +402,10 @@ export class InventoryKeeper {
             leaseOf: (stored) => this.#unredacted.leaseOf(stored),
           });
           const sourcesMs = performance.now() - scan.startedAt;
-          write.flip(judged);
+          const flipped = write.flip(judged);
           judged.remember();
+          this.#memorySalt = salt;
+          this.#keepMemory(flipped.stored.generation);
           // A page is the same as the last scan's only if this scan judged well: the next scan knows its pages.
           this.#listedPages = scan.listings.listed;
           const head = this.#rows.head();
@@ -560,7 +566,7 @@ export class InventoryKeeper {
         (sandbox) => sandbox.sandboxId === sandboxId && this.#marks.deleted(sandbox.origin, sandboxId),
       );
       if (naming.length === 0 && !untrackedHere && attempt === 0) return null;
-      this.#writeMarked(held.head, naming, now);
+      this.#keepMemory(this.#writeMarked(held.head, naming, now));
       const head = this.#rows.head();
       if (head === null) return null;
       const accepted = this.#take(head);
@@ -573,7 +579,7 @@ export class InventoryKeeper {
     head: StoredHead,
     naming: readonly { seq: number; classified: ClassifiedLease }[],
     now: Date,
-  ): void {
+  ): number {
     const write = this.#unredacted.watching(this.#rows.beginScan(head.scan.sourceIds));
     try {
       write.keepListingTimes();
@@ -596,7 +602,7 @@ export class InventoryKeeper {
       }
       for (const sourceId of head.scan.sourceIds) write.endSource(sourceId);
       const { inventory } = head;
-      write.flip(
+      return write.flip(
         {
           generatedAt: inventory.generatedAt,
           requests: inventory.requests,
@@ -610,10 +616,55 @@ export class InventoryKeeper {
           },
         },
         { keepNewSinceLastScan: true },
-      );
+      ).stored.generation;
     } catch (error) {
       write.abandon();
       throw error;
+    }
+  }
+
+  /**
+   * Keeps the memory of the scan just flipped as `generation` in the store beside its rows (decision
+   * 238), for a process started again over it. A source with a row held here as its source gave it
+   * (`UnredactedRows`) is left out: a process started again holds no such row, and reads it whole.
+   */
+  #keepMemory(generation: number): void {
+    const salt = this.#memorySalt;
+    if (salt === null) return;
+    try {
+      const kept = this.#memory.toKeep(generation, {
+        salt: saltCheck(salt),
+        keyed: keyedIdentity(salt),
+        digest: fingerprint,
+        marked: this.#marks.marked(),
+        sources: (sourceId) => !this.#unredacted.holdsAnyOf(sourceId),
+      });
+      if (kept === null) return;
+      this.#rows.keepScanMemory(kept.memory, kept.listing);
+      this.#memory.kept(generation);
+    } catch {
+      // Not kept: a process started again reads every source whole, as if none had been.
+    }
+  }
+
+  /**
+   * Takes the memory the scan the store holds kept, when this process remembers nothing: kept under the
+   * salt rows are judged under now, for the sources configured now with the same identity. A store
+   * whose rows another writer flipped since keeps none that stands (`keptScanMemory`).
+   */
+  async #restoreMemory(identities: ReadonlyMap<string, string>): Promise<void> {
+    try {
+      const kept = this.#rows.keptScanMemory();
+      if (kept === null) return;
+      const drawing = this.#judgingSalt();
+      const salt = await drawing;
+      // Other keys told meanwhile draw another salt: what was kept under this one no longer stands.
+      if (this.#salt !== drawing || kept.memory.salt !== saltCheck(salt) || !this.#memory.empty) return;
+      this.#memory.restore(kept, identities, keyedIdentity(salt));
+      this.#memorySalt = salt;
+    } catch {
+      // Nothing restored: every source is read whole.
+      this.#memory.forget();
     }
   }
 
@@ -936,6 +987,20 @@ function sourcesOf(inventory: Inventory): string[] {
 /** The source's entry and the value of each variable it names (a database URL), as a fingerprint. */
 function identityOf(entry: LeasekeeperConfig["sources"][number] | undefined, env: Record<string, string>) {
   return hash("sha1", JSON.stringify([entry, env]), "base64");
+}
+
+/** What a kept memory names its salt by: a digest, as a row's inputs begin with it (the salt is never stored). */
+function saltCheck(salt: string): string {
+  return fingerprint(`scan memory\u0000${salt}`);
+}
+
+/**
+ * A source's identity keyed by the salt, as it is kept at rest: the identity is a digest of the source's
+ * connection string, and the salt is drawn from the configured keys through scrypt, so what is kept is
+ * no cheap test of a guessed one.
+ */
+function keyedIdentity(salt: string): (identity: string) => string {
+  return (identity) => fingerprint(`${salt}\u0000${identity}`);
 }
 
 /** A short fingerprint of a JSON text: telling two versions of one row apart, not a secret. */

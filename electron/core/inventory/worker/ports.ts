@@ -3,7 +3,8 @@ import type { Headline } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
 import type { RuleColumns } from "../../../../shared/domain/janitor/index.js";
 import type { PlanRowFilter } from "../../../../shared/domain/plan-rows.js";
-import type { ScanRows } from "../judge/ports.js";
+import type { EarlierListing } from "../judge/listing-changes.js";
+import type { KeptListing, KeptScanMemory, ScanRows } from "../judge/ports.js";
 
 /**
  * Which stored rows a read wants, by an indexed column: a plan's picks (`planRowFilter`), the rows that
@@ -37,6 +38,10 @@ export interface InventoryRows {
     pages: AsyncIterable<readonly ClassifiedLease[]>,
     sourceIds: readonly string[],
   ): Promise<StoredScan>;
+  /** Keeps a scan's memory beside its rows, for a process started again over the store (decision 238). */
+  keepScanMemory(memory: KeptScanMemory, listing: KeptListing): void;
+  /** The memory the scan the store holds now kept; null when none was kept by that very scan. */
+  keptScanMemory(): { memory: KeptScanMemory; listing: EarlierListing } | null;
   /** When the last scan ran and which sources it read; null before the first. */
   lastScan(): { generatedAt: string; sourceIds: string[] } | null;
   /** The scan the store holds now, without its rows; null before the first. */

@@ -35,6 +35,14 @@ export class UnredactedRows {
     return (this.get(stored.sourceId, stored.leaseId) ?? (JSON.parse(stored.data) as ClassifiedLease)).lease;
   }
 
+  /** Whether a row of this source is held here. */
+  holdsAnyOf(sourceId: string): boolean {
+    if (this.#rows.size === 0) return false;
+    const prefix = `${sourceId}\u0000`;
+    for (const key of this.#rows.keys()) if (key.startsWith(prefix)) return true;
+    return false;
+  }
+
   clear(): void {
     this.#rows.clear();
   }

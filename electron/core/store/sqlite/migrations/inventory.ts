@@ -389,3 +389,31 @@ export const INVENTORY_LIVE_VIEW_MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
+
+/**
+ * Appended after version 66: what the last scan leaves for the next (`ScanMemory`), kept beside its
+ * rows so that a process started again over the store reads only what changed since (decision 238).
+ * The listings are kept as a digest of each entry; the rest is one row of JSON. It stands only while
+ * the sources still hold the rows flipped under its `generation`.
+ */
+export const INVENTORY_SCAN_MEMORY_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 67,
+    name: "the last scan's memory kept for the next process",
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS scan_memory (
+          id          INTEGER PRIMARY KEY CHECK (id = 1),
+          generation  INTEGER NOT NULL,
+          memory      TEXT NOT NULL
+        ) STRICT;
+        CREATE TABLE IF NOT EXISTS scan_memory_listing (
+          origin      TEXT NOT NULL,
+          sandbox_id  TEXT NOT NULL,
+          entry       TEXT NOT NULL,
+          PRIMARY KEY (origin, sandbox_id)
+        ) STRICT, WITHOUT ROWID;
+      `);
+    },
+  },
+];
