@@ -406,7 +406,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "48244ac95d83128ad0a1ccbe322c27c2";
+var RULES_FINGERPRINT = "86e6e4b161f02a485e129128678ac7df";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -587,10 +587,11 @@ var ScanMemory = class {
 		this.#sinceKept = "whole";
 	}
 	/**
-	* What to keep in the store for the scan flipped as `generation`: the sources' memory (`sources`
-	* names those whose rows all stand as stored; another's is not kept, and is read whole after a
-	* restart), and the listings' entries, only those changed since the memory kept last when the store
-	* still keeps that one. Null when there is nothing to keep. Call `kept` once it is written.
+	* What to keep in the store for the scan flipped as `generation`: the sources' memory, of those
+	* `sources` allows (one left out is read whole after a restart), with `salt` (a digest of the judging
+	* salt) and each identity `keyed`; and the listings' entries, only those changed since the memory
+	* kept last when the store still keeps that one. Null when there is nothing to keep. Call `kept` once
+	* it is written.
 	*/
 	toKeep(generation, options) {
 		const listing = this.#listing;

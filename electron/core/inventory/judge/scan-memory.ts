@@ -151,10 +151,11 @@ export class ScanMemory {
   }
 
   /**
-   * What to keep in the store for the scan flipped as `generation`: the sources' memory (`sources`
-   * names those whose rows all stand as stored; another's is not kept, and is read whole after a
-   * restart), and the listings' entries, only those changed since the memory kept last when the store
-   * still keeps that one. Null when there is nothing to keep. Call `kept` once it is written.
+   * What to keep in the store for the scan flipped as `generation`: the sources' memory, of those
+   * `sources` allows (one left out is read whole after a restart), with `salt` (a digest of the judging
+   * salt) and each identity `keyed`; and the listings' entries, only those changed since the memory
+   * kept last when the store still keeps that one. Null when there is nothing to keep. Call `kept` once
+   * it is written.
    */
   toKeep(
     generation: number,
