@@ -5,6 +5,7 @@ import {
   keepScanMemory,
   readKeptScanMemory,
   type ScanMemoryEntries,
+  type ScanMemoryEntry,
   type ScanMemoryRecord,
 } from "./inventory-rows/kept-scan-memory.js";
 import { InventoryScanWrite } from "./inventory-rows/scan-write.js";
@@ -73,23 +74,42 @@ export class JudgedInventoryStore extends StoredInventory {
   }
 
   /**
-   * Keeps a scan's memory beside its rows (decision 238). A source whose memory holds a configured key
-   * (a problem quoting a row that holds one) is left out of it: it is read whole after a restart.
+   * Keeps a scan's memory beside its rows (decision 238), the keys taken out as from everything else
+   * it writes. A source whose memory holds a configured key (a problem quoting a row that holds one) is
+   * left out of it: it is read whole after a restart. A memory whose listings hold one (an origin or a
+   * sandbox id) is not kept at all, and the one kept before stands no longer: it is another scan's.
    */
   keepScanMemory(
     memory: ScanMemoryRecord & { sources: readonly object[] },
     listing: ScanMemoryEntries,
   ): void {
-    const sources = memory.sources.filter((source) => this.#redact(source) === source);
-    keepScanMemory(
-      this.#db,
-      sources.length === memory.sources.length ? memory : { ...memory, sources },
-      listing,
-    );
+    const { sources: all, ...rest } = memory;
+    if (this.#redact(rest) !== rest) throw new MemoryHoldsKey();
+    const sources = all.filter((source) => this.#redact(source) === source);
+    const redact = this.#redact;
+    function* checked(entries: Iterable<ScanMemoryEntry>): Iterable<ScanMemoryEntry> {
+      for (const entry of entries) {
+        if (redact(entry) !== entry) throw new MemoryHoldsKey();
+        yield entry;
+      }
+    }
+    keepScanMemory(this.#db, sources.length === all.length ? memory : { ...memory, sources }, {
+      after: listing.after,
+      changed: () => checked(listing.changed()),
+      whole: () => checked(listing.whole()),
+    });
   }
 
   /** The memory the scan the store holds now kept, with its listings; null when there is none of it. */
   keptScanMemory<T extends ScanMemoryRecord>(): KeptScanMemoryRead<T> | null {
     return readKeptScanMemory<T>(this.#db);
+  }
+}
+
+/** Thrown when a scan's memory would write a configured key to the store: it is not kept. */
+class MemoryHoldsKey extends Error {
+  override name = "MemoryHoldsKey";
+  constructor() {
+    super("the scan's memory names a configured key; it was not kept");
   }
 }

@@ -421,6 +421,46 @@ describe("the inventory keeper's rescans", () => {
     }
   });
 
+  it("keeps no memory whose listings would write a configured key to the store", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-kept-memory-key-"));
+    const ledger = path.join(dir, "ledger.json");
+    const input = generatedWorldInput({
+      size: 120,
+      seed: "keeper-kept-memory-key",
+      environments: 3,
+      accounts: 2,
+    });
+    await writeFile(
+      ledger,
+      JSON.stringify({ environments: input.snapshots[0]!.environments, leases: input.snapshots[0]!.leases }),
+    );
+    // A key that is also a listed sandbox's id (a token pasted where an id belongs, say).
+    const listed = input.listings.flatMap((listing) => (listing.outcome.ok ? listing.outcome.sandboxes : []));
+    const key = listed[0]!.id;
+    const over = await keeperOverStore();
+    try {
+      await over.keeper.handle({ type: "redactions", values: [key], version: 1 });
+      await scan(over.keeper, 1, ledger, input);
+      expect(readKeptScanMemory(over.db)).toBeNull();
+      const written = over.db
+        .prepare(
+          "SELECT (SELECT count(*) FROM scan_memory_listing WHERE instr(sandbox_id, ?) > 0) + " +
+            "(SELECT count(*) FROM scan_memory WHERE instr(memory, ?) > 0)",
+        )
+        .pluck()
+        .get(key, key);
+      expect(written).toBe(0);
+
+      // The same world without that key: the memory is kept.
+      await over.keeper.handle({ type: "redactions", values: [], version: 2 });
+      await scan(over.keeper, 2, ledger, input);
+      expect(readKeptScanMemory(over.db)).not.toBeNull();
+    } finally {
+      await over.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("judges a row that holds a configured key on every scan, so a restarted keeper holds it as given", async () => {
     const key = "sk-live-restart-held-canary-7781";
     const dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-restart-key-"));
