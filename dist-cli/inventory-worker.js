@@ -406,7 +406,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "9f7b57e6ae08263b447acfea139e5435";
+var RULES_FINGERPRINT = "74e645c1941146f00f1382e24c4f5c02";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -1256,17 +1256,29 @@ var InventoryKeeper = class {
 				if (this.#held !== held) return null;
 				const unredacted = [];
 				const redactor = this.#redactor;
+				let teamFailure = null;
 				async function* noting() {
-					for await (const page of team.pages) {
-						for (const row of page) if (redactor.redactDeep(row) !== row) unredacted.push(row);
-						yield page;
+					try {
+						for await (const page of team.pages) {
+							for (const row of page) if (redactor.redactDeep(row) !== row) unredacted.push(row);
+							yield page;
+						}
+					} catch (error) {
+						teamFailure = { error };
+						throw error;
 					}
 				}
 				try {
 					await this.#rows.savePages(team.inventory, noting(), sourceIds);
 				} catch (error) {
 					if (isOvertaken(error)) return null;
-					throw error;
+					if (teamFailure !== null) throw error;
+					this.#onSaveFailed({
+						kind: "internal",
+						message: `the team's inventory could not be written to this machine's store: ${messageOf(error)}`,
+						during: "load"
+					});
+					return null;
 				}
 				return this.#held === held ? this.#holdSavedWhole(unredacted, { share: false }) : null;
 			}) ?? null;

@@ -302,17 +302,31 @@ export class InventoryKeeper {
           // The rows a configured key would be taken out of, held as the team's store gave them.
           const unredacted: ClassifiedLease[] = [];
           const redactor = this.#redactor;
+          // What the team's store failed with, told apart from what this machine's store did.
+          let teamFailure: { error: unknown } | null = null;
           async function* noting(): AsyncGenerator<readonly ClassifiedLease[]> {
-            for await (const page of team.pages) {
-              for (const row of page) if (redactor.redactDeep(row) !== row) unredacted.push(row);
-              yield page;
+            try {
+              for await (const page of team.pages) {
+                for (const row of page) if (redactor.redactDeep(row) !== row) unredacted.push(row);
+                yield page;
+              }
+            } catch (error) {
+              teamFailure = { error };
+              throw error;
             }
           }
           try {
             await this.#rows.savePages(team.inventory, noting(), sourceIds);
           } catch (error) {
             if (isOvertaken(error)) return null;
-            throw error;
+            if (teamFailure !== null) throw error;
+            // Not the team's store: reported here, so that it is not worded as a failed read of it.
+            this.#onSaveFailed({
+              kind: "internal",
+              message: `the team's inventory could not be written to this machine's store: ${messageOf(error)}`,
+              during: "load",
+            });
+            return null;
           }
           // Kept for this machine's next start, not sent back to the store it came from.
           return this.#held === held ? this.#holdSavedWhole(unredacted, { share: false }) : null;

@@ -163,6 +163,34 @@ describe("the inventory keeper with a team's store at start", () => {
       await cleanup();
     }
   }, 60_000);
+
+  it("says this machine's store could not be written, not the team's read, when its rows cannot be kept here", async () => {
+    const { dir, cleanup } = await tempDir("leasekeeper-team-keeper-local-");
+    const team = await teamStore("team_keeper_local");
+    team.release();
+    const db = openDatabase(dir);
+    try {
+      await team.cache.save(SOURCES, wholeScan(scannedAt("2026-12-01T10:00:00.000Z", 3)));
+      const own = await keeperOverStore({ db });
+      const ownScan = scannedAt("2026-11-30T09:00:00.000Z", 5);
+      await own.keeper.handle({ type: "accept", inventory: ownScan });
+
+      // The team's inventory is the later one, and this machine's store refuses every write.
+      const { keeper, failures } = await keeperOverStore({ db, shared: team.port });
+      db.pragma("query_only = ON");
+      const loaded = (await keeper.handle({ type: "load-stored" })) as Accepted | null;
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatch(/could not be written to this machine's store/);
+      expect(failures[0]).toMatch(/readonly/);
+      // This machine's own inventory is held instead, as it was stored.
+      expect(loaded?.summary.generatedAt).toBe(ownScan.generatedAt);
+    } finally {
+      db.pragma("query_only = OFF");
+      db.close();
+      await team.close();
+      await cleanup();
+    }
+  }, 60_000);
 });
 
 describe("the inventory keeper keeping a scan in the team's store", () => {
