@@ -77,16 +77,21 @@ async function paperclipDatabase(name: string, { keyIn }: { keyIn?: number } = {
   return { db, leaseIds };
 }
 
+/** The app over `dir`, reading `db` and listing the simulator's one account. */
+function appOver(dir: string, db: TestDatabase): Promise<Core> {
+  return openOneAccountApp({
+    dir,
+    sources: [{ kind: "paperclip-db", name: "paperclip", urlEnv: "LK_PAPERCLIP_DB" }],
+    origin: sim.url,
+    env: { LK_PAPERCLIP_DB: db.url },
+  });
+}
+
 /** One app over `dir`: scanned once, its rows, what its worker judged and its whole inventory, then closed. */
 async function scannedOnce(dir: string, db: TestDatabase) {
   let app: Core | undefined;
   try {
-    app = await openOneAccountApp({
-      dir,
-      sources: [{ kind: "paperclip-db", name: "paperclip", urlEnv: "LK_PAPERCLIP_DB" }],
-      origin: sim.url,
-      env: { LK_PAPERCLIP_DB: db.url },
-    });
+    app = await appOver(dir, db);
     const opened = app;
     const call = channelCaller(() => opened);
     const rows = decodeInventoryRows(await call("inventory:get", { refresh: true }));
@@ -171,12 +176,7 @@ describe("the app started again over its data directory, reading Paperclip's dat
     const { dir, cleanup } = await tempDir();
     let app: Core | undefined;
     try {
-      app = await openOneAccountApp({
-        dir,
-        sources: [{ kind: "paperclip-db", name: "paperclip", urlEnv: "LK_PAPERCLIP_DB" }],
-        origin: sim.url,
-        env: { LK_PAPERCLIP_DB: db.url },
-      });
+      app = await appOver(dir, db);
       const opened = app;
       const call = channelCaller(() => opened);
       // Released by Paperclip, its sandbox still running: a leak a job destroys.

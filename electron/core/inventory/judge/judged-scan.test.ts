@@ -1,7 +1,12 @@
 import { hash } from "node:crypto";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ClassifiedLease, Inventory, SourceSnapshot } from "../../../../shared/domain/inventory.js";
+import type {
+  ClassifiedLease,
+  Inventory,
+  ProviderSandbox,
+  SourceSnapshot,
+} from "../../../../shared/domain/inventory.js";
 import type { LeaseRow } from "../../../../shared/domain/paperclip.js";
 import { type ReconcileInput, reconcile } from "../../../../shared/domain/reconcile.js";
 import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
@@ -118,6 +123,18 @@ async function scan(
   keepMemory(scanner, flipped.stored.generation);
   scanner.lastDatabase = database;
   return judged.rows;
+}
+
+/** The world's listings with each listing that went well listing `edit` of its sandboxes instead. */
+function listedAs(
+  input: ReconcileInput,
+  edit: (sandboxes: ProviderSandbox[]) => ProviderSandbox[],
+): ReconcileInput["listings"] {
+  return input.listings.map((listing) =>
+    listing.outcome.ok
+      ? { ...listing, outcome: { ...listing.outcome, sandboxes: edit(listing.outcome.sandboxes) } }
+      : listing,
+  );
 }
 
 /** The inventory the store holds, read back whole. */
@@ -347,17 +364,7 @@ describe("a scan judged into the store as it streams", () => {
     const sandboxId = gone.provider.sandbox!.id;
     const without: ReconcileInput = {
       ...changed,
-      listings: changed.listings.map((listing) =>
-        listing.outcome.ok
-          ? {
-              ...listing,
-              outcome: {
-                ...listing.outcome,
-                sandboxes: listing.outcome.sandboxes.filter((sandbox) => sandbox.id !== sandboxId),
-              },
-            }
-          : listing,
-      ),
+      listings: listedAs(changed, (sandboxes) => sandboxes.filter((sandbox) => sandbox.id !== sandboxId)),
     };
     const fourth = restarted(third, { kept: true });
     const counts = await scan(fourth, without);
@@ -375,18 +382,8 @@ describe("a scan judged into the store as it streams", () => {
     const pausedId = pausedRow.provider.sandbox!.id;
     const paused: ReconcileInput = {
       ...without,
-      listings: without.listings.map((listing) =>
-        listing.outcome.ok
-          ? {
-              ...listing,
-              outcome: {
-                ...listing.outcome,
-                sandboxes: listing.outcome.sandboxes.map((sandbox) =>
-                  sandbox.id === pausedId ? { ...sandbox, status: "paused" } : sandbox,
-                ),
-              },
-            }
-          : listing,
+      listings: listedAs(without, (sandboxes) =>
+        sandboxes.map((sandbox) => (sandbox.id === pausedId ? { ...sandbox, status: "paused" } : sandbox)),
       ),
     };
     const fifth = restarted(fourth, { kept: true });
@@ -423,17 +420,7 @@ describe("a scan judged into the store as it streams", () => {
     });
     const destroyed: ReconcileInput = {
       ...first,
-      listings: first.listings.map((listing) =>
-        listing.outcome.ok
-          ? {
-              ...listing,
-              outcome: {
-                ...listing.outcome,
-                sandboxes: listing.outcome.sandboxes.filter((sandbox) => sandbox.id !== sandboxId),
-              },
-            }
-          : listing,
-      ),
+      listings: listedAs(first, (sandboxes) => sandboxes.filter((sandbox) => sandbox.id !== sandboxId)),
     };
     await scan(run, destroyed);
     const withMark = stored(run.db).leases.find((row) => row.lease.id === marked.lease.id)!;
