@@ -66,13 +66,29 @@ function benchColumnsPolicy(view: ChannelResponse<"inventory:get">): Omit<Policy
 }
 
 /**
- * A janitor whose rules name no clause a stored column answers: rows whose metadata was lost given back.
- * Every row is read and parsed.
+ * A janitor whose rule names ownership codes an owned row lacks: rows whose metadata was lost given back.
+ * Read by the ownership index, which holds no owned-only row.
+ */
+const BENCH_OWNERSHIP_POLICY = {
+  version: 1 as const,
+  operator: "janitor (bench)",
+  rules: [{ name: "lost", select: { ownership: ["metadata-missing" as const] }, action: "release" as const }],
+};
+
+/**
+ * A janitor whose rules name no clause a stored column answers: rows whose environment's config changed
+ * after they were acquired given back. Every row is read and parsed.
  */
 const BENCH_EVERY_ROW_POLICY = {
   version: 1 as const,
   operator: "janitor (bench)",
-  rules: [{ name: "lost", select: { ownership: ["metadata-missing" as const] }, action: "release" as const }],
+  rules: [
+    {
+      name: "stale config",
+      select: { flags: { allOf: ["stale-config" as const] } },
+      action: "release" as const,
+    },
+  ],
 };
 
 /**
@@ -154,12 +170,13 @@ export interface RescanChildResult {
   rescan: RescanScan;
   /**
    * After the rescan: what a plan of one live row reads, a janitor's plan of a policy by headline, one
-   * by other columns and one no column answers, the recorders of the markers a proof of live rows would
+   * by other columns, one by ownership codes and one no column answers, the recorders of the markers a proof of live rows would
    * find, and the whole inventory.
    */
   plan: InventoryAsked | { failed: string };
   policy: InventoryAsked | { failed: string };
   columns: InventoryAsked | { failed: string };
+  ownership: InventoryAsked | { failed: string };
   everyRow: InventoryAsked | { failed: string };
   markers: InventoryAsked | { failed: string };
   whole: InventoryAsked | { failed: string };
@@ -418,7 +435,7 @@ async function askForPlanAndWhole(
   app: Core,
 ): Promise<
   Record<
-    "plan" | "policy" | "columns" | "everyRow" | "markers" | "whole",
+    "plan" | "policy" | "columns" | "ownership" | "everyRow" | "markers" | "whole",
     InventoryAsked | { failed: string }
   >
 > {
@@ -448,6 +465,7 @@ async function askForPlanAndWhole(
     });
   const policy = await planOf(BENCH_POLICY);
   const columns = await planOf(benchColumnsPolicy(view));
+  const ownership = await planOf(BENCH_OWNERSHIP_POLICY);
   const everyRow = await planOf(BENCH_EVERY_ROW_POLICY);
   const proven = await app.inventory.rowsToProve(view.leases.leaseId.slice(0, BENCH_PROOF_ROWS));
   const found = proven.inventory.leases.flatMap((row) => recordedMarker(row.lease.metadata) ?? []);
@@ -457,7 +475,7 @@ async function askForPlanAndWhole(
     return [...index.values()].reduce((sum, recorders) => sum + recorders.length, 0);
   });
   const whole = await asked(async () => (await app.inventory.full()).leases.length);
-  return { plan, policy, columns, everyRow, markers, whole };
+  return { plan, policy, columns, ownership, everyRow, markers, whole };
 }
 
 /** One answer measured; one that fails (a worker over its heap budget) is reported, not thrown. */

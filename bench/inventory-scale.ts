@@ -311,10 +311,11 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
       note: `the scan the fresh process's first answer set off, over the store the rescan left: process.cpuUsage from the process's open (its start and first answer counted in) through the store save; ${round1(startup.firstScan.cpuMs)} ms from the first answer (the scan's part while the answer was read left out), ${Math.round(startup.firstScan.wallMs)} ms wall from it${judgedNote(startup.firstScan.judged)}; each source read from the memory the rescan kept in the store (decision 238): a database from its watermark, a ledger whole, its rows compared with the stored ones`,
     });
   if (!isFailed(rescan)) {
-    const { plan, policy, columns, everyRow, markers, whole } = rescan;
+    const { plan, policy, columns, ownership, everyRow, markers, whole } = rescan;
     const planName = "a plan of one row: the inventory it reads";
     const policyName = "a janitor's plan of a policy after the scans";
     const columnsName = "a janitor's plan of a policy by environment, company and state";
+    const ownershipName = "a janitor's plan of a policy by ownership code";
     const everyRowName = "a janitor's plan of a policy no column answers";
     const markersName = "a proof's recorders of 100 live rows' markers";
     const wholeName = "whole inventory asked for after the scans: RSS";
@@ -352,6 +353,17 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             target: null,
             note: `inventory.policyPlan() after the scans, of a policy naming no headline (paused sandboxes of two environments released, running ones of a company destroyed): the worker reads every row's columns in the table's order, parses only those whose environment, company and CreateOS state the rules allow, and sorts those into the sources' order, keeping the ${count(columns.rows)} its rules matched; RSS ${columns.rssBeforeMB} → ${columns.rssMaxMB} MB, main's JS heap up to ${columns.heapUsedMaxMB} MB (sampled every 10 ms)`,
           },
+      isFailed(ownership)
+        ? failedFigure(ownershipName, "ms", null, ownership.failed)
+        : {
+            bench,
+            name: ownershipName,
+            value: ownership.wallMs,
+            unit: "ms",
+            reference: null,
+            target: null,
+            note: `inventory.policyPlan() after the scans, of a policy whose one rule names an ownership code an owned row lacks (rows whose metadata was lost released): the worker reads the rows the ownership index holds (every row but those only their environment's own), parses those holding the code, and sorts the ${count(ownership.rows)} its rule matched into the sources' order; RSS ${ownership.rssBeforeMB} → ${ownership.rssMaxMB} MB, main's JS heap up to ${ownership.heapUsedMaxMB} MB (sampled every 10 ms)`,
+          },
       isFailed(everyRow)
         ? failedFigure(everyRowName, "ms", null, everyRow.failed)
         : {
@@ -361,7 +373,7 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             unit: "ms",
             reference: null,
             target: null,
-            note: `inventory.policyPlan() after the scans, of a policy whose one rule names an ownership code (rows whose metadata was lost released), which no stored column holds: the worker reads and parses every row in the table's order and sorts the ${count(everyRow.rows)} its rule matched into the sources' order; RSS ${everyRow.rssBeforeMB} → ${everyRow.rssMaxMB} MB, main's JS heap up to ${everyRow.heapUsedMaxMB} MB (sampled every 10 ms)`,
+            note: `inventory.policyPlan() after the scans, of a policy whose one rule names a flag (rows whose environment's config changed after they were acquired released), which no stored column holds: the worker reads and parses every row in the table's order and sorts the ${count(everyRow.rows)} its rule matched into the sources' order; RSS ${everyRow.rssBeforeMB} → ${everyRow.rssMaxMB} MB, main's JS heap up to ${everyRow.heapUsedMaxMB} MB (sampled every 10 ms)`,
           },
       isFailed(markers)
         ? failedFigure(markersName, "ms", null, markers.failed)

@@ -2930,6 +2930,36 @@ var INVENTORY_SCAN_MEMORY_MIGRATIONS = [{
       `);
 	}
 }];
+/**
+* Appended after version 67: each stored row's ownership codes in a column of their own (its verdict's
+* `ownership`, as JSON), so a janitor's rule naming ownership codes reads only the rows that may hold
+* them. Most rows are the environment's own and nothing else (`["owned"]`); the index holds every other
+* row, so a rule for foreign or unreadable rows reads those and never the history of owned ones.
+*/
+var INVENTORY_OWNERSHIP_MIGRATIONS = [{
+	version: 68,
+	name: "the ownership codes of each stored row, indexed apart from the owned",
+	up(db) {
+		for (const table of ["inventory_rows", "inventory_row_changes"]) if (db.prepare(`SELECT 1 FROM pragma_table_info('${table}') WHERE name = 'ownership'`).get() === void 0) db.exec(`ALTER TABLE ${table} ADD COLUMN ownership TEXT`);
+		db.function("leasekeeper_ownership_codes", { deterministic: true }, (data) => typeof data === "string" ? storedRowOwnership(data) : null);
+		db.exec(`
+        UPDATE inventory_rows SET ownership = leasekeeper_ownership_codes(data) WHERE ownership IS NULL;
+        UPDATE inventory_row_changes SET ownership = leasekeeper_ownership_codes(data)
+          WHERE ownership IS NULL AND change = 'write';
+        CREATE INDEX IF NOT EXISTS inventory_rows_ownership ON inventory_rows (source_id, ownership)
+          WHERE ownership IS NOT '["owned"]';
+      `);
+	}
+}];
+/** The ownership codes a stored row's JSON holds, as the column keeps them; null when it cannot be read. */
+function storedRowOwnership(data) {
+	try {
+		const codes = JSON.parse(data).verdict?.ownership;
+		return Array.isArray(codes) && codes.every((code) => typeof code === "string") ? JSON.stringify(codes) : null;
+	} catch {
+		return null;
+	}
+}
 // electron/core/store/sqlite/migrations/marker-proofs.ts
 var MARKER_PROOF_MIGRATIONS = [{
 	version: 40,
@@ -3006,7 +3036,8 @@ var MIGRATIONS = [
 	...INVENTORY_ORDER_MIGRATIONS,
 	...INVENTORY_MARKER_MIGRATIONS,
 	...INVENTORY_LIVE_VIEW_MIGRATIONS,
-	...INVENTORY_SCAN_MEMORY_MIGRATIONS
+	...INVENTORY_SCAN_MEMORY_MIGRATIONS,
+	...INVENTORY_OWNERSHIP_MIGRATIONS
 ];
 // electron/core/store/database.ts
 var DATABASE_FILE_NAME = "leasekeeper.db";
@@ -4699,6 +4730,7 @@ function policyRowColumns(policy, known) {
 		if (select.kind === "untracked") continue;
 		const columns = {
 			...select.headline === void 0 ? {} : { headlines: [...select.headline] },
+			...select.ownership === void 0 ? {} : { ownership: [...select.ownership] },
 			...select.provider === void 0 ? {} : { providerCodes: [...select.provider] },
 			...select.environment === void 0 ? {} : { environmentIds: idsOf(select.environment, known.environments) },
 			...select.company === void 0 ? {} : { companyIds: idsOf(select.company, known.companies) }
@@ -5837,6 +5869,100 @@ function mergeCompanies(sources) {
 	});
 	return [...byId.values()];
 }
+// electron/core/store/inventory-rows/row-columns.ts
+/**
+* The columns a classified lease is written with. `redact` takes the configured keys out of everything
+* that reaches the file; `observedFrom` names the listing whose time stands for the provider's
+* `observedAt` (then left out of the row's JSON, so a new listing time alone changes nothing on disk).
+*/
+function rowColumns(classified, options, observedFrom, redact) {
+	const kept = redact(observedFrom === null ? classified : withoutObservedAt(classified));
+	const data = JSON.stringify(kept);
+	const headline = classified.verdict.headline;
+	const viewRow = leaseViewRow(kept);
+	return {
+		sourceId: classified.sourceId,
+		leaseId: classified.lease.id,
+		seq: options.seq,
+		headline,
+		closedAtMs: closedAtMs(classified),
+		environmentId: listedEnvironmentId(classified),
+		environmentKnown: classified.environment === null ? 0 : 1,
+		companyId: classified.lease.companyId,
+		providerCode: classified.provider.code,
+		origin: classified.provider.origin,
+		sandboxId: recordedSandboxId(classified.lease),
+		marker: recordedMarker(kept.lease.metadata),
+		ownership: ownershipColumn(classified.verdict.ownership),
+		sharedCount: classified.sharedWithCount ?? classified.sharedWith.length,
+		inputs: options.inputs,
+		rejudgeAtMs: Number.isFinite(options.rejudgeAtMs) ? options.rejudgeAtMs : null,
+		version: hash("sha1", `${data}\u0000${observedFrom ?? ""}`, "base64"),
+		observedFrom,
+		viewRow: JSON.stringify(viewRow),
+		searchText: headline === "closed" ? historySearchText(kept) : null,
+		data
+	};
+}
+/**
+* The ownership column: the codes as JSON, in the verdict's order. A row that is its environment's own
+* and nothing else is `OWNED_ONLY`, the value `inventory_rows_ownership` leaves out.
+*/
+function ownershipColumn(ownership) {
+	return JSON.stringify(ownership);
+}
+var OWNED_ONLY = ownershipColumn(["owned"]);
+/**
+* What history's search reads of a closed row: the table's search text (`leaseSearchText`) but the
+* company's name, which a search matches through the companies' names (a name can change without any
+* row changing).
+*/
+function historySearchText(classified) {
+	return [
+		classified.lease.id,
+		classified.lease.providerLeaseId ?? "",
+		classified.environment?.name ?? "",
+		listedEnvironmentId(classified) ?? "",
+		classified.lease.companyId ?? ""
+	].join("\0").toLowerCase();
+}
+function withoutObservedAt(classified) {
+	return {
+		...classified,
+		provider: {
+			...classified.provider,
+			observedAt: null
+		}
+	};
+}
+/**
+* The listing each row's `observedAt` came from: one time per origin and credential (and per origin for
+* a sandbox no listing showed). A row whose time is not its listing's keeps its own.
+*/
+var ObservedListings = class {
+	times = {};
+	/**
+	* Every listing's time, as rows it showed (and rows its origin does not show) carry it: the first OK
+	* listing at an origin stands for a sandbox none of them shows.
+	*/
+	listed(listings) {
+		for (const { origin: listedAt, credential, outcome } of listings) {
+			if (!outcome.ok) continue;
+			const origin = originOf(listedAt) ?? listedAt;
+			this.times[`${origin} ${credential}`] ??= outcome.observedAt;
+			this.times[`${origin} `] ??= outcome.observedAt;
+		}
+	}
+	keyOf(classified) {
+		const { observedAt, origin, credential } = classified.provider;
+		if (typeof observedAt !== "string" || origin === null) return null;
+		const key = `${origin} ${credential ?? ""}`;
+		const known = this.times[key];
+		if (known === void 0) this.times[key] = observedAt;
+		else if (known !== observedAt) return null;
+		return key;
+	}
+};
 // electron/core/store/inventory-rows/stored-inventory.ts
 /**
 * The inventory the store holds, read back (decision 222): its scan-wide part and counts at once, its
@@ -5933,15 +6059,23 @@ var StoredInventory = class {
 	forEachMatching(scan, rules, each) {
 		const parameters = [];
 		const anyRule = rules.map((rule) => {
-			return `(${RULE_COLUMNS.flatMap(([key, column]) => {
+			const lists = RULE_COLUMNS.flatMap(([key, column]) => {
 				const values = rule[key];
 				if (values === void 0) return [];
 				parameters.push(JSON.stringify(values));
 				return [`${column} IN (SELECT value FROM json_each(?))`];
-			}).join(" AND ") || "1"})`;
+			});
+			if (rule.ownership !== void 0) {
+				parameters.push(JSON.stringify(rule.ownership));
+				lists.push(`(ownership IS NULL OR EXISTS (SELECT 1 FROM json_each(ownership)
+          WHERE value IN (SELECT value FROM json_each(?))))`);
+			}
+			return `(${lists.join(" AND ") || "1"})`;
 		});
-		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows NOT INDEXED
-      WHERE source_id = ? AND (${anyRule.join(" OR ") || "0"}) ORDER BY seq, lease_id`);
+		const byOwnership = rules.length > 0 && rules.every((rule) => rule.ownership !== void 0 && !rule.ownership.includes("owned"));
+		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows ${byOwnership ? "INDEXED BY inventory_rows_ownership" : "NOT INDEXED"}
+      WHERE source_id = ?${byOwnership ? ` AND ownership IS NOT '${OWNED_ONLY}'` : ""}
+        AND (${anyRule.join(" OR ") || "0"}) ORDER BY seq, lease_id`);
 		return this.#eachOfSources(scan, read, parameters, each);
 	}
 	/**
@@ -6244,6 +6378,10 @@ var DEFERRED_INDEXES = [
 	{
 		name: "inventory_rows_marker",
 		definition: "ON inventory_rows (marker, source_id, lease_id) WHERE marker IS NOT NULL"
+	},
+	{
+		name: "inventory_rows_ownership",
+		definition: `ON inventory_rows (source_id, ownership) WHERE ownership IS NOT '["owned"]'`
 	}
 ];
 DEFERRED_INDEXES.map((index) => index.name);
@@ -6272,91 +6410,6 @@ function deferIndexesWhileEmpty(db) {
 function buildDeferredIndexes(db) {
 	for (const { name, definition } of DEFERRED_INDEXES) db.exec(`CREATE INDEX IF NOT EXISTS ${name} ${definition}`);
 }
-// electron/core/store/inventory-rows/row-columns.ts
-/**
-* The columns a classified lease is written with. `redact` takes the configured keys out of everything
-* that reaches the file; `observedFrom` names the listing whose time stands for the provider's
-* `observedAt` (then left out of the row's JSON, so a new listing time alone changes nothing on disk).
-*/
-function rowColumns(classified, options, observedFrom, redact) {
-	const kept = redact(observedFrom === null ? classified : withoutObservedAt(classified));
-	const data = JSON.stringify(kept);
-	const headline = classified.verdict.headline;
-	const viewRow = leaseViewRow(kept);
-	return {
-		sourceId: classified.sourceId,
-		leaseId: classified.lease.id,
-		seq: options.seq,
-		headline,
-		closedAtMs: closedAtMs(classified),
-		environmentId: listedEnvironmentId(classified),
-		environmentKnown: classified.environment === null ? 0 : 1,
-		companyId: classified.lease.companyId,
-		providerCode: classified.provider.code,
-		origin: classified.provider.origin,
-		sandboxId: recordedSandboxId(classified.lease),
-		marker: recordedMarker(kept.lease.metadata),
-		sharedCount: classified.sharedWithCount ?? classified.sharedWith.length,
-		inputs: options.inputs,
-		rejudgeAtMs: Number.isFinite(options.rejudgeAtMs) ? options.rejudgeAtMs : null,
-		version: hash("sha1", `${data}\u0000${observedFrom ?? ""}`, "base64"),
-		observedFrom,
-		viewRow: JSON.stringify(viewRow),
-		searchText: headline === "closed" ? historySearchText(kept) : null,
-		data
-	};
-}
-/**
-* What history's search reads of a closed row: the table's search text (`leaseSearchText`) but the
-* company's name, which a search matches through the companies' names (a name can change without any
-* row changing).
-*/
-function historySearchText(classified) {
-	return [
-		classified.lease.id,
-		classified.lease.providerLeaseId ?? "",
-		classified.environment?.name ?? "",
-		listedEnvironmentId(classified) ?? "",
-		classified.lease.companyId ?? ""
-	].join("\0").toLowerCase();
-}
-function withoutObservedAt(classified) {
-	return {
-		...classified,
-		provider: {
-			...classified.provider,
-			observedAt: null
-		}
-	};
-}
-/**
-* The listing each row's `observedAt` came from: one time per origin and credential (and per origin for
-* a sandbox no listing showed). A row whose time is not its listing's keeps its own.
-*/
-var ObservedListings = class {
-	times = {};
-	/**
-	* Every listing's time, as rows it showed (and rows its origin does not show) carry it: the first OK
-	* listing at an origin stands for a sandbox none of them shows.
-	*/
-	listed(listings) {
-		for (const { origin: listedAt, credential, outcome } of listings) {
-			if (!outcome.ok) continue;
-			const origin = originOf(listedAt) ?? listedAt;
-			this.times[`${origin} ${credential}`] ??= outcome.observedAt;
-			this.times[`${origin} `] ??= outcome.observedAt;
-		}
-	}
-	keyOf(classified) {
-		const { observedAt, origin, credential } = classified.provider;
-		if (typeof observedAt !== "string" || origin === null) return null;
-		const key = `${origin} ${credential ?? ""}`;
-		const known = this.times[key];
-		if (known === void 0) this.times[key] = observedAt;
-		else if (known !== observedAt) return null;
-		return key;
-	}
-};
 // electron/core/store/inventory-rows/transaction-batches.ts
 /** Writes per short transaction: each is a few milliseconds of lock. */
 var WRITES_PER_TRANSACTION = 500;
@@ -6823,8 +6876,8 @@ var SeenRows = class {
 		return rowid >> 3 < this.#bits.length && (this.#bits[rowid >> 3] & 1 << (rowid & 7)) !== 0;
 	}
 };
-var COLUMNS = "source_id, lease_id, seq, headline, closed_at_ms, environment_id, environment_known, company_id, provider_code, origin, sandbox_id, marker, shared_count, inputs, rejudge_at_ms, version, observed_from, view_row, search_text, data";
-var VALUES = "@sourceId, @leaseId, @seq, @headline, @closedAtMs, @environmentId, @environmentKnown, @companyId, @providerCode, @origin, @sandboxId, @marker, @sharedCount, @inputs, @rejudgeAtMs, @version, @observedFrom, @viewRow, @searchText, @data";
+var COLUMNS = "source_id, lease_id, seq, headline, closed_at_ms, environment_id, environment_known, company_id, provider_code, origin, sandbox_id, marker, ownership, shared_count, inputs, rejudge_at_ms, version, observed_from, view_row, search_text, data";
+var VALUES = "@sourceId, @leaseId, @seq, @headline, @closedAtMs, @environmentId, @environmentKnown, @companyId, @providerCode, @origin, @sandboxId, @marker, @ownership, @sharedCount, @inputs, @rejudgeAtMs, @version, @observedFrom, @viewRow, @searchText, @data";
 var UPDATES = COLUMNS.split(", ").filter((column) => column !== "source_id" && column !== "lease_id").map((column) => `${column} = excluded.${column}`).join(", ");
 /**
 * The statements of one scan; `sourceIds` are bound into those that read this scan's sources' rows, and

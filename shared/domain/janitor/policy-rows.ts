@@ -1,4 +1,4 @@
-import type { Headline } from "../codes.js";
+import type { Headline, OwnershipCode } from "../codes.js";
 import type { ClassifiedLease } from "../inventory.js";
 import type { MarkerProof } from "../marker-proof.js";
 import type { Policy } from "./policy.js";
@@ -22,11 +22,13 @@ export function policyRowPicker(
 /**
  * What one rule asks of a row's stored columns (`inventory_rows`): a row whose column holds none of a
  * list's values cannot match the rule. Only the clauses a column answers exactly are taken: the verdict's
- * headline, CreateOS's state (`provider_code`), the environment the row is listed under and its company
- * (each named by id, or by name through the environments and companies the inventory knows).
+ * headline and ownership codes (a row may hold several: it matches when it holds one of the list's),
+ * CreateOS's state (`provider_code`), the environment the row is listed under and its company (each
+ * named by id, or by name through the environments and companies the inventory knows).
  */
 export interface RuleColumns {
   headlines?: Headline[];
+  ownership?: OwnershipCode[];
   providerCodes?: string[];
   environmentIds?: string[];
   companyIds?: string[];
@@ -56,6 +58,7 @@ export function policyRowColumns(policy: Pick<Policy, "rules">, known: KnownName
     if (select.kind === "untracked") continue;
     const columns: RuleColumns = {
       ...(select.headline === undefined ? {} : { headlines: [...select.headline] }),
+      ...(select.ownership === undefined ? {} : { ownership: [...select.ownership] }),
       ...(select.provider === undefined ? {} : { providerCodes: [...select.provider] }),
       ...(select.environment === undefined
         ? {}

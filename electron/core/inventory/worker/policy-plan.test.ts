@@ -170,7 +170,7 @@ describe("a janitor's plan of a policy, worked out over the store", () => {
     expect(proven, "forced destroys a generated proof proved").toBeGreaterThan(0);
   });
 
-  it("gives a policy whose rules name environments, companies or CreateOS's state the plan made over every row", async () => {
+  it("gives a policy whose rules name environments, companies, ownership codes or CreateOS's state the plan made over every row", async () => {
     // An environment or a company named by id or by name, or one no row has.
     const environments = [
       ...whole.environments.flatMap((environment) => [environment.environmentId, environment.name]),
@@ -188,10 +188,11 @@ describe("a janitor's plan of a policy, worked out over the store", () => {
       fc.record({ company: some(companies) }),
       fc.record({ provider: some(PROVIDER_CODES) }),
       fc.record({ headline: some(HEADLINES) }),
+      fc.record({ ownership: some(OWNERSHIP_CODES) }),
+      fc.record({ ownership: some(OWNERSHIP_CODES.filter((code) => code !== "owned")) }),
     ];
     const other: fc.Arbitrary<Selector>[] = [
       fc.record({ kind: fc.constant("lease" as const) }),
-      fc.record({ ownership: some(OWNERSHIP_CODES) }),
       fc.record({ status: some(KNOWN_LEASE_STATUSES) }),
     ];
     const selector = fc
@@ -314,6 +315,48 @@ describe("a janitor's plan of a policy whose rules name more than headlines", ()
         )
         .run(company.id, environment.environmentId).changes;
       expect(spoiled, "rows the columns rule out").toBeGreaterThan(whole.leases.length / 2);
+
+      const plan = (await held.keeper.handle({ type: "policy-plan", input })) as PassPlan;
+      expect(plan).toEqual(expected);
+    } finally {
+      await held.close();
+    }
+  });
+});
+
+describe("a janitor's plan of a policy whose rules name ownership codes", () => {
+  it("parses only the rows holding one of the codes, read by the index that leaves owned rows out", async () => {
+    const { held, whole } = await storedGeneratedWorld(600);
+    try {
+      const codes = ["foreign-company", "metadata-missing"] as const;
+      const holding = whole.leases.filter((row) =>
+        row.verdict.ownership.some((code) => codes.includes(code as never)),
+      );
+      expect(holding.length, "rows holding one of the codes").toBeGreaterThan(0);
+      const input: PolicyPlanInput = {
+        policy: {
+          version: 1,
+          operator: "janitor (ada)",
+          rules: [
+            { name: "lost", select: { ownership: ["metadata-missing"] }, action: "release" },
+            { name: "theirs", select: { ownership: ["foreign-company"], kind: "lease" }, action: "destroy" },
+          ],
+        },
+        proofs: [],
+        now: NOW.toISOString(),
+        history: [],
+        quarantines: [],
+      };
+      const expected = planPass({ ...input, inventory: whole, now: NOW });
+
+      // Every row holding neither code is made unreadable in the store: a plan that parsed one would fail.
+      const spoiled = held.db
+        .prepare(
+          `UPDATE inventory_rows SET data = '{ not json' WHERE NOT EXISTS (SELECT 1 FROM json_each(ownership)
+             WHERE value IN ('foreign-company', 'metadata-missing'))`,
+        )
+        .run().changes;
+      expect(spoiled).toBe(whole.leases.length - holding.length);
 
       const plan = (await held.keeper.handle({ type: "policy-plan", input })) as PassPlan;
       expect(plan).toEqual(expected);

@@ -30,6 +30,10 @@ const DEFERRED_INDEXES: readonly { name: string; definition: string }[] = [
     name: "inventory_rows_marker",
     definition: "ON inventory_rows (marker, source_id, lease_id) WHERE marker IS NOT NULL",
   },
+  {
+    name: "inventory_rows_ownership",
+    definition: `ON inventory_rows (source_id, ownership) WHERE ownership IS NOT '["owned"]'`,
+  },
 ];
 
 export const DEFERRED_INDEX_NAMES: readonly string[] = DEFERRED_INDEXES.map((index) => index.name);

@@ -2,7 +2,7 @@ import { hash } from "node:crypto";
 import { leaseViewRow } from "../../../../shared/contract/index.js";
 import { originOf } from "../../../../shared/domain/api-url.js";
 import { closedAtMs } from "../../../../shared/domain/closed-at.js";
-import type { Headline } from "../../../../shared/domain/codes.js";
+import type { Headline, OwnershipCode } from "../../../../shared/domain/codes.js";
 import type { ClassifiedLease, SandboxListing } from "../../../../shared/domain/inventory.js";
 import { listedEnvironmentId } from "../../../../shared/domain/listed-environment.js";
 import { recordedMarker } from "../../../../shared/domain/marker-proof.js";
@@ -23,6 +23,8 @@ export interface RowColumns {
   sandboxId: string | null;
   /** The marker the row records (`recordedMarker`), or null. */
   marker: string | null;
+  /** The verdict's ownership codes, as JSON (`ownershipColumn`). */
+  ownership: string;
   sharedCount: number;
   inputs: string;
   rejudgeAtMs: number | null;
@@ -71,6 +73,7 @@ export function rowColumns(
     origin: classified.provider.origin,
     sandboxId: recordedSandboxId(classified.lease),
     marker: recordedMarker(kept.lease.metadata),
+    ownership: ownershipColumn(classified.verdict.ownership),
     sharedCount: classified.sharedWithCount ?? classified.sharedWith.length,
     inputs: options.inputs,
     rejudgeAtMs: Number.isFinite(options.rejudgeAtMs) ? options.rejudgeAtMs : null,
@@ -81,6 +84,16 @@ export function rowColumns(
     data,
   };
 }
+
+/**
+ * The ownership column: the codes as JSON, in the verdict's order. A row that is its environment's own
+ * and nothing else is `OWNED_ONLY`, the value `inventory_rows_ownership` leaves out.
+ */
+export function ownershipColumn(ownership: readonly OwnershipCode[]): string {
+  return JSON.stringify(ownership);
+}
+
+export const OWNED_ONLY = ownershipColumn(["owned"]);
 
 /**
  * What history's search reads of a closed row: the table's search text (`leaseSearchText`) but the

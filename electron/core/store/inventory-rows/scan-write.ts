@@ -551,9 +551,9 @@ class SeenRows {
 }
 
 const COLUMNS =
-  "source_id, lease_id, seq, headline, closed_at_ms, environment_id, environment_known, company_id, provider_code, origin, sandbox_id, marker, shared_count, inputs, rejudge_at_ms, version, observed_from, view_row, search_text, data";
+  "source_id, lease_id, seq, headline, closed_at_ms, environment_id, environment_known, company_id, provider_code, origin, sandbox_id, marker, ownership, shared_count, inputs, rejudge_at_ms, version, observed_from, view_row, search_text, data";
 const VALUES =
-  "@sourceId, @leaseId, @seq, @headline, @closedAtMs, @environmentId, @environmentKnown, @companyId, @providerCode, @origin, @sandboxId, @marker, @sharedCount, @inputs, @rejudgeAtMs, @version, @observedFrom, @viewRow, @searchText, @data";
+  "@sourceId, @leaseId, @seq, @headline, @closedAtMs, @environmentId, @environmentKnown, @companyId, @providerCode, @origin, @sandboxId, @marker, @ownership, @sharedCount, @inputs, @rejudgeAtMs, @version, @observedFrom, @viewRow, @searchText, @data";
 const UPDATES = COLUMNS.split(", ")
   .filter((column) => column !== "source_id" && column !== "lease_id")
   .map((column) => `${column} = excluded.${column}`)

@@ -12,6 +12,7 @@ import type { SourceProblem } from "../../../../shared/domain/paperclip.js";
 import type { PlanRowFilter } from "../../../../shared/domain/plan-rows.js";
 import { emptyCounts, environmentSummaries } from "../../../../shared/domain/reconcile.js";
 import type { Database } from "../sqlite/migrations/index.js";
+import { OWNED_ONLY } from "./row-columns.js";
 
 /** A scan as the store names it: its generation, and the sources it covers. */
 export interface StoredScan {
@@ -235,15 +236,29 @@ export class StoredInventory {
         parameters.push(JSON.stringify(values));
         return [`${column} IN (SELECT value FROM json_each(?))`];
       });
+      if (rule.ownership !== undefined) {
+        parameters.push(JSON.stringify(rule.ownership));
+        // A row whose codes could not be read when it was stored is parsed, and the rule decides.
+        lists.push(`(ownership IS NULL OR EXISTS (SELECT 1 FROM json_each(ownership)
+          WHERE value IN (SELECT value FROM json_each(?))))`);
+      }
       return `(${lists.join(" AND ") || "1"})`;
     });
-    // Read in the table's own order and the rows kept sorted after (`NOT INDEXED`): walked by the order
-    // index, each row is fetched where the index points, and a source ordered by lease id (Paperclip's
-    // database: every seq 0) stores its rows as they arrived, so that walk lands on the table's pages at
-    // random. The sort holds only the rows the columns keep, and spills to a temporary file past the
-    // page cache.
-    const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows NOT INDEXED
-      WHERE source_id = ? AND (${anyRule.join(" OR ") || "0"}) ORDER BY seq, lease_id`);
+    // When every rule asks for codes an owned-only row does not hold, the rows are found by the
+    // ownership index, which holds no owned-only row: the foreign and unreadable rows, not the history.
+    const byOwnership =
+      rules.length > 0 &&
+      rules.every((rule) => rule.ownership !== undefined && !rule.ownership.includes("owned"));
+    // Otherwise read in the table's own order and the rows kept sorted after (`NOT INDEXED`): walked by
+    // the order index, each row is fetched where the index points, and a source ordered by lease id
+    // (Paperclip's database: every seq 0) stores its rows as they arrived, so that walk lands on the
+    // table's pages at random. The sort holds only the rows the columns keep, and spills to a temporary
+    // file past the page cache.
+    const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows ${
+      byOwnership ? "INDEXED BY inventory_rows_ownership" : "NOT INDEXED"
+    }
+      WHERE source_id = ?${byOwnership ? ` AND ownership IS NOT '${OWNED_ONLY}'` : ""}
+        AND (${anyRule.join(" OR ") || "0"}) ORDER BY seq, lease_id`);
     return this.#eachOfSources(scan, read, parameters, each);
   }
 

@@ -83,6 +83,31 @@ describe("how the stored inventory's reads find their rows", () => {
     expect(plan).not.toMatch(/inventory_rows_\w+|sqlite_autoindex/);
   });
 
+  it("reads the rows a janitor's rules name by ownership codes an owned row lacks through the ownership index", () => {
+    // Most rows, history above all, are their environment's own and nothing else; the index leaves them
+    // out, so rules for foreign or unreadable rows read those rows, not every row of the source.
+    const [plan] = plansOf((stored) =>
+      stored.forEachMatching(
+        scan,
+        [{ ownership: ["metadata-missing"] }, { ownership: ["foreign-company"], providerCodes: ["running"] }],
+        () => undefined,
+      ),
+    );
+    expect(plan).toMatch(/^SEARCH inventory_rows USING INDEX inventory_rows_ownership \(source_id=\?\)/);
+    expect(plan).not.toMatch(/^SCAN inventory_rows/);
+
+    // A rule that may match an owned-only row reads the table.
+    const [owned] = plansOf((stored) =>
+      stored.forEachMatching(
+        scan,
+        [{ ownership: ["metadata-missing"] }, { ownership: ["owned"] }],
+        () => undefined,
+      ),
+    );
+    expect(owned).toMatch(/^SCAN inventory_rows( \||$)/);
+    expect(owned).not.toContain("inventory_rows_ownership");
+  });
+
   it("reads every row for a reader that orders what it keeps in the table's order, with no sort", () => {
     const [plan] = plansOf((stored) => stored.forEachInTableOrder(scan, () => undefined));
     expect(plan).toMatch(/^SCAN inventory_rows( \||$)/);

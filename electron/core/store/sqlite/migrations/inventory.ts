@@ -417,3 +417,45 @@ export const INVENTORY_SCAN_MEMORY_MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
+
+/**
+ * Appended after version 67: each stored row's ownership codes in a column of their own (its verdict's
+ * `ownership`, as JSON), so a janitor's rule naming ownership codes reads only the rows that may hold
+ * them. Most rows are the environment's own and nothing else (`["owned"]`); the index holds every other
+ * row, so a rule for foreign or unreadable rows reads those and never the history of owned ones.
+ */
+export const INVENTORY_OWNERSHIP_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 68,
+    name: "the ownership codes of each stored row, indexed apart from the owned",
+    up(db) {
+      for (const table of ["inventory_rows", "inventory_row_changes"]) {
+        const has = db.prepare(`SELECT 1 FROM pragma_table_info('${table}') WHERE name = 'ownership'`).get();
+        if (has === undefined) db.exec(`ALTER TABLE ${table} ADD COLUMN ownership TEXT`);
+      }
+      db.function("leasekeeper_ownership_codes", { deterministic: true }, (data) =>
+        typeof data === "string" ? storedRowOwnership(data) : null,
+      );
+      db.exec(`
+        UPDATE inventory_rows SET ownership = leasekeeper_ownership_codes(data) WHERE ownership IS NULL;
+        UPDATE inventory_row_changes SET ownership = leasekeeper_ownership_codes(data)
+          WHERE ownership IS NULL AND change = 'write';
+        CREATE INDEX IF NOT EXISTS inventory_rows_ownership ON inventory_rows (source_id, ownership)
+          WHERE ownership IS NOT '["owned"]';
+      `);
+    },
+  },
+];
+
+/** The ownership codes a stored row's JSON holds, as the column keeps them; null when it cannot be read. */
+function storedRowOwnership(data: string): string | null {
+  try {
+    const classified = JSON.parse(data) as { verdict?: { ownership?: unknown } };
+    const codes = classified.verdict?.ownership;
+    return Array.isArray(codes) && codes.every((code) => typeof code === "string")
+      ? JSON.stringify(codes)
+      : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,107 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
+import { openDatabase } from "../database.js";
+import { MIGRATIONS } from "../sqlite/migrations/index.js";
+import { StoredInventory } from "./stored-inventory.js";
+
+// Rows stored by a build before the ownership codes had a column of their own are given theirs when the
+// database is opened by this one: a janitor's rule naming ownership codes reads by that column, so a row
+// left without it would be read as one whose codes are unknown.
+
+const STORED: [leaseId: string, data: string, ownership: string | null][] = [
+  ["owned", JSON.stringify({ verdict: { ownership: ["owned"] } }), '["owned"]'],
+  [
+    "foreign",
+    JSON.stringify({ verdict: { ownership: ["foreign-company", "no-sandbox-id"] } }),
+    '["foreign-company","no-sandbox-id"]',
+  ],
+  ["no verdict", JSON.stringify({ lease: { id: "no verdict" } }), null],
+  ["unreadable", "{ not json", null],
+];
+
+describe("the ownership column of stored rows", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+  });
+  afterEach(() => cleanup());
+
+  it("is filled from each row's verdict, and its index holds every row but the owned-only ones", () => {
+    const old = openDatabase(
+      dir,
+      MIGRATIONS.filter((migration) => migration.version < 68),
+    );
+    const insert = old.prepare(`INSERT INTO inventory_rows (source_id, lease_id, seq, headline, closed_at_ms,
+        environment_id, environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs,
+        rejudge_at_ms, version, observed_from, view_row, search_text, data)
+      VALUES ('a', ?, 0, 'ok', 0, 'env-a', 1, NULL, 'running', NULL, NULL, 0, 'inputs', NULL, 'v1', NULL, '{}', NULL, ?)`);
+    for (const [leaseId, data] of STORED) insert.run(leaseId, data);
+    old
+      .prepare(`INSERT INTO inventory_row_changes (generation, source_id, lease_id, change, seq, data)
+        VALUES (7, 'a', 'staged', 'write', 0, ?)`)
+      .run(JSON.stringify({ verdict: { ownership: ["metadata-missing"] } }));
+    old.close();
+
+    const db = openDatabase(dir);
+    try {
+      const codes = db.prepare("SELECT lease_id, ownership FROM inventory_rows ORDER BY rowid").all();
+      expect(codes).toEqual(STORED.map(([leaseId, , ownership]) => ({ lease_id: leaseId, ownership })));
+      expect(db.prepare("SELECT ownership FROM inventory_row_changes").pluck().get()).toBe(
+        '["metadata-missing"]',
+      );
+      const indexed = db
+        .prepare(
+          `SELECT lease_id FROM inventory_rows INDEXED BY inventory_rows_ownership
+            WHERE source_id = 'a' AND ownership IS NOT '["owned"]' ORDER BY lease_id`,
+        )
+        .pluck()
+        .all();
+      expect(indexed).toEqual(["foreign", "no verdict", "unreadable"]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("lets a rule's codes through only the rows holding one of them, and the rows whose codes are unknown", () => {
+    const db = openDatabase(dir);
+    try {
+      const insert = db.prepare(`INSERT INTO inventory_rows (source_id, lease_id, seq, headline, closed_at_ms,
+          environment_id, environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs,
+          rejudge_at_ms, version, observed_from, view_row, search_text, data, ownership)
+        VALUES ('a', ?, 0, 'ok', 0, 'env-a', 1, NULL, 'running', NULL, NULL, 0, 'inputs', NULL, 'v1', NULL, '{}', NULL, ?, ?)`);
+      const rows: [string, string | null][] = [
+        ["owned", '["owned"]'],
+        ["foreign", '["foreign-company","no-sandbox-id"]'],
+        ["lost", '["metadata-missing"]'],
+        ["unknown", null],
+      ];
+      for (const [leaseId, ownership] of rows)
+        insert.run(leaseId, JSON.stringify({ lease: { id: leaseId } }), ownership);
+      // The scan the rows belong to: one source, flipped under generation 1.
+      db.exec(`
+        INSERT INTO inventory_sources (source_id, generated_at, generation, payload, new_since_last_scan)
+          VALUES ('a', '2026-12-01T00:00:00.000Z', 1, '{}', '[]');
+        INSERT INTO last_scan (id, generated_at, requests, source_ids, payload)
+          VALUES (1, '2026-12-01T00:00:00.000Z', 0, '["a"]', '{}');
+      `);
+      const stored = new StoredInventory(db);
+      const idsOf = (ownership: string[]) => {
+        const ids: string[] = [];
+        const read = stored.forEachMatching(
+          { generation: 1, sourceIds: ["a"] },
+          [{ ownership: ownership as never }],
+          (row) => ids.push(row.lease.id),
+        );
+        expect(read).toBe(true);
+        return ids.sort();
+      };
+      expect(idsOf(["no-sandbox-id"])).toEqual(["foreign", "unknown"]);
+      expect(idsOf(["metadata-missing", "foreign-company"])).toEqual(["foreign", "lost", "unknown"]);
+      expect(idsOf(["owned"])).toEqual(["owned", "unknown"]);
+    } finally {
+      db.close();
+    }
+  });
+});
