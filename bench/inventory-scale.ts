@@ -351,7 +351,7 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             unit: "ms",
             reference: null,
             target: null,
-            note: `inventory.policyPlan() after the scans, of a policy naming no headline (paused sandboxes of two environments released, running ones of a company destroyed): the worker reads every row's columns in the table's order, parses only those whose environment, company and CreateOS state the rules allow, and sorts those into the sources' order, keeping the ${count(columns.rows)} its rules matched; RSS ${columns.rssBeforeMB} → ${columns.rssMaxMB} MB, main's JS heap up to ${columns.heapUsedMaxMB} MB (sampled every 10 ms)`,
+            note: `inventory.policyPlan() after the scans, of a policy naming no headline (paused sandboxes of two environments released, running ones of a company destroyed): the worker reads every row's columns in the table's order, parses only the live ones (history is no candidate) whose environment, company and CreateOS state the rules allow, and sorts those into the sources' order, keeping the ${count(columns.rows)} its rules matched; RSS ${columns.rssBeforeMB} → ${columns.rssMaxMB} MB, main's JS heap up to ${columns.heapUsedMaxMB} MB (sampled every 10 ms)`,
           },
       isFailed(ownership)
         ? failedFigure(ownershipName, "ms", null, ownership.failed)
@@ -362,7 +362,7 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             unit: "ms",
             reference: null,
             target: null,
-            note: `inventory.policyPlan() after the scans, of a policy whose one rule names an ownership code an owned row lacks (rows whose metadata was lost released): the worker reads the rows the ownership index holds (every row but those only their environment's own), parses those holding the code, and sorts the ${count(ownership.rows)} its rule matched into the sources' order; RSS ${ownership.rssBeforeMB} → ${ownership.rssMaxMB} MB, main's JS heap up to ${ownership.heapUsedMaxMB} MB (sampled every 10 ms)`,
+            note: `inventory.policyPlan() after the scans, of a policy whose one rule names an ownership code an owned row lacks (rows whose metadata was lost released): the worker reads the rows the ownership index holds (the live rows but those only their environment's own; history is no candidate), parses those holding the code, and sorts the ${count(ownership.rows)} its rule matched into the sources' order; RSS ${ownership.rssBeforeMB} → ${ownership.rssMaxMB} MB, main's JS heap up to ${ownership.heapUsedMaxMB} MB (sampled every 10 ms)`,
           },
       isFailed(everyRow)
         ? failedFigure(everyRowName, "ms", null, everyRow.failed)
@@ -373,7 +373,7 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
             unit: "ms",
             reference: null,
             target: null,
-            note: `inventory.policyPlan() after the scans, of a policy whose one rule names a flag (rows whose environment's config changed after they were acquired released), which no stored column holds: the worker reads and parses every row in the table's order and sorts the ${count(everyRow.rows)} its rule matched into the sources' order; RSS ${everyRow.rssBeforeMB} → ${everyRow.rssMaxMB} MB, main's JS heap up to ${everyRow.heapUsedMaxMB} MB (sampled every 10 ms)`,
+            note: `inventory.policyPlan() after the scans, of a policy whose one rule names a flag (rows whose environment's config changed after they were acquired released), which no stored column holds: the worker reads every row in the table's order, parses the live ones (history is no candidate) and sorts the ${count(everyRow.rows)} its rule matched into the sources' order; RSS ${everyRow.rssBeforeMB} → ${everyRow.rssMaxMB} MB, main's JS heap up to ${everyRow.heapUsedMaxMB} MB (sampled every 10 ms)`,
           },
       isFailed(markers)
         ? failedFigure(markersName, "ms", null, markers.failed)

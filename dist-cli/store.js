@@ -2933,8 +2933,9 @@ var INVENTORY_SCAN_MEMORY_MIGRATIONS = [{
 /**
 * Appended after version 67: each stored row's ownership codes in a column of their own (its verdict's
 * `ownership`, as JSON), so a janitor's rule naming ownership codes reads only the rows that may hold
-* them. Most rows are the environment's own and nothing else (`["owned"]`); the index holds every other
-* row, so a rule for foreign or unreadable rows reads those and never the history of owned ones.
+* them. Most rows are history, which no rule selects, or the environment's own and nothing else
+* (`["owned"]`); the index holds the other live rows, so a rule for foreign or unreadable rows reads
+* those alone.
 */
 var INVENTORY_OWNERSHIP_MIGRATIONS = [{
 	version: 68,
@@ -2947,7 +2948,7 @@ var INVENTORY_OWNERSHIP_MIGRATIONS = [{
         UPDATE inventory_row_changes SET ownership = leasekeeper_ownership_codes(data)
           WHERE ownership IS NULL AND change = 'write';
         CREATE INDEX IF NOT EXISTS inventory_rows_ownership ON inventory_rows (source_id, ownership)
-          WHERE ownership IS NOT '["owned"]';
+          WHERE ownership IS NOT '["owned"]' AND headline <> 'closed';
       `);
 	}
 }];
@@ -3818,13 +3819,18 @@ function actionRefusal(candidate, action) {
 	};
 }
 // shared/domain/janitor/candidate.ts
-/** Every candidate of an inventory, in its order: rows, then untracked sandboxes, then uncertain ones. */
+/**
+* Every candidate of an inventory, in its order: rows, then untracked sandboxes, then uncertain ones.
+* History is none: a `closed` row's lease is over and nothing of it lives at CreateOS, so no action
+* applies to it, and an instance keeps every such row it ever made. A plan passes over it as over a row
+* no rule matches, so a pass's plan and report follow the live fleet, not its history.
+*/
 function candidatesOf(inventory) {
 	return [
-		...inventory.leases.map((lease) => ({
+		...inventory.leases.flatMap((lease) => isHistory(lease) ? [] : [{
 			kind: "lease",
 			lease
-		})),
+		}]),
 		...inventory.untracked.map((sandbox) => ({
 			kind: "untracked",
 			sandbox,
@@ -3836,6 +3842,10 @@ function candidatesOf(inventory) {
 			uncertainReason: sandbox.reason
 		}))
 	];
+}
+/** A row of history, which no rule ever selects (see `candidatesOf`). */
+function isHistory(lease) {
+	return lease.verdict.headline === "closed";
 }
 function targetOf(candidate) {
 	if (candidate.kind === "untracked") {
@@ -4703,13 +4713,14 @@ function countPlan(rules) {
 // shared/domain/janitor/policy-rows.ts
 /**
 * What a plan of a policy reads of an inventory's rows. `planPass` passes over a row that no rule's
-* selector matches without leaving a trace (no item, no claim, no cap used), so a plan over only the rows
-* some rule matches is the plan over every row, provided it reads the same statuses for the leases the
-* proofs name, which may be any rows at all (history included). A store can then hand a plan the rows it
-* needs one at a time, keeping only those, however much history it holds.
+* selector matches, and over history, without leaving a trace (no item, no claim, no cap used), so a plan
+* over only the rows some rule matches is the plan over every row, provided it reads the same statuses
+* for the leases the proofs name, which may be any rows at all (history included). A store can then hand
+* a plan the rows it needs one at a time, keeping only those, however much history it holds; it need not
+* hand over history at all (`closed` rows: `isHistory`).
 */
 function policyRowPicker(policy, context) {
-	return (lease) => policy.rules.some((rule) => matchSelector(rule.select, {
+	return (lease) => !isHistory(lease) && policy.rules.some((rule) => matchSelector(rule.select, {
 		kind: "lease",
 		lease
 	}, context).matches);
@@ -4741,15 +4752,15 @@ function policyRowColumns(policy, known) {
 	return rules;
 }
 /**
-* The headlines a row must have for some rule to match it, when every rule names its headlines (`rules`
-* from `policyRowColumns`): the store reads those rows by the headline index. Null when some rule may
-* match a row of any headline.
+* The headlines a row must have for some rule to select it, when every rule names its headlines (`rules`
+* from `policyRowColumns`): the store reads those rows by the headline index. History (`closed`) is left
+* out, since no rule selects it. Null when some rule may match a row of any headline.
 */
 function policyHeadlines(rules) {
 	const headlines = /* @__PURE__ */ new Set();
 	for (const rule of rules) {
 		if (rule.headlines === void 0) return null;
-		for (const headline of rule.headlines) headlines.add(headline);
+		for (const headline of rule.headlines) if (headline !== "closed") headlines.add(headline);
 	}
 	return [...headlines];
 }
@@ -6052,9 +6063,10 @@ var StoredInventory = class {
 		return this.#eachOfSources(scan, read, [JSON.stringify(values)], each);
 	}
 	/**
-	* Calls `each` with the stored rows whose columns answer every list of one of `rules`, source by source
-	* in each source's order; false: not that scan. The columns are compared in SQLite, so a row they rule
-	* out is never parsed: what a janitor's plan of a policy reads when its rules name more than headlines.
+	* Calls `each` with the stored rows but history whose columns answer every list of one of `rules`,
+	* source by source in each source's order; false: not that scan. The columns are compared in SQLite,
+	* so a row they rule out is never parsed: what a janitor's plan of a policy reads when its rules name
+	* more than headlines (no rule selects a `closed` row).
 	*/
 	forEachMatching(scan, rules, each) {
 		const parameters = [];
@@ -6074,7 +6086,7 @@ var StoredInventory = class {
 		});
 		const byOwnership = rules.length > 0 && rules.every((rule) => rule.ownership !== void 0 && !rule.ownership.includes("owned"));
 		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows ${byOwnership ? "INDEXED BY inventory_rows_ownership" : "NOT INDEXED"}
-      WHERE source_id = ?${byOwnership ? ` AND ownership IS NOT '${OWNED_ONLY}'` : ""}
+      WHERE source_id = ?${byOwnership ? ` AND ownership IS NOT '${OWNED_ONLY}'` : ""} AND headline <> 'closed'
         AND (${anyRule.join(" OR ") || "0"}) ORDER BY seq, lease_id`);
 		return this.#eachOfSources(scan, read, parameters, each);
 	}
@@ -6117,14 +6129,16 @@ var StoredInventory = class {
 		});
 	}
 	/**
-	* Calls `each` with every stored row of the scan's sources in the order the table holds them, with
-	* where each stands in its source's order; false: not that scan. For a reader that keeps a few rows
-	* and puts them in order itself: a walk of the order index fetches each row where the index points,
-	* at random in a source ordered by lease id, whose rows are stored as they arrived.
+	* Calls `each` with every stored row of the scan's sources but history (`closed`) in the order the
+	* table holds them, with where each stands in its source's order; false: not that scan. For a reader
+	* that keeps a few rows and puts them in order itself (a janitor's plan, which never selects history):
+	* a walk of the order index fetches each row where the index points, at random in a source ordered by
+	* lease id, whose rows are stored as they arrived. A closed row is passed over unparsed.
 	*/
-	forEachInTableOrder(scan, each) {
+	forEachLiveInTableOrder(scan, each) {
 		const read = this.#db.prepare(`SELECT data, observed_from, source_id, seq, lease_id
-      FROM inventory_rows NOT INDEXED WHERE source_id IN (SELECT value FROM json_each(?))`);
+      FROM inventory_rows NOT INDEXED WHERE source_id IN (SELECT value FROM json_each(?))
+        AND headline <> 'closed'`);
 		return this.#reading(scan, (observedAt) => {
 			const sources = new Map(scan.sourceIds.map((sourceId, at) => [sourceId, at]));
 			const rows = read.iterate(JSON.stringify(scan.sourceIds));
@@ -6381,7 +6395,7 @@ var DEFERRED_INDEXES = [
 	},
 	{
 		name: "inventory_rows_ownership",
-		definition: `ON inventory_rows (source_id, ownership) WHERE ownership IS NOT '["owned"]'`
+		definition: `ON inventory_rows (source_id, ownership) WHERE ownership IS NOT '["owned"]' AND headline <> 'closed'`
 	}
 ];
 DEFERRED_INDEXES.map((index) => index.name);

@@ -251,9 +251,21 @@ describe("leasekeeper watch", () => {
       ).toEqual([]);
     }
     expect(Object.keys(elsewhere().byRoute).filter((route) => MUTATING.test(route))).toEqual([]);
-    // A released row whose sandbox CreateOS lists destroyed, or lists nowhere, is history.
-    expect(["gone", "closed"]).toContain(skipped.get("sb-gone"));
-    expect(["not-visible", "closed"]).toContain(skipped.get("sb-nowhere"));
+    // A released row whose sandbox CreateOS lists destroyed, or lists nowhere, is history: no candidate,
+    // so the plan lists it nowhere, and nothing is sent for it.
+    const listed = new Set(
+      report.plan!.rules.flatMap((rule) =>
+        [...rule.selected, ...rule.skipped].map((item) => item.target.sandboxId),
+      ),
+    );
+    for (const sandbox of ["sb-gone", "sb-nowhere"]) {
+      expect(listed.has(sandbox), sandbox).toBe(false);
+      const requests = await world.requestsFor(sandbox);
+      expect(
+        Object.keys(requests).filter((r) => MUTATING.test(r)),
+        sandbox,
+      ).toEqual([]);
+    }
 
     // When the quarantine is due, the next pass destroys it through the guarded path.
     await new Promise((resolve) => setTimeout(resolve, 2_000));

@@ -24,12 +24,19 @@ export type CandidateTarget =
     }
   | { kind: "untracked"; sandboxId: string; origin: string; credential: string; uncertain: boolean };
 
-/** Every candidate of an inventory, in its order: rows, then untracked sandboxes, then uncertain ones. */
+/**
+ * Every candidate of an inventory, in its order: rows, then untracked sandboxes, then uncertain ones.
+ * History is none: a `closed` row's lease is over and nothing of it lives at CreateOS, so no action
+ * applies to it, and an instance keeps every such row it ever made. A plan passes over it as over a row
+ * no rule matches, so a pass's plan and report follow the live fleet, not its history.
+ */
 export function candidatesOf(
   inventory: Pick<Inventory, "leases" | "untracked" | "untrackedUncertain">,
 ): JanitorCandidate[] {
   return [
-    ...inventory.leases.map((lease): JanitorCandidate => ({ kind: "lease", lease })),
+    ...inventory.leases.flatMap((lease): JanitorCandidate[] =>
+      isHistory(lease) ? [] : [{ kind: "lease", lease }],
+    ),
     ...inventory.untracked.map(
       (sandbox): JanitorCandidate => ({ kind: "untracked", sandbox, uncertainReason: null }),
     ),
@@ -37,6 +44,11 @@ export function candidatesOf(
       (sandbox): JanitorCandidate => ({ kind: "untracked", sandbox, uncertainReason: sandbox.reason }),
     ),
   ];
+}
+
+/** A row of history, which no rule ever selects (see `candidatesOf`). */
+export function isHistory(lease: ClassifiedLease): boolean {
+  return lease.verdict.headline === "closed";
 }
 
 export function targetOf(candidate: JanitorCandidate): CandidateTarget {

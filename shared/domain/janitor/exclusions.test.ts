@@ -15,7 +15,6 @@ function candidate(name: string): JanitorCandidate {
 }
 
 const CASES: Array<[string, string, ExclusionReason]> = [
-  ["a lease that is over with nothing left is history", "closed", "closed"],
   ["a login session holds the sandbox", "login", "login-session"],
   ["the run holding the lease fails on every call", "run-failing", "run-failing"],
   ["a run is using the sandbox", "in-use", "in-use"],
@@ -50,6 +49,16 @@ describe("the exclusions no rule can lift", () => {
       expect(rule?.skipped.map((item) => item.skip?.reason)).toEqual([reason]);
       expect(rule?.skipped[0]?.skip?.message).toMatch(/\w/);
     }
+  });
+
+  it("history is no candidate at all: a rule that would select it lists nothing", () => {
+    // A lease that is over with nothing left at CreateOS: passed over as a row no rule matches.
+    const only = alone("closed");
+    expect(only.leases.map((row) => row.verdict.headline)).toEqual(["closed"]);
+    expect(candidatesOf(only)).toEqual([]);
+    const policy = policyOf([{ name: "everything", select: { kind: "lease" }, action: "destroy" }]);
+    const [rule] = planPass({ policy, inventory: only, proofs: proofs(), now: NOW, history: [] }).rules;
+    expect(rule).toMatchObject({ selected: [], skipped: [] });
   });
 
   it("a row without any of them is not excluded, and the same rule selects it", () => {

@@ -7,7 +7,10 @@ import type { JanitorCandidate } from "./candidate.js";
  * In the order they are checked; the first that applies is the one reported.
  */
 export const EXCLUSION_REASONS = [
-  /** History: the lease is over and nothing of it lives at CreateOS. */
+  /**
+   * History: the lease is over and nothing of it lives at CreateOS. A plan no longer lists such a row
+   * (it is no candidate, `candidatesOf`); the reason stays so that reports written before still read.
+   */
   "closed",
   /** A person's login holds the sandbox; destroying it ends their sign-in. */
   "login-session",

@@ -59,6 +59,17 @@ describe("a pass plan", () => {
     });
   });
 
+  it("passes over history as over a row no rule matches: a plan grows with the live fleet, not its past", () => {
+    // The lease is over and nothing of it lives at CreateOS: no action applies, and an instance keeps
+    // every such row it ever made, so listing each as skipped would grow every pass's report with time.
+    expect(inventory.leases.find((row) => row.lease.id === "closed")?.verdict.headline).toBe("closed");
+    const plan = pass([{ name: "every row", select: { kind: "lease" }, action: "destroy" }]);
+    const listed = [...names(plan.rules[0]?.selected), ...names(plan.rules[0]?.skipped)];
+    expect(listed).not.toContain("closed");
+    expect(listed).toContain("gone");
+    expect(plan.counts.bySkipReason.closed).toBeUndefined();
+  });
+
   it("is what the plan schema describes, so it can be stored and sent as it is", () => {
     const plan = pass([LEAKING, OLD, STALE]);
     expect(PassPlanSchema.parse(plan)).toEqual(plan);

@@ -1,21 +1,24 @@
 import type { Headline, OwnershipCode } from "../codes.js";
 import type { ClassifiedLease } from "../inventory.js";
 import type { MarkerProof } from "../marker-proof.js";
+import { isHistory } from "./candidate.js";
 import type { Policy } from "./policy.js";
 import { matchSelector, type SelectionContext } from "./select.js";
 
 /**
  * What a plan of a policy reads of an inventory's rows. `planPass` passes over a row that no rule's
- * selector matches without leaving a trace (no item, no claim, no cap used), so a plan over only the rows
- * some rule matches is the plan over every row, provided it reads the same statuses for the leases the
- * proofs name, which may be any rows at all (history included). A store can then hand a plan the rows it
- * needs one at a time, keeping only those, however much history it holds.
+ * selector matches, and over history, without leaving a trace (no item, no claim, no cap used), so a plan
+ * over only the rows some rule matches is the plan over every row, provided it reads the same statuses
+ * for the leases the proofs name, which may be any rows at all (history included). A store can then hand
+ * a plan the rows it needs one at a time, keeping only those, however much history it holds; it need not
+ * hand over history at all (`closed` rows: `isHistory`).
  */
 export function policyRowPicker(
   policy: Pick<Policy, "rules">,
   context: SelectionContext,
 ): (classified: ClassifiedLease) => boolean {
   return (lease) =>
+    !isHistory(lease) &&
     policy.rules.some((rule) => matchSelector(rule.select, { kind: "lease", lease }, context).matches);
 }
 
@@ -72,15 +75,15 @@ export function policyRowColumns(policy: Pick<Policy, "rules">, known: KnownName
 }
 
 /**
- * The headlines a row must have for some rule to match it, when every rule names its headlines (`rules`
- * from `policyRowColumns`): the store reads those rows by the headline index. Null when some rule may
- * match a row of any headline.
+ * The headlines a row must have for some rule to select it, when every rule names its headlines (`rules`
+ * from `policyRowColumns`): the store reads those rows by the headline index. History (`closed`) is left
+ * out, since no rule selects it. Null when some rule may match a row of any headline.
  */
 export function policyHeadlines(rules: readonly RuleColumns[]): Headline[] | null {
   const headlines = new Set<Headline>();
   for (const rule of rules) {
     if (rule.headlines === undefined) return null;
-    for (const headline of rule.headlines) headlines.add(headline);
+    for (const headline of rule.headlines) if (headline !== "closed") headlines.add(headline);
   }
   return [...headlines];
 }

@@ -11,6 +11,8 @@ import type { Inventory } from "../../../../shared/domain/inventory.js";
 import {
   candidatesOf,
   type JanitorCandidate,
+  leaseStatuses,
+  matchSelector,
   type PassPlan,
   type Policy,
   PROOF_SELECTORS,
@@ -20,6 +22,7 @@ import {
   proofSubjectOf,
   type Rule,
   type Selector,
+  selectionContext,
 } from "../../../../shared/domain/janitor/index.js";
 import { MARKER_ANSWERS, type MarkerProof } from "../../../../shared/domain/marker-proof.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
@@ -357,6 +360,56 @@ describe("a janitor's plan of a policy whose rules name ownership codes", () => 
         )
         .run().changes;
       expect(spoiled).toBe(whole.leases.length - holding.length);
+
+      const plan = (await held.keeper.handle({ type: "policy-plan", input })) as PassPlan;
+      expect(plan).toEqual(expected);
+    } finally {
+      await held.close();
+    }
+  });
+});
+
+describe("a janitor's plan over a store of history", () => {
+  it.each([
+    ["no column answers", { status: KNOWN_LEASE_STATUSES }],
+    ["its columns answer", { provider: ["running", "paused", "gone", "not-visible"] }],
+    [
+      "ownership codes an owned row lacks answer",
+      { ownership: OWNERSHIP_CODES.filter((code) => code !== "owned") },
+    ],
+    ["headlines answer, history's among them", { headline: ["closed", "stale", "leaking"] }],
+  ] as const)("never parses a closed row, for a rule %s", async (_name, select) => {
+    const { held, whole } = await storedGeneratedWorld(600);
+    try {
+      const input: PolicyPlanInput = {
+        policy: {
+          version: 1,
+          operator: "janitor (ada)",
+          rules: [{ name: "rule", select: select as Selector, action: "release" }],
+        },
+        proofs: [],
+        now: NOW.toISOString(),
+        history: [],
+        quarantines: [],
+      };
+      const expected = planPass({ ...input, inventory: whole, now: NOW });
+      const context = selectionContext({
+        inventory: whole,
+        proofs: [],
+        statuses: leaseStatuses(whole),
+        now: NOW,
+      });
+      const closedMatched = whole.leases.filter(
+        (row) =>
+          row.verdict.headline === "closed" &&
+          matchSelector(select as Selector, { kind: "lease", lease: row }, context).matches,
+      );
+      expect(closedMatched.length, "closed rows the rule matches").toBeGreaterThan(0);
+      // History is no candidate: a store of a million rows, nearly all history, reads the live ones.
+      const spoiled = held.db
+        .prepare("UPDATE inventory_rows SET data = '{ not json' WHERE headline = 'closed'")
+        .run().changes;
+      expect(spoiled, "closed rows").toBeGreaterThan(0);
 
       const plan = (await held.keeper.handle({ type: "policy-plan", input })) as PassPlan;
       expect(plan).toEqual(expected);

@@ -60,8 +60,8 @@ export interface InventoryRows {
     environmentId?: string | null,
   ): boolean;
   forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean;
-  /** Every row in the order the store holds them, each with its place in the sources' order. */
-  forEachInTableOrder(
+  /** Every row but history in the order the store holds them, each with its place in the sources' order. */
+  forEachLiveInTableOrder(
     scan: StoredScan,
     each: (classified: ClassifiedLease, place: RowCursor) => void,
   ): boolean;
@@ -75,8 +75,8 @@ export interface InventoryRows {
   /** The rows with one of these lease ids, headlines or recorded sandboxes, in order; false: not that scan. */
   forEachWith(scan: StoredScan, filter: RowFilter, each: (classified: ClassifiedLease) => void): boolean;
   /**
-   * The rows whose columns answer every list of one of `rules` (`policyRowColumns`), in order; a row
-   * they rule out is not parsed. False: not that scan.
+   * The rows but history whose columns answer every list of one of `rules` (`policyRowColumns`), in
+   * order; a row they rule out is not parsed. False: not that scan.
    */
   forEachMatching(
     scan: StoredScan,

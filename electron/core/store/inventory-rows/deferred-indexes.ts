@@ -32,7 +32,7 @@ const DEFERRED_INDEXES: readonly { name: string; definition: string }[] = [
   },
   {
     name: "inventory_rows_ownership",
-    definition: `ON inventory_rows (source_id, ownership) WHERE ownership IS NOT '["owned"]'`,
+    definition: `ON inventory_rows (source_id, ownership) WHERE ownership IS NOT '["owned"]' AND headline <> 'closed'`,
   },
 ];
 

@@ -28,7 +28,7 @@ describe("the ownership column of stored rows", () => {
   });
   afterEach(() => cleanup());
 
-  it("is filled from each row's verdict, and its index holds every row but the owned-only ones", () => {
+  it("is filled from each row's verdict, and its index holds every live row but the owned-only ones", () => {
     const old = openDatabase(
       dir,
       MIGRATIONS.filter((migration) => migration.version < 68),
@@ -54,7 +54,7 @@ describe("the ownership column of stored rows", () => {
       const indexed = db
         .prepare(
           `SELECT lease_id FROM inventory_rows INDEXED BY inventory_rows_ownership
-            WHERE source_id = 'a' AND ownership IS NOT '["owned"]' ORDER BY lease_id`,
+            WHERE source_id = 'a' AND ownership IS NOT '["owned"]' AND headline <> 'closed' ORDER BY lease_id`,
         )
         .pluck()
         .all();
@@ -64,21 +64,23 @@ describe("the ownership column of stored rows", () => {
     }
   });
 
-  it("lets a rule's codes through only the rows holding one of them, and the rows whose codes are unknown", () => {
+  it("lets a rule's codes through only the live rows holding one of them, and those whose codes are unknown", () => {
     const db = openDatabase(dir);
     try {
       const insert = db.prepare(`INSERT INTO inventory_rows (source_id, lease_id, seq, headline, closed_at_ms,
           environment_id, environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs,
           rejudge_at_ms, version, observed_from, view_row, search_text, data, ownership)
-        VALUES ('a', ?, 0, 'ok', 0, 'env-a', 1, NULL, 'running', NULL, NULL, 0, 'inputs', NULL, 'v1', NULL, '{}', NULL, ?, ?)`);
-      const rows: [string, string | null][] = [
-        ["owned", '["owned"]'],
-        ["foreign", '["foreign-company","no-sandbox-id"]'],
-        ["lost", '["metadata-missing"]'],
-        ["unknown", null],
+        VALUES ('a', ?, 0, ?, 0, 'env-a', 1, NULL, 'running', NULL, NULL, 0, 'inputs', NULL, 'v1', NULL, '{}', NULL, ?, ?)`);
+      const rows: [string, string, string | null][] = [
+        ["owned", "ok", '["owned"]'],
+        ["foreign", "foreign", '["foreign-company","no-sandbox-id"]'],
+        ["lost", "stale", '["metadata-missing"]'],
+        ["unknown", "ok", null],
+        // History: no rule selects it, whatever its codes.
+        ["history", "closed", '["metadata-missing"]'],
       ];
-      for (const [leaseId, ownership] of rows)
-        insert.run(leaseId, JSON.stringify({ lease: { id: leaseId } }), ownership);
+      for (const [leaseId, headline, ownership] of rows)
+        insert.run(leaseId, headline, JSON.stringify({ lease: { id: leaseId } }), ownership);
       // The scan the rows belong to: one source, flipped under generation 1.
       db.exec(`
         INSERT INTO inventory_sources (source_id, generated_at, generation, payload, new_since_last_scan)

@@ -219,9 +219,10 @@ export class StoredInventory {
   }
 
   /**
-   * Calls `each` with the stored rows whose columns answer every list of one of `rules`, source by source
-   * in each source's order; false: not that scan. The columns are compared in SQLite, so a row they rule
-   * out is never parsed: what a janitor's plan of a policy reads when its rules name more than headlines.
+   * Calls `each` with the stored rows but history whose columns answer every list of one of `rules`,
+   * source by source in each source's order; false: not that scan. The columns are compared in SQLite,
+   * so a row they rule out is never parsed: what a janitor's plan of a policy reads when its rules name
+   * more than headlines (no rule selects a `closed` row).
    */
   forEachMatching(
     scan: StoredScan,
@@ -245,7 +246,7 @@ export class StoredInventory {
       return `(${lists.join(" AND ") || "1"})`;
     });
     // When every rule asks for codes an owned-only row does not hold, the rows are found by the
-    // ownership index, which holds no owned-only row: the foreign and unreadable rows, not the history.
+    // ownership index, which holds only the live rows that are not plainly owned.
     const byOwnership =
       rules.length > 0 &&
       rules.every((rule) => rule.ownership !== undefined && !rule.ownership.includes("owned"));
@@ -257,7 +258,7 @@ export class StoredInventory {
     const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows ${
       byOwnership ? "INDEXED BY inventory_rows_ownership" : "NOT INDEXED"
     }
-      WHERE source_id = ?${byOwnership ? ` AND ownership IS NOT '${OWNED_ONLY}'` : ""}
+      WHERE source_id = ?${byOwnership ? ` AND ownership IS NOT '${OWNED_ONLY}'` : ""} AND headline <> 'closed'
         AND (${anyRule.join(" OR ") || "0"}) ORDER BY seq, lease_id`);
     return this.#eachOfSources(scan, read, parameters, each);
   }
@@ -299,17 +300,19 @@ export class StoredInventory {
   }
 
   /**
-   * Calls `each` with every stored row of the scan's sources in the order the table holds them, with
-   * where each stands in its source's order; false: not that scan. For a reader that keeps a few rows
-   * and puts them in order itself: a walk of the order index fetches each row where the index points,
-   * at random in a source ordered by lease id, whose rows are stored as they arrived.
+   * Calls `each` with every stored row of the scan's sources but history (`closed`) in the order the
+   * table holds them, with where each stands in its source's order; false: not that scan. For a reader
+   * that keeps a few rows and puts them in order itself (a janitor's plan, which never selects history):
+   * a walk of the order index fetches each row where the index points, at random in a source ordered by
+   * lease id, whose rows are stored as they arrived. A closed row is passed over unparsed.
    */
-  forEachInTableOrder(
+  forEachLiveInTableOrder(
     scan: StoredScan,
     each: (classified: ClassifiedLease, place: RowCursor) => void,
   ): boolean {
     const read = this.#db.prepare(`SELECT data, observed_from, source_id, seq, lease_id
-      FROM inventory_rows NOT INDEXED WHERE source_id IN (SELECT value FROM json_each(?))`);
+      FROM inventory_rows NOT INDEXED WHERE source_id IN (SELECT value FROM json_each(?))
+        AND headline <> 'closed'`);
     const done = this.#reading(scan, (observedAt) => {
       const sources = new Map(scan.sourceIds.map((sourceId, at) => [sourceId, at]));
       const rows = read.iterate(JSON.stringify(scan.sourceIds)) as Iterable<

@@ -109,7 +109,7 @@ describe("how the stored inventory's reads find their rows", () => {
   });
 
   it("reads every row for a reader that orders what it keeps in the table's order, with no sort", () => {
-    const [plan] = plansOf((stored) => stored.forEachInTableOrder(scan, () => undefined));
+    const [plan] = plansOf((stored) => stored.forEachLiveInTableOrder(scan, () => undefined));
     expect(plan).toMatch(/^SCAN inventory_rows( \||$)/);
     expect(plan).not.toContain("TEMP B-TREE");
     expect(plan).not.toMatch(/inventory_rows_\w+|sqlite_autoindex/);

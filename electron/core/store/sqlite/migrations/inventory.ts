@@ -421,8 +421,9 @@ export const INVENTORY_SCAN_MEMORY_MIGRATIONS: readonly Migration[] = [
 /**
  * Appended after version 67: each stored row's ownership codes in a column of their own (its verdict's
  * `ownership`, as JSON), so a janitor's rule naming ownership codes reads only the rows that may hold
- * them. Most rows are the environment's own and nothing else (`["owned"]`); the index holds every other
- * row, so a rule for foreign or unreadable rows reads those and never the history of owned ones.
+ * them. Most rows are history, which no rule selects, or the environment's own and nothing else
+ * (`["owned"]`); the index holds the other live rows, so a rule for foreign or unreadable rows reads
+ * those alone.
  */
 export const INVENTORY_OWNERSHIP_MIGRATIONS: readonly Migration[] = [
   {
@@ -441,7 +442,7 @@ export const INVENTORY_OWNERSHIP_MIGRATIONS: readonly Migration[] = [
         UPDATE inventory_row_changes SET ownership = leasekeeper_ownership_codes(data)
           WHERE ownership IS NULL AND change = 'write';
         CREATE INDEX IF NOT EXISTS inventory_rows_ownership ON inventory_rows (source_id, ownership)
-          WHERE ownership IS NOT '["owned"]';
+          WHERE ownership IS NOT '["owned"]' AND headline <> 'closed';
       `);
     },
   },
