@@ -406,7 +406,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "52e45c8608a5a0376bfb5b3b887e95e1";
+var RULES_FINGERPRINT = "3277aeae9573be84004010fe01bd1239";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -1764,7 +1764,7 @@ var InventoryKeeper = class {
 			};
 			const keepAll = () => {
 				const placed = [];
-				const read = this.#rows.forEachLiveInTableOrder(head.scan, (stored, place) => {
+				const read = this.#rows.forEachLiveRow(head.scan, (stored, place) => {
 					const classified = this.#unredacted.prefer(stored);
 					if (matched(classified)) placed.push({
 						classified,

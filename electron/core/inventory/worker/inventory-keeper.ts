@@ -825,12 +825,12 @@ export class InventoryKeeper {
         const classified = this.#unredacted.prefer(stored);
         if (matched(classified)) leases.push(classified);
       };
-      // Every row but history (no rule selects it), read in the table's order; the rows kept are put in
-      // the sources' order after, since a plan takes its candidates, and its caps count them, in the
-      // inventory's order.
+      // Every row but history (no rule selects it), read in whichever order is cheapest; the rows kept
+      // are put in the sources' order after, since a plan takes its candidates, and its caps count them,
+      // in the inventory's order.
       const keepAll = (): boolean => {
         const placed: { classified: ClassifiedLease; place: RowCursor }[] = [];
-        const read = this.#rows.forEachLiveInTableOrder(head.scan, (stored, place) => {
+        const read = this.#rows.forEachLiveRow(head.scan, (stored, place) => {
           const classified = this.#unredacted.prefer(stored);
           if (matched(classified)) placed.push({ classified, place });
         });

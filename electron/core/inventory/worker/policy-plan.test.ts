@@ -420,47 +420,76 @@ describe("a janitor's plan over a store of history", () => {
 });
 
 describe("a janitor's plan of a policy whose rules name no column", () => {
-  it("takes the rows it keeps in the sources' order, whatever order the table holds them in", async () => {
-    const { held, whole: first } = await storedGeneratedWorld(600);
-    try {
-      // Accepted again with the rows in the opposite order: each row moves and none is rewritten, so
-      // the table holds them in another order than the sources'.
-      await held.keeper.handle({
-        type: "accept",
-        inventory: { ...first, leases: [...first.leases].reverse() },
-      });
-      const whole = (await held.keeper.handle({ type: "inventory" })) as Inventory;
-      const tableOrder = held.db.prepare("SELECT lease_id FROM inventory_rows ORDER BY rowid").pluck().all();
-      expect(tableOrder).not.toEqual(whole.leases.map((row) => row.lease.id));
+  it.each([
+    ["as generated", (inventory: Inventory) => inventory, false],
+    [
+      // Every closed row and a live row for every five: the live rows are read through their index.
+      "nearly all history",
+      (inventory: Inventory) => {
+        const closed = inventory.leases.filter((row) => row.verdict.headline === "closed").length;
+        const every = Math.ceil((inventory.leases.length - closed) / (closed / 5));
+        let live = 0;
+        return {
+          ...inventory,
+          leases: inventory.leases.filter((row) => row.verdict.headline === "closed" || live++ % every === 0),
+        };
+      },
+      true,
+    ],
+  ] as const)(
+    "takes the rows it keeps in the sources' order, whatever order the table holds them in, in a world %s",
+    async (_name, world, mostlyHistory) => {
+      const { held, whole: first } = await storedGeneratedWorld(mostlyHistory ? 2400 : 600, world);
+      try {
+        const live = first.leases.filter((row) => row.verdict.headline !== "closed").length;
+        expect(live * 3 < first.leases.length, "fewer live rows than a third of the store").toBe(
+          mostlyHistory,
+        );
+        // Accepted again with the rows in the opposite order: each row moves and none is rewritten, so
+        // the table holds them in another order than the sources'.
+        await held.keeper.handle({
+          type: "accept",
+          inventory: { ...first, leases: [...first.leases].reverse() },
+        });
+        const whole = (await held.keeper.handle({ type: "inventory" })) as Inventory;
+        const tableOrder = held.db
+          .prepare("SELECT lease_id FROM inventory_rows ORDER BY rowid")
+          .pluck()
+          .all();
+        expect(tableOrder).not.toEqual(whole.leases.map((row) => row.lease.id));
 
-      // Rules by ownership and status alone read every row; caps make the order decide what is selected.
-      const input: PolicyPlanInput = {
-        policy: {
-          version: 1,
-          operator: "janitor (ada)",
-          rules: [
-            { name: "owned", select: { ownership: ["owned"] }, action: "release", maxPerPass: 7 },
-            {
-              name: "others",
-              select: { status: [...KNOWN_LEASE_STATUSES] },
-              action: "release",
-              maxPerPass: 5,
-            },
-          ],
-        },
-        proofs: [],
-        now: NOW.toISOString(),
-        history: [],
-        quarantines: [],
-      };
-      expect(policyRowColumns(input.policy, { environments: [], companies: [] })).toBeNull();
-      const expected = planPass({ ...input, inventory: whole, now: NOW });
-      expect(expected.rules.map((rule) => rule.selected.length)).toEqual([7, 5]);
+        // Rules by ownership and status alone read every row; caps make the order decide what is selected.
+        const input: PolicyPlanInput = {
+          policy: {
+            version: 1,
+            operator: "janitor (ada)",
+            rules: [
+              { name: "owned", select: { ownership: ["owned"] }, action: "release", maxPerPass: 7 },
+              {
+                name: "others",
+                select: { status: [...KNOWN_LEASE_STATUSES] },
+                action: "release",
+                maxPerPass: 5,
+              },
+            ],
+          },
+          proofs: [],
+          now: NOW.toISOString(),
+          history: [],
+          quarantines: [],
+        };
+        expect(policyRowColumns(input.policy, { environments: [], companies: [] })).toBeNull();
+        const expected = planPass({ ...input, inventory: whole, now: NOW });
+        // The first rule's cap holds back rows it matched, so which seven it selects is the order's.
+        expect(expected.rules[0]?.selected.length).toBe(7);
+        expect(expected.rules[0]?.skipped.some((item) => item.skip?.reason === "cap-reached")).toBe(true);
+        if (!mostlyHistory) expect(expected.rules[1]?.selected.length).toBe(5);
 
-      const plan = (await held.keeper.handle({ type: "policy-plan", input })) as PassPlan;
-      expect(plan).toEqual(expected);
-    } finally {
-      await held.close();
-    }
-  });
+        const plan = (await held.keeper.handle({ type: "policy-plan", input })) as PassPlan;
+        expect(plan).toEqual(expected);
+      } finally {
+        await held.close();
+      }
+    },
+  );
 });

@@ -60,11 +60,8 @@ export interface InventoryRows {
     environmentId?: string | null,
   ): boolean;
   forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean;
-  /** Every row but history in the order the store holds them, each with its place in the sources' order. */
-  forEachLiveInTableOrder(
-    scan: StoredScan,
-    each: (classified: ClassifiedLease, place: RowCursor) => void,
-  ): boolean;
+  /** Every row but history, in whichever order reads them cheapest, each with its place in the sources' order. */
+  forEachLiveRow(scan: StoredScan, each: (classified: ClassifiedLease, place: RowCursor) => void): boolean;
   /** How many rows have each headline, history included (of an environment's only); null: not that scan. */
   headlineCounts(scan: StoredScan, environmentId?: string): Record<Headline, number> | null;
   /** A page of rows in order after `after` (see `RowCursor`); null: not that scan. */

@@ -300,22 +300,33 @@ export class StoredInventory {
   }
 
   /**
-   * Calls `each` with every stored row of the scan's sources but history (`closed`) in the order the
-   * table holds them, with where each stands in its source's order; false: not that scan. For a reader
-   * that keeps a few rows and puts them in order itself (a janitor's plan, which never selects history):
-   * a walk of the order index fetches each row where the index points, at random in a source ordered by
-   * lease id, whose rows are stored as they arrived. A closed row is passed over unparsed.
+   * Calls `each` with every stored row of the scan's sources but history (`closed`), with where each
+   * stands in its source's order, in whichever order reads them cheapest; false: not that scan. For a
+   * reader that keeps a few rows and puts them in order itself (a janitor's plan, which never selects
+   * history). A closed row is never parsed.
    */
-  forEachLiveInTableOrder(
-    scan: StoredScan,
-    each: (classified: ClassifiedLease, place: RowCursor) => void,
-  ): boolean {
-    const read = this.#db.prepare(`SELECT data, observed_from, source_id, seq, lease_id
+  forEachLiveRow(scan: StoredScan, each: (classified: ClassifiedLease, place: RowCursor) => void): boolean {
+    const sourceIds = JSON.stringify(scan.sourceIds);
+    // How many rows the sources hold, and how many are live, counted from the headline index alone.
+    const counted =
+      this.#db.prepare(`SELECT COUNT(*) AS stored, COALESCE(SUM(headline <> 'closed'), 0) AS live
+      FROM inventory_rows INDEXED BY inventory_rows_headline WHERE source_id IN (SELECT value FROM json_each(?))`);
+    // The table in its own order: a row at a time from its pages, every page read, closed rows passed
+    // over in SQLite. A walk of an index fetches each row where the index points, at random in a source
+    // ordered by lease id (its rows are stored as they arrived): cheaper only when few rows are live.
+    const byTable = this.#db.prepare(`SELECT data, observed_from, source_id, seq, lease_id
       FROM inventory_rows NOT INDEXED WHERE source_id IN (SELECT value FROM json_each(?))
         AND headline <> 'closed'`);
+    // The live rows' index, which holds no closed row: where history is most of the store (an instance
+    // keeps every row it ever made), a fetch per live row reads far fewer pages than the whole table.
+    const byLiveIndex = this.#db.prepare(`SELECT data, observed_from, source_id, seq, lease_id
+      FROM inventory_rows INDEXED BY inventory_rows_live WHERE source_id IN (SELECT value FROM json_each(?))
+        AND headline <> 'closed'`);
     const done = this.#reading(scan, (observedAt) => {
+      const { stored, live } = counted.get(sourceIds) as { stored: number; live: number };
+      const read = live * LIVE_INDEX_WALK_COST < stored ? byLiveIndex : byTable;
       const sources = new Map(scan.sourceIds.map((sourceId, at) => [sourceId, at]));
-      const rows = read.iterate(JSON.stringify(scan.sourceIds)) as Iterable<
+      const rows = read.iterate(sourceIds) as Iterable<
         StoredData & { source_id: string; seq: number; lease_id: string }
       >;
       for (const row of rows)
@@ -544,6 +555,14 @@ export class StoredInventory {
     })();
   }
 }
+
+/**
+ * How many rows of the table one row fetched through an index costs, as read: a walk of the order index
+ * over 1,000,000 rows stored out of their order took 8.2 s against 3.0 s for the table in its own order
+ * (decision 232). The live rows are read through their index when they are fewer than the stored rows
+ * divided by this.
+ */
+const LIVE_INDEX_WALK_COST = 3;
 
 /** Each list a rule may give (`RuleColumns`), and the column it is compared with. */
 const RULE_COLUMNS = [
