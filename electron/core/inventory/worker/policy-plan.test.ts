@@ -487,6 +487,24 @@ describe("a janitor's plan of a policy whose rules name no column", () => {
 
         const plan = (await held.keeper.handle({ type: "policy-plan", input })) as PassPlan;
         expect(plan).toEqual(expected);
+
+        // A capped rule its columns answer, read by the same choice of the table or the live index.
+        const byColumns: PolicyPlanInput = {
+          ...input,
+          policy: {
+            ...input.policy,
+            rules: [
+              { name: "live", select: { provider: ["running", "paused"] }, action: "release", maxPerPass: 3 },
+            ],
+          },
+        };
+        const expectedByColumns = planPass({ ...byColumns, inventory: whole, now: NOW });
+        expect(expectedByColumns.rules[0]?.skipped.some((item) => item.skip?.reason === "cap-reached")).toBe(
+          true,
+        );
+        expect(await held.keeper.handle({ type: "policy-plan", input: byColumns })).toEqual(
+          expectedByColumns,
+        );
       } finally {
         await held.close();
       }

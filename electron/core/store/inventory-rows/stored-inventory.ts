@@ -250,17 +250,33 @@ export class StoredInventory {
     const byOwnership =
       rules.length > 0 &&
       rules.every((rule) => rule.ownership !== undefined && !rule.ownership.includes("owned"));
-    // Otherwise read in the table's own order and the rows kept sorted after (`NOT INDEXED`): walked by
-    // the order index, each row is fetched where the index points, and a source ordered by lease id
-    // (Paperclip's database: every seq 0) stores its rows as they arrived, so that walk lands on the
-    // table's pages at random. The sort holds only the rows the columns keep, and spills to a temporary
-    // file past the page cache.
-    const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows ${
-      byOwnership ? "INDEXED BY inventory_rows_ownership" : "NOT INDEXED"
-    }
+    // Otherwise, where history is most of the store, through the live rows' index, in order. Else the
+    // table in its own order and the rows kept sorted after (`NOT INDEXED`): walked by an index, each row
+    // is fetched where the index points, and a source ordered by lease id (Paperclip's database: every
+    // seq 0) stores its rows as they arrived, so that walk lands on the table's pages at random. The
+    // sort holds only the rows the columns keep, and spills to a temporary file past the page cache.
+    const index = byOwnership
+      ? "INDEXED BY inventory_rows_ownership"
+      : this.#historyIsMost(scan)
+        ? "INDEXED BY inventory_rows_live"
+        : "NOT INDEXED";
+    const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows ${index}
       WHERE source_id = ?${byOwnership ? ` AND ownership IS NOT '${OWNED_ONLY}'` : ""} AND headline <> 'closed'
         AND (${anyRule.join(" OR ") || "0"}) ORDER BY seq, lease_id`);
     return this.#eachOfSources(scan, read, parameters, each);
+  }
+
+  /**
+   * Whether fewer than a third of the scan's sources' rows are live (`LIVE_INDEX_WALK_COST`), counted
+   * from the headline index alone: then a read of the live rows fetches them through their own index,
+   * which holds no closed row, rather than reading every page of the table.
+   */
+  #historyIsMost(scan: StoredScan): boolean {
+    const { stored, live } = this.#db
+      .prepare(`SELECT COUNT(*) AS stored, COALESCE(SUM(headline <> 'closed'), 0) AS live
+        FROM inventory_rows INDEXED BY inventory_rows_headline WHERE source_id IN (SELECT value FROM json_each(?))`)
+      .get(JSON.stringify(scan.sourceIds)) as { stored: number; live: number };
+    return live * LIVE_INDEX_WALK_COST < stored;
   }
 
   /**
@@ -307,10 +323,6 @@ export class StoredInventory {
    */
   forEachLiveRow(scan: StoredScan, each: (classified: ClassifiedLease, place: RowCursor) => void): boolean {
     const sourceIds = JSON.stringify(scan.sourceIds);
-    // How many rows the sources hold, and how many are live, counted from the headline index alone.
-    const counted =
-      this.#db.prepare(`SELECT COUNT(*) AS stored, COALESCE(SUM(headline <> 'closed'), 0) AS live
-      FROM inventory_rows INDEXED BY inventory_rows_headline WHERE source_id IN (SELECT value FROM json_each(?))`);
     // The table in its own order: a row at a time from its pages, every page read, closed rows passed
     // over in SQLite. A walk of an index fetches each row where the index points, at random in a source
     // ordered by lease id (its rows are stored as they arrived): cheaper only when few rows are live.
@@ -323,8 +335,7 @@ export class StoredInventory {
       FROM inventory_rows INDEXED BY inventory_rows_live WHERE source_id IN (SELECT value FROM json_each(?))
         AND headline <> 'closed'`);
     const done = this.#reading(scan, (observedAt) => {
-      const { stored, live } = counted.get(sourceIds) as { stored: number; live: number };
-      const read = live * LIVE_INDEX_WALK_COST < stored ? byLiveIndex : byTable;
+      const read = this.#historyIsMost(scan) ? byLiveIndex : byTable;
       const sources = new Map(scan.sourceIds.map((sourceId, at) => [sourceId, at]));
       const rows = read.iterate(sourceIds) as Iterable<
         StoredData & { source_id: string; seq: number; lease_id: string }
@@ -560,7 +571,7 @@ export class StoredInventory {
  * How many rows of the table one row fetched through an index costs, as read: a walk of the order index
  * over 1,000,000 rows stored out of their order took 8.2 s against 3.0 s for the table in its own order
  * (decision 232). The live rows are read through their index when they are fewer than the stored rows
- * divided by this.
+ * divided by this (`#historyIsMost`).
  */
 const LIVE_INDEX_WALK_COST = 3;
 
