@@ -74,7 +74,7 @@ describe("how the stored inventory's reads find their rows", () => {
         environment_id, environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs,
         rejudge_at_ms, version, observed_from, view_row, search_text, data)
       VALUES ('a', ?, 0, ?, 0, 'e', 1, NULL, 'running', NULL, NULL, 0, 'inputs', NULL, 'v1', NULL, '{}', NULL, '{}')`);
-    headlines.forEach((headline, at) => insert.run(`lease-${at}`, headline));
+    for (const [at, headline] of headlines.entries()) insert.run(`lease-${at}`, headline);
   }
 
   const columnRules = [{ providerCodes: ["running"], environmentIds: ["e"] }, { companyIds: ["c"] }];
