@@ -21,6 +21,7 @@ test("the Janitor shows what the policy would do, and a dry pass changes nothing
   // What it would do next: each rule of the policy, with what it selects and what it skips, and why.
   const next = view.getByTestId("janitor-next");
   await expect(next.getByTestId("janitor-rule")).toHaveCount(2);
+  await expect(next.getByTestId("janitor-history-note")).toContainText("never a candidate");
   const wouldDo = next.getByTestId("janitor-would-do");
   await expect(wouldDo.first()).toBeVisible();
   const planned = await wouldDo.count();

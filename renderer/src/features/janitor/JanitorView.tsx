@@ -199,6 +199,9 @@ function NextPass({ plan }: { plan: Extract<JanitorPlan, { state: "planned" }> }
         {counts.selected} selected, {counts.skipped} skipped · caps {caps.perPass} a pass, {caps.perHour} an
         hour ({caps.usedThisHour} used this hour)
       </p>
+      <p className="muted" data-testid="janitor-history-note">
+        History (closed leases, nothing left at CreateOS) is never a candidate: no rule lists it.
+      </p>
       {plan.plan.rules.map((rule) => (
         <RuleSection key={rule.rule} rule={rule} />
       ))}
