@@ -4149,6 +4149,12 @@ var SelectorSchema = z.strictObject({
 		code: "custom",
 		message: "must name at least one clause: a rule never selects every sandbox"
 	});
+	const headlines = select.headline ?? [];
+	if (headlines.length > 0 && headlines.every((headline) => headline === "closed")) context.addIssue({
+		code: "custom",
+		path: ["headline"],
+		message: "closed is history, which no rule selects (the lease is over and nothing of it lives at CreateOS): this rule would select nothing"
+	});
 	if (select.kind !== "untracked") return;
 	for (const clause of LEASE_ONLY_CLAUSES) if (select[clause] !== void 0) context.addIssue({
 		code: "custom",

@@ -111,6 +111,13 @@ describe("reading a policy file's text", () => {
       ],
     ],
     [
+      "a rule for history alone",
+      file([`{ "name": "x", "select": { "headline": ["closed"] }, "action": "destroy" }`]),
+      [
+        "line 5, column 44: rules[0].select.headline: closed is history, which no rule selects (the lease is over and nothing of it lives at CreateOS): this rule would select nothing",
+      ],
+    ],
+    [
       "a lease clause on untracked sandboxes",
       file([
         `{ "name": "x", "select": { "kind": "untracked", "headline": ["leaking"] }, "action": "destroy" }`,
