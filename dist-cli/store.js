@@ -3964,7 +3964,6 @@ function exclusionReason(candidate) {
 	if (candidate.kind === "untracked") return candidate.uncertainReason === null ? null : "uncertain-untracked";
 	const { verdict, sharedWith } = candidate.lease;
 	const { flags, provider } = verdict;
-	if (verdict.headline === "closed") return "closed";
 	if (flags.includes("login-session")) return "login-session";
 	if (flags.includes("run-failing")) return "run-failing";
 	if (flags.includes("in-use")) return "in-use";

@@ -8,8 +8,9 @@ import type { JanitorCandidate } from "./candidate.js";
  */
 export const EXCLUSION_REASONS = [
   /**
-   * History: the lease is over and nothing of it lives at CreateOS. A plan no longer lists such a row
-   * (it is no candidate, `candidatesOf`); the reason stays so that reports written before still read.
+   * History: the lease is over and nothing of it lives at CreateOS. Such a row is no candidate
+   * (`candidatesOf`), so nothing is excluded for it now; the reason stays so that reports written before
+   * still read.
    */
   "closed",
   /** A person's login holds the sandbox; destroying it ends their sign-in. */
@@ -64,7 +65,6 @@ function exclusionReason(candidate: JanitorCandidate): ExclusionReason | null {
   }
   const { verdict, sharedWith } = candidate.lease;
   const { flags, provider } = verdict;
-  if (verdict.headline === "closed") return "closed";
   if (flags.includes("login-session")) return "login-session";
   if (flags.includes("run-failing")) return "run-failing";
   if (flags.includes("in-use")) return "in-use";

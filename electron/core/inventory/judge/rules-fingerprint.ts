@@ -1,4 +1,4 @@
 // Written by `npm run rules:fingerprint` (scripts/rules-fingerprint.ts); not edited by hand.
 
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-export const RULES_FINGERPRINT = "cb0e941c1def32565c3399116173e98b";
+export const RULES_FINGERPRINT = "04d9c938a17a51aacdfad0caeaba6d5d";
