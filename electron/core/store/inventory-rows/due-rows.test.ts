@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openMemoryDatabase } from "../database.js";
 import type { Database } from "../sqlite/migrations/index.js";
+import { insertBareRows } from "../testing/bare-row.js";
 import { recordingDatabase } from "../testing/recording-database.js";
 import { InventoryScanWrite } from "./scan-write.js";
 
@@ -9,12 +10,7 @@ import { InventoryScanWrite } from "./scan-write.js";
 const NOW = Date.parse("2026-12-04T12:00:00.000Z");
 
 function storeRow(db: Database, sourceId: string, leaseId: string, rejudgeAtMs: number | null): void {
-  db.prepare(
-    `INSERT INTO inventory_rows (source_id, lease_id, seq, headline, closed_at_ms, environment_id,
-       environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs, rejudge_at_ms,
-       version, observed_from, view_row, search_text, data)
-     VALUES (?, ?, 0, 'ok', 0, 'env-a', 1, NULL, 'running', NULL, NULL, 0, 'inputs', ?, 'v1', NULL, '{}', NULL, '{}')`,
-  ).run(sourceId, leaseId, rejudgeAtMs);
+  insertBareRows(db, [{ sourceId, leaseId, rejudgeAtMs }]);
 }
 
 describe("the rows the clock made due", () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
 import { openDatabase } from "../database.js";
 import { MIGRATIONS } from "../sqlite/migrations/index.js";
+import { insertBareRows } from "../testing/bare-row.js";
 
 // A store written by a build whose live rows' index held only their keys is given the index that holds
 // their view when this build opens it, over the rows already stored.
@@ -27,11 +28,10 @@ describe("the live rows' index of a store written before it held their view", ()
       dir,
       MIGRATIONS.filter((migration) => migration.version < 66),
     );
-    const insert = old.prepare(`INSERT INTO inventory_rows (source_id, lease_id, seq, headline, closed_at_ms,
-        environment_id, environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs,
-        rejudge_at_ms, version, observed_from, view_row, search_text, data)
-      VALUES ('a', ?, ?, ?, 0, 'env-a', 1, NULL, 'running', NULL, NULL, 0, 'inputs', NULL, 'v1', NULL, ?, NULL, '{}')`);
-    for (const [leaseId, seq, headline] of ROWS) insert.run(leaseId, seq, headline, `["${leaseId}"]`);
+    insertBareRows(
+      old,
+      ROWS.map(([leaseId, seq, headline]) => ({ leaseId, seq, headline, viewRow: `["${leaseId}"]` })),
+    );
     const definitionOf = (db: typeof old) =>
       db.prepare("SELECT sql FROM sqlite_master WHERE name = 'inventory_rows_live'").pluck().get() as string;
     expect(definitionOf(old)).not.toContain("view_row");

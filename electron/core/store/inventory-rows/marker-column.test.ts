@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
 import { openDatabase } from "../database.js";
 import { MIGRATIONS } from "../sqlite/migrations/index.js";
+import { insertBareRows } from "../testing/bare-row.js";
 
 // Rows stored by a build before the marker had a column of its own are given theirs when the database
 // is opened by this one: a proof reads recorders by that column alone, so a row left without it would
@@ -36,11 +37,10 @@ describe("the marker column of rows stored before it", () => {
       dir,
       MIGRATIONS.filter((migration) => migration.version < 65),
     );
-    const insert = old.prepare(`INSERT INTO inventory_rows (source_id, lease_id, seq, headline, closed_at_ms,
-        environment_id, environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs,
-        rejudge_at_ms, version, observed_from, view_row, search_text, data)
-      VALUES ('a', ?, 0, 'ok', 0, 'env-a', 1, NULL, 'running', NULL, NULL, 0, 'inputs', NULL, 'v1', NULL, '{}', NULL, ?)`);
-    for (const [leaseId, data] of STORED) insert.run(leaseId, data);
+    insertBareRows(
+      old,
+      STORED.map(([leaseId, data]) => ({ leaseId, data })),
+    );
     old
       .prepare(`INSERT INTO inventory_row_changes (generation, source_id, lease_id, change, seq, data)
         VALUES (7, 'a', 'staged', 'write', 0, ?)`)

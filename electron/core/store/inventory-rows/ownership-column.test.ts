@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { OwnershipCode } from "../../../../shared/domain/codes.js";
 import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
 import { openDatabase } from "../database.js";
 import { MIGRATIONS } from "../sqlite/migrations/index.js";
+import { insertBareRows } from "../testing/bare-row.js";
 import { StoredInventory } from "./stored-inventory.js";
 
 // Rows stored by a build before the ownership codes had a column of their own are given theirs when the
@@ -33,11 +35,10 @@ describe("the ownership column of stored rows", () => {
       dir,
       MIGRATIONS.filter((migration) => migration.version < 68),
     );
-    const insert = old.prepare(`INSERT INTO inventory_rows (source_id, lease_id, seq, headline, closed_at_ms,
-        environment_id, environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs,
-        rejudge_at_ms, version, observed_from, view_row, search_text, data)
-      VALUES ('a', ?, 0, 'ok', 0, 'env-a', 1, NULL, 'running', NULL, NULL, 0, 'inputs', NULL, 'v1', NULL, '{}', NULL, ?)`);
-    for (const [leaseId, data] of STORED) insert.run(leaseId, data);
+    insertBareRows(
+      old,
+      STORED.map(([leaseId, data]) => ({ leaseId, data })),
+    );
     old
       .prepare(`INSERT INTO inventory_row_changes (generation, source_id, lease_id, change, seq, data)
         VALUES (7, 'a', 'staged', 'write', 0, ?)`)
@@ -67,10 +68,6 @@ describe("the ownership column of stored rows", () => {
   it("lets a rule's codes through only the live rows holding one of them, and those whose codes are unknown", () => {
     const db = openDatabase(dir);
     try {
-      const insert = db.prepare(`INSERT INTO inventory_rows (source_id, lease_id, seq, headline, closed_at_ms,
-          environment_id, environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs,
-          rejudge_at_ms, version, observed_from, view_row, search_text, data, ownership)
-        VALUES ('a', ?, 0, ?, 0, 'env-a', 1, NULL, 'running', NULL, NULL, 0, 'inputs', NULL, 'v1', NULL, '{}', NULL, ?, ?)`);
       const rows: [string, string, string | null][] = [
         ["owned", "ok", '["owned"]'],
         ["foreign", "foreign", '["foreign-company","no-sandbox-id"]'],
@@ -79,8 +76,15 @@ describe("the ownership column of stored rows", () => {
         // History: no rule selects it, whatever its codes.
         ["history", "closed", '["metadata-missing"]'],
       ];
-      for (const [leaseId, headline, ownership] of rows)
-        insert.run(leaseId, headline, JSON.stringify({ lease: { id: leaseId } }), ownership);
+      insertBareRows(
+        db,
+        rows.map(([leaseId, headline, ownership]) => ({
+          leaseId,
+          headline,
+          ownership,
+          data: JSON.stringify({ lease: { id: leaseId } }),
+        })),
+      );
       // The scan the rows belong to: one source, flipped under generation 1.
       db.exec(`
         INSERT INTO inventory_sources (source_id, generated_at, generation, payload, new_since_last_scan)
@@ -89,12 +93,10 @@ describe("the ownership column of stored rows", () => {
           VALUES (1, '2026-12-01T00:00:00.000Z', 0, '["a"]', '{}');
       `);
       const stored = new StoredInventory(db);
-      const idsOf = (ownership: string[]) => {
+      const idsOf = (ownership: OwnershipCode[]) => {
         const ids: string[] = [];
-        const read = stored.forEachMatching(
-          { generation: 1, sourceIds: ["a"] },
-          [{ ownership: ownership as never }],
-          (row) => ids.push(row.lease.id),
+        const read = stored.forEachMatching({ generation: 1, sourceIds: ["a"] }, [{ ownership }], (row) =>
+          ids.push(row.lease.id),
         );
         expect(read).toBe(true);
         return ids.sort();

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openMemoryDatabase } from "../database.js";
 import type { Database } from "../sqlite/migrations/index.js";
+import { insertBareRows } from "../testing/bare-row.js";
 import { recordingDatabase } from "../testing/recording-database.js";
 import { StoredInventory } from "./stored-inventory.js";
 
@@ -70,11 +71,10 @@ describe("how the stored inventory's reads find their rows", () => {
 
   /** Stores one row of source "a" for each headline given, so the live rows' share is known. */
   function storeRows(headlines: readonly string[]): void {
-    const insert = db.prepare(`INSERT INTO inventory_rows (source_id, lease_id, seq, headline, closed_at_ms,
-        environment_id, environment_known, company_id, provider_code, origin, sandbox_id, shared_count, inputs,
-        rejudge_at_ms, version, observed_from, view_row, search_text, data)
-      VALUES ('a', ?, 0, ?, 0, 'e', 1, NULL, 'running', NULL, NULL, 0, 'inputs', NULL, 'v1', NULL, '{}', NULL, '{}')`);
-    for (const [at, headline] of headlines.entries()) insert.run(`lease-${at}`, headline);
+    insertBareRows(
+      db,
+      headlines.map((headline, at) => ({ leaseId: `lease-${at}`, headline })),
+    );
   }
 
   const columnRules = [{ providerCodes: ["running"], environmentIds: ["e"] }, { companyIds: ["c"] }];
