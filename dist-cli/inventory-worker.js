@@ -406,7 +406,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "04d9c938a17a51aacdfad0caeaba6d5d";
+var RULES_FINGERPRINT = "0c4e90c14581e62e36cdd5d447974097";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -1603,7 +1603,13 @@ var InventoryKeeper = class {
 			if (kept === null) return;
 			this.#rows.keepScanMemory(kept.memory, kept.listing);
 			this.#memory.kept(generation);
-		} catch {}
+		} catch (error) {
+			this.#onSaveFailed({
+				kind: "internal",
+				message: messageOf(error),
+				during: "keep-memory"
+			});
+		}
 	}
 	/**
 	* Takes the memory the scan the store holds kept, when this process remembers nothing: kept under the

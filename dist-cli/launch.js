@@ -8781,6 +8781,7 @@ var InventoryService = class {
 	#unasked(failure) {
 		if (failure.during === "load") this.#options.log.warn("the team's inventory could not be loaded; this machine's own is used", failure.message);
 		else if (failure.during === "restart") this.#options.log.warn("the inventory worker was ended at its heap budget", failure.message);
+		else if (failure.during === "keep-memory") this.#options.log.warn("this scan's memory was not kept beside its rows; a process started again reads every source whole", failure.message);
 		else this.#options.log.warn("the inventory could not be saved; it is still shown", failure.message);
 	}
 };

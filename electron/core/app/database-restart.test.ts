@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import path from "node:path";
+import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeInventoryRows } from "../../../shared/contract/inventory-view/decode.js";
@@ -8,6 +10,8 @@ import type { TestDatabase } from "../../../test/support/postgres.js";
 import { postgresForSuite } from "../../../test/support/postgres-suite.js";
 import type { Core } from "../compose/index.js";
 import { createPaperclipSchema, PaperclipSeed } from "../leases/testing/paperclip-db/seed.js";
+import { DATABASE_FILE_NAME } from "../store/database.js";
+import { memoryLogger, type RedactingLogger } from "./log.js";
 import { channelCaller, finishedJob } from "./testing/app-calls.js";
 import { openOneAccountApp } from "./testing/one-account-app.js";
 
@@ -78,12 +82,13 @@ async function paperclipDatabase(name: string, { keyIn }: { keyIn?: number } = {
 }
 
 /** The app over `dir`, reading `db` and listing the simulator's one account. */
-function appOver(dir: string, db: TestDatabase): Promise<Core> {
+function appOver(dir: string, db: TestDatabase, log?: RedactingLogger): Promise<Core> {
   return openOneAccountApp({
     dir,
     sources: [{ kind: "paperclip-db", name: "paperclip", urlEnv: "LK_PAPERCLIP_DB" }],
     origin: sim.url,
     env: { LK_PAPERCLIP_DB: db.url },
+    ...(log === undefined ? {} : { log }),
   });
 }
 
@@ -167,6 +172,39 @@ describe("the app started again over its data directory, reading Paperclip's dat
         "held as its source gave it",
       ).toBe(`key ${SECRET_KEY}`);
     } finally {
+      await cleanup();
+    }
+  }, 120_000);
+
+  it("says in its log when a scan's memory could not be kept, and reads the source whole when started again", async () => {
+    const { db } = await paperclipDatabase("app_restart_unkept");
+    const { dir, cleanup } = await tempDir();
+    const log = memoryLogger();
+    let app: Core | undefined;
+    try {
+      app = await appOver(dir, db, log);
+      // The table a scan's memory is written to, gone from the app's store: as any write that fails
+      // after the flip (a disk full, another writer holding the store past its busy timeout).
+      const store = new BetterSqlite3(path.join(dir, "data", DATABASE_FILE_NAME));
+      store.exec("DROP TABLE scan_memory_listing");
+      store.close();
+      const opened = app;
+      const rows = decodeInventoryRows(await channelCaller(() => opened)("inventory:get", { refresh: true }));
+      await app.inventory.saved();
+      expect(rows).toHaveLength(ROWS);
+      expect(log.lines.join("\n")).toContain(
+        "this scan's memory was not kept beside its rows; a process started again reads every source whole",
+      );
+      expect(log.lines.join("\n")).toContain("no such table: scan_memory_listing");
+      await app.close();
+      app = undefined;
+
+      // Nothing kept: every row is read and compared again, and each stands as stored.
+      const restarted = await scannedOnce(dir, db);
+      expect(restarted.judged).toEqual({ judged: 0, reused: ROWS });
+      expect(restarted.rows).toEqual(rows);
+    } finally {
+      await app?.close();
       await cleanup();
     }
   }, 120_000);

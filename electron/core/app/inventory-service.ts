@@ -797,6 +797,11 @@ export class InventoryService {
       );
     else if (failure.during === "restart")
       this.#options.log.warn("the inventory worker was ended at its heap budget", failure.message);
+    else if (failure.during === "keep-memory")
+      this.#options.log.warn(
+        "this scan's memory was not kept beside its rows; a process started again reads every source whole",
+        failure.message,
+      );
     else this.#options.log.warn("the inventory could not be saved; it is still shown", failure.message);
   }
 }

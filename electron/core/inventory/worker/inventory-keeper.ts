@@ -656,8 +656,10 @@ export class InventoryKeeper {
       if (kept === null) return;
       this.#rows.keepScanMemory(kept.memory, kept.listing);
       this.#memory.kept(generation);
-    } catch {
-      // Not kept: a process started again reads every source whole, as if none had been.
+    } catch (error) {
+      // Not kept: a process started again reads every source whole, as if none had been. The scan
+      // stands; main says so in its log.
+      this.#onSaveFailed({ kind: "internal", message: messageOf(error), during: "keep-memory" });
     }
   }
 

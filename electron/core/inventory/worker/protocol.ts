@@ -213,8 +213,12 @@ export interface UntrackedAnswer {
 export interface WorkerFailure {
   kind: "source" | "config" | "internal";
   message: string;
-  /** Said unasked of a read at start, not a save: the team's inventory could not be loaded. */
-  during?: "load" | "restart";
+  /**
+   * Said unasked of something other than a save: the team's inventory could not be loaded at start
+   * (`load`), the thread was started again at its heap budget (`restart`), or a scan's memory could not
+   * be kept beside its rows (`keep-memory`).
+   */
+  during?: "load" | "restart" | "keep-memory";
 }
 
 export type WorkerMessage =
