@@ -19,6 +19,7 @@ import { InventoryStore, openDatabase } from "../electron/core/store/index.js";
 import { saveInventoryPages, saveInventoryRows } from "../electron/core/store/inventory-save.js";
 import { CHUNK_CHARS, jsonChunks, wholeScan } from "../electron/core/store/postgres/pg-inventory-cache.js";
 import { openPostgresStore } from "../electron/core/store/postgres/store.js";
+import { loadLastWhole } from "../electron/core/store/testing/load-last-whole.js";
 import type { ClassifiedLease } from "../shared/domain/inventory.js";
 import { generateDemoWorld, writeDemoWorld } from "../simulator/index.js";
 import { startPostgres } from "../test/support/postgres.js";
@@ -189,7 +190,7 @@ try {
       },
       { live: true },
     );
-    const localLoad = await measured(async () => local.loadLast()?.inventory.leases.length);
+    const localLoad = await measured(async () => loadLastWhole(local)?.inventory.leases.length);
     db.close();
     console.log(
       JSON.stringify(

@@ -7131,7 +7131,7 @@ var InventoryStore = class {
 		this.rowsOf = new StoredInventory(db);
 	}
 	/**
-	* Saves a scan on a later turn: the same rows `save` leaves (read back by `loadLast`) and the same
+	* Saves a scan on a later turn: the same rows `save` leaves and the same
 	* "new since last scan", in short transactions and one last flip. Saves never overlap: one runs at a
 	* time, and an inventory waiting for it is replaced by a newer one (the replaced save resolves with
 	* `superseded`). A save that fails or stops half-way leaves the previous inventory as it was. Do not
@@ -7192,23 +7192,6 @@ var InventoryStore = class {
 	/** When the last stored scan ran and which sources it read, without loading it; null before the first. */
 	lastScan() {
 		return this.rowsOf.lastScan();
-	}
-	/** The inventory as the last scan left it, or null before the first scan; one read transaction. */
-	loadLast() {
-		return this.#db.transaction(() => {
-			const head = this.rowsOf.head();
-			if (head === null) return null;
-			const leases = [];
-			this.rowsOf.forEach(head.scan, (classified) => leases.push(classified));
-			return {
-				inventory: {
-					...head.inventory,
-					leases
-				},
-				newSinceLastScan: head.newSinceLastScan,
-				stored: head.scan
-			};
-		})();
 	}
 };
 function sourcesIn(inventory) {

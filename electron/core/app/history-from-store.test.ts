@@ -8,6 +8,7 @@ import { environment, leaseRow, SECRET_KEY, tempDir, writeJson } from "../../../
 import type { Core } from "../compose/index.js";
 import { DATABASE_FILE_NAME } from "../store/database.js";
 import { InventoryStore } from "../store/inventory-store.js";
+import { loadLastWhole } from "../store/testing/load-last-whole.js";
 import { type ChannelCall, channelCaller, finishedJob } from "./testing/app-calls.js";
 import { openOneAccountApp } from "./testing/one-account-app.js";
 
@@ -96,7 +97,7 @@ function saveOverTheStore(
   const db = new Database(path.join(dir, "data", DATABASE_FILE_NAME));
   try {
     const store = new InventoryStore(db);
-    const kept = store.loadLast()!.inventory;
+    const kept = loadLastWhole(store)!.inventory;
     store.save({ ...kept, generatedAt, leases: rows(kept.leases) }, ["ledger"]);
   } finally {
     db.close();

@@ -18,6 +18,7 @@ import {
 import { InventoryStore } from "./inventory-store.js";
 import { RedactingInventoryStore } from "./redacting-inventory-store.js";
 import { type Database, MIGRATIONS } from "./sqlite/migrations/index.js";
+import { loadLastWhole } from "./testing/load-last-whole.js";
 import { storedLease } from "./testing/stored-lease.js";
 
 const HEADLINES: Headline[] = ["ok", "stale", "leaking", "foreign"];
@@ -195,7 +196,7 @@ describe("background inventory save", () => {
     const asyncDb = openDatabase(`${dir}/async`);
     const sync = new InventoryStore(syncDb);
     const background = new InventoryStore(asyncDb);
-    expect(background.loadLast()).toBeNull();
+    expect(loadLastWhole(background)).toBeNull();
 
     const withC = (inventory: Inventory) => ({
       ...inventory,
@@ -217,8 +218,8 @@ describe("background inventory save", () => {
       expect(result.newSinceLastScan).toEqual(expected.newSinceLastScan);
       expect(result.newSinceLastScan.sort()).toEqual(history.next(inventory, sources).sort());
       expect(result.rows).toEqual(expected.rows);
-      expect(background.loadLast()).toEqual(sync.loadLast());
-      expect(background.loadLast()!.inventory).toEqual(asStored(inventory, sources));
+      expect(loadLastWhole(background)).toEqual(loadLastWhole(sync));
+      expect(loadLastWhole(background)!.inventory).toEqual(asStored(inventory, sources));
       // Byte for byte the same tables.
       expect(tables(asyncDb)).toEqual(tables(syncDb));
       expect(staged(asyncDb)).toBe(0);
@@ -235,7 +236,7 @@ describe("background inventory save", () => {
     expect(results[3]!.rows.kept).toBe(bLeases.length - bChanged);
     // c is new in the fourth scan: its baseline, nothing of it is new.
     expect(results[3]!.newSinceLastScan).not.toContain("lease-c1");
-    expect(background.loadLast()!.newSinceLastScan.length).toBeGreaterThan(0);
+    expect(loadLastWhole(background)!.newSinceLastScan.length).toBeGreaterThan(0);
     expect(count(asyncDb, "SELECT COUNT(*) FROM inventory_generations")).toBe(1);
     expect(asyncDb.pragma("integrity_check", { simple: true })).toBe("ok");
     syncDb.close();
@@ -256,12 +257,12 @@ describe("background inventory save", () => {
           : store.save(inventory, ["a", "b"]);
       expect(result.newSinceLastScan).toEqual(expected.newSinceLastScan);
       expect(result.rows).toEqual(expected.rows);
-      expect(store.loadLast()).toEqual(sync.loadLast());
+      expect(loadLastWhole(store)).toEqual(loadLastWhole(sync));
       expect(tables(db)).toEqual(tables(reference));
     }
     const again = await store.saveInBackground(inventories[0]!, ["a", "b"]);
     expect(again.rows.deleted).toBe(150);
-    expect(store.loadLast()!.inventory).toEqual(asStored(inventories[0]!, ["a", "b"]));
+    expect(loadLastWhole(store)!.inventory).toEqual(asStored(inventories[0]!, ["a", "b"]));
     expect(staged(db)).toBe(0);
     db.close();
     reference.close();
@@ -283,7 +284,7 @@ describe("background inventory save", () => {
     const history = new HeadlineHistory();
     history.next(inventories[0]!, ["a", "b"]);
     expect(results[2]!.newSinceLastScan.sort()).toEqual(history.next(inventories[2]!, ["a", "b"]).sort());
-    expect(store.loadLast()!.inventory).toEqual(asStored(inventories[2]!, ["a", "b"]));
+    expect(loadLastWhole(store)!.inventory).toEqual(asStored(inventories[2]!, ["a", "b"]));
     await store.idle();
     expect(staged(db)).toBe(0);
     db.close();
@@ -293,7 +294,7 @@ describe("background inventory save", () => {
     const db = openDatabase(dir);
     const store = new InventoryStore(db);
     await store.saveInBackground(fleet(1500, 0), ["a", "b"]);
-    const before = store.loadLast();
+    const before = loadLastWhole(store);
 
     // A save that fails half-way leaves the previous inventory and sweeps what it staged at once.
     db.exec(`CREATE TRIGGER stops_half_way BEFORE INSERT ON inventory_row_changes
@@ -303,7 +304,7 @@ describe("background inventory save", () => {
       store.saveInBackground(fleet(1500, 1, "2026-11-30T05:00:00.000Z", " v2"), ["a", "b"]),
     ).rejects.toThrow(/stopped half-way/);
     db.exec("DROP TRIGGER stops_half_way");
-    expect(store.loadLast()).toEqual(before);
+    expect(loadLastWhole(store)).toEqual(before);
     expect(staged(db)).toBe(0);
 
     // A scan the process ends under, past a committed batch, leaves what it staged behind.
@@ -316,7 +317,7 @@ describe("background inventory save", () => {
 
     const reopened = openDatabase(dir);
     const again = new InventoryStore(reopened);
-    expect(again.loadLast()).toEqual(before);
+    expect(loadLastWhole(again)).toEqual(before);
     expect(reopened.pragma("integrity_check", { simple: true })).toBe("ok");
     expect(staged(reopened)).toBeGreaterThan(0);
 
@@ -330,8 +331,11 @@ describe("background inventory save", () => {
     expect(result.newSinceLastScan).toEqual(expected.newSinceLastScan);
     expect(result.rows).toEqual({ written: 1500, moved: 0, deleted: 0, kept: 0 });
     // The same inventory; each database numbers its own saves.
-    expect({ ...again.loadLast(), stored: null }).toEqual({ ...sync.loadLast(), stored: null });
-    expect(again.loadLast()?.stored).toEqual({ generation: result.stored.generation, sourceIds: ["a", "b"] });
+    expect({ ...loadLastWhole(again), stored: null }).toEqual({ ...loadLastWhole(sync), stored: null });
+    expect(loadLastWhole(again)?.stored).toEqual({
+      generation: result.stored.generation,
+      sourceIds: ["a", "b"],
+    });
     expect(staged(reopened)).toBe(0);
     expect(count(reopened, "SELECT COUNT(*) FROM inventory_generations")).toBe(1);
     reopened.close();
@@ -342,7 +346,7 @@ describe("background inventory save", () => {
     const db = openDatabase(dir);
     const store = new InventoryStore(db);
     await store.saveInBackground(fleet(1200, 0), ["a", "b"]);
-    const before = store.loadLast();
+    const before = loadLastWhole(store);
     const stamps = db.prepare("SELECT source_id, generation FROM inventory_sources ORDER BY source_id").all();
     const later = fleet(1300, 1, "2026-11-30T05:00:00.000Z", " v2");
 
@@ -352,7 +356,7 @@ describe("background inventory save", () => {
       BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
     await expect(store.saveInBackground(later, ["a", "b"])).rejects.toThrow(/disk full/);
     expect(() => store.save(later, ["a", "b"])).toThrow(/disk full/);
-    expect(store.loadLast()).toEqual(before);
+    expect(loadLastWhole(store)).toEqual(before);
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     db.exec("DROP TRIGGER disk_full");
 
@@ -360,7 +364,7 @@ describe("background inventory save", () => {
     db.exec(`CREATE TRIGGER disk_full BEFORE UPDATE ON inventory_rows
       BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
     await expect(store.saveInBackground(later, ["a", "b"])).rejects.toThrow(/disk full/);
-    expect(store.loadLast()).toEqual(before);
+    expect(loadLastWhole(store)).toEqual(before);
     expect(
       db.prepare("SELECT source_id, generation FROM inventory_sources ORDER BY source_id").all(),
     ).toEqual(stamps);
@@ -369,7 +373,7 @@ describe("background inventory save", () => {
 
     const result = await store.saveInBackground(later, ["a", "b"]);
     expect(result.rows).toEqual({ written: 1300, moved: 0, deleted: 0, kept: 0 });
-    expect(store.loadLast()!.inventory).toEqual(asStored(later, ["a", "b"]));
+    expect(loadLastWhole(store)!.inventory).toEqual(asStored(later, ["a", "b"]));
     expect(staged(db)).toBe(0);
     db.close();
   });
@@ -401,13 +405,13 @@ describe("background inventory save", () => {
     const db = openDatabase(dir);
     const store = new InventoryStore(db);
     // The cache is the last scan's; without its judgement columns it is dropped, and scanned again.
-    expect(store.loadLast()).toBeNull();
+    expect(loadLastWhole(store)).toBeNull();
     expect(store.lastScan()).toBeNull();
     expect(count(db, "SELECT COUNT(*) FROM inventory_rows")).toBe(0);
     const result = await store.saveInBackground(saved, sources);
     expect(result.rows).toEqual({ written: 700, moved: 0, deleted: 0, kept: 0 });
     expect(result.newSinceLastScan).toEqual([]);
-    expect(store.loadLast()!.inventory).toEqual(asStored(saved, sources));
+    expect(loadLastWhole(store)!.inventory).toEqual(asStored(saved, sources));
     expect(store.save(saved, sources).rows).toEqual({ written: 0, moved: 0, deleted: 0, kept: 700 });
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     db.close();
@@ -454,8 +458,8 @@ describe("an inventory saved from pages of its rows", () => {
       );
       expect(result.newSinceLastScan).toEqual(expected.newSinceLastScan);
       expect(result.rows).toEqual(expected.rows);
-      expect(paged.loadLast()).toEqual(sync.loadLast());
-      expect(paged.loadLast()!.inventory).toEqual(asStored(inventory, sources));
+      expect(loadLastWhole(paged)).toEqual(loadLastWhole(sync));
+      expect(loadLastWhole(paged)!.inventory).toEqual(asStored(inventory, sources));
       expect(tables(pagedDb)).toEqual(tables(syncDb));
       expect(staged(pagedDb)).toBe(0);
     }
@@ -478,7 +482,7 @@ describe("an inventory saved from pages of its rows", () => {
       "the team's store stopped answering",
     );
     expect(open).toEqual([false, false, false, false, false]);
-    expect(store.loadLast()!.inventory).toEqual(asStored(before, ["a", "b"]));
+    expect(loadLastWhole(store)!.inventory).toEqual(asStored(before, ["a", "b"]));
     expect(staged(db)).toBe(0);
     db.close();
   });
@@ -497,7 +501,7 @@ describe("an inventory saved from pages of its rows", () => {
     await expect(saveInventoryPages(db, withoutRows(ours), meanwhile, ["a", "b"])).rejects.toThrow(
       InventoryChangedMeanwhile,
     );
-    expect(store.loadLast()!.inventory).toEqual(asStored(theirs, ["a", "b"]));
+    expect(loadLastWhole(store)!.inventory).toEqual(asStored(theirs, ["a", "b"]));
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     otherDb.close();
     db.close();
@@ -535,7 +539,7 @@ describe("a save writes only the rows that changed", () => {
         kept: 30,
       });
       expect(writes.take()).toEqual([]);
-      expect(store.loadLast()!.inventory).toEqual(asStored(same, sources));
+      expect(loadLastWhole(store)!.inventory).toEqual(asStored(same, sources));
 
       // One lease's note changed: that row only.
       const changed = structuredClone(same);
@@ -547,7 +551,7 @@ describe("a save writes only the rows that changed", () => {
         kept: 29,
       });
       expect(writes.take()).toEqual([{ leaseId: "lease-4", kind: "data" }]);
-      expect(store.loadLast()!.inventory).toEqual(asStored(changed, sources));
+      expect(loadLastWhole(store)!.inventory).toEqual(asStored(changed, sources));
 
       // A lease gone at the source: its row deleted, the ones after it in its source moved up.
       const gone = {
@@ -569,7 +573,7 @@ describe("a save writes only the rows that changed", () => {
           ...after.map((classified) => ({ leaseId: classified.lease.id, kind: "seq" })),
         ].sort((x, y) => (x.leaseId < y.leaseId ? -1 : 1)),
       );
-      expect(store.loadLast()!.inventory).toEqual(asStored(gone, sources));
+      expect(loadLastWhole(store)!.inventory).toEqual(asStored(gone, sources));
 
       // A lease inserted at the front of a: one row written, every other row of a moved, b kept.
       const front = { ...gone, leases: [lease("a", "lease-new", "leaking"), ...gone.leases] };
@@ -583,7 +587,7 @@ describe("a save writes only the rows that changed", () => {
       expect(writes.take().filter((write) => write.kind !== "seq")).toEqual([
         { leaseId: "lease-new", kind: "insert" },
       ]);
-      const loaded = store.loadLast()!.inventory;
+      const loaded = loadLastWhole(store)!.inventory;
       expect(loaded.leases.map((classified) => classified.lease.id)).toEqual(
         asStored(front, sources).leases.map((classified) => classified.lease.id),
       );
@@ -644,7 +648,7 @@ describe("a save writes only the rows that changed", () => {
       const scan1 = inventoryOf(scanAt(first));
       const scan2 = inventoryOf(scanAt(second), "2026-11-30T01:00:00.000Z");
       await saveWith(store, method, scan1, sources);
-      expect(store.loadLast()!.inventory).toEqual(asStored(scan1, sources));
+      expect(loadLastWhole(store)!.inventory).toEqual(asStored(scan1, sources));
       writes.take();
 
       // Every listing has a new time: no row is written, and each row reads its listing's new time.
@@ -655,7 +659,7 @@ describe("a save writes only the rows that changed", () => {
         kept: 40,
       });
       expect(writes.take()).toEqual([]);
-      const loaded = store.loadLast()!.inventory;
+      const loaded = loadLastWhole(store)!.inventory;
       expect(loaded).toEqual(asStored(scan2, sources));
       const byId = new Map(loaded.leases.map((classified) => [classified.lease.id, classified]));
       expect(byId.get("lease-1")!.provider.observedAt).toBe(second.o1k1);
@@ -679,7 +683,7 @@ describe("a save writes only the rows that changed", () => {
         kept: 39,
       });
       expect(writes.take()).toEqual([{ leaseId: "lease-17", kind: "data" }]);
-      expect(store.loadLast()!.inventory).toEqual(asStored(scan3, sources));
+      expect(loadLastWhole(store)!.inventory).toEqual(asStored(scan3, sources));
       db.close();
     },
   );
@@ -696,7 +700,7 @@ describe("a save writes only the rows that changed", () => {
         lease("b", "l9", "ok"),
       ]);
       expect((await saveWith(store, method, first, ["a", "b"])).newSinceLastScan).toEqual([]);
-      expect(store.loadLast()!.newSinceLastScan).toEqual([]);
+      expect(loadLastWhole(store)!.newSinceLastScan).toEqual([]);
 
       const second = inventoryOf(
         [
@@ -713,11 +717,11 @@ describe("a save writes only the rows that changed", () => {
       const result = await saveWith(store, method, second, ["a", "b", "c"]);
       expect(result.newSinceLastScan.sort()).toEqual(["a-new", "l1"]);
       expect(result.rows).toEqual({ written: 4, moved: 0, deleted: 1, kept: 1 });
-      expect(store.loadLast()!.newSinceLastScan.sort()).toEqual(["a-new", "l1"]);
+      expect(loadLastWhole(store)!.newSinceLastScan.sort()).toEqual(["a-new", "l1"]);
 
       const third = { ...second, generatedAt: "2026-11-30T02:00:00.000Z" };
       expect((await saveWith(store, method, third, ["a", "b", "c"])).newSinceLastScan).toEqual([]);
-      expect(store.loadLast()!.newSinceLastScan).toEqual([]);
+      expect(loadLastWhole(store)!.newSinceLastScan).toEqual([]);
       expect(store.lastScan()).toEqual({
         generatedAt: "2026-11-30T02:00:00.000Z",
         sourceIds: ["a", "b", "c"],
@@ -774,7 +778,7 @@ describe("the redacting inventory store", () => {
     expect(fileHolds(KEY1)).toBe(false);
     expect(count(db, "SELECT COUNT(*) FROM last_scan WHERE instr(payload, ?) > 0", KEY1)).toBe(0);
     expect(count(db, "SELECT COUNT(*) FROM inventory_sources WHERE instr(payload, ?) > 0", KEY1)).toBe(0);
-    const loaded = store.loadLast()!.inventory;
+    const loaded = loadLastWhole(store)!.inventory;
     const noteOf = (classified: ClassifiedLease | undefined) =>
       (classified!.lease as unknown as { note: string }).note;
     expect(noteOf(loaded.leases.find((c) => c.lease.id === "lease-4"))).toBe("pasted [redacted] here");
@@ -791,7 +795,7 @@ describe("the redacting inventory store", () => {
     expect(result.rows).toEqual({ written: 1, moved: 0, deleted: 0, kept: 39 });
     expect(rowsHolding(db, KEY1)).toBe(0);
     expect(rowsHolding(db, KEY2)).toBe(0);
-    expect(noteOf(store.loadLast()!.inventory.leases.find((c) => c.lease.id === "lease-8"))).toBe(
+    expect(noteOf(loadLastWhole(store)!.inventory.leases.find((c) => c.lease.id === "lease-8"))).toBe(
       "and [redacted] there",
     );
     expect(fileHolds(KEY1)).toBe(false);
@@ -806,7 +810,7 @@ describe("the redacting inventory store", () => {
     expect(store.save(withQuoted).rows.written).toBe(1);
     redactor.set([KEY1, KEY2, quoted]);
     expect(store.save({ ...withQuoted, generatedAt: "2026-11-30T05:00:00.000Z" }).rows.written).toBe(1);
-    expect(noteOf(store.loadLast()!.inventory.leases.find((c) => c.lease.id === "lease-12"))).toBe(
+    expect(noteOf(loadLastWhole(store)!.inventory.leases.find((c) => c.lease.id === "lease-12"))).toBe(
       "has [redacted]",
     );
     db.close();
@@ -917,8 +921,8 @@ describe("a save another connection overtakes", () => {
         redact: interrupting(db, when, () => other.save(theirs, ["a", "b"])),
       }),
     ).toThrow();
-    expect(other.loadLast()!.inventory).toEqual(asStored(theirs, ["a", "b"]));
-    expect(new InventoryStore(db).loadLast()!.inventory).toEqual(asStored(theirs, ["a", "b"]));
+    expect(loadLastWhole(other)!.inventory).toEqual(asStored(theirs, ["a", "b"]));
+    expect(loadLastWhole(new InventoryStore(db))!.inventory).toEqual(asStored(theirs, ["a", "b"]));
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     otherDb.close();
     db.close();
@@ -939,7 +943,7 @@ describe("a save another connection overtakes", () => {
       ),
     });
     expect(result.superseded).toBe(false);
-    expect(store.loadLast()!.inventory).toEqual(asStored(ours, ["a", "b"]));
+    expect(loadLastWhole(store)!.inventory).toEqual(asStored(ours, ["a", "b"]));
     expect(staged(db)).toBe(0);
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     otherDb.close();
@@ -963,12 +967,12 @@ describe("a save another connection overtakes", () => {
         ),
       }),
     ).toThrow(InventoryChangedMeanwhile);
-    expect(store.loadLast()!.inventory).toEqual(asStored(theirs, ["a", "b"]));
+    expect(loadLastWhole(store)!.inventory).toEqual(asStored(theirs, ["a", "b"]));
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     // What it staged is swept by the next save.
     store.save(ours, ["a", "b"]);
     expect(staged(db)).toBe(0);
-    expect(store.loadLast()!.inventory).toEqual(asStored(ours, ["a", "b"]));
+    expect(loadLastWhole(store)!.inventory).toEqual(asStored(ours, ["a", "b"]));
     otherDb.close();
     db.close();
   });
@@ -995,8 +999,8 @@ describe("a save another connection overtakes", () => {
     // The retry compared with what the other connection saved.
     expect(result.newSinceLastScan.sort()).toEqual(history.next(ours, ["a", "b"]).sort());
     expect(result.rows.written).toBe(1200);
-    expect(store.loadLast()!.inventory).toEqual(asStored(ours, ["a", "b"]));
-    expect(other.loadLast()!.inventory).toEqual(asStored(ours, ["a", "b"]));
+    expect(loadLastWhole(store)!.inventory).toEqual(asStored(ours, ["a", "b"]));
+    expect(loadLastWhole(other)!.inventory).toEqual(asStored(ours, ["a", "b"]));
     expect(staged(db)).toBe(0);
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     otherDb.close();
@@ -1019,7 +1023,7 @@ describe("a save another connection overtakes", () => {
       ),
     });
     expect(result.rows.written).toBe(800);
-    expect(store.loadLast()!.inventory).toEqual(asStored(ours, ["a"]));
+    expect(loadLastWhole(store)!.inventory).toEqual(asStored(ours, ["a"]));
     expect(staged(db)).toBe(0);
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     otherDb.close();
@@ -1046,7 +1050,7 @@ describe("a save another connection overtakes", () => {
     ).rejects.toThrow(InventoryChangedMeanwhile);
     // Three tries, each overtaken.
     expect(n).toBe(3);
-    expect(store.loadLast()!.inventory).toEqual(asStored(theirs, ["a", "b"]));
+    expect(loadLastWhole(store)!.inventory).toEqual(asStored(theirs, ["a", "b"]));
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     otherDb.close();
     db.close();

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
+import type { Inventory } from "../../../shared/domain/inventory.js";
 import { StoredInventory as StoredRows } from "./inventory-rows/stored-inventory.js";
 import {
   InventoryChangedMeanwhile,
@@ -55,7 +55,7 @@ export class InventoryStore {
   }
 
   /**
-   * Saves a scan on a later turn: the same rows `save` leaves (read back by `loadLast`) and the same
+   * Saves a scan on a later turn: the same rows `save` leaves and the same
    * "new since last scan", in short transactions and one last flip. Saves never overlap: one runs at a
    * time, and an inventory waiting for it is replaced by a newer one (the replaced save resolves with
    * `superseded`). A save that fails or stops half-way leaves the previous inventory as it was. Do not
@@ -123,21 +123,6 @@ export class InventoryStore {
   /** When the last stored scan ran and which sources it read, without loading it; null before the first. */
   lastScan(): { generatedAt: string; sourceIds: string[] } | null {
     return this.rowsOf.lastScan();
-  }
-
-  /** The inventory as the last scan left it, or null before the first scan; one read transaction. */
-  loadLast(): StoredInventory | null {
-    return this.#db.transaction((): StoredInventory | null => {
-      const head = this.rowsOf.head();
-      if (head === null) return null;
-      const leases: ClassifiedLease[] = [];
-      this.rowsOf.forEach(head.scan, (classified) => leases.push(classified));
-      return {
-        inventory: { ...head.inventory, leases },
-        newSinceLastScan: head.newSinceLastScan,
-        stored: head.scan,
-      };
-    })();
   }
 }
 

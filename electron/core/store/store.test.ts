@@ -7,6 +7,7 @@ import { tempDir } from "../../../test/fixtures/leasekeeper.js";
 import { DATABASE_FILE_NAME, migrate, openDatabase } from "./database.js";
 import { InventoryStore } from "./inventory-store.js";
 import { MIGRATIONS, type Migration } from "./sqlite/migrations/index.js";
+import { loadLastWhole } from "./testing/load-last-whole.js";
 import { storedLease } from "./testing/stored-lease.js";
 
 function lease(sourceId: string, id: string, headline: Headline): ClassifiedLease {
@@ -68,7 +69,7 @@ describe("store", () => {
       first.close();
 
       const db = openDatabase(dir);
-      const loaded = new InventoryStore(db).loadLast()?.inventory;
+      const loaded = loadLastWhole(new InventoryStore(db))?.inventory;
       db.close();
       expect(loaded?.companies).toEqual(saved.companies);
       expect(loaded?.gaps).toEqual(saved.gaps);
@@ -85,7 +86,7 @@ describe("store", () => {
     const db = openDatabase(dir);
     expect(migrate(db)).toEqual([]);
     expect(db.prepare("SELECT COUNT(*) AS n FROM schema_migrations").get()).toEqual({ n: MIGRATIONS.length });
-    expect(new InventoryStore(db).loadLast()?.inventory.leases).toHaveLength(1);
+    expect(loadLastWhole(new InventoryStore(db))?.inventory.leases).toHaveLength(1);
     expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
     expect(db.pragma("foreign_key_check")).toEqual([]);
     db.close();
@@ -127,7 +128,7 @@ describe("store", () => {
   it("keeps the last inventory per source and says which leases are new or changed since the last scan", () => {
     const db = openDatabase(dir);
     const store = new InventoryStore(db);
-    expect(store.loadLast()).toBeNull();
+    expect(loadLastWhole(store)).toBeNull();
 
     // The first scan of a source is the baseline.
     const first = store.save(
@@ -150,7 +151,7 @@ describe("store", () => {
     );
     expect(second.newSinceLastScan.sort()).toEqual(["l2", "l3"]);
 
-    const last = store.loadLast();
+    const last = loadLastWhole(store);
     expect(last?.inventory.generatedAt).toBe("2026-11-30T01:00:00.000Z");
     expect(last?.inventory.requests).toBe(3);
     expect(last?.inventory.leases.map((entry) => entry.lease.id).sort()).toEqual(["l1", "l2", "l3", "l9"]);
@@ -159,7 +160,7 @@ describe("store", () => {
 
     // A source the next scan no longer reads drops out of the last inventory.
     store.save(inventory([lease("a", "l1", "ok")]), ["a"]);
-    expect(store.loadLast()?.inventory.leases.map((entry) => entry.lease.id)).toEqual(["l1"]);
+    expect(loadLastWhole(store)?.inventory.leases.map((entry) => entry.lease.id)).toEqual(["l1"]);
     db.close();
     expect(readFileSync(path.join(dir, DATABASE_FILE_NAME)).length).toBeGreaterThan(0);
   });

@@ -11,6 +11,7 @@ import {
 import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
 import { DATABASE_FILE_NAME } from "../../store/database.js";
 import { InventoryStore, openDatabase } from "../../store/index.js";
+import { loadLastWhole } from "../../store/testing/load-last-whole.js";
 import { InventoryWorker, InventoryWorkerError } from "./inventory-worker-client.js";
 import type { Accepted, FoundLease, WorkerFailure } from "./protocol.js";
 
@@ -65,7 +66,7 @@ describe("the inventory worker, started from source (tsx)", () => {
     expect(await worker.request({ type: "find", leaseId: "no-such-lease", sourceId: null })).toBeNull();
 
     await worker.request({ type: "saved" });
-    expect(new InventoryStore(main).loadLast()?.inventory.leases).toHaveLength(900);
+    expect(loadLastWhole(new InventoryStore(main))?.inventory.leases).toHaveLength(900);
     expect(unasked).toEqual([]);
     main.close();
   });
@@ -119,7 +120,7 @@ describe("the inventory worker, started from source (tsx)", () => {
     const file = await readFile(path.join(dir, DATABASE_FILE_NAME));
     expect(file.includes(key)).toBe(false);
     const reopened = openDatabase(dir);
-    expect(new InventoryStore(reopened).loadLast()?.inventory.leases).toHaveLength(50);
+    expect(loadLastWhole(new InventoryStore(reopened))?.inventory.leases).toHaveLength(50);
     reopened.close();
   });
 });
