@@ -1,4 +1,5 @@
 import type { Headline } from "../../../shared/domain/codes";
+import { formatCount } from "../lib/format";
 import { Text } from "./Text";
 
 export type Tone = Headline | "neutral";
@@ -22,7 +23,7 @@ export function Badge({ tone, label, count, plain, title, testId }: BadgeProps) 
       data-tone={tone}
     >
       <Text value={label} title={false} />
-      {count !== undefined && <span className="count">{count.toLocaleString("en-US")}</span>}
+      {count !== undefined && <span className="count">{formatCount(count)}</span>}
     </span>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clip, formatExact, formatMemory, formatRelative, originHost, plural } from "./format";
+import { clip, formatCount, formatExact, formatMemory, formatRelative, originHost, plural } from "./format";
 
 const now = Date.parse("2025-06-10T12:00:00Z");
 
@@ -54,5 +54,11 @@ describe("formatting", () => {
     expect(plural(1, "lease")).toBe("1 lease");
     expect(plural(1200, "lease")).toBe("1,200 leases");
     expect(plural(2, "sandbox", "sandboxes")).toBe("2 sandboxes");
+  });
+
+  it("writes a count as en-US does, whatever the number, with one formatter kept between calls", () => {
+    const counts = [0, 7, 999, 1_000, 20_000, 1_000_000, 123_456_789, -4_321, 2.5, 1e21, Number.NaN];
+    for (const count of counts) expect(formatCount(count)).toBe(count.toLocaleString("en-US"));
+    expect(formatCount(1_234_567)).toBe("1,234,567");
   });
 });

@@ -98,7 +98,7 @@ export function AttentionLine({
 }
 
 function hours(value: number): string {
-  return Math.round(value).toLocaleString("en-US");
+  return formatCount(Math.round(value));
 }
 
 function money(value: number): string {

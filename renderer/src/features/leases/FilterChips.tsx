@@ -1,6 +1,7 @@
 import { useShallow } from "zustand/react/shallow";
 import { HEADLINES, type Headline, PROVIDER_CODES, type ProviderCode } from "../../../../shared/domain/codes";
 import { Badge } from "../../components/Badge";
+import { formatCount } from "../../lib/format";
 import { useUi } from "../../state/ui-store";
 import { HISTORY } from "./filter-rows";
 
@@ -40,7 +41,7 @@ export function FilterChips({
             onClick={() => toggleHeadline(headline)}
           >
             <Badge tone={headline} label={headline} />
-            <span className="count">{(headlineCounts.get(headline) ?? 0).toLocaleString("en-US")}</span>
+            <span className="count">{formatCount(headlineCounts.get(headline) ?? 0)}</span>
           </button>
         ))}
         <button
@@ -52,7 +53,7 @@ export function FilterChips({
           data-counted={historyCounted}
           onClick={() => toggleHeadline(HISTORY)}
         >
-          History ({historyCounted ? (headlineCounts.get(HISTORY) ?? 0).toLocaleString("en-US") : "…"})
+          History ({historyCounted ? formatCount(headlineCounts.get(HISTORY) ?? 0) : "…"})
         </button>
         {anyFilter && (
           <button
@@ -78,7 +79,7 @@ export function FilterChips({
               onClick={() => toggleProvider(code)}
             >
               <span className="mono">{code}</span>
-              <span className="count muted">{(providerCounts.get(code) ?? 0).toLocaleString("en-US")}</span>
+              <span className="count muted">{formatCount(providerCounts.get(code) ?? 0)}</span>
             </button>
           ),
         )}

@@ -4,7 +4,7 @@ import { Badge } from "../../components/Badge";
 import { CopyButton } from "../../components/CopyButton";
 import { SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
-import { originHost } from "../../lib/format";
+import { formatCount, originHost } from "../../lib/format";
 import { type Scope, useUi, type View } from "../../state/ui-store";
 import { useInventory } from "../../state/use-inventory";
 import { QuarantineCount } from "../quarantine/QuarantineCount";
@@ -34,7 +34,7 @@ function HeadlineCounts({ counts, total }: { counts: EnvironmentNode["counts"]; 
       ))}
       {flagged.length === 0 && <Badge tone="ok" label="ok" count={counts.ok} testId="sidebar-count" />}
       <span className="sb-total muted" title={`${total} leases`}>
-        {total.toLocaleString("en-US")}
+        {formatCount(total)}
       </span>
     </span>
   );

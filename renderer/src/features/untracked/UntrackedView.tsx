@@ -7,7 +7,7 @@ import { RelativeTime } from "../../components/RelativeTime";
 import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
-import { formatMemory, originHost, parseTime, plural } from "../../lib/format";
+import { formatCount, formatMemory, originHost, parseTime, plural } from "../../lib/format";
 import { useNow } from "../../lib/now";
 import { queryKeys } from "../../state/query-keys";
 import { useUi } from "../../state/ui-store";
@@ -218,9 +218,7 @@ export function UntrackedView() {
 function UncertainSandboxes({ sandboxes }: { sandboxes: readonly UncertainSandboxView[] }) {
   return (
     <section className="view-scroll" data-testid="uncertain-sandboxes">
-      <h3 className="section-title">
-        Cannot tell: sources incomplete ({sandboxes.length.toLocaleString("en-US")})
-      </h3>
+      <h3 className="section-title">Cannot tell: sources incomplete ({formatCount(sandboxes.length)})</h3>
       <p className="muted" style={{ margin: 0 }}>
         No lease row Leasekeeper could read names these, but a source was incomplete at their origin, so they
         may belong to a lease it could not see. Nothing is offered for them until every source loads.
