@@ -38,6 +38,43 @@ test("a reload keeps the environment, the filters and the search, and the addres
   expect(notFound).toEqual([]);
 });
 
+test("a search typed key by key is written to the address once typing pauses, not once a key", async ({
+  page,
+  world,
+}) => {
+  await page.addInitScript(() => {
+    const writes: string[] = [];
+    (window as unknown as { historyWrites: string[] }).historyWrites = writes;
+    for (const name of ["pushState", "replaceState"] as const) {
+      const original = history[name].bind(history);
+      history[name] = (data: unknown, unused: string, url?: string | URL | null) => {
+        writes.push(`${name} ${String(url)}`);
+        original(data, unused, url);
+      };
+    }
+  });
+  await openConsole(page, world);
+  const writesSoFar = () =>
+    page.evaluate(() => (window as unknown as { historyWrites: string[] }).historyWrites.length);
+  const before = await writesSoFar();
+  // Nine keystrokes in one turn of the page, as the browser delivers a fast typist's input events.
+  await page.evaluate((text) => {
+    const input = document.querySelector<HTMLInputElement>("[data-testid='search']")!;
+    const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")!.set!;
+    for (let end = 1; end <= text.length; end++) {
+      setValue.call(input, text.slice(0, end));
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+  }, "acme-prod");
+  await expect(page.getByTestId("search")).toHaveValue("acme-prod");
+  await expect(page).toHaveURL(/#q=acme-prod$/);
+  const writes = await page.evaluate(() => (window as unknown as { historyWrites: string[] }).historyWrites);
+  expect(writes.slice(before)).toEqual([expect.stringMatching(/^replaceState .*#q=acme-prod$/)]);
+
+  await page.reload();
+  await expect(page.getByTestId("search")).toHaveValue("acme-prod");
+});
+
 test('"?" lists the shortcuts, and the palette can open the same list', async ({ page, world }) => {
   await openConsole(page, world);
   await page.getByTestId("lease-table").focus();

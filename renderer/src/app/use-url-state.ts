@@ -3,6 +3,7 @@ import { environmentKey } from "../features/leases/row-model";
 import { useUi } from "../state/ui-store";
 import { decodeUrlState, encodeUrlState, type UrlState } from "../state/url-state";
 import { useInventory } from "../state/use-inventory";
+import { type AddressChange, AddressWriter } from "./address-writer";
 
 const DEFAULTS: UrlState = {
   view: "leases",
@@ -33,17 +34,33 @@ export function restoreUrlState(): void {
   applyUrlState(fragment());
 }
 
+type UiState = ReturnType<typeof useUi.getState>;
+
+/** How the address follows a change of the store (see AddressWriter). */
+function changeOf(state: UiState, previous: UiState): AddressChange {
+  if (state.view !== previous.view || !sameScope(state.scope, previous.scope)) return "entry";
+  const onlySearch =
+    state.search !== previous.search &&
+    state.headlines === previous.headlines &&
+    state.providers === previous.providers &&
+    state.drawerLeaseId === previous.drawerLeaseId;
+  return onlySearch ? "search" : "replace";
+}
+
 function sameScope(a: UrlState["scope"], b: UrlState["scope"]): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**
  * Keeps the address in step with the store. A change of view or environment is a history entry (Back
- * returns to it); filters, search and the open lease replace the current entry. Entries are built from
- * the store alone, so the launch token, read and stripped before the first render, never enters one.
+ * returns to it); filters, search and the open lease replace the current entry, the search once typing
+ * pauses (a reload sooner than that opens on the search as it stood before the last keystrokes).
+ * Entries are built from the store alone, so the launch token, read and stripped before the first
+ * render, never enters one.
  */
 export function useUrlState(): void {
   useEffect(() => {
+    const writer = new AddressWriter(window.history);
     let written = encodeUrlState(useUi.getState());
     const stopStore = useUi.subscribe((state, previous) => {
       const next = encodeUrlState(state);
@@ -51,14 +68,13 @@ export function useUrlState(): void {
       if (next === written || new URLSearchParams(fragment()).has("token")) return;
       written = next;
       const url = `${window.location.pathname}${window.location.search}${next ? `#${next}` : ""}`;
-      if (state.view !== previous.view || !sameScope(state.scope, previous.scope))
-        window.history.pushState(null, "", url);
-      else window.history.replaceState(null, "", url);
+      writer.follow(url, changeOf(state, previous));
     });
     const onNavigate = () => {
       const now = fragment();
       // The host's launch URL (`#token=…`) is read once, at start; it says nothing about the view.
       if (now === written || new URLSearchParams(now).has("token")) return;
+      writer.drop();
       written = now;
       applyUrlState(now);
     };
@@ -66,6 +82,7 @@ export function useUrlState(): void {
     window.addEventListener("hashchange", onNavigate);
     return () => {
       stopStore();
+      writer.flush();
       window.removeEventListener("popstate", onNavigate);
       window.removeEventListener("hashchange", onNavigate);
     };
