@@ -77,3 +77,23 @@ base(
     await expect(leaseRow(page, leaseId)).toHaveAttribute("data-headline", "closed");
   },
 );
+
+base(
+  "a search typed key by key asks main to count the history it matches once typing pauses",
+  async ({ page }) => {
+    await openConsole(page, world());
+    await historyCount(page);
+    const counts: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().endsWith("/api/inventory:history")) counts.push(request.postData() ?? "");
+    });
+    const typed = "sandbox-9";
+    await page.getByTestId("search").click();
+    await page.keyboard.type(typed);
+    await expect(page.getByTestId("filter-history")).toHaveText(/^History \([\d,]+\)$/);
+    // One count for what was typed; a keystroke that lands after a pause may ask once more.
+    expect(counts.length).toBeGreaterThanOrEqual(1);
+    expect(counts.length).toBeLessThanOrEqual(3);
+    expect(counts.at(-1)).toContain(`"search":"${typed}"`);
+  },
+);

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo } from "react";
+import { useEffect, useMemo, useState } from "react";
 import {
   decodeInventoryRows,
   type HistoryPage,
@@ -94,10 +94,13 @@ function countsOf(page: HistoryPage): HistoryCounts {
  */
 export function useHistoryCounts(view: InventoryView | undefined, filter: HistoryFilter): HistoryCounts {
   const asked = filter.search.trim() !== "" || filter.providers.size > 0;
+  // Main is asked once typing pauses, not once a keystroke: each answer is a request and a render inside
+  // the next keystroke. A count already asked for (typed back to) is shown at once from the cache.
+  const settled = useSettled(filter.search, HISTORY_COUNT_SETTLE_MS) === filter.search;
   const counted = useQuery({
     queryKey: queryKeys.historyCount(keyOf(view, filter)),
     queryFn: () => api.invoke("inventory:history", requestOf(filter, view?.generation, 0, 0)),
-    enabled: view !== undefined && asked,
+    enabled: view !== undefined && asked && settled,
   });
   useStaleInventory(counted.data);
   return useMemo(() => {
@@ -110,6 +113,20 @@ export function useHistoryCounts(view: InventoryView | undefined, filter: Histor
     if (counted.data) return countsOf(counted.data);
     return { total: 0, beforeProviders: 0, byProvider: new Map(), known: false };
   }, [view, asked, filter.scope, counted.data]);
+}
+
+/** How long a search must hold still before main counts the history it matches. */
+export const HISTORY_COUNT_SETTLE_MS = 150;
+
+/** `value` once it has held still for `ms`; until then, the last value that did. */
+function useSettled<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    if (Object.is(settled, value)) return;
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, settled, ms]);
+  return settled;
 }
 
 export interface HistoryRows {
