@@ -406,7 +406,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "0c4e90c14581e62e36cdd5d447974097";
+var RULES_FINGERPRINT = "b2e5c5b173d9a684611b3ffda79ceef0";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -1114,7 +1114,7 @@ var InventoryKeeper = class {
 	#redactionsVersion = 0;
 	#redactions = [];
 	#viewStore;
-	#onSaveFailed;
+	#onStoreFailed;
 	#onReplaced;
 	#sharedViews;
 	/** The shared store's write under way, which `saved` and `close` wait for. */
@@ -1136,14 +1136,16 @@ var InventoryKeeper = class {
 	#closed = false;
 	/**
 	* `rows` is the store the inventory lives in (the worker's own connection; taking the configured keys
-	* out with the same `redactor` first); the views main receives are redacted here too. `onReplaced` is
+	* out with the same `redactor` first); the views main receives are redacted here too. `onStoreFailed` is
+	* told, unasked, when the store failed the keeper: a save, the team's inventory loaded at start, or a
+	* scan's memory kept beside its rows (`WorkerFailure.during`). `onReplaced` is
 	* told when a read finds that another process flipped a scan of its own into the store, and the keeper
 	* holds that inventory instead of its own.
 	*/
-	constructor(rows, redactor, onSaveFailed, viewStore = null, sharedViews = null, onReplaced = () => void 0) {
+	constructor(rows, redactor, onStoreFailed, viewStore = null, sharedViews = null, onReplaced = () => void 0) {
 		this.#rows = rows;
 		this.#redactor = redactor;
-		this.#onSaveFailed = onSaveFailed;
+		this.#onStoreFailed = onStoreFailed;
 		this.#viewStore = viewStore;
 		this.#sharedViews = sharedViews;
 		this.#onReplaced = onReplaced;
@@ -1273,7 +1275,7 @@ var InventoryKeeper = class {
 				} catch (error) {
 					if (isOvertaken(error)) return null;
 					if (teamFailure !== null) throw error;
-					this.#onSaveFailed({
+					this.#onStoreFailed({
 						kind: "internal",
 						message: `the team's inventory could not be written to this machine's store: ${messageOf(error)}`,
 						during: "load"
@@ -1283,7 +1285,7 @@ var InventoryKeeper = class {
 				return this.#held === held ? this.#holdSavedWhole(unredacted, { share: false }) : null;
 			}) ?? null;
 		} catch (error) {
-			this.#onSaveFailed({
+			this.#onStoreFailed({
 				kind: "internal",
 				message: messageOf(error),
 				during: "load"
@@ -1489,7 +1491,7 @@ var InventoryKeeper = class {
 				kept = now?.inventory.generatedAt === head.inventory.generatedAt && sameSourceSet(now.scan.sourceIds, sourceIds) ? now : void 0;
 			}
 		}).catch((error) => {
-			this.#onSaveFailed({
+			this.#onStoreFailed({
 				kind: "internal",
 				message: messageOf(error)
 			});
@@ -1604,7 +1606,7 @@ var InventoryKeeper = class {
 			this.#rows.keepScanMemory(kept.memory, kept.listing);
 			this.#memory.kept(generation);
 		} catch (error) {
-			this.#onSaveFailed({
+			this.#onStoreFailed({
 				kind: "internal",
 				message: messageOf(error),
 				during: "keep-memory"

@@ -120,7 +120,7 @@ export class InventoryKeeper {
   #redactionsVersion = 0;
   #redactions: readonly string[] = [];
   readonly #viewStore: KeptViews | null;
-  readonly #onSaveFailed: (failure: WorkerFailure) => void;
+  readonly #onStoreFailed: (failure: WorkerFailure) => void;
   readonly #onReplaced: (accepted: Accepted) => void;
   readonly #sharedViews: SharedViews | null;
   /** The shared store's write under way, which `saved` and `close` wait for. */
@@ -144,21 +144,23 @@ export class InventoryKeeper {
 
   /**
    * `rows` is the store the inventory lives in (the worker's own connection; taking the configured keys
-   * out with the same `redactor` first); the views main receives are redacted here too. `onReplaced` is
+   * out with the same `redactor` first); the views main receives are redacted here too. `onStoreFailed` is
+   * told, unasked, when the store failed the keeper: a save, the team's inventory loaded at start, or a
+   * scan's memory kept beside its rows (`WorkerFailure.during`). `onReplaced` is
    * told when a read finds that another process flipped a scan of its own into the store, and the keeper
    * holds that inventory instead of its own.
    */
   constructor(
     rows: InventoryRows,
     redactor: KeyRedactor,
-    onSaveFailed: (failure: WorkerFailure) => void,
+    onStoreFailed: (failure: WorkerFailure) => void,
     viewStore: KeptViews | null = null,
     sharedViews: SharedViews | null = null,
     onReplaced: (accepted: Accepted) => void = () => undefined,
   ) {
     this.#rows = rows;
     this.#redactor = redactor;
-    this.#onSaveFailed = onSaveFailed;
+    this.#onStoreFailed = onStoreFailed;
     this.#viewStore = viewStore;
     this.#sharedViews = sharedViews;
     this.#onReplaced = onReplaced;
@@ -321,7 +323,7 @@ export class InventoryKeeper {
             if (isOvertaken(error)) return null;
             if (teamFailure !== null) throw error;
             // Not the team's store: reported here, so that it is not worded as a failed read of it.
-            this.#onSaveFailed({
+            this.#onStoreFailed({
               kind: "internal",
               message: `the team's inventory could not be written to this machine's store: ${messageOf(error)}`,
               during: "load",
@@ -334,7 +336,7 @@ export class InventoryKeeper {
       );
       return loaded ?? null;
     } catch (error) {
-      this.#onSaveFailed({ kind: "internal", message: messageOf(error), during: "load" });
+      this.#onStoreFailed({ kind: "internal", message: messageOf(error), during: "load" });
       return null;
     }
   }
@@ -544,7 +546,7 @@ export class InventoryKeeper {
         }
       })
       .catch((error: unknown) => {
-        this.#onSaveFailed({ kind: "internal", message: messageOf(error) });
+        this.#onStoreFailed({ kind: "internal", message: messageOf(error) });
       });
   }
 
@@ -659,7 +661,7 @@ export class InventoryKeeper {
     } catch (error) {
       // Not kept: a process started again reads every source whole, as if none had been. The scan
       // stands; main says so in its log.
-      this.#onSaveFailed({ kind: "internal", message: messageOf(error), during: "keep-memory" });
+      this.#onStoreFailed({ kind: "internal", message: messageOf(error), during: "keep-memory" });
     }
   }
 
