@@ -18,10 +18,10 @@ export type AddressChange =
 
 /**
  * Writes the address as the view changes. A search typed a key at a time is written once it has held
- * still for `settleMs`, not once a keystroke: each write is a history call that Chromium also answers
- * by fetching the favicon again, a few milliseconds of the page's main thread inside every keystroke,
- * and browsers throttle a page that writes its history hundreds of times in a few seconds. Any other
- * change writes at once, after the search waiting to be written; a navigation drops it.
+ * still for `settleMs`, not once a keystroke: each write is a history call, after which Chromium may
+ * fetch and decode the page's icon again, on the page's main thread inside the keystroke, and a page
+ * that writes its history too often is throttled by the browser. Any other change writes at once, after
+ * the search waiting to be written; a navigation drops it.
  */
 export class AddressWriter {
   #waiting: string | null = null;

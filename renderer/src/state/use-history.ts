@@ -116,7 +116,7 @@ export function useHistoryCounts(view: InventoryView | undefined, filter: Histor
 }
 
 /** How long a search must hold still before main counts the history it matches. */
-export const HISTORY_COUNT_SETTLE_MS = 150;
+const HISTORY_COUNT_SETTLE_MS = 150;
 
 /** `value` once it has held still for `ms`; until then, the last value that did. */
 function useSettled<T>(value: T, ms: number): T {
