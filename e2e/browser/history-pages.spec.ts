@@ -1,6 +1,6 @@
 import { test as base, type Page } from "@playwright/test";
 import { expect, LEASE_ROW } from "../support/leasekeeper.js";
-import { leaseRow, matchingCount, openConsole, ownWorld } from "./operator.js";
+import { filterAnswered, leaseRow, matchingCount, openConsole, ownWorld } from "./operator.js";
 
 // History (closed rows) stays out of the view and is read a page at a time (decision 211): pressing
 // History shows every closed lease's count and the first page, scrolling reads the next, a closed row's
@@ -100,3 +100,46 @@ base(
     expect(counts.filter((body) => body.includes(`"search":"${typed}"`))).toHaveLength(1);
   },
 );
+
+base("while the history a search matches is being counted, no total leaves it out", async ({ page }) => {
+  await openConsole(page, world());
+  await historyCount(page);
+  // Main's answers about history are held back, so the moment before they arrive can be looked at.
+  const held: Array<() => Promise<void>> = [];
+  let holding = true;
+  await page.route("**/api/inventory:history", (route) => {
+    if (holding) held.push(() => route.continue());
+    else void route.continue();
+  });
+  // An environment's name: its live rows and its history both match.
+  const typed = (await page.locator(`${LEASE_ROW} .lt-environment`).first().textContent())?.trim() ?? "";
+  expect(typed).not.toBe("");
+  await page.getByTestId("search").fill(typed);
+  await expect.poll(() => held.length).toBeGreaterThan(0);
+  await filterAnswered(page);
+  const count = page.getByTestId("visible-count");
+  await expect(page.getByTestId("filter-history")).toHaveAttribute("data-counted", "false");
+  // The live rows are counted; the total is not known until the history in it is.
+  await expect(count).toHaveAttribute("data-count", /^[1-9]\d*$/);
+  await expect(count).not.toHaveAttribute("data-total", /./);
+  await expect(count).toContainText("of … leases");
+
+  // With History pressed, the rows that match are not known either until main has counted them.
+  await page.getByTestId("filter-history").click();
+  await expect.poll(() => held.length).toBeGreaterThan(1);
+  await expect(count).not.toHaveAttribute("data-count", /./);
+  await expect(count).not.toContainText("No leases match");
+  await expect(count).toContainText("Counting");
+
+  holding = false;
+  for (const release of held.splice(0)) await release();
+  const history = await historyCount(page);
+  expect(history, "the search matches some history").toBeGreaterThan(0);
+  await page.getByTestId("filter-history").click();
+  await filterAnswered(page);
+  const live = Number(await count.getAttribute("data-count"));
+  await expect(count).toHaveAttribute("data-total", String(live + history));
+  await expect(count).toContainText(
+    `${live.toLocaleString("en-US")} of ${(live + history).toLocaleString("en-US")} leases`,
+  );
+});
