@@ -16,6 +16,7 @@ import { SearchBox } from "./SearchBox";
 import { SelectionBar } from "./SelectionBar";
 import { useTableKeyboard } from "./use-table-keyboard";
 import { useVisibleRows } from "./use-visible-rows";
+import { VisibleCount } from "./VisibleCount";
 import "./leases.css";
 
 /** The lease table with its search, filter chips and selection bar, for the sidebar's scope. */
@@ -64,18 +65,7 @@ export function LeasesView() {
         )}
         <div className="toolbar-row">
           <SearchBox pending={visible.searchPending} />
-          <span
-            className="muted"
-            data-testid="visible-count"
-            data-count={visible.answered ? visible.matching : undefined}
-          >
-            {!visible.answered
-              ? ""
-              : visible.matching === 0
-                ? "No leases match"
-                : `${formatCount(visible.matching)} of ${formatCount(visible.scopedTotal)} leases`}
-            {scope.kind === "environment" ? " in this environment" : ""}
-          </span>
+          <VisibleCount visible={visible} inEnvironment={scope.kind === "environment"} />
           <span style={{ flex: 1 }} />
           <ColumnChooser />
           {selectedCount === 0 && visible.ids.length > 0 && (

@@ -45,8 +45,11 @@ export interface VisibleRows {
   /** The rows the table shows, filtered and sorted (history: the pages loaded so far). */
   rows: VisibleRowList;
   ids: string[];
-  /** How many leases match every filter, history not yet loaded included. */
-  matching: number;
+  /**
+   * How many leases match every filter, history not yet loaded included; null while History is pressed
+   * and main has not yet counted the history that matches.
+   */
+  matching: number | null;
   /** History while the History chip is pressed: the pages loaded, and how to ask for the next. */
   history: HistoryRows;
   /** False while main is still counting the history that matches the search or provider chips. */
@@ -59,8 +62,11 @@ export interface VisibleRows {
   providerCounts: Map<ProviderCode, number>;
   /** Positions in the environment scope, before search and chips (what the first screen's answers count). */
   scopeAll: Int32Array;
-  /** Leases in the scope that match the search, whatever the chips (history counted, not loaded). */
-  scopedTotal: number;
+  /**
+   * Leases in the scope that match the search, whatever the chips (history counted, not loaded); null
+   * while main has not yet counted the history that matches.
+   */
+  scopedTotal: number | null;
   /** True while a typed search has not been applied yet (the table shows the previous result meanwhile). */
   searchPending: boolean;
   /** True while the rows shown are not yet the answer to the current scope, search, chips and sort. */
@@ -105,6 +111,9 @@ export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
   const historyCounts = useHistoryCounts(table?.view, historyFilter);
   const historyShown = headlines.has(HISTORY);
   const history = useHistoryRows(table?.view, historyFilter, historyShown);
+  // What is known of the history that matches: the first page's counts once History is read, else the
+  // count main was asked for; null until either has come, and no total is stated meanwhile.
+  const historyKnown = history.counts ?? (historyCounts.known ? historyCounts : null);
 
   const scopeAll = useMemo(
     () => (table ? scopePositions(table.view, null, environment, "", order) : NO_POSITIONS),
@@ -114,9 +123,10 @@ export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
   // The view carries no history row: History's count is the history's own (the view's, or main's).
   const headlineCount = useMemo(() => {
     const counts = new Map<Headline, number>(result?.headlineCounts);
-    if (historyCounts.total > 0) counts.set(HISTORY, historyCounts.total);
+    const historyTotal = historyKnown?.total ?? 0;
+    if (historyTotal > 0) counts.set(HISTORY, historyTotal);
     return counts;
-  }, [result, historyCounts.total]);
+  }, [result, historyKnown?.total]);
   const historyByProvider = history.counts?.byProvider;
   const providerCount = useMemo(() => {
     const counts = new Map<ProviderCode, number>(result?.providerCounts);
@@ -136,18 +146,18 @@ export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
     for (const row of history.rows) ids.push(row.leaseId);
     return ids;
   }, [result, history.rows]);
-  const historyMatching = historyShown ? (history.total ?? historyCounts.total) : 0;
+  const historyMatching = historyShown ? (historyKnown?.total ?? null) : 0;
 
   return {
     rows,
     ids,
-    matching: shown.length + historyMatching,
+    matching: historyMatching === null ? null : shown.length + historyMatching,
     history,
-    historyCounted: historyCounts.known,
+    historyCounted: historyKnown !== null,
     headlineCounts: headlineCount,
     providerCounts: providerCount,
     scopeAll,
-    scopedTotal: (result?.scoped ?? 0) + historyCounts.beforeProviders,
+    scopedTotal: historyKnown === null ? null : (result?.scoped ?? 0) + historyKnown.beforeProviders,
     searchPending: pending && (result === null || appliedSearch !== search),
     pending,
     answered: result !== null,
