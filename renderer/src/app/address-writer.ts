@@ -47,6 +47,11 @@ export class AddressWriter {
     else this.history.replaceState(null, "", url);
   }
 
+  /** The address of the search waiting to be written, or null. */
+  get waiting(): string | null {
+    return this.#waiting;
+  }
+
   /** Writes the search waiting to be written, if any. */
   flush(): void {
     this.#cancelTimer();

@@ -3,6 +3,7 @@ import { environmentKey } from "../features/leases/row-model";
 import { useUi } from "../state/ui-store";
 import { decodeUrlState, encodeUrlState, type UrlState } from "../state/url-state";
 import { useInventory } from "../state/use-inventory";
+import { keepForReload, takeKeptForReload } from "./address-kept-for-reload";
 import { type AddressChange, AddressWriter } from "./address-writer";
 
 const DEFAULTS: UrlState = {
@@ -29,8 +30,13 @@ export function applyUrlState(from: string): void {
   useUi.setState({ ...decoded, ...selection, cursorId: decoded.drawerLeaseId ?? current.cursorId });
 }
 
-/** Called once before the first render, so a reload opens straight into the view the address names. */
+/**
+ * Called once before the first render, so a reload opens straight into the view the address names, or
+ * the search the page before it had still to write there.
+ */
 export function restoreUrlState(): void {
+  const kept = takeKeptForReload(window.sessionStorage, window.location.href);
+  if (kept !== null) window.history.replaceState(null, "", kept);
   applyUrlState(fragment());
 }
 
@@ -54,7 +60,7 @@ function sameScope(a: UrlState["scope"], b: UrlState["scope"]): boolean {
 /**
  * Keeps the address in step with the store. A change of view or environment is a history entry (Back
  * returns to it); filters, search and the open lease replace the current entry, the search once typing
- * pauses (a reload sooner than that opens on the search as it stood before the last keystrokes).
+ * pauses (a search still waiting when the page goes is kept for a reload of it).
  * Entries are built from the store alone, so the launch token, read and stripped before the first
  * render, never enters one.
  */
@@ -78,13 +84,19 @@ export function useUrlState(): void {
       written = now;
       applyUrlState(now);
     };
+    const onLeave = () => {
+      const waiting = writer.waiting;
+      if (waiting !== null) keepForReload(window.sessionStorage, window.location.href, waiting);
+    };
     window.addEventListener("popstate", onNavigate);
     window.addEventListener("hashchange", onNavigate);
+    window.addEventListener("pagehide", onLeave);
     return () => {
       stopStore();
       writer.flush();
       window.removeEventListener("popstate", onNavigate);
       window.removeEventListener("hashchange", onNavigate);
+      window.removeEventListener("pagehide", onLeave);
     };
   }, []);
 
