@@ -143,3 +143,26 @@ base("while the history a search matches is being counted, no total leaves it ou
     `${live.toLocaleString("en-US")} of ${(live + history).toLocaleString("en-US")} leases`,
   );
 });
+
+base(
+  "with only some history loaded, selecting all names the rows it selects, not every match",
+  async ({ page }) => {
+    await openConsole(page, world());
+    const total = await historyCount(page);
+    await page.getByTestId("filter-history").click();
+    await expect(page.getByTestId("history-status")).toHaveAttribute("data-loaded", String(PAGE_ROWS));
+    await expect(page.getByTestId("visible-count")).toHaveAttribute("data-count", String(total));
+    const selectAll = page.getByTestId("select-all-matching");
+    await expect(selectAll).toHaveText(`Select all ${PAGE_ROWS} loaded`);
+    await selectAll.click();
+    await expect(page.getByTestId("selection-count")).toHaveAttribute("data-count", String(PAGE_ROWS));
+
+    // Without History, every row that matches is in the view: "matching" is the whole count.
+    await page.getByTestId("clear-selection").click();
+    await page.getByTestId("filter-history").click();
+    const live = await matchingCount(page);
+    await expect(page.getByTestId("select-all-matching")).toHaveText(
+      `Select all ${live.toLocaleString("en-US")} matching`,
+    );
+  },
+);
