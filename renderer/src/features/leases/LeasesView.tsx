@@ -2,7 +2,6 @@ import { useCallback, useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { errorMessage } from "../../lib/errors";
-import { formatCount } from "../../lib/format";
 import type { InventoryRows } from "../../state/inventory-rows";
 import { useUi } from "../../state/ui-store";
 import { useInventory, useRefreshInventory } from "../../state/use-inventory";
@@ -13,6 +12,7 @@ import { HISTORY } from "./filter-rows";
 import { HistoryStatus } from "./HistoryStatus";
 import { LeaseTable } from "./LeaseTable";
 import { SearchBox } from "./SearchBox";
+import { SelectAllButton } from "./SelectAllButton";
 import { SelectionBar } from "./SelectionBar";
 import { useTableKeyboard } from "./use-table-keyboard";
 import { useVisibleRows } from "./use-visible-rows";
@@ -69,14 +69,7 @@ export function LeasesView() {
           <span style={{ flex: 1 }} />
           <ColumnChooser />
           {selectedCount === 0 && visible.ids.length > 0 && (
-            <button
-              type="button"
-              className="btn btn-small"
-              data-testid="select-all-matching"
-              onClick={() => selectAll(visible.ids)}
-            >
-              Select all {formatCount(visible.ids.length)} matching
-            </button>
+            <SelectAllButton ids={visible.ids} matching={visible.matching} onSelect={selectAll} />
           )}
         </div>
         <FilterChips
@@ -86,7 +79,7 @@ export function LeasesView() {
         />
         {historyShown && <HistoryStatus history={visible.history} loaded={visible.history.rows.length} />}
       </div>
-      {selectedCount > 0 && <SelectionBar ids={visible.ids} findRow={findRow} />}
+      {selectedCount > 0 && <SelectionBar ids={visible.ids} matching={visible.matching} findRow={findRow} />}
       {recorded === 0 ? (
         <EmptyState
           title="No leases recorded yet"

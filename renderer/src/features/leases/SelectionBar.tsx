@@ -4,6 +4,7 @@ import { formatCount, plural } from "../../lib/format";
 import { visibleSelectionCount } from "../../state/selection";
 import { useUi } from "../../state/ui-store";
 import type { LeaseRowView } from "./row-model";
+import { SelectAllButton } from "./SelectAllButton";
 
 /** The pending action for the current selection: main plans exactly these lease ids. */
 export function selectionAction(
@@ -24,9 +25,12 @@ export function selectionAction(
 /** Shown when anything is selected: the count, "select all N matching", and the bulk actions. */
 export function SelectionBar({
   ids,
+  matching,
   findRow,
 }: {
   ids: readonly string[];
+  /** Every lease that matches, loaded or not (see `SelectAllButton`). */
+  matching: number | null;
   findRow: (leaseId: string) => LeaseRowView | undefined;
 }) {
   const { selected, selectAll, clearSelection, startAction } = useUi(
@@ -45,16 +49,7 @@ export function SelectionBar({
         {plural(selected.size, "lease")} selected
       </strong>
       {hidden > 0 && <span className="muted">({formatCount(hidden)} outside the current filter)</span>}
-      {inView < ids.length && (
-        <button
-          type="button"
-          className="btn btn-small"
-          data-testid="select-all-matching"
-          onClick={() => selectAll(ids)}
-        >
-          Select all {formatCount(ids.length)} matching
-        </button>
-      )}
+      {inView < ids.length && <SelectAllButton ids={ids} matching={matching} onSelect={selectAll} />}
       <button
         type="button"
         className="btn btn-small btn-ghost"
