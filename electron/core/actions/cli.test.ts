@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Job, Plan } from "../../../shared/domain/actions.js";
 import { runCliCaptured } from "../cli/testing/run-captured.js";
-import { buildWorld, type World } from "./testing/world.js";
+import { buildWorld, KEY_B, type World } from "./testing/world.js";
 
 // `leasekeeper plan | apply | jobs | resume | audit`, run in-process against the simulator.
 
@@ -149,5 +149,36 @@ describe("leasekeeper plan and apply", () => {
     ]);
     expect(notInterrupted.code).toBe(1);
     expect(notInterrupted.stderr).toContain("Only an interrupted job can be resumed.");
+  });
+});
+
+describe("leasekeeper plan --untracked", () => {
+  it("refuses a credential the config does not name, and says when the named one could not be listed", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-named" }],
+      environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
+      leases: [{ id: "lease-named", environmentId: "env-1", sandboxId: "sb-named" }],
+      // The second account's key is refused: its listing, and so its untracked sandboxes, are unknown.
+      faults: [{ method: "GET", path: "^/v1/sandboxes$", apiKey: KEY_B, status: 401 }],
+    });
+    const unknown = await cli(["plan", "--action", "destroy", "--untracked", "charlie"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('No credential is named "charlie"');
+
+    const unlisted = await cli(["plan", "--action", "destroy", "--untracked", "bravo"]);
+    expect(unlisted.code).toBe(1);
+    expect(unlisted.stdout).toMatch(
+      /CreateOS could not be listed with bravo at http:\/\/127\.0\.0\.1:\d+ \(unauthorized, HTTP 401\)/,
+    );
+    const unlistedJson = JSON.parse(
+      (await cli(["plan", "--action", "destroy", "--untracked", "bravo", "--json"])).stdout,
+    ) as { notListed: { credential: string; reason: string }[] };
+    expect(unlistedJson.notListed).toEqual([
+      expect.objectContaining({ credential: "bravo", reason: "unauthorized" }),
+    ]);
+
+    const listed = await cli(["plan", "--action", "destroy", "--untracked", "alpha", "--json"]);
+    expect(listed.code).toBe(0);
+    expect((JSON.parse(listed.stdout) as { notListed: unknown[] }).notListed).toEqual([]);
   });
 });

@@ -21,6 +21,8 @@ export const command: CliCommand = {
   --json                print the plan as JSON
 
 Prints the plan and its id; run it with "leasekeeper apply --plan ID" before it expires (15 minutes).
+With --untracked, an account CreateOS could not list is named, and the exit code is 1: its untracked
+sandboxes are unknown, not none.
 Each item that needs its sandbox id typed back is proven first, as the plan dialog does: its workspace
 marker is read (never resuming a paused sandbox) and the answer is printed beside it.`,
 
@@ -47,17 +49,56 @@ marker is read (never resuming a paused sandbox) and the answer is printed besid
     try {
       if (core.engine === null)
         throw new CoreError("call", "unavailable", "Guarded actions are not available in this build.");
+      if (selection.kind === "untracked") knownCredential(selection.credential, core.config().credentials);
       const plan = await core.engine.plan({ action: values.action as ActionKind, selection });
       const preview = await withForcedProofs(plan, core.markers);
+      // An account whose listing failed has untracked sandboxes nobody can see: a plan of none of them
+      // is not "nothing to do", and says so.
+      const notListed =
+        selection.kind === "untracked"
+          ? (core.inventory.summary?.origins ?? [])
+              .filter((origin) => origin.credential === selection.credential && !origin.ok)
+              .map(({ origin, credential, reason, httpStatus }) => ({
+                origin,
+                credential,
+                reason,
+                httpStatus,
+              }))
+          : [];
       io.stdout.write(
-        values.json ? `${JSON.stringify(preview, null, 2)}\n` : formatPlan(preview, values.config),
+        values.json
+          ? `${JSON.stringify(selection.kind === "untracked" ? { ...preview, notListed } : preview, null, 2)}\n`
+          : `${formatPlan(preview, values.config)}${notListed.map(notListedLine).join("")}`,
       );
-      return EXIT.ok;
+      return notListed.length > 0 ? EXIT.failed : EXIT.ok;
     } finally {
       await core.close();
     }
   },
 };
+
+/** `--untracked` names a configured credential; any other name would plan nothing, silently. */
+function knownCredential(name: string, credentials: readonly { name: string }[]): void {
+  if (credentials.some((credential) => credential.name === name)) return;
+  const names = credentials.map((credential) => `"${credential.name}"`).join(", ");
+  throw new CoreError(
+    "usage",
+    "bad-arguments",
+    `No credential is named "${name}"; ${names === "" ? "the config names none" : `the config names ${names}`}.`,
+  );
+}
+
+function notListedLine(origin: {
+  origin: string;
+  credential: string;
+  reason: string | null;
+  httpStatus: number | null;
+}): string {
+  const why = [origin.reason, origin.httpStatus === null ? null : `HTTP ${origin.httpStatus}`]
+    .filter((part) => part !== null)
+    .join(", ");
+  return `CreateOS could not be listed with ${origin.credential} at ${origin.origin}${why === "" ? "" : ` (${why})`}: its untracked sandboxes there are unknown, and none of them is in this plan.\n`;
+}
 
 function selectionOf(values: {
   lease?: string[];
