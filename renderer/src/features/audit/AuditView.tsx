@@ -13,6 +13,7 @@ import { useInventory } from "../../state/use-inventory";
 import {
   type AuditStory,
   auditStories,
+  endingsShownUnder,
   type PlanScope,
   type PlanState,
   type PlanStory,
@@ -72,7 +73,10 @@ export function AuditView() {
     return [...seen.entries()].sort((a, b) => a[1].localeCompare(b[1]));
   }, [inventory.data]);
   const names = useMemo(() => new Map(environments), [environments]);
-  const stories = useMemo(() => auditStories(audit.data?.entries ?? [], Date.now()), [audit.data]);
+  const stories = useMemo(
+    () => auditStories(audit.data?.entries ?? [], Date.now(), { endingsShown: endingsShownUnder(query) }),
+    [audit.data, query],
+  );
   const table = inventory.data?.table;
   const environmentName = (id: string) => names.get(id) ?? id;
   const where = (entry: AuditEntry, scope: PlanScope | null) =>
@@ -236,6 +240,7 @@ const PLAN_STATE_LABELS: Record<PlanState, string> = {
   cancelled: "cancelled",
   expired: "expired, never run",
   open: "not run yet",
+  "not-shown": "planned (its ending is not shown under this filter)",
 };
 
 /** How a plan ended, as the row's `data-end` says it. */
@@ -244,6 +249,7 @@ const PLAN_ENDS: Record<PlanState, string> = {
   cancelled: "cancelled",
   expired: "expired",
   open: "open",
+  "not-shown": "not shown",
 };
 
 /** What became of a quarantine, after its latest step. */
@@ -415,7 +421,9 @@ function FoldedPlan(props: {
               ? "ran: the due destroy"
               : plan.state === "cancelled"
                 ? "cancelled"
-                : "the guard's check, not run"}
+                : plan.state === "not-shown"
+                  ? PLAN_STATE_LABELS["not-shown"]
+                  : "the guard's check, not run"}
           </span>
         </td>
         <td>

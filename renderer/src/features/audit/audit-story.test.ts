@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../../../shared/domain/actions";
-import { auditStories, newestFirst, planCancellations, planScope, planStates } from "./audit-story";
+import {
+  auditStories,
+  endingsShownUnder,
+  newestFirst,
+  planCancellations,
+  planScope,
+  planStates,
+} from "./audit-story";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 
@@ -222,5 +229,48 @@ describe("the log as stories", () => {
       evidence: { selection, counts: { do: 1, skip: 0 }, environments: [{ id: "E-1", name: "staging" }] },
     });
     expect(planScope(cancelled, [cancelled], (id) => id).environments).toEqual(["staging"]);
+  });
+});
+
+describe("a plan whose ending a filter left out", () => {
+  const selection = { kind: "leases", leaseIds: ["L-1"] };
+  // What main answers with Outcome "planned": the plan rows alone, none of their items or cancellations.
+  const plannedOnly = [
+    plan("P-ran", 1, selection, "2026-03-01T11:05:00Z"),
+    plan("P-cancelled", 3, selection, "2026-03-01T12:05:00Z"),
+  ];
+
+  it("claims no ending for a plan row shown without the rows that would say how it ended", () => {
+    const stories = auditStories(plannedOnly, NOW, { endingsShown: false });
+    expect(stories.map((story) => story.kind === "plan" && [story.key, story.state])).toEqual([
+      ["P-cancelled", "not-shown"],
+      ["P-ran", "not-shown"],
+    ]);
+  });
+
+  it("still says what the rows shown do prove", () => {
+    expect(auditStories([cancellation("P", 2)], NOW, { endingsShown: false })).toMatchObject([
+      { key: "P", state: "cancelled" },
+    ]);
+    const ran = [plan("P", 1, selection, "2026-03-01T11:05:00Z"), item("P", 2)];
+    expect(planStates(ran, NOW, { endingsShown: false }).get("P")).toBe("executed");
+  });
+
+  it("reads the ending from the rows when only the action, environment or period is filtered", () => {
+    expect(endingsShownUnder({ limit: 1000 })).toBe(true);
+    expect(endingsShownUnder({ limit: 1000, outcome: "cancelled" })).toBe(false);
+    expect(
+      endingsShownUnder({
+        limit: 1000,
+        action: "destroy",
+        environmentId: "E-1",
+        since: "2026-03-01T00:00:00Z",
+      }),
+    ).toBe(true);
+    expect(endingsShownUnder({ limit: 1000, outcome: "planned" })).toBe(false);
+    expect(auditStories(plannedOnly, NOW).map((story) => story.kind === "plan" && story.state)).toEqual([
+      "open",
+      "expired",
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { AuditEntry } from "../../../../shared/domain/actions";
+import type { AuditEntry, AuditQuery } from "../../../../shared/domain/actions";
 import { plural } from "../../lib/format";
 
 /**
@@ -14,9 +14,29 @@ export function newestFirst(entries: readonly AuditEntry[]): AuditEntry[] {
 
 /**
  * What became of a plan: run (it has items), cancelled (the operator closed it without running it),
- * expired (past its expiry with no job and never cancelled), or still open.
+ * expired (past its expiry with no job and never cancelled), or still open. "not-shown" when the rows
+ * shown cannot hold its ending: a filter left out the items and the cancellation that would say it.
  */
-export type PlanState = "executed" | "cancelled" | "expired" | "open";
+export type PlanState = "executed" | "cancelled" | "expired" | "open" | "not-shown";
+
+/** Whether the rows shown can hold each plan's ending, so its absence may be read as "never run". */
+export interface Endings {
+  endingsShown: boolean;
+}
+
+const EVERY_ENDING_SHOWN: Endings = { endingsShown: true };
+
+/**
+ * Whether a query returns the rows that tell how a plan ended along with the plan. An outcome keeps
+ * only the rows of that outcome: "planned" gives the plan rows without their items or cancellations.
+ * The others keep them: a plan, its items and its cancellation share the action; the cancellation
+ * carries the plan's environment, and the plan names an environment only when its items are in it;
+ * items and cancellation come after the plan, so a period or the limit (which keeps the newest) that
+ * keeps the plan keeps them too.
+ */
+export function endingsShownUnder(query: AuditQuery): boolean {
+  return query.outcome === undefined;
+}
 
 /** The row that says a plan was cancelled: who closed it and when. */
 export function isCancellation(entry: AuditEntry): boolean {
@@ -35,7 +55,11 @@ export function planCancellations(
   return cancellations;
 }
 
-export function planStates(entries: readonly AuditEntry[], nowMs: number): Map<string, PlanState> {
+export function planStates(
+  entries: readonly AuditEntry[],
+  nowMs: number,
+  { endingsShown }: Endings = EVERY_ENDING_SHOWN,
+): Map<string, PlanState> {
   const executed = new Set<string>();
   for (const entry of entries) if (entry.kind === "item") executed.add(entry.planId);
   const cancelled = planCancellations(entries);
@@ -44,6 +68,8 @@ export function planStates(entries: readonly AuditEntry[], nowMs: number): Map<s
     if (entry.kind !== "plan") continue;
     if (executed.has(entry.planId)) states.set(entry.planId, "executed");
     else if (cancelled.has(entry.planId)) states.set(entry.planId, "cancelled");
+    // Expired and open are read from what is missing, which a filter may have left out.
+    else if (!endingsShown) states.set(entry.planId, "not-shown");
     else {
       const expiresAt = Date.parse(String(entry.evidence?.expiresAt ?? ""));
       states.set(entry.planId, Number.isFinite(expiresAt) && expiresAt <= nowMs ? "expired" : "open");
@@ -102,8 +128,12 @@ function quarantinePlans(entry: AuditEntry): string[] {
  * cancelled, expired, or still open); a quarantine's entries are one story, and the plans it made fold
  * under it; anything else (a repair, an item whose plan a filter left out) stands alone.
  */
-export function auditStories(entries: readonly AuditEntry[], nowMs: number): AuditStory[] {
-  const states = planStates(entries, nowMs);
+export function auditStories(
+  entries: readonly AuditEntry[],
+  nowMs: number,
+  endings: Endings = EVERY_ENDING_SHOWN,
+): AuditStory[] {
+  const states = planStates(entries, nowMs, endings);
   const cancellations = planCancellations(entries);
   const quarantines = new Map<string, AuditEntry[]>();
   const ownerOf = new Map<string, string>();
