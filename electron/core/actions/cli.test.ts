@@ -1,6 +1,9 @@
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Job, Plan } from "../../../shared/domain/actions.js";
+import type { AuditRecord, Job, Plan } from "../../../shared/domain/actions.js";
 import { runCliCaptured } from "../cli/testing/run-captured.js";
+import { openDatabase } from "../store/database.js";
+import { AuditLog } from "./audit/audit-log.js";
 import { buildWorld, KEY_B, type World } from "./testing/world.js";
 
 // `leasekeeper plan | apply | jobs | resume | audit`, run in-process against the simulator.
@@ -180,5 +183,64 @@ describe("leasekeeper plan --untracked", () => {
     const listed = await cli(["plan", "--action", "destroy", "--untracked", "alpha", "--json"]);
     expect(listed.code).toBe(0);
     expect((JSON.parse(listed.stdout) as { notListed: unknown[] }).notListed).toEqual([]);
+  });
+});
+
+describe("leasekeeper audit", () => {
+  it("says when the listing holds only the newest 10,000 entries of more that match", async () => {
+    world = await buildWorld({
+      sandboxes: [],
+      environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
+      leases: [],
+    });
+    const entry = (n: number): AuditRecord => ({
+      at: new Date(Date.UTC(2026, 10, 1) + n * 1_000).toISOString(),
+      kind: "item",
+      operator: "operator",
+      host: "host",
+      action: "destroy",
+      planId: `plan-${n}`,
+      jobId: `job-${n}`,
+      itemId: `item-${n}`,
+      leaseId: `lease-${n}`,
+      sandboxId: `sb-${n}`,
+      origin: "http://127.0.0.1:9",
+      credential: "alpha",
+      environmentId: "env-1",
+      environmentName: "Agents",
+      companyId: "company-1",
+      effect: "destroy-sandbox",
+      verdict: null,
+      evidence: null,
+      confirmation: "click",
+      override: false,
+      outcome: "confirmed",
+      reason: null,
+      httpStatus: 200,
+      durationMs: 10,
+      message: null,
+    });
+    const db = openDatabase(path.join(world.dir, "data"));
+    try {
+      const log = new AuditLog(db);
+      db.transaction(() => {
+        for (let n = 0; n < 10_001; n++) log.append([entry(n)]);
+      })();
+    } finally {
+      db.close();
+    }
+    const cut = await cli(["audit"]);
+    expect(cut.code).toBe(0);
+    const lines = cut.stdout.trimEnd().split("\n");
+    expect(lines.filter((line) => line.includes(" destroy sb-"))).toHaveLength(10_000);
+    expect(lines[0]).toContain("sb-1 ");
+    expect(lines.at(-1)).toBe(
+      "These are the newest 10,000 matching entries, the most a listing shows; older ones may match too: narrow --since and --until, or export them all with --json or --csv.",
+    );
+
+    // Narrowed to fewer than that, the listing is whole and says nothing more.
+    const narrowed = await cli(["audit", "--since", entry(9_000).at]);
+    expect(narrowed.stdout).not.toContain("the most a listing shows");
+    expect(narrowed.stdout.trimEnd().split("\n")).toHaveLength(1_001);
   });
 });

@@ -4,6 +4,9 @@ import { CoreError } from "../../errors/core-error.js";
 import { type CliCommand, EXIT } from "../command.js";
 import { openCliEngine } from "../core.js";
 
+/** The most entries the readable listing holds (the audit query's own ceiling); an export holds every one. */
+const LISTING_LIMIT = 10_000;
+
 export const command: CliCommand = {
   name: "audit",
   summary: "Show or export the audit log of every plan and every action item.",
@@ -57,7 +60,7 @@ export const command: CliCommand = {
         io.stdout.write(await engine.exportAudit(values.csv ? "csv" : "json", query));
         return EXIT.ok;
       }
-      const entries = await engine.queryAudit({ ...query, limit: 10_000 });
+      const entries = await engine.queryAudit({ ...query, limit: LISTING_LIMIT });
       if (entries.length === 0) io.stdout.write("No audit entries match.\n");
       for (const entry of entries) {
         const target =
@@ -69,6 +72,12 @@ export const command: CliCommand = {
         const override = entry.override ? " override" : "";
         io.stdout.write(
           `${entry.at}  ${entry.operator}@${entry.host}  ${entry.action} ${target}  ${entry.outcome}${status}${why}${override}  ${entry.message ?? ""}\n`,
+        );
+      }
+      // The listing keeps the newest entries: cut at its limit, it is not the whole of what matches.
+      if (entries.length === LISTING_LIMIT) {
+        io.stdout.write(
+          `These are the newest ${LISTING_LIMIT.toLocaleString("en-US")} matching entries, the most a listing shows; older ones may match too: narrow --since and --until, or export them all with --json or --csv.\n`,
         );
       }
       return EXIT.ok;
