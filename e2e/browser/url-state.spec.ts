@@ -121,3 +121,27 @@ test('"?" lists the shortcuts, and the palette can open the same list', async ({
 function literally(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+test("the title counts the leases needing attention in the environment it names, as the view's own line does", async ({
+  page,
+  world,
+}) => {
+  await openConsole(page, world);
+  const attention = page.getByTestId("needs-attention");
+  await expect(attention).toHaveAttribute("data-count", /^\d+$/);
+  const everywhere = Number(await attention.getAttribute("data-count"));
+
+  const stale = plantedLease(world, "metadata-missing");
+  const environment = environmentOf(world, stale);
+  await page
+    .locator(`[data-testid="sidebar-environment"][data-environment-id="${environment.id}"]`)
+    .first()
+    .click();
+  await expect(page.getByTestId("view-title")).toHaveText(environment.name);
+  await expect(attention).not.toHaveAttribute("data-count", String(everywhere));
+  const here = Number(await attention.getAttribute("data-count"));
+  expect(here).toBeGreaterThan(0);
+  await expect(page).toHaveTitle(
+    `Leases in ${environment.name} · ${here.toLocaleString("en-US")} need attention — Leasekeeper`,
+  );
+});

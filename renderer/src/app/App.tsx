@@ -43,8 +43,9 @@ function usePageTitle(): void {
   const view = useUi((state) => state.view);
   const scope = useUi((state) => state.scope);
   const inventory = useInventory();
-  const attention = inventory.data ? attentionCount(inventory.data.view) : null;
-  const name = view === "leases" && scope.kind === "environment" ? viewTitle(view, scope) : null;
+  const scoped = view === "leases" && scope.kind === "environment" ? scope : null;
+  const attention = inventory.data ? attentionCount(inventory.data.view, scoped?.key ?? null) : null;
+  const name = scoped ? viewTitle(view, scoped) : null;
   const title = pageTitle(name ? `Leases in ${name}` : TITLES[view], attention);
   useEffect(() => {
     document.title = title;
