@@ -73,7 +73,10 @@ export interface ActionEngine {
   /** A plan as it was made (expired or not); null when there is none with this id. */
   getPlan(planId: string): Promise<Plan | null>;
   getJob(jobId: string): Promise<Job | null>;
-  /** The latest jobs, newest first: in a shared store, every machine's. */
+  /**
+   * The latest jobs, newest first, then every interrupted job older than those: in a shared store,
+   * every machine's.
+   */
   listJobs(options?: { limit?: number }): Promise<Job[]>;
   /** Stops the job before its next item; items already sent are seen through. */
   cancel(jobId: string): Promise<Job>;
@@ -259,7 +262,18 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
 
     async listJobs(query = {}) {
       await jobs.sweepInterrupted();
-      return journal.recentJobs(query.limit ?? 100);
+      const recent = await journal.recentJobs(query.limit ?? 100);
+      // An interrupted job waits for someone to resume it: however many jobs came after it, it is
+      // listed, or no list would show that it is there (nor the janitor, which resumes from this list).
+      const listed = new Set(recent.map((job) => job.jobId));
+      const waiting: Job[] = [];
+      for (const row of await journal.jobRowsInState("interrupted")) {
+        if (listed.has(row.jobId)) continue;
+        const job = await journal.job(row.jobId);
+        if (job !== null) waiting.push(job);
+      }
+      waiting.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+      return [...recent, ...waiting];
     },
 
     async cancel(jobId) {

@@ -366,6 +366,36 @@ describe("plans and jobs", () => {
     for (const { id } of fleet) expect((await world.requestsFor(id))["DELETE /v1/sandboxes/:id"]).toBe(1);
   });
 
+  it("lists every interrupted job beside the most recent ones, however many jobs came after it", async () => {
+    const fleet = sandboxes(3);
+    const later = sandboxes(1, "sb-later-");
+    world = await buildWorld({
+      sandboxes: [...fleet, ...later],
+      environments: [ENV],
+      leases: leasesFor([...fleet, ...later]),
+      transitionMs: 1_500,
+    });
+    const first = await world.engine();
+    const plan = await first.plan({ action: "destroy", selection: everyLease(fleet) });
+    const interrupted = await first.execute(withTypedCount(plan, { planId: plan.planId }));
+    await eventually(
+      async () => (await world!.stats()).byRoute["DELETE /v1/sandboxes/:id"]?.["200"] === 3,
+      "three deletes",
+    );
+    await first.close();
+
+    const second = await world.engine();
+    const laterPlan = await second.plan({ action: "destroy", selection: everyLease(later) });
+    const done = await second.waitForJob(
+      (await second.execute(withTypedCount(laterPlan, { planId: laterPlan.planId }))).jobId,
+    );
+    const listed = await second.listJobs({ limit: 1 });
+    expect(listed.map((job) => [job.jobId, job.state])).toEqual([
+      [done.jobId, done.state],
+      [interrupted.jobId, "interrupted"],
+    ]);
+  });
+
   it("reports progress per item: running, then its outcome, after the audit row is written", async () => {
     const fleet = sandboxes(3);
     world = await buildWorld({ sandboxes: fleet, environments: [ENV], leases: leasesFor(fleet) });
