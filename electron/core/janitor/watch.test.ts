@@ -395,4 +395,62 @@ describe("leasekeeper watch", () => {
     expect(passLine(dead.stdout).webhook).toMatchObject({ sent: false, status: null });
     expect(dead.stdout + dead.stderr).not.toContain("T0-secret");
   });
+
+  it("a pass whose scan fails says its counts are unknown, not zero, and tells the webhook why", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }],
+      environments: [ENV],
+      leases: [{ id: "lease-a", environmentId: "env-1", sandboxId: "sb-a" }],
+    });
+    const hook = await receiver();
+    writePolicy(world, {
+      rules: [{ name: "first", select: { environment: ["env-1"] }, action: "destroy" }],
+      webhook: { url: hook.url },
+    });
+    // A ledger that does not read as JSON: the source cannot be read, so no inventory is made.
+    writeFileSync(world.ledgerFile, "{ not json");
+
+    const json = await watch(world, "--act", "--json");
+    expect(json.code).toBe(1);
+    const pass = passLine(json.stdout);
+    expect(pass.error).toEqual(expect.any(String));
+    expect(pass.counts).toBeNull();
+    expect((await readLastPass(path.join(world.dir, "data")))!.counts).toBeNull();
+
+    const text = await watch(world, "--act");
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain("failed before selecting anything:");
+    expect(text.stdout).not.toMatch(/\b0 selected/);
+    expect(text.stdout).not.toMatch(/\b0 (done|failed|skipped|new)\b/);
+
+    // Each failed pass is told to the webhook, with the reason and without the URL's secret.
+    expect(hook.bodies).toHaveLength(2);
+    const body = JSON.stringify(hook.bodies[0]);
+    expect(body).toContain("failed before selecting anything");
+    expect(body).toContain(pass.error!.slice(0, 20));
+    expect(body).not.toContain("T0-secret");
+    expect(json.stdout + json.stderr + text.stdout + text.stderr).not.toContain("T0-secret");
+  });
+
+  it("a pass over a source with parts it could not read says so beside what it selected", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }],
+      environments: [ENV],
+      leases: [{ id: "lease-a", environmentId: "env-1", sandboxId: "sb-a" }],
+    });
+    // An entry the ledger cannot read: the lease it may be is not among the rows the plan selects from.
+    world.ledger.leases.push({ id: "lease-unreadable", status: 7 });
+    world.writeLedger();
+    writePolicy(world, { rules: [{ name: "first", select: { kind: "lease" }, action: "destroy" }] });
+
+    const json = await watch(world, "--act", "--json");
+    expect(json.code).toBe(0);
+    const pass = passLine(json.stdout) as PassReport & { gaps?: unknown[] };
+    expect(pass.counts).toMatchObject({ selected: 1, done: 1 });
+    expect(pass.gaps).toHaveLength(1);
+    expect(pass.gaps![0]).toMatchObject({ source: expect.any(String), message: expect.any(String) });
+
+    const text = await watch(world, "--act");
+    expect(text.stdout).toContain("selected among the rows read; 1 part of the sources could not be read");
+  });
 });
