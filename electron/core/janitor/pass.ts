@@ -1,6 +1,7 @@
 import type { ActionSelection, Job, PlanItem } from "../../../shared/domain/actions.js";
 import { typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
 import type {
+  PassGap,
   PassItem,
   PassPlan,
   PassReport,
@@ -38,7 +39,12 @@ export interface JanitorDeps {
     "plan" | "execute" | "cancelPlan" | "waitForJob" | "queryAudit" | "listJobs" | "resume"
   >;
   quarantine: Pick<QuarantineService, "quarantine" | "list" | "runDue"> | null;
-  inventory: { refresh(): Promise<unknown>; policyPlan(input: PolicyPlanInput): Promise<PassPlan> };
+  inventory: {
+    refresh(): Promise<unknown>;
+    policyPlan(input: PolicyPlanInput): Promise<PassPlan>;
+    /** The inventory held now: when it was scanned, and what of the sources that scan could not read. */
+    view(request: { refresh?: boolean }): Promise<{ generatedAt: string; gaps: PassGap[] }>;
+  };
   markers: Pick<MarkerService, "keptProofs" | "loaded">;
   dataDir: string;
   /** The core's redactor (it knows the webhook URL). */
@@ -96,7 +102,9 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
     results,
     quarantinesDue: {},
     resumedJobs: [],
-    counts: { selected: 0, wouldAct: 0, done: 0, failed: 0, skipped: 0, new: 0 },
+    // Unknown until it has planned: a pass that fails or stops before then selected nothing it can count.
+    counts: null,
+    gaps: null,
     webhook: null,
     error: null,
   };
@@ -115,6 +123,7 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
     await deps.inventory.refresh();
     const plan = await planPolicy(deps, options.policy, now());
     report.plan = plan;
+    report.gaps = await gapsOf(deps, plan);
     for (const rule of plan.rules) {
       if (rule.selected.length === 0) continue;
       await runRule(deps, options, rule, { checkpoint, push, now });
@@ -464,15 +473,26 @@ function isOperator(recorded: string, operator: string): boolean {
   return recorded === operator || recorded.startsWith(`${operator} `);
 }
 
+/**
+ * What the sources could not read in the scan the plan was made over: its rows are all the plan could
+ * select among. Null when the inventory held now is another scan's (one finished in between).
+ */
+async function gapsOf(deps: Pick<JanitorDeps, "inventory">, plan: PassPlan): Promise<PassGap[] | null> {
+  const held = await deps.inventory.view({});
+  if (held.generatedAt !== plan.inventoryGeneratedAt) return null;
+  return held.gaps.map(({ source, origin, message }) => ({ source, origin, message }));
+}
+
 function countResults(report: PassReport, previous: PassReport | null): PassReport["counts"] {
+  if (report.plan === null) return null;
   const count = (outcome: PassResult["outcome"]) =>
     report.results.filter((result) => result.outcome === outcome).length;
   const before = new Set(
     previous?.policyFile === report.policyFile && previous.plan !== null ? selectedKeys(previous.plan) : [],
   );
-  const now = report.plan === null ? [] : selectedKeys(report.plan);
+  const now = selectedKeys(report.plan);
   return {
-    selected: report.plan?.counts.selected ?? 0,
+    selected: report.plan.counts.selected,
     wouldAct: count("would-act"),
     done: count("done"),
     failed: count("failed") + count("unconfirmed"),
@@ -489,5 +509,6 @@ function passOutcome(report: PassReport): string {
   if (report.stopped !== null) return "stopped";
   if (report.error !== null) return "failed";
   if (report.mode === "dry-run") return "dry-run";
-  return report.counts.done + report.counts.failed > 0 ? "acted" : "nothing-to-do";
+  const acted = report.counts === null ? 0 : report.counts.done + report.counts.failed;
+  return acted > 0 ? "acted" : "nothing-to-do";
 }

@@ -1,10 +1,11 @@
 import type { PassReport } from "../../../shared/domain/janitor/index.js";
 
 /**
- * The policy's webhook: one Slack-compatible body (`{ text, blocks }`) for a pass that acted or found
- * something new, with its counts and the lease (or sandbox) ids. One try with a timeout and no retry: a
- * receiver that is down costs one line in the report, never the pass, and never a storm of retries. The
- * URL is a secret (a Slack URL carries its token): it is never written to the report or a log line, and
+ * The policy's webhook: one Slack-compatible body (`{ text, blocks }`) for a pass that acted, found
+ * something new or failed, with its counts and the lease (or sandbox) ids, or the sentence why it failed:
+ * a watcher that fails every pass is the one its operators most need to hear of. One try with a timeout
+ * and no retry: a receiver that is down costs one line in the report, never the pass, and never a storm of
+ * retries. The URL is a secret (a Slack URL carries its token): it is never written to the report or a log line, and
  * the core's redactor knows it, so an error that echoes it is redacted too.
  */
 
@@ -18,16 +19,18 @@ export interface WebhookAnswer {
   error: string | null;
 }
 
-export function shouldNotify(report: Pick<PassReport, "counts" | "mode">): boolean {
-  return report.counts.done + report.counts.failed > 0 || report.counts.new > 0;
+export function shouldNotify(report: Pick<PassReport, "counts" | "mode" | "error">): boolean {
+  if (report.error !== null) return true;
+  const { counts } = report;
+  return counts !== null && (counts.done + counts.failed > 0 || counts.new > 0);
 }
 
-export function webhookBody(report: PassReport): { text: string; blocks: unknown[] } {
-  const { counts } = report;
-  const head =
-    report.mode === "act"
-      ? `Leasekeeper janitor (${report.operator}): ${counts.done} done, ${counts.failed} failed, ${counts.new} new`
-      : `Leasekeeper janitor (${report.operator}), dry run: ${counts.wouldAct} would be acted on, ${counts.new} new`;
+/** What is said passes the redactor again: the pass's error is a sentence from a source or CreateOS. */
+export function webhookBody(
+  report: PassReport,
+  redact: (text: string) => string,
+): { text: string; blocks: unknown[] } {
+  const head = redact(headline(report));
   const lines = report.results
     .filter((result) => result.outcome !== "skipped" && result.outcome !== "not-reached")
     .map((result) => `${result.action} ${idOf(result.target)} (${result.rule}): ${result.outcome}`);
@@ -45,6 +48,18 @@ export function webhookBody(report: PassReport): { text: string; blocks: unknown
   };
 }
 
+function headline(report: PassReport): string {
+  const who = `Leasekeeper janitor (${report.operator})${report.mode === "act" ? "" : ", dry run"}`;
+  const { counts } = report;
+  if (counts === null)
+    return `${who}: the pass failed before selecting anything: ${report.error ?? "no reason given"}`;
+  const said =
+    report.mode === "act"
+      ? `${counts.done} done, ${counts.failed} failed, ${counts.new} new`
+      : `${counts.wouldAct} would be acted on, ${counts.new} new`;
+  return report.error === null ? `${who}: ${said}` : `${who}: ${said}; then the pass failed: ${report.error}`;
+}
+
 function idOf(target: PassReport["results"][number]["target"]): string {
   return target.kind === "lease" ? `lease ${target.leaseId}` : `sandbox ${target.sandboxId}`;
 }
@@ -59,7 +74,7 @@ export async function sendWebhook(
     const response = await send(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify(webhookBody(report)),
+      body: JSON.stringify(webhookBody(report, options.redact)),
       redirect: "error",
       signal: AbortSignal.timeout(options.timeoutMs ?? WEBHOOK_TIMEOUT_MS),
     });

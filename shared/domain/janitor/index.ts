@@ -46,11 +46,15 @@ export {
   ITEM_OUTCOMES,
   type ItemOutcome,
   PASS_MODES,
+  type PassGap,
+  PassGapSchema,
   type PassMode,
   type PassReport,
   PassReportSchema,
   type PassResult,
   PassResultSchema,
+  UNREAD_UNKNOWN,
+  unreadSentence,
 } from "./pass-report.js";
 export { type PassInput, planPass, selectionContext } from "./plan-pass.js";
 export {

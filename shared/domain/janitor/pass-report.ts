@@ -40,6 +40,14 @@ export const PassResultSchema = z.object({
 });
 export type PassResult = z.infer<typeof PassResultSchema>;
 
+/** One part of a source a scan could not read, as the inventory says it (no key, no response body). */
+export const PassGapSchema = z.object({
+  source: z.string(),
+  origin: z.string().nullable(),
+  message: z.string(),
+});
+export type PassGap = z.infer<typeof PassGapSchema>;
+
 export const PassReportSchema = z.object({
   policyFile: z.string(),
   operator: z.string(),
@@ -54,20 +62,41 @@ export const PassReportSchema = z.object({
   quarantinesDue: z.record(z.string(), z.number()),
   /** Interrupted jobs of earlier passes this pass resumed. */
   resumedJobs: z.array(z.string()),
-  counts: z.object({
-    selected: z.number(),
-    wouldAct: z.number(),
-    done: z.number(),
-    failed: z.number(),
-    skipped: z.number(),
-    /** Selected now and not in the previous pass's selection. */
-    new: z.number(),
-  }),
+  /**
+   * Null when the pass made no plan (its scan or its plan failed, or it stopped first): what it would
+   * have selected is unknown, not none.
+   */
+  counts: z
+    .object({
+      selected: z.number(),
+      wouldAct: z.number(),
+      done: z.number(),
+      failed: z.number(),
+      skipped: z.number(),
+      /** Selected now and not in the previous pass's selection. */
+      new: z.number(),
+    })
+    .nullable(),
+  /**
+   * The parts of the sources the scan it planned over could not read (an environment's lease list, a
+   * ledger entry): the plan selected among the rows read only. Null when it made no plan, or when the
+   * inventory held by then was not the one it planned over; absent in a report kept before it was said.
+   */
+  gaps: z.array(PassGapSchema).nullable().optional(),
   /** The webhook's answer (never its URL); null when none is configured or nothing was to be said. */
   webhook: z
     .object({ sent: z.boolean(), status: z.number().nullable(), error: z.string().nullable() })
     .nullable(),
-  /** A pass that could not plan at all (no inventory): the sentence why. */
+  /** Why the pass failed, one sentence passed through the redactor (with `counts` null: before it planned). */
   error: z.string().nullable(),
 });
 export type PassReport = z.infer<typeof PassReportSchema>;
+
+/** Said beside a pass's counts when its scan had gaps: the plan selected only among the rows read. */
+export function unreadSentence(gaps: number): string {
+  return `selected among the rows read; ${gaps} ${gaps === 1 ? "part" : "parts"} of the sources could not be read`;
+}
+
+/** Said beside a pass's counts when the gaps of the scan it planned over are not known. */
+export const UNREAD_UNKNOWN =
+  "whether the sources were read whole is not known: another scan finished meanwhile";

@@ -1,7 +1,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { durationMs, type PassReport, type PassResult } from "../../../../shared/domain/janitor/index.js";
+import {
+  durationMs,
+  type PassReport,
+  type PassResult,
+  UNREAD_UNKNOWN,
+  unreadSentence,
+} from "../../../../shared/domain/janitor/index.js";
 import { CoreError } from "../../errors/core-error.js";
 import { type HttpHost, METRICS_PATH, startHttpHost } from "../../http-host/host.js";
 import { METRICS_TOKEN_ENV, metricsTokenFrom } from "../../http-host/launch.js";
@@ -10,6 +16,8 @@ import { type CliCommand, EXIT } from "../command.js";
 import { openCliCore } from "../core.js";
 
 const DEFAULT_INTERVAL = "5m";
+/** The parts of the sources not read that a pass's text names; the rest are counted. */
+const GAPS_LISTED = 10;
 /** How often a sleeping watcher looks for the stop file. */
 const STOP_POLL_MS = 1_000;
 
@@ -144,7 +152,7 @@ interrupted, and the next start with --act resumes it. Exit code 1 when anything
           },
         );
         first = false;
-        failed ||= report.counts.failed > 0 || report.error !== null;
+        failed ||= (report.counts?.failed ?? 0) > 0 || report.error !== null;
         io.stdout.write(
           core.log.redact(
             values.json
@@ -204,15 +212,15 @@ async function sleep(ms: number, signal: AbortSignal, halted: () => boolean): Pr
 }
 
 export function formatPass(report: PassReport): string {
-  const { counts } = report;
   const mode = report.mode === "act" ? "acted" : "dry run";
-  const head =
-    `${report.finishedAt}  ${mode} as ${report.operator}: ${counts.selected} selected, ` +
-    (report.mode === "act"
-      ? `${counts.done} done, ${counts.failed} failed, `
-      : `${counts.wouldAct} would be acted on, `) +
-    `${counts.skipped} skipped, ${counts.new} new`;
-  const lines = [head];
+  const lines = [`${report.finishedAt}  ${mode} as ${report.operator}: ${passSummary(report)}`];
+  if (report.gaps !== null && report.gaps !== undefined && report.gaps.length > 0) {
+    lines.push(`  ${unreadSentence(report.gaps.length)}:`);
+    for (const gap of report.gaps.slice(0, GAPS_LISTED)) lines.push(`    ${gap.source}: ${gap.message}`);
+    if (report.gaps.length > GAPS_LISTED) lines.push(`    …and ${report.gaps.length - GAPS_LISTED} more`);
+  } else if (report.counts !== null && report.gaps === null) {
+    lines.push(`  ${UNREAD_UNKNOWN}`);
+  }
   const due = Object.entries(report.quarantinesDue);
   if (due.length > 0) lines.push(`  quarantines due: ${due.map(([state, n]) => `${n} ${state}`).join(", ")}`);
   if (report.resumedJobs.length > 0) lines.push(`  resumed jobs: ${report.resumedJobs.join(", ")}`);
@@ -220,13 +228,31 @@ export function formatPass(report: PassReport): string {
   const byReason = Object.entries(report.plan?.counts.bySkipReason ?? {});
   if (byReason.length > 0)
     lines.push(`  not selected: ${byReason.map(([reason, n]) => `${n} ${reason}`).join(", ")}`);
-  if (report.stopped !== null) lines.push(`  stopped (${report.stopped}) before the next request`);
-  if (report.error !== null) lines.push(`  the pass failed: ${report.error}`);
+  if (report.counts !== null) {
+    if (report.stopped !== null) lines.push(`  stopped (${report.stopped}) before the next request`);
+    if (report.error !== null) lines.push(`  the pass failed: ${report.error}`);
+  }
   if (report.webhook !== null)
     lines.push(
       `  webhook: ${report.webhook.sent ? `sent (${report.webhook.status})` : `not sent, ${report.webhook.error}`}`,
     );
   return `${lines.join("\n")}\n`;
+}
+
+/** The head line's counts, or, for a pass that never planned, that nothing was selected or counted. */
+function passSummary(report: PassReport): string {
+  const { counts } = report;
+  if (counts === null) {
+    if (report.stopped !== null) return `stopped (${report.stopped}) before selecting anything`;
+    return `failed before selecting anything: ${report.error ?? "no reason given"}`;
+  }
+  return (
+    `${counts.selected} selected, ` +
+    (report.mode === "act"
+      ? `${counts.done} done, ${counts.failed} failed, `
+      : `${counts.wouldAct} would be acted on, `) +
+    `${counts.skipped} skipped, ${counts.new} new`
+  );
 }
 
 function resultLine(result: PassResult): string {
