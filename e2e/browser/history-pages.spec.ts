@@ -166,3 +166,53 @@ base(
     );
   },
 );
+
+base("history that main fails to read is said to be unread, with a Retry that reads it", async ({ page }) => {
+  await openConsole(page, world());
+  await historyCount(page);
+  // Main's answer to a history call that failed, as the host sends it (HTTP 503, a Result that failed).
+  const message =
+    "The inventory worker needed more memory than its budget (1,024 MB of heap) and was stopped; it was started again with the stored inventory.";
+  let failing = true;
+  await page.route("**/api/inventory:history", (route) => {
+    if (!failing) return void route.continue();
+    return void route.fulfill({
+      status: 503,
+      contentType: "application/json",
+      body: JSON.stringify({ ok: false, error: { code: "unavailable", message } }),
+    });
+  });
+  const typed = (await page.locator(`${LEASE_ROW} .lt-environment`).first().textContent())?.trim() ?? "";
+  expect(typed).not.toBe("");
+  await page.getByTestId("search").fill(typed);
+  await filterAnswered(page);
+
+  // The count of the history the search matches failed: the chip and the total say it is unread.
+  const chip = page.getByTestId("filter-history");
+  await expect(chip).toHaveText("History (?)");
+  await expect(chip).toHaveAttribute("title", new RegExp(`could not be read: ${escaped(message)}`));
+  const count = page.getByTestId("visible-count");
+  await expect(count).toContainText("of … leases");
+  await expect(count).not.toHaveAttribute("data-total", /./);
+  await expect(count).toHaveAttribute("title", new RegExp(escaped(message)));
+
+  // Pressed, its first page fails too: the status says so, with a Retry, and the count claims no match.
+  await chip.click();
+  const status = page.getByTestId("history-status");
+  await expect(status).toContainText(`History could not be read: ${message}`);
+  await expect(count).not.toHaveAttribute("data-count", /./);
+  await expect(count).not.toContainText("No leases match");
+  await expect(count).not.toContainText("Counting");
+
+  failing = false;
+  await status.getByTestId("history-retry").click();
+  await expect(status).toHaveAttribute("data-total", /^[1-9]\d*$/);
+  const history = Number(await status.getAttribute("data-total"));
+  await expect(chip).toHaveText(`History (${history.toLocaleString("en-US")})`);
+  await expect(count).toHaveAttribute("data-total", /^[1-9]\d*$/);
+  await expect(status).not.toContainText("could not be read");
+});
+
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -39,6 +39,18 @@ export interface HistoryCounts {
   known: boolean;
 }
 
+/**
+ * Whether main's answer about history failed (after the query's own retry): then nothing of it is
+ * known, and it is said to be unread rather than still coming.
+ */
+export interface HistoryRead {
+  isError: boolean;
+  /** What failed, for `errorMessage`; null unless `isError`. */
+  error: unknown;
+  /** Asks main again. */
+  retry(): void;
+}
+
 function requestOf(
   filter: HistoryFilter,
   generation: number | undefined,
@@ -92,7 +104,10 @@ function countsOf(page: HistoryPage): HistoryCounts {
  * The History chip's counts. With no search and no provider chip they are the view's own; otherwise
  * main counts the history that matches (a page of no rows), for the inventory the view shows.
  */
-export function useHistoryCounts(view: InventoryView | undefined, filter: HistoryFilter): HistoryCounts {
+export function useHistoryCounts(
+  view: InventoryView | undefined,
+  filter: HistoryFilter,
+): HistoryCounts & HistoryRead {
   const asked = filter.search.trim() !== "" || filter.providers.size > 0;
   // Main is asked once typing pauses, not once a keystroke: each answer is a request and a render inside
   // the next keystroke. A count already asked for (typed back to) is shown at once from the cache.
@@ -103,16 +118,21 @@ export function useHistoryCounts(view: InventoryView | undefined, filter: Histor
     enabled: view !== undefined && asked && settled,
   });
   useStaleInventory(counted.data);
+  const { refetch } = counted;
+  const failed = view !== undefined && asked && counted.isError;
+  const error = failed ? counted.error : null;
   return useMemo(() => {
-    if (view === undefined) return { total: 0, beforeProviders: 0, byProvider: new Map(), known: false };
+    const read: HistoryRead = { isError: failed, error, retry: () => void refetch() };
+    if (view === undefined)
+      return { total: 0, beforeProviders: 0, byProvider: new Map(), known: false, ...read };
     if (!asked) {
       const total = viewHistoryCount(view, filter.scope);
       // Without a provider chip the history's own providers are only counted when History is shown.
-      return { total, beforeProviders: total, byProvider: new Map(), known: true };
+      return { total, beforeProviders: total, byProvider: new Map(), known: true, ...read };
     }
-    if (counted.data) return countsOf(counted.data);
-    return { total: 0, beforeProviders: 0, byProvider: new Map(), known: false };
-  }, [view, asked, filter.scope, counted.data]);
+    if (counted.data) return { ...countsOf(counted.data), ...read };
+    return { total: 0, beforeProviders: 0, byProvider: new Map(), known: false, ...read };
+  }, [view, asked, filter.scope, counted.data, failed, error, refetch]);
 }
 
 /** How long a search must hold still before main counts the history it matches. */
@@ -129,7 +149,8 @@ function useSettled<T>(value: T, ms: number): T {
   return settled;
 }
 
-export interface HistoryRows {
+/** `isError` when the first page or the next one failed; `retry` asks again for the one that failed. */
+export interface HistoryRows extends HistoryRead {
   /** The rows loaded so far, in page order (newest closed first). */
   rows: readonly LeaseRowView[];
   /** How many match in all (loaded or not); null until the first page. */
@@ -183,7 +204,9 @@ export function useHistoryRows(
   useEffect(() => {
     if (enabled) loadedRows = new Map(rows.map((row) => [row.leaseId, row]));
   }, [enabled, rows]);
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = pages;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage, refetch, isFetchNextPageError } = pages;
+  const failed = enabled && pages.isError;
+  const error = failed ? pages.error : null;
   return useMemo(
     () => ({
       rows: enabled ? rows : [],
@@ -192,10 +215,28 @@ export function useHistoryRows(
       loading: enabled && (pages.isPending || isFetchingNextPage),
       stale: enabled && (last?.stale ?? false),
       loadMore: () => {
-        if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+        // After a failed page, scrolling does not ask again in a loop: Retry does.
+        if (hasNextPage && !isFetchingNextPage && !failed) void fetchNextPage();
       },
+      isError: failed,
+      error,
+      // Pages already read stay: when the next page failed, only it is asked for again.
+      retry: () => void (isFetchNextPageError ? fetchNextPage() : refetch()),
     }),
-    [enabled, rows, list, last, pages.isPending, hasNextPage, isFetchingNextPage, fetchNextPage],
+    [
+      enabled,
+      rows,
+      list,
+      last,
+      pages.isPending,
+      hasNextPage,
+      isFetchingNextPage,
+      fetchNextPage,
+      failed,
+      error,
+      isFetchNextPageError,
+      refetch,
+    ],
   );
 }
 

@@ -10,11 +10,14 @@ export function FilterChips({
   headlineCounts,
   providerCounts,
   historyCounted = true,
+  historyUnread = null,
 }: {
   headlineCounts: Map<Headline, number>;
   providerCounts: Map<ProviderCode, number>;
   /** False while main counts the history that matches the search or provider chips. */
   historyCounted?: boolean;
+  /** Why main could not count the history that matches; null unless it failed. */
+  historyUnread?: string | null;
 }) {
   const { headlines, providers, toggleHeadline, toggleProvider, clearFilters, search } = useUi(
     useShallow((state) => ({
@@ -26,6 +29,12 @@ export function FilterChips({
       search: state.search,
     })),
   );
+  // "…" while main counts it; "?" once it failed to, its reason in the title.
+  const historyCountText = historyCounted
+    ? formatCount(headlineCounts.get(HISTORY) ?? 0)
+    : historyUnread === null
+      ? "…"
+      : "?";
   const anyFilter = headlines.size > 0 || providers.size > 0 || search !== "";
   return (
     <>
@@ -49,11 +58,16 @@ export function FilterChips({
           className="chip chip-plain"
           aria-pressed={headlines.has(HISTORY)}
           data-testid="filter-history"
-          title="Leases that are over with nothing left at CreateOS; hidden unless shown here. The count is every such lease in this scope that matches the search and provider chips, loaded or not."
+          title={
+            historyUnread === null
+              ? "Leases that are over with nothing left at CreateOS; hidden unless shown here. The count is every such lease in this scope that matches the search and provider chips, loaded or not."
+              : `The history that matches could not be read: ${historyUnread}`
+          }
           data-counted={historyCounted}
+          data-unread={historyUnread !== null || undefined}
           onClick={() => toggleHeadline(HISTORY)}
         >
-          History ({historyCounted ? formatCount(headlineCounts.get(HISTORY) ?? 0) : "…"})
+          History ({historyCountText})
         </button>
         {anyFilter && (
           <button

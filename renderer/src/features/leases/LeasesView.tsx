@@ -76,6 +76,7 @@ export function LeasesView() {
           headlineCounts={visible.headlineCounts}
           providerCounts={visible.providerCounts}
           historyCounted={visible.historyCounted}
+          historyUnread={visible.historyUnread}
         />
         {historyShown && <HistoryStatus history={visible.history} loaded={visible.history.rows.length} />}
       </div>

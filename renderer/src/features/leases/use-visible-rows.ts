@@ -1,6 +1,7 @@
 import { useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { Headline, ProviderCode } from "../../../../shared/domain/codes";
+import { errorMessage } from "../../lib/errors";
 import type { InventoryRows } from "../../state/inventory-rows";
 import { useUi } from "../../state/ui-store";
 import {
@@ -54,6 +55,11 @@ export interface VisibleRows {
   history: HistoryRows;
   /** False while main is still counting the history that matches the search or provider chips. */
   historyCounted: boolean;
+  /**
+   * Why the history that matches is not counted when main failed to answer (its count, and its first
+   * page while History is pressed); null unless it failed.
+   */
+  historyUnread: string | null;
   /**
    * Chip counts within the other active filters: each headline within the scope, search and provider
    * chips; each provider state within the scope, search and headline chips.
@@ -110,10 +116,29 @@ export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
   );
   const historyCounts = useHistoryCounts(table?.view, historyFilter);
   const historyShown = headlines.has(HISTORY);
-  const history = useHistoryRows(table?.view, historyFilter, historyShown);
+  const historyRows = useHistoryRows(table?.view, historyFilter, historyShown);
+  // History's Retry asks again for the count too, so the chip and the total recover with the rows.
+  const history = useMemo<HistoryRows>(
+    () =>
+      historyCounts.isError
+        ? {
+            ...historyRows,
+            retry: () => {
+              historyRows.retry();
+              historyCounts.retry();
+            },
+          }
+        : historyRows,
+    [historyRows, historyCounts],
+  );
   // What is known of the history that matches: the first page's counts once History is read, else the
   // count main was asked for; null until either has come, and no total is stated meanwhile.
   const historyKnown = history.counts ?? (historyCounts.known ? historyCounts : null);
+  // Unread only once every way it is asked failed: pressed, its first page may still bring the counts.
+  const historyUnread =
+    historyKnown === null && historyCounts.isError && (!historyShown || history.isError)
+      ? errorMessage(historyCounts.error)
+      : null;
 
   const scopeAll = useMemo(
     () => (table ? scopePositions(table.view, null, environment, "", order) : NO_POSITIONS),
@@ -154,6 +179,7 @@ export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
     matching: historyMatching === null ? null : shown.length + historyMatching,
     history,
     historyCounted: historyKnown !== null,
+    historyUnread,
     headlineCounts: headlineCount,
     providerCounts: providerCount,
     scopeAll,
