@@ -75,4 +75,15 @@ test("the audit log reads as stories: a cancelled plan is one entry, a quarantin
     const environment = rows.nth(at).getByTestId("audit-environment");
     await expect(environment).not.toHaveText(/^\s*(—|-)?\s*$/);
   }
+
+  // With Outcome "planned" main answers the plan rows alone, without the cancellation: the plan claims
+  // no ending it cannot show.
+  await page.getByTestId("audit-filter-outcome").selectOption("planned");
+  await expect(plan).toHaveAttribute("data-end", "not shown");
+  await expect(plan.getByTestId("audit-plan-state")).toHaveText(
+    "planned (its ending is not shown under this filter)",
+  );
+  await expect(
+    page.getByTestId("audit-plan-state").filter({ hasText: /not run yet|expired|cancelled/ }),
+  ).toHaveCount(0);
 });
