@@ -1,3 +1,6 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { DEMO_FILES } from "../../simulator/demo/write.js";
 import { expect, test } from "../support/leasekeeper.js";
 import { mutatingRequests, openConsole, simStats } from "./operator.js";
 
@@ -53,4 +56,26 @@ test("the Janitor shows what the policy would do, and a dry pass changes nothing
   await act.getByTestId("janitor-act-phrase").fill("act as someone");
   await expect(act.getByTestId("janitor-act-run")).toBeDisabled();
   expect(mutatingRequests(await simStats(world))).toBe(before);
+});
+
+// A pass whose scan fails (the ledger no longer reads as JSON) made no plan: the last pass says it failed
+// before selecting anything and why, and counts nothing, rather than "0 selected … It selected nothing."
+test("a pass whose scan failed says so in place of its counts", async ({ page, freshWorld: world }) => {
+  await openConsole(page, world);
+  await page.getByTestId("nav-janitor").click();
+  const view = page.getByTestId("janitor-view");
+  await expect(view.getByTestId("janitor-dry-run")).toBeVisible();
+
+  // The world is this test's own: the ledger is left broken for it alone.
+  await writeFile(path.join(world.demo.dir, DEMO_FILES.ledger), "{ not json");
+  await view.getByTestId("janitor-dry-run").click();
+  const last = view.getByTestId("janitor-last-pass");
+  await expect(last).toBeVisible({ timeout: 60_000 });
+  const counts = last.getByTestId("janitor-last-counts");
+  await expect(counts).toContainText("Failed before selecting anything:");
+  await expect(counts).toContainText("not valid JSON");
+  await expect(counts).toHaveAttribute("data-planned", "false");
+  await expect(last).not.toContainText(/\b0 selected/);
+  await expect(last).not.toContainText("It selected nothing");
+  await expect(last.getByTestId("janitor-result")).toHaveCount(0);
 });
