@@ -1,9 +1,9 @@
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AuditRecord, Job, Plan } from "../../../shared/domain/actions.js";
+import type { Job, Plan } from "../../../shared/domain/actions.js";
 import { runCliCaptured } from "../cli/testing/run-captured.js";
 import { openDatabase } from "../store/database.js";
-import { AuditLog } from "./audit/audit-log.js";
+import { AuditLog, type AuditRecord } from "./audit/audit-log.js";
 import { buildWorld, KEY_B, type World } from "./testing/world.js";
 
 // `leasekeeper plan | apply | jobs | resume | audit`, run in-process against the simulator.
