@@ -7,6 +7,7 @@ import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
 import { formatExact } from "../../lib/format";
 import { useUi } from "../../state/ui-store";
+import { passCountsLine, passUnreadLine } from "./pass-summary";
 import { useJanitorPlan, useJanitorStatus, useRunPass } from "./use-janitor";
 import "./janitor.css";
 
@@ -127,8 +128,9 @@ function LastPass({ report }: { report: PassReport | null }) {
       </p>
     );
   }
-  const { counts } = report;
   const at = Date.parse(report.finishedAt);
+  const planned = report.counts !== null;
+  const unread = passUnreadLine(report);
   return (
     <div data-testid="janitor-last-pass" data-mode={report.mode}>
       <p>
@@ -137,19 +139,25 @@ function LastPass({ report }: { report: PassReport | null }) {
         <span className="muted">({formatExact(at)})</span>
         {report.stopped !== null && <span> · stopped ({report.stopped}) before its next request</span>}
       </p>
-      <p className="muted" data-testid="janitor-last-counts">
-        {counts.selected} selected ·{" "}
-        {report.mode === "act"
-          ? `${counts.done} done · ${counts.failed} failed`
-          : `${counts.wouldAct} would be acted on`}{" "}
-        · {counts.skipped} skipped · {counts.new} new
+      <p
+        className={!planned && report.error !== null ? "field-error" : "muted"}
+        data-testid="janitor-last-counts"
+        data-planned={planned}
+        {...(planned || report.error === null ? {} : { role: "alert" })}
+      >
+        {passCountsLine(report)}
       </p>
-      {report.error !== null && (
+      {unread !== null && (
+        <p className="muted" data-testid="janitor-last-unread">
+          {unread}
+        </p>
+      )}
+      {planned && report.error !== null && (
         <p className="field-error" role="alert">
           The pass failed: {report.error}
         </p>
       )}
-      {report.results.length === 0 ? (
+      {!planned ? null : report.results.length === 0 ? (
         <p className="muted">It selected nothing.</p>
       ) : (
         <table className="data-table janitor-table">
