@@ -47,9 +47,11 @@ export function AttentionLine({
     }
     return rows;
   }, [table, positions]);
-  const sandboxes = withUntracked ? (untracked.data?.sandboxes ?? NONE) : NONE;
+  // Untracked sandboxes not read yet (or whose list failed) are left out of the cost and said to be unread.
+  const sandboxes = withUntracked ? (untracked.data?.sandboxes ?? null) : NONE;
+  // Until the list comes, the inventory's own count of them stands in: the same scan's, read with the view.
   const untrackedCount = withUntracked
-    ? untracked.data
+    ? sandboxes !== null
       ? liveUntracked(sandboxes)
       : table.view.untracked.reduce((sum, entry) => sum + entry.count, 0)
     : 0;
@@ -72,14 +74,19 @@ export function AttentionLine({
       <span
         className="attention-cost"
         data-testid="attention-cost"
-        title="Sandboxes CreateOS bills as running behind flagged leases, and untracked ones: vCPU and GiB from their shapes, times the hours since the lease was acquired (an untracked sandbox: since CreateOS created it)."
+        title="Sandboxes CreateOS bills as running behind flagged leases, and untracked ones: vCPU and GiB from their shapes, times the hours since the lease was acquired (an untracked sandbox: since CreateOS created it). A sandbox whose state CreateOS could not tell is counted as not checked."
       >
         {cost.sandboxes === 0 ? (
-          "· none of them running"
+          cost.unchecked > 0 || !cost.untrackedRead ? (
+            "· none known to be running"
+          ) : (
+            "· none of them running"
+          )
         ) : (
           <>
-            · {formatCount(cost.sandboxes)} running: <strong>{hours(cost.vcpuHours)} vCPU·h</strong>,{" "}
-            <strong>{hours(cost.gibHours)} GiB·h</strong> so far
+            · {formatCount(cost.sandboxes)} {cost.untrackedRead ? "running" : "running behind flagged leases"}
+            : <strong>{hours(cost.vcpuHours)} vCPU·h</strong>, <strong>{hours(cost.gibHours)} GiB·h</strong>{" "}
+            so far
             {cost.money !== null ? (
               <>
                 , ≈ <strong>${money(cost.money)}</strong>
@@ -91,6 +98,19 @@ export function AttentionLine({
               <span className="muted"> · {formatCount(cost.sandboxes - cost.sized)} of unknown size</span>
             ) : null}
           </>
+        )}
+        {cost.unchecked > 0 ? (
+          <span data-testid="attention-unchecked" data-count={cost.unchecked}>
+            {" "}
+            · {formatCount(cost.unchecked)} could not be checked
+          </span>
+        ) : null}
+        {cost.untrackedRead ? null : (
+          <span className="muted" data-testid="attention-untracked-unread">
+            {untracked.isError
+              ? " · the untracked sandboxes could not be read"
+              : " · untracked sandboxes not read yet"}
+          </span>
         )}
       </span>
     </div>

@@ -21,10 +21,12 @@ export function PicturesView() {
     queryKey: queryKeys.untracked("", ""),
     queryFn: () => api.invoke("untracked:list", {}),
   });
+  // Until the untracked list is read (or when it failed) its line is unknown, never 0.
+  const untrackedSandboxes = untracked.data?.sandboxes ?? null;
   const bars = useMemo(() => (inventory.data ? environmentBars(inventory.data.view) : []), [inventory.data]);
   const held = useMemo(
-    () => (inventory.data ? holdings(inventory.data.rows, untracked.data?.sandboxes ?? []) : []),
-    [inventory.data, untracked.data],
+    () => (inventory.data ? holdings(inventory.data.rows, untrackedSandboxes) : []),
+    [inventory.data, untrackedSandboxes],
   );
   const settings = useQuery({ queryKey: queryKeys.settings, queryFn: () => api.invoke("settings:get") });
   const vcpuHour = settings.data?.pricePerVcpuHour ?? null;
@@ -33,9 +35,9 @@ export function PicturesView() {
   const cost = useMemo(
     () =>
       inventory.data
-        ? runningCost(inventory.data.rows, untracked.data?.sandboxes ?? [], now, { vcpuHour, gibHour })
+        ? runningCost(inventory.data.rows, untrackedSandboxes, now, { vcpuHour, gibHour })
         : null,
-    [inventory.data, untracked.data, now, vcpuHour, gibHour],
+    [inventory.data, untrackedSandboxes, now, vcpuHour, gibHour],
   );
   const ages = useMemo(
     () => (inventory.data ? ageHistogram(inventory.data.rows, now) : []),
@@ -85,15 +87,27 @@ export function PicturesView() {
                 key={holding.label}
                 data-testid="holding"
                 data-label={holding.label}
-                data-sandboxes={holding.sandboxes}
+                data-sandboxes={holding.sandboxes ?? undefined}
+                data-unchecked={holding.unchecked}
               >
                 <td>
                   <Badge tone={holding.tone} label={holding.label} />
                 </td>
-                <td className="count">{formatCount(holding.sandboxes)}</td>
+                <td className="count">
+                  {holding.sandboxes === null ? (
+                    <span className="muted" title="The untracked sandboxes are not read">
+                      {untracked.isError ? "not read" : "…"}
+                    </span>
+                  ) : (
+                    formatCount(holding.sandboxes)
+                  )}
+                  {holding.unchecked > 0 && (
+                    <span className="muted"> (+{formatCount(holding.unchecked)} could not be checked)</span>
+                  )}
+                </td>
                 <td className="count">
                   {holding.sized > 0 ? formatCount(Math.round(holding.vcpu * 100) / 100) : "—"}
-                  {holding.sized > 0 && holding.sized < holding.sandboxes && (
+                  {holding.sized > 0 && holding.sized < (holding.sandboxes ?? 0) && (
                     <span className="muted"> ({holding.sized} sized)</span>
                   )}
                 </td>
@@ -104,15 +118,26 @@ export function PicturesView() {
         </table>
         {cost && cost.sandboxes > 0 && (
           <p data-testid="pictures-running-cost">
-            {formatCount(cost.sandboxes)} of them running: {formatCount(Math.round(cost.vcpuHours))} vCPU·h
-            and {formatCount(Math.round(cost.gibHours))} GiB·h so far
+            {formatCount(cost.sandboxes)} of them running{cost.untrackedRead ? "" : " behind flagged leases"}:{" "}
+            {formatCount(Math.round(cost.vcpuHours))} vCPU·h and {formatCount(Math.round(cost.gibHours))}{" "}
+            GiB·h so far
             {cost.money !== null
               ? `, ≈ $${cost.money.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`
               : " (a price per vCPU-hour and per GiB-hour in Settings gives an estimate)"}
             .
           </p>
         )}
-        {held.some((holding) => holding.sandboxes > holding.sized) && (
+        {cost && (cost.unchecked > 0 || !cost.untrackedRead) && (
+          <p className="muted" data-testid="pictures-cost-unread">
+            {cost.unchecked > 0 &&
+              `${formatCount(cost.unchecked)} behind flagged leases could not be checked: CreateOS could not tell whether they run. `}
+            {!cost.untrackedRead &&
+              (untracked.isError
+                ? "The untracked sandboxes could not be read; what they cost is left out."
+                : "The untracked sandboxes are not read yet; what they cost is left out.")}
+          </p>
+        )}
+        {held.some((holding) => (holding.sandboxes ?? 0) > holding.sized) && (
           <p className="muted footnote">
             “—”: the inventory does not carry the shape of a leased sandbox; open a lease to see its shape,
             vCPU and memory.

@@ -63,11 +63,22 @@ describe("holdings", () => {
     ];
     const result = holdings(rows, [...untracked, { ...untracked[0]!, credential: "alias" }]);
     expect(result).toEqual([
-      { label: "foreign", tone: "foreign", sandboxes: 2, sized: 1, vcpu: 2, memMib: 4096 },
-      { label: "stale", tone: "stale", sandboxes: 0, sized: 0, vcpu: 0, memMib: 0 },
-      { label: "leaking", tone: "leaking", sandboxes: 2, sized: 1, vcpu: 0.5, memMib: 512 },
-      { label: "untracked", tone: "neutral", sandboxes: 1, sized: 1, vcpu: 1, memMib: 1024 },
+      { label: "foreign", tone: "foreign", sandboxes: 2, unchecked: 0, sized: 1, vcpu: 2, memMib: 4096 },
+      { label: "stale", tone: "stale", sandboxes: 0, unchecked: 0, sized: 0, vcpu: 0, memMib: 0 },
+      { label: "leaking", tone: "leaking", sandboxes: 2, unchecked: 0, sized: 1, vcpu: 0.5, memMib: 512 },
+      { label: "untracked", tone: "neutral", sandboxes: 1, unchecked: 0, sized: 1, vcpu: 1, memMib: 1024 },
     ]);
+  });
+
+  it("counts a sandbox whose state could not be read as unchecked, and an unread untracked list as unknown", () => {
+    const rows = [
+      row({ leaseId: "1", headline: "stale", sandboxId: "sb-a", provider: "unknown" }),
+      row({ leaseId: "2", headline: "stale", sandboxId: "sb-b", provider: "not-visible" }),
+      row({ leaseId: "3", headline: "stale", sandboxId: "sb-c", provider: "running", shape: "s-1vcpu-1gb" }),
+    ];
+    const result = holdings(rows, null);
+    expect(result.find((holding) => holding.label === "stale")).toMatchObject({ sandboxes: 1, unchecked: 2 });
+    expect(result.find((holding) => holding.label === "untracked")?.sandboxes).toBeNull();
   });
 });
 
@@ -143,6 +154,26 @@ describe("what the flagged sandboxes cost while running", () => {
     expect(cost).toMatchObject({ sandboxes: 3, sized: 2, money: null });
     expect(cost.vcpuHours).toBeCloseTo(2 * 10 + 1 * 4);
     expect(cost.gibHours).toBeCloseTo(4 * 10 + 2 * 4);
+  });
+
+  it("counts flagged sandboxes whose state could not be read as unchecked, not as not running", () => {
+    const cost = runningCost(
+      [
+        lease({ provider: "unknown" }),
+        lease({ leaseId: "L2", provider: "unknown" }), // the same sandbox again
+        lease({ leaseId: "L3", sandboxId: "sb-2", provider: "not-visible" }),
+        lease({ leaseId: "L4", sandboxId: "sb-3", provider: "unknown", headline: "ok" }),
+      ],
+      [],
+      now,
+      { vcpuHour: null, gibHour: null },
+    );
+    expect(cost).toMatchObject({ sandboxes: 0, unchecked: 2, untrackedRead: true });
+  });
+
+  it("says the untracked sandboxes were not read while their list is unread", () => {
+    const cost = runningCost([lease({})], null, now, { vcpuHour: null, gibHour: null });
+    expect(cost).toMatchObject({ sandboxes: 1, untrackedRead: false });
   });
 
   it("estimates money only when both prices are set", () => {

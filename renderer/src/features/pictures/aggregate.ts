@@ -57,35 +57,51 @@ export function shapeResources(shape: string | null | undefined): { vcpu: number
 export interface Holding {
   label: string;
   tone: Headline | "neutral";
-  /** Distinct sandboxes that CreateOS still lists alive (not gone, and seen). */
-  sandboxes: number;
+  /** Distinct sandboxes that CreateOS still lists alive (not gone, and seen); null while not read. */
+  sandboxes: number | null;
+  /** Distinct sandboxes whose state CreateOS could not tell (`unknown`, `not-visible`): neither held nor not. */
+  unchecked: number;
   /** Of those, how many have a known size; vCPU and memory sum only these. */
   sized: number;
   vcpu: number;
   memMib: number;
 }
 
-const NOT_HELD = new Set(["gone", "not-visible", "unknown"]);
+/** What CreateOS could not tell of a leased sandbox: the listing failed, or no account lists it. */
+const UNCHECKED = new Set<string>(["not-visible", "unknown"]);
 
 /**
  * What the flagged sandboxes hold: per headline, the distinct live sandboxes and the vCPU and memory of
  * those whose shape is known — the cost of leaving them. A leased sandbox is sized from its shape name
- * (CreateOS's listing, else the lease's record: s-2vcpu-4gb is 2 vCPU and 4 GiB). Untracked sandboxes
- * count as their own line.
+ * (CreateOS's listing, else the lease's record: s-2vcpu-4gb is 2 vCPU and 4 GiB). A sandbox whose state
+ * could not be read is counted apart, as unchecked. Untracked sandboxes count as their own line; while
+ * their list is not read (`null`), that line's count is null, not 0.
  */
 export function holdings(
   rows: readonly LeaseRowView[],
-  untracked: readonly UntrackedSandboxView[],
+  untracked: readonly UntrackedSandboxView[] | null,
 ): Holding[] {
   const result: Holding[] = [];
   for (const headline of ["foreign", "stale", "leaking"] as const) {
     const seen = new Set<string>();
-    const holding: Holding = { label: headline, tone: headline, sandboxes: 0, sized: 0, vcpu: 0, memMib: 0 };
+    const holding = {
+      label: headline,
+      tone: headline,
+      sandboxes: 0,
+      unchecked: 0,
+      sized: 0,
+      vcpu: 0,
+      memMib: 0,
+    };
     for (const row of rows) {
-      if (row.headline !== headline || !row.sandboxId || NOT_HELD.has(row.provider)) continue;
+      if (row.headline !== headline || !row.sandboxId || row.provider === "gone") continue;
       const key = `${row.origin ?? ""} ${row.sandboxId}`;
       if (seen.has(key)) continue;
       seen.add(key);
+      if (UNCHECKED.has(row.provider)) {
+        holding.unchecked += 1;
+        continue;
+      }
       holding.sandboxes += 1;
       const size = shapeResources(row.shape);
       if (size) {
@@ -96,6 +112,18 @@ export function holdings(
     }
     result.push(holding);
   }
+  if (untracked === null) {
+    result.push({
+      label: "untracked",
+      tone: "neutral",
+      sandboxes: null,
+      unchecked: 0,
+      sized: 0,
+      vcpu: 0,
+      memMib: 0,
+    });
+    return result;
+  }
   // One account can be listed through several credentials (an API URL and its old alias): count it once.
   const distinct = new Map(untracked.map((sandbox) => [sandbox.sandboxId, sandbox]));
   const live = [...distinct.values()].filter(
@@ -105,6 +133,7 @@ export function holdings(
     label: "untracked",
     tone: "neutral",
     sandboxes: live.length,
+    unchecked: 0,
     sized: 0,
     vcpu: 0,
     memMib: 0,
@@ -164,8 +193,15 @@ export interface Prices {
 
 /** What the flagged sandboxes that run now have cost since they started, in resources and, with prices, money. */
 export interface RunningCost {
-  /** Distinct sandboxes CreateOS bills as running (running, creating, resuming) behind flagged rows or untracked. */
+  /**
+   * Distinct sandboxes CreateOS bills as running (running, creating, resuming) behind flagged rows, and
+   * untracked ones when their list was read (`untrackedRead`).
+   */
   sandboxes: number;
+  /** Distinct sandboxes behind flagged rows whose state CreateOS could not tell: they may run, or not. */
+  unchecked: number;
+  /** Whether the untracked sandboxes were read; if not, `sandboxes` says nothing of them. */
+  untrackedRead: boolean;
   /** Of those, how many have a known size and a start time; the hours sum only these. */
   sized: number;
   vcpuHours: number;
@@ -180,15 +216,25 @@ const BILLED = new Set<string>(BILLING_PROVIDER_STATES);
  * What the flagged sandboxes cost while running: each running sandbox behind a flagged row (or untracked)
  * counts once, its vCPU and GiB from its shape (s-2vcpu-4gb is 2 vCPU and 4 GiB) times the hours since
  * its lease was acquired (an untracked one: since CreateOS created it). A sandbox of unknown shape or
- * start is counted but not summed.
+ * start is counted but not summed. A flagged row whose sandbox's state could not be read is counted as
+ * unchecked, never as not running; untracked sandboxes not read yet (`null`) are left out and said so.
  */
 export function runningCost(
   rows: Iterable<LeaseRowView>,
-  untracked: readonly UntrackedSandboxView[],
+  untracked: readonly UntrackedSandboxView[] | null,
   nowMs: number,
   prices: Prices,
 ): RunningCost {
-  const cost: RunningCost = { sandboxes: 0, sized: 0, vcpuHours: 0, gibHours: 0, money: null };
+  const cost: RunningCost = {
+    sandboxes: 0,
+    unchecked: 0,
+    untrackedRead: untracked !== null,
+    sized: 0,
+    vcpuHours: 0,
+    gibHours: 0,
+    money: null,
+  };
+  const unchecked = new Set<string>();
   const seen = new Set<string>();
   const add = (size: { vcpu: number; memMib: number } | null, startMs: number) => {
     cost.sandboxes += 1;
@@ -199,13 +245,16 @@ export function runningCost(
     cost.gibHours += (size.memMib / 1024) * hours;
   };
   for (const row of rows) {
-    if (!FLAGGED.includes(row.headline) || !row.sandboxId || !BILLED.has(row.provider)) continue;
+    if (!FLAGGED.includes(row.headline) || !row.sandboxId) continue;
     const key = `${row.origin ?? ""} ${row.sandboxId}`;
+    if (UNCHECKED.has(row.provider)) unchecked.add(key);
+    if (!BILLED.has(row.provider)) continue;
     if (seen.has(key)) continue;
     seen.add(key);
     add(shapeResources(row.shape), row.acquiredAtMs);
   }
-  const distinct = new Map(untracked.map((sandbox) => [sandbox.sandboxId, sandbox]));
+  cost.unchecked = unchecked.size;
+  const distinct = new Map((untracked ?? []).map((sandbox) => [sandbox.sandboxId, sandbox]));
   for (const sandbox of distinct.values()) {
     if (!BILLED.has(sandbox.status)) continue;
     const size =
