@@ -209,7 +209,7 @@ describe("leasekeeper audit", () => {
       environmentId: "env-1",
       environmentName: "Agents",
       companyId: "company-1",
-      effect: "destroy-sandbox",
+      effect: "delete",
       verdict: null,
       evidence: null,
       confirmation: "click",
