@@ -35,11 +35,19 @@ export const QuarantineOutcomeSchema = z.discriminatedUnion("ok", [
   }),
 ]);
 
+/** The most quarantines one list answer carries, newest first. */
+export const QUARANTINE_LIST_LIMIT = 500;
+
 export const QuarantineListRequestSchema = z.strictObject({ open: z.boolean().optional() });
 export const QuarantineListSchema = z.object({
   /** Main's clock when it answered, so a countdown does not depend on the renderer's. */
   now: z.string(),
   quarantines: z.array(QuarantineSchema),
+  /**
+   * More are recorded than the newest `QUARANTINE_LIST_LIMIT` sent: the list is cut, so its length is not
+   * how many there are, and one it does not hold may still be open.
+   */
+  cut: z.boolean(),
 });
 export type QuarantineList = z.infer<typeof QuarantineListSchema>;
 

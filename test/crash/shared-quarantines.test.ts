@@ -124,7 +124,7 @@ describe("quarantines in the team's store", () => {
     expect(cancelled).toMatchObject({ state: "cancelled", reason: "operator" });
 
     while (Date.now() < Date.parse(due.dueAt)) await sleep(100);
-    const moved = await beaCore.quarantine!.runDue();
+    const { moved } = await beaCore.quarantine!.runDue();
     expect(moved).toEqual([expect.objectContaining({ quarantineId: due.quarantineId, state: "destroyed" })]);
 
     // Ada's machine sees what Bea's did, from the same store.
@@ -191,7 +191,7 @@ describe("quarantines in the team's store", () => {
 
     // While Ada's step claim lives, Bea's pass leaves the pause alone.
     expect(Date.now() - killedAt).toBeLessThan(ABANDON_MS - 1_000);
-    expect(await beaCore.quarantine!.runDue()).toEqual([]);
+    expect((await beaCore.quarantine!.runDue()).moved).toEqual([]);
     expect((await beaCore.quarantine!.list({ open: true }))[0]).toMatchObject({ state: "pausing" });
 
     while (Date.now() - killedAt < ABANDON_MS + 500) await sleep(100);

@@ -1,4 +1,4 @@
-import type { AppInfo } from "../../../shared/contract/index.js";
+import { type AppInfo, QUARANTINE_LIST_LIMIT } from "../../../shared/contract/index.js";
 import { CoreError } from "../errors/core-error.js";
 import type { CoreCalls } from "../handlers/table.js";
 import type { AppJanitor } from "../janitor/app-janitor.js";
@@ -62,7 +62,10 @@ export function coreCalls(core: CoreServices): CoreCalls {
     "quarantine:create": async (request) => ({ outcomes: await quarantine().quarantine(request) }),
     "quarantine:list": async (request) => ({
       now: new Date().toISOString(),
-      quarantines: await quarantine().list(request.open === undefined ? {} : { open: request.open }),
+      ...(await quarantine().listNewest({
+        ...(request.open === undefined ? {} : { open: request.open }),
+        limit: QUARANTINE_LIST_LIMIT,
+      })),
     }),
     "quarantine:cancel": (request) =>
       quarantine().cancel(

@@ -14,6 +14,7 @@ import {
   type QuarantineStore,
   quarantineClients,
   startQuarantineScheduler,
+  unjudgedSentence,
 } from "../quarantine/index.js";
 import { type Database, SqliteQuarantineStore } from "../store/index.js";
 import type { SharedStore } from "../store/postgres/shared-store.js";
@@ -67,6 +68,8 @@ export function openQuarantine(deps: {
   if (deps.schedule) {
     scheduler = startQuarantineScheduler(service, {
       onError: () => deps.log.warn("A quarantine pass failed; it is tried again on the next one."),
+      onUnjudged: (unjudged) =>
+        deps.log.warn(`${unjudgedSentence(unjudged, deps.log.redact)} It is tried again on the next pass.`),
     });
   }
   return {

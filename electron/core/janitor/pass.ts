@@ -115,9 +115,12 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
       report.resumedJobs = await resumeInterrupted(deps, options.policy.operator, checkpoint);
     if (options.act && deps.quarantine !== null) {
       checkpoint();
-      for (const moved of await deps.quarantine.runDue()) {
+      const due = await deps.quarantine.runDue();
+      for (const moved of due.moved) {
         report.quarantinesDue[moved.state] = (report.quarantinesDue[moved.state] ?? 0) + 1;
       }
+      // Counted apart from any outcome: waiting ones whose claims could not be read (no inventory).
+      if (due.unjudged !== null) report.quarantinesDue["not judged"] = due.unjudged.count;
     }
     checkpoint();
     await deps.inventory.refresh();

@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ChannelResponse, Result } from "../../../shared/contract/index.js";
+import { type ChannelResponse, QUARANTINE_LIST_LIMIT, type Result } from "../../../shared/contract/index.js";
+import type { Quarantine } from "../../../shared/domain/quarantine.js";
 import { buildWorld, eventually, type World } from "../actions/testing/world.js";
 import { memoryLogger } from "../app/log.js";
 import { type Core, openCore } from "../compose/index.js";
+import { loadConfig } from "../config/load.js";
+import { openDatabase, SqliteQuarantineStore } from "../store/index.js";
 
 // The quarantine channels through the real handler table of a real core (what IPC and the browser host
 // call), against the simulator.
@@ -17,6 +20,31 @@ afterEach(async () => {
 });
 
 const context = { host: "test" } as const;
+
+function recorded(quarantineId: string, state: "waiting" | "cancelled", createdAt: string): Quarantine {
+  return {
+    quarantineId,
+    sandboxId: `sb-${quarantineId}`,
+    origin: world!.sim.url,
+    credential: "alpha",
+    leaseId: null,
+    sourceId: null,
+    environmentName: null,
+    hours: 24 * 30,
+    createdAt,
+    pausedAt: createdAt,
+    dueAt: "2027-12-01T00:00:00.000Z",
+    state,
+    endedAt: state === "waiting" ? null : createdAt,
+    reason: state === "waiting" ? null : "operator",
+    message: null,
+    claimedBy: null,
+    confirmedBy: "click",
+    planId: null,
+    jobId: null,
+    operator: "ada",
+  };
+}
 
 async function call<
   C extends "quarantine:create" | "quarantine:list" | "quarantine:cancel" | "quarantine:resume",
@@ -70,6 +98,39 @@ describe("the quarantine channels", () => {
     expect(again).toMatchObject({ ok: false, error: { code: "conflict" } });
     const missing = await call("quarantine:cancel", { quarantineId: "no-such-quarantine" });
     expect(missing).toMatchObject({ ok: false, error: { code: "not-found" } });
+  });
+
+  it("a list cut at its limit says so, and an older open quarantine is still in the open list", async () => {
+    world = await buildWorld({ sandboxes: [], environments: [], leases: [] });
+    const config = await loadConfig(world.configFile);
+    // One open quarantine, then more ended ones than a list answer holds, all newer (a janitor rule's bulk).
+    const database = openDatabase(config.dataDir);
+    const store = new SqliteQuarantineStore(database);
+    await store.insert(recorded("q-0000-open", "waiting", "2026-11-01T00:00:00.000Z"));
+    for (let index = 1; index <= QUARANTINE_LIST_LIMIT; index += 1) {
+      const at = new Date(Date.parse("2026-11-02T00:00:00.000Z") + index * 1_000).toISOString();
+      await store.insert(recorded(`q-${String(index).padStart(4, "0")}-ended`, "cancelled", at));
+    }
+    database.close();
+    app = await openCore({
+      configPath: world.configFile,
+      mode: "browser",
+      version: "test",
+      env: world.env,
+      log: memoryLogger(),
+      autoRefresh: false,
+    });
+
+    const every = await call("quarantine:list", {});
+    if (!every.ok) throw new Error(every.error.message);
+    expect(every.data.quarantines).toHaveLength(QUARANTINE_LIST_LIMIT);
+    expect(every.data.quarantines.some((quarantine) => quarantine.state === "waiting")).toBe(false);
+    expect(every.data.cut).toBe(true);
+
+    const open = await call("quarantine:list", { open: true });
+    if (!open.ok) throw new Error(open.error.message);
+    expect(open.data.quarantines.map((quarantine) => quarantine.quarantineId)).toEqual(["q-0000-open"]);
+    expect(open.data.cut).toBe(false);
   });
 
   it("answers unavailable where there is no engine to destroy through", async () => {

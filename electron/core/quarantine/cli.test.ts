@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { QuarantineList } from "../../../shared/contract/quarantine.js";
 import type { Quarantine } from "../../../shared/domain/quarantine.js";
@@ -66,6 +67,43 @@ describe("leasekeeper quarantine", () => {
     expect(all.quarantines.map((quarantine) => quarantine.state).sort()).toEqual(["cancelled", "destroyed"]);
     const audit = await cli(["audit", "--action", "quarantine", "--json"]);
     expect(audit.stdout).toContain('"outcome": "destroyed"');
+  }, 30_000);
+
+  it("--run-due says the waiting quarantines were not judged when the inventory cannot be read, and fails", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-unread" }],
+      environments: [{ id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false }],
+      leases: [{ id: "lease-unread", environmentId: "env-1", sandboxId: "sb-unread" }],
+    });
+    const due = await cli(["quarantine", "--lease", "lease-unread", "--hours", "0.0005", "--json"]);
+    const [outcome] = (JSON.parse(due.stdout) as { outcomes: QuarantineOutcome[] }).outcomes;
+    if (!outcome?.ok) throw new Error(`not quarantined: ${due.stdout}`);
+    while (Date.now() < Date.parse(outcome.quarantine.dueAt)) await new Promise((r) => setTimeout(r, 100));
+    // The lease source can no longer be read, and what its parser echoes back starts with a key in use.
+    const key = world.env.LK_KEY_A!;
+    writeFileSync(world.ledgerFile, `${key} is not a ledger`);
+
+    const ran = await cli(["quarantine", "--run-due"]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).not.toContain("Nothing was due");
+    expect(ran.stdout).toMatch(
+      /^1 waiting quarantine was not judged: the inventory could not be read \(.+\)\.\n$/,
+    );
+    // Said once, by the command: the core's own "scan failed" line is not said beside it.
+    expect(ran.stderr).toBe("");
+    expect(ran.stdout).not.toContain(key);
+
+    const json = await cli(["quarantine", "--run-due", "--json"]);
+    expect(json.code).toBe(1);
+    const answer = JSON.parse(json.stdout) as {
+      moved: Quarantine[];
+      unjudged: { count: number; because: string };
+    };
+    expect(answer.moved).toEqual([]);
+    expect(answer.unjudged.count).toBe(1);
+    expect(answer.unjudged.because).not.toBe("");
+    expect(json.stdout).not.toContain(key);
+    expect((await world.requestsFor("sb-unread"))[DELETE]).toBeUndefined();
   }, 30_000);
 
   it.each([

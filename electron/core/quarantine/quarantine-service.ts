@@ -81,6 +81,24 @@ export interface PauseLanding {
   timeoutMs: number;
 }
 
+/** A list of quarantines, newest first, and whether older ones were left out of it. */
+export interface QuarantineListing {
+  quarantines: Quarantine[];
+  cut: boolean;
+}
+
+/** What one pass did, and what it could not judge. */
+export interface QuarantinePass {
+  /** The quarantines the pass moved on (paused, cancelled, destroyed, kept, failed). */
+  moved: Quarantine[];
+  /**
+   * The waiting quarantines whose claims the pass could not read, because the inventory could not be
+   * read: none was cancelled or destroyed, and whether any is held or due to go is unknown. `because` is
+   * the failure as raised, unredacted: whoever shows it passes it through the core's redactor.
+   */
+  unjudged: { count: number; because: string } | null;
+}
+
 /** A snapshot upload takes seconds; a pass waits that long, and leaves a slower one to the next pass. */
 const DEFAULT_PAUSE_LANDING: PauseLanding = { pollMs: 500, timeoutMs: 30_000 };
 
@@ -141,6 +159,15 @@ export class QuarantineService {
     return this.#deps.store.list(options);
   }
 
+  /**
+   * The newest `limit` quarantines (only the open ones when asked), and whether more are recorded: one
+   * more is read than is answered, so a list cut at its limit says it is cut.
+   */
+  async listNewest(options: { open?: boolean; limit: number }): Promise<QuarantineListing> {
+    const read = await this.#deps.store.list({ ...options, limit: options.limit + 1 });
+    return { quarantines: read.slice(0, options.limit), cut: read.length > options.limit };
+  }
+
   async quarantine(request: QuarantineRequest): Promise<QuarantineOutcome[]> {
     if (!(request.hours > 0 && request.hours <= QUARANTINE_MAX_HOURS)) {
       throw new CoreError("call", "invalid-request", QUARANTINE_MESSAGES.hours);
@@ -192,16 +219,17 @@ export class QuarantineService {
    * One pass of the scheduler: finishes what a previous process left half-done, cancels what a lease
    * row holds now, and destroys what is due. Passes never overlap; a second call waits for the first.
    */
-  runDue(): Promise<Quarantine[]> {
+  runDue(): Promise<QuarantinePass> {
     const pass = this.#running.then(() => this.#pass());
     this.#running = pass.catch(() => undefined);
     return pass;
   }
 
-  async #pass(): Promise<Quarantine[]> {
+  async #pass(): Promise<QuarantinePass> {
     const moved: Quarantine[] = [];
+    const judged: QuarantinePass = { moved, unjudged: null };
     const open = await this.#deps.store.list({ open: true, limit: 10_000 });
-    if (open.length === 0) return moved;
+    if (open.length === 0) return judged;
     // A step another machine (or this process) is taking is left to it; one whose claim lapsed (its
     // process died mid-way) is finished here, from what the store and CreateOS say now.
     for (const quarantine of open.filter((entry) => entry.state === "pausing")) {
@@ -213,13 +241,14 @@ export class QuarantineService {
     const waiting = (await this.#deps.store.list({ open: true, limit: 10_000 })).filter(
       (q) => q.state === "waiting",
     );
-    if (waiting.length === 0) return moved;
+    if (waiting.length === 0) return judged;
     let inventory: Inventory | null = null;
     try {
       inventory = await this.#deps.inventory(waiting.map((quarantine) => quarantine.sandboxId));
-    } catch {
+    } catch (error) {
       // No inventory, no claims seen: nothing due is destroyed on a guess either (the plan needs one).
-      return moved;
+      // Neither cancelled nor destroyed is not "nothing was due": the pass says what it could not judge.
+      return { moved, unjudged: { count: waiting.length, because: firstLine(error) } };
     }
     for (const quarantine of waiting) {
       const claim = quarantineClaim(quarantine, inventory);
@@ -241,7 +270,7 @@ export class QuarantineService {
       if (isDue(quarantine, this.#now()))
         moved.push(...(await this.#step(quarantine, "waiting", (fresh) => this.#destroyDue(fresh))));
     }
-    return moved;
+    return judged;
   }
 
   /**
@@ -673,4 +702,10 @@ export class QuarantineService {
     // Named once: a later entry of the same quarantine names only the plans made after this one.
     this.#plansOf.delete(quarantine.quarantineId);
   }
+}
+
+/** A failure's first line: what a terminal or a log line says of it. */
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split("\n", 1)[0]!.trim() || "no reason was given";
 }

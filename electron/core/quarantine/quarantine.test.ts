@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../../shared/domain/actions.js";
 import type { Quarantine } from "../../../shared/domain/quarantine.js";
@@ -104,17 +105,17 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     await eventually(async () => (await world.statusOf("sb-q")) === "paused", "the sandbox paused");
 
     clock.advance(23 * HOUR);
-    expect(await service.runDue()).toEqual([]);
+    expect((await service.runDue()).moved).toEqual([]);
     expect((await world.requestsFor("sb-q"))[DELETE]).toBeUndefined();
 
     clock.advance(HOUR);
-    const [destroyed] = await service.runDue();
+    const [destroyed] = (await service.runDue()).moved;
     expect(destroyed).toMatchObject({ state: "destroyed", quarantineId: quarantine.quarantineId });
     expect(destroyed?.jobId).not.toBeNull();
     expect((await world.requestsFor("sb-q"))[DELETE]).toBe(1);
     expect(await world.statusOf("sb-q")).toBe("destroyed");
     // A later pass finds nothing left to do, and sends nothing.
-    expect(await service.runDue()).toEqual([]);
+    expect((await service.runDue()).moved).toEqual([]);
     expect((await world.requestsFor("sb-q"))[DELETE]).toBe(1);
 
     expect((await quarantineAudit(engine)).map((entry) => entry.outcome)).toEqual([
@@ -152,16 +153,40 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     };
     world.ledger.leases.push(row);
     world.writeLedger();
-    const [cancelled] = await service.runDue();
+    const [cancelled] = (await service.runDue()).moved;
     expect(cancelled).toMatchObject({ state: "cancelled", reason: "claimed", claimedBy: "lease-claims" });
 
     clock.advance(3 * HOUR);
-    expect(await service.runDue()).toEqual([]);
+    expect((await service.runDue()).moved).toEqual([]);
     expect((await world.requestsFor("sb-orphan"))[DELETE]).toBeUndefined();
     expect((await quarantineAudit(engine)).map((entry) => entry.outcome)).toEqual([
       "quarantined",
       "cancelled",
     ]);
+  });
+
+  it("says the waiting quarantines were not judged when the inventory cannot be read, and destroys none", async () => {
+    const { world, service, clock } = await open({
+      sandboxes: [{ id: "sb-unread" }],
+      environments: [AGENTS],
+      leases: [{ id: "lease-unread", environmentId: "env-1", sandboxId: "sb-unread" }],
+    });
+    quarantined(await service.quarantine({ leases: [{ leaseId: "lease-unread" }], untracked: [], hours: 1 }));
+    // The lease source can no longer be read: who holds the sandbox now is unknown.
+    writeFileSync(world.ledgerFile, "{ not json");
+    clock.advance(2 * HOUR);
+    const pass = await service.runDue();
+    expect(pass.moved).toEqual([]);
+    expect(pass.unjudged).toMatchObject({ count: 1 });
+    expect(pass.unjudged?.because).not.toBe("");
+    expect((await world.requestsFor("sb-unread"))[DELETE]).toBeUndefined();
+    expect((await service.list({ open: true })).map((quarantine) => quarantine.state)).toEqual(["waiting"]);
+
+    // Read again, the same quarantine is judged, and a pass with nothing left unread says nothing of it.
+    world.writeLedger();
+    const next = await service.runDue();
+    expect(next.moved.map((quarantine) => quarantine.state)).toEqual(["destroyed"]);
+    expect(next.unjudged).toBeNull();
   });
 
   it("is cancelled when its own row is picked up again by a run", async () => {
@@ -174,7 +199,7 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     Object.assign(world.ledger.leases[0]!, { status: "active", heartbeatRunId: "run-7", releasedAt: null });
     world.writeLedger();
     clock.advance(2 * HOUR);
-    const [cancelled] = await service.runDue();
+    const [cancelled] = (await service.runDue()).moved;
     expect(cancelled).toMatchObject({ state: "cancelled", claimedBy: "lease-warm" });
     expect((await world.requestsFor("sb-warm"))[DELETE]).toBeUndefined();
   });
@@ -199,7 +224,7 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     await expect(service.cancel(quarantine.quarantineId)).rejects.toMatchObject({ code: "conflict" });
 
     clock.advance(7 * HOUR);
-    expect(await service.runDue()).toEqual([]);
+    expect((await service.runDue()).moved).toEqual([]);
     expect((await world.requestsFor("sb-back"))[DELETE]).toBeUndefined();
     expect((await quarantineAudit(engine)).map((entry) => entry.outcome)).toEqual([
       "quarantined",
@@ -218,7 +243,7 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     world.ledger.leases[0]!.environmentId = "env-2";
     world.writeLedger();
     clock.advance(HOUR);
-    const [kept] = await service.runDue();
+    const [kept] = (await service.runDue()).moved;
     expect(kept).toMatchObject({ state: "kept", reason: "not-confirmed" });
     expect((await world.requestsFor("sb-moved"))[DELETE]).toBeUndefined();
     expect(await world.statusOf("sb-moved")).toBe("paused");
@@ -303,7 +328,7 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     await store.markPauseSent(left.quarantineId, clock.now.toISOString());
     clock.advance(2 * HOUR);
 
-    const moved = await service.runDue();
+    const moved = (await service.runDue()).moved;
     expect(moved.map((quarantine) => quarantine.state)).toEqual(["waiting", "destroyed"]);
     expect((await world.requestsFor("sb-slow"))[PAUSE]).toBe(1);
     expect((await world.requestsFor("sb-slow"))[DELETE]).toBe(1);
@@ -327,7 +352,7 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     );
     clock.advance(HOUR);
     // Due while CreateOS still shows it pausing: a plan of that moment is not the sandbox's state.
-    expect(await service.runDue()).toEqual([]);
+    expect((await service.runDue()).moved).toEqual([]);
     expect((await service.list())[0]).toMatchObject({
       quarantineId: quarantine.quarantineId,
       state: "waiting",
@@ -335,7 +360,7 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     expect((await world.requestsFor("sb-landing"))[DELETE]).toBeUndefined();
 
     await landed(world);
-    const [destroyed] = await service.runDue();
+    const [destroyed] = (await service.runDue()).moved;
     expect(destroyed).toMatchObject({ state: "destroyed", quarantineId: quarantine.quarantineId });
     expect((await world.requestsFor("sb-landing"))[PAUSE]).toBe(1);
     expect((await world.requestsFor("sb-landing"))[DELETE]).toBe(1);

@@ -1,4 +1,5 @@
 import type { QuarantineService } from "./quarantine-service.js";
+import type { Unjudged } from "./unjudged.js";
 
 /** How often a running app looks for quarantines that are due or claimed. */
 export const QUARANTINE_PASS_MS = 30_000;
@@ -11,11 +12,17 @@ export interface QuarantineScheduler {
 /**
  * Runs the quarantine pass now (what a previous process left half-done is finished first) and then on a
  * timer, in whichever host holds the core. A pass that fails is tried again on the next tick; its error
- * goes to the log, never out of the timer.
+ * goes to the log, never out of the timer. So does a pass that could not judge its waiting quarantines
+ * (no inventory): it did nothing, and that is not the same as nothing being due.
  */
 export function startQuarantineScheduler(
   service: QuarantineService,
-  options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
+  options: {
+    intervalMs?: number;
+    onError?: (error: unknown) => void;
+    /** A pass that could not read the inventory, so its waiting quarantines were not judged. */
+    onUnjudged?: (unjudged: Unjudged) => void;
+  } = {},
 ): QuarantineScheduler {
   let last: Promise<unknown> = Promise.resolve();
   let busy = false;
@@ -25,6 +32,9 @@ export function startQuarantineScheduler(
     busy = true;
     last = service
       .runDue()
+      .then(({ unjudged }) => {
+        if (unjudged !== null) options.onUnjudged?.(unjudged);
+      })
       .catch((error: unknown) => options.onError?.(error))
       .finally(() => {
         busy = false;

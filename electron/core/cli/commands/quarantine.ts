@@ -1,8 +1,9 @@
 import { parseArgs } from "node:util";
+import { QUARANTINE_LIST_LIMIT } from "../../../../shared/contract/quarantine.js";
 import type { Quarantine } from "../../../../shared/domain/quarantine.js";
 import { timeLeft } from "../../../../shared/domain/quarantine.js";
 import { CoreError } from "../../errors/core-error.js";
-import type { QuarantineOutcome } from "../../quarantine/index.js";
+import { type QuarantineOutcome, unjudgedSentence } from "../../quarantine/index.js";
 import { type CliCommand, EXIT } from "../command.js";
 import { openCliCore } from "../core.js";
 
@@ -30,7 +31,8 @@ export const command: CliCommand = {
   --json                print the answer as JSON
 
 The sandbox is paused at once; its destroy, when due, is re-checked then as any destroy is, and a refusal
-leaves it paused ("kept", with the reason). Exit code 1 when anything was refused or failed.`,
+leaves it paused ("kept", with the reason). Exit code 1 when anything was refused or failed, or when
+--run-due could not read the inventory, so its waiting quarantines were not judged.`,
 
   async run(args, io) {
     const { values } = parseArgs({
@@ -92,8 +94,17 @@ leaves it paused ("kept", with the reason). Exit code 1 when anything was refuse
         return outcomes.every((outcome) => outcome.ok) ? EXIT.ok : EXIT.failed;
       }
       if (values.list) {
-        const quarantines = await service.list(values.all ? {} : { open: true });
-        print({ now: new Date().toISOString(), quarantines }, formatList(quarantines, new Date()));
+        const limit = QUARANTINE_LIST_LIMIT;
+        const { quarantines, cut } = await service.listNewest({
+          ...(values.all ? {} : { open: true }),
+          limit,
+        });
+        // A cut list says so: its length is not how many there are.
+        const more = cut ? `Only the newest ${limit} are listed; more are recorded.\n` : "";
+        print(
+          { now: new Date().toISOString(), quarantines, cut },
+          formatList(quarantines, new Date()) + more,
+        );
         return EXIT.ok;
       }
       if (values.cancel !== undefined) {
@@ -112,9 +123,19 @@ leaves it paused ("kept", with the reason). Exit code 1 when anything was refuse
         );
         return EXIT.ok;
       }
-      const moved = await service.runDue();
-      print({ moved }, moved.length === 0 ? "Nothing was due.\n" : formatList(moved, new Date()));
-      return moved.some((quarantine) => quarantine.state === "failed") ? EXIT.failed : EXIT.ok;
+      const { moved, unjudged } = await service.runDue();
+      const redact = (text: string) => core.log.redact(text);
+      // "Nothing was due" only when every waiting quarantine was judged: an unread inventory is not that.
+      const said = unjudged === null ? "" : `${unjudgedSentence(unjudged, redact)}\n`;
+      const listed =
+        moved.length > 0 ? formatList(moved, new Date()) : said === "" ? "Nothing was due.\n" : "";
+      print(
+        { moved, unjudged: unjudged === null ? null : { ...unjudged, because: redact(unjudged.because) } },
+        listed + said,
+      );
+      return unjudged !== null || moved.some((quarantine) => quarantine.state === "failed")
+        ? EXIT.failed
+        : EXIT.ok;
     } finally {
       await core.close();
     }

@@ -102,7 +102,7 @@ export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
     "actions:plan": record("actions:plan", () => FAKE_PLAN),
     "actions:execute": record("actions:execute", () => FAKE_JOB),
     "quarantine:create": record("quarantine:create", () => ({ outcomes: [] })),
-    "quarantine:list": record("quarantine:list", () => ({ now: NOW, quarantines: [] })),
+    "quarantine:list": record("quarantine:list", () => ({ now: NOW, quarantines: [], cut: false })),
     "quarantine:cancel": record("quarantine:cancel", () => {
       throw new Error("no quarantine in the fake");
     }),
