@@ -1,4 +1,8 @@
-import { expect, test } from "../support/leasekeeper.js";
+import { loadConfig } from "../../electron/core/config/load.js";
+import { openDatabase, SqliteQuarantineStore } from "../../electron/core/store/index.js";
+import { QUARANTINE_LIST_LIMIT } from "../../shared/contract/quarantine.js";
+import type { Quarantine } from "../../shared/domain/quarantine.js";
+import { expect, type LeasekeeperWorld, test } from "../support/leasekeeper.js";
 import {
   leaseRow,
   openConsole,
@@ -103,3 +107,78 @@ test("a quarantine that needs the sandbox id typed back asks for it before the f
   await expect(control.getByTestId("quarantine-start")).toBeEnabled();
   await expect(control.getByTestId("quarantine-refusal")).toHaveCount(0);
 });
+
+// More quarantines than a list answer holds (a janitor rule makes them in bulk): one still waiting from
+// before the newest few hundred is still shown open and counted, and the list that was cut says so.
+test("an older open quarantine stays listed when more than a list's worth are newer", async ({
+  page,
+  freshWorld: world,
+}) => {
+  await recordQuarantines(world, [
+    quarantineRecord(world, "q-old-open", "waiting", "2026-11-01T00:00:00.000Z"),
+    ...Array.from({ length: QUARANTINE_LIST_LIMIT }, (_, index) =>
+      quarantineRecord(
+        world,
+        `q-ended-${String(index).padStart(4, "0")}`,
+        "cancelled",
+        new Date(Date.parse("2026-11-02T00:00:00.000Z") + index * 1_000).toISOString(),
+      ),
+    ),
+  ]);
+  await openConsole(page, world);
+  await expect(page.getByTestId("nav-quarantines-count")).toHaveText("1");
+  await page.getByTestId("nav-quarantines").click();
+
+  await expect(page.getByTestId("quarantines-open-title")).toHaveText("Open (1)");
+  const open = page.locator('[data-testid="quarantine-entry"][data-quarantine-id="q-old-open"]');
+  await expect(open).toHaveAttribute("data-state", "waiting");
+  await expect(page.getByText("Nothing is waiting to be destroyed.")).toHaveCount(0);
+  await expect(page.getByTestId("quarantines-ended-title")).toHaveText(
+    `Ended (${QUARANTINE_LIST_LIMIT} among the newest ${QUARANTINE_LIST_LIMIT} shown)`,
+  );
+  await expect(page.getByTestId("quarantines-cut")).toHaveText(
+    `Only the newest ${QUARANTINE_LIST_LIMIT} quarantines are shown; older ones are recorded but not listed here.`,
+  );
+});
+
+function quarantineRecord(
+  world: LeasekeeperWorld,
+  quarantineId: string,
+  state: "waiting" | "cancelled",
+  createdAt: string,
+): Quarantine {
+  return {
+    quarantineId,
+    sandboxId: `sb-${quarantineId}`,
+    origin: world.demo.simulator.url,
+    credential: "alpha",
+    leaseId: null,
+    sourceId: null,
+    environmentName: null,
+    hours: 24 * 30,
+    createdAt,
+    pausedAt: createdAt,
+    // Far off: the host's own pass finds it not due, and leaves it waiting.
+    dueAt: "2099-01-01T00:00:00.000Z",
+    state,
+    endedAt: state === "waiting" ? null : createdAt,
+    reason: state === "waiting" ? null : "operator",
+    message: null,
+    claimedBy: null,
+    confirmedBy: "click",
+    planId: null,
+    jobId: null,
+    operator: "ada",
+  };
+}
+
+/** Written to the host's own store (its SQLite file), as the host's quarantine service would. */
+async function recordQuarantines(world: LeasekeeperWorld, quarantines: Quarantine[]): Promise<void> {
+  const database = openDatabase((await loadConfig(world.demo.configPath)).dataDir);
+  try {
+    const store = new SqliteQuarantineStore(database);
+    for (const quarantine of quarantines) await store.insert(quarantine);
+  } finally {
+    database.close();
+  }
+}

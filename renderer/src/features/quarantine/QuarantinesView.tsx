@@ -7,7 +7,7 @@ import { errorMessage } from "../../lib/errors";
 import { formatExact, originHost } from "../../lib/format";
 import { useUi } from "../../state/ui-store";
 import { CancelQuarantine } from "./QuarantineControl";
-import { preciseTimeLeft, useEveryQuarantine, useMainNow } from "./use-quarantines";
+import { preciseTimeLeft, useEveryQuarantine, useMainNow, useQuarantines } from "./use-quarantines";
 import "./quarantine.css";
 
 const STATE_WORDS: Record<Quarantine["state"], string> = {
@@ -21,51 +21,80 @@ const STATE_WORDS: Record<Quarantine["state"], string> = {
 };
 
 /**
- * Every quarantine main keeps: the open ones first, each with its sandbox, the lease it belongs to, when
+ * The quarantines main keeps: the open ones first, each with its sandbox, the lease it belongs to, when
  * it is destroyed and the time left (by main's clock, ticking each second), who started it, and cancel
- * with a confirmation; then the ended ones with how they ended and why.
+ * with a confirmation; then the ended ones with how they ended and why. The open ones are their own list:
+ * the list of every quarantine holds only the newest few hundred, and one still waiting from before them
+ * would drop out of it. A list cut at its limit says so, so its count is not read as all of them.
  */
 export function QuarantinesView() {
+  const openList = useQuarantines();
   const list = useEveryQuarantine();
-  const now = useMainNow(list.data, 1_000);
-  if (list.isPending) {
+  const now = useMainNow(openList.data, 1_000);
+  if (list.isPending || openList.isPending) {
     return (
       <section className="view-scroll" data-testid="quarantines-view" aria-label="Quarantines">
         <SkeletonRows rows={6} />
       </section>
     );
   }
-  if (list.isError) {
-    return <ErrorState message={errorMessage(list.error)} onRetry={() => void list.refetch()} />;
+  if (list.isError || openList.isError) {
+    return (
+      <ErrorState
+        message={errorMessage(list.error ?? openList.error)}
+        onRetry={() => {
+          void list.refetch();
+          void openList.refetch();
+        }}
+      />
+    );
   }
-  const open = list.data.quarantines.filter(isOpenQuarantine);
+  const open = openList.data.quarantines;
   const ended = list.data.quarantines.filter((quarantine) => !isOpenQuarantine(quarantine));
+  const none = open.length === 0 && list.data.quarantines.length === 0;
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus to be scrolled by keys
     <section className="view-scroll" data-testid="quarantines-view" tabIndex={0} aria-label="Quarantines">
       <ReadAt readAt={list.dataUpdatedAt} />
-      {list.data.quarantines.length === 0 ? (
+      {none ? (
         <EmptyState title="No quarantines">
           Quarantine a sandbox from its details: it is paused at once and destroyed after the hours you choose
           unless someone claims it.
         </EmptyState>
       ) : (
         <>
-          <h2 className="section-title">Open ({open.length})</h2>
+          <h2 className="section-title" data-testid="quarantines-open-title">
+            {openList.data.cut ? `Open (newest ${open.length} shown)` : `Open (${open.length})`}
+          </h2>
+          {openList.data.cut && <CutNote shown={open.length} what="open quarantines" />}
           {open.length === 0 ? (
             <p className="muted">Nothing is waiting to be destroyed.</p>
           ) : (
             <QuarantineTable quarantines={open} now={now} />
           )}
-          {ended.length > 0 && (
+          {(ended.length > 0 || list.data.cut) && (
             <>
-              <h2 className="section-title">Ended ({ended.length})</h2>
+              <h2 className="section-title" data-testid="quarantines-ended-title">
+                {list.data.cut
+                  ? `Ended (${ended.length} among the newest ${list.data.quarantines.length} shown)`
+                  : `Ended (${ended.length})`}
+              </h2>
+              {list.data.cut && <CutNote shown={list.data.quarantines.length} what="quarantines" />}
               <QuarantineTable quarantines={ended} now={now} />
             </>
           )}
         </>
       )}
     </section>
+  );
+}
+
+/** Under a list main cut at its limit: more are recorded than it shows. */
+function CutNote({ shown, what }: { shown: number; what: string }) {
+  return (
+    <p className="muted" data-testid="quarantines-cut">
+      Only the newest {shown} {what} are shown; older ones are recorded but not listed here.
+    </p>
   );
 }
 

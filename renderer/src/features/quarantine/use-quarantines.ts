@@ -13,7 +13,10 @@ export const QUARANTINES_EVERY_KEY = ["quarantine:list", "all"] as const;
 /** Every quarantine query, for invalidation after a change. */
 export const QUARANTINES_ALL = ["quarantine:list"] as const;
 
-/** The open quarantines, read again every half minute so that a due or claimed one drops out. */
+/**
+ * The open quarantines (newest first; `cut` when there are more), read again every half minute so that a
+ * due or claimed one drops out.
+ */
 export function useQuarantines() {
   return useQuery({
     queryKey: QUARANTINES_KEY,
@@ -22,7 +25,7 @@ export function useQuarantines() {
   });
 }
 
-/** Every quarantine main keeps (newest first), open or ended, for the Quarantines view. */
+/** The newest quarantines main keeps (newest first; `cut` when there are more), open or ended. */
 export function useEveryQuarantine() {
   return useQuery({
     queryKey: QUARANTINES_EVERY_KEY,
