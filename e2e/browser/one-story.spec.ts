@@ -74,6 +74,11 @@ base("the drawer of every demo headline is free of contradiction", async ({ page
     await (await showLease(page, leaseId)).click();
     await expect(drawer.getByTestId("drawer-paperclip-will")).toBeVisible({ timeout: 15_000 });
     await expectNoContradiction(drawer, scenario);
+    // Metadata that lost its fields recorded no reuseLease: the drawer does not say it recorded false.
+    if (scenario === "metadata-missing")
+      await expect(drawer.getByTestId("drawer-release-effect")).toContainText(
+        "The lease recorded no reuseLease, which the plugin reads as false",
+      );
     await page.keyboard.press("Escape");
     await page.getByTestId("search").fill("");
   }

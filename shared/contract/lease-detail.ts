@@ -152,6 +152,8 @@ export const LeaseDetailSchema = z.object({
    */
   releaseEffect: z.object({
     recordedReuseLease: z.boolean().nullable(),
+    /** What the metadata holds under reuseLease, as text (a string quoted); null when nothing. */
+    recordedReuseLeaseText: text.nullable(),
     currentReuseLease: z.boolean().nullable(),
     outcome: z.enum(["nothing", "pause", "keep-warm", "delete"]),
     sentence: text,

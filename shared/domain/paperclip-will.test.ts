@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PLUGIN_MESSAGES } from "./codes.js";
 import type { ClassifiedLease, SandboxListing } from "./inventory.js";
 import type { Environment, LeaseRow } from "./paperclip.js";
-import { paperclipWill, recordedReuseLease } from "./paperclip-will.js";
+import { paperclipWill, recordedReuseLease, recordedReuseLeaseText } from "./paperclip-will.js";
 import { indexListings, observeProvider } from "./provider-state.js";
 import {
   environment,
@@ -155,5 +155,15 @@ describe("paperclipWill: what Paperclip itself will do with the lease", () => {
     expect(recordedReuseLease(meta({ reuseLease: "true" }))).toBe(false);
     expect(recordedReuseLease(meta({ reuseLease: undefined }))).toBe(false);
     expect(recordedReuseLease(null)).toBeNull();
+  });
+
+  it("shows reuseLease as recorded: a boolean as written, a string quoted, nothing as null", () => {
+    expect(recordedReuseLeaseText(meta())).toBe("true");
+    expect(recordedReuseLeaseText(meta({ reuseLease: false }))).toBe("false");
+    expect(recordedReuseLeaseText(meta({ reuseLease: "true" }))).toBe('"true"');
+    expect(recordedReuseLeaseText(meta({ reuseLease: { on: true } }))).toBe("(an object)");
+    expect(recordedReuseLeaseText(meta({ reuseLease: undefined }))).toBeNull();
+    expect(recordedReuseLeaseText(meta({ reuseLease: null }))).toBeNull();
+    expect(recordedReuseLeaseText(null)).toBeNull();
   });
 });

@@ -304,6 +304,19 @@ function releaseBasis(prediction: ReleasePrediction): string {
   return `, as plugin ${version} does (${others} instead; which plugin the instance runs is not known here, so the reading that destroys least is taken)`;
 }
 
+/**
+ * What the lease's metadata holds under reuseLease, as text: `true` or `false`, a string quoted, other
+ * values named; null when it holds nothing there (the key absent or null, or the metadata lost).
+ */
+export function recordedReuseLeaseText(metadata: unknown): string | null {
+  const object = metadataObject(metadata);
+  if (object === null) return null;
+  const value = recorded(object, "reuseLease");
+  // Quoted, so that the string "true" the host reads as off is not shown as the boolean.
+  if (typeof value === "string") return JSON.stringify(displayValue(value));
+  return displayValue(value);
+}
+
 /** The reuseLease the lease recorded, as the host reads it from the metadata: anything but `true` is off. */
 export function recordedReuseLease(metadata: unknown): boolean | null {
   const object = metadataObject(metadata);

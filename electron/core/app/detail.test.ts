@@ -52,6 +52,7 @@ describe("lease detail", () => {
     // Which plugin runs the instance is not known here, so the release is the one that destroys least.
     expect(detail.releaseEffect).toMatchObject({
       recordedReuseLease: true,
+      recordedReuseLeaseText: "true",
       currentReuseLease: false,
       outcome: "pause",
     });

@@ -12,7 +12,11 @@ import { metadataObject, recorded } from "../../../shared/domain/lease-metadata.
 import { leaseStory } from "../../../shared/domain/lease-story.js";
 import { listedEnvironmentId } from "../../../shared/domain/listed-environment.js";
 import { ownershipEvidence } from "../../../shared/domain/ownership-evidence.js";
-import { recordedReuseLease, releaseSentence } from "../../../shared/domain/paperclip-will.js";
+import {
+  recordedReuseLease,
+  recordedReuseLeaseText,
+  releaseSentence,
+} from "../../../shared/domain/paperclip-will.js";
 import { staleConfigFields } from "../inventory/report.js";
 import { readWholeLease, type SourceFinder, type WholeLease } from "../leases/whole-lease.js";
 
@@ -268,6 +272,7 @@ export function leaseDetail(
     staleConfigFields: staleConfigFields(classified).map((field) => clip(field, 100)),
     releaseEffect: {
       recordedReuseLease: recordedReuse,
+      recordedReuseLeaseText: recordedReuseLeaseText(lease.metadata),
       currentReuseLease: currentReuse,
       outcome: facts.release.outcome,
       sentence: clip(releaseSentence(classified), MAX_TEXT),

@@ -155,8 +155,7 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
           </dd>
           <dt>Release</dt>
           <dd data-testid="drawer-release-effect" data-outcome={detail.releaseEffect.outcome}>
-            {capitalized(detail.releaseEffect.sentence)}. The lease recorded reuseLease{" "}
-            {String(detail.releaseEffect.recordedReuseLease ?? false)}
+            {capitalized(detail.releaseEffect.sentence)}. {recordedReuseSentence(detail.releaseEffect)}
             {detail.releaseEffect.currentReuseLease !== null &&
             detail.releaseEffect.currentReuseLease !== (detail.releaseEffect.recordedReuseLease ?? false)
               ? `; the environment now says ${String(detail.releaseEffect.currentReuseLease)}`
@@ -327,4 +326,13 @@ function JudgedBy({ judgedBy }: { judgedBy: LeaseDetail["judgedBy"] }) {
 
 function capitalized(words: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** What the lease recorded as reuseLease, and how the plugin reads anything but a boolean. */
+function recordedReuseSentence({
+  recordedReuseLeaseText: text,
+}: Pick<LeaseDetail["releaseEffect"], "recordedReuseLeaseText">): string {
+  if (text === null) return "The lease recorded no reuseLease, which the plugin reads as false";
+  if (text === "true" || text === "false") return `The lease recorded reuseLease ${text}`;
+  return `The lease recorded reuseLease ${text}, which the plugin reads as false`;
 }
