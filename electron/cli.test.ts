@@ -99,7 +99,8 @@ describe("leasekeeper scan on a generated demo world", () => {
     expect(Date.parse(baseline.generatedAt)).not.toBeNaN();
     expect(baseline.environments.length).toBeGreaterThan(0);
     for (const environment of baseline.environments) {
-      expect(Object.keys(environment.counts).sort()).toEqual([
+      expect(environment.leasesRead).toBe(true);
+      expect(Object.keys(environment.counts ?? {}).sort()).toEqual([
         "closed",
         "foreign",
         "leaking",
@@ -427,7 +428,7 @@ describe("leasekeeper scan on a generated demo world", () => {
     const target = baseline.environments[1]!;
     const report = await scanJson("--environment", target.environmentId);
     expect(report.environments).toEqual([expect.objectContaining({ environmentId: target.environmentId })]);
-    expect(report.leases.length).toBe(Object.values(target.counts).reduce((sum, n) => sum + n, 0));
+    expect(report.leases.length).toBe(Object.values(target.counts ?? {}).reduce((sum, n) => sum + n, 0));
     expect(report.leases.every((lease) => lease.environmentId === target.environmentId)).toBe(true);
   });
 

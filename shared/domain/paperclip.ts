@@ -146,6 +146,11 @@ export interface SourceGap {
   source: string;
   origin: string | null;
   message: string;
+  /**
+   * The environment the source listed whose leases it could not read at all (its lease list failed, or
+   * its config was hidden), so that environment is said to be unread rather than to hold no lease.
+   */
+  environmentId?: string;
 }
 
 /** A row or environment a source could not use, reported with where it was and why; never fatal. */

@@ -1,7 +1,10 @@
 import { HEADLINES, QUIET_HEADLINES } from "../../../shared/domain/codes.js";
 import type { ScanReport } from "../inventory/report.js";
 
-/** The readable form: one summary line per environment, its rows beneath, then orphans and problems. */
+/**
+ * The readable form: one summary line per environment, its rows beneath, what could not be read, then
+ * orphans and problems.
+ */
 export function formatScanTable(report: ScanReport): string {
   const lines: string[] = [];
   const byEnvironment = new Map<string | null, ScanReport["leases"]>();
@@ -37,16 +40,27 @@ export function formatScanTable(report: ScanReport): string {
       (a, b) => order(a) - order(b) || a.leaseId.localeCompare(b.leaseId),
     );
     byEnvironment.delete(environment.environmentId);
-    lines.push(
-      `${environment.name} (${environment.environmentId}${companyLabel(environment)}): ${rows.length} lease${
-        rows.length === 1 ? "" : "s"
-      } — ${HEADLINES.map((headline) => `${environment.counts[headline]} ${headline}`).join(", ")}`,
-    );
+    const counts = environment.counts;
+    // An unread environment's rows are unknown: a count of them would read as "none".
+    const summary =
+      counts === null
+        ? "leases not read (below)"
+        : `${rows.length} lease${rows.length === 1 ? "" : "s"} — ${HEADLINES.map(
+            (headline) => `${counts[headline]} ${headline}`,
+          ).join(", ")}`;
+    lines.push(`${environment.name} (${environment.environmentId}${companyLabel(environment)}): ${summary}`);
     if (rows.length > 0) lines.push(...indent(leaseTable(rows)), ...indent(stories(rows)), "");
   }
   for (const [environmentId, rows] of byEnvironment) {
     lines.push(`Rows whose environment ${environmentId ?? "(none)"} is not listed: ${rows.length}`);
     lines.push(...indent(leaseTable(rows)), ...indent(stories(rows)), "");
+  }
+
+  const unread = report.gaps.length;
+  if (unread > 0) {
+    lines.push(`Not read (${parts(unread)} of the sources):`);
+    for (const gap of report.gaps) lines.push(`  ${gap.source}: ${gap.message}`);
+    lines.push("");
   }
 
   if (report.untracked.length > 0) {
@@ -97,8 +111,13 @@ export function formatScanTable(report: ScanReport): string {
     for (const problem of report.problems)
       lines.push(`  ${problem.source} #${problem.index}: ${problem.message}`);
   }
+  const attention = `${report.counts.attention} lease${report.counts.attention === 1 ? "" : "s"} need attention`;
+  const closed = `${report.counts.closed} closed (history)`;
+  // The counts are of the rows read: with parts unread, they are not the whole fleet's.
   lines.push(
-    `${report.counts.attention} lease${report.counts.attention === 1 ? "" : "s"} need attention; ${report.counts.closed} closed (history).`,
+    unread === 0
+      ? `${attention}; ${closed}.`
+      : `${attention} among those read; ${closed}; ${parts(unread)} could not be read (above).`,
   );
   lines.push(
     `Scanned ${report.generatedAt} with ${report.requests} CreateOS request${report.requests === 1 ? "" : "s"}.`,
@@ -110,6 +129,10 @@ export function formatScanTable(report: ScanReport): string {
 function companyLabel(environment: ScanReport["environments"][number]): string {
   if (environment.companyId === null) return ", shared by every company";
   return `, company ${environment.companyName ?? environment.companyId}`;
+}
+
+function parts(count: number): string {
+  return `${count} part${count === 1 ? "" : "s"}`;
 }
 
 function leaseTable(rows: ScanReport["leases"]): string[] {

@@ -18,7 +18,10 @@ export type ReportedProof = Omit<MarkerProof, "subject">;
 export interface ScanReport {
   generatedAt: string;
   requests: number;
-  /** Rows per headline over the leases reported, and how many of them need an operator (not closed, not ok). */
+  /**
+   * Rows per headline over the leases reported, and how many of them need an operator (not closed, not
+   * ok). They count the rows read: what a source could not read is in `gaps`, and is not in them.
+   */
   counts: Record<Headline, number> & { attention: number };
   environments: {
     environmentId: string;
@@ -27,7 +30,10 @@ export interface ScanReport {
     companyName: string | null;
     name: string;
     sourceId: string;
-    counts: Record<Headline, number>;
+    /** False when the source listed the environment but could not read its leases (its gap names it). */
+    leasesRead: boolean;
+    /** Rows per headline; null when its leases were not read, which is not the same as none. */
+    counts: Record<Headline, number> | null;
   }[];
   leases: {
     leaseId: string;
@@ -92,7 +98,8 @@ export interface ScanReport {
     markerProof?: ReportedProof;
   }[];
   companies: { id: string; name: string }[];
-  gaps: { source: string; origin: string | null; message: string }[];
+  /** What a source could not read; `environmentId` names the environment whose leases it left unread. */
+  gaps: { source: string; origin: string | null; message: string; environmentId: string | null }[];
   problems: { source: string; index: number; message: string }[];
   origins: Inventory["origins"];
   newSinceLastScan: string[];
@@ -124,14 +131,19 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
     counts: { ...counts, attention },
     environments: inventory.environments
       .filter((environment) => wanted === undefined || environment.environmentId === wanted)
-      .map(({ environmentId, companyId, name, sourceId, counts }) => ({
-        environmentId,
-        companyId,
-        companyName: companyId === null ? null : (companyNames.get(companyId) ?? null),
-        name,
-        sourceId,
-        counts: { ...counts },
-      })),
+      .map(({ environmentId, companyId, name, sourceId, counts }) => {
+        const leasesRead = unreadGap(inventory, environmentId, sourceId) === undefined;
+        return {
+          environmentId,
+          companyId,
+          companyName: companyId === null ? null : (companyNames.get(companyId) ?? null),
+          name,
+          sourceId,
+          leasesRead,
+          // The store counts an unread environment's rows as zeros: it has none because none were read.
+          counts: leasesRead ? { ...counts } : null,
+        };
+      }),
     leases: leases.map((classified) => reportedLease(classified, fresh, options)),
     untracked: inventory.untracked.map(({ sandboxId, origin, status, credential }) => ({
       sandboxId,
@@ -151,7 +163,12 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
       }),
     ),
     companies: inventory.companies.map(({ id, name }) => ({ id, name })),
-    gaps: inventory.gaps.map(({ source, origin, message }) => ({ source, origin, message })),
+    gaps: inventory.gaps.map(({ source, origin, message, environmentId }) => ({
+      source,
+      origin,
+      message,
+      environmentId: environmentId ?? null,
+    })),
     problems: inventory.problems.map(({ source, index, message }) => ({ source, index, message })),
     origins: inventory.origins,
     newSinceLastScan: leases.map((lease) => lease.lease.id).filter((id) => fresh.has(id)),
@@ -204,6 +221,20 @@ export function knowsEnvironment(inventory: Inventory, environmentId: string): b
   return (
     inventory.environments.some((environment) => environment.environmentId === environmentId) ||
     inventory.leases.some((lease) => listedEnvironmentId(lease) === environmentId)
+  );
+}
+
+/**
+ * The gap that left an environment's leases unread, if any: of its own source when `sourceId` is given,
+ * else of any source (an environment whose config was hidden is listed by no source, only by its gap).
+ */
+export function unreadGap(
+  inventory: Pick<Inventory, "gaps">,
+  environmentId: string,
+  sourceId?: string,
+): Inventory["gaps"][number] | undefined {
+  return inventory.gaps.find(
+    (gap) => gap.environmentId === environmentId && (sourceId === undefined || gap.source === sourceId),
   );
 }
 

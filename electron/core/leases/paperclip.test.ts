@@ -171,6 +171,7 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
             'The leases of environment "CreateOS EU" were not read: Paperclip failed listing them (HTTP 500), ' +
             "as it does for the whole list when one row holds a status, lease policy or cleanup status it does not know. " +
             "Until they are read, no sandbox at https://eu.sb.example.test is reported as untracked.",
+          environmentId: second.id,
         },
       ]);
       expect(JSON.stringify(snapshot)).not.toContain("Internal server error");
@@ -202,18 +203,21 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
         origin: null,
         message:
           'Paperclip hid the config of environment "CreateOS main" (instance admin access needed), so its leases were not read.',
+        environmentId: main.id,
       },
       {
         source: "paperclip:test",
         origin: null,
         message:
           'Paperclip hid the config of environment "CreateOS EU" (instance admin access needed), so its leases were not read.',
+        environmentId: second.id,
       },
       {
         source: "paperclip:test",
         origin: null,
         message:
           'Paperclip hid the config of environment "e2b" (instance admin access needed), so its leases were not read.',
+        environmentId: e2b.id,
       },
     ]);
   });
@@ -269,6 +273,7 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
           source: "paperclip:test",
           origin: "https://eu.sb.example.test",
           message: `The leases of environment "CreateOS EU" could not be read: Paperclip request failed (HTTP 503) while listing leases of environment ${second.id}.`,
+          environmentId: second.id,
         },
       ]);
       expect(JSON.stringify(snapshot)).not.toContain(ADMIN_TOKEN);

@@ -124,6 +124,7 @@ export class PaperclipSource implements LeaseSource {
           source: this.id,
           origin: null,
           message: `Paperclip hid the config of environment "${environment.name}" (instance admin access needed), so its leases were not read.`,
+          environmentId: environment.id,
         });
       }
     });
@@ -156,7 +157,12 @@ export class PaperclipSource implements LeaseSource {
       const environment = environments[position++]!;
       if (!list.ok) {
         const origin = originOf(environment.config.apiUrl);
-        gaps.push({ source: this.id, origin, message: leaseListGap(environment.name, origin, list) });
+        gaps.push({
+          source: this.id,
+          origin,
+          message: leaseListGap(environment.name, origin, list),
+          environmentId: environment.id,
+        });
         continue;
       }
       const parsed = parseLeaseRows(list.items, this.id, `environment ${environment.id} leases`);

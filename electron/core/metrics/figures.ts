@@ -16,7 +16,7 @@ export interface InventoryFigures {
   headlines: Record<Headline, number>;
   /** Leases needing an operator (not closed, not ok): the report's `counts.attention`. */
   attention: number;
-  /** Leases per headline in each environment (`environments[].counts` of the report). */
+  /** Leases per headline in each environment whose leases were read (`environments[].counts` of the report). */
   environments: {
     sourceId: string;
     environmentId: string;
@@ -86,12 +86,10 @@ export function inventoryFigures(
     generatedAt: report.generatedAt,
     headlines,
     attention,
-    environments: report.environments.map(({ sourceId, environmentId, name, counts }) => ({
-      sourceId,
-      environmentId,
-      name,
-      counts: { ...counts },
-    })),
+    // An environment whose leases were not read has no series: a zero would say it holds none.
+    environments: report.environments.flatMap(({ sourceId, environmentId, name, counts }) =>
+      counts === null ? [] : [{ sourceId, environmentId, name, counts: { ...counts } }],
+    ),
     untracked: perListing(report.untracked),
     untrackedUncertain: perListing(report.untrackedUncertain),
     flaggedRunning: { sandboxes: flagged.size, vcpus, memoryGib: memMib / 1024 },

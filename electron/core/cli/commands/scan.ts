@@ -4,7 +4,13 @@ import type { ProofSubject } from "../../../../shared/domain/marker-proof.js";
 import type { Core } from "../../compose/index.js";
 import { CONFIG_FILE_NAME } from "../../config/load.js";
 import { CoreError } from "../../errors/core-error.js";
-import { knowsEnvironment, reportedLease, type ScanReport, scanReport } from "../../inventory/report.js";
+import {
+  knowsEnvironment,
+  reportedLease,
+  type ScanReport,
+  scanReport,
+  unreadGap,
+} from "../../inventory/report.js";
 import { writeReportJson } from "../../inventory/report-json.js";
 import { InventoryStore } from "../../store/index.js";
 import { keepScanInSharedStore } from "../../store/postgres/keep-scan.js";
@@ -46,7 +52,14 @@ Exit code 0 when the scan ran, whatever it found; 1 when it could not run; 2 on 
         inScope === 0 &&
         !knowsEnvironment(inventory, values.environment)
       ) {
-        io.stderr.write(`leasekeeper scan: no source lists an environment "${values.environment}".\n`);
+        // A source may list an environment whose leases it could not read (a config Paperclip hides
+        // from a key that is not an instance admin's): that is said, not that nothing lists it.
+        const unread = unreadGap(inventory, values.environment);
+        io.stderr.write(
+          unread === undefined
+            ? `leasekeeper scan: no source lists an environment "${values.environment}".\n`
+            : `leasekeeper scan: ${unread.source} lists an environment "${values.environment}", but its leases could not be read: ${unread.message.replace(/\.$/, "")}.\n`,
+        );
         return EXIT.failed;
       }
       // The scan stands without the store: a save that fails costs "new since last scan" (the core says
