@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { QuarantineList } from "../../../shared/contract/quarantine.js";
 import type { Quarantine } from "../../../shared/domain/quarantine.js";
@@ -79,9 +79,11 @@ describe("leasekeeper quarantine", () => {
     const [outcome] = (JSON.parse(due.stdout) as { outcomes: QuarantineOutcome[] }).outcomes;
     if (!outcome?.ok) throw new Error(`not quarantined: ${due.stdout}`);
     while (Date.now() < Date.parse(outcome.quarantine.dueAt)) await new Promise((r) => setTimeout(r, 100));
-    // The lease source can no longer be read, and what its parser echoes back starts with a key in use.
+    // The lease source can no longer be read, and the file it names (so the reason given) holds a key in use.
     const key = world.env.LK_KEY_A!;
-    writeFileSync(world.ledgerFile, `${key} is not a ledger`);
+    const config = JSON.parse(readFileSync(world.configFile, "utf8")) as { sources: { path: string }[] };
+    config.sources[0]!.path = `gone-${key}.json`;
+    writeFileSync(world.configFile, JSON.stringify(config));
 
     const ran = await cli(["quarantine", "--run-due"]);
     expect(ran.code).toBe(1);
@@ -91,6 +93,7 @@ describe("leasekeeper quarantine", () => {
     );
     // Said once, by the command: the core's own "scan failed" line is not said beside it.
     expect(ran.stderr).toBe("");
+    expect(ran.stdout).toContain("gone-");
     expect(ran.stdout).not.toContain(key);
 
     const json = await cli(["quarantine", "--run-due", "--json"]);

@@ -10,5 +10,7 @@ export type Unjudged = NonNullable<QuarantinePass["unjudged"]>;
 export function unjudgedSentence(unjudged: Unjudged, redact: (text: string) => string): string {
   const { count } = unjudged;
   const subject = count === 1 ? "1 waiting quarantine was" : `${count} waiting quarantines were`;
-  return `${subject} not judged: the inventory could not be read (${redact(unjudged.because)}).`;
+  // The reason is a sentence of its own; inside the brackets its closing stop is the sentence's.
+  const because = redact(unjudged.because).replace(/\.$/, "");
+  return `${subject} not judged: the inventory could not be read (${because}).`;
 }
