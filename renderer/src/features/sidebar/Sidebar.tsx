@@ -8,7 +8,13 @@ import { formatCount, originHost } from "../../lib/format";
 import { type Scope, useUi, type View } from "../../state/ui-store";
 import { useInventory } from "../../state/use-inventory";
 import { QuarantineCount } from "../quarantine/QuarantineCount";
-import { buildTree, type EnvironmentNode, FLAGGED_HEADLINES, untrackedNodes } from "./build-tree";
+import {
+  buildTree,
+  type EnvironmentNode,
+  FLAGGED_HEADLINES,
+  type UntrackedNode,
+  untrackedNodes,
+} from "./build-tree";
 import "./sidebar.css";
 
 const VIEWS: Array<[View, string]> = [
@@ -197,7 +203,7 @@ export function Sidebar() {
                             cannot list
                           </span>
                         ) : (
-                          <Badge tone="neutral" plain label="untracked" count={entry.count} />
+                          <UntrackedCount entry={entry} />
                         )}
                       </span>
                     </button>
@@ -224,5 +230,38 @@ export function Sidebar() {
         ))}
       </div>
     </nav>
+  );
+}
+
+/**
+ * An account's untracked count: 0 only when its listing succeeded and nothing is uncertain; unnamed
+ * sandboxes that cannot be called untracked (a source incomplete at the origin) are counted apart, and
+ * an account the inventory shown holds no listing of reads "…".
+ */
+function UntrackedCount({ entry }: { entry: UntrackedNode }) {
+  const uncertain =
+    entry.uncertain > 0 ? (
+      <span
+        className="muted"
+        data-testid="sidebar-untracked-uncertain"
+        data-count={entry.uncertain}
+        title="Unnamed sandboxes that cannot be called untracked while a source is incomplete at this origin"
+      >
+        {formatCount(entry.uncertain)} uncertain
+      </span>
+    ) : null;
+  if (entry.count > 0 || (entry.listed && uncertain === null))
+    return (
+      <>
+        <Badge tone="neutral" plain label="untracked" count={entry.count} />
+        {uncertain}
+      </>
+    );
+  return (
+    uncertain ?? (
+      <span className="muted" data-testid="sidebar-untracked-unread" title="Not read">
+        …
+      </span>
+    )
   );
 }

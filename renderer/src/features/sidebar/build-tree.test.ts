@@ -104,7 +104,31 @@ describe("untrackedNodes", () => {
       ],
     };
     expect(untrackedNodes(failing)).toEqual([
-      { credential: "ops", origin: "https://api.a", count: 0, uncertain: 0, failed: true },
+      { credential: "ops", origin: "https://api.a", count: 0, uncertain: 0, failed: true, listed: false },
+    ]);
+  });
+
+  it("marks an account listed only where the inventory records its listing succeeded", () => {
+    const health = (credential: string, origin: string, ok: boolean) => ({
+      origin,
+      credential,
+      ok,
+      reason: null,
+      httpStatus: null,
+      sandboxCount: 0,
+    });
+    const partly = {
+      ...view,
+      untracked: [
+        { credential: "ops", origin: "https://a", count: 0 },
+        { credential: "legacy", origin: "https://b", count: 0 },
+      ],
+      untrackedUncertain: [{ credential: "ops", origin: "https://a", count: 4, reason: "source incomplete" }],
+      originHealth: [health("ops", "https://a", true)],
+    };
+    expect(untrackedNodes(partly)).toEqual([
+      { credential: "legacy", origin: "https://b", count: 0, uncertain: 0, failed: false, listed: false },
+      { credential: "ops", origin: "https://a", count: 0, uncertain: 4, failed: false, listed: true },
     ]);
   });
 });

@@ -33,6 +33,8 @@ export interface UntrackedNode {
   uncertain: number;
   /** The last scan could not list this account: its counts say nothing, and it keeps its entry. */
   failed: boolean;
+  /** The inventory shown records a listing of this account that succeeded: only then is a 0 known. */
+  listed: boolean;
 }
 
 /** The key of the group of environments that belong to the instance, not to one company. */
@@ -124,7 +126,7 @@ export function untrackedNodes(view: InventoryView): UntrackedNode[] {
     const key = JSON.stringify([credential, origin]);
     let node = nodes.get(key);
     if (node === undefined) {
-      node = { credential, origin, count: 0, uncertain: 0, failed: false };
+      node = { credential, origin, count: 0, uncertain: 0, failed: false, listed: false };
       nodes.set(key, node);
     }
     return node;
@@ -134,8 +136,13 @@ export function untrackedNodes(view: InventoryView): UntrackedNode[] {
   for (const entry of view.untrackedUncertain ?? [])
     nodeOf(entry.credential, entry.origin).uncertain += entry.count;
   // An account that could not be listed keeps its entry, marked, instead of vanishing as if it had none.
-  for (const health of view.originHealth ?? [])
+  for (const health of view.originHealth ?? []) {
     if (!health.ok) nodeOf(health.credential, health.origin).failed = true;
+    else {
+      const listed = nodes.get(JSON.stringify([health.credential, health.origin]));
+      if (listed) listed.listed = true;
+    }
+  }
   return [...nodes.values()].sort(
     (a, b) => a.credential.localeCompare(b.credential) || a.origin.localeCompare(b.origin),
   );

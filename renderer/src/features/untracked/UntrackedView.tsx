@@ -11,11 +11,13 @@ import { formatCount, formatMemory, originHost, parseTime, plural } from "../../
 import { useNow } from "../../lib/now";
 import { queryKeys } from "../../state/query-keys";
 import { useUi } from "../../state/ui-store";
+import { useInventory } from "../../state/use-inventory";
 import { QuarantineChip } from "../quarantine/QuarantineChip";
 import { clockTime, listingFailedSentence, listingOf } from "../status-bar/scan-words";
 import { useStatus } from "../status-bar/use-status";
 import { keepLivePicks } from "./picked";
 import { UntrackedDetail } from "./UntrackedDetail";
+import { listingHealth, untrackedKnown } from "./what-is-known";
 
 /**
  * Sandboxes that one account lists and no lease row names (orphans). The only action is a forced
@@ -41,7 +43,15 @@ export function UntrackedView() {
   const now = useNow();
   const scan = useStatus().data?.scan ?? null;
   const listing = listingOf(scan, credential, origin);
-  const listingFailed = listing?.outcome === "failed";
+  // Main's status knows only this run's scans, and may be loading or failed: the inventory shown records
+  // its own listing of the account, so "none" needs that record to say the listing succeeded.
+  const inventory = useInventory();
+  const known = untrackedKnown(
+    listingHealth(inventory.data?.view, credential, origin),
+    listing?.outcome === "failed",
+    uncertain.length,
+  );
+  const listingFailed = known === "failed";
   /** The last scan made no inventory: what is shown is the last good one's list. */
   const staleFrom = scan?.outcome === "failed" ? scan.shownFrom : null;
 
@@ -91,10 +101,14 @@ export function UntrackedView() {
           onDestroy={() => destroy([opened.sandboxId])}
         />
       )}
-      {listingFailed && listing && (
+      {listingFailed && (
         <div className="state state-error" role="status" data-testid="listing-failed">
           <h2>This account could not be listed</h2>
-          <p className="text-wrap">{listingFailedSentence(listing, Math.max(now, Date.now()))}</p>
+          <p className="text-wrap">
+            {listing?.outcome === "failed"
+              ? listingFailedSentence(listing, Math.max(now, Date.now()))
+              : `Cannot list ${credential} at ${originHost(origin)}: the scan shown could not list it.`}
+          </p>
           <p className="muted text-wrap">
             Nothing is shown for it until CreateOS lists it again: an account that cannot be listed has no
             sandboxes Leasekeeper can call untracked.
@@ -111,6 +125,16 @@ export function UntrackedView() {
           <EmptyState title="None in the last good list">
             The list from {clockTime(staleFrom, Date.now())} named every sandbox of this account in a lease
             row; the last scan failed, so this may have changed.
+          </EmptyState>
+        ) : known === "uncertain" ? (
+          <EmptyState title="None known to be untracked">
+            A source is incomplete at this origin, so the sandboxes below that no lease row Leasekeeper read
+            names cannot be called untracked.
+          </EmptyState>
+        ) : known === "unread" ? (
+          <EmptyState title="Not known yet">
+            The inventory shown holds no listing of this account, so whether it has untracked sandboxes is not
+            read.
           </EmptyState>
         ) : (
           <EmptyState title="No untracked sandboxes">
