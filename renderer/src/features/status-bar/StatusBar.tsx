@@ -3,11 +3,10 @@ import { formatExact, originHost, parseTime } from "../../lib/format";
 import { useNow } from "../../lib/now";
 import { useAppInfo } from "../../state/use-app-info";
 import { useInventory } from "../../state/use-inventory";
-import { footerWords } from "./scan-words";
+import { footerWords, originWords } from "./scan-words";
 import { useStatus } from "./use-status";
 import "./status-bar.css";
 
-const STATE_LABEL = { ok: "connected", down: "down", unknown: "not asked yet" } as const;
 const SOURCE_LABEL = { complete: "read", partial: "incomplete", failed: "failed" } as const;
 
 /**
@@ -78,23 +77,33 @@ export function StatusBar() {
             <span className="muted">{SOURCE_LABEL[source.outcome]}</span>
           </span>
         ))}
-      {status.data?.origins.map((origin) => (
-        <span
-          key={origin.origin}
-          className={`origin-status origin-${origin.state}`}
-          data-testid="origin-status"
-          data-origin={origin.origin}
-          data-state={origin.state}
-          title={`${origin.origin}: ${STATE_LABEL[origin.state]}${origin.lastError ? ` (${origin.lastError})` : ""}`}
-        >
-          <span className="dot" aria-hidden="true" />
-          <Text value={originHost(origin.origin)} title={false} />
-          <span className="muted">{STATE_LABEL[origin.state]}</span>
-          <span className="count" title="CreateOS requests in the last minute / budget per minute">
-            {origin.requestsLastMinute}/{origin.budgetPerMinute} req/min
+      {status.data?.origins.map((origin) => {
+        // Main's state is the inventory shown's, which may be an earlier run's: said as such, with its time.
+        const said = originWords(
+          origin.origin,
+          origin.state,
+          scan,
+          inventory.data?.view.generatedAt ?? null,
+          Math.max(now, Date.now()),
+        );
+        return (
+          <span
+            key={origin.origin}
+            className={`origin-status origin-${said.state}`}
+            data-testid="origin-status"
+            data-origin={origin.origin}
+            data-state={said.state}
+            title={`${origin.origin}: ${said.text}${origin.lastError ? ` (${origin.lastError})` : ""}`}
+          >
+            <span className="dot" aria-hidden="true" />
+            <Text value={originHost(origin.origin)} title={false} />
+            <span className="muted">{said.text}</span>
+            <span className="count" title="CreateOS requests in the last minute / budget per minute">
+              {origin.requestsLastMinute}/{origin.budgetPerMinute} req/min
+            </span>
           </span>
-        </span>
-      ))}
+        );
+      })}
       {info.data && <span className="muted">v{info.data.version}</span>}
     </footer>
   );

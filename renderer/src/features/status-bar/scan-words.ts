@@ -83,3 +83,26 @@ export function footerWords(
     return { outcome: "partial", text: `Last scan ${when}: a source was not read completely` };
   return { outcome: "complete", text: `Last refresh ${when}` };
 }
+
+/**
+ * What the footer's dot may say of one origin. Main's `state` is the inventory shown's (at startup the
+ * stored inventory of an earlier run, after a failed scan the last good one), so "connected" is said
+ * only when this run listed the origin (`scan`, absent before this run's first scan) and a listing
+ * there succeeded; otherwise the dot says what the inventory shown read, and when.
+ */
+export function originWords(
+  origin: string,
+  shownState: "ok" | "down" | "unknown",
+  scan: ScanStatus | null | undefined,
+  shownAt: string | null,
+  nowMs: number,
+): { state: "ok" | "down" | "unknown" | "listed"; text: string } {
+  const listings = scan?.listings.filter((listing) => listing.origin === origin) ?? [];
+  if (listings.some((listing) => listing.outcome === "complete")) return { state: "ok", text: "connected" };
+  if (listings.length > 0) return { state: "down", text: "down" };
+  if (shownState === "unknown") return { state: "unknown", text: "not asked yet" };
+  const when = clockTime(shownAt, nowMs);
+  return shownState === "ok"
+    ? { state: "listed", text: `listed at ${when}` }
+    : { state: "down", text: `could not list at ${when}` };
+}
