@@ -62,6 +62,18 @@ export function AttentionLine({
     [flagged, sandboxes, now, vcpuHour, gibHour],
   );
   const total = flagged.length + untrackedCount;
+  // An account the scan could not list has untracked sandboxes no one counted: said, not taken as none.
+  const unlisted = useMemo(
+    () =>
+      withUntracked
+        ? new Set(
+            table.view.originHealth
+              .filter((health) => !health.ok)
+              .map((health) => JSON.stringify([health.credential, health.origin])),
+          ).size
+        : 0,
+    [table, withUntracked],
+  );
   return (
     <div className="toolbar-row attention" data-testid="attention-line">
       <strong data-testid="needs-attention" data-count={total}>
@@ -69,7 +81,13 @@ export function AttentionLine({
       </strong>
       <span className="muted">
         ({plural(flagged.length, "flagged lease")}
-        {withUntracked ? `, ${formatCount(untrackedCount)} untracked` : ""})
+        {withUntracked ? `, ${formatCount(untrackedCount)} untracked` : ""}
+        {unlisted > 0 ? (
+          <span data-testid="attention-unlisted" data-count={unlisted}>
+            , {plural(unlisted, "account")} not listed
+          </span>
+        ) : null}
+        )
       </span>
       <span
         className="attention-cost"
