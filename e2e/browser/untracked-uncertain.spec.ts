@@ -41,3 +41,35 @@ base(
     await expect(view).toContainText("None known to be untracked");
   },
 );
+
+base(
+  "an environment whose leases were not read says so in the sidebar, not counts of none",
+  async ({ page }) => {
+    const paperclip = world().demo.paperclip;
+    if (!paperclip) throw new Error("the world reads no Paperclip");
+    const [environment] = world().demo.world.paperclip.environments;
+    if (!environment) throw new Error("the world has no environment");
+    await openConsole(page, world());
+    paperclip.setFaults([{ path: `^/api/environments/${environment.id}/leases$`, status: 500 }]);
+    await page.getByTestId("refresh").click();
+    await expect(page.getByTestId("last-refresh")).toHaveAttribute("data-outcome", "partial", {
+      timeout: 20_000,
+    });
+    const entry = page.locator(
+      `[data-testid="sidebar-environment"][data-environment-id="${environment.id}"]`,
+    );
+    const unread = entry.getByTestId("sidebar-environment-unread");
+    await expect(unread).toHaveText("leases not read");
+    await expect(unread).toHaveAttribute("title", /could not be read|were not read/);
+    await expect(entry.locator(".sb-total")).toHaveCount(0);
+
+    // Read again, the environment shows its counts.
+    paperclip.setFaults([]);
+    await page.getByTestId("refresh").click();
+    await expect(page.getByTestId("last-refresh")).toHaveAttribute("data-outcome", "complete", {
+      timeout: 20_000,
+    });
+    await expect(unread).toHaveCount(0);
+    await expect(entry.locator(".sb-total")).toHaveCount(1);
+  },
+);

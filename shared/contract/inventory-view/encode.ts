@@ -406,11 +406,14 @@ export class InventoryViewBuilder {
       history: { count: byEnvironment.reduce((sum, count) => sum + count, 0), byEnvironment },
       untracked: [...untrackedCounts.values()],
       untrackedUncertain: [...uncertainCounts.values()],
-      gaps: inventory.gaps.slice(0, MAX_PROBLEMS_IN_VIEW).map(({ source, origin, message }) => ({
-        source,
-        origin,
-        message,
-      })),
+      gaps: inventory.gaps
+        .slice(0, MAX_PROBLEMS_IN_VIEW)
+        .map(({ source, origin, message, environmentId }) => ({
+          source,
+          origin,
+          message,
+          ...(environmentId === undefined ? {} : { environmentId }),
+        })),
       originHealth: inventory.origins.map((health) => ({
         origin: health.origin,
         credential: health.credential,

@@ -147,6 +147,8 @@ export const SourceGapViewSchema = z.object({
   source: z.string(),
   origin: z.string().nullable(),
   message: z.string(),
+  /** The environment whose leases the source could not read; absent when the gap names none. */
+  environmentId: z.string().optional(),
 });
 
 /**

@@ -154,7 +154,17 @@ export function Sidebar() {
                           title={false}
                           placeholder={environment.known ? "(unnamed)" : "(environment not listed)"}
                         />
-                        <HeadlineCounts counts={environment.counts} total={environment.total} />
+                        {environment.unread === null ? (
+                          <HeadlineCounts counts={environment.counts} total={environment.total} />
+                        ) : (
+                          <span
+                            className="sb-failed"
+                            data-testid="sidebar-environment-unread"
+                            title={environment.unread}
+                          >
+                            leases not read
+                          </span>
+                        )}
                       </button>
                       {environment.environmentId !== null && (
                         <CopyButton value={environment.environmentId} label="Copy environment id" />

@@ -80,6 +80,24 @@ describe("buildTree", () => {
   it("keeps orphan rows' environment, marked unknown", () => {
     expect(tree.companies[0]!.environments[0]).toMatchObject({ known: false, environmentId: null });
   });
+
+  it("marks an environment whose leases a source could not read, with why, and no other", () => {
+    const gap = {
+      source: "s",
+      origin: null,
+      message: 'The leases of environment "Quiet" could not be read.',
+    };
+    const read = buildTree({
+      ...view,
+      gaps: [
+        { ...gap, environmentId: "e1" },
+        { ...gap, source: "other" },
+      ],
+    });
+    const environments = read.companies.flatMap((company) => company.environments);
+    expect(environments.find((environment) => environment.environmentId === "e1")?.unread).toBe(gap.message);
+    expect(environments.filter((environment) => environment.unread !== null)).toHaveLength(1);
+  });
 });
 
 describe("untrackedNodes", () => {

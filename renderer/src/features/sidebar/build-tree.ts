@@ -7,6 +7,8 @@ export interface EnvironmentNode {
   name: string;
   environmentId: string | null;
   known: boolean;
+  /** Why the source could not read this environment's leases; null when it read them. */
+  unread: string | null;
   counts: Record<Headline, number>;
   total: number;
   flagged: number;
@@ -52,7 +54,7 @@ function add(into: Record<Headline, number>, from: Record<Headline, number>): vo
   for (const headline of HEADLINES) into[headline] += from[headline] ?? 0;
 }
 
-function node(environment: EnvironmentRef): EnvironmentNode {
+function node(environment: EnvironmentRef, unread: string | null): EnvironmentNode {
   const counts = { ...zero(), ...environment.counts };
   const total = HEADLINES.reduce((sum, headline) => sum + counts[headline], 0);
   const flagged = FLAGGED.reduce((sum, headline) => sum + counts[headline], 0);
@@ -61,6 +63,7 @@ function node(environment: EnvironmentRef): EnvironmentNode {
     name: environment.name,
     environmentId: environment.environmentId,
     known: environment.known,
+    unread,
     counts,
     total,
     flagged,
@@ -78,6 +81,12 @@ export function buildTree(view: InventoryView): {
   const byCompany = new Map<string, Map<string, EnvironmentNode>>();
   const names = new Map<string, string>();
   const totals = zero();
+  // A source that could not read an environment's leases says so in a gap naming it: its counts are
+  // not a count of its leases.
+  const unread = new Map<string, string>();
+  for (const gap of view.gaps)
+    if (gap.environmentId !== undefined)
+      unread.set(environmentKey(gap.source, gap.environmentId), gap.message);
   for (const environment of view.environments) {
     const companyId =
       (environment.company >= 0 ? view.companies[environment.company] : undefined) ?? SHARED_ENVIRONMENTS;
@@ -85,9 +94,13 @@ export function buildTree(view: InventoryView): {
     if (name) names.set(companyId, name);
     const environments = byCompany.get(companyId) ?? new Map<string, EnvironmentNode>();
     byCompany.set(companyId, environments);
-    const next = node(environment);
+    const next = node(
+      environment,
+      unread.get(environmentKey(environment.sourceId, environment.environmentId)) ?? null,
+    );
     const existing = environments.get(next.key);
     if (existing) {
+      existing.unread ??= next.unread;
       add(existing.counts, next.counts);
       existing.total += next.total;
       existing.flagged += next.flagged;
