@@ -2997,7 +2997,16 @@ function createActionEngine(deps) {
 		},
 		async listJobs(query = {}) {
 			await jobs.sweepInterrupted();
-			return journal.recentJobs(query.limit ?? 100);
+			const recent = await journal.recentJobs(query.limit ?? 100);
+			const listed = new Set(recent.map((job) => job.jobId));
+			const waiting = [];
+			for (const row of await journal.jobRowsInState("interrupted")) {
+				if (listed.has(row.jobId)) continue;
+				const job = await journal.job(row.jobId);
+				if (job !== null) waiting.push(job);
+			}
+			waiting.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+			return [...recent, ...waiting];
 		},
 		async cancel(jobId) {
 			const row = await requireJob(jobId);
@@ -5449,11 +5458,13 @@ async function readTaken(dataDir) {
 /** The ids listed in one body; the rest are counted. */
 var IDS_LISTED = 50;
 function shouldNotify(report) {
-	return report.counts.done + report.counts.failed > 0 || report.counts.new > 0;
-}
-function webhookBody(report) {
+	if (report.error !== null) return true;
 	const { counts } = report;
-	const head = report.mode === "act" ? `Leasekeeper janitor (${report.operator}): ${counts.done} done, ${counts.failed} failed, ${counts.new} new` : `Leasekeeper janitor (${report.operator}), dry run: ${counts.wouldAct} would be acted on, ${counts.new} new`;
+	return counts !== null && (counts.done + counts.failed > 0 || counts.new > 0);
+}
+/** What is said passes the redactor again: the pass's error is a sentence from a source or CreateOS. */
+function webhookBody(report, redact) {
+	const head = redact(headline(report));
 	const lines = report.results.filter((result) => result.outcome !== "skipped" && result.outcome !== "not-reached").map((result) => `${result.action} ${idOf(result.target)} (${result.rule}): ${result.outcome}`);
 	const listed = lines.slice(0, IDS_LISTED);
 	const more = lines.length > listed.length ? [`…and ${lines.length - listed.length} more`] : [];
@@ -5478,6 +5489,13 @@ function webhookBody(report) {
 		}]]
 	};
 }
+function headline(report) {
+	const who = `Leasekeeper janitor (${report.operator})${report.mode === "act" ? "" : ", dry run"}`;
+	const { counts } = report;
+	if (counts === null) return `${who}: the pass failed before selecting anything: ${report.error ?? "no reason given"}`;
+	const said = report.mode === "act" ? `${counts.done} done, ${counts.failed} failed, ${counts.new} new` : `${counts.wouldAct} would be acted on, ${counts.new} new`;
+	return report.error === null ? `${who}: ${said}` : `${who}: ${said}; then the pass failed: ${report.error}`;
+}
 function idOf(target) {
 	return target.kind === "lease" ? `lease ${target.leaseId}` : `sandbox ${target.sandboxId}`;
 }
@@ -5487,7 +5505,7 @@ async function sendWebhook(url, report, options) {
 		const response = await send(url, {
 			method: "POST",
 			headers: { "content-type": "application/json" },
-			body: JSON.stringify(webhookBody(report)),
+			body: JSON.stringify(webhookBody(report, options.redact)),
 			redirect: "error",
 			signal: AbortSignal.timeout(options.timeoutMs ?? 5e3)
 		});
@@ -5539,14 +5557,8 @@ async function runPass(deps, options) {
 		results,
 		quarantinesDue: {},
 		resumedJobs: [],
-		counts: {
-			selected: 0,
-			wouldAct: 0,
-			done: 0,
-			failed: 0,
-			skipped: 0,
-			new: 0
-		},
+		counts: null,
+		gaps: null,
 		webhook: null,
 		error: null
 	};
@@ -5555,12 +5567,15 @@ async function runPass(deps, options) {
 		if (options.act && options.resume) report.resumedJobs = await resumeInterrupted(deps, options.policy.operator, checkpoint);
 		if (options.act && deps.quarantine !== null) {
 			checkpoint();
-			for (const moved of await deps.quarantine.runDue()) report.quarantinesDue[moved.state] = (report.quarantinesDue[moved.state] ?? 0) + 1;
+			const due = await deps.quarantine.runDue();
+			for (const moved of due.moved) report.quarantinesDue[moved.state] = (report.quarantinesDue[moved.state] ?? 0) + 1;
+			if (due.unjudged !== null) report.quarantinesDue["not judged"] = due.unjudged.count;
 		}
 		checkpoint();
 		await deps.inventory.refresh();
 		const plan = await planPolicy(deps, options.policy, now());
 		report.plan = plan;
+		report.gaps = await gapsOf(deps, plan);
 		for (const rule of plan.rules) {
 			if (rule.selected.length === 0) continue;
 			await runRule(deps, options, rule, {
@@ -5893,12 +5908,26 @@ async function resumeInterrupted(deps, operator, checkpoint) {
 function isOperator(recorded, operator) {
 	return recorded === operator || recorded.startsWith(`${operator} `);
 }
+/**
+* What the sources could not read in the scan the plan was made over: its rows are all the plan could
+* select among. Null when the inventory held now is another scan's (one finished in between).
+*/
+async function gapsOf(deps, plan) {
+	const held = await deps.inventory.view({});
+	if (held.generatedAt !== plan.inventoryGeneratedAt) return null;
+	return held.gaps.map(({ source, origin, message }) => ({
+		source,
+		origin,
+		message
+	}));
+}
 function countResults(report, previous) {
+	if (report.plan === null) return null;
 	const count = (outcome) => report.results.filter((result) => result.outcome === outcome).length;
 	const before = new Set(previous?.policyFile === report.policyFile && previous.plan !== null ? selectedKeys(previous.plan) : []);
-	const now = report.plan === null ? [] : selectedKeys(report.plan);
+	const now = selectedKeys(report.plan);
 	return {
-		selected: report.plan?.counts.selected ?? 0,
+		selected: report.plan.counts.selected,
 		wouldAct: count("would-act"),
 		done: count("done"),
 		failed: count("failed") + count("unconfirmed"),
@@ -5913,7 +5942,7 @@ function passOutcome(report) {
 	if (report.stopped !== null) return "stopped";
 	if (report.error !== null) return "failed";
 	if (report.mode === "dry-run") return "dry-run";
-	return report.counts.done + report.counts.failed > 0 ? "acted" : "nothing-to-do";
+	return (report.counts === null ? 0 : report.counts.done + report.counts.failed) > 0 ? "acted" : "nothing-to-do";
 }
 // electron/core/janitor/app-janitor.ts
 var JANITOR_UNAVAILABLE = "The janitor needs the guarded actions, which are not available here.";
@@ -6190,6 +6219,17 @@ function releaseBasis(prediction) {
 	return `, as plugin ${version} does (${[...byOutcome].map(([outcome, versions]) => {
 		return `${versions.length === 1 ? `plugin ${versions[0]}` : `plugins ${versions.join(" and ")}`} would ${BASE_CLAUSES[outcome]}`;
 	}).join("; ")} instead; which plugin the instance runs is not known here, so the reading that destroys least is taken)`;
+}
+/**
+* What the lease's metadata holds under reuseLease, as text: `true` or `false`, a string quoted, other
+* values named; null when it holds nothing there (the key absent or null, or the metadata lost).
+*/
+function recordedReuseLeaseText(metadata) {
+	const object = metadataObject(metadata);
+	if (object === null) return null;
+	const value = recorded(object, "reuseLease");
+	if (typeof value === "string") return JSON.stringify(displayValue(value));
+	return displayValue(value);
 }
 /** The reuseLease the lease recorded, as the host reads it from the metadata: anything but `true` is off. */
 function recordedReuseLease(metadata) {
@@ -6486,14 +6526,18 @@ function scanReport(inventory, options = {}) {
 			...counts,
 			attention
 		},
-		environments: inventory.environments.filter((environment) => wanted === void 0 || environment.environmentId === wanted).map(({ environmentId, companyId, name, sourceId, counts }) => ({
-			environmentId,
-			companyId,
-			companyName: companyId === null ? null : companyNames.get(companyId) ?? null,
-			name,
-			sourceId,
-			counts: { ...counts }
-		})),
+		environments: inventory.environments.filter((environment) => wanted === void 0 || environment.environmentId === wanted).map(({ environmentId, companyId, name, sourceId, counts }) => {
+			const leasesRead = unreadGap(inventory, environmentId, sourceId) === void 0;
+			return {
+				environmentId,
+				companyId,
+				companyName: companyId === null ? null : companyNames.get(companyId) ?? null,
+				name,
+				sourceId,
+				leasesRead,
+				counts: leasesRead ? { ...counts } : null
+			};
+		}),
 		leases: leases.map((classified) => reportedLease(classified, fresh, options)),
 		untracked: inventory.untracked.map(({ sandboxId, origin, status, credential }) => ({
 			sandboxId,
@@ -6524,10 +6568,11 @@ function scanReport(inventory, options = {}) {
 			id,
 			name
 		})),
-		gaps: inventory.gaps.map(({ source, origin, message }) => ({
+		gaps: inventory.gaps.map(({ source, origin, message, environmentId }) => ({
 			source,
 			origin,
-			message
+			message,
+			environmentId: environmentId ?? null
 		})),
 		problems: inventory.problems.map(({ source, index, message }) => ({
 			source,
@@ -6582,6 +6627,13 @@ function reportedLease(classified, fresh, options = {}) {
 function knowsEnvironment(inventory, environmentId) {
 	return inventory.environments.some((environment) => environment.environmentId === environmentId) || inventory.leases.some((lease) => listedEnvironmentId(lease) === environmentId);
 }
+/**
+* The gap that left an environment's leases unread, if any: of its own source when `sourceId` is given,
+* else of any source (an environment whose config was hidden is listed by no source, only by its gap).
+*/
+function unreadGap(inventory, environmentId, sourceId) {
+	return inventory.gaps.find((gap) => gap.environmentId === environmentId && (sourceId === void 0 || gap.source === sourceId));
+}
 /** The fields behind a `stale-config` flag, in fingerprint order; none when the row has no such flag. */
 function staleConfigFields({ lease, environment, verdict, installedPlugin }) {
 	if (!verdict.flags.includes("stale-config") || environment === null) return [];
@@ -6630,12 +6682,12 @@ function inventoryFigures(inventory, sourceIds = [], counts = summarizeCounts(in
 		generatedAt: report.generatedAt,
 		headlines,
 		attention,
-		environments: report.environments.map(({ sourceId, environmentId, name, counts }) => ({
+		environments: report.environments.flatMap(({ sourceId, environmentId, name, counts }) => counts === null ? [] : [{
 			sourceId,
 			environmentId,
 			name,
 			counts: { ...counts }
-		})),
+		}]),
 		untracked: perListing(report.untracked),
 		untrackedUncertain: perListing(report.untrackedUncertain),
 		flaggedRunning: {
@@ -7424,6 +7476,7 @@ function leaseDetail(classified, byId, companyNames = /* @__PURE__ */ new Map(),
 		staleConfigFields: staleConfigFields(classified).map((field) => clip$1(field, 100)),
 		releaseEffect: {
 			recordedReuseLease: recordedReuse,
+			recordedReuseLeaseText: recordedReuseLeaseText(lease.metadata),
 			currentReuseLease: currentReuse,
 			outcome: facts.release.outcome,
 			sentence: clip$1(releaseSentence(classified), MAX_TEXT)
@@ -7577,7 +7630,10 @@ function coreCalls(core) {
 		"quarantine:create": async (request) => ({ outcomes: await quarantine().quarantine(request) }),
 		"quarantine:list": async (request) => ({
 			now: (/* @__PURE__ */ new Date()).toISOString(),
-			quarantines: await quarantine().list(request.open === void 0 ? {} : { open: request.open })
+			...await quarantine().listNewest({
+				...request.open === void 0 ? {} : { open: request.open },
+				limit: 500
+			})
 		}),
 		"quarantine:cancel": (request) => quarantine().cancel(request.quarantineId, request.resume === void 0 ? {} : { resume: request.resume }),
 		"quarantine:resume": (request) => quarantine().resume(request.quarantineId),
@@ -9288,6 +9344,20 @@ var QuarantineService = class {
 	list(options = {}) {
 		return this.#deps.store.list(options);
 	}
+	/**
+	* The newest `limit` quarantines (only the open ones when asked), and whether more are recorded: one
+	* more is read than is answered, so a list cut at its limit says it is cut.
+	*/
+	async listNewest(options) {
+		const read = await this.#deps.store.list({
+			...options,
+			limit: options.limit + 1
+		});
+		return {
+			quarantines: read.slice(0, options.limit),
+			cut: read.length > options.limit
+		};
+	}
 	async quarantine(request) {
 		if (!(request.hours > 0 && request.hours <= 720)) throw new CoreError("call", "invalid-request", QUARANTINE_MESSAGES.hours);
 		const selections = await this.#selections(request.leases ?? [], request.untracked ?? []);
@@ -9339,23 +9409,33 @@ var QuarantineService = class {
 	}
 	async #pass() {
 		const moved = [];
+		const judged = {
+			moved,
+			unjudged: null
+		};
 		const open = await this.#deps.store.list({
 			open: true,
 			limit: 1e4
 		});
-		if (open.length === 0) return moved;
+		if (open.length === 0) return judged;
 		for (const quarantine of open.filter((entry) => entry.state === "pausing")) moved.push(...await this.#step(quarantine, "pausing", (fresh) => this.#settlePause(fresh)));
 		for (const quarantine of open.filter((entry) => entry.state === "destroying")) moved.push(...await this.#step(quarantine, "destroying", (fresh) => this.#seeDestroyThrough(fresh)));
 		const waiting = (await this.#deps.store.list({
 			open: true,
 			limit: 1e4
 		})).filter((q) => q.state === "waiting");
-		if (waiting.length === 0) return moved;
+		if (waiting.length === 0) return judged;
 		let inventory = null;
 		try {
 			inventory = await this.#deps.inventory(waiting.map((quarantine) => quarantine.sandboxId));
-		} catch {
-			return moved;
+		} catch (error) {
+			return {
+				moved,
+				unjudged: {
+					count: waiting.length,
+					because: firstLine(error)
+				}
+			};
 		}
 		for (const quarantine of waiting) {
 			const claim = quarantineClaim(quarantine, inventory);
@@ -9375,7 +9455,7 @@ var QuarantineService = class {
 			}
 			if (isDue(quarantine, this.#now())) moved.push(...await this.#step(quarantine, "waiting", (fresh) => this.#destroyDue(fresh)));
 		}
-		return moved;
+		return judged;
 	}
 	/**
 	* Takes a quarantine's step only with its claim (in the team's store, when there is one) and only while
@@ -9705,10 +9785,15 @@ var QuarantineService = class {
 		this.#plansOf.delete(quarantine.quarantineId);
 	}
 };
+/** A failure's first line: what a terminal or a log line says of it. */
+function firstLine(error) {
+	return (error instanceof Error ? error.message : String(error)).split("\n", 1)[0].trim() || "no reason was given";
+}
 /**
 * Runs the quarantine pass now (what a previous process left half-done is finished first) and then on a
 * timer, in whichever host holds the core. A pass that fails is tried again on the next tick; its error
-* goes to the log, never out of the timer.
+* goes to the log, never out of the timer. So does a pass that could not judge its waiting quarantines
+* (no inventory): it did nothing, and that is not the same as nothing being due.
 */
 function startQuarantineScheduler(service, options = {}) {
 	let last = Promise.resolve();
@@ -9716,7 +9801,9 @@ function startQuarantineScheduler(service, options = {}) {
 	const pass = () => {
 		if (busy) return;
 		busy = true;
-		last = service.runDue().catch((error) => options.onError?.(error)).finally(() => {
+		last = service.runDue().then(({ unjudged }) => {
+			if (unjudged !== null) options.onUnjudged?.(unjudged);
+		}).catch((error) => options.onError?.(error)).finally(() => {
 			busy = false;
 		});
 	};
@@ -9727,6 +9814,16 @@ function startQuarantineScheduler(service, options = {}) {
 		clearInterval(timer);
 		await last;
 	} };
+}
+// electron/core/quarantine/unjudged.ts
+/**
+* The sentence for a pass that could not judge its waiting quarantines, as the CLI prints it and the app
+* logs it. The reason is the failure as raised, so it passes through the core's redactor first: a source
+* error may echo what it was sent.
+*/
+function unjudgedSentence(unjudged, redact) {
+	const { count } = unjudged;
+	return `${count === 1 ? "1 waiting quarantine was" : `${count} waiting quarantines were`} not judged: the inventory could not be read (${redact(unjudged.because).replace(/\.$/, "")}).`;
 }
 // electron/core/compose/quarantine.ts
 /**
@@ -9761,7 +9858,10 @@ function openQuarantine(deps) {
 		proofFor: (sandbox) => sandboxProofEvidence(deps.markers, sandbox)
 	});
 	let scheduler = null;
-	if (deps.schedule) scheduler = startQuarantineScheduler(service, { onError: () => deps.log.warn("A quarantine pass failed; it is tried again on the next one.") });
+	if (deps.schedule) scheduler = startQuarantineScheduler(service, {
+		onError: () => deps.log.warn("A quarantine pass failed; it is tried again on the next one."),
+		onUnjudged: (unjudged) => deps.log.warn(`${unjudgedSentence(unjudged, deps.log.redact)} It is tried again on the next pass.`)
+	});
 	return {
 		service,
 		async stop() {
@@ -10547,4 +10647,4 @@ async function launchBrowserHost(options) {
 		}
 	};
 }
-export { CONFIG_FILE_NAME, EXIT, METRICS_PATH, METRICS_TOKEN_ENV, actedOnCount, answerFor, createLogger, currentOperator, defaultStopFile, knowsEnvironment, launchBrowserHost, metadataNotWhole, metricsTokenFrom, openCore, proofEvidence, readPolicyFile, readWholeLease, reportedLease, runPass, scanReport, startHttpHost, typedCountPhrase, withForcedProofs };
+export { CONFIG_FILE_NAME, EXIT, METRICS_PATH, METRICS_TOKEN_ENV, actedOnCount, answerFor, createLogger, currentOperator, defaultStopFile, knowsEnvironment, launchBrowserHost, metadataNotWhole, metricsTokenFrom, openCore, proofEvidence, readPolicyFile, readWholeLease, reportedLease, runPass, scanReport, startHttpHost, typedCountPhrase, unjudgedSentence, unreadGap, withForcedProofs };

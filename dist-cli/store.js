@@ -3388,7 +3388,9 @@ var SourceProblemViewSchema = z.object({
 var SourceGapViewSchema = z.object({
 	source: z.string(),
 	origin: z.string().nullable(),
-	message: z.string()
+	message: z.string(),
+	/** The environment whose leases the source could not read; absent when the gap names none. */
+	environmentId: z.string().optional()
 });
 /**
 * The history (`closed` rows) the view leaves out of `leases`: most rows of a long-lived instance, and
@@ -3743,10 +3745,11 @@ var InventoryViewBuilder = class {
 			},
 			untracked: [...untrackedCounts.values()],
 			untrackedUncertain: [...uncertainCounts.values()],
-			gaps: inventory.gaps.slice(0, 200).map(({ source, origin, message }) => ({
+			gaps: inventory.gaps.slice(0, 200).map(({ source, origin, message, environmentId }) => ({
 				source,
 				origin,
-				message
+				message,
+				...environmentId === void 0 ? {} : { environmentId }
 			})),
 			originHealth: inventory.origins.map((health) => ({
 				origin: health.origin,
@@ -4366,6 +4369,12 @@ var PassResultSchema = z.object({
 	jobId: z.string().nullable(),
 	quarantineId: z.string().nullable()
 });
+/** One part of a source a scan could not read, as the inventory says it (no key, no response body). */
+var PassGapSchema = z.object({
+	source: z.string(),
+	origin: z.string().nullable(),
+	message: z.string()
+});
 var PassReportSchema = z.object({
 	policyFile: z.string(),
 	operator: z.string(),
@@ -4380,6 +4389,10 @@ var PassReportSchema = z.object({
 	quarantinesDue: z.record(z.string(), z.number()),
 	/** Interrupted jobs of earlier passes this pass resumed. */
 	resumedJobs: z.array(z.string()),
+	/**
+	* Null when the pass made no plan (its scan or its plan failed, or it stopped first): what it would
+	* have selected is unknown, not none.
+	*/
 	counts: z.object({
 		selected: z.number(),
 		wouldAct: z.number(),
@@ -4388,16 +4401,28 @@ var PassReportSchema = z.object({
 		skipped: z.number(),
 		/** Selected now and not in the previous pass's selection. */
 		new: z.number()
-	}),
+	}).nullable(),
+	/**
+	* The parts of the sources the scan it planned over could not read (an environment's lease list, a
+	* ledger entry): the plan selected among the rows read only. Null when it made no plan, or when the
+	* inventory held by then was not the one it planned over; absent in a report kept before it was said.
+	*/
+	gaps: z.array(PassGapSchema).nullable().optional(),
 	/** The webhook's answer (never its URL); null when none is configured or nothing was to be said. */
 	webhook: z.object({
 		sent: z.boolean(),
 		status: z.number().nullable(),
 		error: z.string().nullable()
 	}).nullable(),
-	/** A pass that could not plan at all (no inventory): the sentence why. */
+	/** Why the pass failed, one sentence passed through the redactor (with `counts` null: before it planned). */
 	error: z.string().nullable()
 });
+/** Said beside a pass's counts when its scan had gaps: the plan selected only among the rows read. */
+function unreadSentence(gaps) {
+	return `selected among the rows read; ${gaps} ${gaps === 1 ? "part" : "parts"} of the sources could not be read`;
+}
+/** Said beside a pass's counts when the gaps of the scan it planned over are not known. */
+var UNREAD_UNKNOWN = "whether the sources were read whole is not known: another scan finished meanwhile";
 // shared/domain/janitor/select.ts
 var NO_MATCH = { matches: false };
 /**
@@ -4996,6 +5021,8 @@ var LeaseDetailSchema = z.object({
 	*/
 	releaseEffect: z.object({
 		recordedReuseLease: z.boolean().nullable(),
+		/** What the metadata holds under reuseLease, as text (a string quoted); null when nothing. */
+		recordedReuseLeaseText: text$1.nullable(),
 		currentReuseLease: z.boolean().nullable(),
 		outcome: z.enum([
 			"nothing",
@@ -5184,7 +5211,12 @@ var QuarantineListRequestSchema = z.strictObject({ open: z.boolean().optional() 
 var QuarantineListSchema = z.object({
 	/** Main's clock when it answered, so a countdown does not depend on the renderer's. */
 	now: z.string(),
-	quarantines: z.array(QuarantineSchema)
+	quarantines: z.array(QuarantineSchema),
+	/**
+	* More are recorded than the newest `QUARANTINE_LIST_LIMIT` sent: the list is cut, so its length is not
+	* how many there are, and one it does not hold may still be open.
+	*/
+	cut: z.boolean()
 });
 var QuarantineCancelSchema = z.strictObject({
 	quarantineId: id$1,
@@ -8458,7 +8490,8 @@ var PaperclipSource = class {
 				gaps.push({
 					source: this.id,
 					origin: null,
-					message: `Paperclip hid the config of environment "${environment.name}" (instance admin access needed), so its leases were not read.`
+					message: `Paperclip hid the config of environment "${environment.name}" (instance admin access needed), so its leases were not read.`,
+					environmentId: environment.id
 				});
 			}
 		});
@@ -8485,7 +8518,8 @@ var PaperclipSource = class {
 				gaps.push({
 					source: this.id,
 					origin,
-					message: leaseListGap(environment.name, origin, list)
+					message: leaseListGap(environment.name, origin, list),
+					environmentId: environment.id
 				});
 				continue;
 			}
@@ -10817,4 +10851,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, ViewStore, buildMarkerIndex, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, predictRelease, proofKey, proofOwners, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, predictRelease, proofKey, proofOwners, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, unreadSentence, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
