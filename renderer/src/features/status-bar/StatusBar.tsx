@@ -24,6 +24,7 @@ export function StatusBar() {
     scan,
     status.data?.lastRefreshAt ?? inventory.data?.view.generatedAt ?? null,
     Math.max(now, Date.now()),
+    status.data ? "answered" : status.isError ? "failed" : "reading",
   );
   const problems = inventory.data?.view.problemCount ?? 0;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ListingRead, ScanStatus } from "../../../../shared/contract";
-import { originWords } from "./scan-words";
+import { footerWords, originWords } from "./scan-words";
 
 const now = Date.parse("2026-03-01T15:00:00");
 const shownAt = new Date(Date.parse("2026-03-01T14:02:00")).toISOString();
@@ -53,5 +53,25 @@ describe("what the footer's dot says of an origin", () => {
       text: "could not list at 14:02",
     });
     expect(originWords("https://a", "unknown", null, shownAt, now).state).toBe("unknown");
+  });
+});
+
+describe("what the footer says of the last refresh", () => {
+  it("says nothing of a refresh while main's status has not answered", () => {
+    expect(footerWords(null, null, now, "reading")).toEqual({ outcome: "unknown", text: "Reading status…" });
+    expect(footerWords(undefined, null, now, "failed")).toEqual({
+      outcome: "unknown",
+      text: "Last refresh not known",
+    });
+  });
+
+  it("says never only when main answered that no scan ran", () => {
+    expect(footerWords(null, null, now, "answered")).toEqual({ outcome: "none", text: "Last refresh never" });
+  });
+
+  it("dates the inventory shown whether or not main's status has answered", () => {
+    const at = new Date(now - 120_000).toISOString();
+    for (const status of ["reading", "failed", "answered"] as const)
+      expect(footerWords(null, at, now, status).text).toMatch(/^Last refresh .*2/);
   });
 });

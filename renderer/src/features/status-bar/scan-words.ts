@@ -57,15 +57,23 @@ export function failedListings(scan: ScanStatus | null | undefined): ListingRead
   return scan?.listings.filter((entry) => entry.outcome === "failed") ?? [];
 }
 
-/** The footer's words for the last scan: what it read, and when. */
+/**
+ * The footer's words for the last scan: what it read, and when. "Never" is main's answer that no scan
+ * ran; while its status has not answered (or could not be read) and no inventory dates one, whether a
+ * refresh happened is not known, and is not said.
+ */
 export function footerWords(
   scan: ScanStatus | null | undefined,
   lastRefreshAt: string | null,
   nowMs: number,
-): { outcome: "complete" | "partial" | "failed" | "none"; text: string } {
+  status: "answered" | "reading" | "failed",
+): { outcome: "complete" | "partial" | "failed" | "none" | "unknown"; text: string } {
   if (!scan) {
     const at = parseTime(lastRefreshAt);
-    return { outcome: "none", text: `Last refresh ${at ? formatRelative(at, nowMs) : "never"}` };
+    if (at) return { outcome: "none", text: `Last refresh ${formatRelative(at, nowMs)}` };
+    if (status === "reading") return { outcome: "unknown", text: "Reading status…" };
+    if (status === "failed") return { outcome: "unknown", text: "Last refresh not known" };
+    return { outcome: "none", text: "Last refresh never" };
   }
   const when = formatRelative(parseTime(scan.at), nowMs);
   if (scan.outcome === "failed")
