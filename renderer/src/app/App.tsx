@@ -2,41 +2,21 @@ import { useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { Text } from "../components/Text";
 import { ActionsHost } from "../features/actions/ActionsHost";
-import { AuditView } from "../features/audit/AuditView";
 import { CommandPalette } from "../features/command-palette/CommandPalette";
-import { JanitorView } from "../features/janitor/JanitorView";
 import { LeaseDrawer } from "../features/lease-detail/LeaseDrawer";
-import { LeasesView } from "../features/leases/LeasesView";
-import { PicturesView } from "../features/pictures/PicturesView";
-import { QuarantinesView } from "../features/quarantine/QuarantinesView";
-import { SettingsView } from "../features/settings/SettingsView";
 import { ShortcutsDialog } from "../features/shortcuts/ShortcutsDialog";
 import { Sidebar } from "../features/sidebar/Sidebar";
 import { ScanBanner } from "../features/status-bar/ScanBanner";
 import { StatusBar } from "../features/status-bar/StatusBar";
-import { UntrackedView } from "../features/untracked/UntrackedView";
-import { type Scope, useUi, type View } from "../state/ui-store";
+import { useUi } from "../state/ui-store";
 import { useInventory, useRefreshInventory } from "../state/use-inventory";
+import { CurrentView } from "./CurrentView";
 import { attentionCount, pageTitle } from "./page-title";
 import { useAutoRefresh } from "./use-auto-refresh";
 import { useGlobalKeys } from "./use-global-keys";
 import { useMainEvents } from "./use-main-events";
 import { useUrlState } from "./use-url-state";
-
-const TITLES = {
-  leases: "Leases",
-  pictures: "Pictures",
-  audit: "Audit log",
-  settings: "Settings",
-  untracked: "Untracked sandboxes",
-  quarantines: "Quarantines",
-  janitor: "Janitor",
-};
-
-function viewTitle(view: View, scope: Scope): string {
-  if (view !== "leases") return TITLES[view];
-  return scope.kind === "environment" ? scope.name || "(unnamed environment)" : "All environments";
-}
+import { TITLES, viewTitle } from "./view-titles";
 
 /** The tab names the view and how many leases need attention, so a glance at the tab answers. */
 function usePageTitle(): void {
@@ -112,26 +92,6 @@ function TopBar() {
       </button>
     </header>
   );
-}
-
-function CurrentView() {
-  const view = useUi((state) => state.view);
-  switch (view) {
-    case "leases":
-      return <LeasesView />;
-    case "untracked":
-      return <UntrackedView />;
-    case "pictures":
-      return <PicturesView />;
-    case "audit":
-      return <AuditView />;
-    case "settings":
-      return <SettingsView />;
-    case "quarantines":
-      return <QuarantinesView />;
-    case "janitor":
-      return <JanitorView />;
-  }
 }
 
 export function App() {
