@@ -3,4 +3,4 @@ export { type JanitorDeps, type PassOptions, planPolicy, runPass, type StopReaso
 export { defaultStopFile, janitorDir, readLastPass } from "./pass-state.js";
 export { POLICY_FILE_LIMIT, readPolicyFile } from "./policy-file.js";
 export { type PolicyProblem, type PolicyReading, parsePolicyText } from "./policy-text.js";
-export { sendWebhook, shouldNotify, WEBHOOK_TIMEOUT_MS, webhookBody } from "./webhook.js";
+export { sendWebhook, shouldNotify, WEBHOOK_TIMEOUT_MS, webhookBody, webhookNotice } from "./webhook.js";

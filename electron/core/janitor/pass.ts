@@ -14,8 +14,9 @@ import type { ActionEngine } from "../actions/engine.js";
 import type { PolicyPlanInput } from "../inventory/worker/protocol.js";
 import type { MarkerService } from "../markers/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
+import { failureRun } from "./failure-run.js";
 import { noteTaken, readLastPass, readTaken, writeLastPass } from "./pass-state.js";
-import { sendWebhook, shouldNotify } from "./webhook.js";
+import { sendWebhook, webhookNotice } from "./webhook.js";
 
 /**
  * One pass of a policy, through the same path as the operator's screen: a fresh scan, `planPass` over it
@@ -105,6 +106,8 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
     // Unknown until it has planned: a pass that fails or stops before then selected nothing it can count.
     counts: null,
     gaps: null,
+    failing: null,
+    recovered: null,
     webhook: null,
     error: null,
   };
@@ -147,12 +150,21 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
     }
   }
   report.counts = countResults(report, previous);
-  if (report.stopped === null && options.policy.webhook !== undefined && shouldNotify(report)) {
-    report.webhook = await sendWebhook(options.policy.webhook.url, report, {
-      redact: deps.redact,
-      ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
-      ...(deps.webhookTimeoutMs === undefined ? {} : { timeoutMs: deps.webhookTimeoutMs }),
-    });
+  Object.assign(report, failureRun(previous, report));
+  if (report.stopped === null && options.policy.webhook !== undefined) {
+    const notice = webhookNotice(report);
+    if (notice.send) {
+      report.webhook = await sendWebhook(options.policy.webhook.url, report, {
+        redact: deps.redact,
+        ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
+        ...(deps.webhookTimeoutMs === undefined ? {} : { timeoutMs: deps.webhookTimeoutMs }),
+      });
+      // Taken only when the receiver said so: a failure it could not take is sent again next pass.
+      if (report.webhook.sent && report.failing && report.error !== null)
+        report.failing.told = { reason: report.error, at: report.startedAt };
+    } else if (notice.skipped !== null) {
+      report.webhook = { sent: false, status: null, error: null, skipped: notice.skipped };
+    }
   }
   report.finishedAt = now().toISOString();
   await writeLastPass(deps.dataDir, report);

@@ -423,13 +423,84 @@ describe("leasekeeper watch", () => {
     expect(text.stdout).not.toMatch(/\b0 selected/);
     expect(text.stdout).not.toMatch(/\b0 (done|failed|skipped|new)\b/);
 
-    // Each failed pass is told to the webhook, with the reason and without the URL's secret.
-    expect(hook.bodies).toHaveLength(2);
+    // The failure is told to the webhook once, with the reason and without the URL's secret; the same
+    // failure again is counted and kept, not sent.
+    expect(hook.bodies).toHaveLength(1);
     const body = JSON.stringify(hook.bodies[0]);
     expect(body).toContain("failed before selecting anything");
     expect(body).toContain(pass.error!.slice(0, 20));
     expect(body).not.toContain("T0-secret");
     expect(json.stdout + json.stderr + text.stdout + text.stderr).not.toContain("T0-secret");
+    expect(text.stdout).toContain(`webhook: not sent: the same failure as the pass at ${pass.startedAt}`);
+  });
+
+  it("tells the webhook when a failure starts, when its reason changes and when passes succeed again", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }],
+      environments: [ENV],
+      leases: [{ id: "lease-a", environmentId: "env-1", sandboxId: "sb-a" }],
+    });
+    const hook = await receiver();
+    writePolicy(world, {
+      rules: [{ name: "first", select: { environment: ["env-1"] }, action: "destroy" }],
+      webhook: { url: hook.url },
+    });
+    writeFileSync(world.ledgerFile, "{ not json");
+    const started = passLine((await watch(world, "--act", "--json")).stdout);
+    expect(started.webhook).toMatchObject({ sent: true, status: 200 });
+    const again = passLine((await watch(world, "--act", "--json")).stdout);
+    const third = passLine((await watch(world, "--act", "--json")).stdout);
+    expect(third.error).toBe(started.error);
+    expect(hook.bodies).toHaveLength(1);
+    expect(again.webhook).toMatchObject({ sent: false, skipped: expect.stringContaining(started.startedAt) });
+    expect(third.webhook!.skipped).toBe(
+      `the same failure as the pass at ${started.startedAt}, told then; 3 failed passes in a row`,
+    );
+    expect(third.failing).toMatchObject({ passes: 3, since: started.startedAt });
+    const kept = (await readLastPass(path.join(world.dir, "data")))!;
+    expect(kept.webhook).toEqual(third.webhook);
+
+    // Another reason: told, as the start of what goes on now.
+    writeFileSync(world.ledgerFile, "[]");
+    const changed = passLine((await watch(world, "--act", "--json")).stdout);
+    expect(changed.error).not.toBe(started.error);
+    expect(changed.webhook).toMatchObject({ sent: true });
+    expect(hook.bodies).toHaveLength(2);
+    expect(JSON.stringify(hook.bodies[1])).toContain(changed.error!.slice(0, 20));
+
+    // The first good pass says the failures ended and how many passes failed meanwhile; the next,
+    // which did nothing, says nothing.
+    world.writeLedger();
+    const recovered = passLine((await watch(world, "--act", "--json")).stdout);
+    expect(recovered.error).toBeNull();
+    expect(recovered.recovered).toEqual({ passes: 4, since: started.startedAt });
+    expect(recovered.failing).toBeNull();
+    expect(hook.bodies).toHaveLength(3);
+    expect((hook.bodies[2] as { text: string }).text).toContain(
+      `passes succeed again after 4 failed passes (the first at ${started.startedAt})`,
+    );
+    const quiet = passLine((await watch(world, "--act", "--json")).stdout);
+    expect(quiet.recovered).toBeNull();
+    expect(quiet.webhook).toBeNull();
+    expect(hook.bodies).toHaveLength(3);
+  });
+
+  it("tells the webhook of a failure it could not take on the next pass that fails the same way", async () => {
+    world = await buildWorld({ sandboxes: [], environments: [ENV], leases: [] });
+    const hook = await receiver();
+    const closed = servers.pop()!;
+    await new Promise((resolve) => closed.close(resolve));
+    writePolicy(world, {
+      rules: [{ name: "first", select: { kind: "lease" }, action: "destroy" }],
+      webhook: { url: hook.url },
+    });
+    writeFileSync(world.ledgerFile, "{ not json");
+    const missed = passLine((await watch(world, "--act", "--json")).stdout);
+    expect(missed.webhook).toMatchObject({ sent: false, status: null });
+    const retried = passLine((await watch(world, "--act", "--json")).stdout);
+    expect(retried.webhook).toMatchObject({ sent: false, status: null });
+    expect(retried.webhook!.skipped).toBeUndefined();
+    expect(retried.failing).toMatchObject({ passes: 2, told: null });
   });
 
   it("a pass over a source with parts it could not read says so beside what it selected", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PassReport } from "../../../shared/domain/janitor/index.js";
-import { shouldNotify, webhookBody } from "./webhook.js";
+import { failureRun } from "./failure-run.js";
+import { shouldNotify, webhookBody, webhookNotice } from "./webhook.js";
 
 const FAILED: PassReport = {
   policyFile: "/srv/policy.json",
@@ -42,5 +43,51 @@ describe("the janitor's webhook", () => {
   it("is not told of an acting pass that did nothing and found nothing new", () => {
     const counts = { selected: 0, wouldAct: 0, done: 0, failed: 0, skipped: 0, new: 0 };
     expect(shouldNotify({ ...FAILED, error: null, counts })).toBe(false);
+  });
+
+  it("is told a failure once, again when its reason changes, and when passes succeed after it", () => {
+    const first = { ...FAILED, ...failureRun(null, FAILED) };
+    expect(first.failing).toEqual({ passes: 1, since: FAILED.startedAt, told: null });
+    expect(webhookNotice(first)).toEqual({ send: true });
+    const told = {
+      ...first,
+      failing: { ...first.failing!, told: { reason: FAILED.error!, at: FAILED.startedAt } },
+    };
+
+    const later = { ...FAILED, startedAt: "2026-01-01T00:05:00.000Z" };
+    const same = { ...later, ...failureRun(told, later) };
+    expect(same.failing).toMatchObject({ passes: 2, since: FAILED.startedAt });
+    expect(webhookNotice(same)).toEqual({
+      send: false,
+      skipped: `the same failure as the pass at ${FAILED.startedAt}, told then; 2 failed passes in a row`,
+    });
+    const other = { ...later, error: "CreateOS answered 503 listing sandboxes" };
+    expect(webhookNotice({ ...other, ...failureRun(told, other) })).toEqual({ send: true });
+    // Not taken (the receiver was down): the same failure is sent again.
+    expect(webhookNotice({ ...later, ...failureRun(first, later) })).toEqual({ send: true });
+
+    const counts = { selected: 0, wouldAct: 0, done: 0, failed: 0, skipped: 0, new: 0 };
+    const good = { ...later, error: null, counts };
+    const back = { ...good, ...failureRun(same, good) };
+    expect(back).toMatchObject({ failing: null, recovered: { passes: 2, since: FAILED.startedAt } });
+    expect(webhookNotice(back)).toEqual({ send: true });
+    expect(webhookBody(back, (text) => text).text).toBe(
+      `Leasekeeper janitor (night-janitor): passes succeed again after 2 failed passes (the first at ${FAILED.startedAt}); 0 done, 0 failed, 0 new`,
+    );
+    // The pass after that, with nothing done and nothing new, says nothing, as before.
+    const quiet = { ...good, ...failureRun(back, good) };
+    expect(quiet.recovered).toBeNull();
+    expect(webhookNotice(quiet)).toEqual({ send: false, skipped: null });
+  });
+
+  it("keeps a run open across a stopped pass, and starts none from another policy file's report", () => {
+    const open = { ...FAILED, ...failureRun(null, FAILED) };
+    const stopped = { ...FAILED, error: null, stopped: "signal" as const };
+    expect(failureRun(open, stopped)).toEqual({ failing: open.failing, recovered: null });
+    const elsewhere = { ...FAILED, policyFile: "/srv/other.json" };
+    expect(failureRun(open, elsewhere).failing).toEqual({ passes: 1, since: FAILED.startedAt, told: null });
+    // A report kept before runs were counted has none.
+    const { failing: _none, ...older } = open;
+    expect(failureRun(older, { ...FAILED, error: null }).recovered).toBeNull();
   });
 });

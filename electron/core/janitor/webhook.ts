@@ -3,7 +3,10 @@ import type { PassReport } from "../../../shared/domain/janitor/index.js";
 /**
  * The policy's webhook: one Slack-compatible body (`{ text, blocks }`) for a pass that acted, found
  * something new or failed, with its counts and the lease (or sandbox) ids, or the sentence why it failed:
- * a watcher that fails every pass is the one its operators most need to hear of. One try with a timeout
+ * a watcher that fails every pass is the one its operators most need to hear of. Of a run of failed
+ * passes it is told what changes: the failure when it starts, again when its reason changes, and the
+ * first pass that succeeds after it, with how many failed; the same failure at every interval of a night
+ * would bury the one message that matters. One try with a timeout
  * and no retry: a receiver that is down costs one line in the report, never the pass, and never a storm of
  * retries. The URL is a secret (a Slack URL carries its token): it is never written to the report or a log line, and
  * the core's redactor knows it, so an error that echoes it is redacted too.
@@ -23,6 +26,27 @@ export function shouldNotify(report: Pick<PassReport, "counts" | "mode" | "error
   if (report.error !== null) return true;
   const { counts } = report;
   return counts !== null && (counts.done + counts.failed > 0 || counts.new > 0);
+}
+
+/**
+ * Whether this pass is told: a failure the webhook has not taken yet (the run's first, one whose reason
+ * differs from the last it took, or one it could not take when sent), the first pass that succeeds after
+ * failures, and otherwise what `shouldNotify` says. A failure it took already is not sent, and the
+ * report says which pass told it.
+ */
+export function webhookNotice(
+  report: Pick<PassReport, "counts" | "mode" | "error" | "failing" | "recovered">,
+): { send: true } | { send: false; skipped: string | null } {
+  const told = report.failing?.told ?? null;
+  if (report.error !== null && told !== null && told.reason === report.error) {
+    const passes = report.failing?.passes ?? 0;
+    return {
+      send: false,
+      skipped: `the same failure as the pass at ${told.at}, told then; ${passes} failed passes in a row`,
+    };
+  }
+  if ((report.recovered ?? null) !== null || shouldNotify(report)) return { send: true };
+  return { send: false, skipped: null };
 }
 
 /** What is said passes the redactor again: the pass's error is a sentence from a source or CreateOS. */
@@ -57,7 +81,11 @@ function headline(report: PassReport): string {
     report.mode === "act"
       ? `${counts.done} done, ${counts.failed} failed, ${counts.new} new`
       : `${counts.wouldAct} would be acted on, ${counts.new} new`;
-  return report.error === null ? `${who}: ${said}` : `${who}: ${said}; then the pass failed: ${report.error}`;
+  if (report.error !== null) return `${who}: ${said}; then the pass failed: ${report.error}`;
+  const { recovered } = report;
+  if (recovered === null || recovered === undefined) return `${who}: ${said}`;
+  const failed = `${recovered.passes} failed ${recovered.passes === 1 ? "pass" : "passes"}`;
+  return `${who}: passes succeed again after ${failed} (the first at ${recovered.since}); ${said}`;
 }
 
 function idOf(target: PassReport["results"][number]["target"]): string {

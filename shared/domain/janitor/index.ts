@@ -43,6 +43,8 @@ export {
   SkipSchema,
 } from "./pass-plan.js";
 export {
+  type Failing,
+  FailingSchema,
   ITEM_OUTCOMES,
   type ItemOutcome,
   PASS_MODES,

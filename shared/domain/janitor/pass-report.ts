@@ -48,6 +48,16 @@ export const PassGapSchema = z.object({
 });
 export type PassGap = z.infer<typeof PassGapSchema>;
 
+/** A run of failed passes, as the report of the last one keeps it (the next pass reads it there). */
+export const FailingSchema = z.object({
+  passes: z.number(),
+  /** When the first of them started. */
+  since: z.string(),
+  /** The failure the webhook last took (its redacted reason, the pass's start); null when none. */
+  told: z.object({ reason: z.string(), at: z.string() }).nullable(),
+});
+export type Failing = z.infer<typeof FailingSchema>;
+
 export const PassReportSchema = z.object({
   policyFile: z.string(),
   operator: z.string(),
@@ -83,9 +93,26 @@ export const PassReportSchema = z.object({
    * inventory held by then was not the one it planned over; absent in a report kept before it was said.
    */
   gaps: z.array(PassGapSchema).nullable().optional(),
-  /** The webhook's answer (never its URL); null when none is configured or nothing was to be said. */
+  /**
+   * The failed passes in a row of this policy file, this one the last (a stopped pass neither continues
+   * nor ends the run, and keeps it as it was): from the first one's start, and the failure the webhook
+   * last took of them, to tell a failure that goes on from one that starts. Null when no run is open (this
+   * pass succeeded, or none had failed); absent in a report kept before it was said.
+   */
+  failing: FailingSchema.nullable().optional(),
+  /** The failed passes in a row this pass, the first to succeed after them, ended; null when none. */
+  recovered: z.object({ passes: z.number(), since: z.string() }).nullable().optional(),
+  /**
+   * The webhook's answer (never its URL); null when none is configured or nothing was to be said.
+   * `skipped` says why it was not sent: the same failure it was told of already.
+   */
   webhook: z
-    .object({ sent: z.boolean(), status: z.number().nullable(), error: z.string().nullable() })
+    .object({
+      sent: z.boolean(),
+      status: z.number().nullable(),
+      error: z.string().nullable(),
+      skipped: z.string().optional(),
+    })
     .nullable(),
   /** Why the pass failed, one sentence passed through the redactor (with `counts` null: before it planned). */
   error: z.string().nullable(),

@@ -232,11 +232,19 @@ export function formatPass(report: PassReport): string {
     if (report.stopped !== null) lines.push(`  stopped (${report.stopped}) before the next request`);
     if (report.error !== null) lines.push(`  the pass failed: ${report.error}`);
   }
-  if (report.webhook !== null)
+  if (report.failing && report.failing.passes > 1)
+    lines.push(`  ${report.failing.passes} failed passes in a row, the first at ${report.failing.since}`);
+  if (report.recovered)
     lines.push(
-      `  webhook: ${report.webhook.sent ? `sent (${report.webhook.status})` : `not sent, ${report.webhook.error}`}`,
+      `  passes succeed again after ${report.recovered.passes} failed (the first at ${report.recovered.since})`,
     );
+  if (report.webhook !== null) lines.push(`  webhook: ${webhookLine(report.webhook)}`);
   return `${lines.join("\n")}\n`;
+}
+
+function webhookLine(webhook: NonNullable<PassReport["webhook"]>): string {
+  if (webhook.skipped !== undefined) return `not sent: ${webhook.skipped}`;
+  return webhook.sent ? `sent (${webhook.status})` : `not sent, ${webhook.error}`;
 }
 
 /** The head line's counts, or, for a pass that never planned, that nothing was selected or counted. */
