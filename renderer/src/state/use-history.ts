@@ -47,6 +47,8 @@ export interface HistoryRead {
   isError: boolean;
   /** What failed, for `errorMessage`; null unless `isError`. */
   error: unknown;
+  /** True while a read that failed is asked again: its Retry is on its way. */
+  retrying: boolean;
   /** Asks main again. */
   retry(): void;
 }
@@ -121,8 +123,9 @@ export function useHistoryCounts(
   const { refetch } = counted;
   const failed = view !== undefined && asked && counted.isError;
   const error = failed ? counted.error : null;
+  const retrying = failed && counted.isFetching;
   return useMemo(() => {
-    const read: HistoryRead = { isError: failed, error, retry: () => void refetch() };
+    const read: HistoryRead = { isError: failed, error, retrying, retry: () => void refetch() };
     if (view === undefined)
       return { total: 0, beforeProviders: 0, byProvider: new Map(), known: false, ...read };
     if (!asked) {
@@ -132,7 +135,7 @@ export function useHistoryCounts(
     }
     if (counted.data) return { ...countsOf(counted.data), ...read };
     return { total: 0, beforeProviders: 0, byProvider: new Map(), known: false, ...read };
-  }, [view, asked, filter.scope, counted.data, failed, error, refetch]);
+  }, [view, asked, filter.scope, counted.data, failed, error, retrying, refetch]);
 }
 
 /** How long a search must hold still before main counts the history it matches. */
@@ -207,6 +210,8 @@ export function useHistoryRows(
   const { hasNextPage, isFetchingNextPage, fetchNextPage, refetch, isFetchNextPageError } = pages;
   const failed = enabled && pages.isError;
   const error = failed ? pages.error : null;
+  // A query keeps its error while it is asked again with pages in hand (the next page, or all of them).
+  const retrying = failed && pages.isFetching;
   return useMemo(
     () => ({
       rows: enabled ? rows : [],
@@ -220,6 +225,7 @@ export function useHistoryRows(
       },
       isError: failed,
       error,
+      retrying,
       // Pages already read stay: when the next page failed, only it is asked for again.
       retry: () => void (isFetchNextPageError ? fetchNextPage() : refetch()),
     }),
@@ -234,6 +240,7 @@ export function useHistoryRows(
       fetchNextPage,
       failed,
       error,
+      retrying,
       isFetchNextPageError,
       refetch,
     ],

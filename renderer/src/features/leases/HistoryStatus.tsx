@@ -5,7 +5,8 @@ import type { HistoryRows } from "../../state/use-history";
 /**
  * What the table holds of history while the History chip is pressed: history is read from main a page
  * at a time as the table scrolls, so this says how much is in and in which order it comes, and, when
- * main failed to answer, that it is unread and why, with a Retry.
+ * main failed to answer, that it is unread and why, with a Retry that says so and takes no second
+ * click while it is on its way.
  */
 export function HistoryStatus({ history, loaded }: { history: HistoryRows; loaded: number }) {
   const total = history.total;
@@ -32,10 +33,10 @@ export function HistoryStatus({ history, loaded }: { history: HistoryRows; loade
             type="button"
             className="btn btn-small"
             data-testid="history-retry"
-            disabled={history.loading}
+            disabled={history.loading || history.retrying}
             onClick={history.retry}
           >
-            Retry
+            {history.loading || history.retrying ? "Retrying…" : "Retry"}
           </button>
         </>
       ) : total === null ? (

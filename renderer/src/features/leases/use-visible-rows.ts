@@ -123,6 +123,7 @@ export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
       historyCounts.isError
         ? {
             ...historyRows,
+            retrying: historyRows.retrying || historyCounts.retrying,
             retry: () => {
               historyRows.retry();
               historyCounts.retry();
