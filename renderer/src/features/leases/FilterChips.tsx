@@ -5,15 +5,22 @@ import { formatCount } from "../../lib/format";
 import { useUi } from "../../state/ui-store";
 import { HISTORY } from "./filter-rows";
 
-/** One chip per headline and one per provider state present; each shows how many rows it would show. */
+/**
+ * One chip per headline and one per provider state present; each shows how many rows it would show,
+ * once the table's filter has answered: a page opened on a search waits for the search worker, and
+ * until it answers the counts are not known and read "…", never 0.
+ */
 export function FilterChips({
   headlineCounts,
   providerCounts,
+  answered,
   historyCounted = true,
   historyUnread = null,
 }: {
   headlineCounts: Map<Headline, number>;
   providerCounts: Map<ProviderCode, number>;
+  /** False until the table's filter has answered once: the headline and provider counts are unknown. */
+  answered: boolean;
   /** False while main counts the history that matches the search or provider chips. */
   historyCounted?: boolean;
   /** Why main could not count the history that matches; null unless it failed. */
@@ -50,7 +57,7 @@ export function FilterChips({
             onClick={() => toggleHeadline(headline)}
           >
             <Badge tone={headline} label={headline} />
-            <span className="count">{formatCount(headlineCounts.get(headline) ?? 0)}</span>
+            <span className="count">{answered ? formatCount(headlineCounts.get(headline) ?? 0) : "…"}</span>
           </button>
         ))}
         <button
@@ -93,7 +100,9 @@ export function FilterChips({
               onClick={() => toggleProvider(code)}
             >
               <span className="mono">{code}</span>
-              <span className="count muted">{formatCount(providerCounts.get(code) ?? 0)}</span>
+              <span className="count muted">
+                {answered ? formatCount(providerCounts.get(code) ?? 0) : "…"}
+              </span>
             </button>
           ),
         )}

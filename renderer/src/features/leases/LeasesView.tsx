@@ -75,6 +75,7 @@ export function LeasesView() {
         <FilterChips
           headlineCounts={visible.headlineCounts}
           providerCounts={visible.providerCounts}
+          answered={visible.answered}
           historyCounted={visible.historyCounted}
           historyUnread={visible.historyUnread}
         />
