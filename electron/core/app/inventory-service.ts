@@ -220,6 +220,8 @@ export class InventoryService {
     this.#summary = {
       generatedAt: view.generatedAt,
       origins: view.originHealth,
+      // The view's first gaps (it caps them); the worker's summary, once it has loaded, has every one.
+      gaps: view.gaps,
       // History is counted in the view, not carried in its rows.
       leaseCount: view.leases.leaseId.length + view.history.count,
     };

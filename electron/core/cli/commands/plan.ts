@@ -6,6 +6,7 @@ import { CoreError } from "../../errors/core-error.js";
 import { formatPlan } from "../action-support.js";
 import { type CliCommand, EXIT } from "../command.js";
 import { openCliCore } from "../core.js";
+import { notReadFor, notReadLines } from "../plan-not-read.js";
 
 export const command: CliCommand = {
   name: "plan",
@@ -22,7 +23,8 @@ export const command: CliCommand = {
 
 Prints the plan and its id; run it with "leasekeeper apply --plan ID" before it expires (15 minutes).
 With --untracked, an account CreateOS could not list is named, and the exit code is 1: its untracked
-sandboxes are unknown, not none.
+sandboxes are unknown, not none. Likewise with --headline (or --lease, for an id not found), each part of
+a source that could not be read is named, and the exit code is 1: its leases are unknown, not none.
 Each item that needs its sandbox id typed back is proven first, as the plan dialog does: its workspace
 marker is read (never resuming a paused sandbox) and the answer is printed beside it.`,
 
@@ -65,12 +67,17 @@ marker is read (never resuming a paused sandbox) and the answer is printed besid
                 httpStatus,
               }))
           : [];
+      // A part of a source that could not be read may hold rows this selection picks: the plan is of the
+      // rows read, and names what was not. Gaps are a source's words, so keys are taken out.
+      const gaps = core.log.redactor.redactDeep(
+        notReadFor(selection, plan, core.inventory.summary?.gaps ?? []),
+      );
       io.stdout.write(
         values.json
-          ? `${JSON.stringify(selection.kind === "untracked" ? { ...preview, notListed } : preview, null, 2)}\n`
-          : `${formatPlan(preview, values.config)}${notListed.map(notListedLine).join("")}`,
+          ? `${JSON.stringify(selection.kind === "untracked" ? { ...preview, notListed } : { ...preview, gaps }, null, 2)}\n`
+          : `${formatPlan(preview, values.config)}${notListed.map(notListedLine).join("")}${notReadLines(gaps)}`,
       );
-      return notListed.length > 0 ? EXIT.failed : EXIT.ok;
+      return notListed.length > 0 || gaps.length > 0 ? EXIT.failed : EXIT.ok;
     } finally {
       await core.close();
     }

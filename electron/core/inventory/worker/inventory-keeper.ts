@@ -498,6 +498,7 @@ export class InventoryKeeper {
       summary: {
         generatedAt: head.inventory.generatedAt,
         origins: head.inventory.origins,
+        gaps: head.inventory.gaps,
         leaseCount: head.rowCount,
       },
       view: { ...view, leases: emptyLeaseColumns() },

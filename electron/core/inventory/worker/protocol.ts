@@ -13,7 +13,7 @@ import type {
 } from "../../../../shared/domain/inventory.js";
 import type { PastAction, Policy } from "../../../../shared/domain/janitor/index.js";
 import type { MarkerProof } from "../../../../shared/domain/marker-proof.js";
-import type { Company } from "../../../../shared/domain/paperclip.js";
+import type { Company, SourceGap } from "../../../../shared/domain/paperclip.js";
 import type { Quarantine } from "../../../../shared/domain/quarantine.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import type { RowCursor, StoredScan } from "./ports.js";
@@ -29,6 +29,8 @@ import type { RowCursor, StoredScan } from "./ports.js";
 export interface InventorySummary {
   generatedAt: string;
   origins: OriginHealth[];
+  /** What a source could not read: a plan of the rows read says so (`leasekeeper plan`). */
+  gaps: SourceGap[];
   leaseCount: number;
 }
 

@@ -1,0 +1,180 @@
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { PlanPreview } from "../../../shared/contract/plan-preview.js";
+import { type Simulator, startSimulator } from "../../../simulator/index.js";
+import { type PaperclipStandIn, startPaperclip } from "../../../simulator/paperclip/index.js";
+import {
+  COMPANY,
+  ENVIRONMENT,
+  environment,
+  leaseRow,
+  SECRET_KEY,
+  tempDir,
+  writeJson,
+} from "../../../test/fixtures/leasekeeper.js";
+import { CONFIG_FILE_NAME } from "../config/load.js";
+import type { ScanReport } from "../inventory/report.js";
+import { runCliCaptured } from "./testing/run-captured.js";
+
+// `leasekeeper plan --headline` against a Paperclip instance that fails one environment's lease list:
+// a plan of the rows read says which parts were not read, never "0 to do" as if nothing were there.
+
+const ADMIN_TOKEN = "pcp_board_ADMIN_1234";
+const SECOND = "77777777-7777-4777-8777-777777777777";
+
+let sim: Simulator;
+let paperclip: PaperclipStandIn;
+let cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  sim = await startSimulator({
+    fleet: {
+      accounts: [
+        {
+          apiKey: SECRET_KEY,
+          sandboxes: ["sb-main", "sb-second"].map((id) => ({
+            id,
+            status: "running" as const,
+            shape: "s-1vcpu-1gb",
+          })),
+        },
+      ],
+    },
+    rateLimitPerMinute: 0,
+  });
+  const main = environment({ config: { provider: "createos", apiUrl: sim.url, shape: "s-1vcpu-1gb" } });
+  const second = environment({
+    id: SECOND,
+    name: "CreateOS second",
+    config: { provider: "createos", apiUrl: sim.url, shape: "s-1vcpu-1gb" },
+  });
+  paperclip = await startPaperclip({
+    world: {
+      environmentShape: "instance-scoped",
+      companies: [{ id: COMPANY, name: "Acme", status: "active" }],
+      environments: [main, second],
+      leases: [
+        leaseRow(sim.url, "sb-main"),
+        leaseRow(sim.url, "sb-second", {
+          environmentId: SECOND,
+          metadata: { provider: "createos", apiUrl: sim.url, companyId: COMPANY, environmentId: SECOND },
+        }),
+      ],
+    },
+    auth: {
+      mode: "authenticated",
+      boardKeys: [{ token: ADMIN_TOKEN, instanceAdmin: true, companyIds: [] }],
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await paperclip?.stop();
+  await sim?.stop();
+});
+
+afterEach(async () => {
+  paperclip.setFaults([]);
+  for (const cleanup of cleanups) await cleanup();
+  cleanups = [];
+});
+
+/** A fresh data directory, its config reading Paperclip and listing the simulator's one account. */
+async function planDir() {
+  const { dir, cleanup } = await tempDir();
+  cleanups.push(cleanup);
+  await writeJson(path.join(dir, CONFIG_FILE_NAME), {
+    sources: [{ kind: "paperclip", name: "paperclip", url: paperclip.url, tokenEnv: "PC_TOKEN" }],
+    credentials: [{ name: "account", origin: sim.url, apiKeyEnv: "LK_KEY" }],
+    dataDir: "data",
+  });
+  return { dir };
+}
+
+/** `leasekeeper plan --action destroy --headline stale …` from a fresh data directory. */
+async function planOk(...args: string[]) {
+  const { dir } = await planDir();
+  return runCliCaptured(["plan", "--action", "destroy", "--headline", "stale", ...args], {
+    env: { LK_KEY: SECRET_KEY, PC_TOKEN: ADMIN_TOKEN },
+    dir,
+  });
+}
+
+type PlanAnswer = PlanPreview & { gaps: ScanReport["gaps"] };
+
+const failSecond = () => paperclip.setFaults([{ path: `^/api/environments/${SECOND}/leases$`, status: 503 }]);
+const secondsGap = `paperclip: The leases of environment "CreateOS second" could not be read: Paperclip request failed (HTTP 503) while listing leases of environment ${SECOND}.`;
+
+describe("leasekeeper plan --headline when Paperclip fails an environment's lease list", () => {
+  it("says the environment asked for was not read, and exits 1", async () => {
+    failSecond();
+    const planned = await planOk("--environment", SECOND);
+    expect(planned.stdout).toContain("0 to do");
+    const lines = planned.stdout.split("\n");
+    const notRead = lines.indexOf(
+      "Not read (1 part of the sources): the leases there are unknown, and none of them is in this plan.",
+    );
+    expect(notRead, planned.stdout).toBeGreaterThan(-1);
+    expect(lines[notRead + 1]).toBe(`  ${secondsGap}`);
+    expect(planned.stdout).not.toContain(ADMIN_TOKEN);
+    expect(planned.code).toBe(1);
+  });
+
+  it("carries the gaps in --json, each naming its environment", async () => {
+    failSecond();
+    const planned = await planOk("--environment", SECOND, "--json");
+    expect(planned.code).toBe(1);
+    const plan = JSON.parse(planned.stdout) as PlanAnswer;
+    expect(plan.counts.do).toBe(0);
+    expect(plan.gaps).toEqual([
+      {
+        source: "paperclip",
+        origin: new URL(sim.url).origin,
+        environmentId: SECOND,
+        message: expect.stringContaining("HTTP 503"),
+      },
+    ]);
+  });
+
+  it("plans what was read in the other environments, and still names the part not read", async () => {
+    failSecond();
+    const planned = await planOk("--json");
+    expect(planned.code).toBe(1);
+    const plan = JSON.parse(planned.stdout) as PlanAnswer;
+    expect(plan.items.map((item) => item.sandboxId)).toEqual(["sb-main"]);
+    expect(plan.gaps.map((gap) => gap.environmentId)).toEqual([SECOND]);
+  });
+
+  it("leaves out a gap of an environment the plan is not about", async () => {
+    failSecond();
+    const planned = await planOk("--environment", ENVIRONMENT, "--json");
+    expect(planned.code).toBe(0);
+    const plan = JSON.parse(planned.stdout) as PlanAnswer;
+    expect(plan.items.map((item) => item.sandboxId)).toEqual(["sb-main"]);
+    expect(plan.gaps).toEqual([]);
+  });
+
+  it("names the part not read beside a lease id it did not find, and not beside one it found", async () => {
+    failSecond();
+    const { dir } = await planDir();
+    const env = { LK_KEY: SECRET_KEY, PC_TOKEN: ADMIN_TOKEN };
+    const plan = (leaseId: string) =>
+      runCliCaptured(["plan", "--action", "destroy", "--lease", leaseId, "--json"], { env, dir });
+    const missing = await plan("44444444-4444-4444-8444-000000000002");
+    expect(missing.code).toBe(1);
+    const answer = JSON.parse(missing.stdout) as PlanAnswer;
+    expect(answer.items.map((item) => item.skipReason)).toEqual(["not-found"]);
+    expect(answer.gaps.map((gap) => gap.environmentId)).toEqual([SECOND]);
+
+    const found = await plan("44444444-4444-4444-8444-000000000001");
+    expect(found.code).toBe(0);
+    expect((JSON.parse(found.stdout) as PlanAnswer).gaps).toEqual([]);
+  });
+
+  it("reads as before when every list is read", async () => {
+    const planned = await planOk();
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).not.toContain("Not read");
+    expect((JSON.parse((await planOk("--json")).stdout) as PlanAnswer).gaps).toEqual([]);
+  });
+});
