@@ -3,7 +3,7 @@ import type { ActionEngine } from "../actions/engine.js";
 import { createLogger, type RedactingLogger } from "../app/log.js";
 import { type Core, type CoreOptions, openCore } from "../compose/index.js";
 import { CONFIG_FILE_NAME } from "../config/load.js";
-import { CoreError } from "../errors/core-error.js";
+import { CoreError, isCoreError } from "../errors/core-error.js";
 import type { CliIo } from "./command.js";
 
 /**
@@ -42,8 +42,40 @@ export async function engineOf(core: Core): Promise<ActionEngine> {
   return { ...core.engine, close: () => core.close() };
 }
 
-/** Failures the command itself answers with its one line: not said twice. */
+/**
+ * Failures the command itself answers with its one line: not said twice. A scan's failure is in the
+ * error it raises (`scan`, `quarantine --run-due`); where the engine answers it with a fixed sentence (a
+ * plan), the command adds the reason (`withScanReason`).
+ */
 const ANSWERED_BY_THE_COMMAND = new Set(["scan failed"]);
+
+/**
+ * A core error as a terminal may print it: its message is a source's words when a scan failed (a path,
+ * a server's error), so keys are taken out, as the app's answers take them out.
+ */
+export function redactedError(core: Core, error: unknown): unknown {
+  if (!isCoreError(error)) return error;
+  const message = core.log.redact(error.message);
+  return message === error.message ? error : new CoreError(error.area, error.code, message, { cause: error });
+}
+
+/**
+ * The engine answers a plan it could not make for want of an inventory with one fixed sentence; the app
+ * shows why beside it, in its scan status, and a terminal has only that line. So the failed scan's reason
+ * (the status's words, keys taken out) goes in it, said once.
+ */
+export function withScanReason(core: Core, error: unknown): unknown {
+  if (!isCoreError(error, "action") || error.code !== "inventory-unavailable") return error;
+  const status = core.inventory.scanStatus;
+  if (status?.outcome !== "failed" || status.message === null) return error;
+  const because = core.log.redact(status.message).replace(/\.$/, "");
+  return new CoreError(
+    "action",
+    "inventory-unavailable",
+    `The inventory could not be read (${because}), so no plan was made.`,
+    { cause: error },
+  );
+}
 
 /** What the core reports on the way (a save that failed, say): one line each on stderr, keys taken out. */
 function cliLogger(io: CliIo): RedactingLogger {

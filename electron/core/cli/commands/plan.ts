@@ -5,7 +5,7 @@ import { withForcedProofs } from "../../app/forced-proofs.js";
 import { CoreError } from "../../errors/core-error.js";
 import { formatPlan } from "../action-support.js";
 import { type CliCommand, EXIT } from "../command.js";
-import { openCliCore } from "../core.js";
+import { openCliCore, withScanReason } from "../core.js";
 import { notReadFor, notReadLines } from "../plan-not-read.js";
 
 export const command: CliCommand = {
@@ -52,7 +52,9 @@ marker is read (never resuming a paused sandbox) and the answer is printed besid
       if (core.engine === null)
         throw new CoreError("call", "unavailable", "Guarded actions are not available in this build.");
       if (selection.kind === "untracked") knownCredential(selection.credential, core.config().credentials);
-      const plan = await core.engine.plan({ action: values.action as ActionKind, selection });
+      const plan = await core.engine
+        .plan({ action: values.action as ActionKind, selection })
+        .catch((error: unknown) => Promise.reject(withScanReason(core, error)));
       const preview = await withForcedProofs(plan, core.markers);
       // An account whose listing failed has untracked sandboxes nobody can see: a plan of none of them
       // is not "nothing to do", and says so.

@@ -5,7 +5,7 @@ import { timeLeft } from "../../../../shared/domain/quarantine.js";
 import { CoreError } from "../../errors/core-error.js";
 import { type QuarantineOutcome, unjudgedSentence } from "../../quarantine/index.js";
 import { type CliCommand, EXIT } from "../command.js";
-import { openCliCore } from "../core.js";
+import { openCliCore, redactedError, withScanReason } from "../core.js";
 
 export const command: CliCommand = {
   name: "quarantine",
@@ -84,12 +84,14 @@ leaves it paused ("kept", with the reason). Exit code 1 when anything was refuse
         io.stdout.write(values.json ? `${JSON.stringify(value, null, 2)}\n` : text);
 
       if (hours !== null) {
-        const outcomes = await service.quarantine({
-          leases: leases.map((leaseId) => ({ leaseId })),
-          untracked: untracked.map((sandboxId) => ({ sandboxId, origin: values.origin })),
-          hours,
-          confirmSandboxIds: values.confirm ?? [],
-        });
+        const outcomes = await service
+          .quarantine({
+            leases: leases.map((leaseId) => ({ leaseId })),
+            untracked: untracked.map((sandboxId) => ({ sandboxId, origin: values.origin })),
+            hours,
+            confirmSandboxIds: values.confirm ?? [],
+          })
+          .catch((error: unknown) => Promise.reject(redactedError(core, withScanReason(core, error))));
         print({ outcomes }, formatOutcomes(outcomes));
         return outcomes.every((outcome) => outcome.ok) ? EXIT.ok : EXIT.failed;
       }
