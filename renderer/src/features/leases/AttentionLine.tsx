@@ -95,7 +95,9 @@ export function AttentionLine({
         title="Sandboxes CreateOS bills as running behind flagged leases, and untracked ones: vCPU and GiB from their shapes, times the hours since the lease was acquired (an untracked sandbox: since CreateOS created it). A sandbox whose state CreateOS could not tell is counted as not checked."
       >
         {cost.sandboxes === 0 ? (
-          cost.unchecked > 0 || !cost.untrackedRead ? (
+          // "None of them" covers only sandboxes whose state was read: an account not listed has
+          // untracked sandboxes no one has seen.
+          cost.unchecked > 0 || !cost.untrackedRead || unlisted > 0 ? (
             "· none known to be running"
           ) : (
             "· none of them running"
