@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PassPlanSchema, PassReportSchema } from "../domain/janitor/index.js";
+import { PassGapSchema, PassPlanSchema, PassReportSchema } from "../domain/janitor/index.js";
 
 /**
  * The janitor as the app sees it: the policy's last pass, what a pass would do next, and one pass run
@@ -32,6 +32,22 @@ export const JanitorStatusSchema = z.object({
 });
 export type JanitorStatus = z.infer<typeof JanitorStatusSchema>;
 
+/**
+ * What the inventory a plan was made over could not read: the plan selects only among the rows read, so
+ * an unread environment's leases, or an account's sandboxes CreateOS did not list, are in no rule's list.
+ */
+export const PlanUnreadSchema = z.object({
+  /** The sources' gaps, each with the environment whose leases it left unread, when it names one. */
+  gaps: z.array(
+    PassGapSchema.extend({
+      environment: z.object({ id: z.string(), name: z.string() }).nullable(),
+    }),
+  ),
+  /** The CreateOS accounts the scan could not list, and why, when it knows (`unauthorized`, `network`…). */
+  accounts: z.array(z.object({ credential: z.string(), origin: z.string(), reason: z.string().nullable() })),
+});
+export type PlanUnread = z.infer<typeof PlanUnreadSchema>;
+
 export const JanitorPlanSchema = z.discriminatedUnion("state", [
   NoPolicySchema,
   InvalidPolicySchema,
@@ -41,6 +57,11 @@ export const JanitorPlanSchema = z.discriminatedUnion("state", [
     /** What the operator types back to run an acting pass of this policy from the app. */
     actPhrase: z.string(),
     plan: PassPlanSchema,
+    /**
+     * What the inventory it planned over could not read; null when the inventory main holds by the time
+     * it is asked is another scan's (one finished in between), so what that one left unread is not known.
+     */
+    unread: PlanUnreadSchema.nullable(),
   }),
 ]);
 export type JanitorPlan = z.infer<typeof JanitorPlanSchema>;

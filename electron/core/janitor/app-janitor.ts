@@ -8,6 +8,7 @@ import type { Policy } from "../../../shared/domain/janitor/index.js";
 import { CoreError } from "../errors/core-error.js";
 import { type JanitorDeps, planPolicy, runPass } from "./pass.js";
 import { readLastPass } from "./pass-state.js";
+import { planUnread } from "./plan-unread.js";
 import { readPolicyFile } from "./policy-file.js";
 
 /**
@@ -59,6 +60,7 @@ export class AppJanitor {
       policyFile: reading.policyFile,
       actPhrase: janitorActPhrase(reading.policy.operator),
       plan,
+      unread: planUnread(await this.deps.inventory.view({}), plan),
     };
   }
 

@@ -16,6 +16,7 @@ import type { MarkerService } from "../markers/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
 import { failureRun } from "./failure-run.js";
 import { noteTaken, readLastPass, readTaken, writeLastPass } from "./pass-state.js";
+import type { HeldInventory } from "./plan-unread.js";
 import { sendWebhook, webhookNotice } from "./webhook.js";
 
 /**
@@ -44,7 +45,7 @@ export interface JanitorDeps {
     refresh(): Promise<unknown>;
     policyPlan(input: PolicyPlanInput): Promise<PassPlan>;
     /** The inventory held now: when it was scanned, and what of the sources that scan could not read. */
-    view(request: { refresh?: boolean }): Promise<{ generatedAt: string; gaps: PassGap[] }>;
+    view(request: { refresh?: boolean }): Promise<HeldInventory>;
   };
   markers: Pick<MarkerService, "keptProofs" | "loaded">;
   dataDir: string;

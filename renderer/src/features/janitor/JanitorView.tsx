@@ -7,6 +7,7 @@ import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
 import { formatExact } from "../../lib/format";
 import { useUi } from "../../state/ui-store";
+import { nextUnreadWords } from "./next-unread";
 import { passCountsLine, passUnreadLine } from "./pass-summary";
 import { useJanitorPlan, useJanitorStatus, useRunPass } from "./use-janitor";
 import "./janitor.css";
@@ -200,6 +201,7 @@ function LastPass({ report }: { report: PassReport | null }) {
 
 function NextPass({ plan }: { plan: Extract<JanitorPlan, { state: "planned" }> }) {
   const { counts, caps } = plan.plan;
+  const unread = nextUnreadWords(plan.unread);
   return (
     <div data-testid="janitor-next">
       <p className="muted">
@@ -207,6 +209,20 @@ function NextPass({ plan }: { plan: Extract<JanitorPlan, { state: "planned" }> }
         {counts.selected} selected, {counts.skipped} skipped · caps {caps.perPass} a pass, {caps.perHour} an
         hour ({caps.usedThisHour} used this hour)
       </p>
+      {unread !== null && (
+        <div className="janitor-unread" data-testid="janitor-next-unread">
+          <p>{unread.heading}</p>
+          {unread.lines.length > 0 && (
+            <ul className="janitor-items">
+              {unread.lines.map((line) => (
+                <li key={line} className="muted" data-testid="janitor-next-gap">
+                  {line}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
       <p className="muted" data-testid="janitor-history-note">
         History (closed leases, nothing left at CreateOS) is never a candidate: no rule lists it.
       </p>
