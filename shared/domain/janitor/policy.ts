@@ -207,7 +207,10 @@ export const CapsSchema = z.strictObject({
   perHour: count.optional(),
 });
 
-/** Where a pass that acted or found something new is announced (a Slack-compatible incoming webhook). */
+/**
+ * Where a pass that acted or found something new is announced, and failures as they start, change and
+ * end (a Slack-compatible incoming webhook).
+ */
 export const WebhookSchema = z.strictObject({
   url: z.string({ error: "must be an http(s) URL" }).refine(isWebhookUrl, {
     error: "must be an https URL (http only on localhost, 127.0.0.1 or ::1)",
