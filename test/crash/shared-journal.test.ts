@@ -210,7 +210,7 @@ describe("a job in the team's PostgreSQL store, its process killed mid-way", () 
       // `leasekeeper jobs` on yet another data directory lists both, as they ended.
       const listed = await runLeasekeeper(["jobs", "--config", dee, "--json"], { env });
       expect(listed.code, listed.output).toBe(0);
-      const cliJobs = JSON.parse(listed.stdout) as { jobId: string; state: string }[];
+      const cliJobs = (JSON.parse(listed.stdout) as { jobs: { jobId: string; state: string }[] }).jobs;
       expect(cliJobs.map((job) => [job.jobId, job.state])).toEqual([
         [resumed.jobId, "completed"],
         [jobId, "interrupted"],

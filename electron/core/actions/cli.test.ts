@@ -113,7 +113,7 @@ describe("leasekeeper plan and apply", () => {
     expect((await world.requestsFor("sb-cli-foreign"))["DELETE /v1/sandboxes/:id"]).toBe(1);
 
     const jobs = await cli(["jobs", "--json"]);
-    expect((JSON.parse(jobs.stdout) as Job[]).map((entry) => entry.state)).toEqual([
+    expect((JSON.parse(jobs.stdout) as { jobs: Job[] }).jobs.map((entry) => entry.state)).toEqual([
       "completed",
       "completed",
     ]);
@@ -148,7 +148,7 @@ describe("leasekeeper plan and apply", () => {
     const notInterrupted = await cli([
       "resume",
       "--job",
-      JSON.parse((await cli(["jobs", "--json"])).stdout)[0].jobId,
+      JSON.parse((await cli(["jobs", "--json"])).stdout).jobs[0].jobId,
     ]);
     expect(notInterrupted.code).toBe(1);
     expect(notInterrupted.stderr).toContain("Only an interrupted job can be resumed.");

@@ -78,6 +78,8 @@ export interface ActionEngine {
    * every machine's.
    */
   listJobs(options?: { limit?: number }): Promise<Job[]>;
+  /** As `listJobs`, and whether some job is left out of it (a finished one older than the latest). */
+  listNewestJobs(options?: { limit?: number }): Promise<{ jobs: Job[]; cut: boolean }>;
   /** Stops the job before its next item; items already sent are seen through. */
   cancel(jobId: string): Promise<Job>;
   /** A new job over the failed items of a finished job. */
@@ -157,6 +159,28 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
 
   function isExpired(stored: StoredPlan): boolean {
     return Date.parse(stored.plan.expiresAt) <= now().getTime();
+  }
+
+  /** The latest `limit` jobs, then every interrupted job older than those; `cut` when any other is older. */
+  async function newestJobs(limit: number): Promise<{ jobs: Job[]; cut: boolean }> {
+    await jobs.sweepInterrupted();
+    const interrupted = await journal.jobRowsInState("interrupted");
+    // Past the latest, only interrupted jobs are listed: reading one job more than there are of those
+    // finds any other job past them, which no list shows.
+    const read = await journal.recentJobs(limit + interrupted.length + 1);
+    const recent = read.slice(0, limit);
+    const cut = read.slice(limit).some((job) => job.state !== "interrupted");
+    // An interrupted job waits for someone to resume it: however many jobs came after it, it is
+    // listed, or no list would show that it is there (nor the janitor, which resumes from this list).
+    const listed = new Set(recent.map((job) => job.jobId));
+    const waiting: Job[] = [];
+    for (const row of interrupted) {
+      if (listed.has(row.jobId)) continue;
+      const job = await journal.job(row.jobId);
+      if (job !== null) waiting.push(job);
+    }
+    waiting.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    return { jobs: [...recent, ...waiting], cut };
   }
 
   async function requireJob(jobId: string): Promise<JobRow> {
@@ -261,20 +285,10 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     },
 
     async listJobs(query = {}) {
-      await jobs.sweepInterrupted();
-      const recent = await journal.recentJobs(query.limit ?? 100);
-      // An interrupted job waits for someone to resume it: however many jobs came after it, it is
-      // listed, or no list would show that it is there (nor the janitor, which resumes from this list).
-      const listed = new Set(recent.map((job) => job.jobId));
-      const waiting: Job[] = [];
-      for (const row of await journal.jobRowsInState("interrupted")) {
-        if (listed.has(row.jobId)) continue;
-        const job = await journal.job(row.jobId);
-        if (job !== null) waiting.push(job);
-      }
-      waiting.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-      return [...recent, ...waiting];
+      return (await newestJobs(query.limit ?? 100)).jobs;
     },
+
+    listNewestJobs: (query = {}) => newestJobs(query.limit ?? 100),
 
     async cancel(jobId) {
       const row = await requireJob(jobId);
