@@ -47,8 +47,14 @@ export function AttentionLine({
     }
     return rows;
   }, [table, positions]);
+  // The list speaks of the inventory shown only when it answers for the same scan: after a refresh the
+  // last answer stays in hand while the list is read again (or fails to be), and it is the scan before's.
+  const listed =
+    untracked.data !== undefined && untracked.data.generatedAt === table.view.generatedAt
+      ? untracked.data.sandboxes
+      : null;
   // Untracked sandboxes not read yet (or whose list failed) are left out of the cost and said to be unread.
-  const sandboxes = withUntracked ? (untracked.data?.sandboxes ?? null) : NONE;
+  const sandboxes = withUntracked ? listed : NONE;
   // Until the list comes, the inventory's own count of them stands in: the same scan's, read with the view.
   const untrackedCount = withUntracked
     ? sandboxes !== null
