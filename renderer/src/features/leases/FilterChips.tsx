@@ -1,14 +1,16 @@
 import { useShallow } from "zustand/react/shallow";
 import { HEADLINES, type Headline, PROVIDER_CODES, type ProviderCode } from "../../../../shared/domain/codes";
 import { Badge } from "../../components/Badge";
-import { formatCount } from "../../lib/format";
+import { formatCount, plural } from "../../lib/format";
 import { useUi } from "../../state/ui-store";
-import { HISTORY } from "./filter-rows";
+import { HISTORY, HISTORY_PROVIDERS } from "./filter-rows";
 
 /**
  * One chip per headline and one per provider state present; each shows how many rows it would show,
  * once the table's filter has answered: a page opened on a search waits for the search worker, and
- * until it answers the counts are not known and read "…", never 0.
+ * until it answers the counts are not known and read "…", never 0. With History pressed, a state history
+ * rows can be in counts them from History's first page: until it has come such a chip reads "N+…" (the
+ * live rows, and history not counted yet), or "…" with no live row, and is shown even then.
  */
 export function FilterChips({
   headlineCounts,
@@ -16,6 +18,8 @@ export function FilterChips({
   answered,
   historyCounted = true,
   historyUnread = null,
+  providerHistoryCounted = true,
+  providerHistoryUnread = null,
 }: {
   headlineCounts: Map<Headline, number>;
   providerCounts: Map<ProviderCode, number>;
@@ -25,6 +29,10 @@ export function FilterChips({
   historyCounted?: boolean;
   /** Why main could not count the history that matches; null unless it failed. */
   historyUnread?: string | null;
+  /** False while History is pressed and its first page, which counts its rows by provider, has not come. */
+  providerHistoryCounted?: boolean;
+  /** Why that page could not be read; null unless it failed. */
+  providerHistoryUnread?: string | null;
 }) {
   const { headlines, providers, toggleHeadline, toggleProvider, clearFilters, search } = useUi(
     useShallow((state) => ({
@@ -89,23 +97,46 @@ export function FilterChips({
       </div>
       <div className="toolbar-row" data-testid="provider-chips">
         <span className="toolbar-label">Provider</span>
-        {PROVIDER_CODES.filter((code) => (providerCounts.get(code) ?? 0) > 0 || providers.has(code)).map(
-          (code) => (
+        {PROVIDER_CODES.filter(
+          (code) =>
+            (providerCounts.get(code) ?? 0) > 0 ||
+            providers.has(code) ||
+            (!providerHistoryCounted && HISTORY_PROVIDERS.has(code)),
+        ).map((code) => {
+          const live = providerCounts.get(code) ?? 0;
+          const historyPending = !providerHistoryCounted && HISTORY_PROVIDERS.has(code);
+          // "?" once History's page failed, its reason in the title; "…" while it is on its way.
+          const unknown = providerHistoryUnread === null ? "…" : "?";
+          return (
             <button
               key={code}
               type="button"
               className="chip chip-plain"
               aria-pressed={providers.has(code)}
               data-testid={`filter-provider-${code}`}
+              data-counted={answered && !historyPending}
+              title={
+                historyPending
+                  ? providerHistoryUnread === null
+                    ? `${plural(live, "live lease")}; the history in this state is not counted yet`
+                    : `${plural(live, "live lease")}; the history in this state could not be read: ${providerHistoryUnread}`
+                  : undefined
+              }
               onClick={() => toggleProvider(code)}
             >
               <span className="mono">{code}</span>
               <span className="count muted">
-                {answered ? formatCount(providerCounts.get(code) ?? 0) : "…"}
+                {!answered
+                  ? "…"
+                  : historyPending
+                    ? live === 0
+                      ? unknown
+                      : `${formatCount(live)}+${unknown}`
+                    : formatCount(live)}
               </span>
             </button>
-          ),
-        )}
+          );
+        })}
       </div>
     </>
   );

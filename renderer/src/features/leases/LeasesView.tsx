@@ -78,6 +78,8 @@ export function LeasesView() {
           answered={visible.answered}
           historyCounted={visible.historyCounted}
           historyUnread={visible.historyUnread}
+          providerHistoryCounted={visible.providerHistoryCounted}
+          providerHistoryUnread={visible.providerHistoryUnread}
         />
         {historyShown && <HistoryStatus history={visible.history} loaded={visible.history.rows.length} />}
       </div>

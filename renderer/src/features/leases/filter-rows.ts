@@ -113,6 +113,17 @@ export function applyChips(
 
 export const HISTORY: Headline = "closed";
 
+/**
+ * The provider states a history row can be in: a closed lease's sandbox is gone or not visible, or the
+ * lease names none and its state is unknown (`isClosed`, shared/domain/headline.ts). Every other state's
+ * count holds no history.
+ */
+export const HISTORY_PROVIDERS: ReadonlySet<ProviderCode> = new Set<ProviderCode>([
+  "gone",
+  "not-visible",
+  "unknown",
+]);
+
 /** How many rows of each value a facet would show, counted within the other filters' result. */
 export function countBy<K extends string>(rows: readonly LeaseRowView[], key: (row: LeaseRowView) => K) {
   const counts = new Map<K, number>();

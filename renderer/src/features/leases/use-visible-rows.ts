@@ -66,6 +66,13 @@ export interface VisibleRows {
    */
   headlineCounts: Map<Headline, number>;
   providerCounts: Map<ProviderCode, number>;
+  /**
+   * False while History is pressed and its first page has not come: the provider counts hold the live
+   * rows only, and the history in `HISTORY_PROVIDERS` states is not counted yet.
+   */
+  providerHistoryCounted: boolean;
+  /** Why History's first page, and so its share of the provider counts, could not be read; else null. */
+  providerHistoryUnread: string | null;
   /** Positions in the environment scope, before search and chips (what the first screen's answers count). */
   scopeAll: Int32Array;
   /**
@@ -183,6 +190,9 @@ export function useVisibleRows(table: InventoryRows | undefined): VisibleRows {
     historyUnread,
     headlineCounts: headlineCount,
     providerCounts: providerCount,
+    providerHistoryCounted: !historyShown || history.counts !== null,
+    providerHistoryUnread:
+      historyShown && history.counts === null && history.isError ? errorMessage(history.error) : null,
     scopeAll,
     scopedTotal: historyKnown === null ? null : (result?.scoped ?? 0) + historyKnown.beforeProviders,
     searchPending: pending && (result === null || appliedSearch !== search),
