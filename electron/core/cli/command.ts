@@ -17,6 +17,11 @@ export interface CliIo {
   stderr: { write(text: string): unknown };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * Set by the runner: a command that opens the core hands the core's redactor over here, so the failure
+   * the runner prints afterwards has the keys taken out, whichever command raised it and however.
+   */
+  keysInUse?: (redact: (text: string) => string) => void;
 }
 
 export { EXIT } from "../errors/host-answers.js";

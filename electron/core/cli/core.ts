@@ -17,7 +17,7 @@ export async function openCliCore(
   io: CliIo,
   options: Pick<CoreOptions, "shareInventory" | "operator" | "redact"> = {},
 ): Promise<Core> {
-  return openCore({
+  const core = await openCore({
     ...options,
     configPath: path.resolve(io.cwd, configArg ?? CONFIG_FILE_NAME),
     mode: "cli",
@@ -26,6 +26,8 @@ export async function openCliCore(
     log: cliLogger(io),
     autoRefresh: false,
   });
+  io.keysInUse?.((text) => core.log.redact(text));
+  return core;
 }
 
 /** The core's action engine, whose `close` closes the whole core. */
@@ -48,16 +50,6 @@ export async function engineOf(core: Core): Promise<ActionEngine> {
  * plan), the command adds the reason (`withScanReason`).
  */
 const ANSWERED_BY_THE_COMMAND = new Set(["scan failed"]);
-
-/**
- * A core error as a terminal may print it: its message is a source's words when a scan failed (a path,
- * a server's error), so keys are taken out, as the app's answers take them out.
- */
-export function redactedError(core: Core, error: unknown): unknown {
-  if (!isCoreError(error)) return error;
-  const message = core.log.redact(error.message);
-  return message === error.message ? error : new CoreError(error.area, error.code, message, { cause: error });
-}
 
 /**
  * The engine answers a plan it could not make for want of an inventory with one fixed sentence; the app

@@ -68,4 +68,18 @@ describe("a command whose inventory cannot be read", () => {
     expect(reasons(output), output).toBe(1);
     expect(output).not.toContain(key);
   });
+
+  // Commands that scan and then print the failure as the runner answers it: the runner takes the keys out.
+  it.each([
+    ["prove", ["prove", "--lease", "lease-unread"]],
+    ["repair", ["repair", "--lease", "lease-unread", "--format", "json"]],
+  ])("%s says why, keys taken out", async (_, args) => {
+    const { key } = await unreadableWorld();
+    const ran = await cli(args);
+    expect(ran.code).toBe(1);
+    const output = `${ran.stdout}${ran.stderr}`;
+    expect(reasons(output), output).toBe(1);
+    expect(output).toContain("gone-");
+    expect(output).not.toContain(key);
+  });
 });

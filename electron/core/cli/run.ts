@@ -29,12 +29,16 @@ export async function runCli(
     io.stdout.write(`${command.usage.trimEnd()}\n`);
     return EXIT.ok;
   }
+  // A failure's message can carry a source's own words (a path, a server's answer): once the command has
+  // opened the core, the keys it knows are taken out of whatever is printed here.
+  const redactors: ((text: string) => string)[] = [];
   try {
-    return await command.run(args, io);
+    return await command.run(args, { ...io, keysInUse: (redact) => redactors.push(redact) });
   } catch (error) {
     const answer = answerFor(isParseArgsError(error) ? usageError(error) : error);
     const hint = answer.exitCode === EXIT.usage ? ` Run "leasekeeper ${name} --help".` : "";
-    io.stderr.write(`leasekeeper ${name}: ${oneLine(answer.message)}${hint}\n`);
+    const message = redactors.reduce((text, redact) => redact(text), oneLine(answer.message));
+    io.stderr.write(`leasekeeper ${name}: ${message}${hint}\n`);
     return answer.exitCode;
   }
 }

@@ -5,7 +5,7 @@ import { timeLeft } from "../../../../shared/domain/quarantine.js";
 import { CoreError } from "../../errors/core-error.js";
 import { type QuarantineOutcome, unjudgedSentence } from "../../quarantine/index.js";
 import { type CliCommand, EXIT } from "../command.js";
-import { openCliCore, redactedError, withScanReason } from "../core.js";
+import { openCliCore, withScanReason } from "../core.js";
 
 export const command: CliCommand = {
   name: "quarantine",
@@ -91,7 +91,7 @@ leaves it paused ("kept", with the reason). Exit code 1 when anything was refuse
             hours,
             confirmSandboxIds: values.confirm ?? [],
           })
-          .catch((error: unknown) => Promise.reject(redactedError(core, withScanReason(core, error))));
+          .catch((error: unknown) => Promise.reject(withScanReason(core, error)));
         print({ outcomes }, formatOutcomes(outcomes));
         return outcomes.every((outcome) => outcome.ok) ? EXIT.ok : EXIT.failed;
       }
