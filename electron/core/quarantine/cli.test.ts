@@ -67,7 +67,8 @@ describe("leasekeeper quarantine", () => {
     expect(all.quarantines.map((quarantine) => quarantine.state).sort()).toEqual(["cancelled", "destroyed"]);
     const audit = await cli(["audit", "--action", "quarantine", "--json"]);
     expect(audit.stdout).toContain('"outcome": "destroyed"');
-  }, 30_000);
+    // Nine commands, each opening the core: a guard against a hang, not a measure of speed.
+  }, 60_000);
 
   it("--run-due says the waiting quarantines were not judged when the inventory cannot be read, and fails", async () => {
     world = await buildWorld({
