@@ -1,21 +1,27 @@
+import { useQuery } from "@tanstack/react-query";
 import { type CSSProperties, useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
+import { api } from "../../api";
 import { Badge } from "../../components/Badge";
 import { CopyButton } from "../../components/CopyButton";
 import { SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { formatCount, originHost } from "../../lib/format";
+import { queryKeys } from "../../state/query-keys";
 import { type Scope, useUi, type View } from "../../state/ui-store";
 import { useInventory } from "../../state/use-inventory";
 import { QuarantineCount } from "../quarantine/QuarantineCount";
 import {
   buildTree,
+  type ConfiguredAccount,
   type EnvironmentNode,
   FLAGGED_HEADLINES,
   type UntrackedNode,
   untrackedNodes,
 } from "./build-tree";
 import "./sidebar.css";
+
+const NO_ACCOUNTS: readonly ConfiguredAccount[] = [];
 
 const VIEWS: Array<[View, string]> = [
   ["quarantines", "Quarantines"],
@@ -58,6 +64,9 @@ function isScope(scope: Scope, candidate: Scope): boolean {
 /** Companies → environments with headline counts, the triage view, untracked sandboxes, and the views. */
 export function Sidebar() {
   const inventory = useInventory();
+  // The accounts the config names: one the inventory shown has not listed is shown unread, not left out.
+  const settings = useQuery({ queryKey: queryKeys.settings, queryFn: () => api.invoke("settings:get") });
+  const configured = settings.data?.credentials ?? NO_ACCOUNTS;
   const { scope, view, setScope, showView } = useUi(
     useShallow((state) => ({
       scope: state.scope,
@@ -68,8 +77,8 @@ export function Sidebar() {
   );
   const tree = useMemo(() => (inventory.data ? buildTree(inventory.data.view) : null), [inventory.data]);
   const untracked = useMemo(
-    () => (inventory.data ? untrackedNodes(inventory.data.view) : []),
-    [inventory.data],
+    () => (inventory.data ? untrackedNodes(inventory.data.view, configured) : []),
+    [inventory.data, configured],
   );
   const onLeases = view === "leases" || view === "untracked";
 

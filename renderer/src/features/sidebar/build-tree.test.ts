@@ -149,4 +149,31 @@ describe("untrackedNodes", () => {
       { credential: "ops", origin: "https://a", count: 0, uncertain: 4, failed: false, listed: true },
     ]);
   });
+
+  it("lists an account the config names and the inventory holds no listing of, unlisted", () => {
+    const health = (credential: string, origin: string, ok: boolean) => ({
+      origin,
+      credential,
+      ok,
+      reason: ok ? null : ("network" as const),
+      httpStatus: null,
+      sandboxCount: 0,
+    });
+    const shown = {
+      ...view,
+      untracked: [],
+      untrackedUncertain: [],
+      originHealth: [health("ops", "https://a", true), health("ops", "https://b", false)],
+    };
+    const configured = [
+      { name: "ops", origin: "https://a/" },
+      { name: "ops", origin: "https://b" },
+      { name: "added", origin: "https://a/v1" },
+    ];
+    // "ops" was listed at a (none untracked: no entry) and failed at b; "added" was never listed.
+    expect(untrackedNodes(shown, configured)).toEqual([
+      { credential: "added", origin: "https://a", count: 0, uncertain: 0, failed: false, listed: false },
+      { credential: "ops", origin: "https://b", count: 0, uncertain: 0, failed: true, listed: false },
+    ]);
+  });
 });

@@ -1,4 +1,5 @@
 import type { EnvironmentRef, InventoryView } from "../../../../shared/contract";
+import { originOf } from "../../../../shared/domain/api-url";
 import { HEADLINES, type Headline } from "../../../../shared/domain/codes";
 import { environmentKey } from "../leases/row-model";
 
@@ -132,8 +133,21 @@ export function buildTree(view: InventoryView): {
   return { companies, totals };
 }
 
-/** One entry per account (credential) that lists sandboxes no lease row names. */
-export function untrackedNodes(view: InventoryView): UntrackedNode[] {
+/** An account the config names: a credential and the origin it lists. */
+export interface ConfiguredAccount {
+  name: string;
+  origin: string;
+}
+
+/**
+ * One entry per account (credential) that lists sandboxes no lease row names, and per account the
+ * config names that the inventory shown holds no listing of (`configured`; added since it was scanned):
+ * its sandboxes were never counted, and an account left out reads as one with none.
+ */
+export function untrackedNodes(
+  view: InventoryView,
+  configured: readonly ConfiguredAccount[] = [],
+): UntrackedNode[] {
   const nodes = new Map<string, UntrackedNode>();
   const nodeOf = (credential: string, origin: string) => {
     const key = JSON.stringify([credential, origin]);
@@ -155,6 +169,13 @@ export function untrackedNodes(view: InventoryView): UntrackedNode[] {
       const listed = nodes.get(JSON.stringify([health.credential, health.origin]));
       if (listed) listed.listed = true;
     }
+  }
+  const recorded = new Set(
+    (view.originHealth ?? []).map((health) => JSON.stringify([health.credential, health.origin])),
+  );
+  for (const account of configured) {
+    const origin = originOf(account.origin) ?? account.origin;
+    if (!recorded.has(JSON.stringify([account.name, origin]))) nodeOf(account.name, origin);
   }
   return [...nodes.values()].sort(
     (a, b) => a.credential.localeCompare(b.credential) || a.origin.localeCompare(b.origin),
