@@ -95,13 +95,13 @@ export function createCoreMetrics(deps: MetricsDeps): CoreMetrics {
   });
   const untracked = new Gauge({
     name: "leasekeeper_untracked_sandboxes",
-    help: "Listed sandboxes no lease row names, per origin and credential.",
+    help: "Listed sandboxes no lease row names, per origin and credential; no sample for a credential whose listing failed (not read).",
     labelNames: ["origin", "credential"] as const,
     registers,
   });
   const uncertain = new Gauge({
     name: "leasekeeper_untracked_uncertain_sandboxes",
-    help: "Sandboxes no row names at an origin where a source was incomplete (never called orphans).",
+    help: "Sandboxes no row names at an origin where a source was incomplete (never called orphans); no sample for a credential whose listing failed (not read).",
     labelNames: ["origin", "credential"] as const,
     registers,
   });
@@ -138,7 +138,7 @@ export function createCoreMetrics(deps: MetricsDeps): CoreMetrics {
   });
   const listingSandboxes = new Gauge({
     name: "leasekeeper_scan_listing_sandboxes",
-    help: "Sandboxes each credential's listing returned for the current inventory.",
+    help: "Sandboxes each credential's listing returned for the current inventory; no sample for a listing that failed (not read).",
     labelNames: ["origin", "credential"] as const,
     registers,
   });
@@ -287,11 +287,12 @@ export function createCoreMetrics(deps: MetricsDeps): CoreMetrics {
         );
       }
     }
-    // Every configured credential has a series, zero when it lists nothing unnamed.
-    const credentials = figures.listings.map(({ origin, credential }) => ({ origin, credential }));
-    for (const labels of credentials) {
-      untracked.set(labels, 0);
-      uncertain.set(labels, 0);
+    // Every credential whose listing was read has a series, zero when it lists nothing unnamed; one whose
+    // listing failed has none, for a zero would say an account nobody read holds nothing unnamed.
+    for (const { origin, credential, ok } of figures.listings) {
+      if (!ok) continue;
+      untracked.set({ origin, credential }, 0);
+      uncertain.set({ origin, credential }, 0);
     }
     for (const { origin, credential, count } of figures.untracked)
       untracked.set({ origin, credential }, count);
@@ -304,8 +305,8 @@ export function createCoreMetrics(deps: MetricsDeps): CoreMetrics {
     const generatedAt = Date.parse(figures.generatedAt);
     if (Number.isFinite(generatedAt)) inventoryTime.set(generatedAt / 1000);
     inventoryRequests.set(figures.requests);
-    for (const listing of figures.listings) {
-      listingSandboxes.set({ origin: listing.origin, credential: listing.credential }, listing.sandboxes);
+    for (const { origin, credential, sandboxes } of figures.listings) {
+      if (sandboxes !== null) listingSandboxes.set({ origin, credential }, sandboxes);
     }
   }
 

@@ -32,8 +32,11 @@ export interface InventoryFigures {
    * sandbox once however many such leases name it, and the vCPU and memory CreateOS listed for them.
    */
   flaggedRunning: { sandboxes: number; vcpus: number; memoryGib: number };
-  /** How each credential's listing went in the scan behind the inventory. */
-  listings: { origin: string; credential: string; ok: boolean; sandboxes: number }[];
+  /**
+   * How each credential's listing went in the scan behind the inventory, and the sandboxes it returned:
+   * null when it failed, for nothing was read of that account.
+   */
+  listings: { origin: string; credential: string; ok: boolean; sandboxes: number | null }[];
   /** Whether each source was read completely (no gap) in the scan behind the inventory. */
   sources: { sourceId: string; complete: boolean }[];
   /** CreateOS requests the scan made. */
@@ -97,7 +100,7 @@ export function inventoryFigures(
       origin: bareOrigin(health.origin),
       credential: health.credential,
       ok: health.ok,
-      sandboxes: health.sandboxCount,
+      sandboxes: health.ok ? health.sandboxCount : null,
     })),
     sources: sources.map((sourceId) => ({ sourceId, complete: !gapSources.has(sourceId) })),
     requests: report.requests,
