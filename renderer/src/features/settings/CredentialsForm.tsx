@@ -23,6 +23,9 @@ export function CredentialsForm({ settings }: { settings: SettingsView }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
   const [outcome, setOutcome] = useState<SaveOutcome | null>(null);
+  // Keys saved here per credential name: a row's test result belongs to the key it tested, and a new
+  // key can end in the same four characters as the old one.
+  const [keysSaved, setKeysSaved] = useState<Record<string, number>>({});
   const vault = settings.vault;
 
   const acceptWeak = useMutation({
@@ -54,6 +57,7 @@ export function CredentialsForm({ settings }: { settings: SettingsView }) {
         return;
       }
       input!.value = "";
+      setKeysSaved((current) => ({ ...current, [name]: (current[name] ?? 0) + 1 }));
       setOutcome(
         answer.test.ok
           ? { kind: "saved", message: `Tested and saved the key for ${name}.` }
@@ -96,7 +100,10 @@ export function CredentialsForm({ settings }: { settings: SettingsView }) {
         </thead>
         <tbody>
           {settings.credentials.map((credential) => (
-            <CredentialRow key={`${credential.name} ${credential.origin}`} credential={credential} />
+            <CredentialRow
+              key={keyIdentity(credential, keysSaved[credential.name] ?? 0)}
+              credential={credential}
+            />
           ))}
           {settings.credentials.length === 0 && (
             <tr>
@@ -198,6 +205,21 @@ export function CredentialsForm({ settings }: { settings: SettingsView }) {
   );
 }
 
+/**
+ * What a row's state is about: the credential and the key it holds now. A change of either mounts the row
+ * afresh, so a test result or a failed clear is never shown beside a key it was not about.
+ */
+function keyIdentity(credential: CredentialView, keysSaved: number): string {
+  return [
+    credential.name,
+    credential.origin,
+    credential.state,
+    credential.storedIn,
+    credential.last4,
+    keysSaved,
+  ].join(" ");
+}
+
 function CredentialRow({ credential }: { credential: CredentialView }) {
   const client = useQueryClient();
   const test = useMutation({
@@ -247,6 +269,11 @@ function CredentialRow({ credential }: { credential: CredentialView }) {
           </div>
         )}
         {test.isError && <div className="credential-outcome field-error">{errorMessage(test.error)}</div>}
+        {clear.isError && (
+          <div className="credential-outcome field-error" role="alert" data-testid="credential-clear-error">
+            Not cleared. {errorMessage(clear.error)}
+          </div>
+        )}
       </td>
       <td>
         <div className="row-flex">
@@ -260,7 +287,13 @@ function CredentialRow({ credential }: { credential: CredentialView }) {
             {test.isPending ? "Testing…" : "Test connection"}
           </button>
           {credential.storedIn === "vault" && (
-            <button type="button" className="btn btn-small btn-ghost" onClick={() => clear.mutate()}>
+            <button
+              type="button"
+              className="btn btn-small btn-ghost"
+              data-testid="credential-clear"
+              disabled={clear.isPending}
+              onClick={() => clear.mutate()}
+            >
               Clear
             </button>
           )}
