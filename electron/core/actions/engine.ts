@@ -63,6 +63,11 @@ export interface ActionEngineDeps {
 
 export interface ActionEngine {
   plan(request: PlanRequest): Promise<Plan>;
+  /**
+   * The plan, with the time of the inventory it was made over: that inventory may be one kept from an
+   * earlier scan, so the plan dialog says when it was scanned rather than that it was just read.
+   */
+  planOver(request: PlanRequest): Promise<{ plan: Plan; inventoryGeneratedAt: string }>;
   /** Creates the job (durably) and starts it; resolves with the job as created, items pending or skipped. */
   execute(request: ExecuteRequestInput): Promise<Job>;
   /**
@@ -190,62 +195,68 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     return row;
   }
 
+  async function planOver(request: PlanRequest): Promise<{ plan: Plan; inventoryGeneratedAt: string }> {
+    assertOpen();
+    const parsed = PlanRequestSchema.safeParse(request);
+    if (!parsed.success) throw new CoreError("action", "invalid-request", "The plan request is malformed.");
+    const started = performance.now();
+    let inventory: Awaited<ReturnType<InventoryPort["forPlan"]>>;
+    try {
+      inventory = await deps.inventory.forPlan(parsed.data.selection, {
+        maxAgeMs: options.inventoryMaxAgeMs,
+      });
+    } catch {
+      throw new CoreError("action", "inventory-unavailable", ENGINE_MESSAGES.inventoryUnavailable);
+    }
+    const knownSecrets = (await deps.knownSecrets?.()) ?? new Set<string>();
+    const built = buildPlan({
+      planId: ulid(),
+      request: parsed.data,
+      inventory,
+      now: now(),
+      ttlMs: options.planTtlMs,
+      // A threshold given to the engine itself wins over the configured one (tests, benchmarks).
+      typedCountAbove: deps.options?.typedCountAbove ?? deps.typedCountAbove?.() ?? options.typedCountAbove,
+      operator: operator.name,
+      knownSecrets,
+    });
+    const { plan, frozen } = built;
+    const accounts = await plannedAccounts(plan, deps.provider);
+    const record = planAuditRecord({
+      plan,
+      selection: parsed.data.selection,
+      inventoryGeneratedAt: inventory.generatedAt,
+      operator,
+      durationMs: Math.round(performance.now() - started),
+    });
+    await journal.savePlan({
+      plan,
+      request: parsed.data,
+      frozen,
+      host: operator.host,
+      accounts,
+      audit: [record],
+    });
+    if (auditCopy !== null) {
+      try {
+        await auditCopy.append([record]);
+      } catch {
+        throw new CoreError(
+          "store",
+          "shared-unusable",
+          "The team's audit log could not be written, so the plan is not offered.",
+        );
+      }
+    }
+    return { plan, inventoryGeneratedAt: inventory.generatedAt };
+  }
+
   return {
     async plan(request) {
-      assertOpen();
-      const parsed = PlanRequestSchema.safeParse(request);
-      if (!parsed.success) throw new CoreError("action", "invalid-request", "The plan request is malformed.");
-      const started = performance.now();
-      let inventory: Awaited<ReturnType<InventoryPort["forPlan"]>>;
-      try {
-        inventory = await deps.inventory.forPlan(parsed.data.selection, {
-          maxAgeMs: options.inventoryMaxAgeMs,
-        });
-      } catch {
-        throw new CoreError("action", "inventory-unavailable", ENGINE_MESSAGES.inventoryUnavailable);
-      }
-      const knownSecrets = (await deps.knownSecrets?.()) ?? new Set<string>();
-      const built = buildPlan({
-        planId: ulid(),
-        request: parsed.data,
-        inventory,
-        now: now(),
-        ttlMs: options.planTtlMs,
-        // A threshold given to the engine itself wins over the configured one (tests, benchmarks).
-        typedCountAbove: deps.options?.typedCountAbove ?? deps.typedCountAbove?.() ?? options.typedCountAbove,
-        operator: operator.name,
-        knownSecrets,
-      });
-      const { plan, frozen } = built;
-      const accounts = await plannedAccounts(plan, deps.provider);
-      const record = planAuditRecord({
-        plan,
-        selection: parsed.data.selection,
-        inventoryGeneratedAt: inventory.generatedAt,
-        operator,
-        durationMs: Math.round(performance.now() - started),
-      });
-      await journal.savePlan({
-        plan,
-        request: parsed.data,
-        frozen,
-        host: operator.host,
-        accounts,
-        audit: [record],
-      });
-      if (auditCopy !== null) {
-        try {
-          await auditCopy.append([record]);
-        } catch {
-          throw new CoreError(
-            "store",
-            "shared-unusable",
-            "The team's audit log could not be written, so the plan is not offered.",
-          );
-        }
-      }
-      return plan;
+      return (await planOver(request)).plan;
     },
+
+    planOver,
 
     async cancelPlan(planId) {
       assertOpen();

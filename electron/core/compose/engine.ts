@@ -121,7 +121,11 @@ export function engineActions(deps: ActionDeps): ActionsPort {
   return {
     engine,
     // Forced items are proven before the plan is shown, so their typed confirmation is asked with the evidence.
-    plan: async (request) => withForcedProofs(await engine.plan(request), deps.markers),
+    // The inventory's time goes with the plan, so the dialog says what the plan was made over.
+    plan: async (request) => {
+      const { plan, inventoryGeneratedAt } = await engine.planOver(request);
+      return { ...(await withForcedProofs(plan, deps.markers)), inventoryGeneratedAt };
+    },
     execute: async (request) => engine.execute(request),
     cancelPlan: async (planId) => engine.cancelPlan(planId),
     listJobs: async (request) => ({

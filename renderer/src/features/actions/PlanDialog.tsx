@@ -10,7 +10,7 @@ import { Badge } from "../../components/Badge";
 import { ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { errorCode, errorMessage } from "../../lib/errors";
-import { formatCount, plural } from "../../lib/format";
+import { formatCount, formatExact, plural } from "../../lib/format";
 import { useReturnFocus } from "../../lib/return-focus";
 import { queryKeys } from "../../state/query-keys";
 import { type PendingAction, useUi } from "../../state/ui-store";
@@ -118,10 +118,7 @@ function PlanContent({ pending }: { pending: PendingAction }) {
             <Text value={title} />
           </h2>
         </Dialog.Title>
-        <p className="muted" style={{ margin: 0 }}>
-          Leasekeeper just read these leases and sandboxes again. Nothing is sent to CreateOS until you
-          confirm; anything that changes before then is left alone.
-        </p>
+        {plan.isSuccess && <PlannedOver plan={plan.data} />}
       </div>
       {plan.isPending || plan.isIdle ? (
         <div className="dialog-body">
@@ -157,6 +154,31 @@ function PlanContent({ pending }: { pending: PendingAction }) {
         />
       )}
     </>
+  );
+}
+
+/**
+ * What the plan was made over, said only with a plan in hand: main may plan over an inventory kept from an
+ * earlier scan (up to a minute old, or loaded from the store), so its scan time is said, not "just read".
+ */
+function PlannedOver({ plan }: { plan: PlanPreview }) {
+  const at = plan.inventoryGeneratedAt;
+  const atMs = at === undefined ? Number.NaN : Date.parse(at);
+  return (
+    <p className="muted" style={{ margin: 0 }} data-testid="plan-inventory-time" data-at={at ?? ""}>
+      {Number.isFinite(atMs) ? (
+        <>
+          Planned over the inventory scanned at{" "}
+          <time dateTime={at} title={formatExact(atMs)}>
+            {new Date(atMs).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+          </time>
+          .
+        </>
+      ) : (
+        "Main did not say when the inventory this plan was made over was scanned."
+      )}{" "}
+      Nothing is sent to CreateOS until you confirm; anything that changes before then is left alone.
+    </p>
   );
 }
 
