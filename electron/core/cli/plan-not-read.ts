@@ -27,7 +27,12 @@ export function notReadFor(
       environments.includes(gap.environmentId)
     );
   };
-  return gaps.filter(concerned).map(({ source, origin, message, environmentId }) => ({
+  return notReadParts(gaps.filter(concerned));
+}
+
+/** The sources' gaps as `scan --json` gives them. */
+export function notReadParts(gaps: readonly SourceGap[]): NotReadPart[] {
+  return gaps.map(({ source, origin, message, environmentId }) => ({
     source,
     origin,
     message,
@@ -35,13 +40,19 @@ export function notReadFor(
   }));
 }
 
-/** As the scan's table lists them, with what they mean for this plan. */
-export function notReadLines(parts: readonly NotReadPart[]): string {
+const FOR_A_PLAN = "the leases there are unknown, and none of them is in this plan.";
+
+/** As the scan's table lists them, after what they mean for the answer (by default, for a plan). */
+export function notReadLines(parts: readonly NotReadPart[], meaning = FOR_A_PLAN): string {
   if (parts.length === 0) return "";
-  const count = `${parts.length} part${parts.length === 1 ? "" : "s"}`;
   const lines = [
-    `Not read (${count} of the sources): the leases there are unknown, and none of them is in this plan.`,
+    `Not read (${partsCount(parts)} of the sources): ${meaning}`,
     ...parts.map((part) => `  ${part.source}: ${part.message}`),
   ];
   return `${lines.join("\n")}\n`;
+}
+
+/** "1 part", "2 parts". */
+export function partsCount(parts: readonly NotReadPart[]): string {
+  return `${parts.length} part${parts.length === 1 ? "" : "s"}`;
 }

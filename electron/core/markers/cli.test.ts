@@ -46,7 +46,9 @@ describe("leasekeeper prove", () => {
     expect(code).toBe(0);
     const printed = JSON.parse(stdout) as {
       proofs: { kind: string; markerProof: { answer: string; owners: { leaseId: string }[] } }[];
+      gaps: unknown[];
     };
+    expect(printed.gaps).toEqual([]);
     expect(printed.proofs.map((entry) => [entry.kind, entry.markerProof.answer])).toEqual([
       ["lease", "proven"],
       ["untracked", "another-lease"],
