@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { CoreError } from "../../errors/core-error.js";
 import { followJob } from "../action-support.js";
 import { type CliCommand, EXIT } from "../command.js";
 import { openCliEngine } from "../core.js";
@@ -36,7 +37,7 @@ Ctrl-C stops the job before its next item. Exit code 1 when any item failed.`,
       strict: true,
       allowPositionals: false,
     });
-    if (values.plan === undefined) throw new TypeError("--plan is required.");
+    if (values.plan === undefined) throw new CoreError("usage", "bad-arguments", "--plan is required.");
     const engine = await openCliEngine(values.config, io);
     try {
       const job = await engine.execute({

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { CoreError } from "../../errors/core-error.js";
 import { followJob } from "../action-support.js";
 import { type CliCommand, EXIT } from "../command.js";
 import { openCliEngine } from "../core.js";
@@ -25,7 +26,7 @@ Exit code 1 when any item failed.`,
       strict: true,
       allowPositionals: false,
     });
-    if (values.job === undefined) throw new TypeError("--job is required.");
+    if (values.job === undefined) throw new CoreError("usage", "bad-arguments", "--job is required.");
     const engine = await openCliEngine(values.config, io);
     try {
       const done = await followJob(engine, await engine.resume(values.job), io, values.json);
