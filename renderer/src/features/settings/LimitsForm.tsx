@@ -25,13 +25,17 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
   const [vcpuPrice, setVcpuPrice] = useState(priceText(settings.pricePerVcpuHour));
   const [gibPrice, setGibPrice] = useState(priceText(settings.pricePerGibHour));
   useEffect(() => {
-    setRate(String(settings.rateLimitPerMinute));
-    setIntervalText(String(settings.refreshIntervalSeconds));
-    setTypedCount(String(settings.typedCountAbove));
-    setVcpuPrice(priceText(settings.pricePerVcpuHour));
-    setGibPrice(priceText(settings.pricePerGibHour));
+    const saved = savedFields(settings);
+    setRate(saved.rate);
+    setIntervalText(saved.interval);
+    setTypedCount(saved.typedCount);
+    setVcpuPrice(saved.vcpuPrice);
+    setGibPrice(saved.gibPrice);
   }, [settings]);
-  const check = checkLimits({ rate, interval, typedCount, vcpuPrice, gibPrice });
+  const fields = { rate, interval, typedCount, vcpuPrice, gibPrice };
+  const check = checkLimits(fields);
+  // "Saved." speaks of the fields as saved: an edit since makes it untrue until it is saved or undone.
+  const asSaved = sameFields(fields, savedFields(settings));
   const errors = check.ok ? {} : check.errors;
   const save = useMutation({
     mutationFn: () => {
@@ -102,7 +106,7 @@ export function LimitsForm({ settings }: { settings: SettingsView }) {
             Save
           </button>
           {save.isError && <span className="field-error">{errorMessage(save.error)}</span>}
-          {save.isSuccess && (
+          {save.isSuccess && asSaved && (
             <span className="muted" data-testid="limits-saved">
               Saved.
             </span>
@@ -152,6 +156,23 @@ function WholeNumberField({ id, label, bounds, value, error, hint, onChange }: W
       )}
     </div>
   );
+}
+
+type LimitFields = Record<"rate" | "interval" | "typedCount" | "vcpuPrice" | "gibPrice", string>;
+
+/** The fields as the saved settings fill them. */
+function savedFields(settings: SettingsView): LimitFields {
+  return {
+    rate: String(settings.rateLimitPerMinute),
+    interval: String(settings.refreshIntervalSeconds),
+    typedCount: String(settings.typedCountAbove),
+    vcpuPrice: priceText(settings.pricePerVcpuHour),
+    gibPrice: priceText(settings.pricePerGibHour),
+  };
+}
+
+function sameFields(a: LimitFields, b: LimitFields): boolean {
+  return (Object.keys(a) as Array<keyof LimitFields>).every((field) => a[field] === b[field]);
 }
 
 function priceText(price: number | null): string {

@@ -77,8 +77,14 @@ export function SourcesForm({ settings }: { settings: SettingsView }) {
     onSuccess: (result) => setOutcome(result),
     onError: (error) => setOutcome({ kind: "error", message: errorMessage(error) }),
   });
+  // What the last save said (saved, or refused with "Save anyway") is about the list it was given: an
+  // edit since takes it away, so it is never said of a list it did not save or test.
+  const edit = (change: (current: Draft[]) => Draft[]) => {
+    setOutcome(null);
+    setList(change);
+  };
   const update = (at: number, patch: Partial<Draft>) =>
-    setList((current) =>
+    edit((current) =>
       current.map((draft, index) => (index === at ? ({ ...draft, ...patch } as Draft) : draft)),
     );
 
@@ -95,9 +101,8 @@ export function SourcesForm({ settings }: { settings: SettingsView }) {
             className="input"
             aria-label="Source kind"
             value={draft.kind}
-            onChange={(event) => {
-              setOutcome(null);
-              setList((current) =>
+            onChange={(event) =>
+              edit((current) =>
                 current.map((item, index) =>
                   index === at
                     ? event.target.value === "ledger"
@@ -105,8 +110,8 @@ export function SourcesForm({ settings }: { settings: SettingsView }) {
                       : { kind: "paperclip", url: "", tokenEnv: "" }
                     : item,
                 ),
-              );
-            }}
+              )
+            }
           >
             <option value="ledger">Ledger file</option>
             <option value="paperclip">Paperclip</option>
@@ -146,7 +151,7 @@ export function SourcesForm({ settings }: { settings: SettingsView }) {
             type="button"
             className="btn btn-small btn-ghost"
             aria-label="Remove source"
-            onClick={() => setList((current) => current.filter((_, index) => index !== at))}
+            onClick={() => edit((current) => current.filter((_, index) => index !== at))}
           >
             Remove
           </button>
@@ -158,7 +163,7 @@ export function SourcesForm({ settings }: { settings: SettingsView }) {
           type="button"
           className="btn btn-small"
           data-testid="source-add"
-          onClick={() => setList((current) => [...current, { kind: "ledger", path: "" }])}
+          onClick={() => edit((current) => [...current, { kind: "ledger", path: "" }])}
         >
           Add source
         </button>
