@@ -7,6 +7,7 @@ import { errorMessage } from "../../lib/errors";
 import { formatCount } from "../../lib/format";
 import { queryKeys } from "../../state/query-keys";
 import { useUi } from "../../state/ui-store";
+import { jobAccount } from "./job-account";
 import {
   countItems,
   type ItemCounts,
@@ -57,9 +58,16 @@ function JobProgress({ jobId }: { jobId: string }) {
   const client = useQueryClient();
   const unwatchJob = useUi((state) => state.unwatchJob);
   const watchJob = useUi((state) => state.watchJob);
+  // Main's own last answer for the job: the cache also holds what the job's events merged into it, and a
+  // failed read keeps that data, so whether main has said the job finished is kept apart.
+  const answered = useRef<Job | null>(null);
   const job = useQuery({
     queryKey: queryKeys.job(jobId),
-    queryFn: () => api.invoke("jobs:get", { jobId }),
+    queryFn: async () => {
+      const answer = await api.invoke("jobs:get", { jobId });
+      answered.current = answer;
+      return answer;
+    },
     // Events keep it live; a slow poll covers any event the transport dropped.
     refetchInterval: (query) => (query.state.data && isFinished(query.state.data) ? false : 3_000),
   });
@@ -86,8 +94,21 @@ function JobProgress({ jobId }: { jobId: string }) {
   const data = job.data;
   const live = useMemo(() => (data ? countItems(data.items) : null), [data]);
   const finished = data ? isFinished(data) : false;
-  // The summary waits for main's own account of the finished job (not a half-merged event stream).
-  const settled = finished && job.fetchStatus === "idle";
+  // The summary waits for main's own account of the finished job (not a half-merged event stream): a read
+  // that failed after the end leaves the merged data in place, and is said to be unread instead.
+  const account = jobAccount({
+    finished,
+    answeredFinished: answered.current !== null && isFinished(answered.current),
+    fetching: job.fetchStatus === "fetching",
+    error: job.isError ? job.error : null,
+  });
+  const settled = account.kind === "read";
+  // The end's event re-reads the job; a panel opened on a job that had already ended asks main itself.
+  const askAccount = account.kind === "unasked";
+  const refetchJob = job.refetch;
+  useEffect(() => {
+    if (askAccount) void refetchJob();
+  }, [askAccount, refetchJob]);
   const lastState = useRef<string | null>(null);
   useEffect(() => {
     if (data && lastState.current === "running" && data.state !== "running") invalidateAfterAction(client);
@@ -122,9 +143,9 @@ function JobProgress({ jobId }: { jobId: string }) {
       <div className="row-flex" style={{ justifyContent: "space-between" }}>
         <strong
           data-testid="progress-headline"
-          data-success={finished ? String(isSuccess(data, counts)) : undefined}
+          data-success={settled ? String(isSuccess(data, counts)) : undefined}
         >
-          {finished && isSuccess(data, counts) ? "✓ " : ""}
+          {settled && isSuccess(data, counts) ? "✓ " : ""}
           {jobHeadline(finished ? { ...data, counts } : data)} · {formatCount(done)} of {formatCount(total)}
         </strong>
         <div className="row-flex">
@@ -179,6 +200,19 @@ function JobProgress({ jobId }: { jobId: string }) {
         )}
       </div>
       {settled && <JobSummary job={data} counts={counts} />}
+      {account.kind === "unread" && (
+        <div className="field-error" role="alert" data-testid="job-account-unread">
+          Finished; its account could not be read: {errorMessage(account.error)}{" "}
+          <button
+            type="button"
+            className="btn btn-small"
+            data-testid="job-account-retry"
+            onClick={() => void job.refetch()}
+          >
+            Retry
+          </button>
+        </div>
+      )}
       <div
         className="muted"
         data-testid={settled ? "progress-summary" : "progress-counts"}
