@@ -2,7 +2,7 @@ import type { PlanPreview } from "../../../shared/contract/plan-preview.js";
 import type { Job, JobEvent, JobItem, Plan } from "../../../shared/domain/actions.js";
 import { actedOnCount, typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
 import type { ActionEngine } from "../actions/engine.js";
-import type { CliIo } from "./command.js";
+import { type CliIo, EXIT } from "./command.js";
 
 /** What the action commands (`plan`, `apply`, `jobs`, `resume`, `audit`) share: the engine and the text. */
 
@@ -168,6 +168,15 @@ export async function followJob(engine: ActionEngine, job: Job, io: CliIo, json:
     process.off("SIGINT", onInterrupt);
     unsubscribe();
   }
+}
+
+/**
+ * The exit code of a job `apply` or `resume` ran to its end: 1 when an item failed or ended unconfirmed
+ * (CreateOS accepted it and was never seen to do it: not known done, as the janitor and `watch` count it).
+ * A cancelled item was never sent, and a cancel is the operator's own.
+ */
+export function jobExitCode(job: Pick<Job, "counts">): number {
+  return job.counts.failed > 0 || job.counts.unconfirmed > 0 ? EXIT.failed : EXIT.ok;
 }
 
 export function progressBar(done: number, total: number, width = 30): string {

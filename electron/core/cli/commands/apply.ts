@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { CoreError } from "../../errors/core-error.js";
-import { followJob } from "../action-support.js";
-import { type CliCommand, EXIT } from "../command.js";
+import { followJob, jobExitCode } from "../action-support.js";
+import type { CliCommand } from "../command.js";
 import { openCliEngine } from "../core.js";
 
 export const command: CliCommand = {
@@ -20,7 +20,8 @@ export const command: CliCommand = {
   --override-in-use     also act on sandboxes in use by a run or held by another live lease
   --json                print the finished job as JSON instead of a line per item
 
-Ctrl-C stops the job before its next item. Exit code 1 when any item failed.`,
+Ctrl-C stops the job before its next item. Exit code 1 when any item failed or ended unconfirmed
+(CreateOS accepted it, and was not seen to have done it); 2 on bad arguments.`,
 
   async run(args, io) {
     const { values } = parseArgs({
@@ -48,7 +49,7 @@ Ctrl-C stops the job before its next item. Exit code 1 when any item failed.`,
         ...(values["confirm-count"] === undefined ? {} : { typedCount: values["confirm-count"] }),
       });
       const done = await followJob(engine, job, io, values.json);
-      return done.counts.failed > 0 ? EXIT.failed : EXIT.ok;
+      return jobExitCode(done);
     } finally {
       await engine.close();
     }

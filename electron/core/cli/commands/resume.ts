@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { CoreError } from "../../errors/core-error.js";
-import { followJob } from "../action-support.js";
-import { type CliCommand, EXIT } from "../command.js";
+import { followJob, jobExitCode } from "../action-support.js";
+import type { CliCommand } from "../command.js";
 import { openCliEngine } from "../core.js";
 
 export const command: CliCommand = {
@@ -13,7 +13,8 @@ export const command: CliCommand = {
   --job ID   the interrupted job (see "leasekeeper jobs")
   --json     print the finished job as JSON
 
-Exit code 1 when any item failed.`,
+Exit code 1 when any item failed or ended unconfirmed (CreateOS accepted it, and was not seen to
+have done it); 2 on bad arguments.`,
 
   async run(args, io) {
     const { values } = parseArgs({
@@ -30,7 +31,7 @@ Exit code 1 when any item failed.`,
     const engine = await openCliEngine(values.config, io);
     try {
       const done = await followJob(engine, await engine.resume(values.job), io, values.json);
-      return done.counts.failed > 0 ? EXIT.failed : EXIT.ok;
+      return jobExitCode(done);
     } finally {
       await engine.close();
     }
