@@ -10,6 +10,7 @@ import type {
   Policy,
   RulePlan,
 } from "../../../shared/domain/janitor/index.js";
+import { MAX_GAPS_IN_PASS_REPORT } from "../../../shared/domain/janitor/pass-report.js";
 import type { ActionEngine } from "../actions/engine.js";
 import type { PolicyPlanInput } from "../inventory/worker/protocol.js";
 import type { MarkerService } from "../markers/index.js";
@@ -46,6 +47,11 @@ export interface JanitorDeps {
     policyPlan(input: PolicyPlanInput): Promise<PassPlan>;
     /** The inventory held now: when it was scanned, and what of the sources that scan could not read. */
     view(request: { refresh?: boolean }): Promise<HeldInventory>;
+    /**
+     * What main keeps of the inventory held now: every gap of its scan (the view lists the first ones
+     * only). Null before there is one.
+     */
+    readonly summary: { generatedAt: string; gaps: readonly PassGap[] } | null;
   };
   markers: Pick<MarkerService, "keptProofs" | "loaded">;
   dataDir: string;
@@ -107,6 +113,7 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
     // Unknown until it has planned: a pass that fails or stops before then selected nothing it can count.
     counts: null,
     gaps: null,
+    gapCount: null,
     failing: null,
     recovered: null,
     webhook: null,
@@ -130,7 +137,9 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
     await deps.inventory.refresh();
     const plan = await planPolicy(deps, options.policy, now());
     report.plan = plan;
-    report.gaps = await gapsOf(deps, plan);
+    const gaps = gapsOf(deps, plan);
+    report.gaps = gaps?.listed ?? null;
+    report.gapCount = gaps?.count ?? null;
     for (const rule of plan.rules) {
       if (rule.selected.length === 0) continue;
       await runRule(deps, options, rule, { checkpoint, push, now });
@@ -491,12 +500,22 @@ function isOperator(recorded: string, operator: string): boolean {
 
 /**
  * What the sources could not read in the scan the plan was made over: its rows are all the plan could
- * select among. Null when the inventory held now is another scan's (one finished in between).
+ * select among. Read from the summary, which keeps every gap (the view caps them), so the count is
+ * all of them and the ones listed are the first. Null when the inventory held now is another
+ * scan's (one finished in between).
  */
-async function gapsOf(deps: Pick<JanitorDeps, "inventory">, plan: PassPlan): Promise<PassGap[] | null> {
-  const held = await deps.inventory.view({});
-  if (held.generatedAt !== plan.inventoryGeneratedAt) return null;
-  return held.gaps.map(({ source, origin, message }) => ({ source, origin, message }));
+function gapsOf(
+  deps: Pick<JanitorDeps, "inventory">,
+  plan: PassPlan,
+): { listed: PassGap[]; count: number } | null {
+  const held = deps.inventory.summary;
+  if (held === null || held.generatedAt !== plan.inventoryGeneratedAt) return null;
+  return {
+    listed: held.gaps
+      .slice(0, MAX_GAPS_IN_PASS_REPORT)
+      .map(({ source, origin, message }) => ({ source, origin, message })),
+    count: held.gaps.length,
+  };
 }
 
 function countResults(report: PassReport, previous: PassReport | null): PassReport["counts"] {

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PassReport } from "../../../shared/domain/janitor/index.js";
+import { MAX_GAPS_IN_PASS_REPORT } from "../../../shared/domain/janitor/pass-report.js";
 import { type Simulator, startSimulator } from "../../../simulator/index.js";
 import { buildWorld, REGION, ROOTFS, SHAPE, type World, type WorldSpec } from "../actions/testing/world.js";
 import { runCli } from "../cli/run.js";
@@ -523,5 +524,37 @@ describe("leasekeeper watch", () => {
 
     const text = await watch(world, "--act");
     expect(text.stdout).toContain("selected among the rows read; 1 part of the sources could not be read");
+  });
+
+  it("counts every part it could not read, more than the inventory view lists", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }],
+      environments: [ENV],
+      leases: [{ id: "lease-a", environmentId: "env-1", sandboxId: "sb-a" }],
+    });
+    // 250 entries the ledger cannot read, each a gap of its own: more than the 200 the view carries.
+    for (let n = 0; n < 250; n++) world.ledger.leases.push(42 as unknown as Record<string, unknown>);
+    world.writeLedger();
+    writePolicy(world, { rules: [{ name: "first", select: { kind: "lease" }, action: "destroy" }] });
+
+    const json = await watch(world, "--json");
+    expect(json.code).toBe(0);
+    const pass = passLine(json.stdout);
+    expect.soft(pass.gapCount).toBe(250);
+    // The ones listed are the first of them.
+    expect(pass.gaps).toHaveLength(MAX_GAPS_IN_PASS_REPORT);
+    expect(pass.gaps![0]!.message).toBe("leases[1] could not be read");
+    expect(pass.gaps!.at(-1)!.message).toBe(`leases[${MAX_GAPS_IN_PASS_REPORT}] could not be read`);
+
+    const text = await watch(world);
+    expect
+      .soft(text.stdout)
+      .toContain("selected among the rows read; 250 parts of the sources could not be read");
+    expect(text.stdout).not.toContain("200 parts");
+    const more = /…and (\d+) more/.exec(text.stdout);
+    const listed = text.stdout
+      .split("\n")
+      .filter((line) => line.includes("could not be read") && /^ {4}/.test(line));
+    expect(Number(more?.[1]) + listed.length).toBe(250);
   });
 });

@@ -41,6 +41,9 @@ export const PassResultSchema = z.object({
 export type PassResult = z.infer<typeof PassResultSchema>;
 
 /** One part of a source a scan could not read, as the inventory says it (no key, no response body). */
+/** At most this many gaps a pass report lists (a ledger may have thousands of unreadable entries). */
+export const MAX_GAPS_IN_PASS_REPORT = 200;
+
 export const PassGapSchema = z.object({
   source: z.string(),
   origin: z.string().nullable(),
@@ -93,6 +96,11 @@ export const PassReportSchema = z.object({
    * inventory held by then was not the one it planned over; absent in a report kept before it was said.
    */
   gaps: z.array(PassGapSchema).nullable().optional(),
+  /**
+   * How many parts the scan could not read, all of them: `gaps` lists the first of them only (at most
+   * `MAX_GAPS_IN_PASS_REPORT`). Null when `gaps` is; absent in a report kept before it was said.
+   */
+  gapCount: z.number().int().min(0).nullable().optional(),
   /**
    * The failed passes in a row of this policy file, this one the last (a stopped pass neither continues
    * nor ends the run, and keeps it as it was): from the first one's start, and the failure the webhook

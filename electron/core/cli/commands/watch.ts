@@ -214,10 +214,14 @@ async function sleep(ms: number, signal: AbortSignal, halted: () => boolean): Pr
 export function formatPass(report: PassReport): string {
   const mode = report.mode === "act" ? "acted" : "dry run";
   const lines = [`${report.finishedAt}  ${mode} as ${report.operator}: ${passSummary(report)}`];
-  if (report.gaps !== null && report.gaps !== undefined && report.gaps.length > 0) {
-    lines.push(`  ${unreadSentence(report.gaps.length)}:`);
-    for (const gap of report.gaps.slice(0, GAPS_LISTED)) lines.push(`    ${gap.source}: ${gap.message}`);
-    if (report.gaps.length > GAPS_LISTED) lines.push(`    …and ${report.gaps.length - GAPS_LISTED} more`);
+  // The count is every gap; the report lists the first of them only (a report kept before the count was
+  // said has its list alone).
+  const unread = report.gapCount ?? report.gaps?.length ?? 0;
+  if (report.gaps !== null && report.gaps !== undefined && unread > 0) {
+    const listed = report.gaps.slice(0, GAPS_LISTED);
+    lines.push(`  ${unreadSentence(unread)}:`);
+    for (const gap of listed) lines.push(`    ${gap.source}: ${gap.message}`);
+    if (unread > listed.length) lines.push(`    …and ${unread - listed.length} more`);
   } else if (report.counts !== null && report.gaps === null) {
     lines.push(`  ${UNREAD_UNKNOWN}`);
   }
