@@ -8,6 +8,7 @@ import { useNow } from "../../lib/now";
 import type { InventoryRows } from "../../state/inventory-rows";
 import { queryKeys } from "../../state/query-keys";
 import { FLAGGED, liveUntracked, runningCost } from "../pictures/aggregate";
+import { unlistedAccounts, untrackedOfView } from "../pictures/untracked-evidence";
 import type { LeaseRowView } from "./row-model";
 
 const NONE: readonly UntrackedSandboxView[] = [];
@@ -47,12 +48,8 @@ export function AttentionLine({
     }
     return rows;
   }, [table, positions]);
-  // The list speaks of the inventory shown only when it answers for the same scan: after a refresh the
-  // last answer stays in hand while the list is read again (or fails to be), and it is the scan before's.
-  const listed =
-    untracked.data !== undefined && untracked.data.generatedAt === table.view.generatedAt
-      ? untracked.data.sandboxes
-      : null;
+  // The list speaks of the inventory shown only when it answers for the same scan.
+  const listed = untrackedOfView(untracked.data, table.view)?.sandboxes ?? null;
   // Untracked sandboxes not read yet (or whose list failed) are left out of the cost and said to be unread.
   const sandboxes = withUntracked ? listed : NONE;
   // Until the list comes, the inventory's own count of them stands in: the same scan's, read with the view.
@@ -69,17 +66,7 @@ export function AttentionLine({
   );
   const total = flagged.length + untrackedCount;
   // An account the scan could not list has untracked sandboxes no one counted: said, not taken as none.
-  const unlisted = useMemo(
-    () =>
-      withUntracked
-        ? new Set(
-            table.view.originHealth
-              .filter((health) => !health.ok)
-              .map((health) => JSON.stringify([health.credential, health.origin])),
-          ).size
-        : 0,
-    [table, withUntracked],
-  );
+  const unlisted = useMemo(() => (withUntracked ? unlistedAccounts(table.view) : 0), [table, withUntracked]);
   return (
     <div className="toolbar-row attention" data-testid="attention-line">
       <strong data-testid="needs-attention" data-count={total}>

@@ -1,17 +1,21 @@
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
+import type { UntrackedSandboxView } from "../../../../shared/contract";
 import { api } from "../../api";
 import { Badge } from "../../components/Badge";
 import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { errorMessage } from "../../lib/errors";
-import { formatCount, formatMemory } from "../../lib/format";
+import { formatCount, formatMemory, plural } from "../../lib/format";
 import { useNow } from "../../lib/now";
 import { queryKeys } from "../../state/query-keys";
 import { useInventory } from "../../state/use-inventory";
 import { AgeHistogram } from "./AgeHistogram";
 import { ageHistogram, environmentBars, holdings, runningCost } from "./aggregate";
 import { Legend, StackedBars } from "./StackedBars";
+import { unlistedAccounts, untrackedOfView } from "./untracked-evidence";
 import "./pictures.css";
+
+const NONE: readonly UntrackedSandboxView[] = [];
 
 /** Pictures of the same inventory: headlines per environment, what flagged sandboxes hold, and their ages. */
 export function PicturesView() {
@@ -21,13 +25,19 @@ export function PicturesView() {
     queryKey: queryKeys.untracked("", ""),
     queryFn: () => api.invoke("untracked:list", {}),
   });
-  // Until the untracked list is read (or when it failed) its line is unknown, never 0.
-  const untrackedSandboxes = untracked.data?.sandboxes ?? null;
+  // Until the untracked list of the scan shown is read (or when it failed) its line is unknown, never 0:
+  // an answer in hand for the scan before is not this one's.
+  const listed = inventory.data ? untrackedOfView(untracked.data, inventory.data.view) : null;
+  const untrackedSandboxes = listed?.sandboxes ?? null;
+  const uncertainSandboxes = listed?.uncertain ?? NONE;
+  // An account the scan could not list has untracked sandboxes no one counted: said, not taken as none.
+  const unlisted = inventory.data ? unlistedAccounts(inventory.data.view) : 0;
   const bars = useMemo(() => (inventory.data ? environmentBars(inventory.data.view) : []), [inventory.data]);
   const held = useMemo(
-    () => (inventory.data ? holdings(inventory.data.rows, untrackedSandboxes) : []),
-    [inventory.data, untrackedSandboxes],
+    () => (inventory.data ? holdings(inventory.data.rows, untrackedSandboxes, uncertainSandboxes) : []),
+    [inventory.data, untrackedSandboxes, uncertainSandboxes],
   );
+  const uncertain = held.find((holding) => holding.label === "untracked")?.uncertain ?? 0;
   const settings = useQuery({ queryKey: queryKeys.settings, queryFn: () => api.invoke("settings:get") });
   const vcpuHour = settings.data?.pricePerVcpuHour ?? null;
   const gibHour = settings.data?.pricePerGibHour ?? null;
@@ -95,14 +105,42 @@ export function PicturesView() {
                 </td>
                 <td className="count">
                   {holding.sandboxes === null ? (
-                    <span className="muted" title="The untracked sandboxes are not read">
+                    <span className="muted" title="The untracked sandboxes of this inventory are not read">
                       {untracked.isError ? "not read" : "…"}
                     </span>
+                  ) : holding.sandboxes === 0 &&
+                    (holding.unchecked > 0 ||
+                      holding.uncertain > 0 ||
+                      (holding.label === "untracked" && unlisted > 0)) ? (
+                    // None among those read is not none: the rest could not be told.
+                    "none known"
                   ) : (
                     formatCount(holding.sandboxes)
                   )}
                   {holding.unchecked > 0 && (
                     <span className="muted"> (+{formatCount(holding.unchecked)} could not be checked)</span>
+                  )}
+                  {holding.uncertain > 0 && (
+                    <span
+                      className="muted"
+                      data-testid="holding-uncertain"
+                      data-count={holding.uncertain}
+                      title="Unnamed sandboxes at an origin a source could not read completely: a lease not read may name them"
+                    >
+                      {" "}
+                      (+{formatCount(holding.uncertain)} uncertain)
+                    </span>
+                  )}
+                  {holding.label === "untracked" && unlisted > 0 && (
+                    <span
+                      className="muted"
+                      data-testid="pictures-unlisted"
+                      data-count={unlisted}
+                      title="Accounts the scan shown could not list: their untracked sandboxes are not counted"
+                    >
+                      {" "}
+                      ({plural(unlisted, "account")} not listed)
+                    </span>
                   )}
                 </td>
                 <td className="count">
@@ -127,14 +165,18 @@ export function PicturesView() {
             .
           </p>
         )}
-        {cost && (cost.unchecked > 0 || !cost.untrackedRead) && (
+        {cost && (cost.unchecked > 0 || !cost.untrackedRead || uncertain > 0 || unlisted > 0) && (
           <p className="muted" data-testid="pictures-cost-unread">
             {cost.unchecked > 0 &&
               `${formatCount(cost.unchecked)} behind flagged leases could not be checked: CreateOS could not tell whether they run. `}
             {!cost.untrackedRead &&
               (untracked.isError
-                ? "The untracked sandboxes could not be read; what they cost is left out."
-                : "The untracked sandboxes are not read yet; what they cost is left out.")}
+                ? "The untracked sandboxes could not be read; what they cost is left out. "
+                : "The untracked sandboxes are not read yet; what they cost is left out. ")}
+            {uncertain > 0 &&
+              `${formatCount(uncertain)} uncertain: a lease not read may name them; what they cost is left out. `}
+            {unlisted > 0 &&
+              `${plural(unlisted, "account")} not listed: what their sandboxes cost is not known.`}
           </p>
         )}
         {held.some((holding) => (holding.sandboxes ?? 0) > holding.sized) && (

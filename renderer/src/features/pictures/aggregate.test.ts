@@ -63,10 +63,46 @@ describe("holdings", () => {
     ];
     const result = holdings(rows, [...untracked, { ...untracked[0]!, credential: "alias" }]);
     expect(result).toEqual([
-      { label: "foreign", tone: "foreign", sandboxes: 2, unchecked: 0, sized: 1, vcpu: 2, memMib: 4096 },
-      { label: "stale", tone: "stale", sandboxes: 0, unchecked: 0, sized: 0, vcpu: 0, memMib: 0 },
-      { label: "leaking", tone: "leaking", sandboxes: 2, unchecked: 0, sized: 1, vcpu: 0.5, memMib: 512 },
-      { label: "untracked", tone: "neutral", sandboxes: 1, unchecked: 0, sized: 1, vcpu: 1, memMib: 1024 },
+      {
+        label: "foreign",
+        tone: "foreign",
+        sandboxes: 2,
+        unchecked: 0,
+        uncertain: 0,
+        sized: 1,
+        vcpu: 2,
+        memMib: 4096,
+      },
+      {
+        label: "stale",
+        tone: "stale",
+        sandboxes: 0,
+        unchecked: 0,
+        uncertain: 0,
+        sized: 0,
+        vcpu: 0,
+        memMib: 0,
+      },
+      {
+        label: "leaking",
+        tone: "leaking",
+        sandboxes: 2,
+        unchecked: 0,
+        uncertain: 0,
+        sized: 1,
+        vcpu: 0.5,
+        memMib: 512,
+      },
+      {
+        label: "untracked",
+        tone: "neutral",
+        sandboxes: 1,
+        unchecked: 0,
+        uncertain: 0,
+        sized: 1,
+        vcpu: 1,
+        memMib: 1024,
+      },
     ]);
   });
 
@@ -79,6 +115,15 @@ describe("holdings", () => {
     const result = holdings(rows, null);
     expect(result.find((holding) => holding.label === "stale")).toMatchObject({ sandboxes: 1, unchecked: 2 });
     expect(result.find((holding) => holding.label === "untracked")?.sandboxes).toBeNull();
+  });
+
+  it("counts the uncertain sandboxes apart from the untracked ones, each live one once", () => {
+    const uncertain = [untracked[0]!, { ...untracked[0]!, credential: "alias" }, untracked[1]!];
+    const result = holdings([], [], uncertain);
+    expect(result.find((holding) => holding.label === "untracked")).toMatchObject({
+      sandboxes: 0,
+      uncertain: 1,
+    });
   });
 });
 

@@ -61,6 +61,8 @@ export interface Holding {
   sandboxes: number | null;
   /** Distinct sandboxes whose state CreateOS could not tell (`unknown`, `not-visible`): neither held nor not. */
   unchecked: number;
+  /** Unnamed sandboxes alive at an origin a source was incomplete at: neither untracked nor leased. */
+  uncertain: number;
   /** Of those, how many have a known size; vCPU and memory sum only these. */
   sized: number;
   vcpu: number;
@@ -75,11 +77,13 @@ const UNCHECKED = new Set<string>(["not-visible", "unknown"]);
  * those whose shape is known — the cost of leaving them. A leased sandbox is sized from its shape name
  * (CreateOS's listing, else the lease's record: s-2vcpu-4gb is 2 vCPU and 4 GiB). A sandbox whose state
  * could not be read is counted apart, as unchecked. Untracked sandboxes count as their own line; while
- * their list is not read (`null`), that line's count is null, not 0.
+ * their list is not read (`null`), that line's count is null, not 0. The unnamed sandboxes that list
+ * holds as uncertain (a source was incomplete at their origin) are counted apart, never as untracked.
  */
 export function holdings(
   rows: readonly LeaseRowView[],
   untracked: readonly UntrackedSandboxView[] | null,
+  uncertain: readonly UntrackedSandboxView[] = [],
 ): Holding[] {
   const result: Holding[] = [];
   for (const headline of ["foreign", "stale", "leaking"] as const) {
@@ -89,6 +93,7 @@ export function holdings(
       tone: headline,
       sandboxes: 0,
       unchecked: 0,
+      uncertain: 0,
       sized: 0,
       vcpu: 0,
       memMib: 0,
@@ -118,6 +123,7 @@ export function holdings(
       tone: "neutral",
       sandboxes: null,
       unchecked: 0,
+      uncertain: 0,
       sized: 0,
       vcpu: 0,
       memMib: 0,
@@ -134,6 +140,7 @@ export function holdings(
     tone: "neutral",
     sandboxes: live.length,
     unchecked: 0,
+    uncertain: liveUntracked(uncertain),
     sized: 0,
     vcpu: 0,
     memMib: 0,
