@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { AUDIT_ACTIONS, type AuditAction } from "../../../../shared/domain/actions.js";
 import { CoreError } from "../../errors/core-error.js";
+import { AUDIT_OUTCOMES } from "../audit-outcomes.js";
 import { type CliCommand, EXIT } from "../command.js";
 import { openCliEngine } from "../core.js";
 
@@ -11,12 +12,12 @@ export const command: CliCommand = {
   name: "audit",
   summary: "Show or export the audit log of every plan and every action item.",
   usage: `Usage: leasekeeper audit [--config FILE] [--since ISO] [--until ISO] [--environment ID]
-                         [--action release|destroy|repair] [--outcome O] [--json|--csv]
+                         [--action release|destroy|repair|quarantine] [--outcome O] [--json|--csv]
 
   --since, --until   ISO 8601 times bounding the entries
   --environment ID   only this environment's items
-  --action A         only release, destroy or repair
-  --outcome O        only this outcome (planned, confirmed, unconfirmed, failed, skipped, cancelled)
+  --action A         only release, destroy, repair or quarantine
+  --outcome O        only this outcome: ${AUDIT_OUTCOMES.join(", ")}
   --json | --csv     export every matching entry (CSV is RFC 4180, formula cells neutralized)`,
 
   async run(args, io) {
@@ -39,6 +40,15 @@ export const command: CliCommand = {
       throw new CoreError("usage", "bad-arguments", "Choose one of --json and --csv.");
     if (values.action !== undefined && !AUDIT_ACTIONS.includes(values.action as AuditAction)) {
       throw new CoreError("usage", "bad-arguments", `--action must be one of ${AUDIT_ACTIONS.join(", ")}.`);
+    }
+    // An outcome the log never records would match nothing, and "No audit entries match." would read as
+    // nothing having happened.
+    if (values.outcome !== undefined && !AUDIT_OUTCOMES.includes(values.outcome)) {
+      throw new CoreError(
+        "usage",
+        "bad-arguments",
+        `--outcome must be one of ${AUDIT_OUTCOMES.join(", ")}; "${values.outcome}" is not.`,
+      );
     }
     for (const [flag, value] of [
       ["--since", values.since],
