@@ -70,7 +70,15 @@ export const AuditExportSchema = z.object({
   filename: z.string(),
   contentType: z.enum(["text/csv", "application/json"]),
   content: z.string(),
+  /** More entries match than the query's limit: the file holds the newest that many, and older ones may match. */
+  cut: z.boolean(),
 });
+
+/**
+ * The newest entries that match, at most the query's limit, oldest first; `cut` when an older one that
+ * matches was left out, so their number is not how many match.
+ */
+export const AuditListSchema = z.object({ entries: z.array(AuditEntrySchema), cut: z.boolean() });
 
 export const contract = {
   "app:info": { request: empty, response: AppInfoSchema },
@@ -120,7 +128,7 @@ export const contract = {
   "jobs:cancel": { request: z.strictObject({ jobId: id }), response: JobSchema },
   "jobs:retry-failed": { request: z.strictObject({ jobId: id }), response: JobSchema },
   "jobs:resume": { request: z.strictObject({ jobId: id }), response: JobSchema },
-  "audit:query": { request: AuditQuerySchema, response: z.object({ entries: z.array(AuditEntrySchema) }) },
+  "audit:query": { request: AuditQuerySchema, response: AuditListSchema },
   "audit:export": {
     request: z.strictObject({
       format: z.enum(["csv", "json"]),

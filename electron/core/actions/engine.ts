@@ -95,12 +95,19 @@ export interface ActionEngine {
   waitForJob(jobId: string): Promise<Job>;
   onEvent(listener: (event: JobEvent) => void): () => void;
   queryAudit(query?: AuditQueryInput): Promise<AuditEntry[]>;
+  /** As `queryAudit`, and whether an older entry that matches is left out of it. */
+  queryNewestAudit(query?: AuditQueryInput): Promise<{ entries: AuditEntry[]; cut: boolean }>;
   /**
    * Records work done outside a job (a repair written to Paperclip's database), durably and in the team's
    * shared log when there is one, before it is reported.
    */
   recordAudit(records: readonly AuditRecord[]): Promise<void>;
   exportAudit(format: AuditExportFormat, query?: AuditQueryInput): Promise<string>;
+  /** The newest entries that match, at most the query's limit, as a file, and whether older ones match. */
+  exportNewestAudit(
+    format: AuditExportFormat,
+    query?: AuditQueryInput,
+  ): Promise<{ content: string; cut: boolean }>;
   close(): Promise<void>;
 }
 
@@ -350,6 +357,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     },
 
     queryAudit: (query) => auditAccess.query(query),
+    queryNewestAudit: (query) => auditAccess.queryNewest(query),
 
     async recordAudit(records) {
       assertOpen();
@@ -357,6 +365,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     },
 
     exportAudit: (format, query) => auditAccess.export(format, query),
+    exportNewestAudit: (format, query) => auditAccess.exportNewest(format, query),
 
     async close() {
       if (closed) return;

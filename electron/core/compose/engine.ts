@@ -145,11 +145,11 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     cancelJob: async (jobId) => engine.cancel(jobId),
     retryFailed: async (jobId) => engine.retryFailed(jobId),
     resumeJob: async (jobId) => engine.resume(jobId),
-    queryAudit: async (request) => ({ entries: await engine.queryAudit(request) }),
+    queryAudit: (request) => engine.queryNewestAudit(request),
     exportAudit: async (request) => ({
       filename: `leasekeeper-audit-${fileStamp()}.${request.format}`,
       contentType: request.format === "csv" ? ("text/csv" as const) : ("application/json" as const),
-      content: await engine.exportAudit(request.format, request.query),
+      ...(await engine.exportNewestAudit(request.format, request.query)),
     }),
     onEvent: (listener) => engine.onEvent(listener),
     async close() {

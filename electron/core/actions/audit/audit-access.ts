@@ -23,6 +23,17 @@ export class AuditAccess {
     return this.#store.queryAudit(parseAuditQuery(query));
   }
 
+  /**
+   * The newest `limit` entries that match, oldest first, and whether an older one that matches was left
+   * out: one more is read than is sent, so a cut list is never taken for the whole.
+   */
+  async queryNewest(query: AuditQueryInput = {}): Promise<{ entries: AuditEntry[]; cut: boolean }> {
+    const parsed = parseAuditQuery(query);
+    const read = await this.#store.queryAudit(parsed, parsed.limit + 1);
+    const cut = read.length > parsed.limit;
+    return { entries: cut ? read.slice(read.length - parsed.limit) : read, cut };
+  }
+
   async record(records: readonly AuditRecord[]): Promise<void> {
     await this.#store.journal.appendAudit(records);
     if (this.#store.auditCopy !== null && records.length > 0) await this.#store.auditCopy.append(records);
@@ -33,6 +44,18 @@ export class AuditAccess {
     const parsed = parseAuditQuery(query);
     const limit = query.limit === undefined ? null : parsed.limit;
     return exportAudit(await this.#store.queryAudit(parsed, limit), format);
+  }
+
+  /**
+   * As `queryNewest`, as a file. The file is built whole in memory and sent in one answer, so the console
+   * asks for a limit and is told when the file holds less than matches.
+   */
+  async exportNewest(
+    format: AuditExportFormat,
+    query: AuditQueryInput = {},
+  ): Promise<{ content: string; cut: boolean }> {
+    const { entries, cut } = await this.queryNewest(query);
+    return { content: exportAudit(entries, format), cut };
   }
 }
 

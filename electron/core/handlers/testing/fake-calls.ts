@@ -119,11 +119,12 @@ export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
     "jobs:cancel": record("jobs:cancel", () => FAKE_JOB),
     "jobs:retry-failed": record("jobs:retry-failed", () => FAKE_JOB),
     "jobs:resume": record("jobs:resume", () => FAKE_JOB),
-    "audit:query": record("audit:query", () => ({ entries: [] })),
+    "audit:query": record("audit:query", () => ({ entries: [], cut: false })),
     "audit:export": record("audit:export", () => ({
       filename: "audit.json",
       contentType: "application/json" as const,
       content: "[]",
+      cut: false,
     })),
     "settings:get": record("settings:get", () => fakeSettings()),
     "settings:update": record("settings:update", () => fakeSettings()),

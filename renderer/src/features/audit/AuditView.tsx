@@ -28,6 +28,10 @@ const PERIODS: Array<[string, number | null]> = [
   ["Last week", 7 * 86_400_000],
   ["Everything", null],
 ];
+/** The most entries the list shows, newest first; main says when more match. */
+export const AUDIT_LIST_LIMIT = 1000;
+/** The most entries one export holds: the file is built whole in main and sent in one answer. */
+export const AUDIT_EXPORT_LIMIT = 10_000;
 const OUTCOMES = ["planned", "confirmed", "unconfirmed", "failed", "skipped", "cancelled"];
 
 type Filters = { action: "" | "release" | "destroy"; outcome: string; environmentId: string; period: number };
@@ -36,7 +40,7 @@ type Filters = { action: "" | "release" | "destroy"; outcome: string; environmen
 export function auditQuery(filters: Filters, nowMs: number): AuditQuery {
   const period = PERIODS[filters.period]?.[1] ?? null;
   return {
-    limit: 1000,
+    limit: AUDIT_LIST_LIMIT,
     ...(filters.action ? { action: filters.action } : {}),
     ...(filters.outcome ? { outcome: filters.outcome } : {}),
     ...(filters.environmentId ? { environmentId: filters.environmentId } : {}),
@@ -61,7 +65,7 @@ export function AuditView() {
   });
   const exporter = useMutation({
     mutationFn: (format: "csv" | "json") =>
-      api.invoke("audit:export", { format, query: { ...query, limit: 10_000 } }),
+      api.invoke("audit:export", { format, query: { ...query, limit: AUDIT_EXPORT_LIMIT } }),
     onSuccess: (file) => saveFile(file),
   });
   const environments = useMemo(() => {
@@ -81,8 +85,11 @@ export function AuditView() {
   const environmentName = (id: string) => names.get(id) ?? id;
   const where = (entry: AuditEntry, scope: PlanScope | null) =>
     environmentOf(entry, scope, environmentName, (leaseId) => table?.find(leaseId)?.environmentName ?? null);
-  const set = <K extends keyof Filters>(key: K, value: Filters[K]) =>
+  const set = <K extends keyof Filters>(key: K, value: Filters[K]) => {
+    // What the last export said of its file is not said of filters it was not made under.
+    exporter.reset();
     setFilters((current) => ({ ...current, [key]: value }));
+  };
 
   return (
     <div className="view" data-testid="audit-view">
@@ -173,6 +180,12 @@ export function AuditView() {
             </select>
           </label>
           {exporter.isError && <span className="field-error">{errorMessage(exporter.error)}</span>}
+          {exporter.data?.cut && (
+            <span className="field-error" role="status" data-testid="audit-export-cut">
+              The file holds the newest {AUDIT_EXPORT_LIMIT.toLocaleString("en-US")} matching entries; older
+              ones may match too: narrow When, or export them all with <code>leasekeeper audit --json</code>.
+            </span>
+          )}
         </div>
       </div>
       {audit.isPending ? (
@@ -186,9 +199,24 @@ export function AuditView() {
         </EmptyState>
       ) : (
         <div className="view-scroll audit-scroll">
-          <p className="muted" style={{ margin: "0 0 6px" }} data-testid="audit-count">
-            {plural(stories.length, "story", "stories")} from{" "}
-            {plural(audit.data.entries.length, "entry", "entries")}, newest first
+          <p
+            className="muted"
+            style={{ margin: "0 0 6px" }}
+            data-testid="audit-count"
+            data-cut={audit.data.cut}
+          >
+            {audit.data.cut ? (
+              <>
+                {plural(stories.length, "story", "stories")} from the newest{" "}
+                {audit.data.entries.length.toLocaleString("en-US")} matching entries, newest first;{" "}
+                <span className="field-error">older ones may match: narrow When.</span>
+              </>
+            ) : (
+              <>
+                {plural(stories.length, "story", "stories")} from{" "}
+                {plural(audit.data.entries.length, "entry", "entries")}, newest first
+              </>
+            )}
           </p>
           <table className="data-table audit-table" data-testid="audit-table">
             <colgroup>
