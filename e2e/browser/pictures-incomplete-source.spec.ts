@@ -35,3 +35,21 @@ base("with one environment's leases unread, the untracked line says uncertain, n
   await expect(untracked.locator("td.count").first()).not.toHaveText(/^0\b/);
   await expect(page.getByTestId("pictures-cost-unread")).toContainText("uncertain");
 });
+
+base(
+  "an environment whose leases were not read is drawn as not read, not as a bar of 0",
+  async ({ page }) => {
+    const [environment] = world().demo.world.paperclip.environments;
+    if (!environment) throw new Error("the world has no environment");
+    await refreshWithoutLeasesOf(page, String(environment.id));
+
+    const bar = page.locator(
+      `[data-testid="chart-environment-bar"][data-environment-id="${String(environment.id)}"]`,
+    );
+    await expect(bar).toHaveAttribute("data-unread", "true");
+    await expect(bar).toContainText("leases not read");
+    await expect(bar).not.toContainText(/(^|\s)0$/);
+    // Counted among the leases read: the age card does not say of every lease that none is leaking.
+    await expect(page.getByTestId("pictures-ages")).toContainText("among the leases read");
+  },
+);

@@ -65,6 +65,8 @@ export function PicturesView() {
     );
   }
   const agedTotal = ages.reduce((sum, bucket) => sum + bucket.stale + bucket.leaking, 0);
+  // With a source incomplete, the leases not read may be leaking or stale too.
+  const incomplete = inventory.data.view.gaps.length > 0;
 
   return (
     // A region of charts with nothing to tab to: focusable itself, so keyboard users can scroll it.
@@ -187,7 +189,7 @@ export function PicturesView() {
         )}
       </section>
 
-      <section className="card">
+      <section className="card" data-testid="pictures-ages">
         <h2>How long leaking and stale leases have been held</h2>
         <div className="legend" aria-hidden="true">
           <span className="legend-item">
@@ -200,9 +202,12 @@ export function PicturesView() {
           </span>
         </div>
         {agedTotal === 0 ? (
-          <p className="muted">No leaking or stale lease.</p>
+          <p className="muted">No leaking or stale lease{incomplete ? " among the leases read" : ""}.</p>
         ) : (
           <AgeHistogram buckets={ages} />
+        )}
+        {incomplete && agedTotal > 0 && (
+          <p className="muted footnote">Counted among the leases read: a source could not read them all.</p>
         )}
       </section>
     </section>

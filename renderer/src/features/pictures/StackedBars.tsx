@@ -24,7 +24,12 @@ export function StackedBars({ bars }: { bars: EnvironmentBar[] }) {
         let x = LABEL;
         const y = at * ROW + 4;
         return (
-          <g key={bar.key} data-testid="chart-environment-bar">
+          <g
+            key={bar.key}
+            data-testid="chart-environment-bar"
+            data-environment-id={bar.environmentId ?? undefined}
+            data-unread={bar.unread !== null ? "true" : undefined}
+          >
             <text x={LABEL - 8} y={y + 14} textAnchor="end" className="chart-label" direction="ltr">
               <title>{bar.name}</title>
               {bar.name.length > 26 ? `${bar.name.slice(0, 25)}…` : bar.name}
@@ -47,9 +52,17 @@ export function StackedBars({ bars }: { bars: EnvironmentBar[] }) {
               x += width;
               return rect;
             })}
-            <text x={x + 6} y={y + 14} className="chart-value">
-              {bar.flagged > 0 ? `${bar.flagged} flagged / ${bar.total}` : `${bar.total}`}
-            </text>
+            {bar.unread !== null ? (
+              // No count of leases a source could not read: not a bar of 0.
+              <text x={x + 6} y={y + 14} className="chart-value">
+                <title>{bar.unread}</title>
+                leases not read
+              </text>
+            ) : (
+              <text x={x + 6} y={y + 14} className="chart-value">
+                {bar.flagged > 0 ? `${bar.flagged} flagged / ${bar.total}` : `${bar.total}`}
+              </text>
+            )}
           </g>
         );
       })}

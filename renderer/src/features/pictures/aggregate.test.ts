@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { UntrackedSandboxView } from "../../../../shared/contract";
+import {
+  emptyLeaseColumns,
+  type InventoryView,
+  type UntrackedSandboxView,
+} from "../../../../shared/contract";
 import { row } from "../../test/rows";
 import type { LeaseRowView } from "../leases/row-model";
-import { ageHistogram, holdings, runningCost, shapeResources } from "./aggregate";
+import { ageHistogram, environmentBars, holdings, runningCost, shapeResources } from "./aggregate";
 
 const now = Date.parse("2025-06-10T00:00:00Z");
 const hoursAgo = (hours: number) => now - hours * 3_600_000;
@@ -224,5 +228,60 @@ describe("what the flagged sandboxes cost while running", () => {
   it("estimates money only when both prices are set", () => {
     const cost = runningCost([lease({})], [], now, { vcpuHour: 0.04, gibHour: 0.005 });
     expect(cost.money).toBeCloseTo(20 * 0.04 + 40 * 0.005);
+  });
+});
+
+describe("environmentBars", () => {
+  const counts = (foreign: number, ok: number) => ({
+    closed: 0,
+    foreign,
+    stale: 0,
+    leaking: 0,
+    unknown: 0,
+    ok,
+  });
+  const environment = (environmentId: string, foreign: number) => ({
+    sourceId: "s",
+    environmentId,
+    company: -1,
+    name: environmentId,
+    known: true,
+    counts: counts(foreign, 1),
+  });
+  const view = (gaps: InventoryView["gaps"], environments = ["a", "b", "c", "d"]) =>
+    ({
+      version: 2,
+      generatedAt: "2025-06-01T00:00:00Z",
+      requests: 0,
+      environmentId: null,
+      companies: [],
+      companyNames: [],
+      origins: [],
+      statuses: [],
+      policies: [],
+      shapes: [],
+      actedOn: [],
+      leases: emptyLeaseColumns(),
+      history: { count: 0, byEnvironment: environments.map(() => 0) },
+      environments: environments.map((id, at) => environment(id, at)),
+      untracked: [],
+      untrackedUncertain: [],
+      gaps,
+      originHealth: [],
+      problems: [],
+      problemCount: 0,
+    }) as InventoryView;
+
+  it("draws an environment whose leases were not read as not read, outside the totals and the others", () => {
+    const gap = { source: "s", origin: null, message: "its leases could not be read", environmentId: "d" };
+    const bars = environmentBars(view([gap]), 3);
+    expect(bars.map((bar) => bar.name)).toEqual(["c", "2 other environments", "d"]);
+    expect(bars[2]).toMatchObject({ unread: "its leases could not be read", total: 0, flagged: 0 });
+    expect(bars[1]).toMatchObject({ total: 3, flagged: 1 });
+  });
+
+  it("draws every environment as read without a gap naming one", () => {
+    const gap = { source: "s", origin: null, message: "a company could not be listed" };
+    expect(environmentBars(view([gap])).every((bar) => bar.unread === null)).toBe(true);
   });
 });

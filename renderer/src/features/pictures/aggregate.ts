@@ -1,11 +1,16 @@
 import type { InventoryView, LeaseRowView, UntrackedSandboxView } from "../../../../shared/contract";
 import { BILLING_PROVIDER_STATES, HEADLINES, type Headline } from "../../../../shared/domain/codes";
+import { environmentKey } from "../leases/row-model";
+import { unreadEnvironments } from "../sidebar/build-tree";
 
 /** Data for the pictures, from the same inventory the table shows. Pure, so each is tested by table. */
 
 export interface EnvironmentBar {
   key: string;
   name: string;
+  environmentId: string | null;
+  /** Why a source could not read this environment's leases; null when it read them. Its counts are 0. */
+  unread: string | null;
   counts: Record<Headline, number>;
   total: number;
   flagged: number;
@@ -14,36 +19,48 @@ export interface EnvironmentBar {
 /** The headlines that need someone: neither ok nor closed (history). */
 export const FLAGGED: readonly Headline[] = ["foreign", "stale", "leaking", "unknown"];
 
-/** One bar per environment, the most flagged first, at most `limit` (the rest summed into "others"). */
+/**
+ * One bar per environment, the most flagged first, at most `limit` (the rest summed into "others"). An
+ * environment whose leases a source could not read (a gap names it, as in the sidebar) is drawn after
+ * them as not read: its counts are no count of its leases, so they are neither drawn nor summed.
+ */
 export function environmentBars(view: InventoryView, limit = 20): EnvironmentBar[] {
+  const unreadBecause = unreadEnvironments(view);
   const bars = view.environments.map((environment, at) => {
-    const counts = Object.fromEntries(HEADLINES.map((h) => [h, environment.counts[h] ?? 0])) as Record<
-      Headline,
-      number
-    >;
+    const unread = unreadBecause.get(environmentKey(environment.sourceId, environment.environmentId)) ?? null;
+    const counts = Object.fromEntries(
+      HEADLINES.map((h) => [h, unread === null ? (environment.counts[h] ?? 0) : 0]),
+    ) as Record<Headline, number>;
     return {
       key: `${at}`,
       name: environment.name || (environment.known ? "(unnamed)" : "(environment not listed)"),
+      environmentId: environment.environmentId,
+      unread,
       counts,
       total: HEADLINES.reduce((sum, h) => sum + counts[h], 0),
       flagged: FLAGGED.reduce((sum, h) => sum + counts[h], 0),
     };
   });
-  bars.sort((a, b) => b.flagged - a.flagged || b.total - a.total || a.name.localeCompare(b.name));
-  if (bars.length <= limit) return bars;
-  const kept = bars.slice(0, limit - 1);
-  const others = bars.slice(limit - 1);
+  const unread = bars.filter((bar) => bar.unread !== null).sort((a, b) => a.name.localeCompare(b.name));
+  const read = bars.filter((bar) => bar.unread === null);
+  read.sort((a, b) => b.flagged - a.flagged || b.total - a.total || a.name.localeCompare(b.name));
+  const room = Math.max(limit - unread.length, 2);
+  if (read.length <= room) return [...read, ...unread];
+  const kept = read.slice(0, room - 1);
+  const others = read.slice(room - 1);
   const counts = Object.fromEntries(
     HEADLINES.map((h) => [h, others.reduce((sum, bar) => sum + bar.counts[h], 0)]),
   ) as Record<Headline, number>;
   kept.push({
     key: "others",
     name: `${others.length} other environments`,
+    environmentId: null,
+    unread: null,
     counts,
     total: others.reduce((sum, bar) => sum + bar.total, 0),
     flagged: others.reduce((sum, bar) => sum + bar.flagged, 0),
   });
-  return kept;
+  return [...kept, ...unread];
 }
 
 /** vCPU and memory of a CreateOS shape id such as "s-2vcpu-4gb" or "s-0.25vcpu-512mb". */

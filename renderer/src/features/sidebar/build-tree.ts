@@ -72,6 +72,18 @@ function node(environment: EnvironmentRef, unread: string | null): EnvironmentNo
 }
 
 /**
+ * Why each environment whose leases a source could not read was not read, by `environmentKey`. A source
+ * says so in a gap naming the environment: its counts are not a count of its leases.
+ */
+export function unreadEnvironments(view: Pick<InventoryView, "gaps">): Map<string, string> {
+  const unread = new Map<string, string>();
+  for (const gap of view.gaps)
+    if (gap.environmentId !== undefined)
+      unread.set(environmentKey(gap.source, gap.environmentId), gap.message);
+  return unread;
+}
+
+/**
  * Companies, each with its environments, for the sidebar: the most flagged environment first, then by
  * name. Environments with the same key (one per source) are merged.
  */
@@ -82,12 +94,7 @@ export function buildTree(view: InventoryView): {
   const byCompany = new Map<string, Map<string, EnvironmentNode>>();
   const names = new Map<string, string>();
   const totals = zero();
-  // A source that could not read an environment's leases says so in a gap naming it: its counts are
-  // not a count of its leases.
-  const unread = new Map<string, string>();
-  for (const gap of view.gaps)
-    if (gap.environmentId !== undefined)
-      unread.set(environmentKey(gap.source, gap.environmentId), gap.message);
+  const unread = unreadEnvironments(view);
   for (const environment of view.environments) {
     const companyId =
       (environment.company >= 0 ? view.companies[environment.company] : undefined) ?? SHARED_ENVIRONMENTS;
