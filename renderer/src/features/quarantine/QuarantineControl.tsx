@@ -5,7 +5,8 @@ import { type Quarantine, timeLeft } from "../../../../shared/domain/quarantine"
 import { api } from "../../api";
 import { errorMessage } from "../../lib/errors";
 import { type Subject, useSubjectAnswer, useSubjectAnswers } from "../../state/subject-answers";
-import { openQuarantineOf, useMainNow, useQuarantines, useReconcileQuarantines } from "./use-quarantines";
+import { quarantineStanding } from "./quarantine-standing";
+import { useMainNow, useQuarantines, useReconcileQuarantines } from "./use-quarantines";
 import "./quarantine.css";
 
 /**
@@ -34,7 +35,8 @@ function subjectOf(target: QuarantineTarget): Subject {
 export function QuarantineControl({ target }: { target: QuarantineTarget }) {
   const quarantines = useQuarantines();
   const now = useMainNow(quarantines.data);
-  const open = openQuarantineOf(quarantines.data, target.sandboxId);
+  const standing = quarantineStanding(quarantines, target.sandboxId);
+  const open = standing.kind === "open" ? standing.quarantine : null;
   const reconcile = useReconcileQuarantines();
   const subject = subjectOf(target);
   const put = useSubjectAnswers((state) => state.put);
@@ -80,15 +82,28 @@ export function QuarantineControl({ target }: { target: QuarantineTarget }) {
   const needsTyping = target.forced || refusal?.value.reason === "not-confirmed";
   const typedRight = !needsTyping || typed === target.sandboxId;
   const hoursValid = Number(hours) > 0;
+  // Offered only when the list says the sandbox is not quarantined; otherwise what is not known is said.
+  const unknown = standing.kind === "reading" || standing.kind === "unread";
   return (
     <form
       className="quarantine-control"
       data-testid="quarantine-control"
+      data-state={unknown ? standing.kind : "none"}
       onSubmit={(event) => {
         event.preventDefault();
-        if (hoursValid && typedRight) create.mutate({ subject, typed: needsTyping ? typed : "" });
+        if (!unknown && hoursValid && typedRight) create.mutate({ subject, typed: needsTyping ? typed : "" });
       }}
     >
+      {standing.kind === "reading" && (
+        <span className="quarantine-message muted" data-testid="quarantine-reading">
+          Reading quarantines…
+        </span>
+      )}
+      {standing.kind === "unread" && (
+        <span className="quarantine-message match-no" data-testid="quarantine-unread">
+          {standing.sentence}
+        </span>
+      )}
       <label htmlFor={hoursId}>Pause now, destroy after</label>
       <input
         id={hoursId}
@@ -96,6 +111,7 @@ export function QuarantineControl({ target }: { target: QuarantineTarget }) {
         min="0.1"
         step="any"
         value={hours}
+        disabled={unknown}
         onChange={(event) => setHours(event.target.value)}
         data-testid="quarantine-hours"
       />
@@ -110,6 +126,7 @@ export function QuarantineControl({ target }: { target: QuarantineTarget }) {
             id={typedId}
             className="mono"
             value={typed}
+            disabled={unknown}
             onChange={(event) => setTyped(event.target.value)}
             data-testid="quarantine-typed-id"
             autoComplete="off"
@@ -120,7 +137,7 @@ export function QuarantineControl({ target }: { target: QuarantineTarget }) {
       <button
         type="submit"
         className="btn btn-small"
-        disabled={create.isPending || !hoursValid || !typedRight}
+        disabled={unknown || create.isPending || !hoursValid || !typedRight}
         data-testid="quarantine-start"
       >
         {create.isPending ? "Pausing…" : "Quarantine"}
