@@ -43,6 +43,11 @@ export const PlanUnreadSchema = z.object({
       environment: z.object({ id: z.string(), name: z.string() }).nullable(),
     }),
   ),
+  /**
+   * How many gaps the scan had in all: the inventory view lists the first of them, so `gaps` may be
+   * fewer.
+   */
+  gapCount: z.number().int().nonnegative(),
   /** The CreateOS accounts the scan could not list, and why, when it knows (`unauthorized`, `network`…). */
   accounts: z.array(z.object({ credential: z.string(), origin: z.string(), reason: z.string().nullable() })),
 });

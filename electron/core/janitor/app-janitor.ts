@@ -60,7 +60,7 @@ export class AppJanitor {
       policyFile: reading.policyFile,
       actPhrase: janitorActPhrase(reading.policy.operator),
       plan,
-      unread: planUnread(await this.deps.inventory.view({}), plan),
+      unread: planUnread(await this.deps.inventory.view({}), plan, this.deps.inventory.summary),
     };
   }
 

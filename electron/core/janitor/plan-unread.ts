@@ -11,14 +11,17 @@ export interface HeldInventory {
 
 /**
  * What the scan a plan was made over could not read: the sources' gaps, each with the environment it
- * left unread named, and the accounts CreateOS could not list. Null when the inventory held is another
+ * left unread named, how many gaps it had in all, and the accounts CreateOS could not list. Null when the inventory held is another
  * scan's than the plan's (one finished in between): that one's gaps say nothing of the plan's.
  */
 export function planUnread(
   held: HeldInventory,
   plan: Pick<PassPlan, "inventoryGeneratedAt">,
+  kept: { generatedAt: string; gaps: readonly unknown[] } | null,
 ): PlanUnread | null {
   if (held.generatedAt !== plan.inventoryGeneratedAt) return null;
+  // The view lists the first gaps; what main keeps of the same scan counts every one.
+  const gapCount = kept?.generatedAt === held.generatedAt ? kept.gaps.length : held.gaps.length;
   const names = new Map(
     held.environments.map((environment) => [
       `${environment.sourceId}\u0000${environment.environmentId}`,
@@ -35,6 +38,7 @@ export function planUnread(
           ? null
           : { id: environmentId, name: names.get(`${source}\u0000${environmentId}`) || environmentId },
     })),
+    gapCount: Math.max(gapCount, held.gaps.length),
     accounts: held.originHealth
       .filter((health) => !health.ok)
       .map(({ credential, origin, reason }) => ({ credential, origin, reason })),

@@ -13,6 +13,7 @@ describe("what the next pass could not see, in words", () => {
         },
         { source: "ledger", origin: null, message: "entry 4 could not be read", environment: null },
       ],
+      gapCount: 2,
       accounts: [{ credential: "bravo", origin: "https://api.createos.test:4511", reason: "unauthorized" }],
     });
     expect(words).toEqual({
@@ -26,7 +27,7 @@ describe("what the next pass could not see, in words", () => {
   });
 
   it("says nothing over a whole read, and that it is not known when another scan came in between", () => {
-    expect(nextUnreadWords({ gaps: [], accounts: [] })).toBeNull();
+    expect(nextUnreadWords({ gaps: [], gapCount: 0, accounts: [] })).toBeNull();
     expect(nextUnreadWords(null)).toEqual({
       heading: "Whether the sources were read whole is not known: another scan finished meanwhile.",
       lines: [],
@@ -40,8 +41,20 @@ describe("what the next pass could not see, in words", () => {
       message: `entry ${i} could not be read`,
       environment: null,
     }));
-    const words = nextUnreadWords({ gaps, accounts: [] });
+    const words = nextUnreadWords({ gaps, gapCount: 12, accounts: [] });
     expect(words?.lines).toHaveLength(11);
     expect(words?.lines[10]).toBe("…and 2 more");
+  });
+
+  it("counts the gaps the scan had in all, beyond those listed", () => {
+    const gaps = Array.from({ length: 200 }, (_, i) => ({
+      source: "ledger",
+      origin: null,
+      message: `entry ${i} could not be read`,
+      environment: null,
+    }));
+    const words = nextUnreadWords({ gaps, gapCount: 250, accounts: [] });
+    expect(words?.heading).toContain("and 250 parts were not read.");
+    expect(words?.lines.at(-1)).toBe("…and 240 more");
   });
 });

@@ -25,12 +25,14 @@ export function nextUnreadWords(unread: PlanUnread | null): { heading: string; l
         }`,
     ),
   ];
-  if (lines.length === 0) return null;
+  // The gaps listed may be the first of more: the count is of every one.
+  const parts = unread.gapCount + unread.accounts.length;
+  if (parts === 0) return null;
   const listed = lines.slice(0, LISTED);
-  const more = lines.length - listed.length;
+  const more = parts - listed.length;
   return {
-    heading: `Planned over a partial read: it selects only among the rows read, and ${lines.length} ${
-      lines.length === 1 ? "part was" : "parts were"
+    heading: `Planned over a partial read: it selects only among the rows read, and ${parts} ${
+      parts === 1 ? "part was" : "parts were"
     } not read.`,
     lines: more > 0 ? [...listed, `…and ${more} more`] : listed,
   };

@@ -53,6 +53,10 @@ describe("the Janitor's last pass, in words", () => {
     expect(passUnreadLine({ ...REPORT, gaps: null })).toBe(
       "Whether the sources were read whole is not known: another scan finished meanwhile.",
     );
+    // The report lists the first gaps and counts every one.
+    expect(passUnreadLine({ ...REPORT, gaps: [gap, gap], gapCount: 250 })).toBe(
+      "Selected among the rows read; 250 parts of the sources could not be read.",
+    );
     // A report kept before the gaps were said: nothing is claimed either way.
     const { gaps: _unsaid, ...older } = REPORT;
     expect(passUnreadLine(older)).toBeNull();

@@ -25,7 +25,9 @@ export function passCountsLine(report: PassReport): string {
 export function passUnreadLine(report: PassReport): string | null {
   if (report.counts === null || report.gaps === undefined) return null;
   if (report.gaps === null) return `${capitalized(UNREAD_UNKNOWN)}.`;
-  return report.gaps.length === 0 ? null : `${capitalized(unreadSentence(report.gaps.length))}.`;
+  // The report lists the first gaps; a report kept before they were counted lists every one.
+  const count = report.gapCount ?? report.gaps.length;
+  return count === 0 ? null : `${capitalized(unreadSentence(count))}.`;
 }
 
 function capitalized(text: string): string {
