@@ -501,11 +501,21 @@ export class InventoryService {
     };
   }
 
-  /** The listed sandboxes no row names, and those that cannot be called orphans. */
+  /**
+   * The listed sandboxes no row names, and those that cannot be called orphans. A worker that holds no
+   * inventory (main shows a stored view whose inventory the worker could not load, or the worker was
+   * started again) has not read them: an empty list dated as the view shown would say there are none.
+   */
   async untracked(): Promise<UntrackedAnswer> {
     await this.ensure();
     const answer = await this.#ask<UntrackedAnswer | null>({ type: "untracked" });
-    return answer ?? { generatedAt: this.#summary!.generatedAt, untracked: [], untrackedUncertain: [] };
+    if (answer === null)
+      throw new CoreError(
+        "call",
+        "unavailable",
+        "The untracked sandboxes of the inventory shown are not held; they are read again with the next refresh.",
+      );
+    return answer;
   }
 
   /**
