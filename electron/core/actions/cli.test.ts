@@ -124,7 +124,8 @@ describe("leasekeeper plan and apply", () => {
     expect(csv.stdout).toContain("sb-cli-foreign");
     const text = await cli(["audit", "--outcome", "confirmed"]);
     expect(text.stdout.trim().split("\n")).toHaveLength(2);
-  });
+    // Nine commands, each opening the core: a guard against a hang, not a measure of speed.
+  }, 60_000);
 
   it("exits non-zero when an item failed, and refuses bad arguments and unknown plans with one line", async () => {
     world = await buildWorld({
