@@ -145,6 +145,14 @@ async function followJob(engine, job, io, json) {
 		unsubscribe();
 	}
 }
+/**
+* The exit code of a job `apply` or `resume` ran to its end: 1 when an item failed or ended unconfirmed
+* (CreateOS accepted it and was never seen to do it: not known done, as the janitor and `watch` count it).
+* A cancelled item was never sent, and a cancel is the operator's own.
+*/
+function jobExitCode(job) {
+	return job.counts.failed > 0 || job.counts.unconfirmed > 0 ? EXIT.failed : EXIT.ok;
+}
 function progressBar(done, total, width = 30) {
 	const filled = total === 0 ? width : Math.round(done / total * width);
 	return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total}`;
@@ -162,7 +170,7 @@ function table$1(header, rows) {
 * differs: a terminal instead of IPC or HTTP. Nothing refreshes on a timer.
 */
 async function openCliCore(configArg, io, options = {}) {
-	return openCore({
+	const core = await openCore({
 		...options,
 		configPath: path.resolve(io.cwd, configArg ?? "leasekeeper.config.json"),
 		mode: "cli",
@@ -171,6 +179,8 @@ async function openCliCore(configArg, io, options = {}) {
 		log: cliLogger(io),
 		autoRefresh: false
 	});
+	io.keysInUse?.((text) => core.log.redact(text));
+	return core;
 }
 /** The core's action engine, whose `close` closes the whole core. */
 async function openCliEngine(configArg, io) {
@@ -187,8 +197,24 @@ async function engineOf(core) {
 		close: () => core.close()
 	};
 }
-/** Failures the command itself answers with its one line: not said twice. */
+/**
+* Failures the command itself answers with its one line: not said twice. A scan's failure is in the
+* error it raises (`scan`, `quarantine --run-due`); where the engine answers it with a fixed sentence (a
+* plan), the command adds the reason (`withScanReason`).
+*/
 var ANSWERED_BY_THE_COMMAND = /* @__PURE__ */ new Set(["scan failed"]);
+/**
+* The engine answers a plan it could not make for want of an inventory with one fixed sentence; the app
+* shows why beside it, in its scan status, and a terminal has only that line. So the failed scan's reason
+* (the status's words, keys taken out) goes in it, said once.
+*/
+function withScanReason(core, error) {
+	if (!isCoreError(error, "action") || error.code !== "inventory-unavailable") return error;
+	const status = core.inventory.scanStatus;
+	if (status?.outcome !== "failed" || status.message === null) return error;
+	const because = core.log.redact(status.message).replace(/\.$/, "");
+	return new CoreError("action", "inventory-unavailable", `The inventory could not be read (${because}), so no plan was made.`, { cause: error });
+}
 /** What the core reports on the way (a save that failed, say): one line each on stderr, keys taken out. */
 function cliLogger(io) {
 	const log = createLogger((line) => io.stderr.write(`leasekeeper: ${line.slice(line.indexOf(" ") + 1)}\n`));
@@ -217,7 +243,8 @@ var command$9 = {
   --override-in-use     also act on sandboxes in use by a run or held by another live lease
   --json                print the finished job as JSON instead of a line per item
 
-Ctrl-C stops the job before its next item. Exit code 1 when any item failed.`,
+Ctrl-C stops the job before its next item. Exit code 1 when any item failed or ended unconfirmed
+(CreateOS accepted it, and was not seen to have done it); 2 on bad arguments.`,
 	async run(args, io) {
 		const { values } = parseArgs({
 			args,
@@ -245,21 +272,48 @@ Ctrl-C stops the job before its next item. Exit code 1 when any item failed.`,
 			strict: true,
 			allowPositionals: false
 		});
-		if (values.plan === void 0) throw new TypeError("--plan is required.");
+		if (values.plan === void 0) throw new CoreError("usage", "bad-arguments", "--plan is required.");
 		const engine = await openCliEngine(values.config, io);
 		try {
-			return (await followJob(engine, await engine.execute({
+			return jobExitCode(await followJob(engine, await engine.execute({
 				planId: values.plan,
 				confirmSandboxIds: values.confirm ?? [],
 				override: values["override-in-use"],
 				...values["confirm-phrase"] === void 0 ? {} : { confirmationPhrase: values["confirm-phrase"] },
 				...values["confirm-count"] === void 0 ? {} : { typedCount: values["confirm-count"] }
-			}), io, values.json)).counts.failed > 0 ? EXIT.failed : EXIT.ok;
+			}), io, values.json));
 		} finally {
 			await engine.close();
 		}
 	}
 };
+/** Each once, in the order `audit --outcome` names them: plans', items', repairs', then quarantines'. */
+var AUDIT_OUTCOMES = [...new Set([
+	{
+		planned: true,
+		cancelled: true
+	},
+	{
+		confirmed: true,
+		unconfirmed: true,
+		failed: true,
+		skipped: true,
+		cancelled: true
+	},
+	{
+		repaired: true,
+		"changed-since-read": true,
+		refused: true,
+		failed: true
+	},
+	{
+		quarantined: true,
+		cancelled: true,
+		destroyed: true,
+		kept: true,
+		failed: true
+	}
+].flatMap((outcomes) => Object.keys(outcomes)))];
 // electron/core/cli/commands/audit.ts
 /** The most entries the readable listing holds (the audit query's own ceiling); an export holds every one. */
 var LISTING_LIMIT = 1e4;
@@ -267,12 +321,12 @@ var command$8 = {
 	name: "audit",
 	summary: "Show or export the audit log of every plan and every action item.",
 	usage: `Usage: leasekeeper audit [--config FILE] [--since ISO] [--until ISO] [--environment ID]
-                         [--action release|destroy|repair] [--outcome O] [--json|--csv]
+                         [--action release|destroy|repair|quarantine] [--outcome O] [--json|--csv]
 
   --since, --until   ISO 8601 times bounding the entries
   --environment ID   only this environment's items
-  --action A         only release, destroy or repair
-  --outcome O        only this outcome (planned, confirmed, unconfirmed, failed, skipped, cancelled)
+  --action A         only release, destroy, repair or quarantine
+  --outcome O        only this outcome: ${AUDIT_OUTCOMES.join(", ")}
   --json | --csv     export every matching entry (CSV is RFC 4180, formula cells neutralized)`,
 	async run(args, io) {
 		const { values } = parseArgs({
@@ -301,6 +355,7 @@ var command$8 = {
 		});
 		if (values.json && values.csv) throw new CoreError("usage", "bad-arguments", "Choose one of --json and --csv.");
 		if (values.action !== void 0 && !AUDIT_ACTIONS.includes(values.action)) throw new CoreError("usage", "bad-arguments", `--action must be one of ${AUDIT_ACTIONS.join(", ")}.`);
+		if (values.outcome !== void 0 && !AUDIT_OUTCOMES.includes(values.outcome)) throw new CoreError("usage", "bad-arguments", `--outcome must be one of ${AUDIT_OUTCOMES.join(", ")}; "${values.outcome}" is not.`);
 		for (const [flag, value] of [["--since", values.since], ["--until", values.until]]) if (value !== void 0 && Number.isNaN(Date.parse(value))) throw new CoreError("usage", "bad-arguments", `${flag} must be an ISO time.`);
 		const query = {
 			...values.since === void 0 ? {} : { since: new Date(values.since).toISOString() },
@@ -335,12 +390,17 @@ var command$8 = {
 	}
 };
 // electron/core/cli/commands/jobs.ts
+/** The newest jobs listed; every interrupted one is listed as well, however old. */
+var JOBS_LISTED = 100;
 var command$7 = {
 	name: "jobs",
 	summary: "List recent action jobs, including interrupted ones that can be resumed.",
 	usage: `Usage: leasekeeper jobs [--config FILE] [--json]
 
-  --json   print the jobs (with their items) as JSON`,
+  --json   print the jobs (with their items) as JSON: { jobs, cut }
+
+Lists the newest ${JOBS_LISTED} jobs and every interrupted one, however old; when older jobs are left
+out, it says so (cut: true).`,
 	async run(args, io) {
 		const { values } = parseArgs({
 			args,
@@ -359,14 +419,54 @@ var command$7 = {
 		});
 		const engine = await openCliEngine(values.config, io);
 		try {
-			const jobs = await engine.listJobs();
-			io.stdout.write(values.json ? `${JSON.stringify(jobs, null, 2)}\n` : formatJobs(jobs));
+			const { jobs, cut } = await engine.listNewestJobs({ limit: JOBS_LISTED });
+			const more = cut ? `Only the newest ${JOBS_LISTED} jobs are listed, and every interrupted one; older jobs are recorded and not listed.\n` : "";
+			io.stdout.write(values.json ? `${JSON.stringify({
+				jobs,
+				cut
+			}, null, 2)}\n` : formatJobs(jobs) + more);
 			return EXIT.ok;
 		} finally {
 			await engine.close();
 		}
 	}
 };
+// electron/core/cli/plan-not-read.ts
+/**
+* The parts of the sources left unread that may hold rows the selection would pick: a plan is made of
+* the rows read, so these leases are unknown, not absent. A gap naming an environment concerns a plan of
+* that environment; one naming none may concern any. A plan by lease id is concerned only when an id was
+* not found (it may be a row of a part not read). A plan of untracked sandboxes never offers one a gap
+* leaves uncertain, and says so in each one's reason.
+*/
+function notReadFor(selection, plan, gaps) {
+	const concerned = (gap) => {
+		if (selection.kind === "untracked") return false;
+		if (selection.kind === "leases") return plan.items.some((item) => item.skipReason === "not-found");
+		const environments = selection.environmentIds;
+		return environments === void 0 || gap.environmentId === void 0 || environments.includes(gap.environmentId);
+	};
+	return notReadParts(gaps.filter(concerned));
+}
+/** The sources' gaps as `scan --json` gives them. */
+function notReadParts(gaps) {
+	return gaps.map(({ source, origin, message, environmentId }) => ({
+		source,
+		origin,
+		message,
+		environmentId: environmentId ?? null
+	}));
+}
+var FOR_A_PLAN = "the leases there are unknown, and none of them is in this plan.";
+/** As the scan's table lists them, after what they mean for the answer (by default, for a plan). */
+function notReadLines(parts, meaning = FOR_A_PLAN) {
+	if (parts.length === 0) return "";
+	return `${[`Not read (${partsCount(parts)} of the sources): ${meaning}`, ...parts.map((part) => `  ${part.source}: ${part.message}`)].join("\n")}\n`;
+}
+/** "1 part", "2 parts". */
+function partsCount(parts) {
+	return `${parts.length} part${parts.length === 1 ? "" : "s"}`;
+}
 // electron/core/cli/commands/plan.ts
 var command$6 = {
 	name: "plan",
@@ -383,7 +483,8 @@ var command$6 = {
 
 Prints the plan and its id; run it with "leasekeeper apply --plan ID" before it expires (15 minutes).
 With --untracked, an account CreateOS could not list is named, and the exit code is 1: its untracked
-sandboxes are unknown, not none.
+sandboxes are unknown, not none. Likewise with --headline (or --lease, for an id not found), each part of
+a source that could not be read is named, and the exit code is 1: its leases are unknown, not none.
 Each item that needs its sandbox id typed back is proven first, as the plan dialog does: its workspace
 marker is read (never resuming a paused sandbox) and the answer is printed beside it.`,
 	async run(args, io) {
@@ -425,7 +526,7 @@ marker is read (never resuming a paused sandbox) and the answer is printed besid
 			const plan = await core.engine.plan({
 				action: values.action,
 				selection
-			});
+			}).catch((error) => Promise.reject(withScanReason(core, error)));
 			const preview = await withForcedProofs(plan, core.markers);
 			const notListed = selection.kind === "untracked" ? (core.inventory.summary?.origins ?? []).filter((origin) => origin.credential === selection.credential && !origin.ok).map(({ origin, credential, reason, httpStatus }) => ({
 				origin,
@@ -433,11 +534,15 @@ marker is read (never resuming a paused sandbox) and the answer is printed besid
 				reason,
 				httpStatus
 			})) : [];
+			const gaps = core.log.redactor.redactDeep(notReadFor(selection, plan, core.inventory.summary?.gaps ?? []));
 			io.stdout.write(values.json ? `${JSON.stringify(selection.kind === "untracked" ? {
 				...preview,
 				notListed
-			} : preview, null, 2)}\n` : `${formatPlan(preview, values.config)}${notListed.map(notListedLine).join("")}`);
-			return notListed.length > 0 ? EXIT.failed : EXIT.ok;
+			} : {
+				...preview,
+				gaps
+			}, null, 2)}\n` : `${formatPlan(preview, values.config)}${notListed.map(notListedLine).join("")}${notReadLines(gaps)}`);
+			return notListed.length > 0 || gaps.length > 0 ? EXIT.failed : EXIT.ok;
 		} finally {
 			await core.close();
 		}
@@ -503,7 +608,11 @@ var command$5 = {
 
 Each answer is proven, another-lease (naming the row whose marker the sandbox holds), no-marker or
 cannot-read (paused, not running, an exec error or a timeout: no evidence either way).
-Exit code 0 when the sandboxes were read, whatever they held; 1 when it could not run; 2 on bad arguments.`,
+Each part of a source that could not be read is named after the answers, and --json carries them as
+gaps: a row there may record a marker no row read records.
+Exit code 0 when every answer was given, whatever the sandboxes held (cannot-read too); 1 when a
+no-marker (unrecorded-marker) answer was given while a part was not read, when a lease was not
+found, or when it could not run; 2 on bad arguments.`,
 	async run(args, io) {
 		const { values } = parseArgs({
 			args,
@@ -535,8 +644,10 @@ Exit code 0 when the sandboxes were read, whatever they held; 1 when it could no
 		if (values.origin !== void 0 && untracked.length === 0) throw new CoreError("usage", "bad-arguments", "--origin goes with --untracked.");
 		const core = await openCliCore(values.config, io);
 		let proofs;
+		let gaps = [];
 		try {
 			await core.inventory.refresh();
+			gaps = core.log.redactor.redactDeep(notReadParts(core.inventory.summary?.gaps ?? []));
 			proofs = await core.markers.prove({
 				leases: leases.map((leaseId) => ({ leaseId })),
 				untracked: untracked.map((sandboxId) => ({
@@ -544,13 +655,30 @@ Exit code 0 when the sandboxes were read, whatever they held; 1 when it could no
 					origin: values.origin
 				}))
 			});
+		} catch (error) {
+			throw maybeUnread(error, gaps);
 		} finally {
 			await core.close();
 		}
-		io.stdout.write(values.json ? `${JSON.stringify({ proofs: proofs.map(proofEntry) }, null, 2)}\n` : formatProofs(proofs));
-		return EXIT.ok;
+		io.stdout.write(values.json ? `${JSON.stringify({
+			proofs: proofs.map(proofEntry),
+			gaps
+		}, null, 2)}\n` : `${formatProofs(proofs)}${notReadLines(gaps, UNRECORDED_MAY_BE_THERE)}`);
+		const dependsOnGaps = proofs.some((proof) => proof.reason === "unrecorded-marker");
+		return gaps.length > 0 && dependsOnGaps ? EXIT.failed : EXIT.ok;
 	}
 };
+var UNRECORDED_MAY_BE_THERE = "a workspace marker no row read records may be recorded by a row there.";
+/**
+* A lease id not in the rows read may be a row of a part not read: the failure says so, with the parts.
+* (The marker service answers every lookup it cannot make with "not-found"; only a lease's is about rows.)
+*/
+function maybeUnread(error, gaps) {
+	if (gaps.length === 0 || !isCoreError(error, "call") || error.code !== "not-found") return error;
+	if (!error.message.startsWith("No lease ")) return error;
+	const parts = gaps.map((part) => `${part.source}: ${part.message}`).join("; ");
+	return new CoreError("call", "not-found", `${error.message} ${partsCount(gaps)} of the sources could not be read, and it may be there: ${parts}.`, { cause: error });
+}
 // electron/core/cli/commands/quarantine.ts
 var command$4 = {
 	name: "quarantine",
@@ -651,7 +779,7 @@ leaves it paused ("kept", with the reason). Exit code 1 when anything was refuse
 					})),
 					hours,
 					confirmSandboxIds: values.confirm ?? []
-				});
+				}).catch((error) => Promise.reject(withScanReason(core, error)));
 				print({ outcomes }, formatOutcomes(outcomes));
 				return outcomes.every((outcome) => outcome.ok) ? EXIT.ok : EXIT.failed;
 			}
@@ -1290,7 +1418,8 @@ var command$2 = {
   --job ID   the interrupted job (see "leasekeeper jobs")
   --json     print the finished job as JSON
 
-Exit code 1 when any item failed.`,
+Exit code 1 when any item failed or ended unconfirmed (CreateOS accepted it, and was not seen to
+have done it); 2 on bad arguments.`,
 	async run(args, io) {
 		const { values } = parseArgs({
 			args,
@@ -1308,10 +1437,10 @@ Exit code 1 when any item failed.`,
 			strict: true,
 			allowPositionals: false
 		});
-		if (values.job === void 0) throw new TypeError("--job is required.");
+		if (values.job === void 0) throw new CoreError("usage", "bad-arguments", "--job is required.");
 		const engine = await openCliEngine(values.config, io);
 		try {
-			return (await followJob(engine, await engine.resume(values.job), io, values.json)).counts.failed > 0 ? EXIT.failed : EXIT.ok;
+			return jobExitCode(await followJob(engine, await engine.resume(values.job), io, values.json));
 		} finally {
 			await engine.close();
 		}
@@ -1824,10 +1953,12 @@ async function sleep(ms, signal, halted) {
 function formatPass(report) {
 	const mode = report.mode === "act" ? "acted" : "dry run";
 	const lines = [`${report.finishedAt}  ${mode} as ${report.operator}: ${passSummary(report)}`];
-	if (report.gaps !== null && report.gaps !== void 0 && report.gaps.length > 0) {
-		lines.push(`  ${unreadSentence(report.gaps.length)}:`);
-		for (const gap of report.gaps.slice(0, GAPS_LISTED)) lines.push(`    ${gap.source}: ${gap.message}`);
-		if (report.gaps.length > GAPS_LISTED) lines.push(`    …and ${report.gaps.length - GAPS_LISTED} more`);
+	const unread = report.gapCount ?? report.gaps?.length ?? 0;
+	if (report.gaps !== null && report.gaps !== void 0 && unread > 0) {
+		const listed = report.gaps.slice(0, GAPS_LISTED);
+		lines.push(`  ${unreadSentence(unread)}:`);
+		for (const gap of listed) lines.push(`    ${gap.source}: ${gap.message}`);
+		if (unread > listed.length) lines.push(`    …and ${unread - listed.length} more`);
 	} else if (report.counts !== null && report.gaps === null) lines.push(`  ${UNREAD_UNKNOWN}`);
 	const due = Object.entries(report.quarantinesDue);
 	if (due.length > 0) lines.push(`  quarantines due: ${due.map(([state, n]) => `${n} ${state}`).join(", ")}`);
@@ -1839,8 +1970,14 @@ function formatPass(report) {
 		if (report.stopped !== null) lines.push(`  stopped (${report.stopped}) before the next request`);
 		if (report.error !== null) lines.push(`  the pass failed: ${report.error}`);
 	}
-	if (report.webhook !== null) lines.push(`  webhook: ${report.webhook.sent ? `sent (${report.webhook.status})` : `not sent, ${report.webhook.error}`}`);
+	if (report.failing && report.failing.passes > 1) lines.push(`  ${report.failing.passes} failed passes in a row, the first at ${report.failing.since}`);
+	if (report.recovered) lines.push(`  passes succeed again after ${report.recovered.passes} failed (the first at ${report.recovered.since})`);
+	if (report.webhook !== null) lines.push(`  webhook: ${webhookLine(report.webhook)}`);
 	return `${lines.join("\n")}\n`;
+}
+function webhookLine(webhook) {
+	if (webhook.skipped !== void 0) return `not sent: ${webhook.skipped}`;
+	return webhook.sent ? `sent (${webhook.status})` : `not sent, ${webhook.error}`;
 }
 /** The head line's counts, or, for a pass that never planned, that nothing was selected or counted. */
 function passSummary(report) {
@@ -1896,12 +2033,17 @@ async function runCli(argv, io, commands) {
 		io.stdout.write(`${command.usage.trimEnd()}\n`);
 		return EXIT.ok;
 	}
+	const redactors = [];
 	try {
-		return await command.run(args, io);
+		return await command.run(args, {
+			...io,
+			keysInUse: (redact) => redactors.push(redact)
+		});
 	} catch (error) {
 		const answer = answerFor(isParseArgsError(error) ? usageError(error) : error);
 		const hint = answer.exitCode === EXIT.usage ? ` Run "leasekeeper ${name} --help".` : "";
-		io.stderr.write(`leasekeeper ${name}: ${oneLine(answer.message)}${hint}\n`);
+		const message = redactors.reduce((text, redact) => redact(text), oneLine(answer.message));
+		io.stderr.write(`leasekeeper ${name}: ${message}${hint}\n`);
 		return answer.exitCode;
 	}
 }

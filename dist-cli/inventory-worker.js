@@ -406,7 +406,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "344548adcc470cd3ce305cde249264f5";
+var RULES_FINGERPRINT = "c5f18ff655814697dc7b28c912ef1bdc";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -1443,6 +1443,7 @@ var InventoryKeeper = class {
 			summary: {
 				generatedAt: head.inventory.generatedAt,
 				origins: head.inventory.origins,
+				gaps: head.inventory.gaps,
 				leaseCount: head.rowCount
 			},
 			view: {

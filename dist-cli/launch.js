@@ -281,6 +281,19 @@ var AuditAccess = class {
 	async query(query = {}) {
 		return this.#store.queryAudit(parseAuditQuery(query));
 	}
+	/**
+	* The newest `limit` entries that match, oldest first, and whether an older one that matches was left
+	* out: one more is read than is sent, so a cut list is never taken for the whole.
+	*/
+	async queryNewest(query = {}) {
+		const parsed = parseAuditQuery(query);
+		const read = await this.#store.queryAudit(parsed, parsed.limit + 1);
+		const cut = read.length > parsed.limit;
+		return {
+			entries: cut ? read.slice(read.length - parsed.limit) : read,
+			cut
+		};
+	}
 	async record(records) {
 		await this.#store.journal.appendAudit(records);
 		if (this.#store.auditCopy !== null && records.length > 0) await this.#store.auditCopy.append(records);
@@ -289,6 +302,17 @@ var AuditAccess = class {
 		const parsed = parseAuditQuery(query);
 		const limit = query.limit === void 0 ? null : parsed.limit;
 		return exportAudit(await this.#store.queryAudit(parsed, limit), format);
+	}
+	/**
+	* As `queryNewest`, as a file. The file is built whole in memory and sent in one answer, so the console
+	* asks for a limit and is told when the file holds less than matches.
+	*/
+	async exportNewest(format, query = {}) {
+		const { entries, cut } = await this.queryNewest(query);
+		return {
+			content: exportAudit(entries, format),
+			cut
+		};
 	}
 };
 function parseAuditQuery(query) {
@@ -2900,58 +2924,85 @@ function createActionEngine(deps) {
 	function isExpired(stored) {
 		return Date.parse(stored.plan.expiresAt) <= now().getTime();
 	}
+	/** The latest `limit` jobs, then every interrupted job older than those; `cut` when any other is older. */
+	async function newestJobs(limit) {
+		await jobs.sweepInterrupted();
+		const interrupted = await journal.jobRowsInState("interrupted");
+		const read = await journal.recentJobs(limit + interrupted.length + 1);
+		const recent = read.slice(0, limit);
+		const cut = read.slice(limit).some((job) => job.state !== "interrupted");
+		const listed = new Set(recent.map((job) => job.jobId));
+		const waiting = [];
+		for (const row of interrupted) {
+			if (listed.has(row.jobId)) continue;
+			const job = await journal.job(row.jobId);
+			if (job !== null) waiting.push(job);
+		}
+		waiting.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+		return {
+			jobs: [...recent, ...waiting],
+			cut
+		};
+	}
 	async function requireJob(jobId) {
 		await jobs.sweepInterrupted();
 		const row = await journal.jobRow(jobId);
 		if (row === null) throw new CoreError("action", "job-not-found", ENGINE_MESSAGES.jobNotFound);
 		return row;
 	}
+	async function planOver(request) {
+		assertOpen();
+		const parsed = PlanRequestSchema.safeParse(request);
+		if (!parsed.success) throw new CoreError("action", "invalid-request", "The plan request is malformed.");
+		const started = performance.now();
+		let inventory;
+		try {
+			inventory = await deps.inventory.forPlan(parsed.data.selection, { maxAgeMs: options.inventoryMaxAgeMs });
+		} catch {
+			throw new CoreError("action", "inventory-unavailable", ENGINE_MESSAGES.inventoryUnavailable);
+		}
+		const knownSecrets = await deps.knownSecrets?.() ?? /* @__PURE__ */ new Set();
+		const { plan, frozen } = buildPlan({
+			planId: ulid(),
+			request: parsed.data,
+			inventory,
+			now: now(),
+			ttlMs: options.planTtlMs,
+			typedCountAbove: deps.options?.typedCountAbove ?? deps.typedCountAbove?.() ?? options.typedCountAbove,
+			operator: operator.name,
+			knownSecrets
+		});
+		const accounts = await plannedAccounts(plan, deps.provider);
+		const record = planAuditRecord({
+			plan,
+			selection: parsed.data.selection,
+			inventoryGeneratedAt: inventory.generatedAt,
+			operator,
+			durationMs: Math.round(performance.now() - started)
+		});
+		await journal.savePlan({
+			plan,
+			request: parsed.data,
+			frozen,
+			host: operator.host,
+			accounts,
+			audit: [record]
+		});
+		if (auditCopy !== null) try {
+			await auditCopy.append([record]);
+		} catch {
+			throw new CoreError("store", "shared-unusable", "The team's audit log could not be written, so the plan is not offered.");
+		}
+		return {
+			plan,
+			inventoryGeneratedAt: inventory.generatedAt
+		};
+	}
 	return {
 		async plan(request) {
-			assertOpen();
-			const parsed = PlanRequestSchema.safeParse(request);
-			if (!parsed.success) throw new CoreError("action", "invalid-request", "The plan request is malformed.");
-			const started = performance.now();
-			let inventory;
-			try {
-				inventory = await deps.inventory.forPlan(parsed.data.selection, { maxAgeMs: options.inventoryMaxAgeMs });
-			} catch {
-				throw new CoreError("action", "inventory-unavailable", ENGINE_MESSAGES.inventoryUnavailable);
-			}
-			const knownSecrets = await deps.knownSecrets?.() ?? /* @__PURE__ */ new Set();
-			const { plan, frozen } = buildPlan({
-				planId: ulid(),
-				request: parsed.data,
-				inventory,
-				now: now(),
-				ttlMs: options.planTtlMs,
-				typedCountAbove: deps.options?.typedCountAbove ?? deps.typedCountAbove?.() ?? options.typedCountAbove,
-				operator: operator.name,
-				knownSecrets
-			});
-			const accounts = await plannedAccounts(plan, deps.provider);
-			const record = planAuditRecord({
-				plan,
-				selection: parsed.data.selection,
-				inventoryGeneratedAt: inventory.generatedAt,
-				operator,
-				durationMs: Math.round(performance.now() - started)
-			});
-			await journal.savePlan({
-				plan,
-				request: parsed.data,
-				frozen,
-				host: operator.host,
-				accounts,
-				audit: [record]
-			});
-			if (auditCopy !== null) try {
-				await auditCopy.append([record]);
-			} catch {
-				throw new CoreError("store", "shared-unusable", "The team's audit log could not be written, so the plan is not offered.");
-			}
-			return plan;
+			return (await planOver(request)).plan;
 		},
+		planOver,
 		async cancelPlan(planId) {
 			assertOpen();
 			const stored = await loadPlan(planId, true);
@@ -2996,18 +3047,9 @@ function createActionEngine(deps) {
 			return journal.job(jobId);
 		},
 		async listJobs(query = {}) {
-			await jobs.sweepInterrupted();
-			const recent = await journal.recentJobs(query.limit ?? 100);
-			const listed = new Set(recent.map((job) => job.jobId));
-			const waiting = [];
-			for (const row of await journal.jobRowsInState("interrupted")) {
-				if (listed.has(row.jobId)) continue;
-				const job = await journal.job(row.jobId);
-				if (job !== null) waiting.push(job);
-			}
-			waiting.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-			return [...recent, ...waiting];
+			return (await newestJobs(query.limit ?? 100)).jobs;
 		},
+		listNewestJobs: (query = {}) => newestJobs(query.limit ?? 100),
 		async cancel(jobId) {
 			const row = await requireJob(jobId);
 			if (!jobs.cancel(jobId) && row.state === "running") throw new CoreError("action", "job-running", ENGINE_MESSAGES.jobRunning);
@@ -3058,11 +3100,13 @@ function createActionEngine(deps) {
 			};
 		},
 		queryAudit: (query) => auditAccess.query(query),
+		queryNewestAudit: (query) => auditAccess.queryNewest(query),
 		async recordAudit(records) {
 			assertOpen();
 			await auditAccess.record(records);
 		},
 		exportAudit: (format, query) => auditAccess.export(format, query),
+		exportNewestAudit: (format, query) => auditAccess.exportNewest(format, query),
 		async close() {
 			if (closed) return;
 			await jobs.stopAll();
@@ -4127,7 +4171,13 @@ function engineActions(deps) {
 	const fileStamp = () => (/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-");
 	return {
 		engine,
-		plan: async (request) => withForcedProofs(await engine.plan(request), deps.markers),
+		plan: async (request) => {
+			const { plan, inventoryGeneratedAt } = await engine.planOver(request);
+			return {
+				...await withForcedProofs(plan, deps.markers),
+				inventoryGeneratedAt
+			};
+		},
 		execute: async (request) => engine.execute(request),
 		cancelPlan: async (planId) => engine.cancelPlan(planId),
 		listJobs: async (request) => ({ jobs: (await engine.listJobs({ limit: request.limit ?? 200 })).filter((job) => (request.state === void 0 || job.state === request.state) && (request.action === void 0 || job.action === request.action)).map(summary) }),
@@ -4139,11 +4189,11 @@ function engineActions(deps) {
 		cancelJob: async (jobId) => engine.cancel(jobId),
 		retryFailed: async (jobId) => engine.retryFailed(jobId),
 		resumeJob: async (jobId) => engine.resume(jobId),
-		queryAudit: async (request) => ({ entries: await engine.queryAudit(request) }),
+		queryAudit: (request) => engine.queryNewestAudit(request),
 		exportAudit: async (request) => ({
 			filename: `leasekeeper-audit-${fileStamp()}.${request.format}`,
 			contentType: request.format === "csv" ? "text/csv" : "application/json",
-			content: await engine.exportAudit(request.format, request.query)
+			...await engine.exportNewestAudit(request.format, request.query)
 		}),
 		onEvent: (listener) => engine.onEvent(listener),
 		async close() {
@@ -5396,6 +5446,35 @@ var EventHub = class {
 		return this.#listeners.size;
 	}
 };
+// electron/core/janitor/failure-run.ts
+/**
+* Where a pass stands in a run of failed passes, read from the last pass kept in the data directory (so
+* a watcher that restarts, or one started each interval by a timer, goes on counting the same run): a
+* failed pass starts or continues it, a pass that finished ends it, a stopped one leaves it as it was. A
+* report of another policy file, or one kept before runs were counted, starts none.
+*/
+function failureRun(previous, report) {
+	const before = previous?.policyFile === report.policyFile ? previous.failing ?? null : null;
+	if (report.error !== null) return {
+		failing: {
+			passes: (before?.passes ?? 0) + 1,
+			since: before?.since ?? report.startedAt,
+			told: before?.told ?? null
+		},
+		recovered: null
+	};
+	if (report.stopped !== null) return {
+		failing: before,
+		recovered: null
+	};
+	return {
+		failing: null,
+		recovered: before === null ? null : {
+			passes: before.passes,
+			since: before.since
+		}
+	};
+}
 // electron/core/janitor/pass-state.ts
 /**
 * What `watch` keeps in the data directory's `janitor/` folder: the last pass's report (what the app
@@ -5462,6 +5541,27 @@ function shouldNotify(report) {
 	const { counts } = report;
 	return counts !== null && (counts.done + counts.failed > 0 || counts.new > 0);
 }
+/**
+* Whether this pass is told: a failure the webhook has not taken yet (the run's first, one whose reason
+* differs from the last it took, or one it could not take when sent), the first pass that succeeds after
+* failures, and otherwise what `shouldNotify` says. A failure it took already is not sent, and the
+* report says which pass told it.
+*/
+function webhookNotice(report) {
+	const told = report.failing?.told ?? null;
+	if (report.error !== null && told !== null && told.reason === report.error) {
+		const passes = report.failing?.passes ?? 0;
+		return {
+			send: false,
+			skipped: `the same failure as the pass at ${told.at}, told then; ${passes} failed passes in a row`
+		};
+	}
+	if ((report.recovered ?? null) !== null || shouldNotify(report)) return { send: true };
+	return {
+		send: false,
+		skipped: null
+	};
+}
 /** What is said passes the redactor again: the pass's error is a sentence from a source or CreateOS. */
 function webhookBody(report, redact) {
 	const head = redact(headline(report));
@@ -5494,7 +5594,10 @@ function headline(report) {
 	const { counts } = report;
 	if (counts === null) return `${who}: the pass failed before selecting anything: ${report.error ?? "no reason given"}`;
 	const said = report.mode === "act" ? `${counts.done} done, ${counts.failed} failed, ${counts.new} new` : `${counts.wouldAct} would be acted on, ${counts.new} new`;
-	return report.error === null ? `${who}: ${said}` : `${who}: ${said}; then the pass failed: ${report.error}`;
+	if (report.error !== null) return `${who}: ${said}; then the pass failed: ${report.error}`;
+	const { recovered } = report;
+	if (recovered === null || recovered === void 0) return `${who}: ${said}`;
+	return `${who}: passes succeed again after ${`${recovered.passes} failed ${recovered.passes === 1 ? "pass" : "passes"}`} (the first at ${recovered.since}); ${said}`;
 }
 function idOf(target) {
 	return target.kind === "lease" ? `lease ${target.leaseId}` : `sandbox ${target.sandboxId}`;
@@ -5559,6 +5662,9 @@ async function runPass(deps, options) {
 		resumedJobs: [],
 		counts: null,
 		gaps: null,
+		gapCount: null,
+		failing: null,
+		recovered: null,
 		webhook: null,
 		error: null
 	};
@@ -5575,7 +5681,9 @@ async function runPass(deps, options) {
 		await deps.inventory.refresh();
 		const plan = await planPolicy(deps, options.policy, now());
 		report.plan = plan;
-		report.gaps = await gapsOf(deps, plan);
+		const gaps = gapsOf(deps, plan);
+		report.gaps = gaps?.listed ?? null;
+		report.gapCount = gaps?.count ?? null;
 		for (const rule of plan.rules) {
 			if (rule.selected.length === 0) continue;
 			await runRule(deps, options, rule, {
@@ -5599,11 +5707,26 @@ async function runPass(deps, options) {
 		}
 	}
 	report.counts = countResults(report, previous);
-	if (report.stopped === null && options.policy.webhook !== void 0 && shouldNotify(report)) report.webhook = await sendWebhook(options.policy.webhook.url, report, {
-		redact: deps.redact,
-		...deps.fetch === void 0 ? {} : { fetch: deps.fetch },
-		...deps.webhookTimeoutMs === void 0 ? {} : { timeoutMs: deps.webhookTimeoutMs }
-	});
+	Object.assign(report, failureRun(previous, report));
+	if (report.stopped === null && options.policy.webhook !== void 0) {
+		const notice = webhookNotice(report);
+		if (notice.send) {
+			report.webhook = await sendWebhook(options.policy.webhook.url, report, {
+				redact: deps.redact,
+				...deps.fetch === void 0 ? {} : { fetch: deps.fetch },
+				...deps.webhookTimeoutMs === void 0 ? {} : { timeoutMs: deps.webhookTimeoutMs }
+			});
+			if (report.webhook.sent && report.failing && report.error !== null) report.failing.told = {
+				reason: report.error,
+				at: report.startedAt
+			};
+		} else if (notice.skipped !== null) report.webhook = {
+			sent: false,
+			status: null,
+			error: null,
+			skipped: notice.skipped
+		};
+	}
 	report.finishedAt = now().toISOString();
 	await writeLastPass(deps.dataDir, report);
 	deps.metrics?.recordPolicyPass(passOutcome(report));
@@ -5910,16 +6033,21 @@ function isOperator(recorded, operator) {
 }
 /**
 * What the sources could not read in the scan the plan was made over: its rows are all the plan could
-* select among. Null when the inventory held now is another scan's (one finished in between).
+* select among. Read from the summary, which keeps every gap (the view caps them), so the count is
+* all of them and the ones listed are the first. Null when the inventory held now is another
+* scan's (one finished in between).
 */
-async function gapsOf(deps, plan) {
-	const held = await deps.inventory.view({});
-	if (held.generatedAt !== plan.inventoryGeneratedAt) return null;
-	return held.gaps.map(({ source, origin, message }) => ({
-		source,
-		origin,
-		message
-	}));
+function gapsOf(deps, plan) {
+	const held = deps.inventory.summary;
+	if (held === null || held.generatedAt !== plan.inventoryGeneratedAt) return null;
+	return {
+		listed: held.gaps.slice(0, 200).map(({ source, origin, message }) => ({
+			source,
+			origin,
+			message
+		})),
+		count: held.gaps.length
+	};
 }
 function countResults(report, previous) {
 	if (report.plan === null) return null;
@@ -5943,6 +6071,34 @@ function passOutcome(report) {
 	if (report.error !== null) return "failed";
 	if (report.mode === "dry-run") return "dry-run";
 	return (report.counts === null ? 0 : report.counts.done + report.counts.failed) > 0 ? "acted" : "nothing-to-do";
+}
+// electron/core/janitor/plan-unread.ts
+/**
+* What the scan a plan was made over could not read: the sources' gaps, each with the environment it
+* left unread named, how many gaps it had in all, and the accounts CreateOS could not list. Null when the inventory held is another
+* scan's than the plan's (one finished in between): that one's gaps say nothing of the plan's.
+*/
+function planUnread(held, plan, kept) {
+	if (held.generatedAt !== plan.inventoryGeneratedAt) return null;
+	const gapCount = kept?.generatedAt === held.generatedAt ? kept.gaps.length : held.gaps.length;
+	const names = new Map(held.environments.map((environment) => [`${environment.sourceId}\u0000${environment.environmentId}`, environment.name]));
+	return {
+		gaps: held.gaps.map(({ source, origin, message, environmentId }) => ({
+			source,
+			origin,
+			message,
+			environment: environmentId === void 0 ? null : {
+				id: environmentId,
+				name: names.get(`${source}\u0000${environmentId}`) || environmentId
+			}
+		})),
+		gapCount: Math.max(gapCount, held.gaps.length),
+		accounts: held.originHealth.filter((health) => !health.ok).map(({ credential, origin, reason }) => ({
+			credential,
+			origin,
+			reason
+		}))
+	};
 }
 // electron/core/janitor/app-janitor.ts
 var JANITOR_UNAVAILABLE = "The janitor needs the guarded actions, which are not available here.";
@@ -5974,7 +6130,8 @@ var AppJanitor = class {
 			state: "planned",
 			policyFile: reading.policyFile,
 			actPhrase: janitorActPhrase(reading.policy.operator),
-			plan
+			plan,
+			unread: planUnread(await this.deps.inventory.view({}), plan, this.deps.inventory.summary)
 		};
 	}
 	async run(request) {
@@ -6699,7 +6856,7 @@ function inventoryFigures(inventory, sourceIds = [], counts = summarizeCounts(in
 			origin: bareOrigin(health.origin),
 			credential: health.credential,
 			ok: health.ok,
-			sandboxes: health.sandboxCount
+			sandboxes: health.ok ? health.sandboxCount : null
 		})),
 		sources: sources.map((sourceId) => ({
 			sourceId,
@@ -6775,13 +6932,13 @@ function createCoreMetrics(deps) {
 	});
 	const untracked = new Gauge({
 		name: "leasekeeper_untracked_sandboxes",
-		help: "Listed sandboxes no lease row names, per origin and credential.",
+		help: "Listed sandboxes no lease row names, per origin and credential; no sample for a credential whose listing failed (not read).",
 		labelNames: ["origin", "credential"],
 		registers
 	});
 	const uncertain = new Gauge({
 		name: "leasekeeper_untracked_uncertain_sandboxes",
-		help: "Sandboxes no row names at an origin where a source was incomplete (never called orphans).",
+		help: "Sandboxes no row names at an origin where a source was incomplete (never called orphans); no sample for a credential whose listing failed (not read).",
 		labelNames: ["origin", "credential"],
 		registers
 	});
@@ -6822,7 +6979,7 @@ function createCoreMetrics(deps) {
 	});
 	const listingSandboxes = new Gauge({
 		name: "leasekeeper_scan_listing_sandboxes",
-		help: "Sandboxes each credential's listing returned for the current inventory.",
+		help: "Sandboxes each credential's listing returned for the current inventory; no sample for a listing that failed (not read).",
 		labelNames: ["origin", "credential"],
 		registers
 	});
@@ -6976,13 +7133,16 @@ function createCoreMetrics(deps) {
 			environment_name: env.name,
 			headline
 		}, env.counts[headline]);
-		const credentials = figures.listings.map(({ origin, credential }) => ({
-			origin,
-			credential
-		}));
-		for (const labels of credentials) {
-			untracked.set(labels, 0);
-			uncertain.set(labels, 0);
+		for (const { origin, credential, ok } of figures.listings) {
+			if (!ok) continue;
+			untracked.set({
+				origin,
+				credential
+			}, 0);
+			uncertain.set({
+				origin,
+				credential
+			}, 0);
 		}
 		for (const { origin, credential, count } of figures.untracked) untracked.set({
 			origin,
@@ -6998,10 +7158,10 @@ function createCoreMetrics(deps) {
 		const generatedAt = Date.parse(figures.generatedAt);
 		if (Number.isFinite(generatedAt)) inventoryTime.set(generatedAt / 1e3);
 		inventoryRequests.set(figures.requests);
-		for (const listing of figures.listings) listingSandboxes.set({
-			origin: listing.origin,
-			credential: listing.credential
-		}, listing.sandboxes);
+		for (const { origin, credential, sandboxes } of figures.listings) if (sandboxes !== null) listingSandboxes.set({
+			origin,
+			credential
+		}, sandboxes);
 	}
 	/**
 	* The last scan's outcome per source and per credential: the inventory service's status of this run
@@ -8299,6 +8459,7 @@ var InventoryService = class {
 		this.#summary = {
 			generatedAt: view.generatedAt,
 			origins: view.originHealth,
+			gaps: view.gaps,
 			leaseCount: view.leases.leaseId.length + view.history.count
 		};
 		this.#view = view;
@@ -8548,14 +8709,16 @@ var InventoryService = class {
 			companies: found.companies
 		};
 	}
-	/** The listed sandboxes no row names, and those that cannot be called orphans. */
+	/**
+	* The listed sandboxes no row names, and those that cannot be called orphans. A worker that holds no
+	* inventory (main shows a stored view whose inventory the worker could not load, or the worker was
+	* started again) has not read them: an empty list dated as the view shown would say there are none.
+	*/
 	async untracked() {
 		await this.ensure();
-		return await this.#ask({ type: "untracked" }) ?? {
-			generatedAt: this.#summary.generatedAt,
-			untracked: [],
-			untrackedUncertain: []
-		};
+		const answer = await this.#ask({ type: "untracked" });
+		if (answer === null) throw new CoreError("call", "unavailable", "The untracked sandboxes of the inventory shown are not held; they are read again with the next refresh.");
+		return answer;
 	}
 	/**
 	* A job's progress: when an item confirms a delete or a pause (a destroy, or a release), the rows

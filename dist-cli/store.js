@@ -4199,7 +4199,10 @@ var CapsSchema = z.strictObject({
 	/** Actions in any hour, over every rule and pass. */
 	perHour: count.optional()
 });
-/** Where a pass that acted or found something new is announced (a Slack-compatible incoming webhook). */
+/**
+* Where a pass that acted or found something new is announced, and failures as they start, change and
+* end (a Slack-compatible incoming webhook).
+*/
 var WebhookSchema = z.strictObject({ url: z.string({ error: "must be an http(s) URL" }).refine(isWebhookUrl, { error: "must be an https URL (http only on localhost, 127.0.0.1 or ::1)" }) });
 var PolicySchema = z.strictObject({
 	version: z.literal(1, { error: "must be 1" }),
@@ -4369,11 +4372,21 @@ var PassResultSchema = z.object({
 	jobId: z.string().nullable(),
 	quarantineId: z.string().nullable()
 });
-/** One part of a source a scan could not read, as the inventory says it (no key, no response body). */
 var PassGapSchema = z.object({
 	source: z.string(),
 	origin: z.string().nullable(),
 	message: z.string()
+});
+/** A run of failed passes, as the report of the last one keeps it (the next pass reads it there). */
+var FailingSchema = z.object({
+	passes: z.number(),
+	/** When the first of them started. */
+	since: z.string(),
+	/** The failure the webhook last took (its redacted reason, the pass's start); null when none. */
+	told: z.object({
+		reason: z.string(),
+		at: z.string()
+	}).nullable()
 });
 var PassReportSchema = z.object({
 	policyFile: z.string(),
@@ -4408,11 +4421,32 @@ var PassReportSchema = z.object({
 	* inventory held by then was not the one it planned over; absent in a report kept before it was said.
 	*/
 	gaps: z.array(PassGapSchema).nullable().optional(),
-	/** The webhook's answer (never its URL); null when none is configured or nothing was to be said. */
+	/**
+	* How many parts the scan could not read, all of them: `gaps` lists the first of them only (at most
+	* `MAX_GAPS_IN_PASS_REPORT`). Null when `gaps` is; absent in a report kept before it was said.
+	*/
+	gapCount: z.number().int().min(0).nullable().optional(),
+	/**
+	* The failed passes in a row of this policy file, this one the last (a stopped pass neither continues
+	* nor ends the run, and keeps it as it was): from the first one's start, and the failure the webhook
+	* last took of them, to tell a failure that goes on from one that starts. Null when no run is open (this
+	* pass succeeded, or none had failed); absent in a report kept before it was said.
+	*/
+	failing: FailingSchema.nullable().optional(),
+	/** The failed passes in a row this pass, the first to succeed after them, ended; null when none. */
+	recovered: z.object({
+		passes: z.number(),
+		since: z.string()
+	}).nullable().optional(),
+	/**
+	* The webhook's answer (never its URL); null when none is configured or nothing was to be said.
+	* `skipped` says why it was not sent: the same failure it was told of already.
+	*/
 	webhook: z.object({
 		sent: z.boolean(),
 		status: z.number().nullable(),
-		error: z.string().nullable()
+		error: z.string().nullable(),
+		skipped: z.string().optional()
 	}).nullable(),
 	/** Why the pass failed, one sentence passed through the redactor (with `counts` null: before it planned). */
 	error: z.string().nullable()
@@ -4830,6 +4864,28 @@ var JanitorStatusSchema = z.object({
 	/** The last pass any runner of this data directory kept (`watch` or the app); null: no pass yet. */
 	lastPass: PassReportSchema.nullable()
 });
+/**
+* What the inventory a plan was made over could not read: the plan selects only among the rows read, so
+* an unread environment's leases, or an account's sandboxes CreateOS did not list, are in no rule's list.
+*/
+var PlanUnreadSchema = z.object({
+	/** The sources' gaps, each with the environment whose leases it left unread, when it names one. */
+	gaps: z.array(PassGapSchema.extend({ environment: z.object({
+		id: z.string(),
+		name: z.string()
+	}).nullable() })),
+	/**
+	* How many gaps the scan had in all: the inventory view lists the first of them, so `gaps` may be
+	* fewer.
+	*/
+	gapCount: z.number().int().nonnegative(),
+	/** The CreateOS accounts the scan could not list, and why, when it knows (`unauthorized`, `network`…). */
+	accounts: z.array(z.object({
+		credential: z.string(),
+		origin: z.string(),
+		reason: z.string().nullable()
+	}))
+});
 var JanitorPlanSchema = z.discriminatedUnion("state", [
 	NoPolicySchema,
 	InvalidPolicySchema,
@@ -4838,7 +4894,12 @@ var JanitorPlanSchema = z.discriminatedUnion("state", [
 		policyFile: z.string(),
 		/** What the operator types back to run an acting pass of this policy from the app. */
 		actPhrase: z.string(),
-		plan: PassPlanSchema
+		plan: PassPlanSchema,
+		/**
+		* What the inventory it planned over could not read; null when the inventory main holds by the time
+		* it is asked is another scan's (one finished in between), so what that one left unread is not known.
+		*/
+		unread: PlanUnreadSchema.nullable()
 	})
 ]);
 var JanitorRunRequestSchema = z.strictObject({
@@ -5175,10 +5236,13 @@ var ProveResponseSchema = z.object({ proofs: z.array(MarkerProofSchema) });
 * A plan as the plan dialog receives it: the engine's plan, and for each forced item (one that needs its
 * sandbox id typed back) the marker proof read just before the confirmation is asked, keyed by item id.
 * `unprovenForced` counts the forced items left unread because there were more than one plan may read.
+* `inventoryGeneratedAt` is when the inventory the plan was made over was scanned: main may plan over one
+* kept from an earlier scan (a minute old, or loaded from the store), so the dialog says when, not "just now".
 */
 var PlanPreviewSchema = PlanSchema.extend({
 	forcedProofs: z.record(z.string(), MarkerProofSchema).optional(),
-	unprovenForced: z.number().int().optional()
+	unprovenForced: z.number().int().optional(),
+	inventoryGeneratedAt: z.string().optional()
 });
 // shared/contract/quarantine.ts
 /** Quarantine requests and answers as they cross to the renderer. */
@@ -5502,7 +5566,17 @@ var JobSummarySchema = JobSchema.omit({ items: true }).extend({ itemCount: z.num
 var AuditExportSchema = z.object({
 	filename: z.string(),
 	contentType: z.enum(["text/csv", "application/json"]),
-	content: z.string()
+	content: z.string(),
+	/** More entries match than the query's limit: the file holds the newest that many, and older ones may match. */
+	cut: z.boolean()
+});
+/**
+* The newest entries that match, at most the query's limit, oldest first; `cut` when an older one that
+* matches was left out, so their number is not how many match.
+*/
+var AuditListSchema = z.object({
+	entries: z.array(AuditEntrySchema),
+	cut: z.boolean()
 });
 var contract = {
 	"app:info": {
@@ -5599,7 +5673,7 @@ var contract = {
 	},
 	"audit:query": {
 		request: AuditQuerySchema,
-		response: z.object({ entries: z.array(AuditEntrySchema) })
+		response: AuditListSchema
 	},
 	"audit:export": {
 		request: z.strictObject({
