@@ -23,6 +23,8 @@ test("a bad Paperclip source is refused by its test, or saved anyway and then sh
   await openConsole(page, world);
   await page.getByTestId("nav-settings").click();
   const form = page.getByTestId("settings-sources");
+  // The view's code and the settings come after the click: the rows are counted once they are shown.
+  await expect(form.locator(".source-row").first()).toBeVisible();
   const before = await form.locator(".source-row").count();
   await form.getByRole("button", { name: "Add source" }).click();
   const added = form.locator(".source-row").nth(before);
@@ -40,6 +42,7 @@ test("a bad Paperclip source is refused by its test, or saved anyway and then sh
   await expect(result).not.toContainText("Saved.");
   await page.reload();
   await page.getByTestId("nav-settings").click();
+  await expect(form.locator(".source-row").first()).toBeVisible();
   await expect(page.getByTestId("settings-sources").locator(".source-row")).toHaveCount(before);
 
   // Saved anyway: then every scan says the source failed, in the footer, a dot and a banner.

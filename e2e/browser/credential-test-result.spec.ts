@@ -7,7 +7,11 @@ import { openConsole } from "./operator.js";
 
 // A credential's test result speaks of the key it tested: a new key for the same name and API URL, or
 // the key cleared, takes it away; a clear that fails says why.
-test("a test result goes with the key it tested, and a failed clear is said", async ({ page, world }) => {
+test("a test result goes with the key it tested, and a failed clear is said", async ({
+  page,
+  // Its own world: the credential it adds would be an account no scan lists for every spec after it.
+  freshWorld: world,
+}) => {
   const goodKey = Object.values(world.demo.keys)[0];
   if (!goodKey) throw new Error("the demo world names no key");
   await openConsole(page, world);
