@@ -1,12 +1,10 @@
 import { type LeaseRowView, leaseSearchText } from "../../../../shared/contract/inventory-view";
 import type { ProviderCode } from "../../../../shared/domain/codes";
+import { environmentKey } from "../../state/environment-key";
 
 export type { LeaseRowView };
 
-/** The environment a row is listed under, as one string key (environment ids are unique per source only). */
-export function environmentKey(sourceId: string, environmentId: string | null): string {
-  return JSON.stringify([sourceId, environmentId]);
-}
+export { environmentKey };
 
 export function rowEnvironmentKey(row: LeaseRowView): string {
   return environmentKey(row.sourceId, row.environmentId);

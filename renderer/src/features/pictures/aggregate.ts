@@ -1,7 +1,6 @@
 import type { InventoryView, LeaseRowView, UntrackedSandboxView } from "../../../../shared/contract";
 import { BILLING_PROVIDER_STATES, HEADLINES, type Headline } from "../../../../shared/domain/codes";
-import { environmentKey } from "../leases/row-model";
-import { unreadEnvironments } from "../sidebar/build-tree";
+import { environmentKey, unreadEnvironments } from "../../state/environment-key";
 
 /** Data for the pictures, from the same inventory the table shows. Pure, so each is tested by table. */
 

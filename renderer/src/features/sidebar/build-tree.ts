@@ -1,7 +1,7 @@
 import type { EnvironmentRef, InventoryView } from "../../../../shared/contract";
 import { originOf } from "../../../../shared/domain/api-url";
 import { HEADLINES, type Headline } from "../../../../shared/domain/codes";
-import { environmentKey } from "../leases/row-model";
+import { environmentKey, unreadEnvironments } from "../../state/environment-key";
 
 export interface EnvironmentNode {
   key: string;
@@ -69,18 +69,6 @@ function node(environment: EnvironmentRef, unread: string | null): EnvironmentNo
     total,
     flagged,
   };
-}
-
-/**
- * Why each environment whose leases a source could not read was not read, by `environmentKey`. A source
- * says so in a gap naming the environment: its counts are not a count of its leases.
- */
-export function unreadEnvironments(view: Pick<InventoryView, "gaps">): Map<string, string> {
-  const unread = new Map<string, string>();
-  for (const gap of view.gaps)
-    if (gap.environmentId !== undefined)
-      unread.set(environmentKey(gap.source, gap.environmentId), gap.message);
-  return unread;
 }
 
 /**
