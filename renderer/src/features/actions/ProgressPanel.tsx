@@ -16,9 +16,9 @@ import {
   itemStateHover,
   jobHeadline,
   notDoneReasons,
-  retryableCount,
   summarizeCounts,
 } from "./job-summary";
+import { retryOffer } from "./retry-offer";
 import { invalidateAfterAction } from "./use-job-events";
 import "./actions.css";
 
@@ -103,6 +103,7 @@ function JobProgress({ jobId }: { jobId: string }) {
     error: job.isError ? job.error : null,
   });
   const settled = account.kind === "read";
+  const toRetry = retryOffer(account, answered.current);
   // The end's event re-reads the job; a panel opened on a job that had already ended asks main itself.
   const askAccount = account.kind === "unasked";
   const refetchJob = job.refetch;
@@ -165,7 +166,7 @@ function JobProgress({ jobId }: { jobId: string }) {
               Resume
             </button>
           )}
-          {finished && retryableCount(counts) > 0 && (
+          {toRetry !== null && toRetry > 0 && (
             <button
               type="button"
               className="btn btn-small"
@@ -173,7 +174,7 @@ function JobProgress({ jobId }: { jobId: string }) {
               disabled={retry.isPending}
               onClick={() => retry.mutate()}
             >
-              Retry {formatCount(retryableCount(counts))} failed
+              Retry {formatCount(toRetry)} failed
             </button>
           )}
           {finished && (
