@@ -12,10 +12,13 @@ import { useInventory } from "../../state/use-inventory";
 import { AgeHistogram } from "./AgeHistogram";
 import { ageHistogram, environmentBars, holdings, runningCost } from "./aggregate";
 import { Legend, StackedBars } from "./StackedBars";
-import { unlistedAccounts, untrackedOfView } from "./untracked-evidence";
+import { unlistedAccountNames, untrackedOfView } from "./untracked-evidence";
 import "./pictures.css";
 
 const NONE: readonly UntrackedSandboxView[] = [];
+const NO_NAMES: readonly string[] = [];
+/** Up to this many accounts not listed are named in the line; more are counted there, and named on hover. */
+const NAMED_UNLISTED = 3;
 
 /** Pictures of the same inventory: headlines per environment, what flagged sandboxes hold, and their ages. */
 export function PicturesView() {
@@ -31,7 +34,11 @@ export function PicturesView() {
   const untrackedSandboxes = listed?.sandboxes ?? null;
   const uncertainSandboxes = listed?.uncertain ?? NONE;
   // An account the scan could not list has untracked sandboxes no one counted: said, not taken as none.
-  const unlisted = inventory.data ? unlistedAccounts(inventory.data.view) : 0;
+  const unlistedNames = useMemo(
+    () => (inventory.data ? unlistedAccountNames(inventory.data.view) : NO_NAMES),
+    [inventory.data],
+  );
+  const unlisted = unlistedNames.length;
   const bars = useMemo(() => (inventory.data ? environmentBars(inventory.data.view) : []), [inventory.data]);
   const held = useMemo(
     () => (inventory.data ? holdings(inventory.data.rows, untrackedSandboxes, uncertainSandboxes) : []),
@@ -138,10 +145,11 @@ export function PicturesView() {
                       className="muted"
                       data-testid="pictures-unlisted"
                       data-count={unlisted}
-                      title="Accounts the scan shown could not list: their untracked sandboxes are not counted"
+                      title={`Accounts the scan shown could not list: ${unlistedNames.join(", ")}. Their untracked sandboxes are not counted.`}
                     >
                       {" "}
-                      ({plural(unlisted, "account")} not listed)
+                      ({plural(unlisted, "account")} not listed
+                      {unlisted <= NAMED_UNLISTED ? `: ${unlistedNames.join(", ")}` : ""})
                     </span>
                   )}
                 </td>

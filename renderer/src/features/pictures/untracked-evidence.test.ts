@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { unlistedAccounts, untrackedOfView } from "./untracked-evidence";
+import { unlistedAccountNames, unlistedAccounts, untrackedOfView } from "./untracked-evidence";
 
 describe("untrackedOfView", () => {
   const answer = { generatedAt: "2025-06-10T00:00:00Z", sandboxes: [], uncertain: [] };
@@ -35,5 +35,18 @@ describe("unlistedAccounts", () => {
         ],
       }),
     ).toBe(2);
+  });
+
+  it("names only the accounts not listed, each once, by credential and host", () => {
+    expect(
+      unlistedAccountNames({
+        originHealth: [
+          health("demo account 2", "http://127.0.0.1:4002", false),
+          health("demo account 1", "http://127.0.0.1:4001", true),
+          health("demo account 2", "http://127.0.0.1:4002", false),
+          health("demo account 2 (legacy URL)", "http://127.0.0.1:4003", false),
+        ],
+      }),
+    ).toEqual(["demo account 2 (legacy URL) at 127.0.0.1:4003", "demo account 2 at 127.0.0.1:4002"]);
   });
 });

@@ -1,4 +1,5 @@
 import type { ChannelResponse, InventoryView } from "../../../../shared/contract";
+import { originHost } from "../../lib/format";
 
 /** What main answers to `untracked:list`: the sandboxes no lease names, of the inventory it dates. */
 export type UntrackedAnswer = ChannelResponse<"untracked:list">;
@@ -16,13 +17,21 @@ export function untrackedOfView(
 }
 
 /**
- * How many accounts (a credential at an origin) the scan shown could not list: their untracked
- * sandboxes no one counted, so a count of untracked ones is not a count of theirs.
+ * The accounts (a credential at an origin) the scan shown could not list, each once, as "name at host":
+ * their untracked sandboxes no one counted, so a count of untracked ones is not a count of theirs.
  */
+export function unlistedAccountNames(view: Pick<InventoryView, "originHealth">): string[] {
+  const names = new Map<string, string>();
+  for (const health of view.originHealth)
+    if (!health.ok)
+      names.set(
+        JSON.stringify([health.credential, health.origin]),
+        `${health.credential} at ${originHost(health.origin)}`,
+      );
+  return [...names.values()].sort((a, b) => a.localeCompare(b));
+}
+
+/** How many accounts the scan shown could not list (see `unlistedAccountNames`). */
 export function unlistedAccounts(view: Pick<InventoryView, "originHealth">): number {
-  return new Set(
-    view.originHealth
-      .filter((health) => !health.ok)
-      .map((health) => JSON.stringify([health.credential, health.origin])),
-  ).size;
+  return unlistedAccountNames(view).length;
 }
