@@ -18,8 +18,9 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   cwd: string;
   /**
-   * Set by the runner: a command that opens the core hands the core's redactor over here, so the failure
-   * the runner prints afterwards has the keys taken out, whichever command raised it and however.
+   * Set by the runner: a command that opens the core hands the core's redactor over here, so every line
+   * the command writes to `stdout` and `stderr` from then on, and the failure the runner prints
+   * afterwards, has the keys taken out, whichever command wrote it and however.
    */
   keysInUse?: (redact: (text: string) => string) => void;
 }

@@ -2,6 +2,7 @@ import { CoreError } from "../errors/core-error.js";
 import { answerFor } from "../errors/host-answers.js";
 import { type CliCommand, type CliIo, EXIT } from "./command.js";
 import { COMMANDS } from "./commands/index.js";
+import { ioWithoutKeys } from "./io-without-keys.js";
 
 /** Every command of commands/index.ts, by name, in its order. */
 export function builtInCommands(): Map<string, CliCommand> {
@@ -29,16 +30,15 @@ export async function runCli(
     io.stdout.write(`${command.usage.trimEnd()}\n`);
     return EXIT.ok;
   }
-  // A failure's message can carry a source's own words (a path, a server's answer): once the command has
-  // opened the core, the keys it knows are taken out of whatever is printed here.
-  const redactors: ((text: string) => string)[] = [];
+  // A failure's message, like any line a command writes, can carry a source's own words (a path, a
+  // server's answer): once the command has opened the core, the keys it knows are taken out of both.
+  const commandIo = ioWithoutKeys(io);
   try {
-    return await command.run(args, { ...io, keysInUse: (redact) => redactors.push(redact) });
+    return await command.run(args, commandIo);
   } catch (error) {
     const answer = answerFor(isParseArgsError(error) ? usageError(error) : error);
     const hint = answer.exitCode === EXIT.usage ? ` Run "leasekeeper ${name} --help".` : "";
-    const message = redactors.reduce((text, redact) => redact(text), oneLine(answer.message));
-    io.stderr.write(`leasekeeper ${name}: ${message}${hint}\n`);
+    commandIo.stderr.write(`leasekeeper ${name}: ${oneLine(answer.message)}${hint}\n`);
     return answer.exitCode;
   }
 }
