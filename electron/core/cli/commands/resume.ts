@@ -13,8 +13,9 @@ export const command: CliCommand = {
   --job ID   the interrupted job (see "leasekeeper jobs")
   --json     print the finished job as JSON
 
-Exit code 1 when any item failed or ended unconfirmed (CreateOS accepted it, and was not seen to
-have done it); 2 on bad arguments.`,
+Ctrl-C stops the job before its next item. Exit code 0 when every item was done or skipped; 1 when
+any item failed, ended unconfirmed (CreateOS accepted it, and was not seen to have done it) or was
+cancelled before it was sent (Ctrl-C); 2 on bad arguments.`,
 
   async run(args, io) {
     const { values } = parseArgs({
