@@ -18,6 +18,7 @@ import { knownNames } from "./mismatches";
 import { OwnershipTable } from "./OwnershipTable";
 import { PaperclipFields } from "./PaperclipFields";
 import { ProviderEvidence } from "./ProviderEvidence";
+import { unreadPart } from "./unread-part";
 import { useBelowHeader } from "./use-below-header";
 import { useLeaseDetail } from "./use-lease-detail";
 import "./lease-detail.css";
@@ -115,6 +116,8 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
   const sandboxId = detail.row.providerLeaseId;
   const inventory = useInventory();
   const names = useMemo(() => knownNames(inventory.data?.view), [inventory.data]);
+  // Main finds the other rows among those read: a lease the sources left unread may name the sandbox too.
+  const unread = unreadPart(inventory.data?.view);
   return (
     <>
       {detail.runFails && <RunFailing failure={detail.runFails} />}
@@ -207,7 +210,11 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
       <section data-testid="shared-with">
         <h3 className="section-title">Other rows on this sandbox</h3>
         {detail.sharedWith.length === 0 ? (
-          <p className="muted">No other lease names this sandbox.</p>
+          <p className="muted" data-testid="shared-with-none" data-complete={unread === null}>
+            {unread === null
+              ? "No other lease names this sandbox."
+              : `No other lease read names this sandbox; ${unread}.`}
+          </p>
         ) : (
           <table className="data-table">
             <thead>
@@ -237,6 +244,11 @@ function DetailBody({ detail }: { detail: LeaseDetail }) {
               ))}
             </tbody>
           </table>
+        )}
+        {detail.sharedWith.length > 0 && unread !== null && (
+          <p className="muted" data-testid="shared-with-unread">
+            Among the leases read; {unread}.
+          </p>
         )}
       </section>
 
