@@ -46,10 +46,11 @@ export interface FailureCodes {
   /** Where keys are kept. */
   vault: "read-only" | "refused" | "corrupt" | "locked" | "io";
   /**
-   * The inventory: the worker's thread ran out of its heap budget and was ended (and started again), or
-   * rescans kept replacing it while a proof was being read.
+   * The inventory: the worker's thread ran out of its heap budget and was ended (and started again),
+   * rescans kept replacing it while a proof was being read, or it holds no row with a lease id asked for
+   * (where a part of a source was not read, the row may be there).
    */
-  inventory: "over-heap-budget" | "replaced-while-proving";
+  inventory: "over-heap-budget" | "replaced-while-proving" | "lease-not-found";
   /** The local database or the team's shared one. */
   store: "unopenable" | "bad-migrations" | "not-configured" | "shared-unusable";
   /** The config file. */

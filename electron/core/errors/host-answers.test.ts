@@ -54,6 +54,8 @@ const DOCUMENTED: ReadonlyArray<[FailureArea, string, ErrorCode, { http?: number
   ["vault", "locked", "refused"],
   ["vault", "io", "refused"],
   ["inventory", "over-heap-budget", "unavailable"],
+  ["inventory", "replaced-while-proving", "conflict"],
+  ["inventory", "lease-not-found", "not-found"],
   ["store", "unopenable", "unavailable"],
   ["store", "bad-migrations", "internal"],
   ["store", "not-configured", "unavailable"],

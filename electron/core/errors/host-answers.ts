@@ -73,7 +73,11 @@ const CONTRACT_CODES: { readonly [A in FailureArea]: Readonly<Record<FailureCode
   },
   // The scan (or whatever the thread was doing) could not be done within the budget; the host still runs.
   // A proof the rescans kept overtaking is a conflict with them: nothing was recorded, and it can be asked again.
-  inventory: { "over-heap-budget": "unavailable", "replaced-while-proving": "conflict" },
+  inventory: {
+    "over-heap-budget": "unavailable",
+    "replaced-while-proving": "conflict",
+    "lease-not-found": "not-found",
+  },
   store: {
     unopenable: "unavailable",
     "bad-migrations": "internal",

@@ -10,6 +10,7 @@ import { CoreError } from "../errors/core-error.js";
 import type { StoredScan } from "../inventory/worker/ports.js";
 import type { ProofStore } from "./proof-store.js";
 import { type OpenProverClient, proveMarkers } from "./prover.js";
+import { withUnreadRows } from "./proof-unread-rows.js";
 import { leaseTarget, type ProveTarget, untrackedTarget } from "./targets.js";
 
 export interface ProveRequest {
@@ -17,9 +18,12 @@ export interface ProveRequest {
   untracked: { sandboxId: string; origin?: string | undefined }[];
 }
 
-/** The rows a proof reads first, and the stored scan they are of (null: an inventory never replaced). */
+/**
+ * The rows a proof reads first, and the stored scan they are of (null: an inventory never replaced), with
+ * the parts of the sources that scan could not read.
+ */
 export interface ProofRows {
-  inventory: Pick<Inventory, "leases" | "untracked" | "untrackedUncertain">;
+  inventory: Pick<Inventory, "leases" | "untracked" | "untrackedUncertain" | "gaps">;
   scan: StoredScan | null;
 }
 
@@ -170,10 +174,11 @@ export class MarkerService {
         },
       );
       if (readAgain) continue;
+      const judged = withUnreadRows(proofs, rows.inventory.gaps);
       await this.#loaded;
-      for (const proof of proofs) this.#proofs.set(proofKey(proof.subject), proof);
-      await this.#options.store?.save(proofs);
-      return proofs.map((proof, index) => ({ subject: subjects[index]!, proof }));
+      for (const proof of judged) this.#proofs.set(proofKey(proof.subject), proof);
+      await this.#options.store?.save(judged);
+      return judged.map((proof, index) => ({ subject: subjects[index]!, proof }));
     }
   }
 
@@ -198,13 +203,16 @@ function findLease(
       (ref.sourceId === undefined || classified.sourceId === ref.sourceId),
   );
   if (matches.length === 1) return matches[0]!;
-  throw new CoreError(
-    "call",
-    "not-found",
-    matches.length === 0
-      ? `No lease ${ref.leaseId} in the current inventory; refresh and try again.`
-      : `Two sources list a lease ${ref.leaseId}; name its source.`,
-  );
+  // A lease the rows read do not hold has its own code: where a part of a source was not read, the row
+  // may be there, and a caller says so by the code, not by the sentence.
+  if (matches.length === 0) {
+    throw new CoreError(
+      "inventory",
+      "lease-not-found",
+      `No lease ${ref.leaseId} in the current inventory; refresh and try again.`,
+    );
+  }
+  throw new CoreError("call", "not-found", `Two sources list a lease ${ref.leaseId}; name its source.`);
 }
 
 function findUntracked(

@@ -62,4 +62,12 @@ describe("leasekeeper prove over a ledger with an entry it could not read", () =
       "1 part of the sources could not be read, and it may be there: ledger: leases[1] could not be read.",
     );
   });
+
+  it("says only of a lease id that it may be in the part not read, not of a sandbox not found", async () => {
+    const { code, stderr } = await cli(["prove", "--untracked", "sb-nowhere"]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      "leasekeeper prove: No untracked sandbox sb-nowhere in the current inventory; refresh and try again.\n",
+    );
+  });
 });

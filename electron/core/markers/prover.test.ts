@@ -154,6 +154,20 @@ describe("proving markers against the simulator", () => {
       "No untracked sandbox sb-proven",
     );
   });
+
+  // A caller tells a lease the rows do not hold (which may be a row of a part not read) from any other
+  // lookup the service cannot make by the code, never by the sentence.
+  it("gives a lease not found its own code, and a sandbox not found another", async () => {
+    await expect(
+      w.service.prove({ leases: [{ leaseId: "no-such-lease" }], untracked: [] }),
+    ).rejects.toMatchObject({ area: "inventory", code: "lease-not-found" });
+    await expect(
+      w.service.prove({ leases: [], untracked: [{ sandboxId: "sb-nowhere" }] }),
+    ).rejects.toMatchObject({
+      area: "call",
+      code: "not-found",
+    });
+  });
 });
 
 describe("proving within the origin's request budget", () => {

@@ -76,15 +76,14 @@ const UNRECORDED_MAY_BE_THERE = "a workspace marker no row read records may be r
 
 /**
  * A lease id not in the rows read may be a row of a part not read: the failure says so, with the parts.
- * (The marker service answers every lookup it cannot make with "not-found"; only a lease's is about rows.)
+ * Only a lease not found is about rows; a sandbox not found, or a lease two sources list, is not.
  */
 function maybeUnread(error: unknown, gaps: readonly NotReadPart[]): unknown {
-  if (gaps.length === 0 || !isCoreError(error, "call") || error.code !== "not-found") return error;
-  if (!error.message.startsWith("No lease ")) return error;
+  if (gaps.length === 0 || !isCoreError(error, "inventory") || error.code !== "lease-not-found") return error;
   const parts = gaps.map((part) => `${part.source}: ${part.message}`).join("; ");
   return new CoreError(
-    "call",
-    "not-found",
+    "inventory",
+    "lease-not-found",
     `${error.message} ${partsCount(gaps)} of the sources could not be read, and it may be there: ${parts}.`,
     { cause: error },
   );
