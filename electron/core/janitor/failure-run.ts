@@ -27,3 +27,22 @@ export function failureRun(
     recovered: before === null ? null : { passes: before.passes, since: before.since },
   };
 }
+
+/**
+ * Whether two failed passes failed the same way: their sentences alike once every number is masked. A
+ * failure's sentence is fixed text per cause with its details filled in, and the details a pass fills in
+ * change from one pass to the next (the byte a ledger breaks at as it is being written, a port, a
+ * duration, a count of tries, a time), so compared as they stand the same cause was a new failure at
+ * every pass, and the webhook was told again each time. Two numbers name the cause itself and are kept:
+ * an HTTP status (a key refused is not an outage) and a SQLSTATE in parentheses, as the database's
+ * errors carry one. The pass's sentence itself is kept and shown as it was said.
+ */
+export function sameFailure(reason: string, other: string): boolean {
+  return causeOf(reason) === causeOf(other);
+}
+
+const NUMBER_OR_CAUSE = /HTTP \d{3}\b|\([0-9A-Z]{5}\)|\d+(?:\.\d+)*/g;
+
+function causeOf(reason: string): string {
+  return reason.replace(NUMBER_OR_CAUSE, (found) => (/^\d/.test(found) ? "#" : found));
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PassReport } from "../../../shared/domain/janitor/index.js";
-import { failureRun } from "./failure-run.js";
+import { failureRun, sameFailure } from "./failure-run.js";
 import { shouldNotify, webhookBody, webhookNotice } from "./webhook.js";
 
 const FAILED: PassReport = {
@@ -78,6 +78,39 @@ describe("the janitor's webhook", () => {
     const quiet = { ...good, ...failureRun(back, good) };
     expect(quiet.recovered).toBeNull();
     expect(webhookNotice(quiet)).toEqual({ send: false, skipped: null });
+  });
+
+  it("takes a failure whose sentence differs only by a number as the same failure", () => {
+    const ledger = (byte: number) =>
+      `The scan could not read a lease source: ledger:ledger.json: ledger file /srv/leases-2026/ledger.json breaks at byte ${byte}: it is not valid JSON.`;
+    const first = { ...FAILED, error: ledger(3) };
+    const told = {
+      ...first,
+      ...failureRun(null, first),
+      failing: { passes: 1, since: first.startedAt, told: { reason: ledger(3), at: first.startedAt } },
+    };
+    const later = { ...FAILED, startedAt: "2026-01-01T00:05:00.000Z", error: ledger(4) };
+    expect(webhookNotice({ ...later, ...failureRun(told, later) })).toEqual({
+      send: false,
+      skipped: `the same failure as the pass at ${FAILED.startedAt} but for its numbers, told then; 2 failed passes in a row`,
+    });
+    // A status names the cause: a key refused is not an outage.
+    const status = (code: number) => `Paperclip request failed (HTTP ${code}) while listing companies.`;
+    expect(sameFailure(status(401), status(503))).toBe(false);
+    expect(sameFailure(status(503), status(503))).toBe(true);
+    // So does a database's SQLSTATE, digits only or not.
+    const database = (code: string) =>
+      `the Paperclip database could not be read (${code}) while reading leases.`;
+    expect(sameFailure(database("08006"), database("53300"))).toBe(false);
+    expect(sameFailure(database("57P01"), database("57P03"))).toBe(false);
+    // Durations, ports, counts and times change from pass to pass; the cause does not.
+    expect(
+      sameFailure(
+        "connect ECONNREFUSED 127.0.0.1:5432 after 3012 ms (2 tries) at 2026-01-01T00:00:00.000Z",
+        "connect ECONNREFUSED 127.0.0.1:6543 after 12.5 ms (3 tries) at 2026-01-01T00:05:00.000Z",
+      ),
+    ).toBe(true);
+    expect(sameFailure("leases[4] is malformed", "environments[4] is malformed")).toBe(false);
   });
 
   it("keeps a run open across a stopped pass, and starts none from another policy file's report", () => {

@@ -1,15 +1,17 @@
 import type { PassReport } from "../../../shared/domain/janitor/index.js";
+import { sameFailure } from "./failure-run.js";
 
 /**
  * The policy's webhook: one Slack-compatible body (`{ text, blocks }`) for a pass that acted, found
  * something new or failed, with its counts and the lease (or sandbox) ids, or the sentence why it failed:
  * a watcher that fails every pass is the one its operators most need to hear of. Of a run of failed
- * passes it is told what changes: the failure when it starts, again when its reason changes, and the
- * first pass that succeeds after it, with how many failed; the same failure at every interval of a night
- * would bury the one message that matters. One try with a timeout
- * and no retry: a receiver that is down costs one line in the report, never the pass, and never a storm of
- * retries. The URL is a secret (a Slack URL carries its token): it is never written to the report or a log line, and
- * the core's redactor knows it, so an error that echoes it is redacted too.
+ * passes it is told what changes: the failure when it starts, again when its cause changes (another
+ * number in the same sentence is no new cause: `sameFailure`), and the first pass that succeeds after
+ * it, with how many failed; the same failure at every interval of a night would bury the one message
+ * that matters. One try with a timeout and no retry: a receiver that is down costs one line in the
+ * report, never the pass, and never a storm of retries. The URL is a secret (a Slack URL carries its
+ * token): it is never written to the report or a log line, and the core's redactor knows it, so an
+ * error that echoes it is redacted too.
  */
 
 export const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -29,20 +31,21 @@ export function shouldNotify(report: Pick<PassReport, "counts" | "mode" | "error
 }
 
 /**
- * Whether this pass is told: a failure the webhook has not taken yet (the run's first, one whose reason
- * differs from the last it took, or one it could not take when sent), the first pass that succeeds after
- * failures, and otherwise what `shouldNotify` says. A failure it took already is not sent, and the
+ * Whether this pass is told: a failure the webhook has not taken yet (the run's first, one that is not
+ * `sameFailure` as the last it took, or one it could not take when sent), the first pass that succeeds
+ * after failures, and otherwise what `shouldNotify` says. A failure it took already is not sent, and the
  * report says which pass told it.
  */
 export function webhookNotice(
   report: Pick<PassReport, "counts" | "mode" | "error" | "failing" | "recovered">,
 ): { send: true } | { send: false; skipped: string | null } {
   const told = report.failing?.told ?? null;
-  if (report.error !== null && told !== null && told.reason === report.error) {
+  if (report.error !== null && told !== null && sameFailure(told.reason, report.error)) {
     const passes = report.failing?.passes ?? 0;
+    const numbers = told.reason === report.error ? "" : " but for its numbers";
     return {
       send: false,
-      skipped: `the same failure as the pass at ${told.at}, told then; ${passes} failed passes in a row`,
+      skipped: `the same failure as the pass at ${told.at}${numbers}, told then; ${passes} failed passes in a row`,
     };
   }
   if ((report.recovered ?? null) !== null || shouldNotify(report)) return { send: true };
