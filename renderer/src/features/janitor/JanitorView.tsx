@@ -7,6 +7,7 @@ import { Text } from "../../components/Text";
 import { errorMessage } from "../../lib/errors";
 import { formatExact } from "../../lib/format";
 import { useUi } from "../../state/ui-store";
+import { failureRunWords } from "./failure-run-words";
 import { nextUnreadWords } from "./next-unread";
 import { passCountsLine, passUnreadLine } from "./pass-summary";
 import { useJanitorPlan, useJanitorStatus, useRunPass } from "./use-janitor";
@@ -158,6 +159,7 @@ function LastPass({ report }: { report: PassReport | null }) {
           The pass failed: {report.error}
         </p>
       )}
+      <FailureRun report={report} />
       {!planned ? null : report.results.length === 0 ? (
         <p className="muted">It selected nothing.</p>
       ) : (
@@ -195,6 +197,23 @@ function LastPass({ report }: { report: PassReport | null }) {
           </tbody>
         </table>
       )}
+    </div>
+  );
+}
+
+/** The run of failed passes the last pass is in, or the one it ended: its error alone says neither. */
+function FailureRun({ report }: { report: PassReport }) {
+  const words = failureRunWords(report);
+  if (words === null) return null;
+  return (
+    <div
+      className="janitor-run"
+      data-testid="janitor-last-run"
+      data-state={words.state}
+      title={`The first of them started ${formatExact(Date.parse(words.since))}`}
+    >
+      <p className={words.state === "recovered" ? "muted" : "field-error"}>{words.run}</p>
+      {words.webhook !== null && <p className="muted">{words.webhook}</p>}
     </div>
   );
 }
