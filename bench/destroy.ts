@@ -63,7 +63,7 @@ export async function runDestroyBench(options: DestroyBenchOptions): Promise<Des
   try {
     // Production settings, but for a shorter wait between verification reads (the simulator settles fast).
     const engine = await world.engine({ ...DEFAULT_ACTION_OPTIONS, verifyPollMs: 250 });
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "headline", headlines: ["stale"] },
     });

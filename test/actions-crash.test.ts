@@ -34,7 +34,7 @@ describe("a job process killed mid-run", () => {
       rateLimitPerMinute: 900,
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: fleet.map((sandbox) => `lease-${sandbox.id}`) },
     });

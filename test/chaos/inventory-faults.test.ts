@@ -241,7 +241,7 @@ for (const seed of SEEDS) {
         });
         try {
           for (const action of ["destroy", "release"] as const) {
-            const plan = await engine.plan({
+            const { plan } = await engine.plan({
               action,
               selection: { kind: "headline", headlines: [...HEADLINES] },
             });

@@ -225,7 +225,7 @@ async function runScenario(scenario: Scenario, seed: number): Promise<void> {
     const engine = await world.engine(scenario.engine);
     if (scenario.faultsWhilePlanning) world.sim.setFaults(scenario.faultsWhilePlanning);
     const action = scenario.action ?? "destroy";
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action,
       selection: { kind: "leases", leaseIds: world.selectedLeaseIds },
     });

@@ -40,7 +40,7 @@ describe("a crash after sending, resumed once the plan has expired", () => {
       })),
     });
     const planner = await world.engine();
-    const plan = await planner.plan({
+    const { plan } = await planner.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: fleet.map((sandbox) => `lease-${sandbox.id}`) },
     });

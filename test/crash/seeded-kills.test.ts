@@ -178,7 +178,7 @@ describe(`a bulk job killed with SIGKILL at ${KILLS} seeded points (${CHAOS_SIZE
       const newPlan = async () => {
         const leaseIds = targets.splice(0, PLAN_SIZE);
         expect(leaseIds.length, "the world ran out of targets before the kills were done").toBe(PLAN_SIZE);
-        const plan = await engine.plan({ action: "destroy", selection: { kind: "leases", leaseIds } });
+        const { plan } = await engine.plan({ action: "destroy", selection: { kind: "leases", leaseIds } });
         expect(plan.counts.do).toBe(PLAN_SIZE);
         planIds.push(plan.planId);
         return plan.planId;

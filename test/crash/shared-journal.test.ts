@@ -120,7 +120,7 @@ describe("a job in the team's PostgreSQL store, its process killed mid-way", () 
     // The plan is made on one machine and run from another: plans are in the shared store.
     const plannerEngine = await engineFor(planner, env);
     const selection = { kind: "leases" as const, leaseIds: fleet.map((sandbox) => `lease-${sandbox.id}`) };
-    const plan = await plannerEngine.plan({ action: "destroy", selection });
+    const { plan } = await plannerEngine.plan({ action: "destroy", selection });
     expect(plan.counts.do).toBe(COUNT);
     world.sim.setFaults([{ method: "DELETE", path: "^/v1/sandboxes/", latencyMs: 1_000 }]);
 

@@ -48,8 +48,8 @@ describe("two leasekeeper processes on separate machines sharing a PostgreSQL st
     const adaEngine = await engineFor(ada, env);
     const beaEngine = await engineFor(bea, env);
     const selection = { kind: "leases" as const, leaseIds: fleet.map((sandbox) => `lease-${sandbox.id}`) };
-    const adaPlan = await adaEngine.plan({ action: "destroy", selection });
-    const beaPlan = await beaEngine.plan({ action: "destroy", selection });
+    const { plan: adaPlan } = await adaEngine.plan({ action: "destroy", selection });
+    const { plan: beaPlan } = await beaEngine.plan({ action: "destroy", selection });
     expect(adaPlan.counts.do).toBe(COUNT);
     expect(beaPlan.counts.do).toBe(COUNT);
     world.sim.setFaults([{ method: "DELETE", path: "^/v1/sandboxes/", latencyMs: 2_500 }]);

@@ -31,8 +31,8 @@ describe("two leasekeeper processes on one data directory", () => {
     });
     const engine = await world.engine();
     const selection = { kind: "leases" as const, leaseIds: fleet.map((sandbox) => `lease-${sandbox.id}`) };
-    const first = await engine.plan({ action: "destroy", selection });
-    const second = await engine.plan({ action: "destroy", selection });
+    const { plan: first } = await engine.plan({ action: "destroy", selection });
+    const { plan: second } = await engine.plan({ action: "destroy", selection });
     expect(first.counts.do).toBe(COUNT);
     expect(second.counts.do).toBe(COUNT);
     world.sim.setFaults([{ method: "DELETE", path: "^/v1/sandboxes/", latencyMs: 2_500 }]);

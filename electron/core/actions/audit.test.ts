@@ -37,7 +37,7 @@ describe("audit log", () => {
       ],
     });
     const engine = await world.engine();
-    const destroyPlan = await engine.plan({
+    const { plan: destroyPlan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-a1", "lease-a2"] },
     });
@@ -48,7 +48,7 @@ describe("audit log", () => {
         )
       ).jobId,
     );
-    const releasePlan = await engine.plan({
+    const { plan: releasePlan } = await engine.plan({
       action: "release",
       selection: { kind: "leases", leaseIds: ["lease-a2", "lease-a3"] },
     });
@@ -118,7 +118,7 @@ describe("audit log", () => {
       leases: [{ id: "lease-x", environmentId: "env-1", sandboxId: "sb-x", metadata: { provider: "e2b" } }],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "release",
       selection: { kind: "leases", leaseIds: ["lease-x"] },
     });

@@ -23,7 +23,7 @@ describe("destroy", () => {
       leases: [{ id: "lease-owned", environmentId: "env-1", sandboxId: "sb-owned" }],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-owned"] },
     });
@@ -52,7 +52,7 @@ describe("destroy", () => {
       ],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-foreign"] },
     });
@@ -66,8 +66,9 @@ describe("destroy", () => {
     expect(await world.requestsFor("sb-foreign")).toEqual({});
 
     // A plan runs once, so each attempt is a new plan.
-    const replan = () =>
-      engine.plan({ action: "destroy", selection: { kind: "leases", leaseIds: ["lease-foreign"] } });
+    const replan = async () =>
+      (await engine.plan({ action: "destroy", selection: { kind: "leases", leaseIds: ["lease-foreign"] } }))
+        .plan;
     const wrongId = await engine.waitForJob(
       (await engine.execute({ planId: (await replan()).planId, confirmSandboxIds: ["sb-other"] })).jobId,
     );
@@ -92,7 +93,7 @@ describe("destroy", () => {
       ],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "headline", headlines: ["foreign", "stale"], environmentIds: ["env-1"] },
     });
@@ -107,7 +108,7 @@ describe("destroy", () => {
     );
     expect(wrong.counts.skipped).toBe(2);
 
-    const again = await engine.plan({
+    const { plan: again } = await engine.plan({
       action: "destroy",
       selection: { kind: "headline", headlines: ["foreign", "stale"], environmentIds: ["env-1"] },
     });
@@ -128,7 +129,7 @@ describe("destroy", () => {
       leases: [],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "untracked", credential: "alpha" },
     });
@@ -159,7 +160,7 @@ describe("destroy", () => {
     });
     const engine = await world.engine();
     await world.sim.suspend();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-dark"] },
     });
@@ -187,7 +188,7 @@ describe("destroy", () => {
     });
     const engine = await world.engine();
     world.sim.setFaults([{ method: "GET", path: "^/v1/sandboxes$", status: 503, retryAfterSeconds: 0 }]);
-    const blind = await engine.plan({
+    const { plan: blind } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-503"] },
     });
@@ -196,7 +197,7 @@ describe("destroy", () => {
     // Planned while CreateOS answered; by the time of the job it answers 503 to everything.
     world.sim.setFaults([]);
     const engine2 = await world.engine({ inventoryMaxAgeMs: 0 });
-    const seen = await engine2.plan({
+    const { plan: seen } = await engine2.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-later"] },
     });
@@ -228,7 +229,7 @@ describe("destroy", () => {
       ],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-ghost", "lease-swept"] },
     });
@@ -266,7 +267,7 @@ describe("destroy", () => {
       ],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-busy", "lease-old"] },
     });
@@ -284,7 +285,7 @@ describe("destroy", () => {
     ]);
     expect(await world.requestsFor("sb-busy")).toEqual({});
 
-    const again = await engine.plan({
+    const { plan: again } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-busy", "lease-old"] },
     });

@@ -62,12 +62,11 @@ export interface ActionEngineDeps {
 }
 
 export interface ActionEngine {
-  plan(request: PlanRequest): Promise<Plan>;
   /**
    * The plan, with the time of the inventory it was made over: that inventory may be one kept from an
    * earlier scan, so the plan dialog says when it was scanned rather than that it was just read.
    */
-  planOver(request: PlanRequest): Promise<{ plan: Plan; inventoryGeneratedAt: string }>;
+  plan(request: PlanRequest): Promise<{ plan: Plan; inventoryGeneratedAt: string }>;
   /** Creates the job (durably) and starts it; resolves with the job as created, items pending or skipped. */
   execute(request: ExecuteRequestInput): Promise<Job>;
   /**
@@ -202,7 +201,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     return row;
   }
 
-  async function planOver(request: PlanRequest): Promise<{ plan: Plan; inventoryGeneratedAt: string }> {
+  async function makePlan(request: PlanRequest): Promise<{ plan: Plan; inventoryGeneratedAt: string }> {
     assertOpen();
     const parsed = PlanRequestSchema.safeParse(request);
     if (!parsed.success) throw new CoreError("action", "invalid-request", "The plan request is malformed.");
@@ -259,11 +258,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
   }
 
   return {
-    async plan(request) {
-      return (await planOver(request)).plan;
-    },
-
-    planOver,
+    plan: makePlan,
 
     async cancelPlan(planId) {
       assertOpen();

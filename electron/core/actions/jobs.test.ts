@@ -37,7 +37,7 @@ describe("re-check just before acting", () => {
       transitionMs: 5,
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-sb-moved", "lease-sb-still"] },
     });
@@ -84,7 +84,7 @@ describe("re-check just before acting", () => {
       leases: leasesFor([{ id: "sb-adopted" }]),
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "release",
       selection: { kind: "leases", leaseIds: ["lease-sb-adopted"] },
     });
@@ -108,7 +108,7 @@ describe("re-check just before acting", () => {
       leases: leasesFor([{ id: "sb-flip" }]),
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "release",
       selection: { kind: "leases", leaseIds: ["lease-sb-flip"] },
     });
@@ -135,8 +135,8 @@ describe("single-flight per sandbox", () => {
     const engine = await world.engine();
     const other = await world.engine();
     const selection = { kind: "leases" as const, leaseIds: ["lease-sb-contested"] };
-    const first = await engine.plan({ action: "destroy", selection });
-    const second = await other.plan({ action: "release", selection });
+    const { plan: first } = await engine.plan({ action: "destroy", selection });
+    const { plan: second } = await other.plan({ action: "release", selection });
 
     const [a, b] = await Promise.all([
       engine.execute(withTypedCount(first, { planId: first.planId })),
@@ -179,7 +179,7 @@ describe("faults", () => {
       ],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({ action: "destroy", selection: everyLease(fleet) });
+    const { plan } = await engine.plan({ action: "destroy", selection: everyLease(fleet) });
     expect(plan.counts.do).toBe(24);
 
     const job = await engine.waitForJob(
@@ -217,7 +217,7 @@ describe("faults", () => {
       transitionMs: 60_000,
     });
     const engine = await world.engine({ verifyTimeoutMs: 300 });
-    const plan = await engine.plan({ action: "destroy", selection: everyLease([{ id: "sb-slow" }]) });
+    const { plan } = await engine.plan({ action: "destroy", selection: everyLease([{ id: "sb-slow" }]) });
     const job = await engine.waitForJob(
       (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
     );
@@ -234,7 +234,7 @@ describe("faults", () => {
       faults: [{ method: "DELETE", path: "^/v1/sandboxes/sb-002$", status: 502, count: 3 }],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({ action: "destroy", selection: everyLease(fleet) });
+    const { plan } = await engine.plan({ action: "destroy", selection: everyLease(fleet) });
     const first = await engine.waitForJob(
       (await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId,
     );
@@ -262,7 +262,7 @@ describe("plans and jobs", () => {
       leases: leasesFor([{ id: "sb-late" }]),
     });
     const engine = await world.engine({ planTtlMs: 100 });
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-sb-late"] },
     });
@@ -286,7 +286,7 @@ describe("plans and jobs", () => {
       leases: leasesFor([{ id: "sb-kept" }]),
     });
     const before = await world.engine();
-    const plan = await before.plan({
+    const { plan } = await before.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-sb-kept"] },
     });
@@ -307,7 +307,7 @@ describe("plans and jobs", () => {
       rateLimitPerMinute: 600,
     });
     const engine = await world.engine({ actConcurrency: 1 });
-    const plan = await engine.plan({ action: "destroy", selection: everyLease(fleet) });
+    const { plan } = await engine.plan({ action: "destroy", selection: everyLease(fleet) });
     const events: JobEvent[] = [];
     engine.onEvent((event) => events.push(event));
     const started = await engine.execute(withTypedCount(plan, { planId: plan.planId }));
@@ -349,7 +349,7 @@ describe("plans and jobs", () => {
       transitionMs: 1_500,
     });
     const first = await world.engine();
-    const plan = await first.plan({ action: "destroy", selection: everyLease(fleet) });
+    const { plan } = await first.plan({ action: "destroy", selection: everyLease(fleet) });
     const started = await first.execute(withTypedCount(plan, { planId: plan.planId }));
     await eventually(
       async () => (await world!.stats()).byRoute["DELETE /v1/sandboxes/:id"]?.["200"] === 3,
@@ -376,7 +376,7 @@ describe("plans and jobs", () => {
       transitionMs: 1_500,
     });
     const first = await world.engine();
-    const plan = await first.plan({ action: "destroy", selection: everyLease(fleet) });
+    const { plan } = await first.plan({ action: "destroy", selection: everyLease(fleet) });
     const interrupted = await first.execute(withTypedCount(plan, { planId: plan.planId }));
     await eventually(
       async () => (await world!.stats()).byRoute["DELETE /v1/sandboxes/:id"]?.["200"] === 3,
@@ -385,7 +385,7 @@ describe("plans and jobs", () => {
     await first.close();
 
     const second = await world.engine();
-    const laterPlan = await second.plan({ action: "destroy", selection: everyLease(later) });
+    const { plan: laterPlan } = await second.plan({ action: "destroy", selection: everyLease(later) });
     const done = await second.waitForJob(
       (await second.execute(withTypedCount(laterPlan, { planId: laterPlan.planId }))).jobId,
     );
@@ -400,7 +400,7 @@ describe("plans and jobs", () => {
     const fleet = sandboxes(3);
     world = await buildWorld({ sandboxes: fleet, environments: [ENV], leases: leasesFor(fleet) });
     const engine = await world.engine();
-    const plan = await engine.plan({ action: "destroy", selection: everyLease(fleet) });
+    const { plan } = await engine.plan({ action: "destroy", selection: everyLease(fleet) });
     const seen: string[] = [];
     // The query is asked the moment the item is reported (it reads the log before its first await), and
     // its answer checked once the job is done.

@@ -48,7 +48,7 @@ describe("removing items before confirming", () => {
       leases: [lease("sb-keep-1"), lease("sb-keep-2"), lease("sb-drop")],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-sb-keep-1", "lease-sb-keep-2", "lease-sb-drop"] },
     });
@@ -76,7 +76,7 @@ describe("removing items before confirming", () => {
       leases: [lease("sb-a"), lease("sb-b"), lease("sb-none", { sandboxId: null })],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-sb-a", "lease-sb-b", "lease-sb-none"] },
     });
@@ -113,7 +113,7 @@ describe("removing items before confirming", () => {
     });
     const engine = await world.engine();
     const selection = { kind: "leases" as const, leaseIds: ["lease-sb-f1", "lease-sb-f2", "lease-sb-f3"] };
-    const plan = await engine.plan({ action: "destroy", selection });
+    const { plan } = await engine.plan({ action: "destroy", selection });
     expect(plan.counts.typedId).toBe(3);
     expect(plan.confirmationPhrase).toBe("destroy 3 forced");
 
@@ -129,7 +129,7 @@ describe("removing items before confirming", () => {
     ]);
     for (const id of ["sb-f1", "sb-f2", "sb-f3"]) expect(await world.requestsFor(id)).toEqual({});
 
-    const again = await engine.plan({ action: "destroy", selection });
+    const { plan: again } = await engine.plan({ action: "destroy", selection });
     const confirmed = await engine.waitForJob(
       (
         await engine.execute({
@@ -159,7 +159,7 @@ describe("removing items before confirming", () => {
       kind: "leases" as const,
       leaseIds: ["lease-sb-ok", "lease-sb-l1", "lease-sb-l2", "lease-sb-l3"],
     };
-    const plan = await engine.plan({ action: "destroy", selection });
+    const { plan } = await engine.plan({ action: "destroy", selection });
     expect(plan.countConfirmation?.reasons).toEqual(["ok-sandboxes", "over-threshold"]);
 
     // The ok sandbox and one leaking one kept: under the threshold, but an ok sandbox needs the count.

@@ -22,7 +22,7 @@ describe("release", () => {
       transitionMs: 150,
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "release",
       selection: { kind: "leases", leaseIds: ["lease-warm"] },
     });
@@ -44,7 +44,7 @@ describe("release", () => {
       leases: [{ id: "lease-once", environmentId: "env-once", sandboxId: "sb-once" }],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "release",
       selection: { kind: "leases", leaseIds: ["lease-once"] },
     });
@@ -68,7 +68,7 @@ describe("release", () => {
       ],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "release",
       selection: { kind: "leases", leaseIds: ["lease-flip"] },
     });
@@ -90,7 +90,7 @@ describe("release", () => {
       ],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "release",
       selection: { kind: "leases", leaseIds: ["lease-theirs", "lease-mine"] },
     });

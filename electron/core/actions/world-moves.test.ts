@@ -28,7 +28,7 @@ describe("a plan is single-use", () => {
       leases: [{ id: "lease-once", environmentId: "env-1", sandboxId: "sb-once" }],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-once"] },
     });
@@ -56,7 +56,7 @@ describe("a plan is single-use", () => {
     });
     const engine = await world.engine();
     const other = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-twice"] },
     });
@@ -82,7 +82,7 @@ describe("re-check against the sources, not only CreateOS", () => {
       leases: [],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "untracked", credential: "alpha" },
     });
@@ -129,7 +129,7 @@ describe("confirmation only from evidence", () => {
       leases: [{ id: "lease-404", environmentId: "env-1", sandboxId: "sb-404" }],
     });
     const engine = await world.engine({ verifyTimeoutMs: 400 });
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-404"] },
     });
@@ -149,7 +149,7 @@ describe("confirmation only from evidence", () => {
       leases: [{ id: "lease-kept", environmentId: "env-1", sandboxId: "sb-kept" }],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-kept"] },
     });
@@ -185,7 +185,7 @@ describe("a failed journal write stops the whole job", () => {
       })),
     });
     const engine = await world.engine({ actConcurrency: 1 });
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: [...alpha, ...bravo].map((sandbox) => `lease-${sandbox.id}`) },
     });
@@ -234,7 +234,7 @@ describe("bulk safety", () => {
       ],
     });
     const engine = await world.engine();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-sb-ok-1", "lease-sb-ok-2", "lease-sb-leak"] },
     });
@@ -279,7 +279,7 @@ describe("bulk safety", () => {
     });
     const engine = await world.engine({ typedCountAbove: 3 });
     const selection = { kind: "leases" as const, leaseIds: ids.map((id) => `lease-${id}`) };
-    const plan = await engine.plan({ action: "destroy", selection });
+    const { plan } = await engine.plan({ action: "destroy", selection });
     expect(plan.counts.do).toBe(4);
     expect(plan.countConfirmation?.reasons).toContain("over-threshold");
 
@@ -293,7 +293,7 @@ describe("bulk safety", () => {
     expect(job.counts).toMatchObject({ confirmed: 3, skipped: 1 });
     expect(await world.statusOf("sb-busy")).toBe("running");
 
-    const few = await engine.plan({
+    const { plan: few } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-sb-t1", "lease-sb-t2"] },
     });
@@ -310,14 +310,14 @@ describe("bulk safety", () => {
       ],
     });
     const engine = await world.engine();
-    const byId = await engine.plan({
+    const { plan: byId } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-sb-f1"] },
     });
     await engine.waitForJob(
       (await engine.execute({ planId: byId.planId, confirmSandboxIds: ["sb-f1"] })).jobId,
     );
-    const byPhrase = await engine.plan({
+    const { plan: byPhrase } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ["lease-sb-f2"] },
     });

@@ -86,7 +86,7 @@ describe("proof before typed confirmation", () => {
   });
 
   it("reads no more forced items than a plan may, and counts the ones it left unread", async () => {
-    const plan = await app.engine!.plan({
+    const { plan } = await app.engine!.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: [foreign.id, alsoForeign.id] },
     });

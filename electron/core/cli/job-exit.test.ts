@@ -22,7 +22,10 @@ async function destroyed(transitionMs: number) {
     transitionMs,
   });
   const engine = await world.engine({ verifyTimeoutMs: 300, verifyPollMs: 25 });
-  const plan = await engine.plan({ action: "destroy", selection: { kind: "leases", leaseIds: ["lease-1"] } });
+  const { plan } = await engine.plan({
+    action: "destroy",
+    selection: { kind: "leases", leaseIds: ["lease-1"] },
+  });
   return engine.waitForJob((await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId);
 }
 

@@ -123,7 +123,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     // Forced items are proven before the plan is shown, so their typed confirmation is asked with the evidence.
     // The inventory's time goes with the plan, so the dialog says what the plan was made over.
     plan: async (request) => {
-      const { plan, inventoryGeneratedAt } = await engine.planOver(request);
+      const { plan, inventoryGeneratedAt } = await engine.plan(request);
       return { ...(await withForcedProofs(plan, deps.markers)), inventoryGeneratedAt };
     },
     execute: async (request) => engine.execute(request),

@@ -220,7 +220,7 @@ async function runRule(deps: JanitorDeps, options: PassOptions, rule: RulePlan, 
   const action = rule.action === "release" ? "release" : "destroy";
   for (const batch of batches(rule.selected)) {
     context.checkpoint();
-    const plan = await deps.engine.plan({ action, selection: batch.selection });
+    const { plan } = await deps.engine.plan({ action, selection: batch.selection });
     const kept: PlanItem[] = [];
     const confirm: string[] = [];
     for (const item of rule.selected.filter((selected) => batch.items.includes(selected))) {

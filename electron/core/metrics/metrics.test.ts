@@ -244,7 +244,7 @@ describe("GET /metrics on the browser host", () => {
       (lease) => lease.allowedActions.includes("destroy") && lease.provider === "running",
     );
     expect(target, "the demo world has a running lease to destroy").toBeDefined();
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: [target!.leaseId] },
     });

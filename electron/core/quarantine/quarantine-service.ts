@@ -182,7 +182,7 @@ export class QuarantineService {
     };
     for (const selection of selections) {
       // The guard's own plan decides what may be quarantined: whatever it would not destroy is not paused.
-      const plan = await this.#deps.engine.plan({ action: "destroy", selection });
+      const { plan } = await this.#deps.engine.plan({ action: "destroy", selection });
       for (const item of plan.items.filter(wanted)) {
         outcomes.push(await this.#quarantineItem(item, request.hours, typed, plan.planId));
       }
@@ -506,7 +506,7 @@ export class QuarantineService {
         : { kind: "leases", leaseIds: [quarantine.leaseId] };
     let plan: Plan;
     try {
-      plan = await this.#deps.engine.plan({ action: "destroy", selection });
+      ({ plan } = await this.#deps.engine.plan({ action: "destroy", selection }));
     } catch {
       // Not planned now (no inventory, a source down): it stays due and is tried on the next pass.
       return [];

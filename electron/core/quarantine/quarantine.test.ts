@@ -301,7 +301,7 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     // What a process killed as its pause was leaving leaves behind: a record whose pause never arrived.
     const [item] = (
       await engine.plan({ action: "destroy", selection: { kind: "leases", leaseIds: ["lease-slow"] } })
-    ).items;
+    ).plan.items;
     const left: Quarantine = {
       quarantineId: "01QUARANTINEKILLEDMIDPAUSE",
       sandboxId: "sb-slow",

@@ -54,7 +54,7 @@ describe("a sandbox's claim at its item's end", () => {
       { actions: (deps) => engineActions({ ...deps, shared: slowShared }) },
     );
     try {
-      const plan = await engine.plan({
+      const { plan } = await engine.plan({
         action: "destroy",
         selection: { kind: "leases", leaseIds: fleet.map((sandbox) => `lease-${sandbox.id}`) },
       });

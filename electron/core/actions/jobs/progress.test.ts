@@ -26,7 +26,7 @@ describe("a job's progress", () => {
     });
     // One batch: a list pass is reused for every item of the job.
     const engine = await world.engine({ itemsPerListRequest: COUNT, recheckMaxAgeMs: 60_000 });
-    const plan = await engine.plan({
+    const { plan } = await engine.plan({
       action: "destroy",
       selection: { kind: "leases", leaseIds: ids.map((id) => `lease-${id}`) },
     });

@@ -52,7 +52,7 @@ marker is read (never resuming a paused sandbox) and the answer is printed besid
       if (core.engine === null)
         throw new CoreError("call", "unavailable", "Guarded actions are not available in this build.");
       if (selection.kind === "untracked") knownCredential(selection.credential, core.config().credentials);
-      const plan = await core.engine
+      const { plan } = await core.engine
         .plan({ action: values.action as ActionKind, selection })
         .catch((error: unknown) => Promise.reject(withScanReason(core, error)));
       const preview = await withForcedProofs(plan, core.markers);
