@@ -510,20 +510,58 @@ describe("leasekeeper watch", () => {
       environments: [ENV],
       leases: [{ id: "lease-a", environmentId: "env-1", sandboxId: "sb-a" }],
     });
-    // An entry the ledger cannot read: the lease it may be is not among the rows the plan selects from.
+    // An entry the ledger cannot read, naming no origin: the lease it may be could name sb-a, so the
+    // janitor leaves sb-a alone.
     world.ledger.leases.push({ id: "lease-unreadable", status: 7 });
     world.writeLedger();
     writePolicy(world, { rules: [{ name: "first", select: { kind: "lease" }, action: "destroy" }] });
 
     const json = await watch(world, "--act", "--json");
     expect(json.code).toBe(0);
-    const pass = passLine(json.stdout) as PassReport & { gaps?: unknown[] };
-    expect(pass.counts).toMatchObject({ selected: 1, done: 1 });
+    const pass = passLine(json.stdout);
+    expect(pass.counts).toMatchObject({ selected: 0, done: 0 });
+    expect(pass.skippedByReason).toEqual({ "unread-part": 1 });
+    expect(await world.statusOf("sb-a")).toBe("running");
     expect(pass.gaps).toHaveLength(1);
     expect(pass.gaps![0]).toMatchObject({ source: expect.any(String), message: expect.any(String) });
 
     const text = await watch(world, "--act");
     expect(text.stdout).toContain("selected among the rows read; 1 part of the sources could not be read");
+  });
+
+  it("leaves a leaking row's sandbox alone while an entry it could not read may be a live lease on it", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }],
+      environments: [ENV],
+      leases: [{ id: "lease-old", environmentId: "env-1", sandboxId: "sb-a" }],
+    });
+    // The run that resumed sb-a wrote a row the ledger cannot read (a field of a shape it does not know).
+    const old = world.ledger.leases[0]!;
+    world.ledger.leases.push({
+      ...old,
+      id: "lease-new",
+      status: "active",
+      heartbeatRunId: "run-1",
+      releasedAt: null,
+      acquiredAt: 7,
+    });
+    world.writeLedger();
+    writePolicy(world, { rules: [{ name: "first", select: { kind: "lease" }, action: "destroy" }] });
+
+    const json = await watch(world, "--act", "--json");
+    expect(json.code).toBe(0);
+    const pass = passLine(json.stdout);
+    expect(pass.gapCount).toBe(1);
+    expect(pass.counts).toMatchObject({ selected: 0, done: 0 });
+    expect(pass.skippedByReason).toEqual({ "unread-part": 1 });
+    const report = (await readLastPass(path.join(world.dir, "data")))!;
+    const [skipped] = report.plan!.rules[0]!.skipped;
+    expect(skipped!.target).toMatchObject({ leaseId: "lease-old", sandboxId: "sb-a" });
+    expect(skipped!.skip!.message).toContain(
+      "A part of the sources that could not be read may name this sandbox",
+    );
+    expect(await world.statusOf("sb-a")).toBe("running");
+    expect(await mutatingRequests(world)).toEqual({});
   });
 
   it("counts every part it could not read, more than the inventory view lists", async () => {

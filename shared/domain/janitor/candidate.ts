@@ -1,14 +1,17 @@
 import type { ClassifiedLease, Inventory, UntrackedSandbox } from "../inventory.js";
 import { type ProofSubject, proofKey } from "../marker-proof.js";
+import type { SourceGap } from "../paperclip.js";
 import { recordedSandboxId } from "../sandbox-id.js";
+import { unreadRowsAt } from "../unread-rows.js";
 
 /**
  * What a rule can select: a lease row as the inventory judged it, or a listed sandbox no row names. An
  * uncertain one (a source at its origin was incomplete) is a candidate too, so a rule that would select it
- * says why it does not; its `uncertainReason` is the inventory's sentence.
+ * says why it does not; its `uncertainReason` is the inventory's sentence. A row's `unread` is the gap of
+ * the inventory's sources that may hide another row naming its sandbox (`unreadRowsAt`), when one does.
  */
 export type JanitorCandidate =
-  | { kind: "lease"; lease: ClassifiedLease }
+  | { kind: "lease"; lease: ClassifiedLease; unread?: SourceGap }
   | { kind: "untracked"; sandbox: UntrackedSandbox; uncertainReason: string | null };
 
 /** Who a plan item is about, as the audit log, the report and the app name it. */
@@ -31,12 +34,15 @@ export type CandidateTarget =
  * no rule matches, so a pass's plan and report follow the live fleet, not its history.
  */
 export function candidatesOf(
-  inventory: Pick<Inventory, "leases" | "untracked" | "untrackedUncertain">,
+  inventory: Pick<Inventory, "leases" | "untracked" | "untrackedUncertain" | "gaps">,
 ): JanitorCandidate[] {
+  const unreadAt = unreadRowsAt(inventory.gaps);
   return [
-    ...inventory.leases.flatMap((lease): JanitorCandidate[] =>
-      isHistory(lease) ? [] : [{ kind: "lease", lease }],
-    ),
+    ...inventory.leases.flatMap((lease): JanitorCandidate[] => {
+      if (isHistory(lease)) return [];
+      const unread = unreadAt(lease.provider.origin);
+      return [unread === null ? { kind: "lease", lease } : { kind: "lease", lease, unread }];
+    }),
     ...inventory.untracked.map(
       (sandbox): JanitorCandidate => ({ kind: "untracked", sandbox, uncertainReason: null }),
     ),

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { SourceGap } from "../paperclip.js";
 import { candidatesOf, type JanitorCandidate } from "./candidate.js";
 import { type ExclusionReason, excluded } from "./exclusions.js";
 import { planPass } from "./plan-pass.js";
-import { NOW, alone as onlyThese, policyOf, proofs, world } from "./test-world.js";
+import { GAPPY_ORIGIN, NOW, ORIGIN, alone as onlyThese, policyOf, proofs, world } from "./test-world.js";
 
 const inventory = world();
 
@@ -74,5 +75,62 @@ describe("the exclusions no rule can lift", () => {
 
   it("the uncertain sandbox's reason names the source gap", () => {
     expect(excluded(candidate("sbx_maybe"))?.message).toContain("the lease list stopped at page 3");
+  });
+
+  describe("a part of the sources not read that may name the row's sandbox", () => {
+    const destroyLeases = policyOf([{ name: "everything", select: { kind: "lease" }, action: "destroy" }]);
+    const withGaps = (name: string, gaps: SourceGap[]) => ({
+      ...alone(name),
+      gaps: [...inventory.gaps, ...gaps],
+    });
+    const excludedWith = (name: string, gaps: SourceGap[]) => {
+      const [found] = candidatesOf(withGaps(name, gaps));
+      return found === undefined ? undefined : excluded(found);
+    };
+    const planWith = (gaps: SourceGap[]) =>
+      planPass({
+        policy: destroyLeases,
+        inventory: withGaps("leaky", gaps),
+        proofs: [],
+        now: NOW,
+        history: [],
+      }).rules[0]!;
+
+    it.each<[string, SourceGap]>([
+      ["one at no known origin", { source: "ledger", origin: null, message: "leases[4] could not be read" }],
+      [
+        "one at the row's origin",
+        { source: "ledger", origin: `${ORIGIN}/v1`, message: "leases[4] could not be read" },
+      ],
+      [
+        "a lease list that failed, at another origin: its environment's rows may record an earlier one",
+        {
+          source: "paperclip",
+          origin: GAPPY_ORIGIN,
+          message: 'Paperclip answered 500 for the leases of environment "Production"',
+          environmentId: "env-prod",
+        },
+      ],
+    ])("%s: the row is excluded, and the plan says which part", (_, gap) => {
+      expect(excludedWith("leaky", [gap])?.reason).toBe("unread-part");
+      const rule = planWith([gap]);
+      expect(rule.selected).toEqual([]);
+      expect(rule.skipped.map((item) => item.skip?.reason)).toEqual(["unread-part"]);
+      expect(rule.skipped[0]!.skip!.message).toContain(
+        "A part of the sources that could not be read may name this sandbox",
+      );
+      expect(rule.skipped[0]!.skip!.message).toContain(`${gap.source}: ${gap.message}`);
+    });
+
+    it("one at another origin, naming no environment, leaves the row to the rules", () => {
+      const gap = { source: "ledger", origin: GAPPY_ORIGIN, message: "leases[4] could not be read" };
+      expect(excludedWith("leaky", [gap])).toBeNull();
+      expect(planWith([gap]).selected.map((item) => item.target)).toMatchObject([{ leaseId: "leaky" }]);
+    });
+
+    it("an exclusion the row has already is the one reported", () => {
+      const gap = { source: "ledger", origin: null, message: "leases[4] could not be read" };
+      expect(excludedWith("in-use", [gap])?.reason).toBe("in-use");
+    });
   });
 });

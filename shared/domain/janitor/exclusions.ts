@@ -1,4 +1,5 @@
 import { REFUSAL_MESSAGES } from "../allowed-actions.js";
+import { gapInWords } from "../unread-rows.js";
 import type { JanitorCandidate } from "./candidate.js";
 
 /**
@@ -26,6 +27,11 @@ export const EXCLUSION_REASONS = [
   "not-visible",
   /** CreateOS already lists it destroyed or failed: nothing is left to act on. */
   "gone",
+  /**
+   * A part of the sources that could not be read may hold a row naming the same sandbox (`unreadRowsAt`):
+   * the row read may look like the only one on it while a live run holds it.
+   */
+  "unread-part",
   /** A sandbox no row names, at an origin where some source was read incompletely. */
   "uncertain-untracked",
 ] as const;
@@ -49,6 +55,8 @@ export const EXCLUSION_MESSAGES: Record<ExclusionReason, string> = {
   "provider-unknown": REFUSAL_MESSAGES.unknown,
   "not-visible": REFUSAL_MESSAGES.notVisible,
   gone: REFUSAL_MESSAGES.gone,
+  "unread-part":
+    "A part of the sources that could not be read may name this sandbox, as a live lease on it; the janitor never acts on a sandbox another lease may hold, an operator decides.",
   "uncertain-untracked":
     "A source at this sandbox's origin was read incompletely, so a row Leasekeeper did not see may name it.",
 };
@@ -73,12 +81,16 @@ function exclusionReason(candidate: JanitorCandidate): ExclusionReason | null {
   if (provider === "unknown") return "provider-unknown";
   if (provider === "not-visible") return "not-visible";
   if (provider === "gone") return "gone";
+  if (candidate.unread !== undefined) return "unread-part";
   return null;
 }
 
 function exclusionMessage(candidate: JanitorCandidate, reason: ExclusionReason): string {
   if (reason === "uncertain-untracked" && candidate.kind === "untracked" && candidate.uncertainReason) {
     return `${EXCLUSION_MESSAGES[reason]} (${candidate.uncertainReason})`;
+  }
+  if (reason === "unread-part" && candidate.kind === "lease" && candidate.unread !== undefined) {
+    return `${EXCLUSION_MESSAGES[reason]} (${gapInWords(candidate.unread)})`;
   }
   return EXCLUSION_MESSAGES[reason];
 }
