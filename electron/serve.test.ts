@@ -121,7 +121,7 @@ describe("stopping the browser host", () => {
       autoRefresh: false,
     });
     try {
-      const job = (await next.engine!.listJobs()).find((candidate) => candidate.jobId === jobId);
+      const job = (await next.engine!.listJobs()).jobs.find((candidate) => candidate.jobId === jobId);
       expect(job?.state).toBe("interrupted");
     } finally {
       await next.close();

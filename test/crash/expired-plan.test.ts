@@ -113,7 +113,7 @@ describe("a crash after sending, resumed once the plan has expired", () => {
       options: { ...FAST_OPTIONS, verifyTimeoutMs: 1_000 },
     });
     try {
-      const [interrupted] = await later.listJobs();
+      const [interrupted] = (await later.listJobs()).jobs;
       expect(interrupted?.state, "the dead process's job, as a second start shows it").toBe("interrupted");
       const resumed = await later.waitForJob((await later.resume(interrupted!.jobId)).jobId);
       expect(resumed.state).toBe("completed");

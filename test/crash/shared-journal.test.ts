@@ -146,7 +146,7 @@ describe("a job in the team's PostgreSQL store, its process killed mid-way", () 
     // Right after the kill: the job is another machine's and still looks alive, so it is listed running
     // and nobody may resume it; its claims are held and unexpired.
     const early = await engineFor(dee, env);
-    const seen = (await early.listJobs()).find((job) => job.jobId === jobId);
+    const seen = (await early.listJobs()).jobs.find((job) => job.jobId === jobId);
     expect(seen?.state).toBe("running");
     const refused = await early.resume(jobId).catch((error: unknown) => error);
     expect(isCoreError(refused, "action") && refused.code).toBe("job-running");
@@ -185,7 +185,7 @@ describe("a job in the team's PostgreSQL store, its process killed mid-way", () 
 
       // The shared journal: the killed job interrupted and resumed by the winner's job, which ended every
       // item it took over confirmed; between them every sandbox is confirmed once.
-      const jobs = await plannerEngine.listJobs();
+      const jobs = (await plannerEngine.listJobs()).jobs;
       const killed = jobs.find((job) => job.jobId === jobId)!;
       const resumed = jobs.find((job) => job.parentJobId === jobId)!;
       expect(killed.state).toBe("interrupted");

@@ -67,8 +67,8 @@ describe("two leasekeeper processes on separate machines sharing a PostgreSQL st
       expect(await world.statusOf(id)).toBe("destroyed");
     }
     // One journal for the team: either machine lists both jobs; between them every sandbox was confirmed once.
-    const jobs = await adaEngine.listJobs();
-    expect(await beaEngine.listJobs()).toEqual(jobs);
+    const jobs = (await adaEngine.listJobs()).jobs;
+    expect((await beaEngine.listJobs()).jobs).toEqual(jobs);
     expect(jobs).toHaveLength(2);
     const confirmed = jobs.flatMap((job) => job.items.filter((item) => item.state === "confirmed"));
     expect(confirmed.map((item) => item.sandboxId).sort()).toEqual(fleet.map((sandbox) => sandbox.id).sort());

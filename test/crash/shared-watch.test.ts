@@ -147,7 +147,7 @@ describe("two watchers on one team store", () => {
     // The dead watcher's job is not left interrupted: the other finished it, and audited every item once.
     const engine = await openEngine({ configFile: t.bea, env: t.env });
     try {
-      const jobs = await engine.listJobs();
+      const jobs = (await engine.listJobs()).jobs;
       const dead = jobs.filter((job) => job.state === "interrupted" || job.state === "running");
       expect(dead, "Ada's job, as the journal shows it").toHaveLength(1);
       const resumedBy = jobs.filter((job) => job.parentJobId === dead[0]!.jobId);

@@ -49,7 +49,7 @@ describe("two leasekeeper processes on one data directory", () => {
       expect(await world.statusOf(id)).toBe("destroyed");
     }
     // Between them every sandbox was confirmed once; the other process says why it left each alone.
-    const jobs = await engine.listJobs();
+    const jobs = (await engine.listJobs()).jobs;
     expect(jobs).toHaveLength(2);
     const confirmed = jobs.flatMap((job) => job.items.filter((item) => item.state === "confirmed"));
     expect(confirmed.map((item) => item.sandboxId).sort()).toEqual(fleet.map((sandbox) => sandbox.id).sort());

@@ -72,7 +72,7 @@ describe("watch --act stopped with SIGTERM mid-destroy", () => {
 
     const engine = await openEngine({ configFile: world.configFile, env: world.env });
     try {
-      const jobs = await engine.listJobs();
+      const jobs = (await engine.listJobs()).jobs;
       expect(
         jobs.map((job) => job.state),
         "the job in flight, as the journal shows it",

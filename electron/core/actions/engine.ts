@@ -79,11 +79,9 @@ export interface ActionEngine {
   getJob(jobId: string): Promise<Job | null>;
   /**
    * The latest jobs, newest first, then every interrupted job older than those: in a shared store,
-   * every machine's.
+   * every machine's. `cut` when some job is left out of it (a finished one older than the latest).
    */
-  listJobs(options?: { limit?: number }): Promise<Job[]>;
-  /** As `listJobs`, and whether some job is left out of it (a finished one older than the latest). */
-  listNewestJobs(options?: { limit?: number }): Promise<{ jobs: Job[]; cut: boolean }>;
+  listJobs(options?: { limit?: number }): Promise<{ jobs: Job[]; cut: boolean }>;
   /** Stops the job before its next item; items already sent are seen through. */
   cancel(jobId: string): Promise<Job>;
   /** A new job over the failed items of a finished job. */
@@ -297,11 +295,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       return journal.job(jobId);
     },
 
-    async listJobs(query = {}) {
-      return (await newestJobs(query.limit ?? 100)).jobs;
-    },
-
-    listNewestJobs: (query = {}) => newestJobs(query.limit ?? 100),
+    listJobs: (query = {}) => newestJobs(query.limit ?? 100),
 
     async cancel(jobId) {
       const row = await requireJob(jobId);

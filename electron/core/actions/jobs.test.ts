@@ -389,7 +389,7 @@ describe("plans and jobs", () => {
     const done = await second.waitForJob(
       (await second.execute(withTypedCount(laterPlan, { planId: laterPlan.planId }))).jobId,
     );
-    const listed = await second.listJobs({ limit: 1 });
+    const listed = (await second.listJobs({ limit: 1 })).jobs;
     expect(listed.map((job) => [job.jobId, job.state])).toEqual([
       [done.jobId, done.state],
       [interrupted.jobId, "interrupted"],

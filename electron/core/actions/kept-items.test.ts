@@ -94,7 +94,7 @@ describe("removing items before confirming", () => {
       const error = await refusal(engine.execute({ planId: plan.planId, keepItemIds: [...keepItemIds] }));
       expect(error.code, `keeping ${keepItemIds.join(", ")}`).toBe(code);
     }
-    expect(await engine.listJobs(), "a refused request leaves the plan unused").toHaveLength(0);
+    expect((await engine.listJobs()).jobs, "a refused request leaves the plan unused").toHaveLength(0);
     for (const id of ["sb-a", "sb-b"]) expect(await world.requestsFor(id)).toEqual({});
 
     const job = await engine.waitForJob(
@@ -171,7 +171,7 @@ describe("removing items before confirming", () => {
       expect(error.code, `typed ${typedCount}`).toBe("count-not-confirmed");
       expect(error.message).toContain('"destroy 2"');
     }
-    expect(await engine.listJobs()).toHaveLength(0);
+    expect((await engine.listJobs()).jobs).toHaveLength(0);
     const job = await engine.waitForJob(
       (await engine.execute({ planId: plan.planId, keepItemIds, typedCount: "destroy 2" })).jobId,
     );

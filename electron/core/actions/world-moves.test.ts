@@ -44,7 +44,7 @@ describe("a plan is single-use", () => {
     expect(second).toBeInstanceOf(CoreError);
     expect((second as CoreError).code).toBe("plan-consumed");
     expect((second as CoreError).message).toContain(first.jobId);
-    expect(await engine.listJobs()).toHaveLength(1);
+    expect((await engine.listJobs()).jobs).toHaveLength(1);
     expect((await world.requestsFor("sb-once"))[DELETE]).toBe(1);
   });
 
@@ -254,7 +254,7 @@ describe("bulk safety", () => {
       expect((refused as CoreError).code, `typed ${typedCount}`).toBe("count-not-confirmed");
       expect((refused as CoreError).message).toContain('"destroy 3"');
     }
-    expect(await engine.listJobs(), "a refused count leaves the plan unused").toHaveLength(0);
+    expect((await engine.listJobs()).jobs, "a refused count leaves the plan unused").toHaveLength(0);
     for (const id of ["sb-ok-1", "sb-ok-2", "sb-leak"]) expect(await world.requestsFor(id)).toEqual({});
 
     const job = await engine.waitForJob(

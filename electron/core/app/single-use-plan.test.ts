@@ -66,7 +66,7 @@ describe("a plan is single-use over IPC's handler table and over HTTP", () => {
     expect(await overHttp.json()).toMatchObject({ ok: false, error: { code: "plan-consumed" } });
 
     expect((await world.requestsFor("sb-once"))["DELETE /v1/sandboxes/:id"]).toBe(1);
-    expect(await app.engine!.listJobs()).toHaveLength(1);
+    expect((await app.engine!.listJobs()).jobs).toHaveLength(1);
   });
 });
 
@@ -141,7 +141,7 @@ describe("a plan the operator cancels", () => {
     expect(executedOverHttp.status).toBe(409);
 
     expect((await world!.requestsFor("sb-kept"))["DELETE /v1/sandboxes/:id"] ?? 0).toBe(0);
-    expect(await running.engine!.listJobs()).toHaveLength(0);
+    expect((await running.engine!.listJobs()).jobs).toHaveLength(0);
   });
 
   it("cannot cancel a plan a job already ran, and an unknown plan is not found", async () => {

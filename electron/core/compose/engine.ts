@@ -129,7 +129,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     execute: async (request) => engine.execute(request),
     cancelPlan: async (planId) => engine.cancelPlan(planId),
     listJobs: async (request) => ({
-      jobs: (await engine.listJobs({ limit: request.limit ?? 200 }))
+      jobs: (await engine.listJobs({ limit: request.limit ?? 200 })).jobs
         .filter(
           (job) =>
             (request.state === undefined || job.state === request.state) &&

@@ -468,7 +468,8 @@ async function resumeInterrupted(
   operator: string,
   checkpoint: () => void,
 ): Promise<string[]> {
-  const interrupted = (await deps.engine.listJobs({ limit: 500 })).filter(
+  // Every interrupted job is listed however many came after it, so a cut list leaves none of them out.
+  const interrupted = (await deps.engine.listJobs({ limit: 500 })).jobs.filter(
     (job) => job.state === "interrupted",
   );
   if (interrupted.length === 0) return [];

@@ -575,7 +575,7 @@ export class QuarantineService {
 
   /** A destroy a previous pass (or process) started: find its job, resume it if interrupted, settle. */
   async #seeDestroyThrough(quarantine: Quarantine): Promise<Quarantine[]> {
-    const jobs = await this.#deps.engine.listJobs({ limit: 1_000 });
+    const { jobs } = await this.#deps.engine.listJobs({ limit: 1_000 });
     const byPlan = quarantine.planId === null ? [] : jobs.filter((job) => job.planId === quarantine.planId);
     // Newest first: the last of a chain of resumes is the one that says how it ended.
     let job =

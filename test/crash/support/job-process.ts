@@ -29,7 +29,7 @@ engine.onEvent((event) => {
     say(`${event.item.state} ${event.item.sandboxId}`);
 });
 
-const jobs = (await engine.listJobs({ limit: 1_000 })).filter((job) => job.planId === planId);
+const jobs = (await engine.listJobs({ limit: 1_000 })).jobs.filter((job) => job.planId === planId);
 for (const job of jobs) if (job.state === "interrupted") say(`interrupted ${job.jobId}`);
 
 let started: Job | null = null;

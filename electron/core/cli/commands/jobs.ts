@@ -25,7 +25,7 @@ out, it says so (cut: true).`,
     });
     const engine = await openCliEngine(values.config, io);
     try {
-      const { jobs, cut } = await engine.listNewestJobs({ limit: JOBS_LISTED });
+      const { jobs, cut } = await engine.listJobs({ limit: JOBS_LISTED });
       // A cut list says so: its length is not how many jobs there are.
       const more = cut
         ? `Only the newest ${JOBS_LISTED} jobs are listed, and every interrupted one; older jobs are recorded and not listed.\n`
