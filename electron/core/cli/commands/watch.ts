@@ -5,6 +5,7 @@ import {
   durationMs,
   type PassReport,
   type PassResult,
+  type Policy,
   UNREAD_UNKNOWN,
   unreadSentence,
 } from "../../../../shared/domain/janitor/index.js";
@@ -12,6 +13,7 @@ import { CoreError } from "../../errors/core-error.js";
 import { type HttpHost, METRICS_PATH, startHttpHost } from "../../http-host/host.js";
 import { METRICS_TOKEN_ENV, metricsTokenFrom } from "../../http-host/launch.js";
 import { defaultStopFile, readPolicyFile, runPass, type StopReason } from "../../janitor/index.js";
+import { WatchedPolicy } from "../../janitor/watched-policy.js";
 import { type CliCommand, EXIT } from "../command.js";
 import { openCliCore } from "../core.js";
 
@@ -38,6 +40,11 @@ export const command: CliCommand = {
                      port, said on stderr); needs ${METRICS_TOKEN_ENV} (32 characters at least),
                      sent as Authorization: Bearer <token>
   --json             one JSON line per item as it is known, and one per pass
+
+Before every pass after the first the policy file is read again, and the pass runs what it says then
+(its interval applies from the next wait, unless --interval was given). A file that no longer reads runs
+no pass, never the rules read before: its problems are said and it is read again after the next wait.
+A file that names another operator stops the watcher (exit code 2): it acts as the operator it started as.
 
 Every pass scans, plans the policy (built-in exclusions no rule lifts; caps per pass and per hour counted
 from the audit log), and runs each rule's selection through the engine's plan, re-check, claim, act,
@@ -82,13 +89,16 @@ interrupted, and the next start with --act resumes it. Exit code 1 when anything
       for (const problem of reading.problems) io.stderr.write(`leasekeeper watch: ${problem.text}\n`);
       return EXIT.usage;
     }
-    const policy = reading.policy;
-    const intervalMs = durationMs(values.interval ?? policy.interval ?? DEFAULT_INTERVAL)!;
+    let policy: Policy | null = reading.policy;
+    let intervalText = values.interval ?? policy.interval ?? DEFAULT_INTERVAL;
+    const watched = new WatchedPolicy(policyFile, policy.operator, policy);
 
     const core = await openCliCore(values.config, io, {
       operator: policy.operator,
       ...(policy.webhook === undefined ? {} : { redact: [policy.webhook.url] }),
     });
+    // The core's redactor knows the keys and the first webhook URL; `watched` knows every URL read since.
+    const redact = (text: string) => watched.redact(core.log.redact(text));
     const stop = new AbortController();
     let signalled = false;
     const onSignal = () => {
@@ -129,40 +139,69 @@ interrupted, and the next start with --act resumes it. Exit code 1 when anything
       let first = true;
       // The first pass runs even when told to stop: it says so in its report, having sent nothing.
       for (;;) {
-        const report = await runPass(
-          {
-            engine: core.engine,
-            quarantine: core.quarantine,
-            inventory: core.inventory,
-            markers: core.markers,
-            dataDir: core.config().dataDir,
-            redact: (text) => core.log.redact(text),
-            metrics,
-          },
-          {
-            policy,
-            policyFile,
-            act: values.act,
-            stopped,
-            signal: stop.signal,
-            resume: first,
-            onResult: (result) => {
-              if (values.json) io.stdout.write(`${JSON.stringify({ type: "item", ...result })}\n`);
+        // Null when the file did not read after the last wait: no pass, and no rules read before it.
+        if (policy !== null) {
+          const report = await runPass(
+            {
+              engine: core.engine,
+              quarantine: core.quarantine,
+              inventory: core.inventory,
+              markers: core.markers,
+              dataDir: core.config().dataDir,
+              redact,
+              metrics,
             },
-          },
-        );
-        first = false;
-        failed ||= (report.counts?.failed ?? 0) > 0 || report.error !== null;
-        io.stdout.write(
-          core.log.redact(
-            values.json
-              ? `${JSON.stringify({ type: "pass", ...withoutResults(report) })}\n`
-              : formatPass(report),
-          ),
-        );
-        if (values.once || report.stopped !== null) break;
-        await sleep(intervalMs, stop.signal, () => stopped() !== null);
+            {
+              policy,
+              policyFile,
+              act: values.act,
+              stopped,
+              signal: stop.signal,
+              resume: first,
+              onResult: (result) => {
+                if (values.json) io.stdout.write(redact(`${JSON.stringify({ type: "item", ...result })}\n`));
+              },
+            },
+          );
+          first = false;
+          failed ||= (report.counts?.failed ?? 0) > 0 || report.error !== null;
+          io.stdout.write(
+            redact(
+              values.json
+                ? `${JSON.stringify({ type: "pass", ...withoutResults(report) })}\n`
+                : formatPass(report),
+            ),
+          );
+          if (values.once || report.stopped !== null) break;
+        }
+        await sleep(durationMs(intervalText)!, stop.signal, () => stopped() !== null);
         if (stopped() !== null) break;
+        const rereading = await watched.reread();
+        if (rereading.state === "other-operator") {
+          io.stderr.write(
+            redact(
+              `leasekeeper watch: ${policyFile} now names the operator "${rereading.operator}"; this watcher ` +
+                `was started as "${watched.operator}" and acts as no other, so it stops. Start it again to act ` +
+                `as "${rereading.operator}".\n`,
+            ),
+          );
+          return EXIT.usage;
+        }
+        if (rereading.state === "unreadable") {
+          // A pass that did not run is a failure the exit code says, as a pass that failed is.
+          failed = true;
+          policy = null;
+          const problems = rereading.problems.map((problem) => `\n  ${problem.text}`).join("");
+          io.stderr.write(
+            redact(
+              `leasekeeper watch: ${policyFile} no longer reads as a policy, so no pass ran; it is read ` +
+                `again in ${intervalText}:${problems}\n`,
+            ),
+          );
+          continue;
+        }
+        policy = rereading.policy;
+        intervalText = values.interval ?? policy.interval ?? DEFAULT_INTERVAL;
       }
       return failed ? EXIT.failed : EXIT.ok;
     } finally {
