@@ -147,8 +147,10 @@ export interface SourceGap {
   origin: string | null;
   message: string;
   /**
-   * The environment the source listed whose leases it could not read at all (its lease list failed, or
-   * its config was hidden), so that environment is said to be unread rather than to hold no lease.
+   * The environment whose leases the gap leaves unread, when that is known: one the source listed whose
+   * leases it could not read at all (its lease list failed, or its config was hidden), one it could not
+   * parse but whose id it read, or the one an unreadable lease row belongs to. That environment alone is
+   * then said to be unread rather than counted; a gap without it may concern any environment.
    */
   environmentId?: string;
 }

@@ -76,9 +76,42 @@ describe("LedgerSource", () => {
     expect(snapshot.gaps).toEqual([
       { source: "ledger:test", origin: API, message: "environments[1] could not be read" },
       // leases[1] only repeats leases[0]'s id: it hides no row.
-      { source: "ledger:test", origin: API, message: "leases[2] could not be read" },
+      {
+        source: "ledger:test",
+        origin: API,
+        message: "leases[2] could not be read",
+        environmentId: environment().id,
+      },
       { source: "ledger:test", origin: null, message: "leases[3] could not be read" },
     ]);
+  });
+
+  it("names the environment of an entry it could not read, when the entry's environment can be read", async () => {
+    const other = "55555555-5555-4555-8555-555555555555";
+    const source = await ledgerAt({
+      environments: [
+        environment(),
+        environment({ id: other, name: "CreateOS second" }),
+        // Its name cannot be read, its id can.
+        { ...environment(), id: "66666666-6666-4666-8666-666666666666", name: 42 },
+      ],
+      leases: [
+        leaseRow(API, "sb-1", { environmentId: other }),
+        // No company: the row cannot be read, but the environment it names can.
+        { ...leaseRow(API, "sb-2", { environmentId: other }), companyId: undefined },
+        { ...leaseRow(API, "sb-3"), environmentId: 7, acquiredAt: "soon" },
+        { ...leaseRow(API, "sb-4"), environmentId: null, acquiredAt: "soon" },
+      ],
+    });
+    const snapshot = await source.load();
+    expect(snapshot.gaps.map(({ message, environmentId }) => [message, environmentId])).toEqual([
+      ["environments[2] could not be read", "66666666-6666-4666-8666-666666666666"],
+      ["leases[1] could not be read", other],
+      // An environment id that is no id, or none at all: the row could be any environment's.
+      ["leases[2] could not be read", undefined],
+      ["leases[3] could not be read", undefined],
+    ]);
+    expect(snapshot.gaps.filter((gap) => "environmentId" in gap)).toHaveLength(2);
   });
 
   it("never keeps a credential a row or a config carries", async () => {

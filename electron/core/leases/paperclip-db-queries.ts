@@ -112,6 +112,12 @@ export const PLACES_QUERY = `
    WHERE l.id > $2::uuid AND l.id < $3::uuid AND ${CREATEOS_ROW}
    GROUP BY bucket`;
 
+/** Of each unusable row ($1), what its gap can name: its environment and the API URL it records. */
+export const UNUSABLE_ROWS_QUERY = `
+  SELECT l.id::text AS id, l.environment_id::text AS environment_id, l.metadata->>'apiUrl' AS api_url
+    FROM environment_leases l
+   WHERE l.id = ANY($1::uuid[])`;
+
 /** One row for the last-moment re-check, a lease's detail or a repair: its metadata whole. */
 export const leaseQuery = (names: ReadonlySet<HolderName>) => `
   SELECT ${leaseSelect("l.metadata", names)}

@@ -1,5 +1,11 @@
 import type pg from "pg";
-import type { Company, Environment, LeaseRow, SourceProblem } from "../../../shared/domain/paperclip.js";
+import type {
+  Company,
+  Environment,
+  LeaseRow,
+  SourceGap,
+  SourceProblem,
+} from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import { keysLeftOutOfScan } from "../../../shared/domain/scanned-metadata.js";
 import { pagedRead } from "./paged-read.js";
@@ -16,6 +22,7 @@ import {
   environmentFromRow,
   isCreateosEnvironment,
 } from "./paperclip-db-environments.js";
+import { unusableRowGaps } from "./paperclip-db-gaps.js";
 import { environmentsQuery, LEAVING_QUERY, leasesRangeQuery, PLACES_QUERY } from "./paperclip-db-queries.js";
 import { type DatabaseLeaseRow, databaseRowId, leaseRowFromDatabase } from "./paperclip-db-rows.js";
 import {
@@ -30,7 +37,7 @@ import {
   endAndRelease,
   installedPluginWithin,
 } from "./paperclip-db-transaction.js";
-import { parseEnvironments } from "./rows.js";
+import { gapsOf, parseEnvironments } from "./rows.js";
 import { SourceError } from "./source.js";
 import type { ReadSince, SourceRead, SourceReadEnd } from "./source-read.js";
 import { byId } from "./source-snapshot.js";
@@ -75,6 +82,8 @@ interface Head {
   names: ReadonlySet<HolderName>;
   environments: ReadonlyMap<string, Environment>;
   environmentProblems: SourceProblem[];
+  /** The environments that could not be parsed, each naming its id (a column, so always readable). */
+  environmentGaps: SourceGap[];
   leftOut: readonly string[];
   watermark: string;
   basis: string;
@@ -123,7 +132,8 @@ export async function readDatabase(
     );
     companies = companyRows.rows.map(({ id, name }): Company => ({ id, name }));
     const environmentRows = await client.query<Row>(`${environmentsQuery(shape)} ORDER BY id`);
-    const parsed = parseEnvironments(environmentRows.rows.map(environmentFromRow), sourceId, "environments");
+    const rawEnvironments = environmentRows.rows.map(environmentFromRow);
+    const parsed = parseEnvironments(rawEnvironments, sourceId, "environments");
     const environments = new Map(parsed.rows.map((environment) => [environment.id, environment]));
     createosEnvironments = parsed.rows.filter(isCreateosEnvironment);
     const leftOut = keysLeftOutOfScan(configKeys(environments));
@@ -140,6 +150,7 @@ export async function readDatabase(
       names: check.names,
       environments,
       environmentProblems: parsed.problems,
+      environmentGaps: gapsOf(parsed, rawEnvironments, "environments"),
       leftOut,
       watermark,
       basis,
@@ -260,17 +271,18 @@ async function* leasePages(
       for (const row of unusable) left.add(row.id);
     }
     let rowProblems: SourceProblem[];
+    const problemRows = [...unusable, ...[...standing.values()].map(({ row }) => row)].sort(byId);
     if (changed && rowsRead === 0 && left.size === 0) {
       // Nothing read and nothing left: every row is where the last read placed it.
       rowProblems = [...standing.values()].map(({ problem }) => problem);
     } else {
-      const problemRows = [...unusable, ...[...standing.values()].map(({ row }) => row)].sort(byId);
       rowProblems = await placedProblems(client, settings.sourceId, problemRows);
     }
+    const rowGaps = await unusableRowGaps(client, settings.sourceId, problemRows);
     completed = true;
     return {
       problems: [...head.environmentProblems, ...rowProblems],
-      gaps: [],
+      gaps: [...head.environmentGaps, ...rowGaps],
       left: [...left],
       readUpTo: {
         watermark: head.watermark,

@@ -68,6 +68,15 @@ const boardKeys: PaperclipAuth = {
 };
 
 const ids = (rows: readonly { id: string }[]) => rows.map((row) => row.id).sort();
+/** The gap `malformed` leaves in the list of the environment that holds it. */
+const malformedGap = {
+  source: "paperclip:test",
+  origin: API,
+  message: expect.stringMatching(
+    /^In the leases of environment "CreateOS main", leases\[\d\] could not be read/,
+  ),
+  environmentId: main.id,
+};
 const everyCreateosLease = ids([acmeRow, globexRow, otherProvider, euRow]);
 
 describe("PaperclipSource against the Paperclip stand-in", () => {
@@ -105,7 +114,7 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
       `/api/environments/${second.id}/leases`,
     ]);
     expect(paperclip.requests.every((request) => request.bearer && request.status === 200)).toBe(true);
-    expect(snapshot.gaps).toEqual([]);
+    expect(snapshot.gaps).toEqual([malformedGap]);
   });
 
   it("older shape: environments carry their company and every company's list is read", async () => {
@@ -122,7 +131,7 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
       `/api/companies/${GLOBEX}/environments`,
       `/api/companies/${INITECH}/environments`,
     ]);
-    expect(snapshot.gaps).toEqual([]);
+    expect(snapshot.gaps).toEqual([malformedGap]);
   });
 
   it("keeps fields it does not know, shows an unknown status, and skips only the malformed row", async () => {
@@ -164,6 +173,7 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
       expect(snapshot.environments.map((env) => env.id)).toEqual([main.id, second.id]);
       expect(ids(snapshot.leases)).toEqual(ids([acmeRow, globexRow, otherProvider]));
       expect(snapshot.gaps).toEqual([
+        malformedGap,
         {
           source: "paperclip:test",
           origin: "https://eu.sb.example.test",
@@ -242,6 +252,24 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
     ]);
   });
 
+  it("a lease row it cannot parse is a gap naming the environment whose list held it", async () => {
+    await start("instance-scoped");
+    const snapshot = await source().load();
+
+    // `malformed` is in the list of "CreateOS main"; "CreateOS EU" is read whole.
+    expect(snapshot.problems).toHaveLength(1);
+    expect(snapshot.gaps).toEqual([
+      {
+        source: "paperclip:test",
+        origin: API,
+        message: expect.stringMatching(
+          /^In the leases of environment "CreateOS main", leases\[\d\] could not be read, so not all of its leases are known\.$/,
+        ),
+        environmentId: main.id,
+      },
+    ]);
+  });
+
   it("an environment it cannot parse is a gap at every origin, and the others are still read", async () => {
     await start();
     paperclip.malformEnvironment(second.id);
@@ -256,7 +284,10 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
         message: expect.stringMatching(
           /^An environment could not be read \(environments\[1\]\.name: .+\), so its leases are unknown\.$/,
         ),
+        // Its id could be read, though the rest of it could not.
+        environmentId: second.id,
       },
+      malformedGap,
     ]);
   });
 
@@ -269,6 +300,7 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
 
       expect(ids(snapshot.leases)).toEqual(ids([acmeRow, globexRow, otherProvider]));
       expect(snapshot.gaps).toEqual([
+        malformedGap,
         {
           source: "paperclip:test",
           origin: "https://eu.sb.example.test",

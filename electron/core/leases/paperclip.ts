@@ -6,6 +6,8 @@ import { isRefusedRedirect } from "../fetch-errors.js";
 import { inOrderAhead } from "./in-order-ahead.js";
 import { pagedRead } from "./paged-read.js";
 import {
+  environmentIdOfEntry,
+  gapsOf,
   parseCompanies,
   parseEnvironment,
   parseEnvironments,
@@ -92,18 +94,19 @@ export class PaperclipSource implements LeaseSource {
       });
     }
 
-    const parsedEnvironments = parseEnvironments(
-      await this.#listEnvironments(companyIds, signal),
-      this.id,
-      "environments",
-    );
+    const rawEnvironments = await this.#listEnvironments(companyIds, signal);
+    const parsedEnvironments = parseEnvironments(rawEnvironments, this.id, "environments");
     problems.push(...parsedEnvironments.problems);
     for (const problem of parsedEnvironments.problems) {
-      gaps.push({
+      const gap: SourceGap = {
         source: this.id,
         origin: null,
         message: `An environment could not be read (${problem.message}), so its leases are unknown.`,
-      });
+      };
+      // Its id may be readable when the rest is not: then that environment alone is unread.
+      const environmentId = environmentIdOfEntry(rawEnvironments[problem.index], "environments");
+      if (environmentId !== null) gap.environmentId = environmentId;
+      gaps.push(gap);
     }
 
     const environments: Environment[] = [];
@@ -167,6 +170,15 @@ export class PaperclipSource implements LeaseSource {
       }
       const parsed = parseLeaseRows(list.items, this.id, `environment ${environment.id} leases`);
       problems.push(...parsed.problems);
+      // A row that could not be parsed may be the one that names a listed sandbox; it is a row of this
+      // environment's list, whatever it says of itself.
+      for (const gap of gapsOf(parsed, list.items, "leases")) {
+        gaps.push({
+          ...gap,
+          message: `In the leases of environment "${environment.name}", ${gap.message}, so not all of its leases are known.`,
+          environmentId: environment.id,
+        });
+      }
       const page: LeaseRow[] = [];
       for (const row of parsed.rows) {
         if (seenLeases.has(row.id)) continue;

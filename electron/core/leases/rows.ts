@@ -9,6 +9,7 @@ import {
   LeaseRowSchema,
   type SourceGap,
   type SourceProblem,
+  StorableIdSchema,
 } from "../../../shared/domain/paperclip.js";
 import { describeIssue } from "../validation.js";
 import { FirstSeenIds } from "./first-seen-ids.js";
@@ -127,7 +128,10 @@ export function parseCompanies(items: readonly unknown[], sourceId: string, list
  * The gaps that unreadable entries leave: an environment or lease entry that could not be parsed may be
  * the one that names a listed sandbox, so no sandbox at its origin may be called an orphan. The origin is
  * read from the entry where it can be (an environment's config.apiUrl, a lease's metadata.apiUrl), else
- * the gap could be anywhere. An entry refused only because its id repeats an earlier one hides nothing.
+ * the gap could be anywhere. So is the environment it leaves unread (an environment's own id, a lease's
+ * environmentId), so that environment alone is said to be unread; an entry whose environment cannot be
+ * read could be any environment's. An entry refused only because its id repeats an earlier one hides
+ * nothing.
  */
 export function gapsOf(
   parsed: Pick<Parsed<{ id: string }>, "rows" | "problems">,
@@ -144,16 +148,35 @@ export function gapsOf(
   return gaps;
 }
 
-/** What a gap needs of an entry that could not be read: its index, its id and the origin it names. */
+/**
+ * What a gap needs of an entry that could not be read: its index, its id, the origin and the environment
+ * it names.
+ */
 interface UnreadableEntry {
   index: number;
   id: unknown;
   origin: string | null;
+  environmentId: string | null;
 }
 
 function unreadableEntry(item: unknown, index: number, list: "environments" | "leases"): UnreadableEntry {
   const holder = ownValue(item, list === "environments" ? "config" : "metadata");
-  return { index, id: ownValue(item, "id"), origin: originOf(ownValue(holder, "apiUrl")) };
+  return {
+    index,
+    id: ownValue(item, "id"),
+    origin: originOf(ownValue(holder, "apiUrl")),
+    environmentId: environmentIdOfEntry(item, list),
+  };
+}
+
+/**
+ * The environment an entry that could not be parsed belongs to, when that much of it can be read: an
+ * environment's own id, a lease's environmentId. Held to the rule a row's ids are read by, so a value
+ * that could not be an id names no environment.
+ */
+export function environmentIdOfEntry(item: unknown, list: "environments" | "leases"): string | null {
+  const value = ownValue(item, list === "environments" ? "id" : "environmentId");
+  return StorableIdSchema.safeParse(value).success ? (value as string) : null;
 }
 
 function gapsOfEntries(
@@ -168,7 +191,13 @@ function gapsOfEntries(
 }
 
 function gapOf(entry: UnreadableEntry, source: string, list: "environments" | "leases"): SourceGap {
-  return { source, origin: entry.origin, message: `${list}[${entry.index}] could not be read` };
+  const gap: SourceGap = {
+    source,
+    origin: entry.origin,
+    message: `${list}[${entry.index}] could not be read`,
+  };
+  if (entry.environmentId !== null) gap.environmentId = entry.environmentId;
+  return gap;
 }
 
 function ownValue(value: unknown, key: string): unknown {
