@@ -101,6 +101,11 @@ export const PlanItemSchema = z.object({
   skipMessage: z.string().nullable(),
   /** For a forced destroy, every reason it is forced; absent otherwise. */
   forcedBecause: z.array(ForcedReasonSchema).optional(),
+  /**
+   * For an item to be done while a part of the sources not read may name its sandbox: why it needs the
+   * override, with the part; absent otherwise (and in plans made before it was said).
+   */
+  caution: z.string().optional(),
   verdict: VerdictSnapshotSchema,
   /** Hash of row metadata, status, cleanup fields and provider status at plan time. */
   fingerprint: z.string(),

@@ -32,6 +32,8 @@ export const REFUSAL_MESSAGES = {
     "Paperclip's CreateOS plugin rejects the config recorded in this lease, so every call on it fails; only a destroy at its recorded URL cleans it up.",
   loginSession:
     "A person's login session holds this sandbox, and destroying it ends their sign-in; wait until the session ends, or override if it is stuck.",
+  unreadPart:
+    "A part of the sources that could not be read may name this sandbox, as a live lease on it, and acting on it would break that lease too; override only if you know no live lease holds it.",
 } as const;
 
 export interface ActionEvidence {

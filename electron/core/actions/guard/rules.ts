@@ -41,7 +41,8 @@ export interface UntrackedFacts {
   status: string;
 }
 
-export type OverrideReason = "in-use" | "login-session" | "shared";
+/** `unread-part`: a part of the sources not read may name the sandbox (the plan's own, never a verdict's). */
+export type OverrideReason = "in-use" | "login-session" | "shared" | "unread-part";
 
 export type ItemDecision =
   | {
@@ -184,4 +185,5 @@ export const OVERRIDE_REFUSALS: Record<OverrideReason, Refusal> = {
   "in-use": { reason: "in-use", message: REFUSAL_MESSAGES.inUse },
   "login-session": { reason: "login-session", message: REFUSAL_MESSAGES.loginSession },
   shared: { reason: "shared", message: REFUSAL_MESSAGES.shared },
+  "unread-part": { reason: "unread-part", message: REFUSAL_MESSAGES.unreadPart },
 };

@@ -3,7 +3,7 @@ import type { PlanRequest } from "../../../../shared/domain/actions.js";
 import { REFUSAL_MESSAGES } from "../../../../shared/domain/allowed-actions.js";
 import { PLUGIN_MESSAGES } from "../../../../shared/domain/codes.js";
 import type { SandboxListing } from "../../../../shared/domain/inventory.js";
-import type { Environment, LeaseRow } from "../../../../shared/domain/paperclip.js";
+import type { Environment, LeaseRow, SourceGap } from "../../../../shared/domain/paperclip.js";
 import { reconcile } from "../../../../shared/domain/reconcile.js";
 import {
   COMPANY,
@@ -32,6 +32,7 @@ function inventoryOf(options: {
   environments?: Environment[];
   listings?: SandboxListing[];
   companies?: { id: string; name: string }[];
+  gaps?: SourceGap[];
 }) {
   return reconcile({
     snapshots: [
@@ -41,7 +42,7 @@ function inventoryOf(options: {
         leases: options.leases,
         companies: options.companies ?? [],
         problems: [],
-        gaps: [],
+        gaps: options.gaps ?? [],
       },
     ],
     listings: options.listings ?? [okListing(ORIGIN, "key-a", [sandbox("sbx_1", "running")])],
@@ -199,6 +200,51 @@ describe("destroy", () => {
     const plan = planFor(destroy(["l1"]), inventoryOf({ leases }));
     expect(plan.items).toMatchObject([{ decision: "do", requiresOverride: true }]);
     expect(plan.counts.needsOverride).toBe(1);
+  });
+
+  describe("while a part of the sources not read may name its sandbox", () => {
+    const unreadable: SourceGap = { source: "ledger", origin: null, message: "leases[1] could not be read" };
+
+    it.each([
+      ["destroy", destroy(["l1"])],
+      ["release", release(["l1"])],
+    ])("a %s needs an override, and the plan says why", (_, request) => {
+      const built = buildPlan({
+        planId: "plan-1",
+        request,
+        inventory: inventoryOf({ leases: [row({ id: "l1" })], gaps: [unreadable] }),
+        now: NOW,
+        ttlMs: 900_000,
+        operator: "ops",
+      });
+      expect(built.plan.items).toMatchObject([{ decision: "do", requiresOverride: true }]);
+      expect(built.plan.items[0]!.caution).toBe(
+        `${REFUSAL_MESSAGES.unreadPart} (ledger: leases[1] could not be read)`,
+      );
+      expect(built.plan.counts.needsOverride).toBe(1);
+      expect(built.frozen[0]!.overrideReason).toBe("unread-part");
+    });
+
+    it("a part at another origin, naming no environment, needs nothing and says nothing", () => {
+      const elsewhere = { ...unreadable, origin: OLD_ORIGIN };
+      const plan = planFor(destroy(["l1"]), inventoryOf({ leases: [row({ id: "l1" })], gaps: [elsewhere] }));
+      expect(plan.items).toMatchObject([{ decision: "do", requiresOverride: false }]);
+      expect(plan.items[0]!.caution).toBeUndefined();
+    });
+
+    it("an override the row needs already keeps its reason, and the plan still says the caution", () => {
+      const leases = [row({ id: "l1", status: "active", heartbeatRunId: "run-1" })];
+      const built = buildPlan({
+        planId: "plan-1",
+        request: destroy(["l1"]),
+        inventory: inventoryOf({ leases, gaps: [unreadable] }),
+        now: NOW,
+        ttlMs: 900_000,
+        operator: "ops",
+      });
+      expect(built.frozen[0]!.overrideReason).toBe("in-use");
+      expect(built.plan.items[0]!.caution).toContain(REFUSAL_MESSAGES.unreadPart);
+    });
   });
 
   it("needs no override when the other row on the sandbox is released", () => {

@@ -6,6 +6,7 @@ import type {
   PlanRequest,
   VerdictSnapshot,
 } from "../../../../shared/domain/actions.js";
+import { REFUSAL_MESSAGES } from "../../../../shared/domain/allowed-actions.js";
 import { DEFAULT_TYPED_COUNT_ABOVE } from "../../../../shared/domain/bulk-confirmation.js";
 import type {
   ClassifiedLease,
@@ -18,6 +19,7 @@ import { confirmationPhraseFor, countConfirmationFor } from "../../../../shared/
 import { planPicker } from "../../../../shared/domain/plan-rows.js";
 import { providerCodeOf } from "../../../../shared/domain/provider-state.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
+import { gapInWords, unreadRowsAt } from "../../../../shared/domain/unread-rows.js";
 import { redactEvidence, withoutSecrets } from "../audit/redact.js";
 import { decideLease, decideUntracked, type ItemDecision, type OverrideReason } from "../guard/rules.js";
 import { leaseFingerprint, untrackedFingerprint } from "./fingerprint.js";
@@ -75,6 +77,7 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
   }
 
   const names = planNames(inventory);
+  const unreadAt = unreadRowsAt(inventory.gaps);
   const items: PlanItem[] = [];
   const frozen: FrozenItem[] = [];
   const claimed = new Set<string>();
@@ -84,8 +87,16 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
     const otherRows = classified.sharedWith.flatMap((id) =>
       (byLeaseId.get(id) ?? []).map((other) => other.lease),
     );
-    const decision = decideLease(request.action, { ...classified, otherRows });
+    // Other rows are matched among the rows read; a part not read may hold a live lease on the sandbox too.
+    const unread = unreadAt(classified.provider.origin);
+    const decision = unreadMayHold(
+      decideLease(request.action, { ...classified, otherRows }),
+      unread !== null,
+    );
     const item = leaseItem(nextId(), classified, decision);
+    if (unread !== null && decision.decision === "do") {
+      item.caution = `${REFUSAL_MESSAGES.unreadPart} (${gapInWords(unread)})`;
+    }
     item.companyName = names.company(item.companyId);
     if (isForced(item)) item.forcedBecause = forcedReasonsOfLease(classified, names);
     pushItem(item, {
@@ -148,6 +159,7 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
   for (const item of items) {
     item.environmentName = scrub(item.environmentName);
     if (item.companyName !== undefined) item.companyName = scrub(item.companyName);
+    if (item.caution !== undefined) item.caution = scrub(item.caution) ?? undefined;
     item.forcedBecause = item.forcedBecause?.map((reason) => ({
       ...reason,
       recorded: scrub(reason.recorded),
@@ -177,6 +189,15 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
     ),
   };
   return { plan, frozen };
+}
+
+/**
+ * An action on a sandbox a row not read may hold needs the override, as one another row read holds does;
+ * a reason the guard found already is kept, being what was read.
+ */
+function unreadMayHold(decision: ItemDecision, unread: boolean): ItemDecision {
+  if (!unread || decision.decision !== "do" || decision.overrideReason !== null) return decision;
+  return { ...decision, overrideReason: "unread-part" };
 }
 
 /** The do-items by headline and environment, largest group first. */

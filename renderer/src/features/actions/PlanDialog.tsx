@@ -541,6 +541,11 @@ function PlanItemRow({
         {effectWords(item)}
         {forced && <span className="plan-forced"> · forced</span>}
         {item.requiresOverride && <span className="muted"> · needs override</span>}
+        {item.caution ? (
+          <div className="muted" data-testid="plan-item-caution">
+            {item.caution}
+          </div>
+        ) : null}
       </div>
       <button
         type="button"
