@@ -171,15 +171,17 @@ export async function followJob(engine: ActionEngine, job: Job, io: CliIo, json:
 }
 
 /**
- * The exit code of a job `apply` or `resume` ran to its end: 0 only when every item was done or skipped
- * by the plan's own rules. 1 when an item failed, ended unconfirmed (CreateOS accepted it and was never
- * seen to do it: not known done, as the janitor and `watch` count it), or was cancelled: a cancel is the
- * operator's own, but a script that runs `apply` reads the exit code, and the items never sent were not
- * done. A job cancelled after its last item was sent did everything it was asked, and exits 0.
+ * The exit code of a job `apply` or `resume` ran to its end: 0 only when every item was confirmed or
+ * skipped by the plan's own rules. 1 when an item failed, ended unconfirmed (CreateOS accepted it and was
+ * never seen to do it: not known done, as the janitor and `watch` count it), was cancelled (a cancel is
+ * the operator's own, but a script that runs `apply` reads the exit code, and the items never sent were
+ * not done), or was left pending or running by a job that ended interrupted. A job cancelled after its
+ * last item was sent did everything it was asked, and exits 0.
  */
 export function jobExitCode(job: Pick<Job, "counts">): number {
-  const { failed, unconfirmed, cancelled } = job.counts;
-  return failed > 0 || unconfirmed > 0 || cancelled > 0 ? EXIT.failed : EXIT.ok;
+  const { failed, unconfirmed, cancelled, pending, running } = job.counts;
+  const notDone = failed + unconfirmed + cancelled + pending + running;
+  return notDone > 0 ? EXIT.failed : EXIT.ok;
 }
 
 export function progressBar(done: number, total: number, width = 30): string {

@@ -53,6 +53,12 @@ describe("the exit code of a cancelled job", () => {
     expect(jobExitCode(job)).toBe(EXIT.failed);
   });
 
+  // A job whose journal could not be written ends interrupted, its items left pending for `resume`.
+  it("is 1 when items were left pending or running", () => {
+    const left = { counts: { ...NO_ITEMS, confirmed: 1, pending: 2, running: 1 } };
+    expect(jobExitCode(left)).toBe(EXIT.failed);
+  });
+
   it("is 0 when every item was done before the cancel was seen", () => {
     const done = { state: "cancelled", counts: { ...NO_ITEMS, confirmed: 3, skipped: 1 } } as const;
     expect(jobExitCode(done)).toBe(EXIT.ok);

@@ -21,8 +21,8 @@ export const command: CliCommand = {
   --json                print the finished job as JSON instead of a line per item
 
 Ctrl-C stops the job before its next item. Exit code 0 when every item was done or skipped; 1 when
-any item failed, ended unconfirmed (CreateOS accepted it, and was not seen to have done it) or was
-cancelled before it was sent (Ctrl-C); 2 on bad arguments.`,
+any item failed, ended unconfirmed (CreateOS accepted it, and was not seen to have done it), was
+cancelled before it was sent (Ctrl-C) or was left unfinished by an interrupted job; 2 on bad arguments.`,
 
   async run(args, io) {
     const { values } = parseArgs({
