@@ -300,6 +300,12 @@ export interface MarkerProof extends MarkerJudgement {
   origin: string | null;
   sandboxStatus: string | null;
   readAt: string;
+  /**
+   * Whether a part of the sources the proof's scan could not read may hold a row recording the marker
+   * (`unreadRowsAt` at the sandbox's origin): its owners are then of the rows read, not of every row.
+   * Absent from a proof kept before proofs said so, which is not known either way.
+   */
+  gapMayRecord?: boolean;
 }
 
 /** The key a proof is kept under, so an inventory read can find it for its row or its untracked sandbox. */

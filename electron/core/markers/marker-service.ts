@@ -9,6 +9,7 @@ import {
 import { CoreError } from "../errors/core-error.js";
 import type { StoredScan } from "../inventory/worker/ports.js";
 import type { ProofStore } from "./proof-store.js";
+import { withUnreadRows } from "./proof-unread-rows.js";
 import { type OpenProverClient, proveMarkers } from "./prover.js";
 import { leaseTarget, type ProveTarget, untrackedTarget } from "./targets.js";
 
@@ -17,9 +18,12 @@ export interface ProveRequest {
   untracked: { sandboxId: string; origin?: string | undefined }[];
 }
 
-/** The rows a proof reads first, and the stored scan they are of (null: an inventory never replaced). */
+/**
+ * The rows a proof reads first, and the stored scan they are of (null: an inventory never replaced), with
+ * the parts of the sources that scan could not read.
+ */
 export interface ProofRows {
-  inventory: Pick<Inventory, "leases" | "untracked" | "untrackedUncertain">;
+  inventory: Pick<Inventory, "leases" | "untracked" | "untrackedUncertain" | "gaps">;
   scan: StoredScan | null;
 }
 
@@ -170,10 +174,11 @@ export class MarkerService {
         },
       );
       if (readAgain) continue;
+      const judged = withUnreadRows(proofs, rows.inventory.gaps);
       await this.#loaded;
-      for (const proof of proofs) this.#proofs.set(proofKey(proof.subject), proof);
-      await this.#options.store?.save(proofs);
-      return proofs.map((proof, index) => ({ subject: subjects[index]!, proof }));
+      for (const proof of judged) this.#proofs.set(proofKey(proof.subject), proof);
+      await this.#options.store?.save(judged);
+      return judged.map((proof, index) => ({ subject: subjects[index]!, proof }));
     }
   }
 

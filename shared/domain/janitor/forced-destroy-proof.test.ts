@@ -123,6 +123,46 @@ describe("a forced destroy needs a marker proof that the sandbox is nobody's", (
     expect(rule?.skipped[0]?.skip?.message).toMatch(/lease lost, which this scan did not read/);
   });
 
+  it("a proof read while a part of the sources that may hold a recorder was unread proves nothing", () => {
+    const overGap = { ...lostOrphan, gapMayRecord: true };
+    expect(destroyOne("sbx_lost", [overGap]).skip?.message).toMatch(
+      /When the marker proof was read, a part of the sources that may hold a row recording this marker could not be read/,
+    );
+    const { gapMayRecord: _unsaid, ...keptBefore } = lostOrphan;
+    expect(destroyOne("sbx_lost", [keptBefore]).skip?.message).toMatch(/kept without saying whether/);
+  });
+
+  /** Why a destroy rule over `changed` skips the untracked sandbox `name` given the proofs kept; null: selected. */
+  function destroyIn(changed: typeof inventory, name: string, proofs: MarkerProof[]) {
+    const policy = policyOf([{ name: "clean", select: { kind: "untracked" }, action: "destroy" }]);
+    const [rule] = planPass({ policy, inventory: changed, proofs, now: NOW, history: [] }).rules;
+    const items = [...(rule?.selected ?? []), ...(rule?.skipped ?? [])];
+    const item = items.find(({ target }) => target.sandboxId === name);
+    if (item === undefined) throw new Error(`the rule did not match ${name}`);
+    return item.skip;
+  }
+
+  it("a row read now that records the marker, and goes on, refuses the destroy its proof never named", () => {
+    const lost = inventory.leases.find((row) => row.lease.id === "lost")!;
+    const again = { ...lost, lease: { ...lost.lease, id: "lost-again", status: "active" } };
+    const changed = { ...inventory, leases: [...inventory.leases, again] };
+    expect(lostOrphan.owners.map((owner) => owner.leaseId)).toEqual(["lost"]);
+    expect(destroyIn(changed, "sbx_lost", [lostOrphan])?.message).toMatch(
+      /A row read now records this marker: lease lost-again, which is active/,
+    );
+    expect(destroyIn(inventory, "sbx_lost", [lostOrphan])).toBeNull();
+  });
+
+  it("a part of the sources the scan acted over could not read, where a recorder may be, refuses it", () => {
+    const gap = { source: "ledger", origin: null, message: "leases[9] could not be read" };
+    const changed = { ...inventory, gaps: [gap] };
+    expect(destroyIn(changed, "sbx_lost", [lostOrphan])?.message).toMatch(
+      /A part of the sources this scan could not read may hold a row recording this marker \(ledger: leases\[9\] could not be read\)/,
+    );
+    const elsewhere = { ...gap, origin: "https://api.elsewhere.example" };
+    expect(destroyIn({ ...inventory, gaps: [elsewhere] }, "sbx_lost", [lostOrphan])).toBeNull();
+  });
+
   it("a row this environment owns needs no proof to destroy, and a release is never forced", () => {
     const destroy = destroyOne("leaky", []);
     expect(destroy).toMatchObject({ forced: false, proof: null, skip: null });

@@ -1,9 +1,12 @@
 import { ENDED_LEASE_STATUSES } from "../codes.js";
 import type { Inventory } from "../inventory.js";
 import { type MarkerAnswer, type MarkerProof, OWNER_LIMIT, proofKey } from "../marker-proof.js";
+import type { SourceGap } from "../paperclip.js";
 import { recordedSandboxId } from "../sandbox-id.js";
+import { gapInWords, unreadRowsAt } from "../unread-rows.js";
 import type { JanitorCandidate } from "./candidate.js";
 import { candidateProofKey } from "./candidate.js";
+import type { RecordersNow } from "./recorders-now.js";
 
 /**
  * A forced destroy (a row this environment does not own, or a sandbox no row names) is the case where
@@ -20,6 +23,10 @@ import { candidateProofKey } from "./candidate.js";
  *
  * For a row, the row itself must have ended too, and the proof must have been read from the sandbox it
  * names now, at its origin.
+ *
+ * A proof says who recorded the marker in the scan it was read over; the janitor acts over a later one.
+ * So a proof proves only when its scan left unread no part that may hold a row recording the marker, and
+ * the scan acted over shows every row recording it ended, and no such part either.
  */
 
 export type ProofReading =
@@ -58,11 +65,21 @@ function statusKey(sourceId: string, leaseId: string): string {
 
 const ENDED: readonly string[] = ENDED_LEASE_STATUSES;
 
+/** The scan a kept proof is checked against: the one the plan is made over. */
+export interface ScanNow {
+  /** The status of every lease a kept proof names. */
+  statuses: LeaseStatuses;
+  /** The rows recording each kept proof's marker (`proofPrefixes`). */
+  recorders: RecordersNow;
+  /** The parts of the sources that scan could not read. */
+  gaps: readonly SourceGap[];
+}
+
 /** Whether the candidate's latest proof shows its sandbox is an ended lease's and nobody else's. */
 export function readProof(
   candidate: JanitorCandidate,
   proofs: ReadonlyMap<string, MarkerProof>,
-  statuses: LeaseStatuses,
+  scan: ScanNow,
 ): ProofReading {
   const proof = proofs.get(candidateProofKey(candidate));
   if (proof === undefined) {
@@ -97,16 +114,19 @@ export function readProof(
   }
 
   switch (proof.answer) {
-    case "proven":
-      return candidate.kind === "lease"
-        ? yes(`The sandbox holds this ended lease's own marker (read ${proof.readAt}).`)
-        : no("A proof for a sandbox no row names cannot be a lease's own; read its marker again.");
+    case "proven": {
+      if (candidate.kind !== "lease")
+        return no("A proof for a sandbox no row names cannot be a lease's own; read its marker again.");
+      const unproven = recordersUnproven(proof, sandbox.origin, scan);
+      if (unproven !== null) return no(unproven);
+      return yes(`The sandbox holds this ended lease's own marker (read ${proof.readAt}).`);
+    }
     case "another-lease": {
       if (proof.owners.length === 0 || proof.owners.length >= OWNER_LIMIT) {
         return no("The marker proof does not name every row that records this marker.");
       }
       for (const owner of proof.owners) {
-        const status = statuses.get(statusKey(owner.sourceId, owner.leaseId));
+        const status = scan.statuses.get(statusKey(owner.sourceId, owner.leaseId));
         if (status === undefined) {
           return no(`The marker names lease ${owner.leaseId}, which this scan did not read.`);
         }
@@ -114,6 +134,8 @@ export function readProof(
           return no(`The marker names lease ${owner.leaseId}, which is ${status}.`);
         }
       }
+      const unproven = recordersUnproven(proof, sandbox.origin, scan);
+      if (unproven !== null) return no(unproven);
       const leases = proof.owners.map((owner) => owner.leaseId).join(", ");
       return yes(`The marker names only ended leases (${leases}; read ${proof.readAt}).`);
     }
@@ -124,6 +146,32 @@ export function readProof(
     case "cannot-read":
       return no("The marker could not be read, which is no evidence either way.");
   }
+}
+
+/**
+ * Why the rows recording the proof's marker, then and now, leave it unproven; null when every row that
+ * may record it was read, then and now, and every one read now has ended.
+ */
+function recordersUnproven(proof: MarkerProof, origin: string | null, scan: ScanNow): string | null {
+  if (proof.gapMayRecord === true) {
+    return "When the marker proof was read, a part of the sources that may hold a row recording this marker could not be read; read its marker again once every part is read.";
+  }
+  if (proof.gapMayRecord === undefined) {
+    return "The marker proof was kept without saying whether every row that may record this marker was read; read its marker again.";
+  }
+  const unread = unreadRowsAt(scan.gaps)(origin);
+  if (unread !== null) {
+    return `A part of the sources this scan could not read may hold a row recording this marker (${gapInWords(unread)}).`;
+  }
+  const recorders = proof.markerPrefix === null ? undefined : scan.recorders.get(proof.markerPrefix);
+  if (recorders === undefined) {
+    return "The rows recording this marker now were not read, so the marker proof cannot be checked against them.";
+  }
+  const live = recorders.find((recorder) => !ENDED.includes(recorder.status));
+  if (live !== undefined) {
+    return `A row read now records this marker: lease ${live.leaseId}, which is ${live.status}.`;
+  }
+  return null;
 }
 
 function candidateSandbox(candidate: JanitorCandidate): { sandboxId: string | null; origin: string | null } {

@@ -23,6 +23,7 @@ export {
   leaseStatuses,
   type ProofReading,
   readProof,
+  type ScanNow,
 } from "./forced-destroy-proof.js";
 export {
   CAP_NAMES,
@@ -91,4 +92,10 @@ export {
   proofOwners,
   type RuleColumns,
 } from "./policy-rows.js";
+export {
+  proofPrefixes,
+  type RecorderNow,
+  type RecordersNow,
+  recordersNow,
+} from "./recorders-now.js";
 export { matchSelector, type Selection, type SelectionContext } from "./select.js";

@@ -13,6 +13,7 @@ import {
 } from "./forced-destroy-proof.js";
 import type { CapName, PassItem, PassPlan, PastAction, RulePlan, Skip, SkipReason } from "./pass-plan.js";
 import { effectiveCaps, JANITOR_ACTIONS, type JanitorAction, type Policy, type Rule } from "./policy.js";
+import { proofPrefixes, type RecordersNow, recordersNow } from "./recorders-now.js";
 import { matchSelector, type SelectionContext } from "./select.js";
 
 export interface PassInput {
@@ -26,6 +27,11 @@ export interface PassInput {
    * they are read from `inventory`'s rows, which must then be all of them.
    */
   statuses?: LeaseStatuses;
+  /**
+   * The rows recording each proof's marker (`proofPrefixes`), wherever they are in the inventory. Left
+   * out, they are read from `inventory`'s rows, which must then be all of them.
+   */
+  recorders?: RecordersNow;
   now: Date;
   /** What earlier passes did, so a cap per hour holds across passes. Only actions taken, never a dry run's. */
   history: readonly PastAction[];
@@ -47,6 +53,7 @@ export function planPass({
   inventory,
   proofs,
   statuses,
+  recorders,
   now,
   history,
   quarantines = [],
@@ -55,6 +62,7 @@ export function planPass({
     inventory,
     proofs,
     statuses: statuses ?? leaseStatuses(inventory),
+    recorders: recorders ?? recordersNow(inventory.leases, proofPrefixes(proofs)),
     now,
   });
   const quarantined = new Set(
@@ -90,7 +98,7 @@ export function planPass({
         proof: null,
         skip: null,
       };
-      if (item.forced) item.proof = readProof(candidate, context.proofs, context.statuses);
+      if (item.forced) item.proof = readProof(candidate, context.proofs, context);
       item.skip = gate(candidate, rule, item, { quarantined, claimedBy });
       if (item.skip === null) {
         const cap = capReached(rule, caps, {
@@ -126,11 +134,13 @@ export function selectionContext({
   inventory,
   proofs,
   statuses,
+  recorders,
   now,
 }: {
-  inventory: Pick<Inventory, "companies">;
+  inventory: Pick<Inventory, "companies" | "gaps">;
   proofs: Iterable<MarkerProof>;
   statuses: LeaseStatuses;
+  recorders: RecordersNow;
   now: Date;
 }): SelectionContext {
   return {
@@ -138,6 +148,8 @@ export function selectionContext({
     companyNames: new Map(inventory.companies.map((company) => [company.id, company.name])),
     proofs: indexProofs(proofs),
     statuses,
+    recorders,
+    gaps: inventory.gaps,
   };
 }
 

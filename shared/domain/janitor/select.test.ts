@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { candidatesOf } from "./candidate.js";
 import { indexProofs, leaseStatuses } from "./forced-destroy-proof.js";
 import { type Selector, SelectorSchema } from "./policy.js";
+import { proofPrefixes, recordersNow } from "./recorders-now.js";
 import { matchSelector, type SelectionContext } from "./select.js";
 import { hoursAgo, NOW, proofs, world } from "./test-world.js";
 
@@ -12,6 +13,8 @@ const context = (now: Date): SelectionContext => ({
   companyNames: new Map(inventory.companies.map((company) => [company.id, company.name])),
   proofs: indexProofs(proofs()),
   statuses: leaseStatuses(inventory),
+  recorders: recordersNow(inventory.leases, proofPrefixes(proofs())),
+  gaps: inventory.gaps,
 });
 
 /** The names (lease ids, untracked sandbox ids) a selector matches in the world, in inventory order. */

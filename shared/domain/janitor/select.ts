@@ -3,17 +3,16 @@ import { metadataObject, recorded } from "../lease-metadata.js";
 import type { MarkerProof } from "../marker-proof.js";
 import { candidateProofKey, type JanitorCandidate } from "./candidate.js";
 import { durationMs, formatAge } from "./duration.js";
-import { type LeaseStatuses, readProof } from "./forced-destroy-proof.js";
+import { readProof, type ScanNow } from "./forced-destroy-proof.js";
 import type { AgeSelector, Selector } from "./policy.js";
 
-/** What a selector is judged against besides the candidate itself. */
-export interface SelectionContext {
+/** What a selector is judged against besides the candidate itself; each kept proof is read against the scan. */
+export interface SelectionContext extends ScanNow {
   now: Date;
   /** Company names by id, so a selector may name a company either way. */
   companyNames: ReadonlyMap<string, string>;
   /** The newest marker proof of each subject, by `proofKey`. */
   proofs: ReadonlyMap<string, MarkerProof>;
-  statuses: LeaseStatuses;
 }
 
 /** Whether a selector matches, and if it does, each clause that did, in the operator's words. */
@@ -183,7 +182,7 @@ function proofClause(
     return answer === "none" ? "no marker proof kept" : `marker proof ${answer}`;
   }
   if (proof.includes("ended-lease")) {
-    const reading = readProof(candidate, context.proofs, context.statuses);
+    const reading = readProof(candidate, context.proofs, context);
     if (reading.proves) return `marker proof: ${reading.message}`;
   }
   return null;

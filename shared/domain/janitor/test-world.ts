@@ -165,6 +165,7 @@ export function leaseProof(lease: LeaseRow, reading: MarkerReading, readAt = hou
     origin: ORIGIN,
     sandboxStatus: "running",
     readAt,
+    gapMayRecord: false,
   };
 }
 
@@ -176,7 +177,15 @@ export function untrackedProof(
 ): MarkerProof {
   const subject: ProofSubject = { kind: "untracked", origin: ORIGIN, credential: "key-a", sandboxId };
   const judged = judgeMarker(reading, { sandboxId, lease: null }, index);
-  return { ...judged, subject, sandboxId, origin: ORIGIN, sandboxStatus: "running", readAt };
+  return {
+    ...judged,
+    subject,
+    sandboxId,
+    origin: ORIGIN,
+    sandboxStatus: "running",
+    readAt,
+    gapMayRecord: false,
+  };
 }
 
 /** The proofs kept for the world: an orphan of an ended lease, one of a live lease, one with no marker. */

@@ -20,6 +20,8 @@ import {
   policyRowColumns,
   policyRowPicker,
   proofOwners,
+  proofPrefixes,
+  recordersNow,
   selectionContext,
 } from "../../../../shared/domain/janitor/index.js";
 import { judgeRow } from "../../../../shared/domain/judge-row.js";
@@ -821,9 +823,23 @@ export class InventoryKeeper {
       const statuses = leaseStatuses({
         leases: ownerRows.flatMap((row) => (row === undefined ? [] : [row])),
       });
+      // Every row recording a marker a kept proof found, history too: a proof is checked against the
+      // rows as they are now, not only the owners it named when it was read.
+      const prefixes = proofPrefixes(input.proofs);
+      const recording: ClassifiedLease[] = [];
+      const readRecorders =
+        prefixes.length === 0 ||
+        this.#rows.forEachWith(head.scan, { markerPrefixes: prefixes }, (stored) =>
+          recording.push(this.#unredacted.prefer(stored)),
+        );
+      if (!readRecorders) return null;
+      const recorders = recordersNow(
+        recording.map(({ sourceId, lease }) => ({ sourceId, lease })),
+        prefixes,
+      );
       const matched = policyRowPicker(
         input.policy,
-        selectionContext({ inventory: head.inventory, proofs: input.proofs, statuses, now }),
+        selectionContext({ inventory: head.inventory, proofs: input.proofs, statuses, recorders, now }),
       );
       const leases: ClassifiedLease[] = [];
       const keep = (stored: ClassifiedLease) => {
@@ -865,6 +881,7 @@ export class InventoryKeeper {
         inventory: { ...head.inventory, leases },
         proofs: input.proofs,
         statuses,
+        recorders,
         now,
         history: input.history,
         quarantines: input.quarantines,

@@ -24,18 +24,33 @@ import {
   type Selector,
   selectionContext,
 } from "../../../../shared/domain/janitor/index.js";
-import { MARKER_ANSWERS, type MarkerProof } from "../../../../shared/domain/marker-proof.js";
+import {
+  MARKER_ANSWERS,
+  type MarkerProof,
+  markerPrefix,
+  recordedMarker,
+} from "../../../../shared/domain/marker-proof.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
 import type { PolicyPlanInput } from "./protocol.js";
 import { type KeeperOverStore, storedGeneratedWorld } from "./testing/keeper-over-store.js";
 
 const NOW = new Date("2026-11-30T12:00:00Z");
 
-/** The proof a judge would keep for `candidate`, naming `owners` when it found the marker another lease's. */
+/** The prefix of the marker `row` records, as a proof of a sandbox holding it keeps it; null when none. */
+function prefixOf(row: Inventory["leases"][number] | undefined): string | null {
+  const marker = row === undefined ? null : recordedMarker(row.lease.metadata);
+  return marker === null ? null : markerPrefix(marker);
+}
+
+/**
+ * The proof a judge would keep for `candidate`, naming `owners` when it found the marker another lease's,
+ * over a scan that read every row.
+ */
 function proofOf(
   candidate: JanitorCandidate,
   answer: MarkerProof["answer"],
   owners: { sourceId: string; leaseId: string; status: string }[],
+  prefix: string | null,
 ): MarkerProof {
   const sandbox =
     candidate.kind === "lease"
@@ -48,12 +63,13 @@ function proofOf(
       answer === "another-lease"
         ? owners.map((owner) => ({ ...owner, relation: "names-this-sandbox" as const }))
         : [],
-    markerPrefix: null,
+    markerPrefix: prefix,
     message: "generated",
     subject: proofSubjectOf(candidate),
     ...sandbox,
     sandboxStatus: "running",
     readAt: "2026-11-30T11:00:00.000Z",
+    gapMayRecord: false,
   };
 }
 
@@ -104,7 +120,13 @@ describe("a janitor's plan of a policy, worked out over the store", () => {
         fc.constantFrom(...MARKER_ANSWERS),
         fc.array(owner, { minLength: 1, maxLength: 4 }),
       )
-      .map(([candidate, answer, owners]) => proofOf(candidate, answer, owners));
+      .map(([candidate, answer, owners]) => {
+        // The marker of the first owner, so the rows recording it now are read and judged too.
+        const first = whole.leases.find(
+          (row) => row.sourceId === owners[0]!.sourceId && row.lease.id === owners[0]!.leaseId,
+        );
+        return proofOf(candidate, answer, owners, prefixOf(first));
+      });
     // One or two clauses, so that rules match a fair share of the world and their plans overlap.
     const clauses: fc.Arbitrary<Selector>[] = [
       fc.record({ kind: fc.constantFrom("lease" as const, "untracked" as const) }),
@@ -260,9 +282,12 @@ describe("a janitor's plan of a policy, worked out over the store", () => {
         ],
       },
       proofs: [
-        proofOf(orphan, "another-lease", [
-          { sourceId: closed.sourceId, leaseId: closed.lease.id, status: closed.lease.status },
-        ]),
+        proofOf(
+          orphan,
+          "another-lease",
+          [{ sourceId: closed.sourceId, leaseId: closed.lease.id, status: closed.lease.status }],
+          prefixOf(closed),
+        ),
       ],
       now: NOW.toISOString(),
       history: [],
@@ -397,6 +422,7 @@ describe("a janitor's plan over a store of history", () => {
         inventory: whole,
         proofs: [],
         statuses: leaseStatuses(whole),
+        recorders: new Map(),
         now: NOW,
       });
       const closedMatched = whole.leases.filter(

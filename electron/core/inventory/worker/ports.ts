@@ -8,13 +8,14 @@ import type { KeptListing, KeptScanMemory, ScanRows } from "../judge/ports.js";
 
 /**
  * Which stored rows a read wants, by an indexed column: a plan's picks (`planRowFilter`), the rows that
- * record one of these sandboxes (`recordedSandboxId`) in any origin, or the rows that record one of
- * these markers (`recordedMarker`).
+ * record one of these sandboxes (`recordedSandboxId`) in any origin, the rows that record one of
+ * these markers (`recordedMarker`), or one beginning with one of these prefixes (`markerPrefix`).
  */
 export type RowFilter =
   | NonNullable<PlanRowFilter>
   | { sandboxIds: readonly string[] }
-  | { markers: readonly string[] };
+  | { markers: readonly string[] }
+  | { markerPrefixes: readonly string[] };
 
 /**
  * What the inventory worker needs of the store its inventory lives in (decision 222): scans written

@@ -24,7 +24,8 @@ export interface StoredScan {
 export type StoredRowFilter =
   | NonNullable<PlanRowFilter>
   | { sandboxIds: readonly string[] }
-  | { markers: readonly string[] };
+  | { markers: readonly string[] }
+  | { markerPrefixes: readonly string[] };
 
 /** Where a page of `StoredInventory.page` ended: the source's place in the scan, and its last row. */
 export interface RowCursor {
@@ -203,6 +204,7 @@ export class StoredInventory {
     filter: StoredRowFilter,
     each: (classified: ClassifiedLease) => void,
   ): boolean {
+    if ("markerPrefixes" in filter) return this.#forEachRecordingPrefix(scan, filter.markerPrefixes, each);
     const [column, values] =
       "leaseIds" in filter
         ? ["lease_id", filter.leaseIds]
@@ -216,6 +218,26 @@ export class StoredInventory {
     const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
       WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY +seq, +lease_id`);
     return this.#eachOfSources(scan, read, [JSON.stringify(values)], each);
+  }
+
+  /**
+   * The rows recording a marker that begins with one of `prefixes`, found by a range of the marker's
+   * index: a marker is ASCII, so every one that begins with a prefix sorts below the prefix followed by
+   * the last code point. The index is named: left to choose, SQLite walks every row of the source by its
+   * key instead, since it cannot tell how narrow the range is.
+   */
+  #forEachRecordingPrefix(
+    scan: StoredScan,
+    prefixes: readonly string[],
+    each: (classified: ClassifiedLease) => void,
+  ): boolean {
+    const read =
+      this.#db.prepare(`SELECT data, observed_from FROM inventory_rows INDEXED BY inventory_rows_marker
+      WHERE source_id = ? AND marker >= ? AND marker < ? ORDER BY +seq, +lease_id`);
+    for (const prefix of prefixes) {
+      if (!this.#eachOfSources(scan, read, [prefix, `${prefix}\u{10FFFF}`], each)) return false;
+    }
+    return true;
   }
 
   /**

@@ -51,6 +51,11 @@ describe("how the stored inventory's reads find their rows", () => {
       { markers: ["m"] },
       /USING INDEX inventory_rows_marker \(marker=\? AND source_id=\?\)/,
     ],
+    [
+      "the prefixes of recorded markers",
+      { markerPrefixes: ["m"] },
+      /USING INDEX inventory_rows_marker \(marker>\? AND marker<\?\)/,
+    ],
   ] as const)("reads rows by %s through that column's index", (_name, filter, index) => {
     const [plan] = plansOf((stored) => stored.forEachWith(scan, filter, () => undefined));
     expect(plan).toMatch(index);
