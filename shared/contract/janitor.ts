@@ -61,6 +61,11 @@ export const JanitorPlanSchema = z.discriminatedUnion("state", [
     policyFile: z.string(),
     /** What the operator types back to run an acting pass of this policy from the app. */
     actPhrase: z.string(),
+    /**
+     * The policy as read for this plan, digested: an acting pass sends it back and runs only while the
+     * policy file still reads as the same rules, so the phrase confirms the rules the operator was shown.
+     */
+    policyDigest: z.string(),
     plan: PassPlanSchema,
     /**
      * What the inventory it planned over could not read; null when the inventory main holds by the time
@@ -77,10 +82,16 @@ export const JanitorRunRequestSchema = z
     act: z.boolean().optional(),
     /** For an acting pass: the phrase typed back (`act as <the policy's operator>`). */
     confirm: z.string().max(300).optional(),
+    /** For an acting pass: the `policyDigest` of the plan the operator was shown. */
+    policyDigest: z.string().max(100).optional(),
   })
   .refine((request) => request.act !== true || (request.confirm ?? "").trim() !== "", {
     error: "an acting pass needs its confirmation phrase typed back",
     path: ["confirm"],
+  })
+  .refine((request) => request.act !== true || (request.policyDigest ?? "") !== "", {
+    error: "an acting pass needs the digest of the plan it confirms",
+    path: ["policyDigest"],
   });
 
 export const JanitorRunSchema = z.discriminatedUnion("state", [

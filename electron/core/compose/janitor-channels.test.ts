@@ -114,13 +114,20 @@ describe("the janitor's channels", () => {
     world = await buildWorld(SPEC);
     const c = await open(world);
 
-    const bare = await call(c, "janitor:run", { act: true });
+    const shown = data(await call(c, "janitor:plan"));
+    if (shown.state !== "planned") throw new Error(`not planned: ${shown.state}`);
+    const { policyDigest } = shown;
+    const bare = await call(c, "janitor:run", { act: true, policyDigest });
     expect(bare).toMatchObject({ ok: false, error: { code: "invalid-request" } });
-    const wrong = await call(c, "janitor:run", { act: true, confirm: "act as someone" });
+    const undigested = await call(c, "janitor:run", { act: true, confirm: "act as night-janitor" });
+    expect(undigested).toMatchObject({ ok: false, error: { code: "invalid-request" } });
+    const wrong = await call(c, "janitor:run", { act: true, confirm: "act as someone", policyDigest });
     expect(wrong).toMatchObject({ ok: false, error: { code: "refused" } });
     expect(await mutating(world)).toEqual({});
 
-    const ran = data(await call(c, "janitor:run", { act: true, confirm: "act as night-janitor" }));
+    const ran = data(
+      await call(c, "janitor:run", { act: true, confirm: "act as night-janitor", policyDigest }),
+    );
     if (ran.state !== "ran") throw new Error(`not run: ${ran.state}`);
     expect(ran.report.mode).toBe("act");
     expect(ran.report.results.map((result) => [result.target.sandboxId, result.outcome])).toEqual([
@@ -132,6 +139,67 @@ describe("the janitor's channels", () => {
       [],
     );
     expect(data(await call(c, "janitor:status")).lastPass?.mode).toBe("act");
+  });
+
+  it("refuses an acting pass when the policy file changed since its plan was shown", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-shown" }, { id: "sb-unshown" }],
+      environments: [ENV, { ...ENV, id: "env-2", name: "Builds" }],
+      leases: [
+        { id: "lease-shown", environmentId: "env-1", sandboxId: "sb-shown" },
+        { id: "lease-unshown", environmentId: "env-2", sandboxId: "sb-unshown" },
+      ],
+    });
+    const c = await open(world);
+    const policyFile = path.join(world.dir, "policy.json");
+    const rule = { name: "destroy-agents", select: { environment: ["Agents"] }, action: "destroy" };
+    writeFileSync(policyFile, JSON.stringify({ ...POLICY, rules: [rule] }));
+
+    const shown = data(await call(c, "janitor:plan"));
+    if (shown.state !== "planned") throw new Error(`not planned: ${shown.state}`);
+    expect(shown.plan.rules[0]?.selected.map((item) => item.target.sandboxId)).toEqual(["sb-shown"]);
+
+    // Rewritten between the plan shown and the click: the same operator, so the same phrase, one more
+    // environment selected.
+    const wider = { ...rule, select: { environment: ["Agents", "Builds"] } };
+    writeFileSync(policyFile, JSON.stringify({ ...POLICY, rules: [wider] }));
+    const refused = await call(c, "janitor:run", {
+      act: true,
+      confirm: shown.actPhrase,
+      policyDigest: shown.policyDigest,
+    });
+    expect(refused).toMatchObject({ ok: false, error: { code: "conflict" } });
+    if (!refused.ok) {
+      expect(refused.error.message).toBe(
+        "The policy file changed since its plan was shown: look at the new plan before acting.",
+      );
+    }
+    expect(await world.statusOf("sb-unshown")).toBe("running");
+    expect(await world.statusOf("sb-shown")).toBe("running");
+    expect(await mutating(world)).toEqual({});
+    expect(data(await call(c, "janitor:status")).lastPass).toBeNull();
+
+    // The same rules said in other bytes are the plan shown: its digest still runs them.
+    writeFileSync(
+      policyFile,
+      JSON.stringify({ rules: [wider], operator: POLICY.operator, version: 1 }, null, 2),
+    );
+    const reread = data(await call(c, "janitor:plan"));
+    if (reread.state !== "planned") throw new Error(`not planned: ${reread.state}`);
+    expect(reread.policyDigest).not.toBe(shown.policyDigest);
+    writeFileSync(policyFile, JSON.stringify({ ...POLICY, rules: [wider] }));
+    const ran = data(
+      await call(c, "janitor:run", {
+        act: true,
+        confirm: reread.actPhrase,
+        policyDigest: reread.policyDigest,
+      }),
+    );
+    if (ran.state !== "ran") throw new Error(`not run: ${ran.state}`);
+    expect(ran.report.results.map((result) => [result.target.sandboxId, result.outcome]).sort()).toEqual([
+      ["sb-shown", "done"],
+      ["sb-unshown", "done"],
+    ]);
   });
 
   it("answers honestly without a policy, with a policy that does not read, and checks the setting", async () => {

@@ -9,13 +9,14 @@ import { CoreError } from "../errors/core-error.js";
 import { type JanitorDeps, planPolicy, runPass } from "./pass.js";
 import { readLastPass } from "./pass-state.js";
 import { planUnread } from "./plan-unread.js";
+import { policyDigest } from "./policy-digest.js";
 import { readPolicyFile } from "./policy-file.js";
 
 /**
  * The janitor as the app runs it: the policy file the config names (never a path from the renderer),
  * the last pass kept in the data directory (by `watch` or by the app, through the same `runPass`), what a
  * pass would do next over the inventory the core holds, and one pass on request: a dry run, or an acting
- * one only with the policy's phrase typed back. One pass at a time per core.
+ * one only with the policy's phrase typed back over the rules its plan showed. One pass at a time per core.
  */
 export interface AppJanitorDeps
   extends Omit<JanitorDeps, "engine" | "dataDir" | "redact" | "webhookTimeoutMs" | "now"> {
@@ -30,6 +31,8 @@ export const JANITOR_UNAVAILABLE = "The janitor needs the guarded actions, which
 const NO_POLICY =
   "No policy file is configured. Name one in Settings (or `policyFile` in the config) to see what it would do.";
 const MAX_PROBLEMS = 20;
+const POLICY_CHANGED =
+  "The policy file changed since its plan was shown: look at the new plan before acting.";
 
 type Reading =
   | { state: "no-policy"; message: string }
@@ -59,18 +62,28 @@ export class AppJanitor {
       state: "planned",
       policyFile: reading.policyFile,
       actPhrase: janitorActPhrase(reading.policy.operator),
+      policyDigest: policyDigest(reading.policy),
       plan,
       unread: planUnread(await this.deps.inventory.view({}), plan, this.deps.inventory.summary),
     };
   }
 
-  async run(request: { act?: boolean | undefined; confirm?: string | undefined }): Promise<JanitorRun> {
+  async run(request: {
+    act?: boolean | undefined;
+    confirm?: string | undefined;
+    policyDigest?: string | undefined;
+  }): Promise<JanitorRun> {
     const reading = await this.#read();
     if (reading.state !== "read") return reading;
     const act = request.act === true;
     const phrase = janitorActPhrase(reading.policy.operator);
     if (act && (request.confirm ?? "").trim() !== phrase) {
       throw new CoreError("call", "refused", `An acting pass runs only with “${phrase}” typed back.`);
+    }
+    // The phrase names only the operator: the digest is what ties it to the rules the plan showed. The
+    // pass is then given this very reading, so nothing read later can stand in for what was confirmed.
+    if (act && request.policyDigest !== policyDigest(reading.policy)) {
+      throw new CoreError("call", "conflict", POLICY_CHANGED);
     }
     if (this.#running !== null)
       throw new CoreError("call", "conflict", "A pass of the policy is running already; wait for it.");

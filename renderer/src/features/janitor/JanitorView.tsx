@@ -4,7 +4,7 @@ import type { PassItem, PassReport, PassResult, RulePlan } from "../../../../sha
 import { RelativeTime } from "../../components/RelativeTime";
 import { EmptyState, ErrorState, SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
-import { errorMessage } from "../../lib/errors";
+import { errorCode, errorMessage } from "../../lib/errors";
 import { formatExact } from "../../lib/format";
 import { useUi } from "../../state/ui-store";
 import { failureRunWords } from "./failure-run-words";
@@ -73,7 +73,7 @@ export function JanitorView() {
         <>
           <h2 className="section-title">What it would do next</h2>
           <NextPass plan={planned} />
-          <ActingRun phrase={planned.actPhrase} />
+          <ActingRun phrase={planned.actPhrase} policyDigest={planned.policyDigest} />
         </>
       )}
     </section>
@@ -293,8 +293,13 @@ function RuleSection({ rule }: { rule: RulePlan }) {
   );
 }
 
-/** An acting pass, behind the policy's phrase typed back, as a bulk destroy is behind its count. */
-function ActingRun({ phrase }: { phrase: string }) {
+/**
+ * An acting pass, behind the policy's phrase typed back, as a bulk destroy is behind its count. It sends
+ * the digest of the plan shown above, so main runs it only over those rules. Refused as a conflict (the
+ * policy file changed, or a pass is running), the phrase is cleared and the plan is read again, to be
+ * looked at before the phrase is typed again.
+ */
+function ActingRun({ phrase, policyDigest }: { phrase: string; policyDigest: string }) {
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState("");
   const run = useRunPass();
@@ -334,11 +339,14 @@ function ActingRun({ phrase }: { phrase: string }) {
           disabled={typed.trim() !== phrase || run.isPending}
           onClick={() =>
             run.mutate(
-              { act: true, confirm: typed.trim() },
+              { act: true, confirm: typed.trim(), policyDigest },
               {
                 onSuccess: () => {
                   setTyped("");
                   setOpen(false);
+                },
+                onError: (error) => {
+                  if (errorCode(error) === "conflict") setTyped("");
                 },
               },
             )
@@ -351,7 +359,7 @@ function ActingRun({ phrase }: { phrase: string }) {
         </button>
       </div>
       {run.isError && (
-        <p className="field-error" role="alert">
+        <p className="field-error" role="alert" data-testid="janitor-act-error">
           {errorMessage(run.error)}
         </p>
       )}

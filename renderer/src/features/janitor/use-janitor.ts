@@ -22,14 +22,16 @@ export function useJanitorPlan() {
 }
 
 /**
- * One pass of the configured policy: a dry run, or acting with its phrase typed back. Afterwards the
- * last pass, the plan, the audit log and the inventory are read again (a dry run records cancelled plans).
+ * One pass of the configured policy: a dry run, or acting with its phrase typed back and the digest of
+ * the plan shown. Afterwards, refused or not, the last pass, the plan, the audit log and the inventory are
+ * read again (a dry run records cancelled plans; a refusal over a changed policy needs its new plan shown).
  */
 export function useRunPass() {
   const client = useQueryClient();
   const refresh = useRefreshInventory();
   return useMutation({
-    mutationFn: (request: { act?: boolean; confirm?: string }) => api.invoke("janitor:run", request),
+    mutationFn: (request: { act?: boolean; confirm?: string; policyDigest?: string }) =>
+      api.invoke("janitor:run", request),
     onSettled: (answer) => {
       void client.invalidateQueries({ queryKey: JANITOR_KEY });
       void client.invalidateQueries({ queryKey: queryKeys.auditAll });
