@@ -42,7 +42,12 @@ describe("leasekeeper prove over a ledger with an entry it could not read", () =
     const answer = JSON.parse(stdout) as ProveAnswer;
     expect(answer.proofs.map((entry) => entry.markerProof.reason)).toEqual(["unrecorded-marker"]);
     expect(answer.gaps).toEqual([
-      { source: "ledger", origin: w.sim.url, message: "leases[1] could not be read", environmentId: null },
+      {
+        source: "ledger",
+        origin: w.sim.url,
+        message: "leases[1] could not be read",
+        environmentId: unread.environmentId,
+      },
     ]);
   });
 
