@@ -103,7 +103,9 @@ describe("a job process killed mid-run", () => {
       expect(await world.statusOf(id)).toBe("destroyed");
     }
 
-    const itemRows = (await engine.queryAudit({ limit: 10_000 })).filter((entry) => entry.kind === "item");
+    const itemRows = (await engine.queryAudit({ limit: 10_000 })).entries.filter(
+      (entry) => entry.kind === "item",
+    );
     expect(itemRows).toHaveLength(COUNT);
     expect(new Set(itemRows.map((entry) => entry.sandboxId)).size).toBe(COUNT);
     expect(itemRows.every((entry) => entry.outcome === "confirmed")).toBe(true);

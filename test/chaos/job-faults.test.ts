@@ -278,7 +278,7 @@ async function runScenario(scenario: Scenario, seed: number): Promise<void> {
     world.sim.setFaults([]);
 
     const stats = world.sim.stats();
-    const audit = await engine.queryAudit({ limit: 10_000 });
+    const audit = (await engine.queryAudit({ limit: 10_000 })).entries;
     // The plan itself is always recorded, once, before anything it lists is done.
     expect(audit.filter((entry) => entry.kind === "plan" && entry.planId === plan.planId)).toHaveLength(1);
     const check = checkJobs({

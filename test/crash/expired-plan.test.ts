@@ -126,7 +126,9 @@ describe("a crash after sending, resumed once the plan has expired", () => {
         ).toBe(expected(item.sandboxId!));
         if (!sent.has(item.sandboxId!)) expect(item.reason).toBe("plan-expired");
       }
-      const audited = (await later.queryAudit({ limit: 1_000 })).filter((entry) => entry.kind === "item");
+      const audited = (await later.queryAudit({ limit: 1_000 })).entries.filter(
+        (entry) => entry.kind === "item",
+      );
       for (const { id } of fleet) {
         expect(
           audited.filter((entry) => entry.sandboxId === id).map((entry) => entry.outcome),

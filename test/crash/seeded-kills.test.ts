@@ -242,7 +242,7 @@ describe(`a bulk job killed with SIGKILL at ${KILLS} seeded points (${CHAOS_SIZE
         expect(shownInterrupted.has(jobId), `job ${jobId} shown interrupted after its kill`).toBe(true);
 
       const stats = world.sim.stats();
-      const audit: AuditEntry[] = await engine.queryAudit({ limit: 10_000 });
+      const audit: AuditEntry[] = (await engine.queryAudit({ limit: 10_000 })).entries;
       const allJobs: Job[] = (await engine.listJobs({ limit: 1_000 })).jobs;
       const db = new BetterSqlite3(databaseFile(), { readonly: true });
       const resumedBy = new Map(

@@ -79,8 +79,8 @@ describe("two leasekeeper processes on separate machines sharing a PostgreSQL st
 
     // One audit log for the team: both operators' plans and items, each with its name, user and host,
     // read the same from either machine.
-    const audit = await adaEngine.queryAudit({ limit: 10_000 });
-    expect(await beaEngine.queryAudit({ limit: 10_000 })).toEqual(audit);
+    const audit = (await adaEngine.queryAudit({ limit: 10_000 })).entries;
+    expect((await beaEngine.queryAudit({ limit: 10_000 })).entries).toEqual(audit);
     const plans = audit.filter((entry) => entry.kind === "plan");
     expect(plans.map((entry) => entry.planId).sort()).toEqual([adaPlan.planId, beaPlan.planId].sort());
     const items = audit.filter((entry) => entry.kind === "item");

@@ -152,7 +152,9 @@ describe("two watchers on one team store", () => {
       expect(dead, "Ada's job, as the journal shows it").toHaveLength(1);
       const resumedBy = jobs.filter((job) => job.parentJobId === dead[0]!.jobId);
       expect(resumedBy.map((job) => job.state)).toEqual(["completed"]);
-      const items = (await engine.queryAudit({ limit: 1_000 })).filter((entry) => entry.kind === "item");
+      const items = (await engine.queryAudit({ limit: 1_000 })).entries.filter(
+        (entry) => entry.kind === "item",
+      );
       // One confirmation each; Bea's early pass may have audited an item it skipped for Ada's claim.
       for (const id of destroy) {
         const outcomes = items.filter((entry) => entry.sandboxId === id).map((entry) => entry.outcome);

@@ -96,7 +96,9 @@ describe("watch --act stopped with SIGTERM mid-destroy", () => {
 
     const after = await openEngine({ configFile: world.configFile, env: world.env });
     try {
-      const items = (await after.queryAudit({ limit: 1_000 })).filter((entry) => entry.kind === "item");
+      const items = (await after.queryAudit({ limit: 1_000 })).entries.filter(
+        (entry) => entry.kind === "item",
+      );
       for (const id of FLEET) {
         const outcomes = items.filter((entry) => entry.sandboxId === id).map((entry) => entry.outcome);
         expect(outcomes, `audit of ${id}`).toEqual(["confirmed"]);

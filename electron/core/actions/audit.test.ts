@@ -56,7 +56,7 @@ describe("audit log", () => {
       (await engine.execute(withTypedCount(releasePlan, { planId: releasePlan.planId }))).jobId,
     );
 
-    const entries = await engine.queryAudit();
+    const entries = (await engine.queryAudit()).entries;
     expect(entries.filter((entry) => entry.kind === "plan").map((entry) => entry.planId)).toEqual([
       destroyPlan.planId,
       releasePlan.planId,
@@ -103,12 +103,12 @@ describe("audit log", () => {
       true,
     );
 
-    expect((await engine.queryAudit({ environmentId: "env-2" })).map((entry) => entry.leaseId)).toEqual([
-      "lease-a3",
-    ]);
-    expect(await engine.queryAudit({ action: "release", outcome: "skipped" })).toHaveLength(1);
-    expect(await engine.queryAudit({ since: "2999-01-01T00:00:00Z" })).toEqual([]);
-    expect(await engine.queryAudit({ outcome: "planned" })).toHaveLength(2);
+    expect(
+      (await engine.queryAudit({ environmentId: "env-2" })).entries.map((entry) => entry.leaseId),
+    ).toEqual(["lease-a3"]);
+    expect((await engine.queryAudit({ action: "release", outcome: "skipped" })).entries).toHaveLength(1);
+    expect((await engine.queryAudit({ since: "2999-01-01T00:00:00Z" })).entries).toEqual([]);
+    expect((await engine.queryAudit({ outcome: "planned" })).entries).toHaveLength(2);
   });
 
   it("records refusals with the plugin's message", async () => {
@@ -123,7 +123,7 @@ describe("audit log", () => {
       selection: { kind: "leases", leaseIds: ["lease-x"] },
     });
     await engine.waitForJob((await engine.execute(withTypedCount(plan, { planId: plan.planId }))).jobId);
-    expect(await engine.queryAudit({ outcome: "skipped" })).toMatchObject([
+    expect((await engine.queryAudit({ outcome: "skipped" })).entries).toMatchObject([
       { leaseId: "lease-x", reason: "foreign-provider", message: PLUGIN_MESSAGES.foreignLease },
     ]);
   });

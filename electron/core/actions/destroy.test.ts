@@ -293,7 +293,7 @@ describe("destroy", () => {
       (await engine.execute(withTypedCount(again, { planId: again.planId, override: true }))).jobId,
     );
     expect(forced.counts.confirmed).toBe(2);
-    const audited = await engine.queryAudit({ outcome: "confirmed" });
+    const audited = (await engine.queryAudit({ outcome: "confirmed" })).entries;
     expect(audited.map((entry) => [entry.leaseId, entry.override])).toEqual([
       ["lease-busy", true],
       ["lease-old", true],

@@ -91,9 +91,11 @@ export interface ActionEngine {
   /** Resolves with the job once it is no longer running in this engine. */
   waitForJob(jobId: string): Promise<Job>;
   onEvent(listener: (event: JobEvent) => void): () => void;
-  queryAudit(query?: AuditQueryInput): Promise<AuditEntry[]>;
-  /** As `queryAudit`, and whether an older entry that matches is left out of it. */
-  queryNewestAudit(query?: AuditQueryInput): Promise<{ entries: AuditEntry[]; cut: boolean }>;
+  /**
+   * The newest entries that match, at most the query's limit, oldest first, and whether an older entry
+   * that matches is left out of them.
+   */
+  queryAudit(query?: AuditQueryInput): Promise<{ entries: AuditEntry[]; cut: boolean }>;
   /**
    * Records work done outside a job (a repair written to Paperclip's database), durably and in the team's
    * shared log when there is one, before it is reported.
@@ -346,7 +348,6 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     },
 
     queryAudit: (query) => auditAccess.query(query),
-    queryNewestAudit: (query) => auditAccess.queryNewest(query),
 
     async recordAudit(records) {
       assertOpen();

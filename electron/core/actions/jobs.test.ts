@@ -204,9 +204,9 @@ describe("faults", () => {
       // One DELETE per item, plus at most two retries of it in the paced client.
       expect(stats.perSandbox[id]?.["DELETE /v1/sandboxes/:id"] ?? 0).toBeLessThanOrEqual(3);
     }
-    expect((await engine.queryAudit({ limit: 1000 })).filter((entry) => entry.kind === "item")).toHaveLength(
-      24,
-    );
+    expect(
+      (await engine.queryAudit({ limit: 1000 })).entries.filter((entry) => entry.kind === "item"),
+    ).toHaveLength(24);
   });
 
   it("reports an accepted destroy that CreateOS never shows finished as unconfirmed, not done", async () => {
@@ -413,7 +413,7 @@ describe("plans and jobs", () => {
         checks.push(
           engine
             .queryAudit({ outcome: "confirmed" })
-            .then((rows) => rows.some((row) => row.sandboxId === sandboxId)),
+            .then(({ entries }) => entries.some((row) => row.sandboxId === sandboxId)),
         );
       }
     });

@@ -65,7 +65,7 @@ describe("removing items before confirming", () => {
     expect(await world.requestsFor("sb-drop")).toEqual({});
     expect(await world.statusOf("sb-drop")).toBe("running");
     expect((await world.requestsFor("sb-keep-1"))[DELETE]).toBe(1);
-    const removed = await engine.queryAudit({ outcome: "skipped" });
+    const removed = (await engine.queryAudit({ outcome: "skipped" })).entries;
     expect(removed.map((entry) => [entry.sandboxId, entry.reason])).toEqual([["sb-drop", "removed"]]);
   });
 
@@ -176,7 +176,7 @@ describe("removing items before confirming", () => {
       (await engine.execute({ planId: plan.planId, keepItemIds, typedCount: "destroy 2" })).jobId,
     );
     expect(job.counts).toMatchObject({ confirmed: 2, skipped: 2 });
-    const confirmedBy = (await engine.queryAudit({ outcome: "confirmed" })).map(
+    const confirmedBy = (await engine.queryAudit({ outcome: "confirmed" })).entries.map(
       (entry) => entry.confirmation,
     );
     expect(confirmedBy).toEqual(["typed-count", "typed-count"]);

@@ -261,7 +261,7 @@ describe("bulk safety", () => {
       (await engine.execute({ planId: plan.planId, typedCount: " Destroy  3 " })).jobId,
     );
     expect(job.counts.confirmed).toBe(3);
-    const audited = await engine.queryAudit({ outcome: "confirmed" });
+    const audited = (await engine.queryAudit({ outcome: "confirmed" })).entries;
     expect(audited.map((entry) => entry.confirmation)).toEqual(["typed-count", "typed-count", "typed-count"]);
   });
 
@@ -325,7 +325,7 @@ describe("bulk safety", () => {
     await engine.waitForJob(
       (await engine.execute({ planId: byPhrase.planId, confirmationPhrase: "destroy 1 forced" })).jobId,
     );
-    const audited = await engine.queryAudit({ outcome: "confirmed" });
+    const audited = (await engine.queryAudit({ outcome: "confirmed" })).entries;
     expect(audited.map((entry) => [entry.sandboxId, entry.confirmation])).toEqual([
       ["sb-f1", "typed-id"],
       ["sb-f2", "phrase"],

@@ -128,7 +128,7 @@ describe("proof before typed confirmation", () => {
     if (!executed.ok) throw new Error(executed.error.message);
     const job = await app.engine!.waitForJob((executed.data as { jobId: string }).jobId);
     expect(job.items[0]?.state).toBe("confirmed");
-    const entries = await app.engine!.queryAudit({ action: "destroy" });
+    const entries = (await app.engine!.queryAudit({ action: "destroy" })).entries;
     const item = entries.find((entry) => entry.kind === "item" && entry.sandboxId === "sb-foreign")!;
     expect(item.evidence?.markerProof).toMatchObject({ answer: "proven", markerPrefix: "00000001" });
     expect(JSON.stringify(entries)).not.toContain(foreign.metadata.marker);

@@ -145,7 +145,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     cancelJob: async (jobId) => engine.cancel(jobId),
     retryFailed: async (jobId) => engine.retryFailed(jobId),
     resumeJob: async (jobId) => engine.resume(jobId),
-    queryAudit: (request) => engine.queryNewestAudit(request),
+    queryAudit: (request) => engine.queryAudit(request),
     exportAudit: async (request) => ({
       filename: `leasekeeper-audit-${fileStamp()}.${request.format}`,
       contentType: request.format === "csv" ? ("text/csv" as const) : ("application/json" as const),

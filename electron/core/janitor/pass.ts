@@ -442,7 +442,7 @@ async function history(deps: Pick<JanitorDeps, "engine" | "dataDir">, now: Date)
   const taken = new Map((await readTaken(deps.dataDir)).map((entry) => [entry.planId, entry]));
   if (taken.size === 0) return [];
   const since = new Date(now.getTime() - HOUR_MS).toISOString();
-  const entries = await deps.engine.queryAudit({ since, limit: 10_000 });
+  const { entries } = await deps.engine.queryAudit({ since, limit: 10_000 });
   const past: PastAction[] = [];
   for (const entry of entries) {
     const by = taken.get(entry.planId);
@@ -475,7 +475,8 @@ async function resumeInterrupted(
   if (interrupted.length === 0) return [];
   const ours = new Set((await readTaken(deps.dataDir)).map((entry) => entry.planId));
   if (interrupted.some((job) => !ours.has(job.planId))) {
-    for (const entry of await deps.engine.queryAudit({ outcome: "planned", limit: 10_000 })) {
+    const { entries } = await deps.engine.queryAudit({ outcome: "planned", limit: 10_000 });
+    for (const entry of entries) {
       if (entry.kind === "plan" && isOperator(entry.operator, operator)) ours.add(entry.planId);
     }
   }

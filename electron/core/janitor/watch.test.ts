@@ -207,7 +207,7 @@ describe("leasekeeper watch", () => {
     ]);
     // Each plan is in the audit log as the policy's operator's, and cancelled: nothing ran.
     const engine = await world.engine();
-    const audit = await engine.queryAudit({});
+    const audit = (await engine.queryAudit({})).entries;
     expect(audit.filter((entry) => entry.kind === "item")).toEqual([]);
     const plans = audit.filter((entry) => entry.kind === "plan" && entry.outcome === "planned");
     expect(plans).toHaveLength(2);
@@ -279,7 +279,7 @@ describe("leasekeeper watch", () => {
     }
     expect(other!.sandboxes()[0]!.sandboxes.map((sandbox) => sandbox.status)).toEqual(["running"]);
     expect(Object.keys(elsewhere().byRoute).filter((route) => MUTATING.test(route))).toEqual([]);
-    const audit = await (await world.engine()).queryAudit({ outcome: "confirmed" });
+    const audit = (await (await world.engine()).queryAudit({ outcome: "confirmed" })).entries;
     expect(audit.map((entry) => entry.sandboxId).sort()).toEqual(["sb-quar", "sb-stale"]);
     expect(audit.every((entry) => entry.operator.startsWith("night-janitor"))).toBe(true);
   });

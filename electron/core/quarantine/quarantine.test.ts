@@ -88,7 +88,7 @@ function quarantined(outcomes: Awaited<ReturnType<QuarantineService["quarantine"
 }
 
 async function quarantineAudit(engine: ActionEngine): Promise<AuditEntry[]> {
-  return (await engine.queryAudit({ action: "quarantine" })).sort((a, b) => a.id - b.id);
+  return (await engine.queryAudit({ action: "quarantine" })).entries.sort((a, b) => a.id - b.id);
 }
 
 describe("quarantine: pause now, destroy when due unless claimed", () => {
@@ -122,7 +122,7 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
       "quarantined",
       "destroyed",
     ]);
-    const destroyItems = (await engine.queryAudit({ action: "destroy" })).filter(
+    const destroyItems = (await engine.queryAudit({ action: "destroy" })).entries.filter(
       (entry) => entry.kind === "item",
     );
     expect(destroyItems.map((entry) => [entry.sandboxId, entry.outcome])).toEqual([["sb-q", "confirmed"]]);

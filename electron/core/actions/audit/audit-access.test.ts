@@ -63,7 +63,7 @@ function write(count: number): AuditAccess {
 describe("the newest audit entries", () => {
   it("says the list is cut when more match than the limit, and keeps the newest", async () => {
     const access = write(1_001);
-    const { entries, cut } = await access.queryNewest({ limit: 1_000 });
+    const { entries, cut } = await access.query({ limit: 1_000 });
     expect(cut).toBe(true);
     expect(entries).toHaveLength(1_000);
     expect(entries[0]?.sandboxId).toBe("sb-1");
@@ -72,11 +72,11 @@ describe("the newest audit entries", () => {
 
   it("says it is whole when exactly the limit match, or fewer under a filter", async () => {
     const access = write(1_001);
-    expect((await access.queryNewest({ limit: 1_001 })).cut).toBe(false);
-    const destroys = await access.queryNewest({ action: "destroy", limit: 501 });
+    expect((await access.query({ limit: 1_001 })).cut).toBe(false);
+    const destroys = await access.query({ action: "destroy", limit: 501 });
     expect(destroys).toMatchObject({ cut: false });
     expect(destroys.entries).toHaveLength(501);
-    const cutDestroys = await access.queryNewest({ action: "destroy", limit: 500 });
+    const cutDestroys = await access.query({ action: "destroy", limit: 500 });
     expect(cutDestroys.cut).toBe(true);
     expect(cutDestroys.entries.every((found) => found.action === "destroy")).toBe(true);
   });

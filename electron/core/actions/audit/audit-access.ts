@@ -19,15 +19,11 @@ export class AuditAccess {
     this.#store = store;
   }
 
-  async query(query: AuditQueryInput = {}): Promise<AuditEntry[]> {
-    return this.#store.queryAudit(parseAuditQuery(query));
-  }
-
   /**
    * The newest `limit` entries that match, oldest first, and whether an older one that matches was left
    * out: one more is read than is sent, so a cut list is never taken for the whole.
    */
-  async queryNewest(query: AuditQueryInput = {}): Promise<{ entries: AuditEntry[]; cut: boolean }> {
+  async query(query: AuditQueryInput = {}): Promise<{ entries: AuditEntry[]; cut: boolean }> {
     const parsed = parseAuditQuery(query);
     const read = await this.#store.queryAudit(parsed, parsed.limit + 1);
     const cut = read.length > parsed.limit;
@@ -47,14 +43,14 @@ export class AuditAccess {
   }
 
   /**
-   * As `queryNewest`, as a file. The file is built whole in memory and sent in one answer, so the console
+   * As `query`, as a file. The file is built whole in memory and sent in one answer, so the console
    * asks for a limit and is told when the file holds less than matches.
    */
   async exportNewest(
     format: AuditExportFormat,
     query: AuditQueryInput = {},
   ): Promise<{ content: string; cut: boolean }> {
-    const { entries, cut } = await this.queryNewest(query);
+    const { entries, cut } = await this.query(query);
     return { content: exportAudit(entries, format), cut };
   }
 }

@@ -70,7 +70,7 @@ export const command: CliCommand = {
         io.stdout.write(await engine.exportAudit(values.csv ? "csv" : "json", query));
         return EXIT.ok;
       }
-      const entries = await engine.queryAudit({ ...query, limit: LISTING_LIMIT });
+      const { entries } = await engine.queryAudit({ ...query, limit: LISTING_LIMIT });
       if (entries.length === 0) io.stdout.write("No audit entries match.\n");
       for (const entry of entries) {
         const target =
