@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { ClassifiedLease } from "./inventory.js";
-import { dueAtFor, isDue, quarantineClaim, timeLeft } from "./quarantine.js";
+import type { SourceGap } from "./paperclip.js";
+import {
+  dueAtFor,
+  isDue,
+  quarantineClaim,
+  quarantineUnread,
+  timeLeft,
+  unreadHoldSentence,
+} from "./quarantine.js";
 import { OLD_ORIGIN, ORIGIN, row } from "./test-fixtures.js";
 
 const SANDBOX = "sb-quarantined";
@@ -33,6 +41,38 @@ describe("which row claims a quarantined sandbox", () => {
     ],
   ])("%s", (_, quarantine, leases, expected) => {
     expect(quarantineClaim(quarantine, { leases })?.leaseId ?? null).toBe(expected);
+  });
+});
+
+describe("what a part of the sources not read holds", () => {
+  const gap = (origin: string | null, environmentId?: string): SourceGap => ({
+    source: "ledger",
+    origin,
+    message: "leases[3] could not be read",
+    ...(environmentId === undefined ? {} : { environmentId }),
+  });
+
+  it.each([
+    ["a row's sandbox, a part at no known origin", ofRow, [gap(null)], true],
+    ["a row's sandbox, a part at its origin", ofRow, [gap(ORIGIN)], true],
+    [
+      "a row's sandbox, a part of an environment listed at another origin now",
+      ofRow,
+      [gap(OLD_ORIGIN, "env-1")],
+      true,
+    ],
+    ["a row's sandbox, a part at another origin only", ofRow, [gap(OLD_ORIGIN)], false],
+    ["a row's sandbox, every part read", ofRow, [], false],
+    ["a sandbox no row names, whose plan refuses it itself", untracked, [gap(null)], false],
+  ])("%s: held %s", (_, quarantine, gaps, held) => {
+    expect(quarantineUnread(quarantine, gaps) !== null).toBe(held);
+  });
+
+  it("says which part holds it", () => {
+    const held = quarantineUnread(ofRow, [gap(null)])!;
+    expect(unreadHoldSentence(held)).toBe(
+      "a part of the sources that could not be read may name its sandbox, as a live lease on it (ledger: leases[3] could not be read)",
+    );
   });
 });
 

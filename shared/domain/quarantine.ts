@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { Inventory } from "./inventory.js";
+import type { SourceGap } from "./paperclip.js";
 import { recordedSandboxId } from "./sandbox-id.js";
+import { gapInWords, unreadRowsAt } from "./unread-rows.js";
 
 /**
  * Quarantine: reversible first. A sandbox is paused at once (compute billing stops, its files survive) and
@@ -103,6 +105,25 @@ export function quarantineClaim(
     }
   }
   return null;
+}
+
+/**
+ * The part of the sources not read that may hold a row naming a row's quarantined sandbox
+ * (`unreadRowsAt`), if any. That row may be a live lease on the sandbox, so while it stands the due
+ * destroy waits: nothing read claims the sandbox, so it is not cancelled either. A sandbox no row names
+ * is not held here: its destroy's plan refuses it while a source at its origin is incomplete.
+ */
+export function quarantineUnread(
+  quarantine: Pick<Quarantine, "origin" | "leaseId">,
+  gaps: readonly SourceGap[],
+): SourceGap | null {
+  if (quarantine.leaseId === null) return null;
+  return unreadRowsAt(gaps)(quarantine.origin);
+}
+
+/** Why a due quarantine waits while `gap` stands, in the operator's words. */
+export function unreadHoldSentence(gap: SourceGap): string {
+  return `a part of the sources that could not be read may name its sandbox, as a live lease on it (${gapInWords(gap)})`;
 }
 
 /** "3 h 20 min", "12 min", "due now": how long until a quarantine's destroy. */

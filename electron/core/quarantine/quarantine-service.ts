@@ -11,6 +11,8 @@ import {
   type Quarantine,
   type QuarantineState,
   quarantineClaim,
+  quarantineUnread,
+  unreadHoldSentence,
 } from "../../../shared/domain/quarantine.js";
 import { type ClaimHolder, claimKey, type SandboxClaims, type SandboxRef } from "../actions/claims/claims.js";
 import type { ActionEngine } from "../actions/engine.js";
@@ -94,9 +96,11 @@ export interface QuarantinePass {
   /**
    * The waiting quarantines whose claims the pass could not read, because the inventory could not be
    * read: none was cancelled or destroyed, and whether any is held or due to go is unknown. `because` is
-   * the failure as raised, unredacted: whoever shows it passes it through the core's redactor.
+   * the failure as raised, unredacted: whoever shows it passes it through the core's redactor. With
+   * `partUnread`, the inventory was read but the due ones counted wait on a part of it that was not, which
+   * may name their sandboxes (`quarantineUnread`); `because` says which part.
    */
-  unjudged: { count: number; because: string } | null;
+  unjudged: { count: number; because: string; partUnread?: true } | null;
 }
 
 /** A snapshot upload takes seconds; a pass waits that long, and leaves a slower one to the next pass. */
@@ -250,6 +254,7 @@ export class QuarantineService {
       // Neither cancelled nor destroyed is not "nothing was due": the pass says what it could not judge.
       return { moved, unjudged: { count: waiting.length, because: firstLine(error) } };
     }
+    const heldBy: string[] = [];
     for (const quarantine of waiting) {
       const claim = quarantineClaim(quarantine, inventory);
       if (claim !== null) {
@@ -266,10 +271,18 @@ export class QuarantineService {
         }
         continue;
       }
+      if (!isDue(quarantine, this.#now())) continue;
+      // A row not read may be a live lease on the sandbox: the destroy waits until that part is read.
+      const unread = quarantineUnread(quarantine, inventory.gaps);
+      if (unread !== null) {
+        heldBy.push(unreadHoldSentence(unread));
+        continue;
+      }
       // Claimed first: of two schedulers on one store, one plans and sends the destroy.
-      if (isDue(quarantine, this.#now()))
-        moved.push(...(await this.#step(quarantine, "waiting", (fresh) => this.#destroyDue(fresh))));
+      moved.push(...(await this.#step(quarantine, "waiting", (fresh) => this.#destroyDue(fresh))));
     }
+    if (heldBy.length > 0)
+      return { moved, unjudged: { count: heldBy.length, because: heldBy[0]!, partUnread: true } };
     return judged;
   }
 

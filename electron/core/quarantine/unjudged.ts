@@ -12,5 +12,6 @@ export function unjudgedSentence(unjudged: Unjudged, redact: (text: string) => s
   const subject = count === 1 ? "1 waiting quarantine was" : `${count} waiting quarantines were`;
   // The reason is a sentence of its own; inside the brackets its closing stop is the sentence's.
   const because = redact(unjudged.because).replace(/\.$/, "");
+  if (unjudged.partUnread) return `${subject} not judged: ${because}.`;
   return `${subject} not judged: the inventory could not be read (${because}).`;
 }
