@@ -101,12 +101,11 @@ export interface ActionEngine {
    * shared log when there is one, before it is reported.
    */
   recordAudit(records: readonly AuditRecord[]): Promise<void>;
-  exportAudit(format: AuditExportFormat, query?: AuditQueryInput): Promise<string>;
-  /** The newest entries that match, at most the query's limit, as a file, and whether older ones match. */
-  exportNewestAudit(
-    format: AuditExportFormat,
-    query?: AuditQueryInput,
-  ): Promise<{ content: string; cut: boolean }>;
+  /**
+   * The entries that match as a file, and whether an older one that matches is left out of it: every one
+   * unless the query asks for a limit, then the newest that many.
+   */
+  exportAudit(format: AuditExportFormat, query?: AuditQueryInput): Promise<{ content: string; cut: boolean }>;
   close(): Promise<void>;
 }
 
@@ -355,7 +354,6 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     },
 
     exportAudit: (format, query) => auditAccess.export(format, query),
-    exportNewestAudit: (format, query) => auditAccess.exportNewest(format, query),
 
     async close() {
       if (closed) return;

@@ -149,7 +149,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     exportAudit: async (request) => ({
       filename: `leasekeeper-audit-${fileStamp()}.${request.format}`,
       contentType: request.format === "csv" ? ("text/csv" as const) : ("application/json" as const),
-      ...(await engine.exportNewestAudit(request.format, request.query)),
+      ...(await engine.exportAudit(request.format, request.query)),
     }),
     onEvent: (listener) => engine.onEvent(listener),
     async close() {

@@ -83,10 +83,10 @@ describe("the newest audit entries", () => {
 
   it("says an export is cut at its limit too, and holds only the entries it says", async () => {
     const access = write(12);
-    const cut = await access.exportNewest("json", { limit: 10 });
+    const cut = await access.export("json", { limit: 10 });
     expect(cut.cut).toBe(true);
     expect((JSON.parse(cut.content) as unknown[]).length).toBe(10);
-    const whole = await access.exportNewest("csv", { limit: 12 });
+    const whole = await access.export("csv", { limit: 12 });
     expect(whole.cut).toBe(false);
     expect(whole.content.trimEnd().split("\r\n")).toHaveLength(13);
   });

@@ -35,21 +35,20 @@ export class AuditAccess {
     if (this.#store.auditCopy !== null && records.length > 0) await this.#store.auditCopy.append(records);
   }
 
-  async export(format: AuditExportFormat, query: AuditQueryInput = {}): Promise<string> {
-    // An export is everything that matches unless a limit is asked for.
-    const parsed = parseAuditQuery(query);
-    const limit = query.limit === undefined ? null : parsed.limit;
-    return exportAudit(await this.#store.queryAudit(parsed, limit), format);
-  }
-
   /**
-   * As `query`, as a file. The file is built whole in memory and sent in one answer, so the console
-   * asks for a limit and is told when the file holds less than matches.
+   * Everything that matches as a file, unless a limit is asked for: then as `query`, the newest that many
+   * and whether older ones match. The file is built whole in memory and sent in one answer, so the
+   * console asks for a limit and is told when the file holds less than matches.
    */
-  async exportNewest(
+  async export(
     format: AuditExportFormat,
     query: AuditQueryInput = {},
   ): Promise<{ content: string; cut: boolean }> {
+    if (query.limit === undefined)
+      return {
+        content: exportAudit(await this.#store.queryAudit(parseAuditQuery(query), null), format),
+        cut: false,
+      };
     const { entries, cut } = await this.query(query);
     return { content: exportAudit(entries, format), cut };
   }

@@ -67,7 +67,8 @@ export const command: CliCommand = {
     const engine = await openCliEngine(values.config, io);
     try {
       if (values.json || values.csv) {
-        io.stdout.write(await engine.exportAudit(values.csv ? "csv" : "json", query));
+        // Asked for no limit, the file holds every entry that matches: it is never cut.
+        io.stdout.write((await engine.exportAudit(values.csv ? "csv" : "json", query)).content);
         return EXIT.ok;
       }
       const { entries } = await engine.queryAudit({ ...query, limit: LISTING_LIMIT });
