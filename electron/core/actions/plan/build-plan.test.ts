@@ -20,6 +20,7 @@ import {
   row,
   sandbox,
 } from "../../../../shared/domain/test-fixtures.js";
+import { gateItem } from "../jobs/item-gate.js";
 import { buildPlan } from "./build-plan.js";
 import { leaseFingerprint } from "./fingerprint.js";
 
@@ -223,6 +224,14 @@ describe("destroy", () => {
       );
       expect(built.plan.counts.needsOverride).toBe(1);
       expect(built.frozen[0]!.overrideReason).toBe("unread-part");
+      // Run without the override, the item is skipped with the sentence.
+      expect(
+        gateItem(built.plan.items[0]!, {
+          override: false,
+          typedIdConfirmed: true,
+          overrideReason: "unread-part",
+        }),
+      ).toMatchObject({ state: "skipped", reason: "unread-part", message: REFUSAL_MESSAGES.unreadPart });
     });
 
     it("a part at another origin, naming no environment, needs nothing and says nothing", () => {
