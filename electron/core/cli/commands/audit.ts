@@ -71,7 +71,7 @@ export const command: CliCommand = {
         io.stdout.write((await engine.exportAudit(values.csv ? "csv" : "json", query)).content);
         return EXIT.ok;
       }
-      const { entries } = await engine.queryAudit({ ...query, limit: LISTING_LIMIT });
+      const { entries, cut } = await engine.queryAudit({ ...query, limit: LISTING_LIMIT });
       if (entries.length === 0) io.stdout.write("No audit entries match.\n");
       for (const entry of entries) {
         const target =
@@ -85,8 +85,9 @@ export const command: CliCommand = {
           `${entry.at}  ${entry.operator}@${entry.host}  ${entry.action} ${target}  ${entry.outcome}${status}${why}${override}  ${entry.message ?? ""}\n`,
         );
       }
-      // The listing keeps the newest entries: cut at its limit, it is not the whole of what matches.
-      if (entries.length === LISTING_LIMIT) {
+      // The listing keeps the newest entries: when an older one matches too, it is not the whole of what
+      // matches. A listing of exactly its limit may be the whole, and is not said to be cut.
+      if (cut) {
         io.stdout.write(
           `These are the newest ${LISTING_LIMIT.toLocaleString("en-US")} matching entries, the most a listing shows; older ones may match too: narrow --since and --until, or export them all with --json or --csv.\n`,
         );
