@@ -80,6 +80,8 @@ export interface PassOptions {
 
 const HOUR_MS = 3_600_000;
 const TAKEN_OUTCOMES = new Set(["confirmed", "unconfirmed"]);
+/** The most entries one read of the audit log answers (the audit query's own ceiling). */
+const AUDIT_READ_LIMIT = 10_000;
 
 class Stop extends Error {
   constructor(readonly reason: StopReason) {
@@ -442,7 +444,14 @@ async function history(deps: Pick<JanitorDeps, "engine" | "dataDir">, now: Date)
   const taken = new Map((await readTaken(deps.dataDir)).map((entry) => [entry.planId, entry]));
   if (taken.size === 0) return [];
   const since = new Date(now.getTime() - HOUR_MS).toISOString();
-  const { entries } = await deps.engine.queryAudit({ since, limit: 10_000 });
+  const { entries, cut } = await deps.engine.queryAudit({ since, limit: AUDIT_READ_LIMIT });
+  // The read keeps the hour's newest entries: counted from them alone, a cap already used would read as
+  // free, so no plan is made, and nothing is done, until the hour can be counted whole.
+  if (cut) {
+    throw new Error(
+      `The audit log holds more than ${AUDIT_READ_LIMIT.toLocaleString("en-US")} entries from the last hour, so the actions this policy took in it could not all be counted against its hourly caps; nothing is planned or done until they can be.`,
+    );
+  }
   const past: PastAction[] = [];
   for (const entry of entries) {
     const by = taken.get(entry.planId);
