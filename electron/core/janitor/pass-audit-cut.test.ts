@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Job, Plan } from "../../../shared/domain/actions.js";
 import type { PassReport } from "../../../shared/domain/janitor/index.js";
 import { AUDIT_COLUMNS } from "../actions/audit/audit-records.js";
 import { buildWorld, type World } from "../actions/testing/world.js";
@@ -89,5 +90,40 @@ describe("a janitor pass over an audit log larger than one read", () => {
     expect(pass.counts).toBeNull();
     expect(pass.error).toContain("could not all be counted");
     expect(second.code).toBe(1);
+  }, 120_000);
+
+  it("says which interrupted jobs it could not tell were its own", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }],
+      environments: [ENV],
+      leases: [{ id: "lease-a", environmentId: "env-1", sandboxId: "sb-a" }],
+    });
+    const planned = await runCliCaptured(
+      ["plan", "--action", "destroy", "--lease", "lease-a", "--json"],
+      world,
+    );
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as Plan;
+    const applied = await runCliCaptured(["apply", "--plan", plan.planId, "--json"], world);
+    expect(applied.code, applied.stderr).toBe(0);
+    const job = JSON.parse(applied.stdout) as Job;
+    // As a process that died mid-job leaves it, on a plan no pass of this data directory noted taking.
+    const db = openDatabase(path.join(world.dir, "data"));
+    try {
+      db.prepare("UPDATE action_jobs SET state = 'interrupted' WHERE job_id = ?").run(job.jobId);
+    } finally {
+      db.close();
+    }
+    addOtherPlans(world, plan.planId, AUDIT_READ);
+    writePolicy(world, {
+      rules: [{ name: "none", select: { environment: ["env-none"] }, action: "destroy" }],
+    });
+
+    const run = await watch(world, "--act", "--json");
+    expect(run.code, run.stderr).toBe(0);
+    const pass = passLine(run.stdout);
+    expect(pass.resumedJobs).toEqual([]);
+    expect(pass.unjudgedJobs).toEqual([job.jobId]);
+    expect((await readLastPass(path.join(world.dir, "data")))!.unjudgedJobs).toEqual([job.jobId]);
   }, 120_000);
 });

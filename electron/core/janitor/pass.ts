@@ -124,8 +124,11 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
   const previous = await readLastPass(deps.dataDir);
 
   try {
-    if (options.act && options.resume)
-      report.resumedJobs = await resumeInterrupted(deps, options.policy.operator, checkpoint);
+    if (options.act && options.resume) {
+      const { resumed, unjudged } = await resumeInterrupted(deps, options.policy.operator, checkpoint);
+      report.resumedJobs = resumed;
+      report.unjudgedJobs = unjudged;
+    }
     if (options.act && deps.quarantine !== null) {
       checkpoint();
       const due = await deps.quarantine.runDue();
@@ -470,24 +473,29 @@ async function history(deps: Pick<JanitorDeps, "engine" | "dataDir">, now: Date)
  * A rule's plans are the ones this data directory noted taking, and, as the audit log has them, every
  * plan made as the policy's operator: on a team's store that is how a watcher finishes the job of another
  * that died mid-pass, once the engine calls it interrupted (its claims lapsed). Two that try at once are
- * one resume between them: the engine lets one take it.
+ * one resume between them: the engine lets one take it. `unjudged` are the jobs whose plan the audit log's
+ * newest plans did not hold when older ones were left out of the read: whose they are is not known.
  */
 async function resumeInterrupted(
   deps: JanitorDeps,
   operator: string,
   checkpoint: () => void,
-): Promise<string[]> {
+): Promise<{ resumed: string[]; unjudged: string[] }> {
   // Every interrupted job is listed however many came after it, so a cut list leaves none of them out.
   const interrupted = (await deps.engine.listJobs({ limit: 500 })).jobs.filter(
     (job) => job.state === "interrupted",
   );
-  if (interrupted.length === 0) return [];
+  if (interrupted.length === 0) return { resumed: [], unjudged: [] };
   const ours = new Set((await readTaken(deps.dataDir)).map((entry) => entry.planId));
+  let unjudged: string[] = [];
   if (interrupted.some((job) => !ours.has(job.planId))) {
-    const { entries } = await deps.engine.queryAudit({ outcome: "planned", limit: 10_000 });
+    const { entries, cut } = await deps.engine.queryAudit({ outcome: "planned", limit: AUDIT_READ_LIMIT });
     for (const entry of entries) {
       if (entry.kind === "plan" && isOperator(entry.operator, operator)) ours.add(entry.planId);
     }
+    // An older plan made as the operator may be among those not read: its job is left as it is, and
+    // the report names it rather than pass over it as another's.
+    if (cut) unjudged = interrupted.filter((job) => !ours.has(job.planId)).map((job) => job.jobId);
   }
   const resumed: string[] = [];
   for (const job of interrupted) {
@@ -501,7 +509,7 @@ async function resumeInterrupted(
       // Resumed by another start already, or no longer resumable: nothing to finish here.
     }
   }
-  return resumed;
+  return { resumed, unjudged };
 }
 
 /** The audit log's operator is the name the config or policy gives, then how it ran ("ada (cli)"). */

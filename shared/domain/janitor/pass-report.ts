@@ -76,6 +76,13 @@ export const PassReportSchema = z.object({
   /** Interrupted jobs of earlier passes this pass resumed. */
   resumedJobs: z.array(z.string()),
   /**
+   * Interrupted jobs this pass could not tell were its policy's: more plans were recorded than one read
+   * of the audit log holds, and theirs was not among the newest. Neither resumed nor passed over as
+   * another's. Absent when the pass did not look for jobs to resume, and in a report kept before it was
+   * said.
+   */
+  unjudgedJobs: z.array(z.string()).optional(),
+  /**
    * Null when the pass made no plan (its scan or its plan failed, or it stopped first): what it would
    * have selected is unknown, not none.
    */
