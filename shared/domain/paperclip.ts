@@ -150,9 +150,18 @@ export interface SourceGap {
    * The environment whose leases the gap leaves unread, when that is known: one the source listed whose
    * leases it could not read at all (its lease list failed, or its config was hidden), one it could not
    * parse but whose id it read, or the one an unreadable lease row belongs to. That environment alone is
-   * then said to be unread rather than counted; a gap without it may concern any environment.
+   * then said to be unread rather than counted; a gap without it may concern any environment of its
+   * source, unless `unlistedOnly` says otherwise.
    */
   environmentId?: string;
+  /**
+   * Set on a gap naming no environment when all it may hide is environments the source did not list (a
+   * key shown no company, an environment entry whose id cannot be read): the leases of every environment
+   * the source listed were read, but the source may hold environments that are not shown. Absent, a gap
+   * naming no environment may hide a lease of any of its source's environments (a lease entry whose
+   * environment cannot be read), as a gap kept before this field was read.
+   */
+  unlistedOnly?: true;
 }
 
 /** A row or environment a source could not use, reported with where it was and why; never fatal. */

@@ -2,8 +2,8 @@ import type { ActionSelection, Plan } from "../../../shared/domain/actions.js";
 import type { SourceGap } from "../../../shared/domain/paperclip.js";
 import type { ScanReport } from "../inventory/report.js";
 
-/** A part a source could not read, as `scan --json` gives it (`environmentId` null when it names none). */
-export type NotReadPart = ScanReport["gaps"][number];
+/** A part a source could not read, as `scan --json` gives it without its `scope` (`environmentId` null when it names none). */
+export type NotReadPart = Omit<ScanReport["gaps"][number], "scope">;
 
 /**
  * The parts of the sources left unread that may hold rows the selection would pick: a plan is made of

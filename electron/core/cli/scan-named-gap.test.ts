@@ -86,6 +86,7 @@ describe("leasekeeper scan when a ledger row of one environment cannot be read",
         source: "ledger:ledger.json",
         origin: new URL(sim.url).origin,
         environmentId: SECOND,
+        scope: "environment",
         message: "leases[2] could not be read",
       },
     ]);

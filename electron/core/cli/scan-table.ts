@@ -2,6 +2,16 @@ import { HEADLINES, QUIET_HEADLINES } from "../../../shared/domain/codes.js";
 import type { ScanReport } from "../inventory/report.js";
 
 /**
+ * What a gap adds to its line: one that may hide only environments its source did not list leaves the
+ * listed ones' counts above true, and says that the source may hold others.
+ */
+const NOT_LISTED: Record<ScanReport["gaps"][number]["scope"], string> = {
+  environment: "",
+  "any-environment": "",
+  "unlisted-environments": " (it may hold environments not listed above)",
+};
+
+/**
  * The readable form: one summary line per environment, its rows beneath, what could not be read, then
  * orphans and problems.
  */
@@ -59,7 +69,7 @@ export function formatScanTable(report: ScanReport): string {
   const unread = report.gaps.length;
   if (unread > 0) {
     lines.push(`Not read (${parts(unread)} of the sources):`);
-    for (const gap of report.gaps) lines.push(`  ${gap.source}: ${gap.message}`);
+    for (const gap of report.gaps) lines.push(`  ${gap.source}: ${gap.message}${NOT_LISTED[gap.scope]}`);
     lines.push("");
   }
 

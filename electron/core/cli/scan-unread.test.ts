@@ -135,6 +135,7 @@ describe("leasekeeper scan when Paperclip fails an environment's lease list", ()
         source: "paperclip",
         origin: new URL(sim.url).origin,
         environmentId: SECOND,
+        scope: "environment",
         message: expect.stringContaining("HTTP 503"),
       },
     ]);

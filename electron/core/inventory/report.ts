@@ -1,11 +1,13 @@
 import { HEADLINES, type Headline, QUIET_HEADLINES } from "../../../shared/domain/codes.js";
 import { driftedFields } from "../../../shared/domain/config-drift.js";
+import { type GapScope, gapScope } from "../../../shared/domain/gap-scope.js";
 import type { ClassifiedLease, Inventory } from "../../../shared/domain/inventory.js";
 import { type PaperclipFacts, paperclipFacts } from "../../../shared/domain/judged-by.js";
 import { metadataObject } from "../../../shared/domain/lease-metadata.js";
 import { leaseStory, storyText } from "../../../shared/domain/lease-story.js";
 import { listedEnvironmentId } from "../../../shared/domain/listed-environment.js";
 import type { MarkerProof, ProofSubject } from "../../../shared/domain/marker-proof.js";
+import type { SourceGap } from "../../../shared/domain/paperclip.js";
 import type { PaperclipCallsAgain } from "../../../shared/domain/paperclip-will.js";
 import { summarizeCounts } from "../../../shared/domain/reconcile.js";
 
@@ -30,7 +32,10 @@ export interface ScanReport {
     companyName: string | null;
     name: string;
     sourceId: string;
-    /** False when the source listed the environment but could not read its leases (its gap names it). */
+    /**
+     * False when the source listed the environment but could not read all its leases: a gap names it, or
+     * a gap of its source names no environment and may hide a lease of any (`scope: "any-environment"`).
+     */
     leasesRead: boolean;
     /** Rows per headline; null when its leases were not read, which is not the same as none. */
     counts: Record<Headline, number> | null;
@@ -98,8 +103,20 @@ export interface ScanReport {
     markerProof?: ReportedProof;
   }[];
   companies: { id: string; name: string }[];
-  /** What a source could not read; `environmentId` names the environment whose leases it left unread. */
-  gaps: { source: string; origin: string | null; message: string; environmentId: string | null }[];
+  /**
+   * What a source could not read; `environmentId` names the environment whose leases it left unread.
+   * `scope` says what the gap may hide: that environment's leases (`environment`), a lease of any
+   * environment of its source (`any-environment`: none of them is counted), or only environments the
+   * source did not list (`unlisted-environments`: the listed ones keep their counts, and the source may
+   * hold environments the report does not show).
+   */
+  gaps: {
+    source: string;
+    origin: string | null;
+    message: string;
+    environmentId: string | null;
+    scope: GapScope;
+  }[];
   problems: { source: string; index: number; message: string }[];
   origins: Inventory["origins"];
   newSinceLastScan: string[];
@@ -132,7 +149,7 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
     environments: inventory.environments
       .filter((environment) => wanted === undefined || environment.environmentId === wanted)
       .map(({ environmentId, companyId, name, sourceId, counts }) => {
-        const leasesRead = unreadGap(inventory, environmentId, sourceId) === undefined;
+        const leasesRead = uncountedBecause(inventory, environmentId, sourceId) === undefined;
         return {
           environmentId,
           companyId,
@@ -163,12 +180,7 @@ export function scanReport(inventory: Inventory, options: ReportOptions = {}): S
       }),
     ),
     companies: inventory.companies.map(({ id, name }) => ({ id, name })),
-    gaps: inventory.gaps.map(({ source, origin, message, environmentId }) => ({
-      source,
-      origin,
-      message,
-      environmentId: environmentId ?? null,
-    })),
+    gaps: inventory.gaps.map(reportedGap),
     problems: inventory.problems.map(({ source, index, message }) => ({ source, index, message })),
     origins: inventory.origins,
     newSinceLastScan: leases.map((lease) => lease.lease.id).filter((id) => fresh.has(id)),
@@ -224,8 +236,19 @@ export function knowsEnvironment(inventory: Inventory, environmentId: string): b
   );
 }
 
+/** One gap as the report gives it (`ScanReport["gaps"]`). */
+export function reportedGap({ source, origin, message, environmentId, unlistedOnly }: SourceGap) {
+  return {
+    source,
+    origin,
+    message,
+    environmentId: environmentId ?? null,
+    scope: gapScope({ environmentId, unlistedOnly }),
+  } satisfies ScanReport["gaps"][number];
+}
+
 /**
- * The gap that left an environment's leases unread, if any: of its own source when `sourceId` is given,
+ * The gap that names an environment as unread, if any: of its own source when `sourceId` is given,
  * else of any source (an environment whose config was hidden is listed by no source, only by its gap).
  */
 export function unreadGap(
@@ -235,6 +258,22 @@ export function unreadGap(
 ): Inventory["gaps"][number] | undefined {
   return inventory.gaps.find(
     (gap) => gap.environmentId === environmentId && (sourceId === undefined || gap.source === sourceId),
+  );
+}
+
+/**
+ * Why an environment a source lists has no known count, if it has none: a gap naming it, or a gap of
+ * the same source that names no environment and may hide a lease of any of them. A gap that may hide
+ * only environments the source did not list leaves the listed ones' counts true.
+ */
+export function uncountedBecause(
+  inventory: Pick<Inventory, "gaps">,
+  environmentId: string,
+  sourceId: string,
+): Inventory["gaps"][number] | undefined {
+  return (
+    unreadGap(inventory, environmentId, sourceId) ??
+    inventory.gaps.find((gap) => gap.source === sourceId && gapScope(gap) === "any-environment")
   );
 }
 

@@ -248,6 +248,7 @@ describe("PaperclipSource against the Paperclip stand-in", () => {
         origin: null,
         message:
           "Paperclip listed no company for this key, so no lease could be read; an instance admin's key sees them all.",
+        unlistedOnly: true,
       },
     ]);
   });

@@ -91,6 +91,8 @@ export class PaperclipSource implements LeaseSource {
         origin: null,
         message:
           "Paperclip listed no company for this key, so no lease could be read; an instance admin's key sees them all.",
+        // With no company, no environment was listed: what is out of sight is environments not shown.
+        unlistedOnly: true,
       });
     }
 
@@ -106,6 +108,8 @@ export class PaperclipSource implements LeaseSource {
       // Its id may be readable when the rest is not: then that environment alone is unread.
       const environmentId = environmentIdOfEntry(rawEnvironments[problem.index], "environments");
       if (environmentId !== null) gap.environmentId = environmentId;
+      // Else it is an environment not listed; each listed one's leases are a list of their own.
+      else gap.unlistedOnly = true;
       gaps.push(gap);
     }
 

@@ -197,6 +197,10 @@ function gapOf(entry: UnreadableEntry, source: string, list: "environments" | "l
     message: `${list}[${entry.index}] could not be read`,
   };
   if (entry.environmentId !== null) gap.environmentId = entry.environmentId;
+  // An environment entry whose id cannot be read is an environment not listed: the leases of the listed
+  // ones are entries of their own, read or gaps of their own. A lease entry whose environment cannot be
+  // read may be any listed environment's.
+  else if (list === "environments") gap.unlistedOnly = true;
   return gap;
 }
 

@@ -408,11 +408,12 @@ export class InventoryViewBuilder {
       untrackedUncertain: [...uncertainCounts.values()],
       gaps: inventory.gaps
         .slice(0, MAX_PROBLEMS_IN_VIEW)
-        .map(({ source, origin, message, environmentId }) => ({
+        .map(({ source, origin, message, environmentId, unlistedOnly }) => ({
           source,
           origin,
           message,
           ...(environmentId === undefined ? {} : { environmentId }),
+          ...(unlistedOnly === true ? { unlistedOnly } : {}),
         })),
       originHealth: inventory.origins.map((health) => ({
         origin: health.origin,

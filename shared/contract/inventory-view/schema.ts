@@ -149,6 +149,8 @@ export const SourceGapViewSchema = z.object({
   message: z.string(),
   /** The environment whose leases the source could not read; absent when the gap names none. */
   environmentId: z.string().optional(),
+  /** Set when a gap naming no environment may hide only environments its source did not list (`SourceGap`). */
+  unlistedOnly: z.literal(true).optional(),
 });
 
 /**

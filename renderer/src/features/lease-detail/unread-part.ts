@@ -1,6 +1,6 @@
 import type { InventoryView } from "../../../../shared/contract";
 import { plural } from "../../lib/format";
-import { unreadEnvironments } from "../../state/environment-key";
+import { environmentKey } from "../../state/environment-key";
 
 /**
  * What the inventory shown did not read of the leases, in one clause, or null when every source read all
@@ -11,7 +11,12 @@ import { unreadEnvironments } from "../../state/environment-key";
 export function unreadPart(view: Pick<InventoryView, "gaps"> | undefined): string | null {
   if (view === undefined) return "whether every lease was read is not known";
   if (view.gaps.length === 0) return null;
-  const environments = unreadEnvironments(view).size;
+  // The environments the gaps name: one naming none is said below, not counted as every environment.
+  const environments = new Set(
+    view.gaps.flatMap((gap) =>
+      gap.environmentId === undefined ? [] : [environmentKey(gap.source, gap.environmentId)],
+    ),
+  ).size;
   const unnamed = view.gaps.some((gap) => gap.environmentId === undefined);
   const parts: string[] = [];
   if (environments > 0)

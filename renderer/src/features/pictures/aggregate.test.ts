@@ -280,8 +280,20 @@ describe("environmentBars", () => {
     expect(bars[1]).toMatchObject({ total: 3, flagged: 1 });
   });
 
-  it("draws every environment as read without a gap naming one", () => {
-    const gap = { source: "s", origin: null, message: "a company could not be listed" };
+  it("draws every environment as read when the one gap may hide only environments not listed", () => {
+    const gap = {
+      source: "s",
+      origin: null,
+      message: "a company could not be listed",
+      unlistedOnly: true as const,
+    };
     expect(environmentBars(view([gap])).every((bar) => bar.unread === null)).toBe(true);
+  });
+
+  it("draws every environment of the source as not read when a gap naming none may hide a lease of any", () => {
+    const gap = { source: "s", origin: null, message: "leases[4] could not be read" };
+    const bars = environmentBars(view([gap]));
+    expect(bars.map((bar) => [bar.name, bar.total])).toEqual(["a", "b", "c", "d"].map((name) => [name, 0]));
+    expect(bars.every((bar) => bar.unread?.startsWith("leases[4] could not be read;"))).toBe(true);
   });
 });

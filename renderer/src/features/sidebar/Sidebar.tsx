@@ -17,6 +17,7 @@ import {
   type EnvironmentNode,
   FLAGGED_HEADLINES,
   type UntrackedNode,
+  unlistedEnvironmentNotes,
   untrackedNodes,
 } from "./build-tree";
 import "./sidebar.css";
@@ -76,6 +77,10 @@ export function Sidebar() {
     })),
   );
   const tree = useMemo(() => (inventory.data ? buildTree(inventory.data.view) : null), [inventory.data]);
+  const unlisted = useMemo(
+    () => (inventory.data ? unlistedEnvironmentNotes(inventory.data.view) : []),
+    [inventory.data],
+  );
   const untracked = useMemo(
     () => (inventory.data ? untrackedNodes(inventory.data.view, configured) : []),
     [inventory.data, configured],
@@ -181,6 +186,19 @@ export function Sidebar() {
                     </div>
                   );
                 })}
+              </div>
+            ))}
+            {unlisted.map((note) => (
+              // The environments above keep their counts; what the gap may hide is environments not among them.
+              <div
+                key={note.source}
+                className="sb-item"
+                data-testid="sidebar-unlisted-environments"
+                data-source={note.source}
+                title={note.count > 1 ? `${note.message} (and ${note.count - 1} more)` : note.message}
+              >
+                <Text className="sb-name" value={note.source} mono title={false} />
+                <span className="sb-failed">may hold environments not shown</span>
               </div>
             ))}
             {untracked.length > 0 && (

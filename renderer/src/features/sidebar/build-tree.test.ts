@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emptyLeaseColumns, type InventoryView } from "../../../../shared/contract";
-import { buildTree, SHARED_ENVIRONMENTS, untrackedNodes } from "./build-tree";
+import { buildTree, SHARED_ENVIRONMENTS, unlistedEnvironmentNotes, untrackedNodes } from "./build-tree";
 
 const counts = (foreign: number, ok: number) => ({
   closed: 0,
@@ -175,5 +175,47 @@ describe("untrackedNodes", () => {
       { credential: "added", origin: "https://a", count: 0, uncertain: 0, failed: false, listed: false },
       { credential: "ops", origin: "https://b", count: 0, uncertain: 0, failed: true, listed: false },
     ]);
+  });
+});
+
+describe("unlistedEnvironmentNotes", () => {
+  const gap = (source: string, message: string, unlistedOnly?: true) => ({
+    source,
+    origin: null,
+    message,
+    ...(unlistedOnly ? { unlistedOnly } : {}),
+  });
+
+  it("names each source a gap says may hold environments not listed, once, with its first words", () => {
+    const gaps = [
+      gap("paperclip", "Paperclip listed no company for this key", true),
+      gap("paperclip", "environments[3] could not be read", true),
+      gap("s", "leases[2] could not be read"),
+      { ...gap("s", "HTTP 503"), environmentId: "e1" },
+    ];
+    expect(unlistedEnvironmentNotes({ ...view, gaps })).toEqual([
+      { source: "paperclip", message: "Paperclip listed no company for this key", count: 2 },
+    ]);
+  });
+
+  it("names none while no gap says so", () => {
+    expect(unlistedEnvironmentNotes(view)).toEqual([]);
+  });
+});
+
+describe("buildTree with a gap naming no environment", () => {
+  it("shows each environment of that source as not read, and keeps the counts of the others", () => {
+    const other = { ...view.environments[0]!, sourceId: "t", environmentId: "e9", name: "Other" };
+    const tree = buildTree({
+      ...view,
+      environments: [...view.environments, other],
+      history: { count: 0, byEnvironment: [0, 0, 0, 0, 0] },
+      gaps: [{ source: "s", origin: null, message: "leases[2] could not be read" }],
+    });
+    const nodes = tree.companies.flatMap((company) => company.environments);
+    expect(nodes.filter((node) => node.unread !== null).map((node) => node.environmentId)).toEqual(
+      expect.arrayContaining(["e1", "e2", "e3", null]),
+    );
+    expect(nodes.find((node) => node.environmentId === "e9")?.unread).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import type { EnvironmentRef, InventoryView } from "../../../../shared/contract";
 import { originOf } from "../../../../shared/domain/api-url";
 import { HEADLINES, type Headline } from "../../../../shared/domain/codes";
+import { gapScope } from "../../../../shared/domain/gap-scope";
 import { environmentKey, unreadEnvironments } from "../../state/environment-key";
 
 export interface EnvironmentNode {
@@ -126,6 +127,30 @@ export function buildTree(view: InventoryView): {
       Number(b.shared) - Number(a.shared) || (a.name ?? a.companyId).localeCompare(b.name ?? b.companyId),
   );
   return { companies, totals };
+}
+
+/** A source that may hold environments the sidebar does not show, with the first gap that says so. */
+export interface UnlistedEnvironmentNote {
+  source: string;
+  message: string;
+  /** The source's gaps that say so. */
+  count: number;
+}
+
+/**
+ * The sources whose gaps may hide only environments they did not list (a key shown no company, an
+ * environment entry whose id cannot be read): the environments shown keep their counts, so this is the
+ * one place that says the source may hold others.
+ */
+export function unlistedEnvironmentNotes(view: Pick<InventoryView, "gaps">): UnlistedEnvironmentNote[] {
+  const notes = new Map<string, UnlistedEnvironmentNote>();
+  for (const gap of view.gaps) {
+    if (gapScope(gap) !== "unlisted-environments") continue;
+    const note = notes.get(gap.source);
+    if (note) note.count += 1;
+    else notes.set(gap.source, { source: gap.source, message: gap.message, count: 1 });
+  }
+  return [...notes.values()];
 }
 
 /** An account the config names: a credential and the origin it lists. */
