@@ -212,6 +212,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     database: stores.database,
     shared: stores.shared,
     inventory,
+    sources,
     markers,
     client,
     log,

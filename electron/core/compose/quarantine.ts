@@ -1,6 +1,7 @@
 import type { ActionEngine } from "../actions/engine.js";
 import { currentOperator } from "../actions/operator.js";
 import { abandonAfterMs, DEFAULT_ACTION_OPTIONS } from "../actions/options.js";
+import type { ConfiguredSources } from "../app/configured-sources.js";
 import type { InventoryService } from "../app/inventory-service.js";
 import type { RedactingLogger } from "../app/log.js";
 import type { OpenClientOptions } from "../config/credentials.js";
@@ -19,6 +20,8 @@ import {
 import { type Database, SqliteQuarantineStore } from "../store/index.js";
 import type { SharedStore } from "../store/postgres/shared-store.js";
 import { claimOptions } from "./engine.js";
+import { LedgerIndexCache } from "./ledger-index-cache.js";
+import { sourceRereader } from "./source-rereader.js";
 
 export interface CoreQuarantine {
   readonly service: QuarantineService | null;
@@ -41,6 +44,8 @@ export function openQuarantine(deps: {
   /** The team's store, borrowed: the core closes it after the scheduler has stopped. */
   shared: SharedStore | null;
   inventory: InventoryService;
+  /** The configured sources, re-read (as the engine re-reads them) just before a pause is sent. */
+  sources: ConfiguredSources;
   markers: MarkerService;
   client: OpenClientOptions;
   log: RedactingLogger;
@@ -52,6 +57,8 @@ export function openQuarantine(deps: {
   if (engine === undefined || store === null) return { service: null, stop: async () => undefined };
   // A step's claim lives as long as a job's: the config's abandonment window, renewed every heartbeat.
   const timing = { ...DEFAULT_ACTION_OPTIONS, ...claimOptions(deps.config()) };
+  // The sources follow the config (settings can change them); a ledger unchanged is not parsed again.
+  const ledgers = new LedgerIndexCache();
   const service = new QuarantineService({
     store,
     ...(shared === null
@@ -60,6 +67,11 @@ export function openQuarantine(deps: {
     engine,
     // Claims are judged on a scan no older than a minute, never on the stored inventory alone.
     inventory: (sandboxIds) => deps.inventory.recording(sandboxIds, { maxAgeMs: 60_000 }),
+    leases: {
+      reread: (refs) => sourceRereader(deps.sources.current(), ledgers).reread(refs),
+      namedSandboxes: (sandboxIds) =>
+        sourceRereader(deps.sources.current(), ledgers).namedSandboxes(sandboxIds),
+    },
     openClient: (credential) => quarantineClients(deps.config(), deps.secrets, deps.client)(credential),
     operator: currentOperator(deps.config().operator),
     proofFor: (sandbox) => sandboxProofEvidence(deps.markers, sandbox),

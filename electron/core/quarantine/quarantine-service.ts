@@ -17,10 +17,12 @@ import {
 import { type ClaimHolder, claimKey, type SandboxClaims, type SandboxRef } from "../actions/claims/claims.js";
 import type { ActionEngine } from "../actions/engine.js";
 import type { Operator } from "../actions/jobs/recorder.js";
+import type { LeaseRereader } from "../actions/ports.js";
 import type { CreateosClient } from "../createos/client.js";
 import { isCreateosError } from "../createos/errors.js";
 import { CoreError, isCoreError } from "../errors/core-error.js";
 import type { ProvenSandbox } from "../markers/proof-evidence.js";
+import { recheckBeforePause } from "./pause-recheck.js";
 import { type QuarantineAuditOutcome, quarantineAuditRecord } from "./quarantine-audit.js";
 import type { QuarantineStore } from "./quarantine-store.js";
 
@@ -48,6 +50,11 @@ export interface QuarantineServiceDeps {
    * reads of them.
    */
   inventory: (sandboxIds: readonly string[]) => Promise<Inventory>;
+  /**
+   * The sources as the engine re-reads them just before acting: a pause is sent only on a row (or an
+   * untracked sandbox no row names) that is still what the guard's plan judged.
+   */
+  leases: LeaseRereader;
   /** A paced client for a configured credential, or null when it has no usable key. */
   openClient: (credential: string) => Promise<CreateosClient | null>;
   operator: Operator;
@@ -391,6 +398,12 @@ export class QuarantineService {
     const forced = item.confirmation === "typed-id";
     if (forced && !typed.has(item.sandboxId))
       return refuse("not-confirmed", QUARANTINE_MESSAGES.notConfirmed);
+    // With no client nothing is sent: the pause records why the quarantine failed.
+    const client = await this.#client(item.credential);
+    if (client !== null) {
+      const refusal = await recheckBeforePause({ item, client, leases: this.#deps.leases, now: this.#now() });
+      if (refusal !== null) return refuse(refusal.reason, refusal.message);
+    }
     const createdAt = this.#now();
     const quarantine: Quarantine = {
       quarantineId: ulid(),

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { buildWorld, eventually, type World } from "../actions/testing/world.js";
+import { sourceRereader } from "../compose/source-rereader.js";
 import { loadConfig } from "../config/load.js";
 import { EnvSecretStore } from "../config/secrets.js";
 import { scanInventory } from "../inventory/scan.js";
@@ -41,6 +42,7 @@ describe("a due quarantine while a part of the sources not read may name its san
       store: new SqliteQuarantineStore(database),
       engine,
       inventory: () => scanInventory({ config, sources: createSources(config, { env: w.env }), secrets }),
+      leases: sourceRereader(createSources(config, { env: w.env })),
       openClient: quarantineClients(config, secrets),
       operator: { name: "ada", host: "test-host" },
       now: () => now,

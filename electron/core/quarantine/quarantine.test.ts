@@ -4,6 +4,7 @@ import type { AuditEntry } from "../../../shared/domain/actions.js";
 import type { Quarantine } from "../../../shared/domain/quarantine.js";
 import type { ActionEngine } from "../actions/engine.js";
 import { buildWorld, eventually, type World, type WorldSpec } from "../actions/testing/world.js";
+import { sourceRereader } from "../compose/source-rereader.js";
 import { loadConfig } from "../config/load.js";
 import { EnvSecretStore } from "../config/secrets.js";
 import { scanInventory } from "../inventory/scan.js";
@@ -39,7 +40,11 @@ afterEach(async () => {
 
 async function open(
   spec: WorldSpec,
-  options: { executeWhen?: (world: World) => Promise<void> } = {},
+  options: {
+    executeWhen?: (world: World) => Promise<void>;
+    /** Runs after each plan is made: what changes between a plan's scan and what is sent on it. */
+    plannedWhen?: (world: World) => Promise<void>;
+  } = {},
 ): Promise<Harness> {
   const world = await buildWorld(spec);
   // Every plan from a fresh scan, so what the due destroy is judged on is what the ledger says then.
@@ -54,22 +59,33 @@ async function open(
   };
   const database = openDatabase(config.dataDir);
   const store = new SqliteQuarantineStore(database);
-  const { executeWhen } = options;
+  const { executeWhen, plannedWhen } = options;
   const service = new QuarantineService({
     store,
-    // Lets a test decide what CreateOS shows between the due destroy's plan and its re-check.
-    engine:
-      executeWhen === undefined
-        ? engine
+    // Lets a test decide what CreateOS and the ledger show between a plan and what is sent on it.
+    engine: {
+      ...engine,
+      ...(executeWhen === undefined
+        ? {}
         : {
-            ...engine,
             execute: async (request) => {
               await executeWhen(world);
               return engine.execute(request);
             },
-          },
+          }),
+      ...(plannedWhen === undefined
+        ? {}
+        : {
+            plan: async (request) => {
+              const planned = await engine.plan(request);
+              await plannedWhen(world);
+              return planned;
+            },
+          }),
+    },
     // A fresh scan each time, as the next scan would see a row that starts to hold the sandbox.
     inventory: () => scanInventory({ config, sources: createSources(config, { env: world.env }), secrets }),
+    leases: sourceRereader(createSources(config, { env: world.env })),
     openClient: quarantineClients(config, secrets),
     operator: { name: "ada", host: "test-host" },
     now: () => clock.now,
@@ -283,6 +299,51 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     ).rejects.toMatchObject({
       code: "invalid-request",
     });
+  });
+
+  it("re-reads the row before pausing: a reusable lease a run took up after the plan is not paused", async () => {
+    const { world, service } = await open(
+      {
+        sandboxes: [{ id: "sb-taken" }],
+        environments: [{ ...AGENTS, reuseLease: true }],
+        leases: [{ id: "lease-taken", environmentId: "env-1", sandboxId: "sb-taken" }],
+      },
+      {
+        plannedWhen: async (w) => {
+          Object.assign(w.ledger.leases[0]!, { status: "active", heartbeatRunId: "run-9", releasedAt: null });
+          w.writeLedger();
+        },
+      },
+    );
+    const [outcome] = await service.quarantine({ leases: [{ leaseId: "lease-taken" }], hours: 1 });
+    expect(outcome).toMatchObject({ ok: false, leaseId: "lease-taken", reason: "changed-since-plan" });
+    expect((await world.requestsFor("sb-taken"))[PAUSE]).toBeUndefined();
+    expect(await world.statusOf("sb-taken")).toBe("running");
+    expect(await service.list()).toEqual([]);
+  });
+
+  it("re-reads the sources before pausing an untracked sandbox: one a row names since the plan is not paused", async () => {
+    const { world, service } = await open(
+      {
+        sandboxes: [{ id: "sb-new" }, { id: "sb-other" }],
+        environments: [AGENTS],
+        leases: [{ id: "lease-other", environmentId: "env-1", sandboxId: "sb-other" }],
+      },
+      {
+        plannedWhen: async (w) => {
+          w.ledger.leases.push({ ...w.ledger.leases[0]!, id: "lease-new", providerLeaseId: "sb-new" });
+          w.writeLedger();
+        },
+      },
+    );
+    const [outcome] = await service.quarantine({
+      untracked: [{ sandboxId: "sb-new" }],
+      hours: 1,
+      confirmSandboxIds: ["sb-new"],
+    });
+    expect(outcome).toMatchObject({ ok: false, sandboxId: "sb-new", reason: "claimed-since-plan" });
+    expect((await world.requestsFor("sb-new"))[PAUSE]).toBeUndefined();
+    expect(await service.list()).toEqual([]);
   });
 
   it("a restart that sends the pause waits for it to land before judging the due destroy", async () => {
