@@ -9,8 +9,10 @@ import { operatorConfig, runLeasekeeper, STORE_ENV } from "./support/operators.j
 // Two `leasekeeper watch --act` processes, each with a data directory of its own, on one PostgreSQL
 // store and one CreateOS (the simulator behind a proxy that can kill the process a request came from):
 // run at once they send one request per sandbox between them; and a watcher killed with SIGKILL after its
-// first DELETE reached CreateOS leaves a pass the other finishes once the dead one's claims lapse (the
-// config's claimHeartbeatMs and claimAbandonAfterMs), still with one DELETE per sandbox.
+// first DELETE reached CreateOS leaves sandboxes the other's own passes destroy once the dead one's claims
+// lapse (the config's claimHeartbeatMs and claimAbandonAfterMs), still with one DELETE per sandbox. The
+// dead one's job is left interrupted and named: the audit log cannot tell a pass's plan from a person's
+// made under the same operator name, so only the watcher that noted taking it resumes it.
 
 const DELETE = "DELETE /v1/sandboxes/:id";
 const PAUSE = "POST /v1/sandboxes/:id/pause";
@@ -113,7 +115,7 @@ describe("two watchers on one team store", () => {
     expect(await requestCounts(pause, DELETE)).toEqual(Object.fromEntries(pause.map((id) => [id, 0])));
   }, 180_000);
 
-  it("finishes a SIGKILLed watcher's pass on the other once its claims lapse", async () => {
+  it("destroys what a SIGKILLed watcher's pass left once its claims lapse, and names its job", async () => {
     const destroy = ["sb-k1", "sb-k2", "sb-k3", "sb-k4"];
     const t = await team("watch_killed_pass", destroy, []);
     let killedAt = 0;
@@ -134,34 +136,36 @@ describe("two watchers on one team store", () => {
     for (const id of destroy)
       expect(atKill[id], `DELETEs of ${id} while Ada's claims live`).toBeLessThanOrEqual(1);
     let passes = 0;
+    let last = early;
     while (Date.now() - killedAt < ABANDON_MS + 500) await sleep(100);
     for (; passes < 3; passes++) {
       const run = await watch(t, t.bea);
       expect(run.code, run.output).toBe(0);
+      last = run;
       const states = await Promise.all(destroy.map((id) => world!.statusOf(id)));
       if (states.every((state) => state === "destroyed")) break;
     }
     for (const id of destroy) expect(await world!.statusOf(id), id).toBe("destroyed");
     expect(await requestCounts(destroy, DELETE)).toEqual(once(destroy));
 
-    // The dead watcher's job is not left interrupted: the other finished it, and audited every item once.
+    // The dead watcher's job is left as it is, and Bea's report names it; no item was confirmed twice.
     const engine = await openEngine({ configFile: t.bea, env: t.env });
     try {
       const jobs = (await engine.listJobs()).jobs;
       const dead = jobs.filter((job) => job.state === "interrupted" || job.state === "running");
       expect(dead, "Ada's job, as the journal shows it").toHaveLength(1);
-      const resumedBy = jobs.filter((job) => job.parentJobId === dead[0]!.jobId);
-      expect(resumedBy.map((job) => job.state)).toEqual(["completed"]);
+      expect(jobs.filter((job) => job.parentJobId === dead[0]!.jobId)).toEqual([]);
+      expect(last.stdout).toContain(`"unjudgedJobs":["${dead[0]!.jobId}"]`);
       const items = (await engine.queryAudit({ limit: 1_000 })).entries.filter(
         (entry) => entry.kind === "item",
       );
-      // One confirmation each; Bea's early pass may have audited an item it skipped for Ada's claim.
+      // Bea's passes may have audited an item they skipped for Ada's claim, or found gone.
       for (const id of destroy) {
         const outcomes = items.filter((entry) => entry.sandboxId === id).map((entry) => entry.outcome);
         expect(
-          outcomes.filter((outcome) => outcome !== "skipped"),
+          outcomes.filter((outcome) => outcome === "confirmed").length,
           `audit of ${id}`,
-        ).toEqual(["confirmed"]);
+        ).toBeLessThanOrEqual(1);
       }
     } finally {
       await engine.close();

@@ -88,6 +88,11 @@ export interface ActionEngine {
   retryFailed(jobId: string): Promise<Job>;
   /** A new job over the unfinished items of an interrupted job; items found running are re-checked first. */
   resume(jobId: string): Promise<Job>;
+  /**
+   * Whether the job runs with the guard's override, which a resume of it carries on: whoever resumes a
+   * job it did not start can refuse to pass an override it never gave.
+   */
+  ranWithOverride(jobId: string): Promise<boolean>;
   /** Resolves with the job once it is no longer running in this engine. */
   waitForJob(jobId: string): Promise<Job>;
   onEvent(listener: (event: JobEvent) => void): () => void;
@@ -330,6 +335,8 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
       const items = resumeItems(stored, await journal.items(jobId), isExpired(stored));
       return jobs.start({ stored, override: row.override, parentJobId: jobId, items, resumes: jobId });
     },
+
+    ranWithOverride: async (jobId) => (await requireJob(jobId)).override,
 
     async waitForJob(jobId) {
       const running = jobs.done(jobId);

@@ -39,7 +39,14 @@ export type StopReason = "stop-file" | "signal";
 export interface JanitorDeps {
   engine: Pick<
     ActionEngine,
-    "plan" | "execute" | "cancelPlan" | "waitForJob" | "queryAudit" | "listJobs" | "resume"
+    | "plan"
+    | "execute"
+    | "cancelPlan"
+    | "waitForJob"
+    | "queryAudit"
+    | "listJobs"
+    | "resume"
+    | "ranWithOverride"
   >;
   quarantine: Pick<QuarantineService, "quarantine" | "list" | "runDue"> | null;
   inventory: {
@@ -469,12 +476,15 @@ async function history(deps: Pick<JanitorDeps, "engine" | "dataDir">, now: Date)
 }
 
 /**
- * Interrupted jobs of plans a rule ran, resumed through the engine (items found running are re-checked).
- * A rule's plans are the ones this data directory noted taking, and, as the audit log has them, every
- * plan made as the policy's operator: on a team's store that is how a watcher finishes the job of another
- * that died mid-pass, once the engine calls it interrupted (its claims lapsed). Two that try at once are
- * one resume between them: the engine lets one take it. `unjudged` are the jobs whose plan the audit log's
- * newest plans did not hold when older ones were left out of the read: whose they are is not known.
+ * Interrupted jobs of plans a rule of this data directory noted taking (`taken.jsonl`), resumed through
+ * the engine (items found running are re-checked). A job resumes with the override it ran with, and the
+ * janitor never overrides: a job that ran with one was not a pass's, and is left. The audit log names a
+ * plan's operator only by the configured name, which a person's console configured alike shares, so a plan
+ * made under the policy's name is no proof a pass made it: its job is left to whoever ran it. `unjudged`
+ * are the jobs left that may have been the policy's: run with the override on a plan noted taken, made
+ * under the policy's operator name, or whose plan the audit log's newest plans did not hold when older
+ * ones were left out of the read. Two that try at once are one resume between them: the engine lets one
+ * take it.
  */
 async function resumeInterrupted(
   deps: JanitorDeps,
@@ -486,22 +496,21 @@ async function resumeInterrupted(
     (job) => job.state === "interrupted",
   );
   if (interrupted.length === 0) return { resumed: [], unjudged: [] };
-  const ours = new Set((await readTaken(deps.dataDir)).map((entry) => entry.planId));
-  let unjudged: string[] = [];
-  if (interrupted.some((job) => !ours.has(job.planId))) {
-    const { entries, cut } = await deps.engine.queryAudit({ outcome: "planned", limit: AUDIT_READ_LIMIT });
-    for (const entry of entries) {
-      if (entry.kind === "plan" && isOperator(entry.operator, operator)) ours.add(entry.planId);
-    }
-    // An older plan made as the operator may be among those not read: its job is left as it is, and
-    // the report names it rather than pass over it as another's.
-    if (cut) unjudged = interrupted.filter((job) => !ours.has(job.planId)).map((job) => job.jobId);
-  }
+  const taken = new Set((await readTaken(deps.dataDir)).map((entry) => entry.planId));
+  const unjudged = await namedAsOperator(
+    deps,
+    operator,
+    interrupted.filter((job) => !taken.has(job.planId)),
+  );
   const resumed: string[] = [];
   for (const job of interrupted) {
-    if (!ours.has(job.planId)) continue;
+    if (!taken.has(job.planId)) continue;
     checkpoint();
     try {
+      if (await deps.engine.ranWithOverride(job.jobId)) {
+        unjudged.push(job.jobId);
+        continue;
+      }
       const next = await deps.engine.resume(job.jobId);
       await deps.engine.waitForJob(next.jobId);
       resumed.push(job.jobId);
@@ -510,6 +519,20 @@ async function resumeInterrupted(
     }
   }
   return { resumed, unjudged };
+}
+
+/**
+ * Of jobs no pass here noted taking, the ones the audit log says were planned under the policy's operator
+ * name, or cannot say whose they are (their plan among the older entries a cut read left out).
+ */
+async function namedAsOperator(deps: JanitorDeps, operator: string, jobs: readonly Job[]): Promise<string[]> {
+  if (jobs.length === 0) return [];
+  const { entries, cut } = await deps.engine.queryAudit({ outcome: "planned", limit: AUDIT_READ_LIMIT });
+  const read = new Map<string, boolean>();
+  for (const entry of entries) {
+    if (entry.kind === "plan") read.set(entry.planId, isOperator(entry.operator, operator));
+  }
+  return jobs.filter((job) => read.get(job.planId) ?? cut).map((job) => job.jobId);
 }
 
 /** The audit log's operator is the name the config or policy gives, then how it ran ("ada (cli)"). */
