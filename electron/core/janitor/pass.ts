@@ -154,7 +154,7 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
     report.gapCount = gaps?.count ?? null;
     for (const rule of plan.rules) {
       if (rule.selected.length === 0) continue;
-      await runRule(deps, options, rule, { checkpoint, push, now });
+      await runRule(deps, options, rule, { checkpoint, push, now, judged: plan });
     }
   } catch (error) {
     if (error instanceof Stop) report.stopped = error.reason;
@@ -221,6 +221,8 @@ interface RuleContext {
   checkpoint: () => void;
   push: (result: PassResult) => void;
   now: () => Date;
+  /** The pass's plan: what its policy selected, and over which scan. */
+  judged: PassPlan;
 }
 
 async function runRule(deps: JanitorDeps, options: PassOptions, rule: RulePlan, context: RuleContext) {
@@ -232,12 +234,14 @@ async function runRule(deps: JanitorDeps, options: PassOptions, rule: RulePlan, 
   const action = rule.action === "release" ? "release" : "destroy";
   for (const batch of batches(rule.selected)) {
     context.checkpoint();
-    const { plan } = await deps.engine.plan({ action, selection: batch.selection });
+    const { plan, inventoryGeneratedAt } = await deps.engine.plan({ action, selection: batch.selection });
+    const selectedNow = await selectedOver(deps, options.policy, rule, inventoryGeneratedAt, context);
     const kept: PlanItem[] = [];
     const confirm: string[] = [];
     for (const item of rule.selected.filter((selected) => batch.items.includes(selected))) {
       const planned = plan.items.find((candidate) => matches(candidate, item));
-      const refused = planRefusal(planned, item);
+      const judged = selectedNow?.find((candidate) => sameTarget(candidate.target, item.target));
+      const refused = judged === undefined ? changedSinceJudged(selectedNow) : planRefusal(planned, judged);
       if (refused !== null) {
         context.push(result(rule, item, { ...refused, planId: plan.planId }));
         continue;
@@ -286,6 +290,43 @@ async function runRule(deps: JanitorDeps, options: PassOptions, rule: RulePlan, 
       context.push(result(rule, item, { ...jobOutcome(done), planId: plan.planId, jobId: job.jobId }));
     }
   }
+}
+
+/**
+ * The rule's items as the policy selects them in the inventory the engine planned over. The engine scans
+ * again when the one held is older than it allows (and one finishes after every job), so a later rule's
+ * plan may be over a newer scan than the pass judged: the policy is judged again over that one, and an
+ * item is acted on only when it selects it as before, the same sandbox at the same origin. Null when the
+ * inventory held now is not the engine's either (another scan finished in between): nothing is judged.
+ */
+async function selectedOver(
+  deps: JanitorDeps,
+  policy: Policy,
+  rule: RulePlan,
+  inventoryGeneratedAt: string,
+  context: RuleContext,
+): Promise<readonly PassItem[] | null> {
+  if (inventoryGeneratedAt === context.judged.inventoryGeneratedAt) return rule.selected;
+  const again = await planPolicy(deps, policy, context.now());
+  if (again.inventoryGeneratedAt !== inventoryGeneratedAt) return null;
+  return again.rules.find((candidate) => candidate.rule === rule.rule)?.selected ?? [];
+}
+
+function sameTarget(a: PassItem["target"], b: PassItem["target"]): boolean {
+  return targetKey(a) === targetKey(b) && a.sandboxId === b.sandboxId && a.origin === b.origin;
+}
+
+function changedSinceJudged(
+  selectedNow: readonly PassItem[] | null,
+): Pick<PassResult, "outcome" | "reason" | "message"> {
+  return {
+    outcome: "skipped",
+    reason: "changed-since-judged",
+    message:
+      selectedNow === null
+        ? "The guard planned over a newer scan than the pass judged, and the policy could not be judged again over it."
+        : "The guard planned over a newer scan than the pass judged, and in it the policy does not select this as it did.",
+  };
 }
 
 /** One call per sandbox, so a stop lands between two pauses. */
@@ -374,6 +415,13 @@ function planRefusal(
 ): Pick<PassResult, "outcome" | "reason" | "message"> | null {
   if (planned === undefined)
     return { outcome: "skipped", reason: "not-in-plan", message: "The guard's plan did not list it." };
+  // A lease row is matched by its id: the sandbox the guard planned on must be the one the pass judged.
+  if (planned.sandboxId !== item.target.sandboxId || planned.origin !== item.target.origin)
+    return {
+      outcome: "skipped",
+      reason: "changed-since-judged",
+      message: "The guard's plan names another sandbox for this row than the pass judged.",
+    };
   if (planned.decision !== "do")
     return { outcome: "skipped", reason: planned.skipReason, message: planned.skipMessage };
   if (planned.requiresOverride) {
