@@ -24,7 +24,7 @@ import { CoreError, isCoreError } from "../errors/core-error.js";
 import type { ProvenSandbox } from "../markers/proof-evidence.js";
 import { recheckBeforePause } from "./pause-recheck.js";
 import { type QuarantineAuditOutcome, quarantineAuditRecord } from "./quarantine-audit.js";
-import type { QuarantineStore } from "./quarantine-store.js";
+import type { OpenQuarantineCursor, QuarantineStore } from "./quarantine-store.js";
 
 export interface QuarantineRequest {
   leases?: { leaseId: string; sourceId?: string | undefined }[];
@@ -63,6 +63,8 @@ export interface QuarantineServiceDeps {
   proofFor?: (sandbox: ProvenSandbox) => Record<string, unknown> | null;
   /** How a pass waits for a pause it sent to land before it judges anything on the sandbox. */
   pauseLanding?: PauseLanding;
+  /** How many open quarantines a pass reads at a time (it reads them all, page after page). */
+  openPageSize?: number;
   /**
    * With a store other machines share: the claims that let one machine at a time take a quarantine's
    * step (its pause, its due destroy). Absent, steps are only kept apart within this process.
@@ -110,6 +112,9 @@ export interface QuarantinePass {
   unjudged: { count: number; because: string; partUnread?: true } | null;
 }
 
+/** Open quarantines read at once by a pass; it goes on page after page until every one is read. */
+const OPEN_PAGE_SIZE = 1_000;
+
 /** A snapshot upload takes seconds; a pass waits that long, and leaves a slower one to the next pass. */
 const DEFAULT_PAUSE_LANDING: PauseLanding = { pollMs: 500, timeoutMs: 30_000 };
 
@@ -152,6 +157,7 @@ export class QuarantineService {
   readonly #deps: QuarantineServiceDeps;
   readonly #now: () => Date;
   readonly #landing: PauseLanding;
+  readonly #openPageSize: number;
   #running: Promise<unknown> = Promise.resolve();
   /** The plans each quarantine made (its check, its due destroys), named in its next audit entry. */
   readonly #plansOf = new Map<string, string[]>();
@@ -164,6 +170,7 @@ export class QuarantineService {
     this.#owner = deps.steps?.owner ?? randomUUID();
     this.#now = deps.now ?? (() => new Date());
     this.#landing = deps.pauseLanding ?? DEFAULT_PAUSE_LANDING;
+    this.#openPageSize = deps.openPageSize ?? OPEN_PAGE_SIZE;
   }
 
   list(options: { open?: boolean; limit?: number } = {}): Promise<Quarantine[]> {
@@ -239,7 +246,7 @@ export class QuarantineService {
   async #pass(): Promise<QuarantinePass> {
     const moved: Quarantine[] = [];
     const judged: QuarantinePass = { moved, unjudged: null };
-    const open = await this.#deps.store.list({ open: true, limit: 10_000 });
+    const open = await this.#openQuarantines();
     if (open.length === 0) return judged;
     // A step another machine (or this process) is taking is left to it; one whose claim lapsed (its
     // process died mid-way) is finished here, from what the store and CreateOS say now.
@@ -249,9 +256,7 @@ export class QuarantineService {
     for (const quarantine of open.filter((entry) => entry.state === "destroying")) {
       moved.push(...(await this.#step(quarantine, "destroying", (fresh) => this.#seeDestroyThrough(fresh))));
     }
-    const waiting = (await this.#deps.store.list({ open: true, limit: 10_000 })).filter(
-      (q) => q.state === "waiting",
-    );
+    const waiting = (await this.#openQuarantines()).filter((q) => q.state === "waiting");
     if (waiting.length === 0) return judged;
     let inventory: Inventory | null = null;
     try {
@@ -291,6 +296,21 @@ export class QuarantineService {
     if (heldBy.length > 0)
       return { moved, unjudged: { count: heldBy.length, because: heldBy[0]!, partUnread: true } };
     return judged;
+  }
+
+  /**
+   * Every open quarantine, the first due first, read page after page: a pass that read only the newest
+   * would never reach the oldest, which are the first due.
+   */
+  async #openQuarantines(): Promise<Quarantine[]> {
+    const open: Quarantine[] = [];
+    let after: OpenQuarantineCursor | null = null;
+    do {
+      const page = await this.#deps.store.listOpenByDue({ after, limit: this.#openPageSize });
+      open.push(...page.quarantines);
+      after = page.next;
+    } while (after !== null);
+    return open;
   }
 
   /**

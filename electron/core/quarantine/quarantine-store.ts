@@ -1,4 +1,7 @@
 import type { Quarantine, QuarantineState } from "../../../shared/domain/quarantine.js";
+import type { OpenQuarantineCursor, OpenQuarantinePage } from "../store/quarantine-store.js";
+
+export type { OpenQuarantineCursor, OpenQuarantinePage };
 
 /**
  * Where quarantines are kept, as the quarantine service needs them: the data directory's SQLite file
@@ -12,6 +15,12 @@ export interface QuarantineStore {
   get(quarantineId: string): Promise<Quarantine | null>;
   /** Newest first; only the open ones when asked. A record that no longer parses is skipped, not thrown. */
   list(options?: { open?: boolean; limit?: number }): Promise<Quarantine[]>;
+  /**
+   * One page of the open quarantines, the first due first (ties by id), from just after `after` (the
+   * `next` of the page before). `next` is null once the last page is read: a caller that follows it
+   * reads every open quarantine, however many, and never only the newest.
+   */
+  listOpenByDue(options: { after: OpenQuarantineCursor | null; limit: number }): Promise<OpenQuarantinePage>;
   /** When the pause was recorded as leaving; null when it never was. */
   pauseSentAt(quarantineId: string): Promise<string | null>;
   markPauseSent(quarantineId: string, at: string): Promise<void>;

@@ -448,3 +448,62 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     expect(await service.list({ open: true })).toHaveLength(1);
   });
 });
+
+describe("quarantine: a pass reads every open quarantine", () => {
+  it("reaches the oldest of more than 10,000 open quarantines: one a row now holds is cancelled", async () => {
+    const { world, database, service, clock } = await open({
+      sandboxes: [{ id: "sb-oldest" }, { id: "sb-other" }],
+      environments: [AGENTS],
+      leases: [{ id: "lease-other", environmentId: "env-1", sandboxId: "sb-other" }],
+    });
+    const waiting = (n: number, sandboxId: string, createdAt: string, dueAt: string): Quarantine => ({
+      quarantineId: `q-${String(n).padStart(6, "0")}`,
+      sandboxId,
+      origin: world.sim.url,
+      credential: "alpha",
+      leaseId: null,
+      sourceId: null,
+      environmentName: null,
+      hours: 24,
+      createdAt,
+      pausedAt: createdAt,
+      dueAt,
+      state: "waiting",
+      endedAt: null,
+      reason: null,
+      message: null,
+      claimedBy: null,
+      confirmedBy: "typed-id",
+      planId: null,
+      jobId: null,
+      operator: "ada",
+    });
+    // The oldest, and the first due; then 10,000 newer ones due long after, on sandboxes no one names.
+    const records = [waiting(0, "sb-oldest", "2026-11-30T09:00:00.000Z", "2026-12-01T09:30:00.000Z")];
+    for (let n = 1; n <= 10_000; n++) {
+      records.push(waiting(n, `sb-far-${n}`, "2026-12-01T08:00:00.000Z", "2027-06-01T00:00:00.000Z"));
+    }
+    const insert = database.prepare(
+      `INSERT INTO quarantines (quarantine_id, sandbox_id, origin, state, due_at, created_at, record)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    database.transaction(() => {
+      for (const q of records)
+        insert.run(q.quarantineId, q.sandboxId, q.origin, q.state, q.dueAt, q.createdAt, JSON.stringify(q));
+    })();
+
+    // Paperclip writes the row of a sandbox it starts using.
+    world.ledger.leases.push({
+      ...world.ledger.leases[0]!,
+      id: "lease-claims",
+      providerLeaseId: "sb-oldest",
+    });
+    world.writeLedger();
+    clock.advance(HOUR);
+    const pass = await service.runDue();
+    expect(pass.moved.map((q) => [q.quarantineId, q.state, q.claimedBy])).toEqual([
+      ["q-000000", "cancelled", "lease-claims"],
+    ]);
+    expect(pass.unjudged).toBeNull();
+  });
+});

@@ -60,6 +60,26 @@ export class SqliteQuarantineStore {
     });
   }
 
+  async listOpenByDue(options: {
+    after: OpenQuarantineCursor | null;
+    limit: number;
+  }): Promise<OpenQuarantinePage> {
+    const { after, limit } = options;
+    const rows = this.#db
+      .prepare(
+        `SELECT quarantine_id, due_at, record FROM quarantines
+         WHERE state IN (${OPEN_QUARANTINE_STATES.map(() => "?").join(", ")})
+         ${after === null ? "" : "AND (due_at, quarantine_id) > (?, ?)"}
+         ORDER BY due_at ASC, quarantine_id ASC LIMIT ?`,
+      )
+      .all(
+        ...OPEN_QUARANTINE_STATES,
+        ...(after === null ? [] : [after.dueAt, after.quarantineId]),
+        limit,
+      ) as { quarantine_id: string; due_at: string; record: string }[];
+    return openPage(rows, limit);
+  }
+
   async pauseSentAt(quarantineId: string): Promise<string | null> {
     const row = this.#db
       .prepare("SELECT pause_sent_at FROM quarantines WHERE quarantine_id = ?")
@@ -107,4 +127,34 @@ export function parseQuarantine(record: string): Quarantine | null {
   } catch {
     return null;
   }
+}
+
+/** A page of stored rows as quarantines, and where the next page starts (none after a short page). */
+export function openPage(
+  rows: readonly { quarantine_id: string; due_at: string; record: string }[],
+  limit: number,
+): OpenQuarantinePage {
+  const last = rows.at(-1);
+  return {
+    quarantines: rows.flatMap((row) => {
+      const parsed = parseQuarantine(row.record);
+      return parsed === null ? [] : [parsed];
+    }),
+    next:
+      rows.length < limit || last === undefined
+        ? null
+        : { dueAt: last.due_at, quarantineId: last.quarantine_id },
+  };
+}
+
+/** Where a page of open quarantines ended: the due time and id of its last record as stored. */
+export interface OpenQuarantineCursor {
+  dueAt: string;
+  quarantineId: string;
+}
+
+export interface OpenQuarantinePage {
+  /** A record that no longer parses is skipped, not thrown; the cursor still moves past it. */
+  quarantines: Quarantine[];
+  next: OpenQuarantineCursor | null;
 }

@@ -4,7 +4,12 @@ import {
   type Quarantine,
   type QuarantineState,
 } from "../../../../shared/domain/quarantine.js";
-import { parseQuarantine } from "../quarantine-store.js";
+import {
+  type OpenQuarantineCursor,
+  type OpenQuarantinePage,
+  openPage,
+  parseQuarantine,
+} from "../quarantine-store.js";
 import { SCHEMA } from "./migrations.js";
 
 /**
@@ -56,6 +61,22 @@ export class PgQuarantines {
       const parsed = parseQuarantine(row.record);
       return parsed === null ? [] : [parsed];
     });
+  }
+
+  async listOpenByDue(options: {
+    after: OpenQuarantineCursor | null;
+    limit: number;
+  }): Promise<OpenQuarantinePage> {
+    const { after, limit } = options;
+    const { rows } = await this.#pool.query<{ quarantine_id: string; due_at: string; record: string }>(
+      `SELECT quarantine_id, due_at, record FROM ${SCHEMA}.quarantines
+       WHERE state = ANY($2::text[]) ${after === null ? "" : "AND (due_at, quarantine_id) > ($3, $4)"}
+       ORDER BY due_at ASC, quarantine_id ASC LIMIT $1`,
+      after === null
+        ? [limit, [...OPEN_QUARANTINE_STATES]]
+        : [limit, [...OPEN_QUARANTINE_STATES], after.dueAt, after.quarantineId],
+    );
+    return openPage(rows, limit);
   }
 
   async pauseSentAt(quarantineId: string): Promise<string | null> {

@@ -27,7 +27,7 @@ export interface SharedStore {
 
 export type SharedQuarantines = Pick<
   PgQuarantines,
-  "insert" | "get" | "list" | "pauseSentAt" | "markPauseSent" | "update"
+  "insert" | "get" | "list" | "listOpenByDue" | "pauseSentAt" | "markPauseSent" | "update"
 >;
 
 export interface SharedProofs {
@@ -89,6 +89,7 @@ export function sharedStoreFor(config: LeasekeeperConfig, env: NodeJS.ProcessEnv
       insert: async (...args) => (await opened()).quarantines.insert(...args),
       get: async (...args) => (await opened()).quarantines.get(...args),
       list: async (...args) => (await opened()).quarantines.list(...args),
+      listOpenByDue: async (...args) => (await opened()).quarantines.listOpenByDue(...args),
       pauseSentAt: async (...args) => (await opened()).quarantines.pauseSentAt(...args),
       markPauseSent: async (...args) => (await opened()).quarantines.markPauseSent(...args),
       update: async (...args) => (await opened()).quarantines.update(...args),
