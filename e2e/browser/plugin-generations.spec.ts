@@ -51,9 +51,11 @@ test("destroying a login session needs the in-use override, and nothing is sent 
   expect(mutatingRequests(await simStats(world))).toBe(before);
 });
 
+// Its own world: the planted sandbox was released 1–5 minutes before the world was built, inside a
+// 10-minute window, so a world shared since the run began can have outlived the window on a slow machine.
 test("a warm reusable sandbox inside its auto-pause window reads ok, with the window's end in the drawer", async ({
   page,
-  world,
+  freshWorld: world,
 }) => {
   await openConsole(page, world);
   const leaseId = plantedLease(world, "warm-reusable");
