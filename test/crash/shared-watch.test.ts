@@ -35,7 +35,12 @@ interface Team {
   policy: string;
 }
 
-async function team(name: string, destroy: string[], pause: string[]): Promise<Team> {
+async function team(
+  name: string,
+  destroy: string[],
+  pause: string[],
+  caps?: { perPass: number; perHour: number },
+): Promise<Team> {
   world = await buildWorld({
     sandboxes: [...destroy, ...pause].map((id) => ({ id })),
     environments: [
@@ -71,6 +76,7 @@ async function team(name: string, destroy: string[], pause: string[]): Promise<T
         { name: "pause-q", select: { environment: ["env-q"] }, action: "quarantine", quarantineHours: 24 },
         { name: "destroy-leases", select: { environment: ["env-1"] }, action: "destroy" },
       ],
+      ...(caps === undefined ? {} : { caps }),
     }),
   );
   const store = await postgres().createDatabase(name);
@@ -113,6 +119,20 @@ describe("two watchers on one team store", () => {
     expect(await requestCounts(destroy, DELETE)).toEqual(once(destroy));
     expect(await requestCounts(pause, PAUSE)).toEqual(once(pause));
     expect(await requestCounts(pause, DELETE)).toEqual(Object.fromEntries(pause.map((id) => [id, 0])));
+  }, 180_000);
+
+  it("count the hour's actions of both against the policy's hourly cap", async () => {
+    const destroy = ["sb-c1", "sb-c2", "sb-c3"];
+    const t = await team("watch_shared_cap", destroy, [], { perPass: 1, perHour: 1 });
+    const ada = await watch(t, t.ada);
+    expect(ada.code, ada.output).toBe(0);
+    const bea = await watch(t, t.bea);
+    expect(bea.code, bea.output).toBe(0);
+    const states = await Promise.all(destroy.map((id) => world!.statusOf(id)));
+    expect(
+      states.filter((state) => state === "destroyed"),
+      "destroyed in the hour",
+    ).toHaveLength(1);
   }, 180_000);
 
   it("destroys what a SIGKILLed watcher's pass left once its claims lapse, and names its job", async () => {

@@ -120,8 +120,10 @@ describe("a janitor pass over an audit log larger than one read", () => {
     });
 
     const run = await watch(world, "--act", "--json");
-    expect(run.code, run.stderr).toBe(0);
     const pass = passLine(run.stdout);
+    // Those plans are the last hour's too, and the policy's hourly caps count every action taken as its
+    // operator: that hour cannot be counted whole either, so the pass plans nothing after its resume step.
+    expect(pass.error).toContain("could not all be counted");
     expect(pass.resumedJobs).toEqual([]);
     expect(pass.unjudgedJobs).toEqual([job.jobId]);
     expect((await readLastPass(path.join(world.dir, "data")))!.unjudgedJobs).toEqual([job.jobId]);

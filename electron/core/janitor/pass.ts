@@ -1,4 +1,4 @@
-import type { ActionSelection, Job, PlanItem } from "../../../shared/domain/actions.js";
+import type { ActionSelection, AuditEntry, Job, PlanItem } from "../../../shared/domain/actions.js";
 import { typedCountPhrase } from "../../../shared/domain/bulk-confirmation.js";
 import type {
   PassGap,
@@ -212,7 +212,7 @@ export async function planPolicy(
     policy: planned,
     proofs: deps.markers.keptProofs(),
     now: now.toISOString(),
-    history: await history(deps, now),
+    history: await history(deps, now, policy.operator),
     quarantines: quarantines.map(({ sandboxId, origin, state }) => ({ sandboxId, origin, state })),
   });
 }
@@ -494,13 +494,19 @@ async function untilDone(job: Promise<Job>, signal: AbortSignal): Promise<Job | 
 }
 
 /**
- * The actions taken in the last hour, by rule, as the audit log has them: items the engine sent (confirmed
- * or not) of the plans a rule ran, and the quarantines a rule made. A dry run's plans were cancelled and
- * never ran, so they count for nothing.
+ * The actions taken in the last hour, as the audit log has them: items the engine sent (confirmed or not)
+ * of the plans a rule of this data directory noted taking, and the quarantines it made, by rule; and every
+ * other such action recorded as the policy's operator, by no rule. The hourly caps are the policy's, not
+ * one data directory's: two watchers on a team's store, or one restarted with a fresh data directory,
+ * share them. Which rule another's action was is not recorded, so those count against the policy's
+ * caps alone. A dry run's plans were cancelled and never ran, so they count for nothing.
  */
-async function history(deps: Pick<JanitorDeps, "engine" | "dataDir">, now: Date): Promise<PastAction[]> {
+async function history(
+  deps: Pick<JanitorDeps, "engine" | "dataDir">,
+  now: Date,
+  operator: string,
+): Promise<PastAction[]> {
   const taken = new Map((await readTaken(deps.dataDir)).map((entry) => [entry.planId, entry]));
-  if (taken.size === 0) return [];
   const since = new Date(now.getTime() - HOUR_MS).toISOString();
   const { entries, cut } = await deps.engine.queryAudit({ since, limit: AUDIT_READ_LIMIT });
   // The read keeps the hour's newest entries: counted from them alone, a cap already used would read as
@@ -513,14 +519,26 @@ async function history(deps: Pick<JanitorDeps, "engine" | "dataDir">, now: Date)
   const past: PastAction[] = [];
   for (const entry of entries) {
     const by = taken.get(entry.planId);
-    if (by === undefined) continue;
-    const counts =
-      by.action === "quarantine"
-        ? entry.action === "quarantine" && entry.outcome === "quarantined"
-        : entry.kind === "item" && TAKEN_OUTCOMES.has(entry.outcome);
-    if (counts) past.push({ rule: by.rule, action: by.action, at: entry.at, sandboxId: entry.sandboxId });
+    if (by !== undefined) {
+      const counts =
+        by.action === "quarantine"
+          ? entry.action === "quarantine" && entry.outcome === "quarantined"
+          : entry.kind === "item" && TAKEN_OUTCOMES.has(entry.outcome);
+      if (counts) past.push({ rule: by.rule, action: by.action, at: entry.at, sandboxId: entry.sandboxId });
+      continue;
+    }
+    if (!isOperator(entry.operator, operator)) continue;
+    const action = pastActionOf(entry);
+    if (action !== null) past.push({ rule: "", action, at: entry.at, sandboxId: entry.sandboxId });
   }
   return past;
+}
+
+/** The action an audit entry records taking, or null when it records none (a plan, a skip, a step). */
+function pastActionOf(entry: AuditEntry): PastAction["action"] | null {
+  if (entry.action === "quarantine") return entry.outcome === "quarantined" ? "quarantine" : null;
+  if (entry.kind !== "item" || !TAKEN_OUTCOMES.has(entry.outcome)) return null;
+  return entry.action === "destroy" || entry.action === "release" ? entry.action : null;
 }
 
 /**
