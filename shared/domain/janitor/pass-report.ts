@@ -76,10 +76,11 @@ export const PassReportSchema = z.object({
   /** Interrupted jobs of earlier passes this pass resumed. */
   resumedJobs: z.array(z.string()),
   /**
-   * Interrupted jobs this pass could not tell were its policy's: more plans were recorded than one read
-   * of the audit log holds, and theirs was not among the newest. Neither resumed nor passed over as
-   * another's. Absent when the pass did not look for jobs to resume, and in a report kept before it was
-   * said.
+   * Interrupted jobs this pass left unresumed though they may be its policy's: a job whose plan the
+   * audit log says was made under the policy's operator but that this data directory did not note
+   * taking (it may be a person's), one it took that ran with the override (a resume would carry the
+   * override on), and one whose plan a cut read of the audit log did not reach. Absent when the pass did
+   * not look for jobs to resume, and in a report kept before it was said.
    */
   unjudgedJobs: z.array(z.string()).optional(),
   /**
