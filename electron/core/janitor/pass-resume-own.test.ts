@@ -78,5 +78,12 @@ describe("a janitor pass resuming interrupted jobs", () => {
     expect(await world.statusOf("sb-busy"), "the in-use sandbox").toBe("running");
     expect(pass.resumedJobs).toEqual([]);
     expect(pass.unjudgedJobs).toEqual([job.jobId]);
+
+    const text = await runCliCaptured(["watch", "--policy", "policy.json", "--once", "--act"], {
+      env: world.env,
+      dir: world.dir,
+    });
+    expect(text.stdout).toContain(`interrupted jobs left unresumed`);
+    expect(text.stdout).toContain(job.jobId);
   }, 120_000);
 });

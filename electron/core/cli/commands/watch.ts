@@ -267,6 +267,11 @@ export function formatPass(report: PassReport): string {
   const due = Object.entries(report.quarantinesDue);
   if (due.length > 0) lines.push(`  quarantines due: ${due.map(([state, n]) => `${n} ${state}`).join(", ")}`);
   if (report.resumedJobs.length > 0) lines.push(`  resumed jobs: ${report.resumedJobs.join(", ")}`);
+  // Left for whoever ran them, or for an operator to resume by hand: a pass cannot tell they are its own.
+  if (report.unjudgedJobs !== undefined && report.unjudgedJobs.length > 0)
+    lines.push(
+      `  interrupted jobs left unresumed (another's, run with the override, or not reached in the audit log): ${report.unjudgedJobs.join(", ")}`,
+    );
   for (const result of report.results) lines.push(`  ${resultLine(result)}`);
   const byReason = Object.entries(report.plan?.counts.bySkipReason ?? {});
   if (byReason.length > 0)
