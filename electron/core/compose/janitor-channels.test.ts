@@ -2,8 +2,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChannelResponse } from "../../../shared/contract/index.js";
+import { AUDIT_COLUMNS } from "../actions/audit/audit-records.js";
 import { buildWorld, FAST_OPTIONS, type World, type WorldSpec } from "../actions/testing/world.js";
 import { memoryLogger } from "../app/log.js";
+import { openDatabase } from "../store/database.js";
 import { type Core, openCore } from "./index.js";
 
 // The janitor's channels on a real core against the simulator: the last pass as `watch` keeps it, what
@@ -201,6 +203,30 @@ describe("the janitor's channels", () => {
       ["sb-unshown", "done"],
     ]);
   });
+
+  it("says why it plans nothing when the hour's audit log is more than one read holds", async () => {
+    world = await buildWorld(SPEC);
+    const c = await open(world);
+    data(await call(c, "janitor:run", {}));
+    // Copies of the dry pass's plan entry, each another plan made in the hour: more than a read holds.
+    const db = openDatabase(path.join(world.dir, "data"));
+    try {
+      const columns = AUDIT_COLUMNS.filter((column) => column !== "plan_id");
+      const copy = db.prepare(
+        `INSERT INTO action_audit (plan_id, ${columns.join(", ")})
+         SELECT ?, ${columns.join(", ")} FROM action_audit WHERE kind = 'plan' LIMIT 1`,
+      );
+      db.transaction(() => {
+        for (let n = 0; n <= 10_000; n += 1) copy.run(`other-plan-${n}`);
+      })();
+    } finally {
+      db.close();
+    }
+    const planned = await call(c, "janitor:plan");
+    expect(planned.ok).toBe(false);
+    if (planned.ok) return;
+    expect(planned.error.message).toContain("could not all be counted against its hourly caps");
+  }, 60_000);
 
   it("answers honestly without a policy, with a policy that does not read, and checks the setting", async () => {
     world = await buildWorld(SPEC);

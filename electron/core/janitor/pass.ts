@@ -12,6 +12,7 @@ import type {
 } from "../../../shared/domain/janitor/index.js";
 import { MAX_GAPS_IN_PASS_REPORT } from "../../../shared/domain/janitor/pass-report.js";
 import type { ActionEngine } from "../actions/engine.js";
+import { CoreError } from "../errors/core-error.js";
 import type { PolicyPlanInput } from "../inventory/worker/protocol.js";
 import type { MarkerService } from "../markers/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
@@ -343,7 +344,17 @@ async function quarantineRule(deps: JanitorDeps, rule: RulePlan, context: RuleCo
     const outcomes = await service.quarantine({
       hours: rule.quarantineHours ?? 0,
       ...(target.kind === "lease"
-        ? { leases: [{ leaseId: target.leaseId, sourceId: target.sourceId }] }
+        ? // The service plans over the inventory held then: the row must still name the sandbox judged.
+          {
+            leases: [
+              {
+                leaseId: target.leaseId,
+                sourceId: target.sourceId,
+                sandboxId: target.sandboxId,
+                origin: target.origin,
+              },
+            ],
+          }
         : { untracked: [{ sandboxId: target.sandboxId, origin: target.origin }] }),
       confirmSandboxIds: confirm && target.sandboxId !== null ? [target.sandboxId] : [],
     });
@@ -512,7 +523,10 @@ async function history(
   // The read keeps the hour's newest entries: counted from them alone, a cap already used would read as
   // free, so no plan is made, and nothing is done, until the hour can be counted whole.
   if (cut) {
-    throw new Error(
+    // A sentence for the operator, whichever host asked: the console's plan shows it as it is.
+    throw new CoreError(
+      "call",
+      "unavailable",
       `The audit log holds more than ${AUDIT_READ_LIMIT.toLocaleString("en-US")} entries from the last hour, so the actions this policy took in it could not all be counted against its hourly caps; nothing is planned or done until they can be.`,
     );
   }
