@@ -18,7 +18,10 @@ afterEach(async () => {
 
 const ENV = { id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false };
 
-async function passOverNewerScans(w: World, between: () => void) {
+const DESTROY = { name: "destroy-leases", select: { environment: ["env-1"] }, action: "destroy" };
+const QUARANTINE = { ...DESTROY, name: "quarantine-leases", action: "quarantine", quarantineHours: 24 };
+
+async function passOverNewerScans(w: World, between: () => void, rule: Record<string, unknown> = DESTROY) {
   const core = await openCore({
     configPath: w.configFile,
     mode: "cli",
@@ -32,23 +35,35 @@ async function passOverNewerScans(w: World, between: () => void) {
   });
   try {
     const engine = core.engine!;
+    const service = core.quarantine!;
     let once = false;
+    const first = () => {
+      if (!once) between();
+      once = true;
+    };
     const policy: Policy = PolicySchema.parse({
       version: 1,
       operator: "night-janitor",
-      rules: [{ name: "destroy-leases", select: { environment: ["env-1"] }, action: "destroy" }],
+      rules: [rule],
     });
     return await runPass(
       {
         engine: {
           ...engine,
           plan: async (request) => {
-            if (!once) between();
-            once = true;
+            first();
             return engine.plan(request);
           },
         },
-        quarantine: core.quarantine,
+        // The quarantine service plans with the engine itself, over a scan of its own.
+        quarantine: {
+          quarantine: async (request) => {
+            first();
+            return service.quarantine(request);
+          },
+          list: (options) => service.list(options),
+          runDue: () => service.runDue(),
+        },
         inventory: core.inventory,
         markers: core.markers,
         dataDir: path.join(w.dir, "data"),
@@ -89,6 +104,27 @@ describe("a janitor pass whose engine plans over a newer scan", () => {
     expect(outcomes(report)).toEqual([["sb-a", "skipped", "changed-since-judged"]]);
   }, 120_000);
 
+  it("does not pause the sandbox a row was re-pointed to after the pass judged it", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }, { id: "sb-other" }],
+      environments: [ENV],
+      leases: [{ id: "lease-a", environmentId: "env-1", sandboxId: "sb-a" }],
+    });
+    const w = world;
+    const report = await passOverNewerScans(
+      w,
+      () => {
+        w.ledger.leases.find((row) => row.id === "lease-a")!.providerLeaseId = "sb-other";
+        w.writeLedger();
+      },
+      QUARANTINE,
+    );
+    expect(report.error).toBeNull();
+    expect(report.plan?.rules[0]?.selected.map((item) => item.target.sandboxId)).toEqual(["sb-a"]);
+    expect(await w.statusOf("sb-other"), "the sandbox the row came to name").toBe("running");
+    expect(outcomes(report)).toEqual([["sb-a", "skipped", "changed-since-judged"]]);
+  }, 120_000);
+
   it("acts on a row the newer scan reads as the pass judged it", async () => {
     world = await buildWorld({
       sandboxes: [{ id: "sb-a" }],
@@ -98,5 +134,16 @@ describe("a janitor pass whose engine plans over a newer scan", () => {
     const report = await passOverNewerScans(world, () => undefined);
     expect(outcomes(report)).toEqual([["sb-a", "done", null]]);
     expect(await world.statusOf("sb-a")).toBe("destroyed");
+  }, 120_000);
+
+  it("pauses a row the newer scan reads as the pass judged it", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }],
+      environments: [ENV],
+      leases: [{ id: "lease-a", environmentId: "env-1", sandboxId: "sb-a" }],
+    });
+    const report = await passOverNewerScans(world, () => undefined, QUARANTINE);
+    expect(outcomes(report)).toEqual([["sb-a", "done", null]]);
+    expect(await world.statusOf("sb-a")).toBe("paused");
   }, 120_000);
 });

@@ -27,7 +27,16 @@ import { type QuarantineAuditOutcome, quarantineAuditRecord } from "./quarantine
 import type { OpenQuarantineCursor, QuarantineStore } from "./quarantine-store.js";
 
 export interface QuarantineRequest {
-  leases?: { leaseId: string; sourceId?: string | undefined }[];
+  /**
+   * A lease named with `sandboxId` (and `origin`) is quarantined only if the guard's plan finds the row
+   * on that sandbox still: a row re-pointed since the caller judged it is refused, `changed-since-judged`.
+   */
+  leases?: {
+    leaseId: string;
+    sourceId?: string | undefined;
+    sandboxId?: string | null | undefined;
+    origin?: string | null | undefined;
+  }[];
   untracked?: { sandboxId: string; origin?: string | undefined }[];
   hours: number;
   /** Forced destroys (the plugin would not act on them) are quarantined only with their ids typed back. */
@@ -125,6 +134,8 @@ export const QUARANTINE_MESSAGES = {
     "A lease holds this sandbox (or shares it): a quarantine never overrides that, so it was not paused.",
   notConfirmed:
     "This would be a forced destroy: type its sandbox id back to quarantine it. Nothing was paused.",
+  changedSinceJudged:
+    "The guard's plan finds this row on another sandbox (or origin) than the one named, so nothing was paused.",
   notFound: "No quarantine with this id.",
   notOpen: "This quarantine has already ended.",
   cancelled: "Cancelled by the operator; the sandbox stays paused unless resumed.",
@@ -193,15 +204,30 @@ export class QuarantineService {
     const selections = await this.#selections(request.leases ?? [], request.untracked ?? []);
     const outcomes: QuarantineOutcome[] = [];
     const typed = new Set(request.confirmSandboxIds ?? []);
-    const namedSource = new Map((request.leases ?? []).map((lease) => [lease.leaseId, lease.sourceId]));
+    const named = new Map((request.leases ?? []).map((lease) => [lease.leaseId, lease]));
     const wanted = (item: PlanItem) => {
-      const sourceId = item.leaseId === null ? undefined : namedSource.get(item.leaseId);
+      const sourceId = item.leaseId === null ? undefined : named.get(item.leaseId)?.sourceId;
       return sourceId === undefined || item.sourceId === sourceId;
     };
     for (const selection of selections) {
       // The guard's own plan decides what may be quarantined: whatever it would not destroy is not paused.
       const { plan } = await this.#deps.engine.plan({ action: "destroy", selection });
       for (const item of plan.items.filter(wanted)) {
+        // The plan is over the inventory held now, where a row is found by its id whatever it names.
+        const expected = item.leaseId === null ? undefined : named.get(item.leaseId);
+        if (
+          (expected?.sandboxId !== undefined && expected.sandboxId !== item.sandboxId) ||
+          (expected?.origin !== undefined && expected.origin !== item.origin)
+        ) {
+          outcomes.push({
+            ok: false,
+            leaseId: item.leaseId,
+            sandboxId: item.sandboxId,
+            reason: "changed-since-judged",
+            message: QUARANTINE_MESSAGES.changedSinceJudged,
+          });
+          continue;
+        }
         outcomes.push(await this.#quarantineItem(item, request.hours, typed, plan.planId));
       }
     }
