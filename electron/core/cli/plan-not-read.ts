@@ -1,9 +1,9 @@
 import type { ActionSelection, Plan } from "../../../shared/domain/actions.js";
 import type { SourceGap } from "../../../shared/domain/paperclip.js";
-import type { ScanReport } from "../inventory/report.js";
+import { reportedGap, type ScanReport } from "../inventory/report.js";
 
-/** A part a source could not read, as `scan --json` gives it without its `scope` (`environmentId` null when it names none). */
-export type NotReadPart = Omit<ScanReport["gaps"][number], "scope">;
+/** A part a source could not read, as `scan --json` gives it (`environmentId` null when it names none). */
+export type NotReadPart = ScanReport["gaps"][number];
 
 /**
  * The parts of the sources left unread that may hold rows the selection would pick: a plan is made of
@@ -32,12 +32,7 @@ export function notReadFor(
 
 /** The sources' gaps as `scan --json` gives them. */
 export function notReadParts(gaps: readonly SourceGap[]): NotReadPart[] {
-  return gaps.map(({ source, origin, message, environmentId }) => ({
-    source,
-    origin,
-    message,
-    environmentId: environmentId ?? null,
-  }));
+  return gaps.map(reportedGap);
 }
 
 const FOR_A_PLAN = "the leases there are unknown, and none of them is in this plan.";

@@ -132,6 +132,7 @@ describe("leasekeeper plan --headline when Paperclip fails an environment's leas
         origin: new URL(sim.url).origin,
         environmentId: SECOND,
         message: expect.stringContaining("HTTP 503"),
+        scope: "environment",
       },
     ]);
   });

@@ -47,6 +47,7 @@ describe("leasekeeper prove over a ledger with an entry it could not read", () =
         origin: w.sim.url,
         message: "leases[1] could not be read",
         environmentId: unread.environmentId,
+        scope: "environment",
       },
     ]);
   });
