@@ -19,7 +19,11 @@ export function formatPlan(plan: PlanPreview, configArg: string | undefined): st
       ? [
           item.effect,
           item.confirmation === "typed-id" ? "type the sandbox id" : item.confirmation,
-          item.requiresOverride ? "needs override" : null,
+          item.requiresOverride
+            ? item.caution
+              ? `needs override: ${item.caution}`
+              : "needs override"
+            : null,
         ]
           .filter(Boolean)
           .join(", ")

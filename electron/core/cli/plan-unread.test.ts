@@ -170,6 +170,13 @@ describe("leasekeeper plan --headline when Paperclip fails an environment's leas
     const found = await plan("44444444-4444-4444-8444-000000000001");
     expect(found.code).toBe(0);
     expect((JSON.parse(found.stdout) as PlanAnswer).gaps).toEqual([]);
+
+    // The row found needs the override while the part not read may name its sandbox, and the line says why.
+    const text = await runCliCaptured(
+      ["plan", "--action", "destroy", "--lease", "44444444-4444-4444-8444-000000000001"],
+      { env, dir },
+    );
+    expect(text.stdout).toContain("needs override: A part of the sources that could not be read may name");
   });
 
   it("reads as before when every list is read", async () => {

@@ -17,7 +17,8 @@ export const command: CliCommand = {
   --confirm-count T     the count typed back, for a plan that destroys an ok sandbox or many at once
                         ("destroy 248": the number of sandboxes it will act on); without it such a
                         plan is refused and nothing is done
-  --override-in-use     also act on sandboxes in use by a run or held by another live lease
+  --override-in-use     also act on sandboxes in use by a run or held by another live lease, or that
+                        a lease in a part of the sources not read may name
   --json                print the finished job as JSON instead of a line per item
 
 Ctrl-C stops the job before its next item. Exit code 0 when every item was done or skipped; 1 when
