@@ -295,10 +295,11 @@ async function runRule(deps: JanitorDeps, options: PassOptions, rule: RulePlan, 
 
 /**
  * The rule's items as the policy selects them in the inventory the engine planned over. The engine scans
- * again when the one held is older than it allows (and a scan starts after every job finishes), so a later rule's
- * plan may be over a newer scan than the pass judged: the policy is judged again over that one, and an
- * item is acted on only when it selects it as before, the same sandbox at the same origin. Null when the
- * inventory held now is not the engine's either (another scan finished in between): nothing is judged.
+ * again when the one held is older than it allows (and a scan starts after every job finishes), so a
+ * later rule's plan may be over a newer scan than the pass judged: the policy is judged again over that
+ * one, and an item is acted on only when it selects it as before, the same sandbox at the same origin.
+ * Null when the inventory held now is not the engine's either (another scan finished in between):
+ * nothing is judged.
  */
 async function selectedOver(
   deps: JanitorDeps,
