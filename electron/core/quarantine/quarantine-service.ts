@@ -448,7 +448,14 @@ export class QuarantineService {
     const client = await this.#client(item.credential);
     if (client !== null) {
       const refusal = await recheckBeforePause({ item, client, leases: this.#deps.leases, now: this.#now() });
-      if (refusal !== null) return refuse(refusal.reason, refusal.message);
+      if (refusal !== null) {
+        // A sandbox this service paused reads as changed to a plan made over the scan before: the open
+        // quarantine on it is the reason to give, not the change it made itself.
+        const open = await this.#openQuarantines();
+        if (open.some((quarantine) => quarantine.sandboxId === item.sandboxId))
+          return refuse("already-quarantined", QUARANTINE_MESSAGES.alreadyQuarantined);
+        return refuse(refusal.reason, refusal.message);
+      }
     }
     const createdAt = this.#now();
     const quarantine: Quarantine = {
