@@ -437,6 +437,11 @@ var PlanItemSchema = z.object({
 	skipMessage: z.string().nullable(),
 	/** For a forced destroy, every reason it is forced; absent otherwise. */
 	forcedBecause: z.array(ForcedReasonSchema).optional(),
+	/**
+	* For an item to be done while a part of the sources not read may name its sandbox: why it needs the
+	* override, with the part; absent otherwise (and in plans made before it was said).
+	*/
+	caution: z.string().optional(),
 	verdict: VerdictSnapshotSchema,
 	/** Hash of row metadata, status, cleanup fields and provider status at plan time. */
 	fingerprint: z.string()
@@ -1844,7 +1849,8 @@ var REFUSAL_MESSAGES = {
 	shared: "Another lease on this sandbox is active or retained and acting on it would break that lease too; override only if you know that lease is finished.",
 	closed: "This lease is over and nothing of it lives at CreateOS; it is history, and there is nothing to do.",
 	configRejected: "Paperclip's CreateOS plugin rejects the config recorded in this lease, so every call on it fails; only a destroy at its recorded URL cleans it up.",
-	loginSession: "A person's login session holds this sandbox, and destroying it ends their sign-in; wait until the session ends, or override if it is stuck."
+	loginSession: "A person's login session holds this sandbox, and destroying it ends their sign-in; wait until the session ends, or override if it is stuck.",
+	unreadPart: "A part of the sources that could not be read may name this sandbox, as a live lease on it, and acting on it would break that lease too; override only if you know no live lease holds it."
 };
 /**
 * What an operator may do with a row. Each action is either allowed, allowed only with an
@@ -2211,6 +2217,27 @@ function planRowFilter(selection) {
 		case "headline": return { headlines: [...new Set(selection.headlines)] };
 		case "untracked": return null;
 	}
+}
+// shared/domain/unread-rows.ts
+function unreadRowsAt(gaps) {
+	if (gaps.length === 0) return () => null;
+	const anywhere = gaps.find((gap) => gap.origin === null || gap.environmentId !== void 0) ?? null;
+	const byOrigin = /* @__PURE__ */ new Map();
+	for (const gap of gaps) {
+		if (gap.origin === null || gap.environmentId !== void 0) continue;
+		const origin = originOf(gap.origin) ?? gap.origin;
+		if (!byOrigin.has(origin)) byOrigin.set(origin, gap);
+	}
+	const first = gaps[0];
+	return (origin) => {
+		if (anywhere !== null) return anywhere;
+		if (origin === null) return first;
+		return byOrigin.get(originOf(origin) ?? origin) ?? null;
+	};
+}
+/** What a sentence that leaves a sandbox alone for `gap` says of it: which source, and what it could not read. */
+function gapInWords(gap) {
+	return `${gap.source}: ${gap.message}`;
 }
 // electron/core/store/sqlite/migrations/actions.ts
 /**
@@ -3185,6 +3212,20 @@ function quarantineClaim(quarantine, inventory) {
 	}
 	return null;
 }
+/**
+* The part of the sources not read that may hold a row naming a row's quarantined sandbox
+* (`unreadRowsAt`), if any. That row may be a live lease on the sandbox, so while it stands the due
+* destroy waits: nothing read claims the sandbox, so it is not cancelled either. A sandbox no row names
+* is not held here: its destroy's plan refuses it while a source at its origin is incomplete.
+*/
+function quarantineUnread(quarantine, gaps) {
+	if (quarantine.leaseId === null) return null;
+	return unreadRowsAt(gaps)(quarantine.origin);
+}
+/** Why a due quarantine waits while `gap` stands, in the operator's words. */
+function unreadHoldSentence(gap) {
+	return `a part of the sources that could not be read may name its sandbox, as a live lease on it (${gapInWords(gap)})`;
+}
 /** "3 h 20 min", "12 min", "due now": how long until a quarantine's destroy. */
 function timeLeft(dueAt, now) {
 	const ms = Date.parse(dueAt) - now.getTime();
@@ -3390,7 +3431,9 @@ var SourceGapViewSchema = z.object({
 	origin: z.string().nullable(),
 	message: z.string(),
 	/** The environment whose leases the source could not read; absent when the gap names none. */
-	environmentId: z.string().optional()
+	environmentId: z.string().optional(),
+	/** Set when a gap naming no environment may hide only environments its source did not list (`SourceGap`). */
+	unlistedOnly: z.literal(true).optional()
 });
 /**
 * The history (`closed` rows) the view leaves out of `leases`: most rows of a long-lived instance, and
@@ -3745,11 +3788,12 @@ var InventoryViewBuilder = class {
 			},
 			untracked: [...untrackedCounts.values()],
 			untrackedUncertain: [...uncertainCounts.values()],
-			gaps: inventory.gaps.slice(0, 200).map(({ source, origin, message, environmentId }) => ({
+			gaps: inventory.gaps.slice(0, 200).map(({ source, origin, message, environmentId, unlistedOnly }) => ({
 				source,
 				origin,
 				message,
-				...environmentId === void 0 ? {} : { environmentId }
+				...environmentId === void 0 ? {} : { environmentId },
+				...unlistedOnly === true ? { unlistedOnly } : {}
 			})),
 			originHealth: inventory.origins.map((health) => ({
 				origin: health.origin,
@@ -3829,11 +3873,20 @@ function actionRefusal(candidate, action) {
 * no rule matches, so a pass's plan and report follow the live fleet, not its history.
 */
 function candidatesOf(inventory) {
+	const unreadAt = unreadRowsAt(inventory.gaps);
 	return [
-		...inventory.leases.flatMap((lease) => isHistory(lease) ? [] : [{
-			kind: "lease",
-			lease
-		}]),
+		...inventory.leases.flatMap((lease) => {
+			if (isHistory(lease)) return [];
+			const unread = unreadAt(lease.provider.origin);
+			return [unread === null ? {
+				kind: "lease",
+				lease
+			} : {
+				kind: "lease",
+				lease,
+				unread
+			}];
+		}),
 		...inventory.untracked.map((sandbox) => ({
 			kind: "untracked",
 			sandbox,
@@ -3941,6 +3994,7 @@ var EXCLUSION_REASONS = [
 	"provider-unknown",
 	"not-visible",
 	"gone",
+	"unread-part",
 	"uncertain-untracked"
 ];
 var EXCLUSION_MESSAGES = {
@@ -3953,6 +4007,7 @@ var EXCLUSION_MESSAGES = {
 	"provider-unknown": REFUSAL_MESSAGES.unknown,
 	"not-visible": REFUSAL_MESSAGES.notVisible,
 	gone: REFUSAL_MESSAGES.gone,
+	"unread-part": "A part of the sources that could not be read may name this sandbox, as a live lease on it; the janitor never acts on a sandbox another lease may hold, an operator decides.",
 	"uncertain-untracked": "A source at this sandbox's origin was read incompletely, so a row Leasekeeper did not see may name it."
 };
 /** The built-in exclusion that keeps every rule off this candidate, or null when there is none. */
@@ -3975,10 +4030,12 @@ function exclusionReason(candidate) {
 	if (provider === "unknown") return "provider-unknown";
 	if (provider === "not-visible") return "not-visible";
 	if (provider === "gone") return "gone";
+	if (candidate.unread !== void 0) return "unread-part";
 	return null;
 }
 function exclusionMessage(candidate, reason) {
 	if (reason === "uncertain-untracked" && candidate.kind === "untracked" && candidate.uncertainReason) return `${EXCLUSION_MESSAGES[reason]} (${candidate.uncertainReason})`;
+	if (reason === "unread-part" && candidate.kind === "lease" && candidate.unread !== void 0) return `${EXCLUSION_MESSAGES[reason]} (${gapInWords(candidate.unread)})`;
 	return EXCLUSION_MESSAGES[reason];
 }
 // shared/domain/janitor/forced-destroy-proof.ts
@@ -4005,7 +4062,7 @@ function statusKey(sourceId, leaseId) {
 }
 var ENDED = ENDED_LEASE_STATUSES;
 /** Whether the candidate's latest proof shows its sandbox is an ended lease's and nobody else's. */
-function readProof(candidate, proofs, statuses) {
+function readProof(candidate, proofs, scan) {
 	const proof = proofs.get(candidateProofKey(candidate));
 	if (proof === void 0) return {
 		proves: false,
@@ -4029,18 +4086,41 @@ function readProof(candidate, proofs, statuses) {
 	if (proof.sandboxId !== sandbox.sandboxId || proof.origin !== null && proof.origin !== sandbox.origin) return no("The kept marker proof was read from another sandbox than the one this row names now.");
 	if (candidate.kind === "lease" && !ENDED.includes(candidate.lease.lease.status)) return no(`This lease is ${candidate.lease.lease.status}; only an ended lease's sandbox is destroyed unattended.`);
 	switch (proof.answer) {
-		case "proven": return candidate.kind === "lease" ? yes(`The sandbox holds this ended lease's own marker (read ${proof.readAt}).`) : no("A proof for a sandbox no row names cannot be a lease's own; read its marker again.");
-		case "another-lease":
+		case "proven": {
+			if (candidate.kind !== "lease") return no("A proof for a sandbox no row names cannot be a lease's own; read its marker again.");
+			const unproven = recordersUnproven(proof, sandbox.origin, scan);
+			if (unproven !== null) return no(unproven);
+			return yes(`The sandbox holds this ended lease's own marker (read ${proof.readAt}).`);
+		}
+		case "another-lease": {
 			if (proof.owners.length === 0 || proof.owners.length >= 10) return no("The marker proof does not name every row that records this marker.");
 			for (const owner of proof.owners) {
-				const status = statuses.get(statusKey(owner.sourceId, owner.leaseId));
+				const status = scan.statuses.get(statusKey(owner.sourceId, owner.leaseId));
 				if (status === void 0) return no(`The marker names lease ${owner.leaseId}, which this scan did not read.`);
 				if (!ENDED.includes(status)) return no(`The marker names lease ${owner.leaseId}, which is ${status}.`);
 			}
+			const unproven = recordersUnproven(proof, sandbox.origin, scan);
+			if (unproven !== null) return no(unproven);
 			return yes(`The marker names only ended leases (${proof.owners.map((owner) => owner.leaseId).join(", ")}; read ${proof.readAt}).`);
+		}
 		case "no-marker": return no("The sandbox holds no marker a known lease records: that makes it no known lease's, not nobody's.");
 		case "cannot-read": return no("The marker could not be read, which is no evidence either way.");
 	}
+}
+/**
+* Why the rows recording the proof's marker, then and now, leave it unproven; null when every row that
+* may record it was read, then and now, and every one read now has ended.
+*/
+function recordersUnproven(proof, origin, scan) {
+	if (proof.gapMayRecord === true) return "When the marker proof was read, a part of the sources that may hold a row recording this marker could not be read; read its marker again once every part is read.";
+	if (proof.gapMayRecord === void 0) return "The marker proof was kept without saying whether every row that may record this marker was read; read its marker again.";
+	const unread = unreadRowsAt(scan.gaps)(origin);
+	if (unread !== null) return `A part of the sources this scan could not read may hold a row recording this marker (${gapInWords(unread)}).`;
+	const recorders = proof.markerPrefix === null ? void 0 : scan.recorders.get(proof.markerPrefix);
+	if (recorders === void 0) return "The rows recording this marker now were not read, so the marker proof cannot be checked against them.";
+	const live = recorders.find((recorder) => !ENDED.includes(recorder.status));
+	if (live !== void 0) return `A row read now records this marker: lease ${live.leaseId}, which is ${live.status}.`;
+	return null;
 }
 function candidateSandbox(candidate) {
 	if (candidate.kind === "untracked") return {
@@ -4403,6 +4483,14 @@ var PassReportSchema = z.object({
 	/** Interrupted jobs of earlier passes this pass resumed. */
 	resumedJobs: z.array(z.string()),
 	/**
+	* Interrupted jobs this pass left unresumed though they may be its policy's: a job whose plan the
+	* audit log says was made under the policy's operator but that this data directory did not note
+	* taking (it may be a person's), one it took that ran with the override (a resume would carry the
+	* override on), and one whose plan a cut read of the audit log did not reach. Absent when the pass did
+	* not look for jobs to resume, and in a report kept before it was said.
+	*/
+	unjudgedJobs: z.array(z.string()).optional(),
+	/**
 	* Null when the pass made no plan (its scan or its plan failed, or it stopped first): what it would
 	* have selected is unknown, not none.
 	*/
@@ -4457,6 +4545,26 @@ function unreadSentence(gaps) {
 }
 /** Said beside a pass's counts when the gaps of the scan it planned over are not known. */
 var UNREAD_UNKNOWN = "whether the sources were read whole is not known: another scan finished meanwhile";
+// shared/domain/janitor/recorders-now.ts
+/** The prefixes whose rows a plan over `proofs` reads: those of the answers that may prove. */
+function proofPrefixes(proofs) {
+	const prefixes = /* @__PURE__ */ new Set();
+	for (const proof of proofs) if ((proof.answer === "proven" || proof.answer === "another-lease") && proof.markerPrefix !== null) prefixes.add(proof.markerPrefix);
+	return [...prefixes];
+}
+/** An entry for every prefix asked, empty when no row records a marker beginning with it. */
+function recordersNow(rows, prefixes) {
+	const byPrefix = new Map(prefixes.map((prefix) => [prefix, []]));
+	for (const { sourceId, lease } of rows) {
+		const marker = recordedMarker(lease.metadata);
+		(marker === null ? void 0 : byPrefix.get(markerPrefix(marker)))?.push({
+			sourceId,
+			leaseId: lease.id,
+			status: lease.status
+		});
+	}
+	return byPrefix;
+}
 // shared/domain/janitor/select.ts
 var NO_MATCH = { matches: false };
 /**
@@ -4594,7 +4702,7 @@ function proofClause({ proof }, candidate, context) {
 	const answer = context.proofs.get(candidateProofKey(candidate))?.answer ?? "none";
 	if (proof.includes(answer)) return answer === "none" ? "no marker proof kept" : `marker proof ${answer}`;
 	if (proof.includes("ended-lease")) {
-		const reading = readProof(candidate, context.proofs, context.statuses);
+		const reading = readProof(candidate, context.proofs, context);
 		if (reading.proves) return `marker proof: ${reading.message}`;
 	}
 	return null;
@@ -4608,11 +4716,12 @@ var HOUR_MS = 36e5;
 * an open quarantine, the rules before it (a sandbox is acted on once, by the first rule to claim it),
 * and then the caps. Candidates are taken in the inventory's order.
 */
-function planPass({ policy, inventory, proofs, statuses, now, history, quarantines = [] }) {
+function planPass({ policy, inventory, proofs, statuses, recorders, now, history, quarantines = [] }) {
 	const context = selectionContext({
 		inventory,
 		proofs,
 		statuses: statuses ?? leaseStatuses(inventory),
+		recorders: recorders ?? recordersNow(inventory.leases, proofPrefixes(proofs)),
 		now
 	});
 	const quarantined = new Set(quarantines.filter(isOpenQuarantine).map(({ origin, sandboxId }) => `sandbox\u0000${origin}\u0000${sandboxId}`));
@@ -4642,7 +4751,7 @@ function planPass({ policy, inventory, proofs, statuses, now, history, quarantin
 				proof: null,
 				skip: null
 			};
-			if (item.forced) item.proof = readProof(candidate, context.proofs, context.statuses);
+			if (item.forced) item.proof = readProof(candidate, context.proofs, context);
 			item.skip = gate(candidate, rule, item, {
 				quarantined,
 				claimedBy
@@ -4676,12 +4785,14 @@ function planPass({ policy, inventory, proofs, statuses, now, history, quarantin
 	};
 }
 /** What every rule's selector is judged against in a plan of `inventory`. */
-function selectionContext({ inventory, proofs, statuses, now }) {
+function selectionContext({ inventory, proofs, statuses, recorders, now }) {
 	return {
 		now,
 		companyNames: new Map(inventory.companies.map((company) => [company.id, company.name])),
 		proofs: indexProofs(proofs),
-		statuses
+		statuses,
+		recorders,
+		gaps: inventory.gaps
 	};
 }
 /**
@@ -4894,6 +5005,11 @@ var JanitorPlanSchema = z.discriminatedUnion("state", [
 		policyFile: z.string(),
 		/** What the operator types back to run an acting pass of this policy from the app. */
 		actPhrase: z.string(),
+		/**
+		* The policy as read for this plan, digested: an acting pass sends it back and runs only while the
+		* policy file still reads as the same rules, so the phrase confirms the rules the operator was shown.
+		*/
+		policyDigest: z.string(),
 		plan: PassPlanSchema,
 		/**
 		* What the inventory it planned over could not read; null when the inventory main holds by the time
@@ -4906,10 +5022,15 @@ var JanitorRunRequestSchema = z.strictObject({
 	/** Act on what the rules select; left out, a dry run (each plan recorded and cancelled). */
 	act: z.boolean().optional(),
 	/** For an acting pass: the phrase typed back (`act as <the policy's operator>`). */
-	confirm: z.string().max(300).optional()
+	confirm: z.string().max(300).optional(),
+	/** For an acting pass: the `policyDigest` of the plan the operator was shown. */
+	policyDigest: z.string().max(100).optional()
 }).refine((request) => request.act !== true || (request.confirm ?? "").trim() !== "", {
 	error: "an acting pass needs its confirmation phrase typed back",
 	path: ["confirm"]
+}).refine((request) => request.act !== true || (request.policyDigest ?? "") !== "", {
+	error: "an acting pass needs the digest of the plan it confirms",
+	path: ["policyDigest"]
 });
 var JanitorRunSchema = z.discriminatedUnion("state", [
 	NoPolicySchema,
@@ -6168,10 +6289,23 @@ var StoredInventory = class {
 	* reads instead of every row, a quarantine's claims, and a proof's rows recording what its reads found.
 	*/
 	forEachWith(scan, filter, each) {
+		if ("markerPrefixes" in filter) return this.#forEachRecordingPrefix(scan, filter.markerPrefixes, each);
 		const [column, values] = "leaseIds" in filter ? ["lease_id", filter.leaseIds] : "headlines" in filter ? ["headline", filter.headlines] : "sandboxIds" in filter ? ["sandbox_id", filter.sandboxIds] : ["marker", filter.markers];
 		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows
       WHERE source_id = ? AND ${column} IN (SELECT value FROM json_each(?)) ORDER BY +seq, +lease_id`);
 		return this.#eachOfSources(scan, read, [JSON.stringify(values)], each);
+	}
+	/**
+	* The rows recording a marker that begins with one of `prefixes`, found by a range of the marker's
+	* index: a marker is ASCII, so every one that begins with a prefix sorts below the prefix followed by
+	* the last code point. The index is named: left to choose, SQLite walks every row of the source by its
+	* key instead, since it cannot tell how narrow the range is.
+	*/
+	#forEachRecordingPrefix(scan, prefixes, each) {
+		const read = this.#db.prepare(`SELECT data, observed_from FROM inventory_rows INDEXED BY inventory_rows_marker
+      WHERE source_id = ? AND marker >= ? AND marker < ? ORDER BY +seq, +lease_id`);
+		for (const prefix of prefixes) if (!this.#eachOfSources(scan, read, [prefix, `${prefix}\u{10FFFF}`], each)) return false;
+		return true;
 	}
 	/**
 	* Calls `each` with the stored rows but history whose columns answer every list of one of `rules`,
@@ -7479,6 +7613,13 @@ var SqliteQuarantineStore = class {
 			return parsed === null ? [] : [parsed];
 		});
 	}
+	async listOpenByDue(options) {
+		const { after, limit } = options;
+		return openPage(this.#db.prepare(`SELECT quarantine_id, due_at, record FROM quarantines
+         WHERE state IN (${OPEN_QUARANTINE_STATES.map(() => "?").join(", ")})
+         ${after === null ? "" : "AND (due_at, quarantine_id) > (?, ?)"}
+         ORDER BY due_at ASC, quarantine_id ASC LIMIT ?`).all(...OPEN_QUARANTINE_STATES, ...after === null ? [] : [after.dueAt, after.quarantineId], limit), limit);
+	}
 	async pauseSentAt(quarantineId) {
 		return this.#db.prepare("SELECT pause_sent_at FROM quarantines WHERE quarantine_id = ?").get(quarantineId)?.pause_sent_at ?? null;
 	}
@@ -7510,6 +7651,20 @@ function parseQuarantine(record) {
 	} catch {
 		return null;
 	}
+}
+/** A page of stored rows as quarantines, and where the next page starts (none after a short page). */
+function openPage(rows, limit) {
+	const last = rows.at(-1);
+	return {
+		quarantines: rows.flatMap((row) => {
+			const parsed = parseQuarantine(row.record);
+			return parsed === null ? [] : [parsed];
+		}),
+		next: rows.length < limit || last === void 0 ? null : {
+			dueAt: last.due_at,
+			quarantineId: last.quarantine_id
+		}
+	};
 }
 // electron/core/fetch-errors.ts
 /**
@@ -8106,7 +8261,10 @@ function parseCompanies(items, sourceId, list) {
 * The gaps that unreadable entries leave: an environment or lease entry that could not be parsed may be
 * the one that names a listed sandbox, so no sandbox at its origin may be called an orphan. The origin is
 * read from the entry where it can be (an environment's config.apiUrl, a lease's metadata.apiUrl), else
-* the gap could be anywhere. An entry refused only because its id repeats an earlier one hides nothing.
+* the gap could be anywhere. So is the environment it leaves unread (an environment's own id, a lease's
+* environmentId), so that environment alone is said to be unread; an entry whose environment cannot be
+* read could be any environment's. An entry refused only because its id repeats an earlier one hides
+* nothing.
 */
 function gapsOf(parsed, items, list) {
 	const read = new Set(parsed.rows.map((row) => row.id));
@@ -8123,18 +8281,31 @@ function unreadableEntry(item, index, list) {
 	return {
 		index,
 		id: ownValue(item, "id"),
-		origin: originOf(ownValue(holder, "apiUrl"))
+		origin: originOf(ownValue(holder, "apiUrl")),
+		environmentId: environmentIdOfEntry(item, list)
 	};
+}
+/**
+* The environment an entry that could not be parsed belongs to, when that much of it can be read: an
+* environment's own id, a lease's environmentId. Held to the rule a row's ids are read by, so a value
+* that could not be an id names no environment.
+*/
+function environmentIdOfEntry(item, list) {
+	const value = ownValue(item, list === "environments" ? "id" : "environmentId");
+	return StorableIdSchema.safeParse(value).success ? value : null;
 }
 function gapsOfEntries(read, entries, source, list) {
 	return entries.filter((entry) => typeof entry.id !== "string" || !read.has(entry.id)).map((entry) => gapOf(entry, source, list));
 }
 function gapOf(entry, source, list) {
-	return {
+	const gap = {
 		source,
 		origin: entry.origin,
 		message: `${list}[${entry.index}] could not be read`
 	};
+	if (entry.environmentId !== null) gap.environmentId = entry.environmentId;
+	else if (list === "environments") gap.unlistedOnly = true;
+	return gap;
 }
 function ownValue(value, key) {
 	if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return void 0;
@@ -8540,15 +8711,23 @@ var PaperclipSource = class {
 		if (companyIds.length === 0) gaps.push({
 			source: this.id,
 			origin: null,
-			message: "Paperclip listed no company for this key, so no lease could be read; an instance admin's key sees them all."
+			message: "Paperclip listed no company for this key, so no lease could be read; an instance admin's key sees them all.",
+			unlistedOnly: true
 		});
-		const parsedEnvironments = parseEnvironments(await this.#listEnvironments(companyIds, signal), this.id, "environments");
+		const rawEnvironments = await this.#listEnvironments(companyIds, signal);
+		const parsedEnvironments = parseEnvironments(rawEnvironments, this.id, "environments");
 		problems.push(...parsedEnvironments.problems);
-		for (const problem of parsedEnvironments.problems) gaps.push({
-			source: this.id,
-			origin: null,
-			message: `An environment could not be read (${problem.message}), so its leases are unknown.`
-		});
+		for (const problem of parsedEnvironments.problems) {
+			const gap = {
+				source: this.id,
+				origin: null,
+				message: `An environment could not be read (${problem.message}), so its leases are unknown.`
+			};
+			const environmentId = environmentIdOfEntry(rawEnvironments[problem.index], "environments");
+			if (environmentId !== null) gap.environmentId = environmentId;
+			else gap.unlistedOnly = true;
+			gaps.push(gap);
+		}
 		const environments = [];
 		parsedEnvironments.rows.forEach((environment, position) => {
 			const index = parsedEnvironments.indices[position];
@@ -8599,6 +8778,11 @@ var PaperclipSource = class {
 			}
 			const parsed = parseLeaseRows(list.items, this.id, `environment ${environment.id} leases`);
 			problems.push(...parsed.problems);
+			for (const gap of gapsOf(parsed, list.items, "leases")) gaps.push({
+				...gap,
+				message: `In the leases of environment "${environment.name}", ${gap.message}, so not all of its leases are known.`,
+				environmentId: environment.id
+			});
 			const page = [];
 			for (const row of parsed.rows) {
 				if (seenLeases.has(row.id)) continue;
@@ -9134,6 +9318,11 @@ var PLACES_QUERY = `
     LEFT JOIN environments e ON e.id = l.environment_id
    WHERE l.id > $2::uuid AND l.id < $3::uuid AND ${CREATEOS_ROW}
    GROUP BY bucket`;
+/** Of each unusable row ($1), what its gap can name: its environment and the API URL it records. */
+var UNUSABLE_ROWS_QUERY = `
+  SELECT l.id::text AS id, l.environment_id::text AS environment_id, l.metadata->>'apiUrl' AS api_url
+    FROM environment_leases l
+   WHERE l.id = ANY($1::uuid[])`;
 /** One row for the last-moment re-check, a lease's detail or a repair: its metadata whole. */
 var leaseQuery = (names) => `
   SELECT ${leaseSelect("l.metadata", names)}
@@ -9179,6 +9368,33 @@ function configKeys(environments) {
 	const keys = /* @__PURE__ */ new Set();
 	for (const environment of environments.values()) for (const key of Object.keys(environment.config)) keys.add(key);
 	return keys;
+}
+// electron/core/leases/paperclip-db-gaps.ts
+/**
+* The gaps unusable lease rows leave: such a row may be the one that names a listed sandbox, so no
+* sandbox at the origin it records (anywhere, when it records none) may be called an orphan, and the
+* environment its `environment_id` names is said to be unread, that one alone. A row that names no
+* environment could be any environment's. What the gap names is read in the read's own snapshot, for
+* the rows a read of changed rows did not read again as for the others; a row gone from the database
+* since the last read named nothing.
+*/
+async function unusableRowGaps(client, sourceId, rows) {
+	if (rows.length === 0) return [];
+	const named = await client.query({
+		text: UNUSABLE_ROWS_QUERY,
+		values: [rows.map((row) => row.id)]
+	});
+	const byId = new Map(named.rows.map((row) => [row.id, row]));
+	return rows.map((row) => {
+		const found = byId.get(row.id);
+		const gap = {
+			source: sourceId,
+			origin: originOf(found?.api_url ?? void 0),
+			message: `environment_leases row ${row.id} could not be read`
+		};
+		if (found?.environment_id != null) gap.environmentId = found.environment_id;
+		return gap;
+	});
 }
 // electron/core/leases/paperclip-db-plugin.ts
 /**
@@ -9417,7 +9633,8 @@ async function readDatabase(settings, options) {
 			name
 		}));
 		const environmentRows = await client.query(`${environmentsQuery(shape)} ORDER BY id`);
-		const parsed = parseEnvironments(environmentRows.rows.map(environmentFromRow), sourceId, "environments");
+		const rawEnvironments = environmentRows.rows.map(environmentFromRow);
+		const parsed = parseEnvironments(rawEnvironments, sourceId, "environments");
 		const environments = new Map(parsed.rows.map((environment) => [environment.id, environment]));
 		createosEnvironments = parsed.rows.filter(isCreateosEnvironment);
 		const leftOut = keysLeftOutOfScan(configKeys(environments));
@@ -9434,6 +9651,7 @@ async function readDatabase(settings, options) {
 			names: check.names,
 			environments,
 			environmentProblems: parsed.problems,
+			environmentGaps: gapsOf(parsed, rawEnvironments, "environments"),
 			leftOut,
 			watermark,
 			basis,
@@ -9527,15 +9745,14 @@ async function* leasePages(settings, head, since, signal) {
 			for (const row of unusable) left.add(row.id);
 		}
 		let rowProblems;
+		const problemRows = [...unusable, ...[...standing.values()].map(({ row }) => row)].sort(byId);
 		if (changed && rowsRead === 0 && left.size === 0) rowProblems = [...standing.values()].map(({ problem }) => problem);
-		else {
-			const problemRows = [...unusable, ...[...standing.values()].map(({ row }) => row)].sort(byId);
-			rowProblems = await placedProblems(client, settings.sourceId, problemRows);
-		}
+		else rowProblems = await placedProblems(client, settings.sourceId, problemRows);
+		const rowGaps = await unusableRowGaps(client, settings.sourceId, problemRows);
 		completed = true;
 		return {
 			problems: [...head.environmentProblems, ...rowProblems],
-			gaps: [],
+			gaps: [...head.environmentGaps, ...rowGaps],
 			left: [...left],
 			readUpTo: {
 				watermark: head.watermark,
@@ -10840,6 +11057,18 @@ var PgQuarantines = class {
 			return parsed === null ? [] : [parsed];
 		});
 	}
+	async listOpenByDue(options) {
+		const { after, limit } = options;
+		const { rows } = await this.#pool.query(`SELECT quarantine_id, due_at, record FROM ${SCHEMA}.quarantines
+       WHERE state = ANY($2::text[]) ${after === null ? "" : "AND (due_at, quarantine_id) > ($3, $4)"}
+       ORDER BY due_at ASC, quarantine_id ASC LIMIT $1`, after === null ? [limit, [...OPEN_QUARANTINE_STATES]] : [
+			limit,
+			[...OPEN_QUARANTINE_STATES],
+			after.dueAt,
+			after.quarantineId
+		]);
+		return openPage(rows, limit);
+	}
 	async pauseSentAt(quarantineId) {
 		const { rows } = await this.#pool.query(`SELECT pause_sent_at FROM ${SCHEMA}.quarantines WHERE quarantine_id = $1`, [quarantineId]);
 		return rows[0]?.pause_sent_at ?? null;
@@ -10925,4 +11154,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, predictRelease, proofKey, proofOwners, providerCodeOf, publicItem, quarantineClaim, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, unreadSentence, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, gapInWords, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, predictRelease, proofKey, proofOwners, proofPrefixes, providerCodeOf, publicItem, quarantineClaim, quarantineUnread, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, recordersNow, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, unreadHoldSentence, unreadRowsAt, unreadSentence, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
