@@ -197,6 +197,11 @@ export class QuarantineService {
     return { quarantines: read.slice(0, options.limit), cut: read.length > options.limit };
   }
 
+  /** Every open quarantine, however many, the first due first: read as a pass reads them, page by page. */
+  listAllOpen(): Promise<Quarantine[]> {
+    return this.#openQuarantines();
+  }
+
   async quarantine(request: QuarantineRequest): Promise<QuarantineOutcome[]> {
     if (!(request.hours > 0 && request.hours <= QUARANTINE_MAX_HOURS)) {
       throw new CoreError("call", "invalid-request", QUARANTINE_MESSAGES.hours);
