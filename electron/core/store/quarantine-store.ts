@@ -5,6 +5,7 @@ import {
   QuarantineSchema,
   type QuarantineState,
 } from "../../../shared/domain/quarantine.js";
+import type { OpenQuarantineCursor, OpenQuarantinePage } from "../quarantine/quarantine-store.js";
 
 /**
  * The quarantine journal in the data directory's SQLite file, on the core's one connection (opened and
@@ -145,16 +146,4 @@ export function openPage(
         ? null
         : { dueAt: last.due_at, quarantineId: last.quarantine_id },
   };
-}
-
-/** Where a page of open quarantines ended: the due time and id of its last record as stored. */
-export interface OpenQuarantineCursor {
-  dueAt: string;
-  quarantineId: string;
-}
-
-export interface OpenQuarantinePage {
-  /** A record that no longer parses is skipped, not thrown; the cursor still moves past it. */
-  quarantines: Quarantine[];
-  next: OpenQuarantineCursor | null;
 }

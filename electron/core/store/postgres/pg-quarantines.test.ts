@@ -5,8 +5,9 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import type { Quarantine } from "../../../../shared/domain/quarantine.js";
 import { postgresForSuite } from "../../../../test/support/postgres-suite.js";
+import type { OpenQuarantineCursor } from "../../quarantine/quarantine-store.js";
 import { openDatabase } from "../database.js";
-import { type OpenQuarantineCursor, SqliteQuarantineStore } from "../quarantine-store.js";
+import { SqliteQuarantineStore } from "../quarantine-store.js";
 import { migratePostgres } from "./migrations.js";
 import { PgQuarantines } from "./pg-quarantines.js";
 

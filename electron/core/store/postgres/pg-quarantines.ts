@@ -4,12 +4,8 @@ import {
   type Quarantine,
   type QuarantineState,
 } from "../../../../shared/domain/quarantine.js";
-import {
-  type OpenQuarantineCursor,
-  type OpenQuarantinePage,
-  openPage,
-  parseQuarantine,
-} from "../quarantine-store.js";
+import type { OpenQuarantineCursor, OpenQuarantinePage } from "../../quarantine/quarantine-store.js";
+import { openPage, parseQuarantine } from "../quarantine-store.js";
 import { SCHEMA } from "./migrations.js";
 
 /**
