@@ -61,7 +61,7 @@ async function passOverNewerScans(w: World, between: () => void, rule: Record<st
             first();
             return service.quarantine(request);
           },
-          list: (options) => service.list(options),
+          listAllOpen: () => service.listAllOpen(),
           runDue: () => service.runDue(),
         },
         inventory: core.inventory,

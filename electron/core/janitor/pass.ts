@@ -49,7 +49,7 @@ export interface JanitorDeps {
     | "resume"
     | "ranWithOverride"
   >;
-  quarantine: Pick<QuarantineService, "quarantine" | "list" | "runDue"> | null;
+  quarantine: Pick<QuarantineService, "quarantine" | "listAllOpen" | "runDue"> | null;
   inventory: {
     refresh(): Promise<unknown>;
     policyPlan(input: PolicyPlanInput): Promise<PassPlan>;
@@ -197,7 +197,7 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
 
 /**
  * What a pass of `policy` would select and skip now, over the inventory the core holds (no new scan):
- * the kept marker proofs, the caps counted from the audit log, the open quarantines. The pass itself
+ * the kept marker proofs, the caps counted from the audit log, every open quarantine. The pass itself
  * plans through here after its scan, and the app shows it as "what it would do next". The plan is worked
  * out where the rows are stored (`InventoryService.policyPlan`), so history is passed over, not copied.
  */
@@ -208,7 +208,9 @@ export async function planPolicy(
 ): Promise<PassPlan> {
   await deps.markers.loaded();
   const { webhook: _mainOnly, ...planned } = policy;
-  const quarantines = (await deps.quarantine?.list({ open: true, limit: 10_000 })) ?? [];
+  // Every one, page by page: a read of the newest only would leave out the oldest, and a rule could
+  // then select a sandbox an open quarantine holds.
+  const quarantines = (await deps.quarantine?.listAllOpen()) ?? [];
   return deps.inventory.policyPlan({
     policy: planned,
     proofs: deps.markers.keptProofs(),
