@@ -87,7 +87,13 @@ export interface PassOptions {
 }
 
 const HOUR_MS = 3_600_000;
-const TAKEN_OUTCOMES = new Set(["confirmed", "unconfirmed"]);
+/**
+ * The ends of an item counted as an action taken. A failed one counts too: its request may have left and
+ * taken effect at CreateOS (a 5xx or a timeout after it arrived), and its audit entry does not say whether
+ * it left (on a resumed job, an item an earlier run sent can end failed on a re-read before anything is
+ * sent again). Counted so, a cap may go under-used, never over.
+ */
+const TAKEN_OUTCOMES = new Set(["confirmed", "unconfirmed", "failed"]);
 /** The most entries one read of the audit log answers (the audit query's own ceiling). */
 const AUDIT_READ_LIMIT = 10_000;
 
@@ -508,12 +514,13 @@ async function untilDone(job: Promise<Job>, signal: AbortSignal): Promise<Job | 
 }
 
 /**
- * The actions taken in the last hour, as the audit log has them: items the engine sent (confirmed or not)
- * of the plans a rule of this data directory noted taking, and the quarantines it made, by rule; and every
- * other such action recorded as the policy's operator, by no rule. The hourly caps are the policy's, not
- * one data directory's: two watchers on a team's store, or one restarted with a fresh data directory,
- * share them. Which rule another's action was is not recorded, so those count against the policy's
- * caps alone. A dry run's plans were cancelled and never ran, so they count for nothing.
+ * The actions taken in the last hour, as the audit log has them: items the engine ended confirmed,
+ * unconfirmed or failed (`TAKEN_OUTCOMES`) of the plans a rule of this data directory noted taking, and
+ * the quarantines it made, by rule; and every other such action recorded as the policy's operator, by no
+ * rule. The hourly caps are the policy's, not one data directory's: two watchers on a team's store, or
+ * one restarted with a fresh data directory, share them. Which rule another's action was is not
+ * recorded, so those count against the policy's caps alone. A dry run's plans were cancelled and never
+ * ran, so they count for nothing.
  */
 async function history(
   deps: Pick<JanitorDeps, "engine" | "dataDir">,
