@@ -1,93 +1,22 @@
-import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PlanPreview } from "../../../shared/contract/plan-preview.js";
-import { type Simulator, startSimulator } from "../../../simulator/index.js";
-import { type PaperclipStandIn, startPaperclip } from "../../../simulator/paperclip/index.js";
-import {
-  COMPANY,
-  ENVIRONMENT,
-  environment,
-  leaseRow,
-  SECRET_KEY,
-  tempDir,
-  writeJson,
-} from "../../../test/fixtures/leasekeeper.js";
-import { CONFIG_FILE_NAME } from "../config/load.js";
+import { ENVIRONMENT, SECRET_KEY } from "../../../test/fixtures/leasekeeper.js";
 import type { ScanReport } from "../inventory/report.js";
 import { runCliCaptured } from "./testing/run-captured.js";
+import { paperclipSource, SECOND, twoEnvironmentWorld } from "./testing/two-environment-world.js";
 
 // `leasekeeper plan --headline` against a Paperclip instance that fails one environment's lease list:
 // a plan of the rows read says which parts were not read, never "0 to do" as if nothing were there.
 
 const ADMIN_TOKEN = "pcp_board_ADMIN_1234";
-const SECOND = "77777777-7777-4777-8777-777777777777";
 
-let sim: Simulator;
-let paperclip: PaperclipStandIn;
-let cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  sim = await startSimulator({
-    fleet: {
-      accounts: [
-        {
-          apiKey: SECRET_KEY,
-          sandboxes: ["sb-main", "sb-second"].map((id) => ({
-            id,
-            status: "running" as const,
-            shape: "s-1vcpu-1gb",
-          })),
-        },
-      ],
-    },
-    rateLimitPerMinute: 0,
-  });
-  const main = environment({ config: { provider: "createos", apiUrl: sim.url, shape: "s-1vcpu-1gb" } });
-  const second = environment({
-    id: SECOND,
-    name: "CreateOS second",
-    config: { provider: "createos", apiUrl: sim.url, shape: "s-1vcpu-1gb" },
-  });
-  paperclip = await startPaperclip({
-    world: {
-      environmentShape: "instance-scoped",
-      companies: [{ id: COMPANY, name: "Acme", status: "active" }],
-      environments: [main, second],
-      leases: [
-        leaseRow(sim.url, "sb-main"),
-        leaseRow(sim.url, "sb-second", {
-          environmentId: SECOND,
-          metadata: { provider: "createos", apiUrl: sim.url, companyId: COMPANY, environmentId: SECOND },
-        }),
-      ],
-    },
-    auth: {
-      mode: "authenticated",
-      boardKeys: [{ token: ADMIN_TOKEN, instanceAdmin: true, companyIds: [] }],
-    },
-  });
-}, 60_000);
-
-afterAll(async () => {
-  await paperclip?.stop();
-  await sim?.stop();
-});
-
-afterEach(async () => {
-  paperclip.setFaults([]);
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
+const world = twoEnvironmentWorld({
+  paperclip: { boardKeys: [{ token: ADMIN_TOKEN, instanceAdmin: true, companyIds: [] }] },
 });
 
 /** A fresh data directory, its config reading Paperclip and listing the simulator's one account. */
 async function planDir() {
-  const { dir, cleanup } = await tempDir();
-  cleanups.push(cleanup);
-  await writeJson(path.join(dir, CONFIG_FILE_NAME), {
-    sources: [{ kind: "paperclip", name: "paperclip", url: paperclip.url, tokenEnv: "PC_TOKEN" }],
-    credentials: [{ name: "account", origin: sim.url, apiKeyEnv: "LK_KEY" }],
-    dataDir: "data",
-  });
+  const dir = await world.configDir([paperclipSource(world.paperclip.url)]);
   return { dir };
 }
 
@@ -102,7 +31,8 @@ async function planOk(...args: string[]) {
 
 type PlanAnswer = PlanPreview & { gaps: ScanReport["gaps"] };
 
-const failSecond = () => paperclip.setFaults([{ path: `^/api/environments/${SECOND}/leases$`, status: 503 }]);
+const failSecond = () =>
+  world.paperclip.setFaults([{ path: `^/api/environments/${SECOND}/leases$`, status: 503 }]);
 const secondsGap = `paperclip: The leases of environment "CreateOS second" could not be read: Paperclip request failed (HTTP 503) while listing leases of environment ${SECOND}.`;
 
 describe("leasekeeper plan --headline when Paperclip fails an environment's lease list", () => {
@@ -129,7 +59,7 @@ describe("leasekeeper plan --headline when Paperclip fails an environment's leas
     expect(plan.gaps).toEqual([
       {
         source: "paperclip",
-        origin: new URL(sim.url).origin,
+        origin: new URL(world.sim.url).origin,
         environmentId: SECOND,
         message: expect.stringContaining("HTTP 503"),
         scope: "environment",

@@ -1,18 +1,15 @@
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Simulator, startSimulator } from "../../../simulator/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PaperclipStandIn, startPaperclip } from "../../../simulator/paperclip/index.js";
-import {
-  COMPANY,
-  environment,
-  leaseRow,
-  SECRET_KEY,
-  tempDir,
-  writeJson,
-} from "../../../test/fixtures/leasekeeper.js";
-import { CONFIG_FILE_NAME } from "../config/load.js";
+import { COMPANY, environment, leaseRow, SECRET_KEY, writeJson } from "../../../test/fixtures/leasekeeper.js";
 import type { ScanReport } from "../inventory/report.js";
 import { runCliCaptured } from "./testing/run-captured.js";
+import {
+  paperclipSource,
+  secondLease,
+  twoEnvironments,
+  twoEnvironmentWorld,
+} from "./testing/two-environment-world.js";
 
 // `leasekeeper scan` over a ledger file with an entry that names no environment it can read. A lease
 // entry whose environment cannot be read may be a lease of any environment the file lists, so none of
@@ -20,38 +17,9 @@ import { runCliCaptured } from "./testing/run-captured.js";
 // listed ones keep their counts and the output says the file may hold environments not shown. So does
 // a Paperclip key shown no company, beside the file: it lists no environment, and hides none of the file's.
 
-const SECOND = "77777777-7777-4777-8777-777777777777";
 const SOURCE = "ledger:ledger.json";
 
-let sim: Simulator;
-let cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  sim = await startSimulator({
-    fleet: {
-      accounts: [
-        {
-          apiKey: SECRET_KEY,
-          sandboxes: ["sb-main", "sb-second"].map((id) => ({
-            id,
-            status: "running" as const,
-            shape: "s-1vcpu-1gb",
-          })),
-        },
-      ],
-    },
-    rateLimitPerMinute: 0,
-  });
-}, 60_000);
-
-afterAll(async () => {
-  await sim?.stop();
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
+const world = twoEnvironmentWorld();
 
 /**
  * `leasekeeper scan` from a fresh data directory, over a ledger file of "CreateOS main", "CreateOS
@@ -61,43 +29,24 @@ async function scan(
   extra: { environments?: unknown[]; leases?: unknown[]; paperclip?: { url: string; token: string } },
   ...args: string[]
 ): Promise<Awaited<ReturnType<typeof runCliCaptured>>> {
-  const { dir, cleanup } = await tempDir();
-  cleanups.push(cleanup);
-  const config = { provider: "createos", apiUrl: sim.url, shape: "s-1vcpu-1gb" };
+  const dir = await world.configDir([
+    { kind: "ledger", path: "ledger.json" },
+    ...(extra.paperclip ? [paperclipSource(extra.paperclip.url)] : []),
+  ]);
+  const url = world.sim.url;
   await writeJson(path.join(dir, "ledger.json"), {
-    environments: [
-      environment({ config }),
-      environment({ id: SECOND, name: "CreateOS second", config }),
-      ...(extra.environments ?? []),
-    ],
-    leases: [
-      leaseRow(sim.url, "sb-main"),
-      leaseRow(sim.url, "sb-second", {
-        environmentId: SECOND,
-        metadata: { provider: "createos", apiUrl: sim.url, environmentId: SECOND },
-      }),
-      ...(extra.leases ?? []),
-    ],
-  });
-  await writeJson(path.join(dir, CONFIG_FILE_NAME), {
-    sources: [
-      { kind: "ledger", path: "ledger.json" },
-      ...(extra.paperclip
-        ? [{ kind: "paperclip", name: "paperclip", url: extra.paperclip.url, tokenEnv: "PC_TOKEN" }]
-        : []),
-    ],
-    credentials: [{ name: "account", origin: sim.url, apiKeyEnv: "LK_KEY" }],
-    dataDir: "data",
+    environments: [...twoEnvironments(url), ...(extra.environments ?? [])],
+    leases: [leaseRow(url, "sb-main"), secondLease(url, "sb-second"), ...(extra.leases ?? [])],
   });
   const env = { LK_KEY: SECRET_KEY, ...(extra.paperclip ? { PC_TOKEN: extra.paperclip.token } : {}) };
   return runCliCaptured(["scan", ...args], { env, dir });
 }
 
 /** A lease entry whose `environmentId` is no id: which environment's lease it is cannot be read. */
-const leaseOfNoReadableEnvironment = () => ({ ...leaseRow(sim.url, "sb-lost"), environmentId: 7 });
+const leaseOfNoReadableEnvironment = () => ({ ...leaseRow(world.sim.url, "sb-lost"), environmentId: 7 });
 /** An environment entry whose `id` is no id: an environment the file holds and does not list. */
 const environmentOfNoReadableId = () =>
-  environment({ id: 7, name: "CreateOS third", config: { provider: "createos", apiUrl: sim.url } });
+  environment({ id: 7, name: "CreateOS third", config: { provider: "createos", apiUrl: world.sim.url } });
 
 describe("leasekeeper scan when a ledger lease entry's environment cannot be read", () => {
   it("gives every environment of the file null counts in --json, and says the gap may concern any", async () => {
@@ -111,7 +60,7 @@ describe("leasekeeper scan when a ledger lease entry's environment cannot be rea
     expect(report.gaps).toEqual([
       {
         source: SOURCE,
-        origin: new URL(sim.url).origin,
+        origin: new URL(world.sim.url).origin,
         environmentId: null,
         scope: "any-environment",
         message: "leases[2] could not be read",
@@ -142,7 +91,7 @@ describe("leasekeeper scan when a ledger environment entry's id cannot be read",
     expect(report.gaps).toEqual([
       {
         source: SOURCE,
-        origin: new URL(sim.url).origin,
+        origin: new URL(world.sim.url).origin,
         environmentId: null,
         scope: "unlisted-environments",
         message: "environments[2] could not be read",

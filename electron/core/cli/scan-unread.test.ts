@@ -1,18 +1,8 @@
-import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Simulator, startSimulator } from "../../../simulator/index.js";
-import { type PaperclipStandIn, startPaperclip } from "../../../simulator/paperclip/index.js";
-import {
-  COMPANY,
-  environment,
-  leaseRow,
-  SECRET_KEY,
-  tempDir,
-  writeJson,
-} from "../../../test/fixtures/leasekeeper.js";
-import { CONFIG_FILE_NAME } from "../config/load.js";
+import { describe, expect, it } from "vitest";
+import { COMPANY, SECRET_KEY } from "../../../test/fixtures/leasekeeper.js";
 import type { ScanReport } from "../inventory/report.js";
 import { runCliCaptured } from "./testing/run-captured.js";
+import { paperclipSource, SECOND, twoEnvironmentWorld } from "./testing/two-environment-world.js";
 
 // `leasekeeper scan` against a Paperclip instance that fails one environment's lease list, or hides every
 // config from a key that is not an instance admin: what was not read is said to be unread, never counted
@@ -20,83 +10,25 @@ import { runCliCaptured } from "./testing/run-captured.js";
 
 const ADMIN_TOKEN = "pcp_board_ADMIN_1234";
 const MEMBER_TOKEN = "pcp_board_MEMBER_5678";
-const SECOND = "77777777-7777-4777-8777-777777777777";
 
-let sim: Simulator;
-let paperclip: PaperclipStandIn;
-let cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  sim = await startSimulator({
-    fleet: {
-      accounts: [
-        {
-          apiKey: SECRET_KEY,
-          sandboxes: ["sb-main", "sb-second"].map((id) => ({
-            id,
-            status: "running" as const,
-            shape: "s-1vcpu-1gb",
-          })),
-        },
-      ],
-    },
-    rateLimitPerMinute: 0,
-  });
-  const main = environment({ config: { provider: "createos", apiUrl: sim.url, shape: "s-1vcpu-1gb" } });
-  const second = environment({
-    id: SECOND,
-    name: "CreateOS second",
-    config: { provider: "createos", apiUrl: sim.url, shape: "s-1vcpu-1gb" },
-  });
-  paperclip = await startPaperclip({
-    world: {
-      environmentShape: "instance-scoped",
-      companies: [{ id: COMPANY, name: "Acme", status: "active" }],
-      environments: [main, second],
-      leases: [
-        leaseRow(sim.url, "sb-main"),
-        leaseRow(sim.url, "sb-second", {
-          environmentId: SECOND,
-          metadata: { provider: "createos", apiUrl: sim.url, companyId: COMPANY, environmentId: SECOND },
-        }),
-      ],
-    },
-    auth: {
-      mode: "authenticated",
-      boardKeys: [
-        { token: ADMIN_TOKEN, instanceAdmin: true, companyIds: [] },
-        { token: MEMBER_TOKEN, instanceAdmin: false, companyIds: [COMPANY] },
-      ],
-    },
-  });
-}, 60_000);
-
-afterAll(async () => {
-  await paperclip?.stop();
-  await sim?.stop();
-});
-
-afterEach(async () => {
-  paperclip.setFaults([]);
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
+const world = twoEnvironmentWorld({
+  paperclip: {
+    boardKeys: [
+      { token: ADMIN_TOKEN, instanceAdmin: true, companyIds: [] },
+      { token: MEMBER_TOKEN, instanceAdmin: false, companyIds: [COMPANY] },
+    ],
+  },
 });
 
 /** `leasekeeper scan` from a fresh data directory, reading Paperclip with `token`. */
 async function scan(token: string, ...args: string[]) {
-  const { dir, cleanup } = await tempDir();
-  cleanups.push(cleanup);
-  await writeJson(path.join(dir, CONFIG_FILE_NAME), {
-    sources: [{ kind: "paperclip", name: "paperclip", url: paperclip.url, tokenEnv: "PC_TOKEN" }],
-    credentials: [{ name: "account", origin: sim.url, apiKeyEnv: "LK_KEY" }],
-    dataDir: "data",
-  });
+  const dir = await world.configDir([paperclipSource(world.paperclip.url)]);
   return runCliCaptured(["scan", ...args], { env: { LK_KEY: SECRET_KEY, PC_TOKEN: token }, dir });
 }
 
 describe("leasekeeper scan when Paperclip fails an environment's lease list", () => {
   const failSecond = () =>
-    paperclip.setFaults([{ path: `^/api/environments/${SECOND}/leases$`, status: 503 }]);
+    world.paperclip.setFaults([{ path: `^/api/environments/${SECOND}/leases$`, status: 503 }]);
 
   it("prints the gap, shows the environment as not read, and counts only what was read", async () => {
     failSecond();
@@ -133,7 +65,7 @@ describe("leasekeeper scan when Paperclip fails an environment's lease list", ()
     expect(report.gaps).toEqual([
       {
         source: "paperclip",
-        origin: new URL(sim.url).origin,
+        origin: new URL(world.sim.url).origin,
         environmentId: SECOND,
         scope: "environment",
         message: expect.stringContaining("HTTP 503"),
