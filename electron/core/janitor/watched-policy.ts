@@ -21,8 +21,9 @@ export type PolicyRereading =
  *   operator under another's name.
  *
  * A webhook URL is a secret (a Slack URL carries its token), and the core's redactor is given the first
- * one when it opens and cannot be told another. So every URL read is kept here, and all the watcher says
- * passes `redact` as well as the core's redactor.
+ * one when it opens and cannot be told another. So every URL read is kept here: the watcher hands `redact`
+ * to the CLI's io beside the core's redactor, so every line it writes passes both, and passes both itself
+ * what goes through no io (a pass's report, the webhook's body).
  */
 export class WatchedPolicy {
   readonly #urls = new Set<string>();

@@ -13,6 +13,7 @@ import { CoreError } from "../../errors/core-error.js";
 import { type HttpHost, METRICS_PATH, startHttpHost } from "../../http-host/host.js";
 import { METRICS_TOKEN_ENV, metricsTokenFrom } from "../../http-host/launch.js";
 import { defaultStopFile, readPolicyFile, runPass, type StopReason } from "../../janitor/index.js";
+import { keepPassNotRun } from "../../janitor/pass-not-run.js";
 import { WatchedPolicy } from "../../janitor/watched-policy.js";
 import { type CliCommand, EXIT } from "../command.js";
 import { openCliCore } from "../core.js";
@@ -43,7 +44,9 @@ export const command: CliCommand = {
 
 Before every pass after the first the policy file is read again, and the pass runs what it says then
 (its interval applies from the next wait, unless --interval was given). A file that no longer reads runs
-no pass, never the rules read before: its problems are said and it is read again after the next wait.
+no pass, never the rules read before: its problems are said and it is read again after the next wait,
+and the pass that did not run is a failed pass, kept as the last pass, told to the webhook the last file
+that read named (once while it goes on) and counted in the metrics.
 A file that names another operator stops the watcher (exit code 2): it acts as the operator it started as.
 
 Every pass scans, plans the policy (built-in exclusions no rule lifts; caps per pass and per hour counted
@@ -90,14 +93,20 @@ interrupted, and the next start with --act resumes it. Exit code 1 when anything
       return EXIT.usage;
     }
     let policy: Policy | null = reading.policy;
+    // The webhook a pass that cannot run is told on: the one the operator last named in a file that read.
+    let lastRead: Policy = reading.policy;
     let intervalText = values.interval ?? policy.interval ?? DEFAULT_INTERVAL;
     const watched = new WatchedPolicy(policyFile, policy.operator, policy);
+    // Every line written from here passes the io's redactors: the core hands over its own (the keys and the
+    // first URL) when it opens, and `watched` knows every URL read since, which the core cannot be told.
+    io.keysInUse?.((text) => watched.redact(text));
 
     const core = await openCliCore(values.config, io, {
       operator: policy.operator,
       ...(policy.webhook === undefined ? {} : { redact: [policy.webhook.url] }),
     });
-    // The core's redactor knows the keys and the first webhook URL; `watched` knows every URL read since.
+    // What a pass keeps and sends (its report, the webhook's body) goes through no io: it is redacted here,
+    // by the core's redactor (the keys, the first webhook URL) and `watched` (every URL read since).
     const redact = (text: string) => watched.redact(core.log.redact(text));
     const stop = new AbortController();
     let signalled = false;
@@ -159,18 +168,16 @@ interrupted, and the next start with --act resumes it. Exit code 1 when anything
               signal: stop.signal,
               resume: first,
               onResult: (result) => {
-                if (values.json) io.stdout.write(redact(`${JSON.stringify({ type: "item", ...result })}\n`));
+                if (values.json) io.stdout.write(`${JSON.stringify({ type: "item", ...result })}\n`);
               },
             },
           );
           first = false;
           failed ||= (report.counts?.failed ?? 0) > 0 || report.error !== null;
           io.stdout.write(
-            redact(
-              values.json
-                ? `${JSON.stringify({ type: "pass", ...withoutResults(report) })}\n`
-                : formatPass(report),
-            ),
+            values.json
+              ? `${JSON.stringify({ type: "pass", ...withoutResults(report) })}\n`
+              : formatPass(report),
           );
           if (values.once || report.stopped !== null) break;
         }
@@ -179,28 +186,36 @@ interrupted, and the next start with --act resumes it. Exit code 1 when anything
         const rereading = await watched.reread();
         if (rereading.state === "other-operator") {
           io.stderr.write(
-            redact(
-              `leasekeeper watch: ${policyFile} now names the operator "${rereading.operator}"; this watcher ` +
-                `was started as "${watched.operator}" and acts as no other, so it stops. Start it again to act ` +
-                `as "${rereading.operator}".\n`,
-            ),
+            `leasekeeper watch: ${policyFile} now names the operator "${rereading.operator}"; this watcher ` +
+              `was started as "${watched.operator}" and acts as no other, so it stops. Start it again to act ` +
+              `as "${rereading.operator}".\n`,
           );
           return EXIT.usage;
         }
         if (rereading.state === "unreadable") {
-          // A pass that did not run is a failure the exit code says, as a pass that failed is.
+          // A pass that did not run is a failed pass: the exit code says so, and it is kept, told and
+          // counted as one.
           failed = true;
           policy = null;
+          const report = await keepPassNotRun(
+            { dataDir: core.config().dataDir, redact, metrics },
+            {
+              policyFile,
+              operator: watched.operator,
+              act: values.act,
+              problems: rereading.problems,
+              webhookUrl: lastRead.webhook?.url,
+            },
+          );
           const problems = rereading.problems.map((problem) => `\n  ${problem.text}`).join("");
           io.stderr.write(
-            redact(
-              `leasekeeper watch: ${policyFile} no longer reads as a policy, so no pass ran; it is read ` +
-                `again in ${intervalText}:${problems}\n`,
-            ),
+            `leasekeeper watch: ${policyFile} no longer reads as a policy, so no pass ran; it is read ` +
+              `again in ${intervalText}:${problems}\n${failureTail(report)}`,
           );
           continue;
         }
         policy = rereading.policy;
+        lastRead = policy;
         intervalText = values.interval ?? policy.interval ?? DEFAULT_INTERVAL;
       }
       return failed ? EXIT.failed : EXIT.ok;
@@ -280,14 +295,25 @@ export function formatPass(report: PassReport): string {
     if (report.stopped !== null) lines.push(`  stopped (${report.stopped}) before the next request`);
     if (report.error !== null) lines.push(`  the pass failed: ${report.error}`);
   }
-  if (report.failing && report.failing.passes > 1)
-    lines.push(`  ${report.failing.passes} failed passes in a row, the first at ${report.failing.since}`);
+  if (report.failing && report.failing.passes > 1) lines.push(`  ${failingLine(report.failing)}`);
   if (report.recovered)
     lines.push(
       `  passes succeed again after ${report.recovered.passes} failed (the first at ${report.recovered.since})`,
     );
   if (report.webhook !== null) lines.push(`  webhook: ${webhookLine(report.webhook)}`);
   return `${lines.join("\n")}\n`;
+}
+
+function failingLine(failing: NonNullable<PassReport["failing"]>): string {
+  return `${failing.passes} failed passes in a row, the first at ${failing.since}`;
+}
+
+/** After the problems of a file that no longer reads: the run that pass is in, and what the webhook took. */
+function failureTail(report: PassReport): string {
+  const lines: string[] = [];
+  if (report.failing && report.failing.passes > 1) lines.push(`  ${failingLine(report.failing)}\n`);
+  if (report.webhook !== null) lines.push(`  webhook: ${webhookLine(report.webhook)}\n`);
+  return lines.join("");
 }
 
 function webhookLine(webhook: NonNullable<PassReport["webhook"]>): string {
