@@ -141,7 +141,14 @@ export const LeaseDetailSchema = z.object({
     whatIsWrong: z.array(ExplanationPartSchema).max(20),
     whatToDo: nullableText,
     refusesRelease: z.boolean(),
-    paperclipCallsAgain: z.enum(["yes", "ended", "closed", "no-environment", "unknown-status"]),
+    paperclipCallsAgain: z.enum([
+      "yes",
+      "ended",
+      "closed",
+      "no-environment",
+      "environment-unread",
+      "unknown-status",
+    ]),
   }),
   /** The config fields whose recorded value differs from the environment's (behind `stale-config`). */
   staleConfigFields: z.array(text),

@@ -61,6 +61,7 @@ export const FORCED_REASONS = [
   "api-url-changed",
   "api-url-not-origin",
   "config-rejected",
+  "environment-unread",
   "untracked",
 ] as const;
 export type ForcedReasonCode = (typeof FORCED_REASONS)[number];

@@ -34,6 +34,8 @@ export const REFUSAL_MESSAGES = {
     "A person's login session holds this sandbox, and destroying it ends their sign-in; wait until the session ends, or override if it is stuck.",
   unreadPart:
     "A part of the sources that could not be read may name this sandbox, as a live lease on it, and acting on it would break that lease too; override only if you know no live lease holds it.",
+  environmentUnread:
+    "This lease's environment could not be read from its source, so whether Paperclip's plugin would accept a release cannot be told; only a destroy at its recorded URL, typing its sandbox id back, is offered.",
 } as const;
 
 export interface ActionEvidence {
@@ -96,13 +98,15 @@ function settle(
 /**
  * Release has the plugin's semantics, so it is refused where the plugin would refuse (a lease with no
  * sandbox id first, as the plugin returns before checking ownership), and where this program cannot see
- * what it would act on. A gone sandbox has nothing to pause, and a pause of a destroyed sandbox fails.
+ * what it would act on (its sandbox's state, or the environment the plugin would be called with). A gone
+ * sandbox has nothing to pause, and a pause of a destroyed sandbox fails.
  * An edited API URL is no refusal: the host releases with the recorded config, at the recorded URL.
  */
 function releaseBlock(evidence: ActionEvidence): Refusal | null {
   if (evidence.ownership.includes("no-sandbox-id")) return refusal("no-sandbox-id");
   const mismatch = ownershipMismatch(evidence.ownership);
   if (mismatch !== null) return FOREIGN_REFUSALS[mismatch];
+  if (evidence.ownership.includes("environment-unread")) return refusal("environment-unread");
   return blindOrClaimed(evidence) ?? (evidence.provider === "gone" ? refusal("gone") : null);
 }
 
@@ -147,6 +151,7 @@ const MESSAGE_BY_REASON = {
   "login-session": REFUSAL_MESSAGES.loginSession,
   shared: REFUSAL_MESSAGES.shared,
   closed: REFUSAL_MESSAGES.closed,
+  "environment-unread": REFUSAL_MESSAGES.environmentUnread,
 } as const;
 
 type FixedReason = keyof typeof MESSAGE_BY_REASON;

@@ -6,7 +6,9 @@
 /**
  * How a lease's metadata compares with what the host passes the plugin for this row (the plugin's own
  * rule), plus `company-scope-mismatch`: the row's company is not the company its (company-scoped)
- * environment belongs to, a finding the plugin does not check but an operator should see.
+ * environment belongs to, a finding the plugin does not check but an operator should see; and
+ * `environment-unread`: the row is listed under an environment its source holds but could not read, so
+ * what the host would pass the plugin, and so whether the plugin would accept the lease, cannot be told.
  */
 export const OWNERSHIP_CODES = [
   "owned",
@@ -19,6 +21,7 @@ export const OWNERSHIP_CODES = [
   "no-sandbox-id",
   "api-url-not-origin",
   "config-rejected",
+  "environment-unread",
 ] as const;
 export type OwnershipCode = (typeof OWNERSHIP_CODES)[number];
 

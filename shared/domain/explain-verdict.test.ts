@@ -83,3 +83,39 @@ describe("the explanation names environments and companies by reference", () => 
     expect(explainVerdict(lease)).toContain('another company ("42")');
   });
 });
+
+describe("the explanation of a row whose environment its source could not read", () => {
+  /** The row as a source gives it: listed under ENV_ID, which it could not parse, so no environment. */
+  function unread(overrides: Partial<LeaseRow>, status: string): ClassifiedLease {
+    const lease = row({ environmentUnread: true, ...overrides });
+    const provider = observeProvider(
+      lease,
+      null,
+      indexListings([okListing(ORIGIN, "k", [sandbox(SANDBOX, status)])]),
+    );
+    const verdict = classifyLease(lease, null, provider, { now: NOW, otherRowsOnSandbox: [] });
+    return { sourceId: "src", lease, environment: null, verdict, provider, sharedWith: [] };
+  }
+
+  it("names the environment not read and says whether the plugin accepts the lease cannot be told", () => {
+    const lease = unread({}, "paused");
+    expect(lease.verdict.headline).toBe("unknown");
+    expect(explainVerdict(lease)).toBe(
+      `This lease is listed under environment "${ENV_ID}", which src could not read, so whether Paperclip's plugin would accept it cannot be told. If nobody needs it, destroy it at ${ORIGIN} by typing its sandbox id back.`,
+    );
+    expect(refs(lease)).toEqual([{ ref: "environment", sourceId: "src", id: ENV_ID, text: ENV_ID }]);
+  });
+
+  it("never says the environment is gone, whatever else decides the headline", () => {
+    const cases = [
+      unread({ metadata: null, status: "active" }, "paused"),
+      unread({ metadata: meta({ provider: "ssh" }), status: "active" }, "paused"),
+      unread({ status: "released" }, "running"),
+    ];
+    expect(cases.map((lease) => lease.verdict.headline)).toEqual(["stale", "foreign", "leaking"]);
+    for (const lease of cases) expect(explainVerdict(lease)).not.toMatch(/gone|deleted|no environment/);
+    expect(explainVerdict(cases[0]!)).toContain(
+      "if Paperclip calls it (its environment could not be read, so whether Paperclip can make a call for it cannot be told)",
+    );
+  });
+});

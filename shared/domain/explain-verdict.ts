@@ -99,6 +99,8 @@ function refuses(classified: ClassifiedLease, where = " from this environment"):
       return `so Paperclip's plugin would refuse to release it${where}, though Paperclip never calls CreateOS about a lease that is ${status} again`;
     case "no-environment":
       return `so Paperclip's plugin would refuse to release it${where}, though with its environment gone Paperclip can make no call for it`;
+    case "environment-unread":
+      return `so Paperclip's plugin would refuse to release it${where}, if Paperclip calls it (its environment could not be read, so whether Paperclip can make a call for it cannot be told)`;
     default:
       return `so Paperclip's plugin would refuse to release it${where}, if Paperclip ever released it (it defines no lease status "${status}")`;
   }
@@ -112,6 +114,8 @@ function callsTail(classified: ClassifiedLease): string {
       return `, though Paperclip never calls CreateOS about a lease that is ${status} again`;
     case "no-environment":
       return ", though with its environment gone Paperclip can make no call for it";
+    case "environment-unread":
+      return ", if Paperclip calls it (its environment could not be read, so whether Paperclip can make a call for it cannot be told)";
     case "unknown-status":
       return `, if Paperclip ever calls it (it defines no lease status "${status}")`;
     default:
@@ -330,8 +334,14 @@ function unreadable(reason: UnknownReason, origin: string): string {
   }
 }
 
-function explainUnknown({ provider }: ClassifiedLease): Explanation {
+function explainUnknown(classified: ClassifiedLease): Explanation {
+  const { provider, verdict } = classified;
   const origin = whereAsked(provider);
+  // A sandbox whose state could not be read is said first, as the headline says it first.
+  const sandboxRead = provider.code !== "unknown" && provider.code !== "not-visible";
+  if (sandboxRead && verdict.ownership.includes("environment-unread")) {
+    return explainEnvironmentUnread(classified);
+  }
   if (provider.code === "not-visible") {
     return [
       `No CreateOS account Leasekeeper has a key for lists this sandbox at ${origin}: it was purged, or it belongs to another account.`,
@@ -341,6 +351,29 @@ function explainUnknown({ provider }: ClassifiedLease): Explanation {
   return [
     `${whyUnknown(provider)}, so this sandbox's state is unknown, and unknown is never taken for gone.`,
     "Nothing will be done to it until its state can be read.",
+  ];
+}
+
+/**
+ * The row is listed under an environment its source holds but could not read: whether the plugin would
+ * accept the lease depends on that environment, so it is not said either way.
+ */
+function explainEnvironmentUnread(classified: ClassifiedLease): Explanation {
+  const { lease, sourceId } = classified;
+  const environmentId = lease.environmentId ?? "";
+  const listed: ExplanationRef = {
+    ref: "environment",
+    sourceId,
+    id: environmentId,
+    text: displayValue(environmentId) ?? environmentId,
+  };
+  return [
+    [
+      "This lease is listed under environment ",
+      listed,
+      `, which ${sourceId} could not read, so whether Paperclip's plugin would accept it cannot be told.`,
+    ],
+    next(classified),
   ];
 }
 

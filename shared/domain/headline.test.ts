@@ -51,3 +51,25 @@ describe("headline: one word per row, first match wins", () => {
     expect(headline({ ownership, provider, flags })).toBe(expected);
   });
 });
+
+describe("headline of a row whose environment its source could not read", () => {
+  it.each<[string, OwnershipCode[], ProviderCode, RowFlag[], string | undefined, Headline]>([
+    // Whether the plugin would accept it cannot be told: neither foreign nor ok.
+    ["a paused sandbox", ["environment-unread"], "paused", [], "released", "unknown"],
+    ["a running sandbox in use", ["environment-unread"], "running", ["in-use"], "active", "unknown"],
+    // What the provider and the row say is known whatever the environment is.
+    ["a gone sandbox of a live lease", ["environment-unread"], "gone", [], "active", "stale"],
+    ["a gone sandbox of a released lease", ["environment-unread"], "gone", [], "released", "closed"],
+    ["a released lease still billing", ["environment-unread"], "running", ["leaking"], "released", "leaking"],
+    [
+      "another provider's metadata",
+      ["foreign-provider", "environment-unread"],
+      "paused",
+      [],
+      "active",
+      "foreign",
+    ],
+  ])("%s → %s", (_, ownership, provider, flags, leaseStatus, expected) => {
+    expect(headline({ ownership, provider, flags, ...(leaseStatus ? { leaseStatus } : {}) })).toBe(expected);
+  });
+});

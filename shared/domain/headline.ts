@@ -55,5 +55,7 @@ export function headline(evidence: HeadlineEvidence): Headline {
   }
   if (flags.includes("leaking")) return "leaking";
   if (provider === "unknown" || provider === "not-visible") return "unknown";
+  // Whether the plugin would accept the lease cannot be told, so neither foreign nor ok is known of it.
+  if (ownership.includes("environment-unread")) return "unknown";
   return "ok";
 }

@@ -262,6 +262,11 @@ describe("explainVerdict: what the verdict means and what to do", () => {
       classified(row({ status: "retained", providerLeaseId: null })),
       /records no sandbox id.*nothing needs doing/,
     ],
+    [
+      "environment-unread",
+      classified(row({ environmentUnread: true }), undefined, null),
+      /listed under environment "env-prod", which src could not read.*cannot be told\. If nobody needs it, destroy it at https:\/\/api\.sb\.createos\.sh by typing its sandbox id back\./,
+    ],
   ])("covers ownership code %s", (_, lease, expected) => {
     expect(explainVerdict(lease)).toMatch(expected);
   });
@@ -280,7 +285,8 @@ describe("explainVerdict: what the verdict means and what to do", () => {
         row({ providerLeaseId: null }),
       ]
         .flatMap((lease) => classified(lease).verdict.ownership)
-        .concat(classified(row(), undefined, environment({ companyId: OTHER_COMPANY })).verdict.ownership),
+        .concat(classified(row(), undefined, environment({ companyId: OTHER_COMPANY })).verdict.ownership)
+        .concat(classified(row({ environmentUnread: true }), undefined, null).verdict.ownership),
     );
     expect([...covered].sort()).toEqual([...OWNERSHIP_CODES].sort());
   });

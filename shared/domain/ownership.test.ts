@@ -131,6 +131,28 @@ describe("ownership: the plugin's metadataMatches as the host calls it for this 
     });
   });
 
+  describe("rows listed under an environment their source could not read", () => {
+    it.each<[string, unknown, OwnershipCode[]]>([
+      ["createos metadata cannot be told owned or foreign", meta(), ["environment-unread"]],
+      // These two do not need the environment: the plugin refuses them whatever it is.
+      [
+        "another provider's metadata is foreign still",
+        meta({ provider: "ssh" }),
+        ["foreign-provider", "environment-unread"],
+      ],
+      ["missing metadata stays metadata-missing", null, ["metadata-missing"]],
+    ])("%s", (_, metadata, expected) => {
+      expect(ownership(row({ metadata, environmentUnread: true }), null)).toEqual(expected);
+    });
+
+    it("no sandbox id is said beside it", () => {
+      expect(ownership(row({ providerLeaseId: null, environmentUnread: true }), null)).toEqual([
+        "environment-unread",
+        "no-sandbox-id",
+      ]);
+    });
+  });
+
   it("a row of another company than its company-scoped environment's is its own finding, not foreign", () => {
     expect(ownership(row(), environment({ companyId: OTHER_COMPANY }))).toEqual([
       "owned",

@@ -16,8 +16,9 @@ import { recordedSandboxId } from "./sandbox-id.js";
  * sees every reason at once, not only the first.
  *
  * Codes come in a fixed order: `metadata-missing`, or the foreign codes that apply (provider, company,
- * environment), or else `api-url-changed` or `owned`; then `company-scope-mismatch` when the row's company
- * is not its company-scoped environment's; then `no-sandbox-id` when the row names no sandbox.
+ * environment; `environment-unread` in the environment's place when the source could not read it), or
+ * else `api-url-changed` or `owned`; then `company-scope-mismatch` when the row's company is not its
+ * company-scoped environment's; then `no-sandbox-id` when the row names no sandbox.
  */
 export function ownership(
   row: LeaseRow,
@@ -43,6 +44,12 @@ function metadataVerdict(
   const codes: OwnershipCode[] = [];
   if (recorded(metadata, "provider") !== CREATEOS_PROVIDER) codes.push("foreign-provider");
   if (environment === null) {
+    // An environment the source holds but could not read is not known to be gone: what the host would
+    // pass the plugin, and so the plugin's answer, cannot be told.
+    if (row.environmentUnread === true) {
+      codes.push("environment-unread");
+      return codes;
+    }
     // An orphan row (its environment deleted, or never named) has no environment whose config the plugin
     // could be called with, so no plugin-routed call can ever match it: for the plugin it is as foreign
     // as a row of another environment, and only a forced destroy at its recorded origin can clean it up.
@@ -106,11 +113,13 @@ export function isForeign(code: OwnershipCode): boolean {
 /**
  * The codes that make the plugin refuse a release or destroy ("does not belong to this environment").
  * `api-url-changed` is not one: the host releases with the config recorded in the lease, whose API URL is
- * the recorded one, so the plugin's URL test passes at release and only fails at resume.
+ * the recorded one, so the plugin's URL test passes at release and only fails at resume. Nor is
+ * `environment-unread`: whether the plugin refuses cannot be told, so it is said neither to refuse nor
+ * to accept.
  */
 export type OwnershipMismatch = Exclude<
   OwnershipCode,
-  "owned" | "no-sandbox-id" | "api-url-changed" | "company-scope-mismatch"
+  "owned" | "no-sandbox-id" | "api-url-changed" | "company-scope-mismatch" | "environment-unread"
 >;
 
 const NOT_REFUSED: readonly OwnershipCode[] = [
@@ -118,14 +127,25 @@ const NOT_REFUSED: readonly OwnershipCode[] = [
   "no-sandbox-id",
   "api-url-changed",
   "company-scope-mismatch",
+  "environment-unread",
 ];
 
-/** The first code that makes the plugin refuse to release this lease, or null when it accepts it. */
+/**
+ * The first code that makes the plugin refuse to release this lease, or null when it accepts it or when
+ * that cannot be told (`environment-unread`; `pluginAcceptsRelease` says which).
+ */
 export function ownershipMismatch(codes: readonly OwnershipCode[]): OwnershipMismatch | null {
   return codes.find((code): code is OwnershipMismatch => !NOT_REFUSED.includes(code)) ?? null;
 }
 
-/** The plugin would accept a release of this lease as the host makes it (it may still find no sandbox). */
+/**
+ * The plugin would accept a release of this lease as the host makes it (it may still find no sandbox).
+ * Not said of a lease whose environment could not be read: its acceptance is not known.
+ */
 export function pluginAcceptsRelease(codes: readonly OwnershipCode[]): boolean {
-  return ownershipMismatch(codes) === null && !codes.includes("no-sandbox-id");
+  return (
+    ownershipMismatch(codes) === null &&
+    !codes.includes("no-sandbox-id") &&
+    !codes.includes("environment-unread")
+  );
 }

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { PLUGIN_MESSAGES } from "./codes.js";
 import type { ClassifiedLease, SandboxListing } from "./inventory.js";
 import type { Environment, LeaseRow } from "./paperclip.js";
-import { paperclipWill, recordedReuseLease, recordedReuseLeaseText } from "./paperclip-will.js";
+import {
+  paperclipCallsAgain,
+  paperclipWill,
+  recordedReuseLease,
+  recordedReuseLeaseText,
+} from "./paperclip-will.js";
 import { indexListings, observeProvider } from "./provider-state.js";
 import {
   environment,
@@ -141,6 +146,20 @@ describe("paperclipWill: what Paperclip itself will do with the lease", () => {
       /environment is gone/,
     ],
     [
+      "a row whose environment could not be read",
+      classified(row({ status: "pending_cleanup", environmentUnread: true }), at(ORIGIN, "running"), null),
+      "Nothing Leasekeeper can predict: the lease's environment could not be read from its source, so whether Paperclip can release, resume or clean it up cannot be told, nor whether its plugin would accept the lease.",
+    ],
+    [
+      "a row whose environment could not be read, with another provider's metadata",
+      classified(
+        row({ status: "retained", environmentUnread: true, metadata: meta({ provider: "ssh" }) }),
+        at(ORIGIN, "running"),
+        null,
+      ),
+      `Nothing Leasekeeper can predict: the lease's environment could not be read from its source, so whether Paperclip can release, resume or clean it up cannot be told; if it does, the plugin refuses it with "${PLUGIN_MESSAGES.foreignLease}"`,
+    ],
+    [
       "a status Paperclip does not define",
       classified(row({ status: "archived" })),
       'Nothing Leasekeeper can predict: Paperclip defines no lease status "archived".',
@@ -148,6 +167,22 @@ describe("paperclipWill: what Paperclip itself will do with the lease", () => {
   ])("%s", (_, lease, expected) => {
     if (typeof expected === "string") expect(paperclipWill(lease)).toBe(expected);
     else expect(paperclipWill(lease)).toMatch(expected);
+  });
+
+  it("says whether Paperclip calls again cannot be told of a row whose environment could not be read", () => {
+    const unread = (status: string) =>
+      paperclipCallsAgain(classified(row({ status, environmentUnread: true }), undefined, null));
+    expect(["active", "pending_cleanup", "released", "archived"].map(unread)).toEqual([
+      "environment-unread",
+      "environment-unread",
+      "environment-unread",
+      "environment-unread",
+    ]);
+    // Its status alone says Paperclip never calls again; a row whose environment is gone is said so.
+    expect(unread("expired")).toBe("ended");
+    expect(paperclipCallsAgain(classified(row({ environmentId: null }), undefined, null))).toBe(
+      "no-environment",
+    );
   });
 
   it("reads reuseLease as the host rebuilds it from the metadata: only true is on", () => {

@@ -52,9 +52,17 @@ export function paperclipWill(classified: Judged): string {
  * Whether Paperclip will call CreateOS about this lease again, the one fact the red box and "Paperclip
  * will" both rest on: `yes` (a release, resume or cleanup is still to come), `ended` (expired, failed, or
  * released and not reusable), `closed` (history), `no-environment` (its environment is gone, so no plugin
- * call can be made) or `unknown-status` (Paperclip defines no such status, so nothing can be predicted).
+ * call can be made), `environment-unread` (its environment exists but could not be read, so whether a
+ * call can be made cannot be told) or `unknown-status` (Paperclip defines no such status, so nothing can
+ * be predicted).
  */
-export type PaperclipCallsAgain = "yes" | "ended" | "closed" | "no-environment" | "unknown-status";
+export type PaperclipCallsAgain =
+  | "yes"
+  | "ended"
+  | "closed"
+  | "no-environment"
+  | "environment-unread"
+  | "unknown-status";
 
 export function paperclipCallsAgain(
   classified: Pick<Judged, "lease" | "environment" | "verdict">,
@@ -62,11 +70,16 @@ export function paperclipCallsAgain(
   const { lease, environment, verdict } = classified;
   if (verdict.headline === "closed") return "closed";
   if (!(KNOWN_LEASE_STATUSES as readonly string[]).includes(lease.status)) {
-    return environment === null ? "no-environment" : "unknown-status";
+    return environment === null ? withoutEnvironment(lease) : "unknown-status";
   }
   if (lease.status === "expired" || lease.status === "failed") return "ended";
   if (lease.status === "released" && lease.leasePolicy !== "reuse_by_environment") return "ended";
-  return environment === null ? "no-environment" : "yes";
+  return environment === null ? withoutEnvironment(lease) : "yes";
+}
+
+/** A row read without its environment: one gone, or one its source holds but could not read. */
+function withoutEnvironment(lease: Judged["lease"]): "no-environment" | "environment-unread" {
+  return lease.environmentUnread === true ? "environment-unread" : "no-environment";
 }
 
 /** The plugin refuses a release of this lease as the host makes it (or fails it on the recorded config). */
@@ -126,6 +139,13 @@ function afterRun(classified: Judged): string {
   const reusable = lease.leasePolicy === "reuse_by_environment";
   const callsAgain = status !== "released" || reusable;
   if (callsAgain && environment === null) {
+    if (lease.environmentUnread === true) {
+      const unread =
+        "Nothing Leasekeeper can predict: the lease's environment could not be read from its source, so whether Paperclip can release, resume or clean it up cannot be told";
+      return ownershipMismatch(verdict.ownership) === null
+        ? `${unread}, nor whether its plugin would accept the lease.`
+        : `${unread}; if it does, the plugin refuses it with "${PLUGIN_MESSAGES.foreignLease}"`;
+    }
     return "Nothing it can finish: the lease's environment is gone, so no plugin call can be made for it and only a destroy at its recorded URL cleans it up.";
   }
   const origin = displayValue(provider.origin) ?? "its recorded URL";

@@ -133,6 +133,11 @@ export const LeaseRowSchema = z.object({
    * repair), the row is read again by id.
    */
   partialMetadata: z.literal(true).optional(),
+  /**
+   * Set when the row's environment is one its source holds but could not parse: the environment exists
+   * and is not known, which is not the same as a row whose environment was deleted or never named.
+   */
+  environmentUnread: z.literal(true).optional(),
 });
 export type LeaseRow = z.infer<typeof LeaseRowSchema>;
 

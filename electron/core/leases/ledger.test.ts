@@ -120,6 +120,30 @@ describe("LedgerSource", () => {
     expect(snapshot.gaps.filter((gap) => "environmentId" in gap)).toHaveLength(2);
   });
 
+  it("marks a row listed under an environment entry it could not read, and only such a row", async () => {
+    const unread = "66666666-6666-4666-8666-666666666666";
+    const underUnread = leaseRow(API, "sb-1", { environmentId: unread });
+    // A row cannot say it of itself: its environment was read.
+    const claiming = { ...leaseRow(API, "sb-2"), environmentUnread: true };
+    const orphan = leaseRow(API, "sb-3", { environmentId: "77777777-7777-4777-8777-777777777777" });
+    const ledger = {
+      environments: [environment(), { ...environment(), id: unread, name: 42 }],
+      leases: [underUnread, claiming, orphan],
+    };
+    // Environments first (read in one pass), and after the leases (read twice): the same marks.
+    for (const value of [ledger, { leases: ledger.leases, environments: ledger.environments }]) {
+      const source = await ledgerAt(value);
+      const snapshot = await source.load();
+      expect(snapshot.leases.map((row) => [row.id, row.environmentUnread])).toEqual([
+        [underUnread.id, true],
+        [claiming.id, undefined],
+        [orphan.id, undefined],
+      ]);
+      expect((await source.readLease(underUnread.id))?.environmentUnread).toBe(true);
+      expect(await source.readLease(claiming.id)).not.toHaveProperty("environmentUnread");
+    }
+  });
+
   it("never keeps a credential a row or a config carries", async () => {
     const row = leaseRow(API, "sb-1");
     (row.metadata as Record<string, unknown>).apiKey = SECRET_KEY;

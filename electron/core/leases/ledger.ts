@@ -1,5 +1,6 @@
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
-import type { Company, Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
+import type { Company, Environment, LeaseRow, SourceGap } from "../../../shared/domain/paperclip.js";
+import { markEnvironmentUnread, unreadEnvironmentIds } from "./environment-unread.js";
 import { type LeaseSink, LedgerPass, SKIP_LEASES } from "./ledger-pass.js";
 import { pagedRead } from "./paged-read.js";
 import {
@@ -78,6 +79,7 @@ export class LedgerSource implements LeaseSource {
     // The environments are an array here: checked at the end of a file read whole, else at the first row.
     const rawEnvironments = first.environments as unknown[];
     const environments = parseEnvironments(rawEnvironments, this.id, "environments");
+    const environmentGaps = gapsOf(environments, rawEnvironments, "environments");
     const rawCompanies = first.companies;
     const companies = parseCompanies(listOrNone(rawCompanies), this.id, "companies");
     const head = {
@@ -93,7 +95,8 @@ export class LedgerSource implements LeaseSource {
       pages: (pagesSignal) =>
         this.#pages(passes === "two" ? this.#pass(collector, pagesSignal) : first, collector, {
           environments,
-          rawEnvironments,
+          environmentGaps,
+          unreadEnvironments: unreadEnvironmentIds(environmentGaps),
           companies,
           rawCompanies,
           onePass: passes !== "two",
@@ -106,13 +109,18 @@ export class LedgerSource implements LeaseSource {
     // The whole file is still read: a file that is broken further on, or not a ledger, fails the re-read
     // before an action as it fails a scan, rather than handing back a row from it.
     const found = new FirstWithId(leaseId);
-    await this.#readWhole(found, options.signal);
+    const pass = await this.#readWhole(found, options.signal);
     if (found.found === null) return null;
     const { index, item } = found.found;
     const parsed = parseLeaseRow(item);
     if (!parsed.ok)
       throw new SourceError(this.id, "malformed", `leases[${index}] is malformed (${parsed.message})`);
-    return parsed.row;
+    const rawEnvironments = listOrNone(pass.environments);
+    const environments = parseEnvironments(rawEnvironments, this.id, "environments");
+    return markEnvironmentUnread(
+      parsed.row,
+      unreadEnvironmentIds(gapsOf(environments, rawEnvironments, "environments")),
+    );
   }
 
   async readEnvironment(
@@ -140,11 +148,13 @@ export class LedgerSource implements LeaseSource {
   ): AsyncGenerator<LeaseRow[], SourceReadEnd, undefined> {
     try {
       if (head.failedAfterFirstRow !== null) throw head.failedAfterFirstRow.error;
+      const taken = () =>
+        collector.takeRows().map((row) => markEnvironmentUnread(row, head.unreadEnvironments));
       for (;;) {
-        if (collector.pendingRows >= PAGE_ROWS) yield collector.takeRows();
+        if (collector.pendingRows >= PAGE_ROWS) yield taken();
         if (!(await rows.next())) break;
       }
-      if (collector.pendingRows > 0) yield collector.takeRows();
+      if (collector.pendingRows > 0) yield taken();
       // Rows already handed over were judged against the first list; a read cannot take that back.
       if (head.onePass && rows.environmentsAfterLeases) {
         throw new SourceError(
@@ -161,7 +171,7 @@ export class LedgerSource implements LeaseSource {
         : head.companies;
       return {
         problems: [...head.environments.problems, ...collector.finish().problems, ...companies.problems],
-        gaps: [...gapsOf(head.environments, head.rawEnvironments, "environments"), ...collector.gaps()],
+        gaps: [...head.environmentGaps, ...collector.gaps()],
         left: [],
         ...(late ? { companies: companies.rows } : {}),
       };
@@ -186,8 +196,10 @@ export class LedgerSource implements LeaseSource {
 /** What a read found before its first row. */
 interface LedgerHead {
   environments: Parsed<Environment>;
-  /** The file's own environments list, for the gaps its unreadable entries leave. */
-  rawEnvironments: unknown[];
+  /** The gaps the file's unreadable environment entries leave. */
+  environmentGaps: SourceGap[];
+  /** The environments those entries name: a row listed under one is marked `environmentUnread`. */
+  unreadEnvironments: ReadonlySet<string>;
   companies: Parsed<Company>;
   /** The file's own companies value, to tell a list that came only after the rows. */
   rawCompanies: unknown;

@@ -22,15 +22,20 @@ export function isCreateosEnvironment(environment: Environment): boolean {
   return environment.driver === "sandbox" && environment.config.provider === CREATEOS;
 }
 
-/** What became of a row's environment, when it is no longer the CreateOS environment the row was made in. */
+/**
+ * What became of a row's environment, when it is no longer the CreateOS environment the row was made in.
+ * Nothing is said of one among `unread` (a row of `environments` that could not be parsed): it is there,
+ * and what became of it is not known.
+ */
 export function environmentChange(
   row: DatabaseLeaseRow,
   environments: ReadonlyMap<string, Environment>,
+  unread: ReadonlySet<string>,
 ): string | undefined {
   const environmentId = databaseRowEnvironmentId(row);
   if (environmentId === null) return "deleted";
   const environment = environments.get(environmentId);
-  if (environment === undefined) return "deleted";
+  if (environment === undefined) return unread.has(environmentId) ? undefined : "deleted";
   if (isCreateosEnvironment(environment)) return undefined;
   if (environment.driver !== "sandbox") return `now ${environment.driver}`;
   return `now ${environment.config.provider ?? "sandbox"}`;

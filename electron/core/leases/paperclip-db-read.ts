@@ -8,6 +8,7 @@ import type {
 } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import { keysLeftOutOfScan } from "../../../shared/domain/scanned-metadata.js";
+import { markEnvironmentUnread, unreadEnvironmentIds } from "./environment-unread.js";
 import { pagedRead } from "./paged-read.js";
 import {
   changedRowsFrom,
@@ -84,6 +85,8 @@ interface Head {
   environmentProblems: SourceProblem[];
   /** The environments that could not be parsed, each naming its id (a column, so always readable). */
   environmentGaps: SourceGap[];
+  /** Their ids: a row listed under one is marked `environmentUnread`, and not called deleted. */
+  unreadEnvironments: ReadonlySet<string>;
   leftOut: readonly string[];
   watermark: string;
   basis: string;
@@ -145,12 +148,14 @@ export async function readDatabase(
     );
     // Once per read, in the scan's own transaction, so the plugin is the one of the rows' moment.
     installedPlugin = await installedPluginWithin(client);
+    const environmentGaps = gapsOf(parsed, rawEnvironments, "environments");
     head = {
       client,
       names: check.names,
       environments,
       environmentProblems: parsed.problems,
-      environmentGaps: gapsOf(parsed, rawEnvironments, "environments"),
+      environmentGaps,
+      unreadEnvironments: unreadEnvironmentIds(environmentGaps),
       leftOut,
       watermark,
       basis,
@@ -246,11 +251,11 @@ async function* leasePages(
       for (const values of rows) {
         const parsed = leaseRowFromDatabase(
           values,
-          environmentChange(values, head.environments),
+          environmentChange(values, head.environments, head.unreadEnvironments),
           "scanned",
           head.names,
         );
-        if (parsed.ok) page.push(parsed.row);
+        if (parsed.ok) page.push(markEnvironmentUnread(parsed.row, head.unreadEnvironments));
         else unusable.push({ id: databaseRowId(values), message: parsed.message });
         if (standing.size > 0) standing.delete(databaseRowId(values));
       }

@@ -2,6 +2,7 @@ import pg from "pg";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
+import { markEnvironmentUnread } from "./environment-unread.js";
 import { CHANGED_ROWS_OVERLAP_MS } from "./paperclip-db-changed.js";
 import { environmentChange, environmentFromRow } from "./paperclip-db-environments.js";
 import { environmentsQuery, leaseQuery } from "./paperclip-db-queries.js";
@@ -166,19 +167,22 @@ export class PaperclipDbSource implements LeaseSource {
     });
     if (found === null) return null;
     const environments = new Map<string, Environment>();
+    // The row's environment is there but could not be parsed: said unread, as a scan says it.
+    const unread = new Set<string>();
     if (found.environment !== undefined) {
       const parsed = parseEnvironment(environmentFromRow(found.environment));
       if (parsed.ok) environments.set(parsed.environment.id, parsed.environment);
+      else unread.add(String(found.environment.id));
     }
     const parsed = leaseRowFromDatabase(
       found.row,
-      environmentChange(found.row, environments),
+      environmentChange(found.row, environments, unread),
       "whole",
       found.names,
     );
     if (!parsed.ok)
       throw new SourceError(this.id, "malformed", `the lease row is malformed (${parsed.message})`);
-    return parsed.row;
+    return markEnvironmentUnread(parsed.row, unread);
   }
 
   async readEnvironment(

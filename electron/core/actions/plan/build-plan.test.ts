@@ -530,4 +530,24 @@ describe("why a destroy is forced", () => {
     });
     expect(JSON.stringify(plan)).not.toContain(key);
   });
+
+  it("a row whose environment its source could not read: a destroy forced for that, no release", () => {
+    // Listed under ENV_ID, which the source holds but could not parse: no environment of that id is read.
+    const lease = row({ id: "l1", status: "released", metadata: meta(), environmentUnread: true });
+    const inventory = inventoryOf({
+      leases: [lease],
+      environments: [staging],
+      listings: at(ORIGIN),
+      companies,
+    });
+    const destroyed = planFor(destroy(["l1"]), inventory);
+    expect(destroyed.items).toMatchObject([{ decision: "do", confirmation: "typed-id" }]);
+    expect(destroyed.items[0]?.forcedBecause).toEqual([
+      forced("environment-unread", { recorded: ENV_ID, expected: ENV_ID }),
+    ]);
+    const released = planFor(release(["l1"]), inventory);
+    expect(released.items).toMatchObject([
+      { decision: "skip", skipReason: "environment-unread", skipMessage: REFUSAL_MESSAGES.environmentUnread },
+    ]);
+  });
 });

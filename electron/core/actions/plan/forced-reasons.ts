@@ -37,6 +37,7 @@ const FORCING_CODES: readonly ForcingCode[] = [
   "api-url-changed",
   "api-url-not-origin",
   "config-rejected",
+  "environment-unread",
 ];
 
 /**
@@ -69,6 +70,11 @@ export function forcedReasonsOfLease(classified: ClassifiedLease, names: PlanNam
             listedUnder,
             environment?.name ?? names.environment(listedUnder),
           );
+        }
+        case "environment-unread": {
+          // What the lease records beside the environment it is listed under, which its source could not read.
+          const id = text("environmentId");
+          return reason(code, id, names.environment(id), listedUnder, names.environment(listedUnder));
         }
         case "company-scope-mismatch": {
           const scoped = environment?.companyId ?? null;

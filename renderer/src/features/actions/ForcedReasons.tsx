@@ -38,6 +38,14 @@ function ReasonSentence({ reason, item }: { reason: ForcedReason; item: PlanItem
           Another environment's: the lease records environment {recorded}, listed under {expected}.
         </>
       );
+    case "environment-unread":
+      return (
+        <>
+          Its environment could not be read: the row is listed under {expected}, which its source could not
+          read, so whether Paperclip's plugin would accept the lease cannot be told (the lease records{" "}
+          {recorded}).
+        </>
+      );
     case "foreign-provider":
       return (
         <>
