@@ -4,9 +4,10 @@ import { expect, test } from "../support/leasekeeper.js";
 import { openConsole, ownWorld } from "./operator.js";
 
 // A gap that names no environment. A lease entry whose environment cannot be read may be a lease of any
-// environment the ledger lists: the sidebar shows none of their counts. An environment entry whose id
-// cannot be read is an environment not listed: the counts stand, and the sidebar says the ledger may
-// hold environments it does not show.
+// environment the ledger lists: the sidebar shows none of their counts, and says that what is not known
+// of them is their count (their leases were read). An environment entry whose id cannot be read is an
+// environment not listed: the counts stand, and the sidebar says the ledger may hold environments it
+// does not show.
 
 const world = ownWorld({ size: 60, transitionMs: 30 });
 
@@ -24,7 +25,7 @@ function ledgerFile(): string {
   return path.resolve(path.dirname(world().demo.configPath), ledger.path);
 }
 
-test("the sidebar shows a ledger's environments as not read while a lease entry names no readable environment", async ({
+test("the sidebar shows no count of a ledger's environments while a lease entry names no readable environment", async ({
   page,
 }) => {
   const file = ledgerFile();
@@ -52,7 +53,7 @@ test("the sidebar shows a ledger's environments as not read while a lease entry 
     writeFileSync(file, JSON.stringify({ ...ledger, leases: [...ledger.leases, lost] }));
     await rescan();
     await expect(unread).toHaveCount(shown);
-    await expect(unread.first()).toHaveText("leases not read");
+    await expect(unread.first()).toHaveText("count not known");
     await expect(unread.first()).toHaveAttribute("title", /names no environment/);
     await expect(unlisted).toHaveCount(0);
 

@@ -13,3 +13,4 @@ export {
 } from "./inventory-view/encode.js";
 export * from "./inventory-view/history-page.js";
 export * from "./inventory-view/schema.js";
+export { unreadOfGaps } from "./inventory-view/unread.js";

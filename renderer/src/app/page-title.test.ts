@@ -13,7 +13,7 @@ const counts = (foreign: number, stale: number, ok: number) => ({
 });
 
 const view = {
-  version: 2,
+  version: 3,
   generatedAt: "2025-06-01T00:00:00Z",
   requests: 0,
   environmentId: null,
@@ -37,6 +37,13 @@ const view = {
   companyNames: [null],
   untrackedUncertain: [],
   gaps: [],
+  gapCount: 0,
+  unread: {
+    byEnvironment: [null, null, null],
+    namedElsewhere: 0,
+    anyEnvironment: [],
+    unlistedEnvironments: [],
+  },
   actedOn: [],
 } satisfies InventoryView;
 

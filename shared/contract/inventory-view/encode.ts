@@ -19,6 +19,7 @@ import {
   type LeasekeeperActionView,
   MAX_PROBLEMS_IN_VIEW,
 } from "./schema.js";
+import { unreadOfGaps } from "./unread.js";
 
 function epochSeconds(iso: string | null | undefined): number {
   if (!iso) return 0;
@@ -415,6 +416,8 @@ export class InventoryViewBuilder {
           ...(environmentId === undefined ? {} : { environmentId }),
           ...(unlistedOnly === true ? { unlistedOnly } : {}),
         })),
+      gapCount: inventory.gaps.length,
+      unread: unreadOfGaps(inventory.gaps, environments),
       originHealth: inventory.origins.map((health) => ({
         origin: health.origin,
         credential: health.credential,

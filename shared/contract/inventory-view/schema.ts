@@ -154,6 +154,23 @@ export const SourceGapViewSchema = z.object({
 });
 
 /**
+ * What the sources' gaps leave unread, told of every gap: `gaps` lists only the first
+ * MAX_PROBLEMS_IN_VIEW, and an environment only a later gap names is no more read than one the first
+ * names. Its size grows with the environments and the sources, not with the gaps (`unreadOfGaps`).
+ */
+export const UnreadViewSchema = z.object({
+  /** Entry i: the words of the first gap naming `environments[i]`, or null when no gap names it. */
+  byEnvironment: z.array(z.string().nullable()),
+  /** How many environments gaps name that `environments` has no entry for, each once per source. */
+  namedElsewhere: count,
+  /** Each source with a gap naming no environment that may hide a lease of any of its environments. */
+  anyEnvironment: z.array(z.object({ source: z.string(), message: z.string() })),
+  /** Each source whose gaps may hide only environments it did not list, and how many gaps say so. */
+  unlistedEnvironments: z.array(z.object({ source: z.string(), message: z.string(), count })),
+});
+export type UnreadView = z.infer<typeof UnreadViewSchema>;
+
+/**
  * The history (`closed` rows) the view leaves out of `leases`: most rows of a long-lived instance, and
  * they ask nothing of anyone. Counted here from the rows left out, so the chips and the sidebar stay
  * true; the rows themselves come a page at a time through `inventory:history` (history-page.ts).
@@ -169,9 +186,10 @@ export type HistoryCounts = z.infer<typeof HistoryCountsSchema>;
 /**
  * The version of the view's shape, counted up when it changes in a way a reader must know: a view kept
  * in a store under an older one is not shown (the worker's own replaces it). 1 (unwritten): every row in
- * `leases`. 2: history left out of `leases`, counted in `history`.
+ * `leases`. 2: history left out of `leases`, counted in `history`. 3: what every gap leaves unread in
+ * `unread`, and every gap counted in `gapCount`.
  */
-export const INVENTORY_VIEW_VERSION = 2;
+export const INVENTORY_VIEW_VERSION = 3;
 
 export const InventoryViewSchema = z.object({
   version: z.literal(INVENTORY_VIEW_VERSION),
@@ -209,20 +227,28 @@ export const InventoryViewSchema = z.object({
       reason: z.string(),
     }),
   ),
+  /** The first MAX_PROBLEMS_IN_VIEW gaps, to be listed; what is unread is read from `unread`. */
   gaps: z.array(SourceGapViewSchema),
+  /** Every gap, listed or not. */
+  gapCount: count,
+  unread: UnreadViewSchema,
   originHealth: z.array(OriginHealthViewSchema),
   problems: z.array(SourceProblemViewSchema),
   problemCount: z.number().int().min(0),
 });
 export type InventoryView = z.infer<typeof InventoryViewSchema>;
 
-/** A view read back from a store is shown only in the current shape (an older one carried history in `leases`). */
+/**
+ * A view read back from a store is shown only in the current shape (an older one carried history in
+ * `leases`, or told unread only what its first gaps named).
+ */
 export function isCurrentView(view: Partial<InventoryView> | null | undefined): view is InventoryView {
   return (
     view?.version === INVENTORY_VIEW_VERSION &&
     view.generatedAt !== undefined &&
     Array.isArray(view.leases?.leaseId) &&
-    Array.isArray(view.history?.byEnvironment)
+    Array.isArray(view.history?.byEnvironment) &&
+    Array.isArray(view.unread?.byEnvironment)
   );
 }
 

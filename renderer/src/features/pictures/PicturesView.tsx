@@ -73,7 +73,7 @@ export function PicturesView() {
   }
   const agedTotal = ages.reduce((sum, bucket) => sum + bucket.stale + bucket.leaking, 0);
   // With a source incomplete, the leases not read may be leaking or stale too.
-  const incomplete = inventory.data.view.gaps.length > 0;
+  const incomplete = inventory.data.view.gapCount > 0;
 
   return (
     // A region of charts with nothing to tab to: focusable itself, so keyboard users can scroll it.

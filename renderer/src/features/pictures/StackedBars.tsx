@@ -1,4 +1,5 @@
 import { HEADLINES } from "../../../../shared/domain/codes";
+import { unreadWords } from "../../state/environment-key";
 import type { EnvironmentBar } from "./aggregate";
 
 const ROW = 26;
@@ -53,10 +54,10 @@ export function StackedBars({ bars }: { bars: EnvironmentBar[] }) {
               return rect;
             })}
             {bar.unread !== null ? (
-              // No count of leases a source could not read: not a bar of 0.
+              // No count where it is not known: not a bar of 0.
               <text x={x + 6} y={y + 14} className="chart-value">
-                <title>{bar.unread}</title>
-                leases not read
+                <title>{bar.unread.because}</title>
+                {unreadWords(bar.unread)}
               </text>
             ) : (
               <text x={x + 6} y={y + 14} className="chart-value">

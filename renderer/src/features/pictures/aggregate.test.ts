@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
   emptyLeaseColumns,
+  encodeInventory,
   type InventoryView,
+  MAX_PROBLEMS_IN_VIEW,
   type UntrackedSandboxView,
+  unreadOfGaps,
 } from "../../../../shared/contract";
+import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture";
 import { row } from "../../test/rows";
 import type { LeaseRowView } from "../leases/row-model";
 import { ageHistogram, environmentBars, holdings, runningCost, shapeResources } from "./aggregate";
@@ -248,9 +252,10 @@ describe("environmentBars", () => {
     known: true,
     counts: counts(foreign, 1),
   });
-  const view = (gaps: InventoryView["gaps"], environments = ["a", "b", "c", "d"]) =>
-    ({
-      version: 2,
+  const view = (gaps: InventoryView["gaps"], environments = ["a", "b", "c", "d"]) => {
+    const entries = environments.map((id, at) => environment(id, at));
+    return {
+      version: 3,
       generatedAt: "2025-06-01T00:00:00Z",
       requests: 0,
       environmentId: null,
@@ -263,20 +268,27 @@ describe("environmentBars", () => {
       actedOn: [],
       leases: emptyLeaseColumns(),
       history: { count: 0, byEnvironment: environments.map(() => 0) },
-      environments: environments.map((id, at) => environment(id, at)),
+      environments: entries,
       untracked: [],
       untrackedUncertain: [],
       gaps,
+      gapCount: gaps.length,
+      unread: unreadOfGaps(gaps, entries),
       originHealth: [],
       problems: [],
       problemCount: 0,
-    }) as InventoryView;
+    } satisfies InventoryView;
+  };
 
   it("draws an environment whose leases were not read as not read, outside the totals and the others", () => {
     const gap = { source: "s", origin: null, message: "its leases could not be read", environmentId: "d" };
     const bars = environmentBars(view([gap]), 3);
     expect(bars.map((bar) => bar.name)).toEqual(["c", "2 other environments", "d"]);
-    expect(bars[2]).toMatchObject({ unread: "its leases could not be read", total: 0, flagged: 0 });
+    expect(bars[2]).toMatchObject({
+      unread: { because: "its leases could not be read", scope: "environment" },
+      total: 0,
+      flagged: 0,
+    });
     expect(bars[1]).toMatchObject({ total: 3, flagged: 1 });
   });
 
@@ -294,6 +306,30 @@ describe("environmentBars", () => {
     const gap = { source: "s", origin: null, message: "leases[4] could not be read" };
     const bars = environmentBars(view([gap]));
     expect(bars.map((bar) => [bar.name, bar.total])).toEqual(["a", "b", "c", "d"].map((name) => [name, 0]));
-    expect(bars.every((bar) => bar.unread?.startsWith("leases[4] could not be read;"))).toBe(true);
+    expect(bars.every((bar) => bar.unread?.because.startsWith("leases[4] could not be read;"))).toBe(true);
+    expect(bars.every((bar) => bar.unread?.scope === "any-environment")).toBe(true);
+  });
+});
+
+describe("environmentBars past the gaps the view lists", () => {
+  it("draws an environment only a gap after the first MAX_PROBLEMS_IN_VIEW names as not read", () => {
+    // Twelve rows: only the first environment is listed under a second source too (the fixture's thirteenth).
+    const inventory = makeInventoryFixture({ rows: 12, environments: 4, seed: 5 });
+    const [first, second] = inventory.environments;
+    const gap = (at: number, environmentId: string) => ({
+      source: first!.sourceId,
+      origin: null,
+      message: `leases[${at}] could not be read`,
+      environmentId,
+    });
+    inventory.gaps = [
+      ...Array.from({ length: MAX_PROBLEMS_IN_VIEW }, (_, at) => gap(at, first!.environmentId!)),
+      gap(MAX_PROBLEMS_IN_VIEW, second!.environmentId!),
+    ];
+    const bars = environmentBars(encodeInventory(inventory, { leaveOutHistory: true }));
+    const bar = bars.find((candidate) => candidate.environmentId === second!.environmentId)!;
+    expect(bar.unread).not.toBeNull();
+    expect(bar).toMatchObject({ total: 0, flagged: 0 });
+    expect(bars.filter((candidate) => candidate.unread !== null)).toHaveLength(2);
   });
 });

@@ -1,6 +1,6 @@
 import type { InventoryView, LeaseRowView, UntrackedSandboxView } from "../../../../shared/contract";
 import { BILLING_PROVIDER_STATES, HEADLINES, type Headline } from "../../../../shared/domain/codes";
-import { environmentKey, unreadEnvironments } from "../../state/environment-key";
+import { environmentKey, type UnreadEnvironment, unreadEnvironments } from "../../state/environment-key";
 
 /** Data for the pictures, from the same inventory the table shows. Pure, so each is tested by table. */
 
@@ -8,8 +8,8 @@ export interface EnvironmentBar {
   key: string;
   name: string;
   environmentId: string | null;
-  /** Why a source could not read this environment's leases; null when it read them. Its counts are 0. */
-  unread: string | null;
+  /** Why its count is not known, and what of it is not; null when read. Unread, its counts are 0. */
+  unread: UnreadEnvironment | null;
   counts: Record<Headline, number>;
   total: number;
   flagged: number;

@@ -7,6 +7,7 @@ import { CopyButton } from "../../components/CopyButton";
 import { SkeletonRows } from "../../components/States";
 import { Text } from "../../components/Text";
 import { formatCount, originHost } from "../../lib/format";
+import { unreadWords } from "../../state/environment-key";
 import { queryKeys } from "../../state/query-keys";
 import { type Scope, useUi, type View } from "../../state/ui-store";
 import { useInventory } from "../../state/use-inventory";
@@ -174,9 +175,9 @@ export function Sidebar() {
                           <span
                             className="sb-failed"
                             data-testid="sidebar-environment-unread"
-                            title={environment.unread}
+                            title={environment.unread.because}
                           >
-                            leases not read
+                            {unreadWords(environment.unread)}
                           </span>
                         )}
                       </button>

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { emptyLeaseColumns, type InventoryView } from "../../../../shared/contract";
+import {
+  emptyLeaseColumns,
+  encodeInventory,
+  type InventoryView,
+  MAX_PROBLEMS_IN_VIEW,
+  unreadOfGaps,
+} from "../../../../shared/contract";
+import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture";
+import type { SourceGap } from "../../../../shared/domain/paperclip";
+import { environmentKey } from "../../state/environment-key";
 import { buildTree, SHARED_ENVIRONMENTS, unlistedEnvironmentNotes, untrackedNodes } from "./build-tree";
 
 const counts = (foreign: number, ok: number) => ({
@@ -12,7 +21,7 @@ const counts = (foreign: number, ok: number) => ({
 });
 
 const view = {
-  version: 2,
+  version: 3,
   generatedAt: "2025-06-01T00:00:00Z",
   requests: 0,
   environmentId: null,
@@ -39,8 +48,23 @@ const view = {
   companyNames: [null, null],
   untrackedUncertain: [],
   gaps: [],
+  gapCount: 0,
+  unread: {
+    byEnvironment: [null, null, null, null],
+    namedElsewhere: 0,
+    anyEnvironment: [],
+    unlistedEnvironments: [],
+  },
   actedOn: [],
 } satisfies InventoryView;
+
+/** The view with these gaps, and what main tells of them. */
+const withGaps = (shown: InventoryView, gaps: InventoryView["gaps"]): InventoryView => ({
+  ...shown,
+  gaps,
+  gapCount: gaps.length,
+  unread: unreadOfGaps(gaps, shown.environments),
+});
 
 describe("buildTree", () => {
   const tree = buildTree(view);
@@ -87,15 +111,17 @@ describe("buildTree", () => {
       origin: null,
       message: 'The leases of environment "Quiet" could not be read.',
     };
-    const read = buildTree({
-      ...view,
-      gaps: [
+    const read = buildTree(
+      withGaps(view, [
         { ...gap, environmentId: "e1" },
         { ...gap, source: "other" },
-      ],
-    });
+      ]),
+    );
     const environments = read.companies.flatMap((company) => company.environments);
-    expect(environments.find((environment) => environment.environmentId === "e1")?.unread).toBe(gap.message);
+    expect(environments.find((environment) => environment.environmentId === "e1")?.unread).toEqual({
+      because: gap.message,
+      scope: "environment",
+    });
     expect(environments.filter((environment) => environment.unread !== null)).toHaveLength(1);
   });
 });
@@ -193,7 +219,7 @@ describe("unlistedEnvironmentNotes", () => {
       gap("s", "leases[2] could not be read"),
       { ...gap("s", "HTTP 503"), environmentId: "e1" },
     ];
-    expect(unlistedEnvironmentNotes({ ...view, gaps })).toEqual([
+    expect(unlistedEnvironmentNotes(withGaps(view, gaps))).toEqual([
       { source: "paperclip", message: "Paperclip listed no company for this key", count: 2 },
     ]);
   });
@@ -206,16 +232,76 @@ describe("unlistedEnvironmentNotes", () => {
 describe("buildTree with a gap naming no environment", () => {
   it("shows each environment of that source as not read, and keeps the counts of the others", () => {
     const other = { ...view.environments[0]!, sourceId: "t", environmentId: "e9", name: "Other" };
-    const tree = buildTree({
-      ...view,
-      environments: [...view.environments, other],
-      history: { count: 0, byEnvironment: [0, 0, 0, 0, 0] },
-      gaps: [{ source: "s", origin: null, message: "leases[2] could not be read" }],
-    });
+    const tree = buildTree(
+      withGaps(
+        {
+          ...view,
+          environments: [...view.environments, other],
+          history: { count: 0, byEnvironment: [0, 0, 0, 0, 0] },
+        },
+        [{ source: "s", origin: null, message: "leases[2] could not be read" }],
+      ),
+    );
     const nodes = tree.companies.flatMap((company) => company.environments);
     expect(nodes.filter((node) => node.unread !== null).map((node) => node.environmentId)).toEqual(
       expect.arrayContaining(["e1", "e2", "e3", null]),
     );
     expect(nodes.find((node) => node.environmentId === "e9")?.unread).toBeNull();
+  });
+
+  it("says of those environments that only their count is not known: their leases were read", () => {
+    const tree = buildTree(
+      withGaps(view, [{ source: "s", origin: null, message: "leases[2] could not be read" }]),
+    );
+    const nodes = tree.companies.flatMap((company) => company.environments);
+    expect(nodes.map((node) => node.unread?.scope)).toEqual(nodes.map(() => "any-environment"));
+  });
+});
+
+describe("buildTree past the gaps the view lists", () => {
+  // The view lists the first MAX_PROBLEMS_IN_VIEW gaps; what is unread is told of every one.
+  const inventory = makeInventoryFixture({ rows: 40, environments: 4, seed: 5 });
+  const [first, second, third] = inventory.environments;
+  const source = first!.sourceId;
+  const gap = (at: number, fields: Partial<SourceGap> = {}): SourceGap => ({
+    source,
+    origin: null,
+    message: `leases[${at}] could not be read`,
+    ...fields,
+  });
+  const before = Array.from({ length: MAX_PROBLEMS_IN_VIEW }, (_, at) =>
+    gap(at, { environmentId: first!.environmentId! }),
+  );
+  const nodesOf = (gaps: SourceGap[]) =>
+    buildTree(encodeInventory({ ...inventory, gaps }, { leaveOutHistory: true })).companies.flatMap(
+      (company) => company.environments,
+    );
+  // The fixture lists some environments under a second source too: each is found under the gaps' source.
+  const nodeOf = (nodes: ReturnType<typeof nodesOf>, environmentId: string | null) =>
+    nodes.find((node) => node.key === environmentKey(source, environmentId))!;
+
+  it("marks an environment only a gap after them names, and no environment no gap names", () => {
+    const nodes = nodesOf([...before, gap(MAX_PROBLEMS_IN_VIEW, { environmentId: second!.environmentId! })]);
+    expect(nodeOf(nodes, second!.environmentId).unread).not.toBeNull();
+    expect(nodeOf(nodes, second!.environmentId).unread?.because).toBe("leases[200] could not be read");
+    expect(nodeOf(nodes, first!.environmentId).unread?.because).toBe("leases[0] could not be read");
+    expect(nodeOf(nodes, third!.environmentId).unread).toBeNull();
+  });
+
+  it("takes a gap after them naming no environment as every environment of its source uncounted", () => {
+    const nodes = nodesOf([...before, gap(MAX_PROBLEMS_IN_VIEW)]);
+    expect(nodeOf(nodes, third!.environmentId).unread).toMatchObject({
+      because: expect.stringMatching(/^leases\[200\] could not be read; it names no environment/),
+    });
+  });
+
+  it("names a source whose gaps may hide environments not listed, counting every one", () => {
+    const unlisted = Array.from({ length: MAX_PROBLEMS_IN_VIEW + 1 }, (_, at) =>
+      gap(at, { message: `environments[${at}] could not be read`, unlistedOnly: true }),
+    );
+    const view = encodeInventory({ ...inventory, gaps: [...before, ...unlisted] }, { leaveOutHistory: true });
+    expect(unlistedEnvironmentNotes(view)).toEqual([
+      { source, message: "environments[0] could not be read", count: MAX_PROBLEMS_IN_VIEW + 1 },
+    ]);
   });
 });

@@ -1,16 +1,15 @@
 import type { EnvironmentRef, InventoryView } from "../../../../shared/contract";
 import { originOf } from "../../../../shared/domain/api-url";
 import { HEADLINES, type Headline } from "../../../../shared/domain/codes";
-import { gapScope } from "../../../../shared/domain/gap-scope";
-import { environmentKey, unreadEnvironments } from "../../state/environment-key";
+import { environmentKey, type UnreadEnvironment, unreadEnvironments } from "../../state/environment-key";
 
 export interface EnvironmentNode {
   key: string;
   name: string;
   environmentId: string | null;
   known: boolean;
-  /** Why the source could not read this environment's leases; null when it read them. */
-  unread: string | null;
+  /** Why this environment has no known count, and what of it is not known; null when it was read. */
+  unread: UnreadEnvironment | null;
   counts: Record<Headline, number>;
   total: number;
   flagged: number;
@@ -56,7 +55,7 @@ function add(into: Record<Headline, number>, from: Record<Headline, number>): vo
   for (const headline of HEADLINES) into[headline] += from[headline] ?? 0;
 }
 
-function node(environment: EnvironmentRef, unread: string | null): EnvironmentNode {
+function node(environment: EnvironmentRef, unread: UnreadEnvironment | null): EnvironmentNode {
   const counts = { ...zero(), ...environment.counts };
   const total = HEADLINES.reduce((sum, headline) => sum + counts[headline], 0);
   const flagged = FLAGGED.reduce((sum, headline) => sum + counts[headline], 0);
@@ -140,17 +139,11 @@ export interface UnlistedEnvironmentNote {
 /**
  * The sources whose gaps may hide only environments they did not list (a key shown no company, an
  * environment entry whose id cannot be read): the environments shown keep their counts, so this is the
- * one place that says the source may hold others.
+ * one place that says the source may hold others. Main counts them over every gap, listed in the view
+ * or not.
  */
-export function unlistedEnvironmentNotes(view: Pick<InventoryView, "gaps">): UnlistedEnvironmentNote[] {
-  const notes = new Map<string, UnlistedEnvironmentNote>();
-  for (const gap of view.gaps) {
-    if (gapScope(gap) !== "unlisted-environments") continue;
-    const note = notes.get(gap.source);
-    if (note) note.count += 1;
-    else notes.set(gap.source, { source: gap.source, message: gap.message, count: 1 });
-  }
-  return [...notes.values()];
+export function unlistedEnvironmentNotes(view: Pick<InventoryView, "unread">): UnlistedEnvironmentNote[] {
+  return view.unread.unlistedEnvironments.map((note) => ({ ...note }));
 }
 
 /** An account the config names: a credential and the origin it lists. */
