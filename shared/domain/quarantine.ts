@@ -59,6 +59,11 @@ export const QuarantineSchema = z.object({
   claimedBy: z.string().nullable(),
   /** A forced destroy is quarantined only with its sandbox id typed back; the due destroy carries it. */
   confirmedBy: z.enum(["click", "typed-id"]),
+  /**
+   * True when that typed id was a kept marker proof's (the janitor's), not a person's: the proof may stop
+   * proving before the destroy is due, so the due destroy reads it again. Absent in records made before.
+   */
+  confirmedByProof: z.boolean().optional(),
   planId: z.string().nullable(),
   jobId: z.string().nullable(),
   operator: z.string(),
@@ -123,7 +128,12 @@ export function quarantineUnread(
 
 /** Why a due quarantine waits while `gap` stands, in the operator's words. */
 export function unreadHoldSentence(gap: SourceGap): string {
-  return `a part of the sources that could not be read may name its sandbox, as a live lease on it (${gapInWords(gap)})`;
+  return unreadPartHoldSentence(gapInWords(gap));
+}
+
+/** The same, for a part named in words only (`gapInWords`), as a plan item's caution names it. */
+export function unreadPartHoldSentence(part: string): string {
+  return `a part of the sources that could not be read may name its sandbox, as a live lease on it (${part})`;
 }
 
 /** "3 h 20 min", "12 min", "due now": how long until a quarantine's destroy. */

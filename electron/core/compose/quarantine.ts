@@ -10,6 +10,7 @@ import type { SecretStore } from "../config/secrets.js";
 import type { MarkerService } from "../markers/index.js";
 import { sandboxProofEvidence } from "../markers/proof-evidence.js";
 import {
+  proofNowByPolicyPlan,
   type QuarantineScheduler,
   QuarantineService,
   type QuarantineStore,
@@ -75,6 +76,11 @@ export function openQuarantine(deps: {
     openClient: (credential) => quarantineClients(deps.config(), deps.secrets, deps.client)(credential),
     operator: currentOperator(deps.config().operator),
     proofFor: (sandbox) => sandboxProofEvidence(deps.markers, sandbox),
+    proofNow: proofNowByPolicyPlan({
+      policyPlan: (input) => deps.inventory.policyPlan(input),
+      markers: deps.markers,
+      now: () => new Date(),
+    }),
   });
   let scheduler: QuarantineScheduler | null = null;
   if (deps.schedule) {

@@ -366,6 +366,8 @@ async function quarantineRule(deps: JanitorDeps, rule: RulePlan, context: RuleCo
           }
         : { untracked: [{ sandboxId: target.sandboxId, origin: target.origin }] }),
       confirmSandboxIds: confirm && target.sandboxId !== null ? [target.sandboxId] : [],
+      // Confirmed by the proof, not a person: the due destroy reads the proof again.
+      proofConfirmedSandboxIds: confirm && target.sandboxId !== null ? [target.sandboxId] : [],
     });
     const outcome = outcomes[0];
     if (outcome?.ok) {

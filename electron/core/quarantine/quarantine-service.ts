@@ -13,6 +13,7 @@ import {
   quarantineClaim,
   quarantineUnread,
   unreadHoldSentence,
+  unreadPartHoldSentence,
 } from "../../../shared/domain/quarantine.js";
 import { type ClaimHolder, claimKey, type SandboxClaims, type SandboxRef } from "../actions/claims/claims.js";
 import type { ActionEngine } from "../actions/engine.js";
@@ -23,8 +24,10 @@ import { isCreateosError } from "../createos/errors.js";
 import { CoreError, isCoreError } from "../errors/core-error.js";
 import type { ProvenSandbox } from "../markers/proof-evidence.js";
 import { recheckBeforePause } from "./pause-recheck.js";
+import type { ProofNow } from "./proof-now.js";
 import { type QuarantineAuditOutcome, quarantineAuditRecord } from "./quarantine-audit.js";
 import type { OpenQuarantineCursor, QuarantineStore } from "./quarantine-store.js";
+import { unreadPartOnly } from "./unread-part.js";
 
 export interface QuarantineRequest {
   /**
@@ -41,6 +44,11 @@ export interface QuarantineRequest {
   hours: number;
   /** Forced destroys (the plugin would not act on them) are quarantined only with their ids typed back. */
   confirmSandboxIds?: readonly string[];
+  /**
+   * Of those, the ones a kept marker proof confirmed rather than a person (the janitor's): their due
+   * destroys read the proof again, and go ahead only if it still proves.
+   */
+  proofConfirmedSandboxIds?: readonly string[];
 }
 
 export type QuarantineOutcome =
@@ -70,6 +78,11 @@ export interface QuarantineServiceDeps {
   now?: () => Date;
   /** The latest marker proof of a sandbox, kept in each quarantine audit entry. */
   proofFor?: (sandbox: ProvenSandbox) => Record<string, unknown> | null;
+  /**
+   * The kept marker proof of a quarantine a proof confirmed, read as a forced destroy's is read now
+   * (`readProof`). Absent, such a quarantine's due destroy is never sent.
+   */
+  proofNow?: (quarantine: Quarantine) => Promise<ProofNow>;
   /** How a pass waits for a pause it sent to land before it judges anything on the sandbox. */
   pauseLanding?: PauseLanding;
   /** How many open quarantines a pass reads at a time (it reads them all, page after page). */
@@ -115,8 +128,9 @@ export interface QuarantinePass {
    * The waiting quarantines whose claims the pass could not read, because the inventory could not be
    * read: none was cancelled or destroyed, and whether any is held or due to go is unknown. `because` is
    * the failure as raised, unredacted: whoever shows it passes it through the core's redactor. With
-   * `partUnread`, the inventory was read but the due ones counted wait on a part of it that was not, which
-   * may name their sandboxes (`quarantineUnread`); `because` says which part.
+   * `partUnread`, the inventory was read but the due ones counted wait on a part of it that was not, or
+   * of the scan their destroy was planned over, which may name their sandboxes (`quarantineUnread`, the
+   * plan item's caution); `because` says which part.
    */
   unjudged: { count: number; because: string; partUnread?: true } | null;
 }
@@ -132,6 +146,8 @@ export const QUARANTINE_MESSAGES = {
   alreadyQuarantined: "This sandbox is already quarantined.",
   override:
     "A lease holds this sandbox (or shares it): a quarantine never overrides that, so it was not paused.",
+  unreadPart: (part: string) =>
+    `A part of the sources that could not be read may name this sandbox, as a live lease on it (${part}): a quarantine never overrides that, so it was not paused; quarantine it once that part is read.`,
   notConfirmed:
     "This would be a forced destroy: type its sandbox id back to quarantine it. Nothing was paused.",
   changedSinceJudged:
@@ -147,6 +163,7 @@ export const QUARANTINE_MESSAGES = {
     "When due, the row no longer named this sandbox (or it was no longer untracked), so nothing was destroyed.",
   forcedNow:
     "When due, this destroy had become a forced one, which the quarantine was not confirmed for; kept.",
+  proofNoLonger: "When due, the marker proof that confirmed this forced destroy no longer proved it; kept.",
   notConfirmedGone: "The destroy was sent but CreateOS did not confirm it; look at the sandbox.",
   destroying: "Its destroy is under way; it can no longer be cancelled.",
   noClient: "No usable key for this sandbox's credential, so it could not be reached.",
@@ -209,6 +226,7 @@ export class QuarantineService {
     const selections = await this.#selections(request.leases ?? [], request.untracked ?? []);
     const outcomes: QuarantineOutcome[] = [];
     const typed = new Set(request.confirmSandboxIds ?? []);
+    const proven = new Set(request.proofConfirmedSandboxIds ?? []);
     const named = new Map((request.leases ?? []).map((lease) => [lease.leaseId, lease]));
     const wanted = (item: PlanItem) => {
       const sourceId = item.leaseId === null ? undefined : named.get(item.leaseId)?.sourceId;
@@ -233,7 +251,7 @@ export class QuarantineService {
           });
           continue;
         }
-        outcomes.push(await this.#quarantineItem(item, request.hours, typed, plan.planId));
+        outcomes.push(await this.#quarantineItem(item, request.hours, { typed, proven }, plan.planId));
       }
     }
     return outcomes;
@@ -322,7 +340,7 @@ export class QuarantineService {
         continue;
       }
       // Claimed first: of two schedulers on one store, one plans and sends the destroy.
-      moved.push(...(await this.#step(quarantine, "waiting", (fresh) => this.#destroyDue(fresh))));
+      moved.push(...(await this.#step(quarantine, "waiting", (fresh) => this.#destroyDue(fresh, heldBy))));
     }
     if (heldBy.length > 0)
       return { moved, unjudged: { count: heldBy.length, because: heldBy[0]!, partUnread: true } };
@@ -429,7 +447,7 @@ export class QuarantineService {
   async #quarantineItem(
     item: PlanItem,
     hours: number,
-    typed: ReadonlySet<string>,
+    confirmed: { typed: ReadonlySet<string>; proven: ReadonlySet<string> },
     checkPlanId: string,
   ): Promise<QuarantineOutcome> {
     const refuse = (reason: string, message: string): QuarantineOutcome => ({
@@ -445,9 +463,11 @@ export class QuarantineService {
     if (item.sandboxId === null || item.origin === null || item.credential === null) {
       return refuse("no-sandbox-id", "There is no sandbox to quarantine.");
     }
+    const unread = unreadPartOnly(item);
+    if (unread !== null) return refuse("unread-part", QUARANTINE_MESSAGES.unreadPart(unread));
     if (item.requiresOverride) return refuse("in-use", QUARANTINE_MESSAGES.override);
     const forced = item.confirmation === "typed-id";
-    if (forced && !typed.has(item.sandboxId))
+    if (forced && !confirmed.typed.has(item.sandboxId))
       return refuse("not-confirmed", QUARANTINE_MESSAGES.notConfirmed);
     // With no client nothing is sent: the pause records why the quarantine failed.
     const client = await this.#client(item.credential);
@@ -481,6 +501,7 @@ export class QuarantineService {
       message: null,
       claimedBy: null,
       confirmedBy: forced ? "typed-id" : "click",
+      ...(forced && confirmed.proven.has(item.sandboxId) ? { confirmedByProof: true } : {}),
       planId: null,
       jobId: null,
       operator: this.#deps.operator.name,
@@ -583,7 +604,12 @@ export class QuarantineService {
     return [waiting];
   }
 
-  async #destroyDue(quarantine: Quarantine): Promise<Quarantine[]> {
+  /**
+   * Plans and starts the due destroy. One that waits on a part of the sources the plan's scan could not
+   * read is left waiting, and why is added to `held` (a destroy planned again after a restart adds
+   * nothing: the pass judges it again among the waiting ones).
+   */
+  async #destroyDue(quarantine: Quarantine, held: string[] = []): Promise<Quarantine[]> {
     const selection: ActionSelection =
       quarantine.leaseId === null
         ? { kind: "untracked", credential: quarantine.credential, sandboxIds: [quarantine.sandboxId] }
@@ -621,10 +647,35 @@ export class QuarantineService {
         item.skipMessage ?? "Refused.",
       );
     }
+    // A part not read since the pass's own read: the destroy waits for it as for one read then, not kept.
+    const unread = unreadPartOnly(item);
+    if (unread !== null) {
+      held.push(unreadPartHoldSentence(unread));
+      return [];
+    }
     if (item.requiresOverride)
       return this.#end(quarantine, ["waiting"], "kept", "in-use", QUARANTINE_MESSAGES.override);
     if (item.confirmation === "typed-id" && quarantine.confirmedBy !== "typed-id") {
       return this.#end(quarantine, ["waiting"], "kept", "not-confirmed", QUARANTINE_MESSAGES.forcedNow);
+    }
+    // The proof that confirmed it was read over an earlier scan: a row recording its marker may have
+    // started a lease since, or a part that may hold one gone unread. It is read again over this one.
+    if (item.confirmation === "typed-id" && quarantine.confirmedByProof === true) {
+      let reading: ProofNow;
+      try {
+        reading = await this.#proofNow(quarantine);
+      } catch {
+        // Not read now: it stays due, and the proof is read again on the next pass.
+        return [];
+      }
+      if (!reading.proves)
+        return this.#end(
+          quarantine,
+          ["waiting"],
+          "kept",
+          "needs-marker-proof",
+          `${QUARANTINE_MESSAGES.proofNoLonger} ${reading.message}`,
+        );
     }
     // Journalled before the job exists, so a restart looks for this plan's job rather than planning again.
     const destroying = await this.#deps.store.update(quarantine.quarantineId, ["waiting"], {
@@ -754,6 +805,16 @@ export class QuarantineService {
         isCreateosError(error) ? error.message : "CreateOS could not be asked to resume the sandbox.",
       );
     }
+  }
+
+  #proofNow(quarantine: Quarantine): Promise<ProofNow> {
+    const read = this.#deps.proofNow;
+    if (read !== undefined) return read(quarantine);
+    return Promise.resolve({
+      proves: false,
+      message:
+        "No kept marker proof is read where this quarantine is judged, so the proof could not be read again.",
+    });
   }
 
   async #client(credential: string): Promise<CreateosClient | null> {
