@@ -119,6 +119,11 @@ describe("what a repair fixes, and what it refuses", () => {
       input(meta({ environmentId: OTHER_ENV_ID }), {}, { partialMetadata: true }),
       "partial-metadata",
     ],
+    [
+      "a row whose environment its source could not read",
+      input({ marker: MARKER }, { environment: null }, { environmentUnread: true }),
+      "environment-unread",
+    ],
   ])("refuses %s", (_, given, reason) => {
     const repair = computeLeaseRepair(given);
     expect(repair.ok).toBe(false);

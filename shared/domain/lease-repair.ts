@@ -39,6 +39,7 @@ export const REPAIR_REFUSALS = [
   "not-a-paperclip-row",
   "cleanup-in-flight",
   "partial-metadata",
+  "environment-unread",
 ] as const;
 export type RepairRefusalReason = (typeof REPAIR_REFUSALS)[number];
 
@@ -147,6 +148,13 @@ export function computeLeaseRepair(input: RepairInput): RepairOutcome {
     return refuse(
       "orphan-row",
       "The row names no environment (it was deleted), so there is no environment to repair it for.",
+    );
+  }
+  // The environment's config is what a repair fills the lost fields from, and what it is judged against.
+  if (lease.environmentUnread === true) {
+    return refuse(
+      "environment-unread",
+      `The source could not read this row's environment (${lease.environmentId}), so what the plugin would accept for it is not known; repair it once the environment reads.`,
     );
   }
   if (lease.updatedAt === null) {
