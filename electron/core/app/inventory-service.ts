@@ -629,7 +629,8 @@ export class InventoryService {
       config: context.config,
       at: accepted.summary.generatedAt,
       origins: accepted.summary.origins,
-      gaps: accepted.view.gaps,
+      // Every gap, not the view's first 200: a source whose gaps all come after them was read partly too.
+      gaps: accepted.summary.gaps,
       previous: this.#scanStatus,
       previousShown: shownBefore,
     });

@@ -16,6 +16,7 @@ export function scannedStatus(input: {
   config: LeasekeeperConfig;
   at: string;
   origins: readonly OriginHealth[];
+  /** Every gap of the scan, not the view's first ones. */
   gaps: readonly SourceGap[];
   previous: ScanStatus | null;
   /** The inventory shown before this one, for when a failing credential last listed. */
@@ -39,17 +40,18 @@ export function scannedStatus(input: {
       lastGoodAt,
     };
   });
+  const gapsOf = gapsBySource(input.gaps);
   const sources = input.config.sources.map((source): SourceRead => {
-    const gaps = input.gaps.filter((gap) => gap.source === source.id);
+    const gaps = gapsOf.get(source.id);
     return {
       sourceId: source.id,
       kind: source.kind,
       at,
-      outcome: gaps.length === 0 ? "complete" : "partial",
+      outcome: gaps === undefined ? "complete" : "partial",
       message:
-        gaps.length === 0
+        gaps === undefined
           ? null
-          : `${capitalized(whereRead(source))} was not read completely: ${clip(gaps[0]!.message)}${gaps.length > 1 ? ` (and ${gaps.length - 1} more)` : ""}`,
+          : `${capitalized(whereRead(source))} was not read completely: ${clip(gaps.first.message)}${gaps.count > 1 ? ` (and ${gaps.count - 1} more)` : ""}`,
     };
   });
   const failedListing = listings.find((listing) => listing.outcome === "failed");
@@ -63,6 +65,17 @@ export function scannedStatus(input: {
     sources,
     listings,
   };
+}
+
+/** Each source's first gap and how many it has, in one pass: a ledger may hold thousands of bad entries. */
+function gapsBySource(gaps: readonly SourceGap[]): Map<string, { first: SourceGap; count: number }> {
+  const bySource = new Map<string, { first: SourceGap; count: number }>();
+  for (const gap of gaps) {
+    const seen = bySource.get(gap.source);
+    if (seen === undefined) bySource.set(gap.source, { first: gap, count: 1 });
+    else seen.count += 1;
+  }
+  return bySource;
 }
 
 /** After a scan that made no inventory (a source could not be read): the last good one stays shown. */
