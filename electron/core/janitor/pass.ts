@@ -16,10 +16,9 @@ import { CoreError } from "../errors/core-error.js";
 import type { PolicyPlanInput } from "../inventory/worker/protocol.js";
 import type { MarkerService } from "../markers/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
-import { failureRun } from "./failure-run.js";
-import { noteTaken, readLastPass, readTaken, writeLastPass } from "./pass-state.js";
+import { finishPass } from "./finish-pass.js";
+import { noteTaken, readLastPass, readTaken } from "./pass-state.js";
 import type { HeldInventory } from "./plan-unread.js";
-import { sendWebhook, webhookNotice } from "./webhook.js";
 
 /**
  * One pass of a policy, through the same path as the operator's screen: a fresh scan, `planPass` over it
@@ -179,24 +178,7 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
     }
   }
   report.counts = countResults(report, previous);
-  Object.assign(report, failureRun(previous, report));
-  if (report.stopped === null && options.policy.webhook !== undefined) {
-    const notice = webhookNotice(report);
-    if (notice.send) {
-      report.webhook = await sendWebhook(options.policy.webhook.url, report, {
-        redact: deps.redact,
-        ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
-        ...(deps.webhookTimeoutMs === undefined ? {} : { timeoutMs: deps.webhookTimeoutMs }),
-      });
-      // Taken only when the receiver said so: a failure it could not take is sent again next pass.
-      if (report.webhook.sent && report.failing && report.error !== null)
-        report.failing.told = { reason: report.error, at: report.startedAt };
-    } else if (notice.skipped !== null) {
-      report.webhook = { sent: false, status: null, error: null, skipped: notice.skipped };
-    }
-  }
-  report.finishedAt = now().toISOString();
-  await writeLastPass(deps.dataDir, report);
+  await finishPass(deps, report, previous, options.policy.webhook?.url);
   deps.metrics?.recordPolicyPass(passOutcome(report));
   return report;
 }
