@@ -5,7 +5,8 @@ import { expect, test } from "../support/leasekeeper.js";
 import { openConsole, ownWorld } from "./operator.js";
 
 // The inventory view lists the first MAX_PROBLEMS_IN_VIEW parts not read. An environment only a later
-// part names is not read all the same: the sidebar says so, and gives it no count.
+// part names is not read all the same: the sidebar says so, and gives it no count; the total of every
+// environment, which adds the leases read, says it is a lower bound.
 
 const world = ownWorld({ size: 60, transitionMs: 30 });
 
@@ -49,6 +50,8 @@ test("the sidebar says an environment was not read when only a part past the fir
     await openConsole(page, world());
     await expect(entry(later)).toBeVisible();
     await expect(entry(later).getByTestId("sidebar-environment-unread")).toHaveCount(0);
+    const allTotal = page.getByTestId("sidebar-all").locator(".sb-total");
+    await expect(allTotal).toHaveText(/^[\d,]+$/);
 
     writeFileSync(file, JSON.stringify({ ...ledger, leases: [...ledger.leases, ...added] }));
     await page.getByTestId("refresh").click();
@@ -63,6 +66,11 @@ test("the sidebar says an environment was not read when only a part past the fir
       `leases[${ledger.leases.length + MAX_PROBLEMS_IN_VIEW}] could not be read`,
     );
     await expect(entry(later).getByTestId("sidebar-count")).toHaveCount(0);
+    // "All environments" adds the leases read: with some not read, its total is a lower bound and says so.
+    await expect(allTotal).toHaveText(/^[\d,]+\+ at least; a source could not read every lease$/);
+    await expect(allTotal).toHaveAttribute("data-counted", "false");
+    for (const count of await page.getByTestId("sidebar-all").getByTestId("sidebar-count").all())
+      await expect(count.locator(".count")).toHaveText(/^[\d,]+\+$/);
   } finally {
     writeFileSync(file, original);
   }

@@ -8,13 +8,15 @@ interface BadgeProps {
   tone: Tone;
   label: string;
   count?: number;
+  /** The count is of what was read, and more may exist: it reads "N+". */
+  atLeast?: boolean;
   plain?: boolean;
   title?: string;
   testId?: string;
 }
 
 /** A coloured pill that always carries its meaning in text as well (never colour alone). */
-export function Badge({ tone, label, count, plain, title, testId }: BadgeProps) {
+export function Badge({ tone, label, count, atLeast, plain, title, testId }: BadgeProps) {
   return (
     <span
       className={`badge tone-${tone}${plain ? " badge-plain" : ""}`}
@@ -23,7 +25,12 @@ export function Badge({ tone, label, count, plain, title, testId }: BadgeProps) 
       data-tone={tone}
     >
       <Text value={label} title={false} />
-      {count !== undefined && <span className="count">{formatCount(count)}</span>}
+      {count !== undefined && (
+        <span className="count">
+          {formatCount(count)}
+          {atLeast && "+"}
+        </span>
+      )}
     </span>
   );
 }

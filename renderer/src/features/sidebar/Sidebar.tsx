@@ -21,6 +21,7 @@ import {
   unlistedEnvironmentNotes,
   untrackedNodes,
 } from "./build-tree";
+import { totalWords } from "./total-words";
 import "./sidebar.css";
 
 const NO_ACCOUNTS: readonly ConfiguredAccount[] = [];
@@ -33,8 +34,21 @@ const VIEWS: Array<[View, string]> = [
   ["settings", "Settings"],
 ];
 
-function HeadlineCounts({ counts, total }: { counts: EnvironmentNode["counts"]; total: number }) {
+/**
+ * The headline counts and the total of leases. `complete` false: they add only the leases read, so each
+ * reads as a lower bound ("N+"), and the total says why.
+ */
+function HeadlineCounts({
+  counts,
+  total,
+  complete = true,
+}: {
+  counts: EnvironmentNode["counts"];
+  total: number;
+  complete?: boolean;
+}) {
   const flagged = FLAGGED_HEADLINES.filter((headline) => counts[headline] > 0);
+  const words = totalWords(total, complete);
   return (
     <span className="sb-counts">
       {flagged.map((headline) => (
@@ -43,12 +57,16 @@ function HeadlineCounts({ counts, total }: { counts: EnvironmentNode["counts"]; 
           tone={headline}
           label={headline}
           count={counts[headline]}
+          atLeast={!complete}
           testId="sidebar-count"
         />
       ))}
-      {flagged.length === 0 && <Badge tone="ok" label="ok" count={counts.ok} testId="sidebar-count" />}
-      <span className="sb-total muted" title={`${total} leases`}>
-        {formatCount(total)}
+      {flagged.length === 0 && (
+        <Badge tone="ok" label="ok" count={counts.ok} atLeast={!complete} testId="sidebar-count" />
+      )}
+      <span className="sb-total muted" title={words.title} data-counted={complete}>
+        {words.text}
+        {words.unread !== null && <span className="visually-hidden"> {words.unread}</span>}
       </span>
     </span>
   );
@@ -113,7 +131,7 @@ export function Sidebar() {
               onClick={() => setScope({ kind: "all" })}
             >
               <span className="sb-name">All environments</span>
-              <HeadlineCounts counts={tree.totals} total={total} />
+              <HeadlineCounts counts={tree.totals} total={total} complete={tree.totalsComplete} />
             </button>
             {tree.companies.map((company) => (
               <div key={company.companyId} className="sb-group" data-testid="sidebar-company">

@@ -229,6 +229,49 @@ describe("unlistedEnvironmentNotes", () => {
   });
 });
 
+describe("buildTree's totals with a part not read", () => {
+  const gap = { source: "s", origin: null, message: "leases[3] could not be read", environmentId: "e3" };
+
+  it("says a company's total is not whole when one of its environments was not read", () => {
+    const tree = buildTree(withGaps(view, [gap]));
+    const company = (id: string) => tree.companies.find((node) => node.companyId === id)!;
+    expect(company("co-a")).toMatchObject({ total: 1, complete: false });
+    // The other companies' environments were all read: their totals stand.
+    expect(company("co-b")).toMatchObject({ total: 9, complete: true });
+    expect(tree.totalsComplete).toBe(false);
+  });
+
+  it("says a company's total is not whole when only the count of one of its environments is not known", () => {
+    const tree = buildTree(
+      withGaps(view, [{ source: "s", origin: null, message: "leases[3] could not be read" }]),
+    );
+    expect(tree.companies.every((company) => !company.complete)).toBe(true);
+    expect(tree.totalsComplete).toBe(false);
+  });
+
+  it("says the totals are not whole when a gap names an environment the view has no entry for", () => {
+    const tree = buildTree(withGaps(view, [{ ...gap, environmentId: "e-not-listed" }]));
+    expect(tree.companies.every((company) => company.complete)).toBe(true);
+    expect(tree.totalsComplete).toBe(false);
+  });
+
+  it("says the totals are not whole when a source may hold environments not shown", () => {
+    const tree = buildTree(
+      withGaps(view, [
+        { source: "s", origin: null, message: "environments[1] could not be read", unlistedOnly: true },
+      ]),
+    );
+    expect(tree.companies.every((company) => company.complete)).toBe(true);
+    expect(tree.totalsComplete).toBe(false);
+  });
+
+  it("says every total is whole when nothing was left unread", () => {
+    const tree = buildTree(view);
+    expect(tree.companies.every((company) => company.complete)).toBe(true);
+    expect(tree.totalsComplete).toBe(true);
+  });
+});
+
 describe("buildTree with a gap naming no environment", () => {
   it("shows each environment of that source as not read, and keeps the counts of the others", () => {
     const other = { ...view.environments[0]!, sourceId: "t", environmentId: "e9", name: "Other" };

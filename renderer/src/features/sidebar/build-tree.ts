@@ -25,6 +25,8 @@ export interface CompanyNode {
   environments: EnvironmentNode[];
   counts: Record<Headline, number>;
   total: number;
+  /** False when one of its environments was not read or has no known count: its counts are of what was read. */
+  complete: boolean;
 }
 
 export interface UntrackedNode {
@@ -78,6 +80,8 @@ function node(environment: EnvironmentRef, unread: UnreadEnvironment | null): En
 export function buildTree(view: InventoryView): {
   companies: CompanyNode[];
   totals: Record<Headline, number>;
+  /** False when a source could not read every lease: the totals are of the leases read. */
+  totalsComplete: boolean;
 } {
   const byCompany = new Map<string, Map<string, EnvironmentNode>>();
   const names = new Map<string, string>();
@@ -118,6 +122,7 @@ export function buildTree(view: InventoryView): {
       environments: list,
       counts,
       total: list.reduce((sum, e) => sum + e.total, 0),
+      complete: list.every((environment) => environment.unread === null),
     };
   });
   // The shared environments first, then the companies by the name shown.
@@ -125,7 +130,9 @@ export function buildTree(view: InventoryView): {
     (a, b) =>
       Number(b.shared) - Number(a.shared) || (a.name ?? a.companyId).localeCompare(b.name ?? b.companyId),
   );
-  return { companies, totals };
+  // Every gap may hide a lease: one of an environment shown, or of one not shown (named by a gap the view
+  // has no entry for, or not listed at all), which no company's total can count either.
+  return { companies, totals, totalsComplete: view.gapCount === 0 };
 }
 
 /** A source that may hold environments the sidebar does not show, with the first gap that says so. */
