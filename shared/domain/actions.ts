@@ -80,6 +80,13 @@ export const ForcedReasonSchema = z.object({
 });
 export type ForcedReason = z.infer<typeof ForcedReasonSchema>;
 
+/**
+ * Why an action needs the override: a run using the sandbox, a login session on it, another live row
+ * naming it, or a part of the sources not read that may name it (the plan's own, never a verdict's).
+ */
+export const OVERRIDE_REASONS = ["in-use", "login-session", "shared", "unread-part"] as const;
+export type OverrideReason = (typeof OVERRIDE_REASONS)[number];
+
 export const PlanItemSchema = z.object({
   itemId: z.string(),
   /** null for an untracked sandbox, which no lease row names. */
@@ -107,6 +114,13 @@ export const PlanItemSchema = z.object({
    * override, with the part; absent otherwise (and in plans made before it was said).
    */
   caution: z.string().optional(),
+  /**
+   * Why the item needs the override, as a code (the caution and the skip sentence are its words); null
+   * when it needs none. Absent in plans made before it was said.
+   */
+  overrideReason: z.enum(OVERRIDE_REASONS).nullable().optional(),
+  /** With `caution`: the part of the sources not read that may name the sandbox, as the scan's gap says it. */
+  unreadPart: z.object({ source: z.string(), message: z.string() }).optional(),
   verdict: VerdictSnapshotSchema,
   /** Hash of row metadata, status, cleanup fields and provider status at plan time. */
   fingerprint: z.string(),

@@ -33,6 +33,6 @@ export function unreadRowsAt(gaps: readonly SourceGap[]): UnreadRowsAt {
 }
 
 /** What a sentence that leaves a sandbox alone for `gap` says of it: which source, and what it could not read. */
-export function gapInWords(gap: SourceGap): string {
+export function gapInWords(gap: Pick<SourceGap, "source" | "message">): string {
   return `${gap.source}: ${gap.message}`;
 }

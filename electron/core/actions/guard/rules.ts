@@ -1,4 +1,4 @@
-import type { ActionEffect } from "../../../../shared/domain/actions.js";
+import type { ActionEffect, OverrideReason } from "../../../../shared/domain/actions.js";
 import { REFUSAL_MESSAGES } from "../../../../shared/domain/allowed-actions.js";
 import {
   type ActionKind,
@@ -41,8 +41,7 @@ export interface UntrackedFacts {
   status: string;
 }
 
-/** `unread-part`: a part of the sources not read may name the sandbox (the plan's own, never a verdict's). */
-export type OverrideReason = "in-use" | "login-session" | "shared" | "unread-part";
+export type { OverrideReason };
 
 export type ItemDecision =
   | {

@@ -224,6 +224,11 @@ describe("destroy", () => {
       );
       expect(built.plan.counts.needsOverride).toBe(1);
       expect(built.frozen[0]!.overrideReason).toBe("unread-part");
+      // The reason and the part as the scan's gap gives them, for whoever acts on the item rather than reads it.
+      expect(built.plan.items[0]).toMatchObject({
+        overrideReason: "unread-part",
+        unreadPart: { source: "ledger", message: "leases[1] could not be read" },
+      });
       // Run without the override, the item is skipped with the sentence.
       expect(
         gateItem(built.plan.items[0]!, {
@@ -252,6 +257,7 @@ describe("destroy", () => {
         operator: "ops",
       });
       expect(built.frozen[0]!.overrideReason).toBe("in-use");
+      expect(built.plan.items[0]!.overrideReason).toBe("in-use");
       expect(built.plan.items[0]!.caution).toContain(REFUSAL_MESSAGES.unreadPart);
     });
   });

@@ -96,6 +96,7 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
     const item = leaseItem(nextId(), classified, decision);
     if (unread !== null && decision.decision === "do") {
       item.caution = `${REFUSAL_MESSAGES.unreadPart} (${gapInWords(unread)})`;
+      item.unreadPart = { source: unread.source, message: unread.message };
     }
     item.companyName = names.company(item.companyId);
     if (isForced(item)) item.forcedBecause = forcedReasonsOfLease(classified, names);
@@ -160,6 +161,11 @@ export function buildPlan(input: PlanBuildInput): BuiltPlan {
     item.environmentName = scrub(item.environmentName);
     if (item.companyName !== undefined) item.companyName = scrub(item.companyName);
     if (item.caution !== undefined) item.caution = scrub(item.caution) ?? undefined;
+    if (item.unreadPart !== undefined)
+      item.unreadPart = {
+        source: withoutSecrets(item.unreadPart.source, secrets),
+        message: withoutSecrets(item.unreadPart.message, secrets),
+      };
     item.forcedBecause = item.forcedBecause?.map((reason) => ({
       ...reason,
       recorded: scrub(reason.recorded),
@@ -347,7 +353,13 @@ function missingItem(itemId: string, leaseId: string | null, sandboxId: string |
 
 type DecisionFields = Pick<
   PlanItem,
-  "decision" | "effect" | "confirmation" | "requiresOverride" | "skipReason" | "skipMessage"
+  | "decision"
+  | "effect"
+  | "confirmation"
+  | "requiresOverride"
+  | "overrideReason"
+  | "skipReason"
+  | "skipMessage"
 >;
 
 function decisionFields(decision: ItemDecision): DecisionFields {
@@ -357,6 +369,7 @@ function decisionFields(decision: ItemDecision): DecisionFields {
     effect: decision.effect,
     confirmation: decision.confirmation,
     requiresOverride: decision.overrideReason !== null,
+    overrideReason: decision.overrideReason,
     skipReason: null,
     skipMessage: null,
   };
@@ -368,6 +381,7 @@ function skipFields(refusal: Refusal): DecisionFields {
     effect: null,
     confirmation: null,
     requiresOverride: false,
+    overrideReason: null,
     skipReason: refusal.reason,
     skipMessage: refusal.message,
   };
