@@ -17,6 +17,7 @@ afterEach(async () => {
 });
 
 const ENV = { id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false };
+const OTHER_ENV = { id: "env-2", name: "Builders", companyId: "company-1", reuseLease: false };
 
 const DESTROY = { name: "destroy-leases", select: { environment: ["env-1"] }, action: "destroy" };
 const QUARANTINE = { ...DESTROY, name: "quarantine-leases", action: "quarantine", quarantineHours: 24 };
@@ -57,9 +58,9 @@ async function passOverNewerScans(w: World, between: () => void, rule: Record<st
         },
         // The quarantine service plans with the engine itself, over a scan of its own.
         quarantine: {
-          quarantine: async (request) => {
+          quarantine: async (request, judge) => {
             first();
-            return service.quarantine(request);
+            return service.quarantine(request, judge);
           },
           listAllOpen: () => service.listAllOpen(),
           runDue: () => service.runDue(),
@@ -124,6 +125,50 @@ describe("a janitor pass whose engine plans over a newer scan", () => {
     expect(await w.statusOf("sb-other"), "the sandbox the row came to name").toBe("running");
     expect(outcomes(report)).toEqual([["sb-a", "skipped", "changed-since-judged"]]);
   }, 120_000);
+
+  it("does not pause a sandbox its quarantine rule no longer selects in the newer scan", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }],
+      environments: [ENV, OTHER_ENV],
+      leases: [{ id: "lease-a", environmentId: "env-1", sandboxId: "sb-a" }],
+    });
+    const w = world;
+    // The row moves to an environment the rule does not select; it still names the same sandbox at the
+    // same origin, so only the rule's own condition tells it apart.
+    const report = await passOverNewerScans(
+      w,
+      () => {
+        const row = w.ledger.leases.find((candidate) => candidate.id === "lease-a")!;
+        row.environmentId = "env-2";
+        (row.metadata as Record<string, unknown>).environmentId = "env-2";
+        w.writeLedger();
+      },
+      QUARANTINE,
+    );
+    expect(report.error).toBeNull();
+    expect(report.plan?.rules[0]?.selected.map((item) => item.target.sandboxId)).toEqual(["sb-a"]);
+    expect(outcomes(report)).toEqual([["sb-a", "skipped", "changed-since-judged"]]);
+    expect(report.results[0]?.message).toContain("the policy does not select this as it did");
+    expect(await w.statusOf("sb-a"), "the sandbox the rule no longer selects").toBe("running");
+  }, 120_000);
+
+  it("pauses each row of a quarantine rule that every newer scan reads as the pass judged it", async () => {
+    world = await buildWorld({
+      sandboxes: [{ id: "sb-a" }, { id: "sb-b" }],
+      environments: [ENV],
+      leases: [
+        { id: "lease-a", environmentId: "env-1", sandboxId: "sb-a" },
+        { id: "lease-b", environmentId: "env-1", sandboxId: "sb-b" },
+      ],
+    });
+    const report = await passOverNewerScans(world, () => undefined, QUARANTINE);
+    expect(outcomes(report).sort()).toEqual([
+      ["sb-a", "done", null],
+      ["sb-b", "done", null],
+    ]);
+    expect(await world.statusOf("sb-a")).toBe("paused");
+    expect(await world.statusOf("sb-b")).toBe("paused");
+  }, 180_000);
 
   it("acts on a row the newer scan reads as the pass judged it", async () => {
     world = await buildWorld({

@@ -218,7 +218,7 @@ interface RuleContext {
 
 async function runRule(deps: JanitorDeps, options: PassOptions, rule: RulePlan, context: RuleContext) {
   if (rule.action === "quarantine" && options.act) {
-    await quarantineRule(deps, rule, context);
+    await quarantineRule(deps, options.policy, rule, context);
     return;
   }
   // The guard's own plan, per selection; a quarantine's dry run plans the destroy it would end in.
@@ -310,7 +310,7 @@ function sameTarget(a: PassItem["target"], b: PassItem["target"]): boolean {
 
 function changedSinceJudged(
   selectedNow: readonly PassItem[] | null,
-): Pick<PassResult, "outcome" | "reason" | "message"> {
+): Pick<PassResult, "outcome"> & { reason: string; message: string } {
   return {
     outcome: "skipped",
     reason: "changed-since-judged",
@@ -321,8 +321,12 @@ function changedSinceJudged(
   };
 }
 
-/** One call per sandbox, so a stop lands between two pauses. */
-async function quarantineRule(deps: JanitorDeps, rule: RulePlan, context: RuleContext) {
+/**
+ * One call per sandbox, so a stop lands between two pauses. The service plans with the guard, which may
+ * scan again: the policy is judged over that scan as a destroy's is, and a sandbox the rule no longer
+ * selects there is not paused.
+ */
+async function quarantineRule(deps: JanitorDeps, policy: Policy, rule: RulePlan, context: RuleContext) {
   const service = deps.quarantine;
   for (const item of rule.selected) {
     if (service === null) {
@@ -332,25 +336,34 @@ async function quarantineRule(deps: JanitorDeps, rule: RulePlan, context: RuleCo
     context.checkpoint();
     const { target } = item;
     const confirm = item.forced && item.proof?.proves === true && target.sandboxId !== null;
-    const outcomes = await service.quarantine({
-      hours: rule.quarantineHours ?? 0,
-      ...(target.kind === "lease"
-        ? // The service plans over the inventory held then: the row must still name the sandbox judged.
-          {
-            leases: [
-              {
-                leaseId: target.leaseId,
-                sourceId: target.sourceId,
-                sandboxId: target.sandboxId,
-                origin: target.origin,
-              },
-            ],
-          }
-        : { untracked: [{ sandboxId: target.sandboxId, origin: target.origin }] }),
-      confirmSandboxIds: confirm && target.sandboxId !== null ? [target.sandboxId] : [],
-      // Confirmed by the proof, not a person: the due destroy reads the proof again.
-      proofConfirmedSandboxIds: confirm && target.sandboxId !== null ? [target.sandboxId] : [],
-    });
+    const stillSelected = async (inventoryGeneratedAt: string) => {
+      const selectedNow = await selectedOver(deps, policy, rule, inventoryGeneratedAt, context);
+      if (selectedNow?.some((candidate) => sameTarget(candidate.target, target))) return null;
+      const { reason, message } = changedSinceJudged(selectedNow);
+      return { reason, message };
+    };
+    const outcomes = await service.quarantine(
+      {
+        hours: rule.quarantineHours ?? 0,
+        ...(target.kind === "lease"
+          ? // The service plans over the inventory held then: the row must still name the sandbox judged.
+            {
+              leases: [
+                {
+                  leaseId: target.leaseId,
+                  sourceId: target.sourceId,
+                  sandboxId: target.sandboxId,
+                  origin: target.origin,
+                },
+              ],
+            }
+          : { untracked: [{ sandboxId: target.sandboxId, origin: target.origin }] }),
+        confirmSandboxIds: confirm && target.sandboxId !== null ? [target.sandboxId] : [],
+        // Confirmed by the proof, not a person: the due destroy reads the proof again.
+        proofConfirmedSandboxIds: confirm && target.sandboxId !== null ? [target.sandboxId] : [],
+      },
+      stillSelected,
+    );
     const outcome = outcomes[0];
     if (outcome?.ok) {
       await noteTaken(deps.dataDir, {

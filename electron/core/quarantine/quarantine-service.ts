@@ -51,6 +51,14 @@ export interface QuarantineRequest {
   proofConfirmedSandboxIds?: readonly string[];
 }
 
+/**
+ * Asked with the inventory the guard's plan was made over (it may be newer than the one the caller
+ * judged): a refusal when the caller no longer selects what it asked for there, and nothing is paused.
+ */
+export type QuarantineJudge = (
+  inventoryGeneratedAt: string,
+) => Promise<{ reason: string; message: string } | null>;
+
 export type QuarantineOutcome =
   | { ok: true; quarantine: Quarantine }
   | { ok: false; leaseId: string | null; sandboxId: string | null; reason: string; message: string };
@@ -219,7 +227,7 @@ export class QuarantineService {
     return this.#openQuarantines();
   }
 
-  async quarantine(request: QuarantineRequest): Promise<QuarantineOutcome[]> {
+  async quarantine(request: QuarantineRequest, judge?: QuarantineJudge): Promise<QuarantineOutcome[]> {
     if (!(request.hours > 0 && request.hours <= QUARANTINE_MAX_HOURS)) {
       throw new CoreError("call", "invalid-request", QUARANTINE_MESSAGES.hours);
     }
@@ -234,8 +242,13 @@ export class QuarantineService {
     };
     for (const selection of selections) {
       // The guard's own plan decides what may be quarantined: whatever it would not destroy is not paused.
-      const { plan } = await this.#deps.engine.plan({ action: "destroy", selection });
+      const { plan, inventoryGeneratedAt } = await this.#deps.engine.plan({ action: "destroy", selection });
+      const unselected = (await judge?.(inventoryGeneratedAt)) ?? null;
       for (const item of plan.items.filter(wanted)) {
+        if (unselected !== null) {
+          outcomes.push({ ok: false, leaseId: item.leaseId, sandboxId: item.sandboxId, ...unselected });
+          continue;
+        }
         // The plan is over the inventory held now, where a row is found by its id whatever it names.
         const expected = item.leaseId === null ? undefined : named.get(item.leaseId);
         if (
