@@ -30,7 +30,7 @@ import { type ActionOptions, DEFAULT_ACTION_OPTIONS } from "./options.js";
 import { buildPlan } from "./plan/build-plan.js";
 import { plannedAccounts } from "./plan/planned-accounts.js";
 import { planAuditRecord, planCancelAuditRecord } from "./plan-audit-record.js";
-import type { InventoryPort, LeaseRereader, ProviderPort } from "./ports.js";
+import type { InventoryPort, JobRereader, ProviderPort } from "./ports.js";
 
 export type { AuditQueryInput } from "./audit/audit-access.js";
 export { ENGINE_MESSAGES } from "./engine-messages.js";
@@ -43,7 +43,7 @@ export interface ActionEngineDeps {
    */
   database: BetterSqlite3.Database;
   inventory: InventoryPort;
-  leases: LeaseRereader;
+  leases: JobRereader;
   provider: ProviderPort;
   /** Configured API keys, so that evidence can never carry one even where a row was built by hand. */
   knownSecrets?: () => Promise<ReadonlySet<string>>;
@@ -148,6 +148,7 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     store,
     provider: deps.provider,
     leases: deps.leases,
+    ...(deps.knownSecrets === undefined ? {} : { knownSecrets: deps.knownSecrets }),
     now,
     operator,
     options,

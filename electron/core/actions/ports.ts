@@ -1,6 +1,6 @@
 import type { ActionSelection, AuditEntry, AuditQuery } from "../../../shared/domain/actions.js";
 import type { Inventory, ProviderSandbox } from "../../../shared/domain/inventory.js";
-import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
+import type { Environment, LeaseRow, SourceGap } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import type { AuditRecord } from "./audit/audit-records.js";
 
@@ -54,6 +54,34 @@ export interface LeaseRereader {
    * Throws when a source cannot be read (the items are then failed, never acted on).
    */
   namedSandboxes(sandboxIds: readonly string[]): Promise<Set<string>>;
+}
+
+/** A batch's rows re-read, and the parts of the sources that could not be read as they were. */
+export interface RowsReread {
+  rows: Map<string, RereadLease | null>;
+  /**
+   * The gaps of every source this re-read reads whole: each ledger file (a row of it is re-read by
+   * reading the file). A source re-read a row at a time (Paperclip's API or database) is not read whole
+   * here, so a part of it that became unreadable since the plan is not among them.
+   */
+  gaps: SourceGap[];
+}
+
+/** Which sandboxes the rows of every source name now, and the parts of them that could not be read. */
+export interface NamesNow {
+  named: Set<string>;
+  /** The gaps of every source, each read whole: a row in one of them may name any of the sandboxes. */
+  gaps: SourceGap[];
+}
+
+/**
+ * What a job reads of the sources just before sending: the rows and the names, as `LeaseRereader`
+ * reads them, with the parts that could not be read instead of a refusal to answer. Throws only when a
+ * source cannot be read at all (the items are then failed, never acted on).
+ */
+export interface JobRereader extends LeaseRereader {
+  rereadBatch(refs: readonly LeaseRef[]): Promise<RowsReread>;
+  namesNow(sandboxIds: readonly string[]): Promise<NamesNow>;
 }
 
 export function leaseKey(sourceId: string, leaseId: string): string {

@@ -4,7 +4,7 @@ import { type ActionEngine, createActionEngine } from "../actions/engine.js";
 import type { SharedEngineStore } from "../actions/engine-store.js";
 import { currentOperator } from "../actions/operator.js";
 import type { ActionOptions } from "../actions/options.js";
-import type { LeaseRereader, ProviderPort } from "../actions/ports.js";
+import type { JobRereader, ProviderPort } from "../actions/ports.js";
 import type { ActionsPort } from "../app/actions.js";
 import type { ConfiguredSources } from "../app/configured-sources.js";
 import { withForcedProofs } from "../app/forced-proofs.js";
@@ -68,7 +68,7 @@ function summary(job: Job): JobSummary {
  */
 export function engineActions(deps: ActionDeps): ActionsPort {
   let builtFor: LeasekeeperConfig | null = null;
-  let leases: LeaseRereader | null = null;
+  let leases: JobRereader | null = null;
   let provider: ProviderPort | null = null;
   const current = () => {
     const config = deps.config();
@@ -97,6 +97,8 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     leases: {
       reread: (refs) => current().leases.reread(refs),
       namedSandboxes: (sandboxIds) => current().leases.namedSandboxes(sandboxIds),
+      rereadBatch: (refs) => current().leases.rereadBatch(refs),
+      namesNow: (sandboxIds) => current().leases.namesNow(sandboxIds),
     },
     provider: {
       listPageSize: 500,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
-import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
+import type { Environment, LeaseRow, SourceGap } from "../../../shared/domain/paperclip.js";
 import { recordedSandboxId } from "../../../shared/domain/sandbox-id.js";
 import type { LedgerSource } from "../leases/ledger.js";
 
@@ -11,8 +11,8 @@ export interface RowIndex {
   /** The first row of each id, as a scan takes it. */
   rowsById: ReadonlyMap<string, LeaseRow>;
   rowsBySandbox: ReadonlyMap<string, readonly LeaseRow[]>;
-  /** Whether the file was read only in part: then no row's absence says anything. */
-  readInPart: boolean;
+  /** The parts of the source that could not be read: while there is one, no row's absence says anything. */
+  gaps: readonly SourceGap[];
 }
 
 /** How long an index is kept after its last use: longer than a job's batches are apart. */
@@ -88,7 +88,7 @@ export function indexRows(snapshot: SourceSnapshot): RowIndex {
     environments: new Map(snapshot.environments.map((environment) => [environment.id, environment])),
     rowsById,
     rowsBySandbox,
-    readInPart: snapshot.gaps.length > 0,
+    gaps: snapshot.gaps,
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
-import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
+import type { Environment, LeaseRow, SourceGap } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import { environment, row } from "../../../shared/domain/test-fixtures.js";
 import { leaseKey } from "../actions/ports.js";
@@ -14,12 +14,16 @@ const INSTALLED: InstalledPlugin = {
   readFrom: "Paperclip's plugins table",
 };
 
-/** A source holding `rows` under one environment; it can tell the installed plugin when given one. */
+/**
+ * A source holding `rows` under one environment; it can tell the installed plugin when given one, and
+ * reads whole with `gaps` unread.
+ */
 function source(
   id: string,
   kind: LeaseSource["kind"],
   rows: LeaseRow[],
   installed?: InstalledPlugin,
+  gaps: SourceGap[] = [],
 ): LeaseSource & { pluginReads: number } {
   const env: Environment = environment();
   const counted: LeaseSource & { pluginReads: number } = {
@@ -27,7 +31,7 @@ function source(
     kind,
     pluginReads: 0,
     async load(): Promise<SourceSnapshot> {
-      return { sourceId: id, environments: [env], leases: rows, companies: [], problems: [], gaps: [] };
+      return { sourceId: id, environments: [env], leases: rows, companies: [], problems: [], gaps };
     },
     async read() {
       return snapshotRead(await this.load());
@@ -80,5 +84,35 @@ describe("the rereader asks a source that can tell it which plugin is installed"
     expect(restRead?.lease.id).toBe("r");
     expect(ledgerRead).not.toHaveProperty("installedPlugin");
     expect(restRead).not.toHaveProperty("installedPlugin");
+  });
+});
+
+describe("a job's re-read says which parts of the sources it read whole could not be read", () => {
+  const ledgerGap: SourceGap = { source: "ledger", origin: null, message: "leases[1] could not be read" };
+  const restGap: SourceGap = {
+    source: "paperclip",
+    origin: null,
+    message: 'The leases of environment "Agents" could not be read: HTTP 502',
+    environmentId: "env-1",
+  };
+  const sources = () => [
+    source("ledger", "ledger", [row({ id: "l", providerLeaseId: "sbx_l" })], undefined, [ledgerGap]),
+    source("paperclip", "paperclip", [row({ id: "r", providerLeaseId: "sbx_r" })], undefined, [restGap]),
+  ];
+
+  it("a batch's rows: every ledger's, read whole, and none of a source re-read a row at a time", async () => {
+    const batch = await sourceRereader(sources()).rereadBatch([
+      { sourceId: "paperclip", leaseId: "r", sharedWith: [] },
+    ]);
+    expect(batch.rows.get(leaseKey("paperclip", "r"))?.lease.id).toBe("r");
+    expect(batch.gaps).toEqual([ledgerGap]);
+  });
+
+  it("the names: every source's, each read whole, where the plain question refuses to answer", async () => {
+    const rereader = sourceRereader(sources());
+    const names = await rereader.namesNow(["sbx_l", "sbx_x"]);
+    expect(names.named).toEqual(new Set(["sbx_l"]));
+    expect(names.gaps).toEqual([ledgerGap, restGap]);
+    await expect(rereader.namedSandboxes(["sbx_l"])).rejects.toThrow("read only in part");
   });
 });

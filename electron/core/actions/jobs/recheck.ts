@@ -1,9 +1,12 @@
 import type { PlanItem } from "../../../../shared/domain/actions.js";
 import type { ActionKind } from "../../../../shared/domain/codes.js";
 import type { ProviderObservation, Refusal, SandboxListing } from "../../../../shared/domain/inventory.js";
+import type { SourceGap } from "../../../../shared/domain/paperclip.js";
 import { indexListings, observeProvider } from "../../../../shared/domain/provider-state.js";
+import { gapInWords } from "../../../../shared/domain/unread-rows.js";
 import { classifyLease } from "../../../../shared/domain/verdict.js";
-import { decideLease } from "../guard/rules.js";
+import { decideLease, OVERRIDE_REFUSALS } from "../guard/rules.js";
+import { SOURCES_INCOMPLETE } from "../plan/build-plan.js";
 import { leaseFingerprint, untrackedFingerprint } from "../plan/fingerprint.js";
 import type { RereadLease } from "../ports.js";
 import type { SandboxRead } from "./account-reader.js";
@@ -13,7 +16,9 @@ import { isTransitioningTo, judgeReadBack } from "./verify.js";
  * The last look before a request is sent. The item goes ahead only if the row (re-read from its source)
  * and the sandbox (re-read from CreateOS) still have the fingerprint the plan froze, and the rules,
  * applied afresh to what was just read, still decide the same thing: same effect, no new confirmation
- * or override needed. Anything else is `changed-since-plan`, and nothing is sent.
+ * or override needed. Anything else is `changed-since-plan`, and nothing is sent. A part of the sources
+ * that could not be read just now and may name the sandbox refuses the item as the plan would have:
+ * `unread-part` for a row planned without the override, `sources-incomplete` for an untracked sandbox.
  *
  * An item that a crashed run may already have acted on (`recheck`) is first compared with the effect's
  * end state: if CreateOS already shows it, the item is done without a second request.
@@ -43,6 +48,10 @@ export const RECHECK_MESSAGES = {
   overrideChanged: "This sandbox is now in use or shared with a live lease; make a new plan.",
   providerUnreadable:
     "CreateOS could not be asked about this sandbox just before acting, so nothing was done",
+  unreadPart:
+    "A part of the sources that could not be read just before acting may name this sandbox, as a live lease on it; the plan was made without the override for that, so nothing was done",
+  unreadOrphan:
+    "A part of the sources that could not be read just before acting may hold a lease row naming this sandbox, so it cannot be told an orphan; nothing was done",
 } as const;
 
 function changed(message: string): RecheckResult {
@@ -66,6 +75,11 @@ export interface LeaseRecheckInput {
   read: SandboxRead;
   now: Date;
   continuation: Continuation;
+  /**
+   * A part of the sources that could not be read just now and may hold a row naming the sandbox
+   * (`unreadRowsAt`); null when every part looked at was read. Absent where the caller did not look.
+   */
+  unread?: SourceGap | null;
 }
 
 export function recheckLease(input: LeaseRecheckInput): RecheckResult {
@@ -100,20 +114,33 @@ export function recheckLease(input: LeaseRecheckInput): RecheckResult {
   }
   if (decision.overrideReason !== null && !item.requiresOverride)
     return changed(RECHECK_MESSAGES.overrideChanged);
+  // Planned without the override, the item was planned where no part not read could name its sandbox
+  // (one would have needed it): a row in a part not read now may be a live lease on it. An item run
+  // with the override was run knowing a live lease may hold the sandbox.
+  const unread = input.unread ?? null;
+  if (unread !== null && !item.requiresOverride) {
+    return refused(OVERRIDE_REFUSALS["unread-part"].reason, RECHECK_MESSAGES.unreadPart, unread);
+  }
   return { kind: "act" };
 }
 
-/** `namedNow`: whether a lease row of any source names the sandbox now. */
+/**
+ * `namedNow`: whether a lease row of any source names the sandbox now. `unread`: a part of the sources
+ * not read just now that may hold one; while it stands, that no row read names the sandbox does not
+ * make it an orphan.
+ */
 export function recheckUntracked(
   item: PlanItem,
   read: SandboxRead,
   continuation: Continuation,
   namedNow: boolean,
+  unread: SourceGap | null = null,
 ): RecheckResult {
   const resumed = resumedOutcome(continuation, item, read);
   if (resumed !== null) return resumed;
   if (namedNow)
     return { kind: "skip", refusal: { reason: CLAIMED, message: RECHECK_MESSAGES.claimedSincePlan } };
+  if (unread !== null) return refused(SOURCES_INCOMPLETE, RECHECK_MESSAGES.unreadOrphan, unread);
   if (read.kind === "failed") return unreadable(read);
   if (read.kind === "absent") return changed(RECHECK_MESSAGES.sandboxChanged);
   const fingerprint = untrackedFingerprint({
@@ -137,6 +164,11 @@ function resumedOutcome(continuation: Continuation, item: PlanItem, read: Sandbo
   }
   if (isTransitioningTo(item.effect, read)) return { kind: "await-verification" };
   return null;
+}
+
+/** A refusal for a part not read, saying which: its source and what could not be read there. */
+function refused(reason: string, sentence: string, gap: SourceGap): RecheckResult {
+  return { kind: "skip", refusal: { reason, message: `${sentence} (${gapInWords(gap)})` } };
 }
 
 function unreadable(read: Extract<SandboxRead, { kind: "failed" }>): RecheckResult {

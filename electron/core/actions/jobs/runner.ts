@@ -1,16 +1,20 @@
 import pLimit from "p-limit";
 import type { JobEvent, JobState, PlanItem } from "../../../../shared/domain/actions.js";
 import { PLUGIN_MESSAGES } from "../../../../shared/domain/codes.js";
+import type { SourceGap } from "../../../../shared/domain/paperclip.js";
+import { type UnreadRowsAt, unreadRowsAt } from "../../../../shared/domain/unread-rows.js";
+import { withoutSecrets } from "../audit/redact.js";
 import { type ClaimHolder, claimKey, type SandboxClaims } from "../claims/claims.js";
 import { providerFailure } from "../errors.js";
 import type { JobJournal, JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
 import type { ActionOptions } from "../options.js";
 import type { FrozenItem } from "../plan/build-plan.js";
 import {
-  type LeaseRereader,
+  type JobRereader,
   leaseKey,
+  type NamesNow,
   type ProviderPort,
-  type RereadLease,
+  type RowsReread,
   type SharedAuditLog,
 } from "../ports.js";
 import { AccountReader, type SandboxRead } from "./account-reader.js";
@@ -41,7 +45,9 @@ export interface RunnerDeps {
   holder: ClaimHolder;
   claimTtlMs: number;
   provider: ProviderPort;
-  leases: LeaseRereader;
+  leases: JobRereader;
+  /** Configured API keys, cut out of what an item says of a part of the sources not read. */
+  knownSecrets?: () => Promise<ReadonlySet<string>>;
   now: () => Date;
   operator: Operator;
   options: ActionOptions;
@@ -307,20 +313,28 @@ class AccountRun {
     if (locked.length === 0) return prepared;
 
     const untracked = locked.filter((work) => work.plan.leaseId === null || work.plan.sourceId === null);
-    const [rows, reads, named] = await Promise.all([
+    const [rows, reads, names] = await Promise.all([
       this.#rereadRows(locked),
       reader.readMany(locked.map((work) => work.plan.sandboxId!)),
       untracked.length === 0
-        ? Promise.resolve(new Set<string>())
-        : this.#deps.leases.namedSandboxes(untracked.map((work) => work.plan.sandboxId!)).catch(() => null),
+        ? Promise.resolve({ named: new Set<string>(), gaps: [] })
+        : this.#deps.leases.namesNow(untracked.map((work) => work.plan.sandboxId!)).catch(() => null),
     ]);
+    // Every part of the sources this look found unread, whichever read found it; `unreadRowsAt` tells
+    // which may hold a row naming an item's sandbox.
+    const unreadAt = unreadRowsAt(await this.#keyless([...(rows?.gaps ?? []), ...(names?.gaps ?? [])]));
     for (const work of locked) {
       const continuation: Continuation = {
         recheck: work.journal.recheck,
         verifyOnly: work.journal.verifyOnly === true,
         seenLive: reader.hasSeenLive(work.plan.sandboxId!),
       };
-      const result = this.#recheck(work, rows, named, reads.get(work.plan.sandboxId!)!, continuation);
+      const result = this.#recheck(
+        work,
+        { rows, names, unreadAt },
+        reads.get(work.plan.sandboxId!)!,
+        continuation,
+      );
       switch (result.kind) {
         case "act":
           prepared.toAct.push(work);
@@ -423,7 +437,7 @@ class AccountRun {
     });
   }
 
-  async #rereadRows(works: Work[]): Promise<Map<string, RereadLease | null> | null> {
+  async #rereadRows(works: Work[]): Promise<RowsReread | null> {
     const refs = works.flatMap((work) =>
       work.plan.leaseId !== null && work.plan.sourceId !== null
         ? [
@@ -435,36 +449,50 @@ class AccountRun {
           ]
         : [],
     );
-    if (refs.length === 0) return new Map();
+    if (refs.length === 0) return { rows: new Map(), gaps: [] };
     try {
-      return await this.#deps.leases.reread(refs);
+      return await this.#deps.leases.rereadBatch(refs);
     } catch {
       return null;
     }
   }
 
+  /** What an item may say of a part not read is its source's words, with no configured key in them. */
+  async #keyless(gaps: SourceGap[]): Promise<SourceGap[]> {
+    if (gaps.length === 0 || this.#deps.knownSecrets === undefined) return gaps;
+    const secrets = await this.#deps.knownSecrets().catch(() => null);
+    // Keys that cannot be listed cannot be cut out: the item then names the source alone.
+    return gaps.map((gap) => ({
+      ...gap,
+      source: secrets === null ? gap.source : withoutSecrets(gap.source, secrets),
+      message: secrets === null ? "a part could not be read" : withoutSecrets(gap.message, secrets),
+    }));
+  }
+
   #recheck(
     work: Work,
-    rows: Map<string, RereadLease | null> | null,
-    named: Set<string> | null,
+    sources: { rows: RowsReread | null; names: NamesNow | null; unreadAt: UnreadRowsAt },
     read: SandboxRead,
     continuation: Continuation,
   ): RecheckResult | { kind: "source-unreadable" } {
     const { plan } = work;
+    const { rows, names, unreadAt } = sources;
     // Finding out what an earlier request did needs CreateOS only, whatever the sources say now.
     if (continuation.verifyOnly) return recheckUntracked(plan, read, continuation, false);
+    const unread = unreadAt(plan.origin);
     if (plan.leaseId === null || plan.sourceId === null) {
-      if (named === null) return { kind: "source-unreadable" };
-      return recheckUntracked(plan, read, continuation, named.has(plan.sandboxId!));
+      if (names === null) return { kind: "source-unreadable" };
+      return recheckUntracked(plan, read, continuation, names.named.has(plan.sandboxId!), unread);
     }
     if (rows === null) return { kind: "source-unreadable" };
     return recheckLease({
       action: this.#run.job.action,
       item: plan,
-      fresh: rows.get(leaseKey(plan.sourceId, plan.leaseId)) ?? null,
+      fresh: rows.rows.get(leaseKey(plan.sourceId, plan.leaseId)) ?? null,
       read,
       now: this.#deps.now(),
       continuation,
+      unread,
     });
   }
 

@@ -7,7 +7,7 @@ import type { EngineStore } from "../engine-store.js";
 import type { JobCreation, JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
 import { type ProofFor, withMarkerProofs } from "../marker-proofs.js";
 import { type ActionOptions, abandonAfterMs } from "../options.js";
-import type { LeaseRereader, ProviderPort } from "../ports.js";
+import type { JobRereader, ProviderPort } from "../ports.js";
 import type { JobInput } from "./job-input.js";
 import { isJobAbandoned, markLive, markNotLive } from "./liveness.js";
 import { itemAuditRecord, type Operator } from "./recorder.js";
@@ -27,7 +27,9 @@ export interface JobStart {
 export interface JobSupervisorDeps {
   store: EngineStore;
   provider: ProviderPort;
-  leases: LeaseRereader;
+  leases: JobRereader;
+  /** Configured API keys, cut out of what an item says of a part of the sources not read. */
+  knownSecrets?: () => Promise<ReadonlySet<string>>;
   now: () => Date;
   operator: Operator;
   options: ActionOptions;
@@ -217,6 +219,7 @@ export class JobSupervisor {
               claimTtlMs: this.claimTtlMs,
               provider: this.#deps.provider,
               leases: this.#deps.leases,
+              ...(this.#deps.knownSecrets === undefined ? {} : { knownSecrets: this.#deps.knownSecrets }),
               now,
               operator,
               options: this.#deps.options,
