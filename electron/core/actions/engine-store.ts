@@ -38,6 +38,8 @@ export interface EngineStore {
   readonly auditCopy: SharedAuditLog | null;
   /** The audit log every query reads: the team's when there is one, so each operator sees all rows. */
   queryAudit(query: AuditQuery, limit?: number | null): Promise<AuditEntry[]>;
+  /** A page of that log, oldest first, after the entry with id `after` (from the first when null). */
+  auditPage(query: AuditQuery, options: { after: number | null; limit: number }): Promise<AuditEntry[]>;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,9 @@ export function openEngineStore(
     auditCopy: sharedJournal === null ? teamAudit : null,
     async queryAudit(query, limit) {
       return teamAudit === null ? localAudit.query(query, limit) : teamAudit.query(query, limit);
+    },
+    async auditPage(query, options) {
+      return teamAudit === null ? localAudit.page(query, options) : teamAudit.page(query, options);
     },
     async close() {
       await shared?.close().catch(() => undefined);

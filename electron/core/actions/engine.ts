@@ -111,6 +111,8 @@ export interface ActionEngine {
    * unless the query asks for a limit, then the newest that many.
    */
   exportAudit(format: AuditExportFormat, query?: AuditQueryInput): Promise<{ content: string; cut: boolean }>;
+  /** Every entry that matches, oldest first, a page at a time: an export written as it is read. */
+  auditPages(query?: Omit<AuditQueryInput, "limit">, pageSize?: number): AsyncIterable<AuditEntry[]>;
   close(): Promise<void>;
 }
 
@@ -362,6 +364,8 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     },
 
     exportAudit: (format, query) => auditAccess.export(format, query),
+
+    auditPages: (query, pageSize) => auditAccess.pages(query, pageSize),
 
     async close() {
       if (closed) return;

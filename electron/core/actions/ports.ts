@@ -125,4 +125,6 @@ export interface ProviderPort {
 export interface SharedAuditLog {
   append(records: readonly AuditRecord[]): Promise<void>;
   query(query: AuditQuery, limit?: number | null): Promise<AuditEntry[]>;
+  /** The oldest `limit` entries that match after the entry with id `after` (from the first when null). */
+  page(query: AuditQuery, options: { after: number | null; limit: number }): Promise<AuditEntry[]>;
 }

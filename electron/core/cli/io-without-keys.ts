@@ -24,11 +24,17 @@ function writingWithoutKeys(
   stream: Writable,
   redact: (text: string) => string,
 ): Writable & { readonly isTTY: boolean | undefined } {
+  const drains = stream as { once?(event: "drain", listener: () => void): unknown };
   return {
     write: (text: string) => stream.write(redact(text)),
     // A job's progress bar is drawn only on a terminal: the wrapped stream is asked whether it is one.
     get isTTY() {
       return (stream as { isTTY?: boolean }).isTTY;
     },
+    // A long export waits for a pipe to take what it was given before it reads more: the wrapped
+    // stream says when it has.
+    ...(typeof drains.once === "function"
+      ? { once: (event: "drain", listener: () => void) => drains.once!(event, listener) }
+      : {}),
   };
 }

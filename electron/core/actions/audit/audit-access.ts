@@ -13,9 +13,9 @@ export type AuditQueryInput = z.input<typeof AuditQuerySchema>;
  * job's rows go: with the journal, then to the team's log when the journal is not in it.
  */
 export class AuditAccess {
-  readonly #store: Pick<EngineStore, "journal" | "auditCopy" | "queryAudit">;
+  readonly #store: Pick<EngineStore, "journal" | "auditCopy" | "queryAudit" | "auditPage">;
 
-  constructor(store: Pick<EngineStore, "journal" | "auditCopy" | "queryAudit">) {
+  constructor(store: Pick<EngineStore, "journal" | "auditCopy" | "queryAudit" | "auditPage">) {
     this.#store = store;
   }
 
@@ -52,7 +52,29 @@ export class AuditAccess {
     const { entries, cut } = await this.query(query);
     return { content: exportAudit(entries, format), cut };
   }
+
+  /**
+   * Every entry that matches, oldest first, a page of at most `pageSize` at a time, each read only when
+   * the one before has been taken: what is held at once is a page, however long the log. An entry
+   * written while the pages are read is among them when it lands after the page being read.
+   */
+  async *pages(
+    query: Omit<AuditQueryInput, "limit"> = {},
+    pageSize = AUDIT_PAGE_SIZE,
+  ): AsyncGenerator<AuditEntry[], void, undefined> {
+    const parsed = parseAuditQuery(query);
+    let after: number | null = null;
+    for (;;) {
+      const page = await this.#store.auditPage(parsed, { after, limit: pageSize });
+      if (page.length > 0) yield page;
+      if (page.length < pageSize) return;
+      after = page.at(-1)!.id;
+    }
+  }
 }
+
+/** Entries an export reads at a time: few enough to hold, many enough that the reads are few. */
+export const AUDIT_PAGE_SIZE = 500;
 
 function parseAuditQuery(query: AuditQueryInput) {
   const parsed = AuditQuerySchema.safeParse(query);

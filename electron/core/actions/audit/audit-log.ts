@@ -50,4 +50,21 @@ export class AuditLog {
     ) as AuditRow[];
     return rows.map(toAuditEntry);
   }
+
+  /**
+   * The oldest `limit` entries that match after the entry with id `after` (from the first when null),
+   * oldest first: an export reads the log a page at a time, each page starting where the last ended.
+   */
+  page(query: AuditQuery, options: { after: number | null; limit: number }): AuditEntry[] {
+    const { conditions, values } = auditConditions(query);
+    const where = [
+      ...conditions.map((condition) => `${condition} ?`),
+      ...(options.after === null ? [] : ["id > ?"]),
+    ];
+    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const rows = this.#db
+      .prepare(`SELECT * FROM action_audit ${clause} ORDER BY id LIMIT ?`)
+      .all(...values, ...(options.after === null ? [] : [options.after]), options.limit) as AuditRow[];
+    return rows.map(toAuditEntry);
+  }
 }

@@ -35,12 +35,45 @@ const CSV_COLUMNS = [
   "evidence",
 ] as const;
 
+/** The whole export as one text: the console's, which hands the file to the window in one answer. */
 export function exportAudit(entries: readonly AuditEntry[], format: AuditExportFormat): string {
-  if (format === "json") return `${JSON.stringify(entries, null, 2)}\n`;
+  return `${exportHead(format)}${exportPage(entries, format, true)}${exportTail(format, entries.length === 0)}`;
+}
+
+/** What the export starts with, before any entry: the CSV header, or the JSON array's bracket. */
+export function exportHead(format: AuditExportFormat): string {
+  if (format === "json") return "[";
+  return stringify([], { ...CSV_OPTIONS, header: true, columns: [...CSV_COLUMNS] });
+}
+
+/**
+ * Entries as the export writes them, read in order a page at a time: `first` when no entry was written
+ * before them, so a JSON element after another is written after a comma. The pages joined between the
+ * head and the tail are byte for byte the export of all their entries at once (JSON.stringify's
+ * two-space layout: each element on its own lines, indented once).
+ */
+export function exportPage(
+  entries: readonly AuditEntry[],
+  format: AuditExportFormat,
+  first: boolean,
+): string {
+  if (format === "json")
+    return entries
+      .map(
+        (entry, index) =>
+          `${first && index === 0 ? "" : ","}\n  ${JSON.stringify(entry, null, 2).replaceAll("\n", "\n  ")}`,
+      )
+      .join("");
   return stringify(
     entries.map((entry) => CSV_COLUMNS.map((column) => cellValue(entry, column))),
-    { ...CSV_OPTIONS, header: true, columns: [...CSV_COLUMNS] },
+    CSV_OPTIONS,
   );
+}
+
+/** What the export ends with: nothing for CSV, the JSON array's closing bracket (`[]` when empty). */
+export function exportTail(format: AuditExportFormat, empty: boolean): string {
+  if (format === "json") return empty ? "]\n" : "\n]\n";
+  return "";
 }
 
 function cellValue(entry: AuditEntry, column: (typeof CSV_COLUMNS)[number]): unknown {

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { AUDIT_ACTIONS, type AuditAction } from "../../../../shared/domain/actions.js";
+import { writeAuditExport } from "../../actions/audit/write-export.js";
 import { CoreError } from "../../errors/core-error.js";
 import { AUDIT_OUTCOMES } from "../audit-outcomes.js";
 import { type CliCommand, EXIT } from "../command.js";
@@ -67,8 +68,9 @@ export const command: CliCommand = {
     const engine = await openCliEngine(values.config, io);
     try {
       if (values.json || values.csv) {
-        // Asked for no limit, the file holds every entry that matches: it is never cut.
-        io.stdout.write((await engine.exportAudit(values.csv ? "csv" : "json", query)).content);
+        // Asked for no limit, the file holds every entry that matches: it is never cut. So it is written
+        // as it is read, a page at a time: months of a janitor's passes are never held whole.
+        await writeAuditExport(engine.auditPages(query), values.csv ? "csv" : "json", io.stdout);
         return EXIT.ok;
       }
       const { entries, cut } = await engine.queryAudit({ ...query, limit: LISTING_LIMIT });

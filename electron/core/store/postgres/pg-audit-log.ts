@@ -60,4 +60,22 @@ export class PgAuditLog {
     const { rows } = await this.#pool.query<AuditRow>(sql, params);
     return rows.map(toAuditEntry);
   }
+
+  /** The oldest `limit` entries that match after the entry with id `after` (from the first when null). */
+  async page(query: AuditQuery, options: { after: number | null; limit: number }): Promise<AuditEntry[]> {
+    const { conditions, values } = auditConditions(query);
+    const params: (string | number)[] = [...values];
+    const where = conditions.map((condition, index) => `${condition} $${index + 1}`);
+    if (options.after !== null) {
+      params.push(options.after);
+      where.push(`id > $${params.length}`);
+    }
+    params.push(options.limit);
+    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    const { rows } = await this.#pool.query<AuditRow>(
+      `SELECT * FROM ${SCHEMA}.action_audit ${clause} ORDER BY id LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(toAuditEntry);
+  }
 }

@@ -110,6 +110,19 @@ describe("the PostgreSQL store", () => {
         const shared = await second.audit.query(query);
         expect(shared, JSON.stringify(raw)).toEqual(local.query(query));
       }
+      // An export's pages: the oldest after an id, a filter's matches only.
+      for (const raw of [{}, { environmentId: "env-even" }]) {
+        const query = AuditQuerySchema.parse(raw);
+        for (const after of [null, 2, 8]) {
+          const page = await second.audit.page(query, { after, limit: 3 });
+          expect(page, `${JSON.stringify(raw)} after ${after}`).toEqual(
+            local.page(query, { after, limit: 3 }),
+          );
+        }
+      }
+      expect(
+        (await first.audit.page(AuditQuerySchema.parse({}), { after: 2, limit: 3 })).map((e) => e.id),
+      ).toEqual([3, 4, 5]);
       const all = await first.audit.query(AuditQuerySchema.parse({}), null);
       expect(all.map((entry) => entry.operator)).toEqual(records.map((entry) => entry.operator));
       expect(new Set(all.map((entry) => entry.host))).toEqual(new Set(["host-0", "host-1"]));

@@ -65,6 +65,7 @@ export function sharedStoreFor(config: LeasekeeperConfig, env: NodeJS.ProcessEnv
     audit: {
       append: async (records) => (await opened()).audit.append(records),
       query: async (query, limit) => (await opened()).audit.query(query, limit),
+      page: async (query, options) => (await opened()).audit.page(query, options),
     },
     proofs: {
       // Worded from the SQLSTATE alone: server text may quote the URL's user or host.
