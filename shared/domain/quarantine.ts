@@ -146,3 +146,15 @@ export function timeLeft(dueAt: string, now: Date): string {
   const rest = minutes % 60;
   return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
 }
+
+/** Where a page of open quarantines ended: the due time and id of its last record as stored. */
+export interface OpenQuarantineCursor {
+  dueAt: string;
+  quarantineId: string;
+}
+
+export interface OpenQuarantinePage {
+  /** A record that no longer parses is skipped, not thrown; the cursor still moves past it. */
+  quarantines: Quarantine[];
+  next: OpenQuarantineCursor | null;
+}

@@ -1,8 +1,16 @@
 import type { PassReport } from "../../../shared/domain/janitor/index.js";
 import { failureRun } from "./failure-run.js";
-import type { JanitorDeps } from "./pass.js";
 import { writeLastPass } from "./pass-state.js";
 import { sendWebhook, webhookNotice } from "./webhook.js";
+
+/** What ending a pass needs of the janitor's dependencies (a part of `JanitorDeps`). */
+export interface FinishPassDeps {
+  dataDir: string;
+  redact(text: string): string;
+  fetch?: typeof fetch | undefined;
+  webhookTimeoutMs?: number | undefined;
+  now?: (() => Date) | undefined;
+}
 
 /**
  * How a pass ends once it knows what became of it (its `stopped`, `error` and `counts` set): where it
@@ -12,7 +20,7 @@ import { sendWebhook, webhookNotice } from "./webhook.js";
  * view, the webhook and the next pass's run count all hear of it alike.
  */
 export async function finishPass(
-  deps: Pick<JanitorDeps, "dataDir" | "redact" | "fetch" | "webhookTimeoutMs" | "now">,
+  deps: FinishPassDeps,
   report: PassReport,
   previous: PassReport | null,
   webhookUrl: string | undefined,

@@ -7,6 +7,7 @@ import {
   dueAtFor,
   isDue,
   isOpenQuarantine,
+  type OpenQuarantineCursor,
   QUARANTINE_MAX_HOURS,
   type Quarantine,
   type QuarantineState,
@@ -26,7 +27,7 @@ import type { ProvenSandbox } from "../markers/proof-evidence.js";
 import { recheckBeforePause } from "./pause-recheck.js";
 import type { ProofNow } from "./proof-now.js";
 import { type QuarantineAuditOutcome, quarantineAuditRecord } from "./quarantine-audit.js";
-import type { OpenQuarantineCursor, QuarantineStore } from "./quarantine-store.js";
+import type { QuarantineStore } from "./quarantine-store.js";
 import { unreadPartOnly } from "./unread-part.js";
 
 export interface QuarantineRequest {

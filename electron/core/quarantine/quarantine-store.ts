@@ -1,4 +1,9 @@
-import type { Quarantine, QuarantineState } from "../../../shared/domain/quarantine.js";
+import type {
+  OpenQuarantineCursor,
+  OpenQuarantinePage,
+  Quarantine,
+  QuarantineState,
+} from "../../../shared/domain/quarantine.js";
 
 /**
  * Where quarantines are kept, as the quarantine service needs them: the data directory's SQLite file
@@ -31,16 +36,4 @@ export interface QuarantineStore {
     from: readonly QuarantineState[],
     patch: Partial<Omit<Quarantine, "quarantineId">>,
   ): Promise<Quarantine | null>;
-}
-
-/** Where a page of open quarantines ended: the due time and id of its last record as stored. */
-export interface OpenQuarantineCursor {
-  dueAt: string;
-  quarantineId: string;
-}
-
-export interface OpenQuarantinePage {
-  /** A record that no longer parses is skipped, not thrown; the cursor still moves past it. */
-  quarantines: Quarantine[];
-  next: OpenQuarantineCursor | null;
 }

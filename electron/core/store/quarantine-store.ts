@@ -1,11 +1,12 @@
 import type { Database } from "better-sqlite3";
 import {
   OPEN_QUARANTINE_STATES,
+  type OpenQuarantineCursor,
+  type OpenQuarantinePage,
   type Quarantine,
   QuarantineSchema,
   type QuarantineState,
 } from "../../../shared/domain/quarantine.js";
-import type { OpenQuarantineCursor, OpenQuarantinePage } from "../quarantine/quarantine-store.js";
 
 /**
  * The quarantine journal in the data directory's SQLite file, on the core's one connection (opened and

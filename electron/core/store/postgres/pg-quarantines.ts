@@ -1,10 +1,11 @@
 import type pg from "pg";
 import {
   OPEN_QUARANTINE_STATES,
+  type OpenQuarantineCursor,
+  type OpenQuarantinePage,
   type Quarantine,
   type QuarantineState,
 } from "../../../../shared/domain/quarantine.js";
-import type { OpenQuarantineCursor, OpenQuarantinePage } from "../../quarantine/quarantine-store.js";
 import { openPage, parseQuarantine } from "../quarantine-store.js";
 import { SCHEMA } from "./migrations.js";
 
