@@ -406,7 +406,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "109e32e52e1e529d837afebd18fc68a8";
+var RULES_FINGERPRINT = "163adf7e7ffe04b5e30570f9bcb1d377";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of

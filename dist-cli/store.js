@@ -154,7 +154,9 @@ function escapeForPattern(text) {
 /**
 * How a lease's metadata compares with what the host passes the plugin for this row (the plugin's own
 * rule), plus `company-scope-mismatch`: the row's company is not the company its (company-scoped)
-* environment belongs to, a finding the plugin does not check but an operator should see.
+* environment belongs to, a finding the plugin does not check but an operator should see; and
+* `environment-unread`: the row is listed under an environment its source holds but could not read, so
+* what the host would pass the plugin, and so whether the plugin would accept the lease, cannot be told.
 */
 var OWNERSHIP_CODES = [
 	"owned",
@@ -166,7 +168,8 @@ var OWNERSHIP_CODES = [
 	"company-scope-mismatch",
 	"no-sandbox-id",
 	"api-url-not-origin",
-	"config-rejected"
+	"config-rejected",
+	"environment-unread"
 ];
 /** CreateOS statuses of a sandbox that still exists (listed, not destroyed or failed). */
 var LIVE_PROVIDER_STATES = [
@@ -356,7 +359,12 @@ var LeaseRowSchema = z.object({
 	* which no judgement reads): where the whole of it is shown or written back (a lease's detail, a
 	* repair), the row is read again by id.
 	*/
-	partialMetadata: z.literal(true).optional()
+	partialMetadata: z.literal(true).optional(),
+	/**
+	* Set when the row's environment is one its source holds but could not parse: the environment exists
+	* and is not known, which is not the same as a row whose environment was deleted or never named.
+	*/
+	environmentUnread: z.literal(true).optional()
 });
 // shared/domain/actions.ts
 /**
@@ -408,6 +416,7 @@ var ForcedReasonSchema = z.object({
 		"api-url-changed",
 		"api-url-not-origin",
 		"config-rejected",
+		"environment-unread",
 		"untracked"
 	]),
 	recorded: z.string().nullable(),
@@ -442,6 +451,21 @@ var PlanItemSchema = z.object({
 	* override, with the part; absent otherwise (and in plans made before it was said).
 	*/
 	caution: z.string().optional(),
+	/**
+	* Why the item needs the override, as a code (the caution and the skip sentence are its words); null
+	* when it needs none. Absent in plans made before it was said.
+	*/
+	overrideReason: z.enum([
+		"in-use",
+		"login-session",
+		"shared",
+		"unread-part"
+	]).nullable().optional(),
+	/** With `caution`: the part of the sources not read that may name the sandbox, as the scan's gap says it. */
+	unreadPart: z.object({
+		source: z.string(),
+		message: z.string()
+	}).optional(),
 	verdict: VerdictSnapshotSchema,
 	/** Hash of row metadata, status, cleanup fields and provider status at plan time. */
 	fingerprint: z.string()
@@ -756,6 +780,16 @@ var AuditLog = class {
 		const { conditions, values } = auditConditions(query);
 		const clause = conditions.length > 0 ? `WHERE ${conditions.map((c) => `${c} ?`).join(" AND ")}` : "";
 		return (limit === null ? this.#db.prepare(`SELECT * FROM action_audit ${clause} ORDER BY id`).all(...values) : this.#db.prepare(`SELECT * FROM (SELECT * FROM action_audit ${clause} ORDER BY id DESC LIMIT ?) ORDER BY id`).all(...values, limit)).map(toAuditEntry);
+	}
+	/**
+	* The oldest `limit` entries that match after the entry with id `after` (from the first when null),
+	* oldest first: an export reads the log a page at a time, each page starting where the last ended.
+	*/
+	page(query, options) {
+		const { conditions, values } = auditConditions(query);
+		const where = [...conditions.map((condition) => `${condition} ?`), ...options.after === null ? [] : ["id > ?"]];
+		const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+		return this.#db.prepare(`SELECT * FROM action_audit ${clause} ORDER BY id LIMIT ?`).all(...values, ...options.after === null ? [] : [options.after], options.limit).map(toAuditEntry);
 	}
 };
 // electron/core/actions/claims/claims.ts
@@ -1629,8 +1663,9 @@ function recordedSandboxId(row) {
 * sees every reason at once, not only the first.
 *
 * Codes come in a fixed order: `metadata-missing`, or the foreign codes that apply (provider, company,
-* environment), or else `api-url-changed` or `owned`; then `company-scope-mismatch` when the row's company
-* is not its company-scoped environment's; then `no-sandbox-id` when the row names no sandbox.
+* environment; `environment-unread` in the environment's place when the source could not read it), or
+* else `api-url-changed` or `owned`; then `company-scope-mismatch` when the row's company is not its
+* company-scoped environment's; then `no-sandbox-id` when the row names no sandbox.
 */
 function ownership(row, environment, installed) {
 	const codes = metadataVerdict(row, environment, installed);
@@ -1644,6 +1679,10 @@ function metadataVerdict(row, environment, installed) {
 	const codes = [];
 	if (recorded(metadata, "provider") !== "createos") codes.push("foreign-provider");
 	if (environment === null) {
+		if (row.environmentUnread === true) {
+			codes.push("environment-unread");
+			return codes;
+		}
 		codes.push("foreign-environment");
 		return codes;
 	}
@@ -1688,15 +1727,22 @@ var NOT_REFUSED = [
 	"owned",
 	"no-sandbox-id",
 	"api-url-changed",
-	"company-scope-mismatch"
+	"company-scope-mismatch",
+	"environment-unread"
 ];
-/** The first code that makes the plugin refuse to release this lease, or null when it accepts it. */
+/**
+* The first code that makes the plugin refuse to release this lease, or null when it accepts it or when
+* that cannot be told (`environment-unread`; `pluginAcceptsRelease` says which).
+*/
 function ownershipMismatch(codes) {
 	return codes.find((code) => !NOT_REFUSED.includes(code)) ?? null;
 }
-/** The plugin would accept a release of this lease as the host makes it (it may still find no sandbox). */
+/**
+* The plugin would accept a release of this lease as the host makes it (it may still find no sandbox).
+* Not said of a lease whose environment could not be read: its acceptance is not known.
+*/
 function pluginAcceptsRelease(codes) {
-	return ownershipMismatch(codes) === null && !codes.includes("no-sandbox-id");
+	return ownershipMismatch(codes) === null && !codes.includes("no-sandbox-id") && !codes.includes("environment-unread");
 }
 // shared/domain/flags.ts
 /** The facts about a row worth a flag beside its headline, in ROW_FLAGS order. */
@@ -1850,7 +1896,8 @@ var REFUSAL_MESSAGES = {
 	closed: "This lease is over and nothing of it lives at CreateOS; it is history, and there is nothing to do.",
 	configRejected: "Paperclip's CreateOS plugin rejects the config recorded in this lease, so every call on it fails; only a destroy at its recorded URL cleans it up.",
 	loginSession: "A person's login session holds this sandbox, and destroying it ends their sign-in; wait until the session ends, or override if it is stuck.",
-	unreadPart: "A part of the sources that could not be read may name this sandbox, as a live lease on it, and acting on it would break that lease too; override only if you know no live lease holds it."
+	unreadPart: "A part of the sources that could not be read may name this sandbox, as a live lease on it, and acting on it would break that lease too; override only if you know no live lease holds it.",
+	environmentUnread: "This lease's environment could not be read from its source, so whether Paperclip's plugin would accept a release cannot be told; only a destroy at its recorded URL, typing its sandbox id back, is offered."
 };
 /**
 * What an operator may do with a row. Each action is either allowed, allowed only with an
@@ -1888,13 +1935,15 @@ function settle(decision, action, block, override) {
 /**
 * Release has the plugin's semantics, so it is refused where the plugin would refuse (a lease with no
 * sandbox id first, as the plugin returns before checking ownership), and where this program cannot see
-* what it would act on. A gone sandbox has nothing to pause, and a pause of a destroyed sandbox fails.
+* what it would act on (its sandbox's state, or the environment the plugin would be called with). A gone
+* sandbox has nothing to pause, and a pause of a destroyed sandbox fails.
 * An edited API URL is no refusal: the host releases with the recorded config, at the recorded URL.
 */
 function releaseBlock(evidence) {
 	if (evidence.ownership.includes("no-sandbox-id")) return refusal("no-sandbox-id");
 	const mismatch = ownershipMismatch(evidence.ownership);
 	if (mismatch !== null) return FOREIGN_REFUSALS[mismatch];
+	if (evidence.ownership.includes("environment-unread")) return refusal("environment-unread");
 	return blindOrClaimed(evidence) ?? (evidence.provider === "gone" ? refusal("gone") : null);
 }
 /**
@@ -1934,7 +1983,8 @@ var MESSAGE_BY_REASON = {
 	"in-use": REFUSAL_MESSAGES.inUse,
 	"login-session": REFUSAL_MESSAGES.loginSession,
 	shared: REFUSAL_MESSAGES.shared,
-	closed: REFUSAL_MESSAGES.closed
+	closed: REFUSAL_MESSAGES.closed,
+	"environment-unread": REFUSAL_MESSAGES.environmentUnread
 };
 /** Refusals are values; each is made once and frozen, so 20,000 verdicts share a handful of them. */
 function frozenRefusals(messages) {
@@ -1956,6 +2006,27 @@ var FOREIGN_REFUSALS = frozenRefusals({
 });
 function refusal(reason) {
 	return FIXED_REFUSALS[reason];
+}
+// shared/domain/unread-rows.ts
+function unreadRowsAt(gaps) {
+	if (gaps.length === 0) return () => null;
+	const anywhere = gaps.find((gap) => gap.origin === null || gap.environmentId !== void 0) ?? null;
+	const byOrigin = /* @__PURE__ */ new Map();
+	for (const gap of gaps) {
+		if (gap.origin === null || gap.environmentId !== void 0) continue;
+		const origin = originOf(gap.origin) ?? gap.origin;
+		if (!byOrigin.has(origin)) byOrigin.set(origin, gap);
+	}
+	const first = gaps[0];
+	return (origin) => {
+		if (anywhere !== null) return anywhere;
+		if (origin === null) return first;
+		return byOrigin.get(originOf(origin) ?? origin) ?? null;
+	};
+}
+/** What a sentence that leaves a sandbox alone for `gap` says of it: which source, and what it could not read. */
+function gapInWords(gap) {
+	return `${gap.source}: ${gap.message}`;
 }
 // shared/domain/provider-state.ts
 /**
@@ -2082,6 +2153,7 @@ function headline(evidence) {
 	if (ownership.some((code) => STALE_OWNERSHIP.includes(code)) || flags.includes("stale-config") || provider === "gone") return "stale";
 	if (flags.includes("leaking")) return "leaking";
 	if (provider === "unknown" || provider === "not-visible") return "unknown";
+	if (ownership.includes("environment-unread")) return "unknown";
 	return "ok";
 }
 // shared/domain/verdict.ts
@@ -2116,6 +2188,46 @@ function classifyLease(row, environment, observation, context) {
 		destroyConfirmation: actions.destroyConfirmation,
 		refusals: actions.refusals
 	};
+}
+// shared/domain/listed-environment.ts
+/**
+* The environment a row is listed under: the one its source matched it to, else the id the row itself
+* names (an orphan's, or null). Tables, counts, history pages and the store all group rows by it.
+*/
+function listedEnvironmentId(classified) {
+	return classified.environment?.id ?? classified.lease.environmentId;
+}
+// shared/domain/plan-rows.ts
+/**
+* Whether a plan of `selection` acts on a row. A plan reads these rows and the rows each of them shares
+* its sandbox with (`sharedWith`, by lease id in any source), nothing else: what a store hands a plan,
+* so that asking to act on one row never reads every row there is.
+*/
+function planPicker(selection) {
+	switch (selection.kind) {
+		case "leases": {
+			const leaseIds = new Set(selection.leaseIds);
+			return (classified) => leaseIds.has(classified.lease.id);
+		}
+		case "headline": {
+			const headlines = new Set(selection.headlines);
+			const environments = selection.environmentIds === void 0 ? null : new Set(selection.environmentIds);
+			return (classified) => {
+				if (!headlines.has(classified.verdict.headline)) return false;
+				if (environments === null) return true;
+				const environmentId = listedEnvironmentId(classified);
+				return environmentId !== null && environments.has(environmentId);
+			};
+		}
+		case "untracked": return () => false;
+	}
+}
+function planRowFilter(selection) {
+	switch (selection.kind) {
+		case "leases": return { leaseIds: [...new Set(selection.leaseIds)] };
+		case "headline": return { headlines: [...new Set(selection.headlines)] };
+		case "untracked": return null;
+	}
 }
 // shared/domain/scanned-metadata.ts
 /**
@@ -2177,67 +2289,6 @@ function scannedMetadata(value, leftOut) {
 		});
 	}
 	return changed ? trimmed : value;
-}
-// shared/domain/listed-environment.ts
-/**
-* The environment a row is listed under: the one its source matched it to, else the id the row itself
-* names (an orphan's, or null). Tables, counts, history pages and the store all group rows by it.
-*/
-function listedEnvironmentId(classified) {
-	return classified.environment?.id ?? classified.lease.environmentId;
-}
-// shared/domain/plan-rows.ts
-/**
-* Whether a plan of `selection` acts on a row. A plan reads these rows and the rows each of them shares
-* its sandbox with (`sharedWith`, by lease id in any source), nothing else: what a store hands a plan,
-* so that asking to act on one row never reads every row there is.
-*/
-function planPicker(selection) {
-	switch (selection.kind) {
-		case "leases": {
-			const leaseIds = new Set(selection.leaseIds);
-			return (classified) => leaseIds.has(classified.lease.id);
-		}
-		case "headline": {
-			const headlines = new Set(selection.headlines);
-			const environments = selection.environmentIds === void 0 ? null : new Set(selection.environmentIds);
-			return (classified) => {
-				if (!headlines.has(classified.verdict.headline)) return false;
-				if (environments === null) return true;
-				const environmentId = listedEnvironmentId(classified);
-				return environmentId !== null && environments.has(environmentId);
-			};
-		}
-		case "untracked": return () => false;
-	}
-}
-function planRowFilter(selection) {
-	switch (selection.kind) {
-		case "leases": return { leaseIds: [...new Set(selection.leaseIds)] };
-		case "headline": return { headlines: [...new Set(selection.headlines)] };
-		case "untracked": return null;
-	}
-}
-// shared/domain/unread-rows.ts
-function unreadRowsAt(gaps) {
-	if (gaps.length === 0) return () => null;
-	const anywhere = gaps.find((gap) => gap.origin === null || gap.environmentId !== void 0) ?? null;
-	const byOrigin = /* @__PURE__ */ new Map();
-	for (const gap of gaps) {
-		if (gap.origin === null || gap.environmentId !== void 0) continue;
-		const origin = originOf(gap.origin) ?? gap.origin;
-		if (!byOrigin.has(origin)) byOrigin.set(origin, gap);
-	}
-	const first = gaps[0];
-	return (origin) => {
-		if (anywhere !== null) return anywhere;
-		if (origin === null) return first;
-		return byOrigin.get(originOf(origin) ?? origin) ?? null;
-	};
-}
-/** What a sentence that leaves a sandbox alone for `gap` says of it: which source, and what it could not read. */
-function gapInWords(gap) {
-	return `${gap.source}: ${gap.message}`;
 }
 // electron/core/store/sqlite/migrations/actions.ts
 /**
@@ -3179,6 +3230,11 @@ var QuarantineSchema = z.object({
 	claimedBy: z.string().nullable(),
 	/** A forced destroy is quarantined only with its sandbox id typed back; the due destroy carries it. */
 	confirmedBy: z.enum(["click", "typed-id"]),
+	/**
+	* True when that typed id was a kept marker proof's (the janitor's), not a person's: the proof may stop
+	* proving before the destroy is due, so the due destroy reads it again. Absent in records made before.
+	*/
+	confirmedByProof: z.boolean().optional(),
 	planId: z.string().nullable(),
 	jobId: z.string().nullable(),
 	operator: z.string()
@@ -3224,7 +3280,11 @@ function quarantineUnread(quarantine, gaps) {
 }
 /** Why a due quarantine waits while `gap` stands, in the operator's words. */
 function unreadHoldSentence(gap) {
-	return `a part of the sources that could not be read may name its sandbox, as a live lease on it (${gapInWords(gap)})`;
+	return unreadPartHoldSentence(gapInWords(gap));
+}
+/** The same, for a part named in words only (`gapInWords`), as a plan item's caution names it. */
+function unreadPartHoldSentence(part) {
+	return `a part of the sources that could not be read may name its sandbox, as a live lease on it (${part})`;
 }
 /** "3 h 20 min", "12 min", "due now": how long until a quarantine's destroy. */
 function timeLeft(dueAt, now) {
@@ -3436,6 +3496,28 @@ var SourceGapViewSchema = z.object({
 	unlistedOnly: z.literal(true).optional()
 });
 /**
+* What the sources' gaps leave unread, told of every gap: `gaps` lists only the first
+* MAX_PROBLEMS_IN_VIEW, and an environment only a later gap names is no more read than one the first
+* names. Its size grows with the environments and the sources, not with the gaps (`unreadOfGaps`).
+*/
+var UnreadViewSchema = z.object({
+	/** Entry i: the words of the first gap naming `environments[i]`, or null when no gap names it. */
+	byEnvironment: z.array(z.string().nullable()),
+	/** How many environments gaps name that `environments` has no entry for, each once per source. */
+	namedElsewhere: count$2,
+	/** Each source with a gap naming no environment that may hide a lease of any of its environments. */
+	anyEnvironment: z.array(z.object({
+		source: z.string(),
+		message: z.string()
+	})),
+	/** Each source whose gaps may hide only environments it did not list, and how many gaps say so. */
+	unlistedEnvironments: z.array(z.object({
+		source: z.string(),
+		message: z.string(),
+		count: count$2
+	}))
+});
+/**
 * The history (`closed` rows) the view leaves out of `leases`: most rows of a long-lived instance, and
 * they ask nothing of anyone. Counted here from the rows left out, so the chips and the sidebar stay
 * true; the rows themselves come a page at a time through `inventory:history` (history-page.ts).
@@ -3447,7 +3529,7 @@ var HistoryCountsSchema = z.object({
 	byEnvironment: z.array(count$2)
 });
 var InventoryViewSchema = z.object({
-	version: z.literal(2),
+	version: z.literal(3),
 	/**
 	* The worker's generation of the inventory this view shows, as main received it (history pages say
 	* theirs, so a page of another inventory is told apart); absent on a view read from a store.
@@ -3482,14 +3564,21 @@ var InventoryViewSchema = z.object({
 		count: z.number().int().min(0),
 		reason: z.string()
 	})),
+	/** The first MAX_PROBLEMS_IN_VIEW gaps, to be listed; what is unread is read from `unread`. */
 	gaps: z.array(SourceGapViewSchema),
+	/** Every gap, listed or not. */
+	gapCount: count$2,
+	unread: UnreadViewSchema,
 	originHealth: z.array(OriginHealthViewSchema),
 	problems: z.array(SourceProblemViewSchema),
 	problemCount: z.number().int().min(0)
 });
-/** A view read back from a store is shown only in the current shape (an older one carried history in `leases`). */
+/**
+* A view read back from a store is shown only in the current shape (an older one carried history in
+* `leases`, or told unread only what its first gaps named).
+*/
 function isCurrentView(view) {
-	return view?.version === 2 && view.generatedAt !== void 0 && Array.isArray(view.leases?.leaseId) && Array.isArray(view.history?.byEnvironment);
+	return view?.version === 3 && view.generatedAt !== void 0 && Array.isArray(view.leases?.leaseId) && Array.isArray(view.history?.byEnvironment) && Array.isArray(view.unread?.byEnvironment);
 }
 /** What rows are decoded from: the lease columns and the lookup tables they index (a view, or a history page). */
 var RowTablesSchema = InventoryViewSchema.pick({
@@ -3503,6 +3592,61 @@ var RowTablesSchema = InventoryViewSchema.pick({
 	actedOn: true,
 	leases: true
 });
+// shared/domain/gap-scope.ts
+function gapScope(gap) {
+	if (gap.environmentId !== void 0) return "environment";
+	return gap.unlistedOnly === true ? "unlisted-environments" : "any-environment";
+}
+// shared/contract/inventory-view/unread.ts
+function keyOf(sourceId, environmentId) {
+	return JSON.stringify([sourceId, environmentId]);
+}
+/**
+* What `gaps` leave unread of `environments` (the view's, in its order), as the view carries it: worked
+* out over every gap where they are all held, since the view lists only the first of them. A gap is read
+* by what it may hide (`gapScope`).
+*/
+function unreadOfGaps(gaps, environments) {
+	const positions = /* @__PURE__ */ new Map();
+	environments.forEach(({ sourceId, environmentId }, at) => {
+		const key = keyOf(sourceId, environmentId);
+		const held = positions.get(key);
+		if (held) held.push(at);
+		else positions.set(key, [at]);
+	});
+	const byEnvironment = environments.map(() => null);
+	const elsewhere = /* @__PURE__ */ new Set();
+	const anyEnvironment = /* @__PURE__ */ new Map();
+	const unlisted = /* @__PURE__ */ new Map();
+	for (const gap of gaps) {
+		const scope = gapScope(gap);
+		if (scope === "environment") {
+			const key = keyOf(gap.source, gap.environmentId ?? null);
+			const at = positions.get(key);
+			if (at === void 0) elsewhere.add(key);
+			else for (const position of at) byEnvironment[position] ??= gap.message;
+		} else if (scope === "any-environment") {
+			if (!anyEnvironment.has(gap.source)) anyEnvironment.set(gap.source, gap.message);
+		} else {
+			const note = unlisted.get(gap.source);
+			if (note) note.count += 1;
+			else unlisted.set(gap.source, {
+				source: gap.source,
+				message: gap.message,
+				count: 1
+			});
+		}
+	}
+	return {
+		byEnvironment,
+		namedElsewhere: elsewhere.size,
+		anyEnvironment: [...anyEnvironment].map(([source, message]) => ({
+			source,
+			message
+		})),
+		unlistedEnvironments: [...unlisted.values()]
+	};
+}
 // shared/contract/inventory-view/encode.ts
 function epochSeconds(iso) {
 	if (!iso) return 0;
@@ -3769,7 +3913,7 @@ var InventoryViewBuilder = class {
 		}
 		const byEnvironment = Array.from(environments, (environment, at) => (this.#historyByEnvironment[at] ?? 0) + (elsewhere?.closed.get(historyKey(environment.sourceId, environment.environmentId)) ?? 0));
 		return {
-			version: 2,
+			version: 3,
 			generatedAt: inventory.generatedAt,
 			requests: inventory.requests,
 			environmentId: this.#filter,
@@ -3795,6 +3939,8 @@ var InventoryViewBuilder = class {
 				...environmentId === void 0 ? {} : { environmentId },
 				...unlistedOnly === true ? { unlistedOnly } : {}
 			})),
+			gapCount: inventory.gaps.length,
+			unread: unreadOfGaps(inventory.gaps, environments),
 			originHealth: inventory.origins.map((health) => ({
 				origin: health.origin,
 				credential: health.credential,
@@ -5191,6 +5337,7 @@ var LeaseDetailSchema = z.object({
 			"ended",
 			"closed",
 			"no-environment",
+			"environment-unread",
 			"unknown-status"
 		])
 	}),
@@ -7733,6 +7880,25 @@ function readSandboxView(view) {
 	if (created_by !== void 0) sandbox.createdBy = created_by;
 	return sandbox;
 }
+// electron/core/leases/environment-unread.ts
+/**
+* The environments a source holds but could not parse: the ids its environment gaps name. A row listed
+* under one of them is read, its environment is not, and nothing is known of that environment but its id.
+*/
+function unreadEnvironmentIds(environmentGaps) {
+	const ids = /* @__PURE__ */ new Set();
+	for (const gap of environmentGaps) if (gap.environmentId !== void 0) ids.add(gap.environmentId);
+	return ids;
+}
+/**
+* Marks a row whose environment is among `unread` (`environmentUnread`), and clears the mark on any
+* other: only the source's own read of its environments says it, never the row.
+*/
+function markEnvironmentUnread(row, unread) {
+	if (row.environmentId !== null && unread.has(row.environmentId)) row.environmentUnread = true;
+	else delete row.environmentUnread;
+	return row;
+}
 // electron/core/leases/ledger-shape.ts
 /**
 * What a ledger's tokens say of its top level, read without keeping any of its values: whether the root
@@ -8536,6 +8702,7 @@ var LedgerSource = class {
 		}
 		const rawEnvironments = first.environments;
 		const environments = parseEnvironments(rawEnvironments, this.id, "environments");
+		const environmentGaps = gapsOf(environments, rawEnvironments, "environments");
 		const rawCompanies = first.companies;
 		const companies = parseCompanies(listOrNone(rawCompanies), this.id, "companies");
 		return pagedRead({
@@ -8549,7 +8716,8 @@ var LedgerSource = class {
 			letGo: async () => first.close(),
 			pages: (pagesSignal) => this.#pages(passes === "two" ? this.#pass(collector, pagesSignal) : first, collector, {
 				environments,
-				rawEnvironments,
+				environmentGaps,
+				unreadEnvironments: unreadEnvironmentIds(environmentGaps),
 				companies,
 				rawCompanies,
 				onePass: passes !== "two",
@@ -8559,12 +8727,14 @@ var LedgerSource = class {
 	}
 	async readLease(leaseId, options = {}) {
 		const found = new FirstWithId(leaseId);
-		await this.#readWhole(found, options.signal);
+		const pass = await this.#readWhole(found, options.signal);
 		if (found.found === null) return null;
 		const { index, item } = found.found;
 		const parsed = parseLeaseRow(item);
 		if (!parsed.ok) throw new SourceError(this.id, "malformed", `leases[${index}] is malformed (${parsed.message})`);
-		return parsed.row;
+		const rawEnvironments = listOrNone(pass.environments);
+		const environments = parseEnvironments(rawEnvironments, this.id, "environments");
+		return markEnvironmentUnread(parsed.row, unreadEnvironmentIds(gapsOf(environments, rawEnvironments, "environments")));
 	}
 	async readEnvironment(environmentId, options = {}) {
 		const environments = (await this.#readWhole(SKIP_LEASES, options.signal)).environments;
@@ -8581,11 +8751,12 @@ var LedgerSource = class {
 	async *#pages(rows, collector, head) {
 		try {
 			if (head.failedAfterFirstRow !== null) throw head.failedAfterFirstRow.error;
+			const taken = () => collector.takeRows().map((row) => markEnvironmentUnread(row, head.unreadEnvironments));
 			for (;;) {
-				if (collector.pendingRows >= PAGE_ROWS) yield collector.takeRows();
+				if (collector.pendingRows >= PAGE_ROWS) yield taken();
 				if (!await rows.next()) break;
 			}
-			if (collector.pendingRows > 0) yield collector.takeRows();
+			if (collector.pendingRows > 0) yield taken();
 			if (head.onePass && rows.environmentsAfterLeases) throw new SourceError(this.id, "malformed", `ledger file ${this.path} holds "environments" again after its leases; keep one list.`);
 			const late = head.onePass && rows.companies !== head.rawCompanies;
 			const companies = late ? parseCompanies(listOrNone(rows.companies), this.id, "companies") : head.companies;
@@ -8595,7 +8766,7 @@ var LedgerSource = class {
 					...collector.finish().problems,
 					...companies.problems
 				],
-				gaps: [...gapsOf(head.environments, head.rawEnvironments, "environments"), ...collector.gaps()],
+				gaps: [...head.environmentGaps, ...collector.gaps()],
 				left: [],
 				...late ? { companies: companies.rows } : {}
 			};
@@ -9353,12 +9524,16 @@ function environmentFromRow(row) {
 function isCreateosEnvironment(environment) {
 	return environment.driver === "sandbox" && environment.config.provider === "createos";
 }
-/** What became of a row's environment, when it is no longer the CreateOS environment the row was made in. */
-function environmentChange(row, environments) {
+/**
+* What became of a row's environment, when it is no longer the CreateOS environment the row was made in.
+* Nothing is said of one among `unread` (a row of `environments` that could not be parsed): it is there,
+* and what became of it is not known.
+*/
+function environmentChange(row, environments, unread) {
 	const environmentId = databaseRowEnvironmentId(row);
 	if (environmentId === null) return "deleted";
 	const environment = environments.get(environmentId);
-	if (environment === void 0) return "deleted";
+	if (environment === void 0) return unread.has(environmentId) ? void 0 : "deleted";
 	if (isCreateosEnvironment(environment)) return void 0;
 	if (environment.driver !== "sandbox") return `now ${environment.driver}`;
 	return `now ${environment.config.provider ?? "sandbox"}`;
@@ -9646,12 +9821,14 @@ async function readDatabase(settings, options) {
 			names: check.names
 		}, settings.overlapMs);
 		installedPlugin = await installedPluginWithin(client);
+		const environmentGaps = gapsOf(parsed, rawEnvironments, "environments");
 		head = {
 			client,
 			names: check.names,
 			environments,
 			environmentProblems: parsed.problems,
-			environmentGaps: gapsOf(parsed, rawEnvironments, "environments"),
+			environmentGaps,
+			unreadEnvironments: unreadEnvironmentIds(environmentGaps),
 			leftOut,
 			watermark,
 			basis,
@@ -9722,8 +9899,8 @@ async function* leasePages(settings, head, since, signal) {
 			rowsRead += rows.length;
 			const page = [];
 			for (const values of rows) {
-				const parsed = leaseRowFromDatabase(values, environmentChange(values, head.environments), "scanned", head.names);
-				if (parsed.ok) page.push(parsed.row);
+				const parsed = leaseRowFromDatabase(values, environmentChange(values, head.environments, head.unreadEnvironments), "scanned", head.names);
+				if (parsed.ok) page.push(markEnvironmentUnread(parsed.row, head.unreadEnvironments));
 				else unusable.push({
 					id: databaseRowId(values),
 					message: parsed.message
@@ -9926,13 +10103,15 @@ var PaperclipDbSource = class {
 		});
 		if (found === null) return null;
 		const environments = /* @__PURE__ */ new Map();
+		const unread = /* @__PURE__ */ new Set();
 		if (found.environment !== void 0) {
 			const parsed = parseEnvironment(environmentFromRow(found.environment));
 			if (parsed.ok) environments.set(parsed.environment.id, parsed.environment);
+			else unread.add(String(found.environment.id));
 		}
-		const parsed = leaseRowFromDatabase(found.row, environmentChange(found.row, environments), "whole", found.names);
+		const parsed = leaseRowFromDatabase(found.row, environmentChange(found.row, environments, unread), "whole", found.names);
 		if (!parsed.ok) throw new SourceError(this.id, "malformed", `the lease row is malformed (${parsed.message})`);
-		return parsed.row;
+		return markEnvironmentUnread(parsed.row, unread);
 	}
 	async readEnvironment(environmentId, options = {}) {
 		if (!isValidRowId(environmentId)) throw new SourceError(this.id, "invalid-id", "the environment id is not valid.");
@@ -10401,6 +10580,20 @@ var PgAuditLog = class {
 			sql = `SELECT * FROM (SELECT * FROM ${table} ${clause} ORDER BY id DESC LIMIT $${params.length}) newest ORDER BY id`;
 		}
 		const { rows } = await this.#pool.query(sql, params);
+		return rows.map(toAuditEntry);
+	}
+	/** The oldest `limit` entries that match after the entry with id `after` (from the first when null). */
+	async page(query, options) {
+		const { conditions, values } = auditConditions(query);
+		const params = [...values];
+		const where = conditions.map((condition, index) => `${condition} $${index + 1}`);
+		if (options.after !== null) {
+			params.push(options.after);
+			where.push(`id > $${params.length}`);
+		}
+		params.push(options.limit);
+		const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+		const { rows } = await this.#pool.query(`SELECT * FROM ${SCHEMA}.action_audit ${clause} ORDER BY id LIMIT $${params.length}`, params);
 		return rows.map(toAuditEntry);
 	}
 };
@@ -11154,4 +11347,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, gapInWords, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, predictRelease, proofKey, proofOwners, proofPrefixes, providerCodeOf, publicItem, quarantineClaim, quarantineUnread, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, recordersNow, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, unreadHoldSentence, unreadRowsAt, unreadSentence, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, gapInWords, gapScope, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, predictRelease, proofKey, proofOwners, proofPrefixes, providerCodeOf, publicItem, quarantineClaim, quarantineUnread, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, recordersNow, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, unreadHoldSentence, unreadPartHoldSentence, unreadRowsAt, unreadSentence, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
