@@ -1,68 +1,27 @@
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Simulator, startSimulator } from "../../../simulator/index.js";
-import { environment, leaseRow, SECRET_KEY, tempDir, writeJson } from "../../../test/fixtures/leasekeeper.js";
-import { CONFIG_FILE_NAME } from "../config/load.js";
+import { describe, expect, it } from "vitest";
+import { leaseRow, SECRET_KEY, writeJson } from "../../../test/fixtures/leasekeeper.js";
 import type { ScanReport } from "../inventory/report.js";
 import { runCliCaptured } from "./testing/run-captured.js";
+import { SECOND, twoEnvironments, twoEnvironmentWorld } from "./testing/two-environment-world.js";
 
 // `leasekeeper scan` over a ledger file whose "CreateOS second" entry cannot be read (its name is a
 // number) while a lease row listed under it can: the environment exists, it was not read, so the row is
 // judged as one whose environment is unknown, never as one whose environment is gone.
 
-const SECOND = "77777777-7777-4777-8777-777777777777";
-
-let sim: Simulator;
-let cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  sim = await startSimulator({
-    fleet: {
-      accounts: [
-        {
-          apiKey: SECRET_KEY,
-          sandboxes: ["sb-main", "sb-second"].map((id) => ({
-            id,
-            status: "paused" as const,
-            shape: "s-1vcpu-1gb",
-          })),
-        },
-      ],
-    },
-    rateLimitPerMinute: 0,
-  });
-}, 60_000);
-
-afterAll(async () => {
-  await sim?.stop();
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
+// Paused, so a released row on them is not leaking: the headline is the environment's alone.
+const world = twoEnvironmentWorld({ sandboxStatus: "paused" });
 
 async function scanJson(): Promise<ScanReport> {
-  const { dir, cleanup } = await tempDir();
-  cleanups.push(cleanup);
-  const config = { provider: "createos", apiUrl: sim.url, shape: "s-1vcpu-1gb" };
+  const dir = await world.configDir([{ kind: "ledger", path: "ledger.json" }]);
+  const [main, second] = twoEnvironments(world.sim.url);
+  const inSecond = leaseRow(world.sim.url, "sb-second");
   await writeJson(path.join(dir, "ledger.json"), {
-    environments: [
-      environment({ config }),
-      environment({ id: SECOND, name: 42, config: { ...config, reuseLease: true } }),
-    ],
+    environments: [main, { ...second, name: 42, config: { ...second?.config, reuseLease: true } }],
     leases: [
-      leaseRow(sim.url, "sb-main"),
-      leaseRow(sim.url, "sb-second", {
-        environmentId: SECOND,
-        metadata: { ...leaseRow(sim.url, "sb-second").metadata, environmentId: SECOND },
-      }),
+      leaseRow(world.sim.url, "sb-main"),
+      { ...inSecond, environmentId: SECOND, metadata: { ...inSecond.metadata, environmentId: SECOND } },
     ],
-  });
-  await writeJson(path.join(dir, CONFIG_FILE_NAME), {
-    sources: [{ kind: "ledger", path: "ledger.json" }],
-    credentials: [{ name: "account", origin: sim.url, apiKeyEnv: "LK_KEY" }],
-    dataDir: "data",
   });
   const scanned = await runCliCaptured(["scan", "--json"], { env: { LK_KEY: SECRET_KEY }, dir });
   expect(scanned.code).toBe(0);

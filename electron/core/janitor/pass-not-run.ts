@@ -1,5 +1,6 @@
 import type { PassReport } from "../../../shared/domain/janitor/index.js";
 import { finishPass } from "./finish-pass.js";
+import { newPassReport } from "./new-pass-report.js";
 import type { JanitorDeps } from "./pass.js";
 import { readLastPass } from "./pass-state.js";
 import type { PolicyProblem } from "./policy-text.js";
@@ -35,25 +36,15 @@ export async function keepPassNotRun(
   const said = pass.problems.slice(0, PROBLEMS_SAID).map((problem) => problem.text);
   const more = pass.problems.length - said.length;
   if (more > 0) said.push(`…and ${more} more`);
-  const report: PassReport = {
+  const report = newPassReport({
     policyFile: pass.policyFile,
     operator: pass.operator,
-    mode: pass.act ? "act" : "dry-run",
+    act: pass.act,
     startedAt,
-    finishedAt: startedAt,
-    stopped: null,
-    plan: null,
-    results: [],
-    quarantinesDue: {},
-    resumedJobs: [],
-    counts: null,
-    gaps: null,
-    gapCount: null,
-    failing: null,
-    recovered: null,
-    webhook: null,
-    error: deps.redact(`${pass.policyFile} no longer reads as a policy, so no pass ran: ${said.join("; ")}`),
-  };
+  });
+  report.error = deps.redact(
+    `${pass.policyFile} no longer reads as a policy, so no pass ran: ${said.join("; ")}`,
+  );
   await finishPass(deps, report, await readLastPass(deps.dataDir), pass.webhookUrl);
   deps.metrics?.recordPolicyPass("failed");
   return report;

@@ -17,6 +17,7 @@ import type { PolicyPlanInput } from "../inventory/worker/protocol.js";
 import type { MarkerService } from "../markers/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
 import { finishPass } from "./finish-pass.js";
+import { newPassReport } from "./new-pass-report.js";
 import { noteTaken, readLastPass, readTaken } from "./pass-state.js";
 import type { HeldInventory } from "./plan-unread.js";
 
@@ -114,26 +115,13 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
     const reason = options.stopped();
     if (reason !== null) throw new Stop(reason);
   };
-  const report: PassReport = {
+  const report = newPassReport({
     policyFile: options.policyFile,
     operator: options.policy.operator,
-    mode: options.act ? "act" : "dry-run",
+    act: options.act,
     startedAt,
-    finishedAt: startedAt,
-    stopped: null,
-    plan: null,
     results,
-    quarantinesDue: {},
-    resumedJobs: [],
-    // Unknown until it has planned: a pass that fails or stops before then selected nothing it can count.
-    counts: null,
-    gaps: null,
-    gapCount: null,
-    failing: null,
-    recovered: null,
-    webhook: null,
-    error: null,
-  };
+  });
   const previous = await readLastPass(deps.dataDir);
 
   try {

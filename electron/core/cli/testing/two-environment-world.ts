@@ -35,11 +35,12 @@ export interface TwoEnvironmentWorld {
 }
 
 /**
- * Starts the world before the file's tests and stops it after them; Paperclip's faults are cleared
+ * Starts the world before the file's tests and stops it after them (both sandboxes `running` unless
+ * `sandboxStatus` says otherwise); Paperclip's faults are cleared
  * after each test. Call it at the top of the file; the servers are there once its `beforeAll`s have run.
  */
 export function twoEnvironmentWorld(
-  options: { paperclip?: { boardKeys: BoardKey[] } } = {},
+  options: { paperclip?: { boardKeys: BoardKey[] }; sandboxStatus?: "running" | "paused" } = {},
 ): TwoEnvironmentWorld {
   let sim: Simulator | undefined;
   let paperclip: PaperclipStandIn | undefined;
@@ -53,7 +54,7 @@ export function twoEnvironmentWorld(
             apiKey: SECRET_KEY,
             sandboxes: ["sb-main", "sb-second"].map((id) => ({
               id,
-              status: "running" as const,
+              status: options.sandboxStatus ?? "running",
               shape: "s-1vcpu-1gb",
             })),
           },
