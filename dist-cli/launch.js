@@ -5820,6 +5820,33 @@ async function finishPass(deps, report, previous, webhookUrl) {
 	report.finishedAt = now().toISOString();
 	await writeLastPass(deps.dataDir, report);
 }
+// electron/core/janitor/new-pass-report.ts
+/**
+* A pass's report as it starts: nothing planned, counted, told or failed yet. A pass that runs fills it
+* in as it goes; one that could not run sets only its error. Counts stay null until a plan is made: a
+* pass that fails or stops before then selected nothing it can count.
+*/
+function newPassReport(pass) {
+	return {
+		policyFile: pass.policyFile,
+		operator: pass.operator,
+		mode: pass.act ? "act" : "dry-run",
+		startedAt: pass.startedAt,
+		finishedAt: pass.startedAt,
+		stopped: null,
+		plan: null,
+		results: pass.results ?? [],
+		quarantinesDue: {},
+		resumedJobs: [],
+		counts: null,
+		gaps: null,
+		gapCount: null,
+		failing: null,
+		recovered: null,
+		webhook: null,
+		error: null
+	};
+}
 // electron/core/janitor/pass.ts
 var HOUR_MS = 36e5;
 /**
@@ -5854,25 +5881,13 @@ async function runPass(deps, options) {
 		const reason = options.stopped();
 		if (reason !== null) throw new Stop(reason);
 	};
-	const report = {
+	const report = newPassReport({
 		policyFile: options.policyFile,
 		operator: options.policy.operator,
-		mode: options.act ? "act" : "dry-run",
+		act: options.act,
 		startedAt,
-		finishedAt: startedAt,
-		stopped: null,
-		plan: null,
-		results,
-		quarantinesDue: {},
-		resumedJobs: [],
-		counts: null,
-		gaps: null,
-		gapCount: null,
-		failing: null,
-		recovered: null,
-		webhook: null,
-		error: null
-	};
+		results
+	});
 	const previous = await readLastPass(deps.dataDir);
 	try {
 		if (options.act && options.resume) {
@@ -11459,4 +11474,4 @@ async function launchBrowserHost(options) {
 		}
 	};
 }
-export { CONFIG_FILE_NAME, EXIT, METRICS_PATH, METRICS_TOKEN_ENV, actedOnCount, answerFor, createLogger, currentOperator, defaultStopFile, exportHead, exportPage, exportTail, finishPass, knowsEnvironment, launchBrowserHost, metadataNotWhole, metricsTokenFrom, openCore, proofEvidence, readLastPass, readPolicyFile, readWholeLease, reportedGap, reportedLease, runPass, scanReport, startHttpHost, typedCountPhrase, unjudgedSentence, unreadGap, withForcedProofs };
+export { CONFIG_FILE_NAME, EXIT, METRICS_PATH, METRICS_TOKEN_ENV, actedOnCount, answerFor, createLogger, currentOperator, defaultStopFile, exportHead, exportPage, exportTail, finishPass, knowsEnvironment, launchBrowserHost, metadataNotWhole, metricsTokenFrom, newPassReport, openCore, proofEvidence, readLastPass, readPolicyFile, readWholeLease, reportedGap, reportedLease, runPass, scanReport, startHttpHost, typedCountPhrase, unjudgedSentence, unreadGap, withForcedProofs };
