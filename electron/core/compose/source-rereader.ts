@@ -159,7 +159,11 @@ async function rereadEach(
       const others = (await Promise.all(ref.sharedWith.map((id) => source.readLease(id)))).filter(
         (row): row is LeaseRow => row !== null && row.id !== lease.id && recordedSandboxId(row) === sandboxId,
       );
-      reads.set(ref.leaseId, { lease, environment: await environmentOf(lease.environmentId), others });
+      // The row's own re-read found its environment there but not parsable (`environmentUnread`): it is
+      // judged without one, as its scan judged it and as a ledger's re-read hands it. Asking for that
+      // environment again could only fail, and would fail the re-read of the whole batch with it.
+      const environment = lease.environmentUnread === true ? null : await environmentOf(lease.environmentId);
+      reads.set(ref.leaseId, { lease, environment, others });
     }),
   );
   return reads;

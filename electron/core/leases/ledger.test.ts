@@ -141,6 +141,10 @@ describe("LedgerSource", () => {
       ]);
       expect((await source.readLease(underUnread.id))?.environmentUnread).toBe(true);
       expect(await source.readLease(claiming.id)).not.toHaveProperty("environmentUnread");
+      // Asked for by itself, the entry is not said to be gone: its read fails, saying it could not be read.
+      await expect(source.readEnvironment(unread)).rejects.toThrow(
+        "environments[1] could not be read (name:",
+      );
     }
   });
 

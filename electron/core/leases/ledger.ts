@@ -132,8 +132,13 @@ export class LedgerSource implements LeaseSource {
     const index = environments.findIndex((item) => idOf(item) === environmentId);
     if (index < 0) return null;
     const parsed = parseEnvironment(environments[index]);
+    // It is there, so not null (gone); what it says could not be read, as a scan reports its gap.
     if (!parsed.ok)
-      throw new SourceError(this.id, "malformed", `environments[${index}] is malformed (${parsed.message})`);
+      throw new SourceError(
+        this.id,
+        "malformed",
+        `environments[${index}] could not be read (${parsed.message})`,
+      );
     return parsed.environment;
   }
 

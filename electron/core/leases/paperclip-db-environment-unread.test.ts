@@ -12,6 +12,8 @@ const API_URL = "https://api.sb.createos.sh";
 
 interface World {
   url: string;
+  /** The environment whose config cannot be parsed. */
+  unparseable: string;
   /** A row under an environment whose config cannot be parsed (its apiUrl is 42). */
   underUnparseable: string;
   /** A row under an environment read whole. */
@@ -51,6 +53,7 @@ async function seedWorld(name: string): Promise<World> {
       });
     return {
       url: db.url,
+      unparseable,
       underUnparseable: await row(unparseable, "sbx-odd"),
       underRead: await row(read, "sbx-main"),
       orphan: await row(null, "sbx-nowhere"),
@@ -80,6 +83,11 @@ describe("a lease row under an environment the database source could not parse",
       const reread = await source.readLease(world.underUnparseable);
       expect(reread?.environmentUnread).toBe(true);
       expect(reread).not.toHaveProperty("environmentChange");
+
+      // Asked for by itself, the environment is not said to be gone: its read fails, saying it could not be read.
+      await expect(source.readEnvironment(world.unparseable)).rejects.toThrow(
+        `environment ${world.unparseable} could not be read (`,
+      );
     } finally {
       await source.close();
     }

@@ -201,8 +201,13 @@ export class PaperclipDbSource implements LeaseSource {
     });
     if (row === null) return null;
     const parsed = parseEnvironment(environmentFromRow(row));
+    // It is there, so not null (gone); what it says could not be read, as a scan reports its gap.
     if (!parsed.ok)
-      throw new SourceError(this.id, "malformed", `the environment is malformed (${parsed.message})`);
+      throw new SourceError(
+        this.id,
+        "malformed",
+        `environment ${environmentId} could not be read (${parsed.message})`,
+      );
     return parsed.environment;
   }
 

@@ -32,7 +32,11 @@ export interface LeaseSource {
   load(options?: { signal?: AbortSignal; changedSince?: ChangedSince }): Promise<SourceSnapshot>;
   /** The row as the source holds it now; null when it no longer exists. Throws if it is malformed. */
   readLease(leaseId: string, options?: { signal?: AbortSignal }): Promise<LeaseRow | null>;
-  /** The environment as the source holds it now (its current config decides pause vs delete). */
+  /**
+   * The environment as the source holds it now (its current config decides pause vs delete); null when it
+   * no longer exists. One that is there but does not parse throws: it is neither gone nor read. A row whose
+   * re-read is marked `environmentUnread` already says so, and is judged without asking for it.
+   */
   readEnvironment(environmentId: string, options?: { signal?: AbortSignal }): Promise<Environment | null>;
   /**
    * The CreateOS plugin installed on the instance now, for a source that can read it (Paperclip's
