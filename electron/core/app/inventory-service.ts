@@ -34,6 +34,8 @@ import type {
   InventorySummary,
   KnownPage,
   PolicyPlanInput,
+  QuarantineProofInput,
+  QuarantineProofNow,
   RowsPage,
   RowsToProve,
   UntrackedAnswer,
@@ -433,6 +435,17 @@ export class InventoryService {
     const plan = await this.#worker.request<PassPlan | null>({ type: "policy-plan", input });
     if (plan === null) throw new Error("the inventory worker holds no inventory to plan from");
     return plan;
+  }
+
+  /**
+   * A quarantine's kept marker proof read again over the inventory held now (no new scan; a stored one
+   * counts), in the worker, from the rows that name its sandbox or record its marker.
+   */
+  async quarantineProof(input: QuarantineProofInput): Promise<QuarantineProofNow> {
+    await this.ensure();
+    const answer = await this.#worker.request<QuarantineProofNow | null>({ type: "quarantine-proof", input });
+    if (answer === null) throw new Error("the inventory worker holds no inventory to read the proof against");
+    return answer;
   }
 
   async #recentEnough(maxAgeMs: number, acceptStored: boolean): Promise<void> {

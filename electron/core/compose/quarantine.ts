@@ -10,7 +10,7 @@ import type { SecretStore } from "../config/secrets.js";
 import type { MarkerService } from "../markers/index.js";
 import { sandboxProofEvidence } from "../markers/proof-evidence.js";
 import {
-  proofNowByPolicyPlan,
+  proofNowByMarkerIndex,
   type QuarantineScheduler,
   QuarantineService,
   type QuarantineStore,
@@ -76,10 +76,9 @@ export function openQuarantine(deps: {
     openClient: (credential) => quarantineClients(deps.config(), deps.secrets, deps.client)(credential),
     operator: currentOperator(deps.config().operator),
     proofFor: (sandbox) => sandboxProofEvidence(deps.markers, sandbox),
-    proofNow: proofNowByPolicyPlan({
-      policyPlan: (input) => deps.inventory.policyPlan(input),
+    proofNow: proofNowByMarkerIndex({
+      quarantineProof: (input) => deps.inventory.quarantineProof(input),
       markers: deps.markers,
-      now: () => new Date(),
     }),
   });
   let scheduler: QuarantineScheduler | null = null;

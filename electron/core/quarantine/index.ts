@@ -1,5 +1,5 @@
 export { quarantineClients } from "./open-client.js";
-export { proofNowByPolicyPlan } from "./proof-now.js";
+export { proofNowByMarkerIndex } from "./proof-now.js";
 export {
   type QuarantineOutcome,
   type QuarantinePass,

@@ -1,7 +1,6 @@
-import type { PassPlan } from "../../../shared/domain/janitor/index.js";
 import type { MarkerProof, ProofSubject } from "../../../shared/domain/marker-proof.js";
 import type { Quarantine } from "../../../shared/domain/quarantine.js";
-import type { PolicyPlanInput } from "../inventory/worker/protocol.js";
+import type { QuarantineProofInput, QuarantineProofNow } from "../inventory/worker/protocol.js";
 
 /** Whether the proof still proves, and the sentence that says why (`readProof`'s). */
 export interface ProofNow {
@@ -10,59 +9,31 @@ export interface ProofNow {
 }
 
 export interface ProofNowDeps {
-  /** A janitor's plan of a policy over the inventory held now (`InventoryService.policyPlan`). */
-  policyPlan(input: PolicyPlanInput): Promise<PassPlan>;
+  /** The proof read again over the inventory held now, where the rows are stored (`InventoryService.quarantineProof`). */
+  quarantineProof(input: QuarantineProofInput): Promise<QuarantineProofNow>;
   markers: { loaded(): Promise<void>; proofFor(subject: ProofSubject): MarkerProof | null };
-  now: () => Date;
 }
 
 /**
  * A quarantine's kept marker proof, read again now exactly as the janitor reads a forced destroy's
  * (`readProof`, in a policy's plan): against the rows recording its marker and the parts not read of the
- * scan held now, read where the rows are stored. The plan is of one rule selecting every candidate of
- * the quarantine's kind, and of this proof alone, so its item for the quarantined sandbox carries the
- * reading; nothing in it is acted on.
+ * scan held now, read where the rows are stored. Of the rows, it reads only the quarantined one and
+ * those recording the marker or naming the proof's owners, each by its index, not every live row a plan
+ * of the quarantine's kind would match.
  */
-export function proofNowByPolicyPlan(deps: ProofNowDeps): (quarantine: Quarantine) => Promise<ProofNow> {
+export function proofNowByMarkerIndex(deps: ProofNowDeps): (quarantine: Quarantine) => Promise<ProofNow> {
   return async (quarantine) => {
     await deps.markers.loaded();
     const subject = subjectOf(quarantine);
     const proof = subject === null ? null : deps.markers.proofFor(subject);
-    const plan = await deps.policyPlan({
-      policy: {
-        version: 1,
-        operator: quarantine.operator,
-        rules: [
-          {
-            name: "quarantine-due",
-            select: { kind: quarantine.leaseId === null ? "untracked" : "lease" },
-            action: "destroy",
-          },
-        ],
-      },
-      proofs: proof === null ? [] : [proof],
-      now: deps.now().toISOString(),
-      history: [],
-      quarantines: [],
-    });
-    const items = plan.rules.flatMap((rule) => [...rule.selected, ...rule.skipped]);
-    const item = items.find(({ target }) =>
-      target.kind === "untracked"
-        ? quarantine.leaseId === null &&
-          target.sandboxId === quarantine.sandboxId &&
-          target.origin === quarantine.origin
-        : target.leaseId === quarantine.leaseId &&
-          (quarantine.sourceId === null || target.sourceId === quarantine.sourceId) &&
-          target.sandboxId === quarantine.sandboxId &&
-          target.origin === quarantine.origin,
-    );
-    if (item !== undefined && item.proof !== null) return item.proof;
+    const { sandboxId, origin, leaseId, sourceId } = quarantine;
+    const now = await deps.quarantineProof({ quarantine: { sandboxId, origin, leaseId, sourceId }, proof });
+    if (now.listed && now.reading !== null) return now.reading;
     return {
       proves: false,
-      message:
-        item === undefined
-          ? "The inventory held now does not list this sandbox as the quarantine names it, so its marker proof could not be read again."
-          : "The inventory held now no longer reads this destroy as a forced one, so no marker proof is read for it.",
+      message: !now.listed
+        ? "The inventory held now does not list this sandbox as the quarantine names it, so its marker proof could not be read again."
+        : "The inventory held now no longer reads this destroy as a forced one, so no marker proof is read for it.",
     };
   };
 }

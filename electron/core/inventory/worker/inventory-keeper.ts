@@ -63,6 +63,7 @@ import type {
   WorkerFailure,
   WorkerRequest,
 } from "./protocol.js";
+import { quarantineProofNow } from "./quarantine-proof.js";
 import { compareRowPlaces } from "./row-order.js";
 import { type ListedPage, ScanListings } from "./scan-listings.js";
 import { UnredactedRows } from "./unredacted-rows.js";
@@ -226,6 +227,10 @@ export class InventoryKeeper {
         return this.#rowsToProve(request.leaseIds);
       case "marker-index":
         return this.#markerIndex(request.markers, request.scan);
+      case "quarantine-proof":
+        return this.#fromStore(({ head }) =>
+          quarantineProofNow(this.#rows, head, (stored) => this.#unredacted.prefer(stored), request.input),
+        );
       case "rows-page":
         return this.#rowsPage(request);
       case "saved":

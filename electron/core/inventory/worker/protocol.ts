@@ -11,7 +11,7 @@ import type {
   UncertainSandbox,
   UntrackedSandbox,
 } from "../../../../shared/domain/inventory.js";
-import type { PastAction, Policy } from "../../../../shared/domain/janitor/index.js";
+import type { PastAction, Policy, ProofReading } from "../../../../shared/domain/janitor/index.js";
 import type { MarkerProof } from "../../../../shared/domain/marker-proof.js";
 import type { Company, SourceGap } from "../../../../shared/domain/paperclip.js";
 import type { Quarantine } from "../../../../shared/domain/quarantine.js";
@@ -144,6 +144,12 @@ export type WorkerRequest =
    */
   | { type: "marker-index"; markers: string[]; scan: StoredScan | null }
   /**
+   * A quarantine's kept marker proof read again over the inventory held (`QuarantineProofNow`), as a
+   * janitor's plan of a destroy of its sandbox reads it: of the rows, only the quarantined one and those
+   * recording the proof's marker or naming its owners, each read by its index; null while none is held.
+   */
+  | { type: "quarantine-proof"; input: QuarantineProofInput }
+  /**
    * Every row in order, a page at a time (`RowsPage`), for a reader that writes them out as it goes
    * (`leasekeeper scan`). The first page (`scan` null) is of the inventory held; each later one names the
    * scan the first was of, and is null once the store no longer holds it (another process's scan was
@@ -197,6 +203,20 @@ export interface PolicyPlanInput {
   history: PastAction[];
   quarantines: Pick<Quarantine, "sandboxId" | "origin" | "state">[];
 }
+
+/** What a quarantine's proof is read again for: the sandbox as the quarantine names it, and its kept proof. */
+export interface QuarantineProofInput {
+  quarantine: Pick<Quarantine, "sandboxId" | "origin" | "leaseId" | "sourceId">;
+  /** The proof kept under what the quarantine names; null when none is. */
+  proof: MarkerProof | null;
+}
+
+/**
+ * The `quarantine-proof` answer: whether the inventory lists the sandbox as the quarantine names it (a
+ * live row, or a sandbox no row names), and if so `readProof`'s reading of a destroy of it; null when a
+ * destroy of it is not a forced one, which reads no proof.
+ */
+export type QuarantineProofNow = { listed: false } | { listed: true; reading: ProofReading | null };
 
 export interface FoundLease {
   lease: ClassifiedLease;
