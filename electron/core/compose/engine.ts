@@ -10,7 +10,6 @@ import type { ConfiguredSources } from "../app/configured-sources.js";
 import { withForcedProofs } from "../app/forced-proofs.js";
 import type { InventoryService } from "../app/inventory-service.js";
 import type { RedactingLogger } from "../app/log.js";
-import { sourceSecrets } from "../app/source-secrets.js";
 import type { OpenClientOptions } from "../config/credentials.js";
 import type { LeasekeeperConfig } from "../config/load.js";
 import { CoreError } from "../errors/core-error.js";
@@ -19,6 +18,7 @@ import { sandboxProofEvidence } from "../markers/proof-evidence.js";
 import { type Database, openDatabase } from "../store/index.js";
 import type { LayeredSecretStore } from "../vault/index.js";
 import { configuredProvider } from "./provider.js";
+import { configuredSecrets } from "./secrets.js";
 import { sourceRereader } from "./source-rereader.js";
 
 export interface ActionDeps {
@@ -106,11 +106,7 @@ export function engineActions(deps: ActionDeps): ActionsPort {
     },
     typedCountAbove: () => deps.config().typedCountAbove,
     proofFor: (item) => sandboxProofEvidence(deps.markers, item),
-    knownSecrets: async () =>
-      new Set([
-        ...(await deps.secrets.knownSecrets(deps.config().credentials.map((credential) => credential.name))),
-        ...sourceSecrets(deps.config(), deps.env),
-      ]),
+    knownSecrets: () => configuredSecrets(deps.config(), deps.secrets, deps.env),
   });
   // The refresh a job's end starts is awaited on close, so the store is never closed under its save.
   let refreshAfterJob: Promise<unknown> = Promise.resolve();

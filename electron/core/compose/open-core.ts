@@ -213,6 +213,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     shared: stores.shared,
     inventory,
     sources,
+    env,
     markers,
     client,
     log,

@@ -6,7 +6,6 @@ import type { InventoryService } from "../app/inventory-service.js";
 import type { RedactingLogger } from "../app/log.js";
 import type { OpenClientOptions } from "../config/credentials.js";
 import type { LeasekeeperConfig } from "../config/load.js";
-import type { SecretStore } from "../config/secrets.js";
 import type { MarkerService } from "../markers/index.js";
 import { sandboxProofEvidence } from "../markers/proof-evidence.js";
 import {
@@ -20,8 +19,10 @@ import {
 } from "../quarantine/index.js";
 import { type Database, SqliteQuarantineStore } from "../store/index.js";
 import type { SharedStore } from "../store/postgres/shared-store.js";
+import type { LayeredSecretStore } from "../vault/index.js";
 import { claimOptions } from "./engine.js";
 import { LedgerIndexCache } from "./ledger-index-cache.js";
+import { configuredSecrets } from "./secrets.js";
 import { sourceRereader } from "./source-rereader.js";
 
 export interface CoreQuarantine {
@@ -39,7 +40,7 @@ export interface CoreQuarantine {
  */
 export function openQuarantine(deps: {
   config: () => LeasekeeperConfig;
-  secrets: SecretStore;
+  secrets: LayeredSecretStore;
   engine: ActionEngine | undefined;
   database: Database | null;
   /** The team's store, borrowed: the core closes it after the scheduler has stopped. */
@@ -47,6 +48,8 @@ export function openQuarantine(deps: {
   inventory: InventoryService;
   /** The configured sources, re-read (as the engine re-reads them) just before a pause is sent. */
   sources: ConfiguredSources;
+  /** Where the sources' secrets are read from: a refusal naming a part not read is cut of them too. */
+  env: NodeJS.ProcessEnv;
   markers: MarkerService;
   client: OpenClientOptions;
   log: RedactingLogger;
@@ -69,10 +72,10 @@ export function openQuarantine(deps: {
     // Claims are judged on a scan no older than a minute, never on the stored inventory alone.
     inventory: (sandboxIds) => deps.inventory.recording(sandboxIds, { maxAgeMs: 60_000 }),
     leases: {
-      reread: (refs) => sourceRereader(deps.sources.current(), ledgers).reread(refs),
-      namedSandboxes: (sandboxIds) =>
-        sourceRereader(deps.sources.current(), ledgers).namedSandboxes(sandboxIds),
+      rereadBatch: (refs) => sourceRereader(deps.sources.current(), ledgers).rereadBatch(refs),
+      namesNow: (sandboxIds) => sourceRereader(deps.sources.current(), ledgers).namesNow(sandboxIds),
     },
+    knownSecrets: () => configuredSecrets(deps.config(), deps.secrets, deps.env),
     openClient: (credential) => quarantineClients(deps.config(), deps.secrets, deps.client)(credential),
     operator: currentOperator(deps.config().operator),
     proofFor: (sandbox) => sandboxProofEvidence(deps.markers, sandbox),

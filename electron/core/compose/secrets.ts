@@ -19,6 +19,21 @@ export function openSecrets(
   return new LayeredSecretStore(store, new EnvSecretStore(config.credentials, env));
 }
 
+/**
+ * The configured CreateOS keys and the sources' secrets as they are now: what the engine's evidence and
+ * what a last look says of a part not read are cut of, where the source's own words could carry one.
+ */
+export async function configuredSecrets(
+  config: LeasekeeperConfig,
+  secrets: LayeredSecretStore,
+  env: NodeJS.ProcessEnv,
+): Promise<ReadonlySet<string>> {
+  return new Set([
+    ...(await secrets.knownSecrets(config.credentials.map((credential) => credential.name))),
+    ...sourceSecrets(config, env),
+  ]);
+}
+
 interface KeySources {
   config: LeasekeeperConfig;
   secrets: LayeredSecretStore;

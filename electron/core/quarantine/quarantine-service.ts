@@ -19,7 +19,7 @@ import {
 import { type ClaimHolder, claimKey, type SandboxClaims, type SandboxRef } from "../actions/claims/claims.js";
 import type { ActionEngine } from "../actions/engine.js";
 import type { Operator } from "../actions/jobs/recorder.js";
-import type { LeaseRereader } from "../actions/ports.js";
+import type { JobRereader } from "../actions/ports.js";
 import type { CreateosClient } from "../createos/client.js";
 import { isCreateosError } from "../createos/errors.js";
 import { CoreError, isCoreError } from "../errors/core-error.js";
@@ -78,9 +78,12 @@ export interface QuarantineServiceDeps {
   inventory: (sandboxIds: readonly string[]) => Promise<Inventory>;
   /**
    * The sources as the engine re-reads them just before acting: a pause is sent only on a row (or an
-   * untracked sandbox no row names) that is still what the guard's plan judged.
+   * untracked sandbox no row names) that is still what the guard's plan judged, with no part of the
+   * sources unread that may name its sandbox.
    */
-  leases: LeaseRereader;
+  leases: Pick<JobRereader, "rereadBatch" | "namesNow">;
+  /** The configured keys, as the engine knows them: a refusal naming a part not read never says one. */
+  knownSecrets?: () => Promise<ReadonlySet<string>>;
   /** A paced client for a configured credential, or null when it has no usable key. */
   openClient: (credential: string) => Promise<CreateosClient | null>;
   operator: Operator;
@@ -493,7 +496,13 @@ export class QuarantineService {
     // With no client nothing is sent: the pause records why the quarantine failed.
     const client = await this.#client(item.credential);
     if (client !== null) {
-      const refusal = await recheckBeforePause({ item, client, leases: this.#deps.leases, now: this.#now() });
+      const refusal = await recheckBeforePause({
+        item,
+        client,
+        leases: this.#deps.leases,
+        now: this.#now(),
+        ...(this.#deps.knownSecrets === undefined ? {} : { knownSecrets: this.#deps.knownSecrets }),
+      });
       if (refusal !== null) {
         // A sandbox this service paused reads as changed to a plan made over the scan before: the open
         // quarantine on it is the reason to give, not the change it made itself.

@@ -1,9 +1,7 @@
 import pLimit from "p-limit";
 import type { JobEvent, JobState, PlanItem } from "../../../../shared/domain/actions.js";
 import { PLUGIN_MESSAGES } from "../../../../shared/domain/codes.js";
-import type { SourceGap } from "../../../../shared/domain/paperclip.js";
 import { type UnreadRowsAt, unreadRowsAt } from "../../../../shared/domain/unread-rows.js";
-import { withoutSecrets } from "../audit/redact.js";
 import { type ClaimHolder, claimKey, type SandboxClaims } from "../claims/claims.js";
 import { providerFailure } from "../errors.js";
 import type { JobJournal, JobRow, JournalItem, StoredPlan } from "../journal/journal.js";
@@ -19,6 +17,7 @@ import {
 } from "../ports.js";
 import { AccountReader, type SandboxRead } from "./account-reader.js";
 import { act } from "./act.js";
+import { keylessGaps } from "./keyless-gaps.js";
 import { type Continuation, type RecheckResult, recheckLease, recheckUntracked } from "./recheck.js";
 import { type ItemOutcome, ItemRecorder, type Operator } from "./recorder.js";
 import { Verifier, type VerifyOutcome } from "./verify.js";
@@ -322,7 +321,9 @@ class AccountRun {
     ]);
     // Every part of the sources this look found unread, whichever read found it; `unreadRowsAt` tells
     // which may hold a row naming an item's sandbox.
-    const unreadAt = unreadRowsAt(await this.#keyless([...(rows?.gaps ?? []), ...(names?.gaps ?? [])]));
+    const unreadAt = unreadRowsAt(
+      await keylessGaps([...(rows?.gaps ?? []), ...(names?.gaps ?? [])], this.#deps.knownSecrets),
+    );
     for (const work of locked) {
       const continuation: Continuation = {
         recheck: work.journal.recheck,
@@ -455,18 +456,6 @@ class AccountRun {
     } catch {
       return null;
     }
-  }
-
-  /** What an item may say of a part not read is its source's words, with no configured key in them. */
-  async #keyless(gaps: SourceGap[]): Promise<SourceGap[]> {
-    if (gaps.length === 0 || this.#deps.knownSecrets === undefined) return gaps;
-    const secrets = await this.#deps.knownSecrets().catch(() => null);
-    // Keys that cannot be listed cannot be cut out: the item then names the source alone.
-    return gaps.map((gap) => ({
-      ...gap,
-      source: secrets === null ? gap.source : withoutSecrets(gap.source, secrets),
-      message: secrets === null ? "a part could not be read" : withoutSecrets(gap.message, secrets),
-    }));
   }
 
   #recheck(

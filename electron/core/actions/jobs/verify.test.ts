@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../../../../simulator/index.js";
 import { SECRET_KEY, sandboxes } from "../../../../test/fixtures/leasekeeper.js";
-import { PacedAccount } from "../../compose/provider.js";
 import { CreateosClient } from "../../createos/client.js";
 import { configureOrigin } from "../../createos/pacer.js";
 import { DEFAULT_ACTION_OPTIONS } from "../options.js";
 import { AccountReader, type SandboxRead } from "./account-reader.js";
+import { PacedAccount } from "./paced-account.js";
 import { batchSize } from "./runner.js";
 import { isTransitioningTo, judgeReadBack, Verifier } from "./verify.js";
 
