@@ -82,6 +82,11 @@ export interface ActionEngine {
    * every machine's. `cut` when some job is left out of it (a finished one older than the latest).
    */
   listJobs(options?: { limit?: number }): Promise<{ jobs: Job[]; cut: boolean }>;
+  /**
+   * The newest job that ran the plan (the last of a chain of resumes, which says how the plan ended), or
+   * null when no job ran it: one read by the plan, however many jobs the journal holds.
+   */
+  newestJobOfPlan(planId: string): Promise<Job | null>;
   /** Stops the job before its next item; items already sent are seen through. */
   cancel(jobId: string): Promise<Job>;
   /** A new job over the failed items of a finished job. */
@@ -305,6 +310,12 @@ export function createActionEngine(deps: ActionEngineDeps): ActionEngine {
     },
 
     listJobs: (query = {}) => newestJobs(query.limit ?? 100),
+
+    async newestJobOfPlan(planId) {
+      // As `getJob`: a job a dead process left running is read as interrupted, ready to be resumed.
+      await jobs.sweepInterrupted();
+      return journal.newestJobOfPlan(planId);
+    },
 
     async cancel(jobId) {
       const row = await requireJob(jobId);

@@ -11,8 +11,8 @@ import { quarantineClients } from "./open-client.js";
 import { QuarantineService } from "./quarantine-service.js";
 
 // A due destroy a process started and died before saving its job's id: the next pass finds the job by
-// the destroy's plan, however many jobs came after it. Over the simulator, the engine's real journal and
-// a real SQLite store; the jobs read at first are 2, standing for the 1,000 the service reads.
+// the destroy's plan, however many jobs came after it, and is handed that one job alone (not the jobs
+// after it). Over the simulator, the engine's real journal and a real SQLite store.
 
 const DELETE = "DELETE /v1/sandboxes/:id";
 const HOUR = 3_600_000;
@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 describe("a due destroy whose job's id was not saved", () => {
-  it("is settled from its plan's job, found past the newest jobs", async () => {
+  it("is settled from its plan's job, read alone past the newest jobs", async () => {
     world = await buildWorld({
       sandboxes: [{ id: "sb-q" }],
       environments: [AGENTS],
@@ -41,16 +41,30 @@ describe("a due destroy whose job's id was not saved", () => {
     const clock = { now: new Date("2026-12-01T09:00:00.000Z") };
     database = openDatabase(config.dataDir);
     const store = new SqliteQuarantineStore(database);
+    // How many jobs each read the lookup makes hands it, whichever of the engine's reads it makes.
+    const handed: number[] = [];
+    const counted = {
+      ...engine,
+      async listJobs(options?: { limit?: number }) {
+        const listed = await engine.listJobs(options);
+        handed.push(listed.jobs.length);
+        return listed;
+      },
+      async newestJobOfPlan(planId: string) {
+        const found = await engine.newestJobOfPlan(planId);
+        handed.push(found === null ? 0 : 1);
+        return found;
+      },
+    };
     const service = new QuarantineService({
       store,
-      engine,
+      engine: counted,
       inventory: () => scanInventory({ config, sources: createSources(config, { env: w.env }), secrets }),
       leases: sourceRereader(createSources(config, { env: w.env })),
       openClient: quarantineClients(config, secrets),
       operator: { name: "ada", host: "test-host" },
       now: () => clock.now,
       pauseLanding: { pollMs: 25, timeoutMs: 10_000 },
-      jobsReadAtOnce: 2,
     });
     const [outcome] = await service.quarantine({ leases: [{ leaseId: "lease-q" }], hours: 1 });
     if (outcome === undefined || !outcome.ok) throw new Error(`not quarantined: ${JSON.stringify(outcome)}`);
@@ -67,8 +81,8 @@ describe("a due destroy whose job's id was not saved", () => {
     await store.update(quarantine.quarantineId, ["waiting"], { state: "destroying", planId: plan.planId });
     const job = await engine.execute(withTypedCount(plan, { planId: plan.planId }));
     expect((await engine.waitForJob(job.jobId)).items[0]).toMatchObject({ state: "confirmed" });
-    // Three jobs after it, more than the service reads at first; each acts on nothing, sending nothing.
-    for (const leaseId of ["gone-1", "gone-2", "gone-3"]) {
+    // Jobs after it, each acting on nothing and sending nothing.
+    for (const leaseId of ["gone-1", "gone-2", "gone-3", "gone-4", "gone-5"]) {
       const other = await engine.plan({
         action: "destroy",
         selection: { kind: "leases", leaseIds: [leaseId] },
@@ -86,5 +100,6 @@ describe("a due destroy whose job's id was not saved", () => {
       { quarantineId: quarantine.quarantineId, state: "destroyed", jobId: job.jobId, reason: null },
     ]);
     expect((await w.requestsFor("sb-q"))[DELETE]).toBe(1);
+    expect(handed, "one read, handing over the plan's job alone").toEqual([1]);
   });
 });

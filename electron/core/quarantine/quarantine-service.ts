@@ -68,7 +68,7 @@ export interface QuarantineServiceDeps {
   store: QuarantineStore;
   engine: Pick<
     ActionEngine,
-    "plan" | "execute" | "waitForJob" | "getJob" | "listJobs" | "resume" | "recordAudit"
+    "plan" | "execute" | "waitForJob" | "getJob" | "newestJobOfPlan" | "resume" | "recordAudit"
   >;
   /**
    * The inventory the app shows (rescanned when stale), to find untracked sandboxes and claims: its rows
@@ -99,8 +99,6 @@ export interface QuarantineServiceDeps {
   pauseLanding?: PauseLanding;
   /** How many open quarantines a pass reads at a time (it reads them all, page after page). */
   openPageSize?: number;
-  /** How many of the newest jobs are read at first to find a destroy's job by its plan. */
-  jobsReadAtOnce?: number;
   /**
    * With a store other machines share: the claims that let one machine at a time take a quarantine's
    * step (its pause, its due destroy). Absent, steps are only kept apart within this process.
@@ -152,9 +150,6 @@ export interface QuarantinePass {
 /** Open quarantines read at once by a pass; it goes on page after page until every one is read. */
 const OPEN_PAGE_SIZE = 1_000;
 
-/** The newest jobs read at first when a destroy's job is looked for by its plan. */
-const JOBS_READ_AT_ONCE = 1_000;
-
 /** A snapshot upload takes seconds; a pass waits that long, and leaves a slower one to the next pass. */
 const DEFAULT_PAUSE_LANDING: PauseLanding = { pollMs: 500, timeoutMs: 30_000 };
 
@@ -203,7 +198,6 @@ export class QuarantineService {
   readonly #now: () => Date;
   readonly #landing: PauseLanding;
   readonly #openPageSize: number;
-  readonly #jobsReadAtOnce: number;
   #running: Promise<unknown> = Promise.resolve();
   /** The plans each quarantine made (its check, its due destroys), named in its next audit entry. */
   readonly #plansOf = new Map<string, string[]>();
@@ -217,7 +211,6 @@ export class QuarantineService {
     this.#now = deps.now ?? (() => new Date());
     this.#landing = deps.pauseLanding ?? DEFAULT_PAUSE_LANDING;
     this.#openPageSize = deps.openPageSize ?? OPEN_PAGE_SIZE;
-    this.#jobsReadAtOnce = deps.jobsReadAtOnce ?? JOBS_READ_AT_ONCE;
   }
 
   list(options: { open?: boolean; limit?: number } = {}): Promise<Quarantine[]> {
@@ -768,16 +761,11 @@ export class QuarantineService {
 
   /**
    * The newest job of a plan (the last of a chain of resumes is the one that says how it ended), or null
-   * when no job ran it. The newest jobs are read, then twice as many, until the plan's job is among them
-   * or none was left out: a list cut short is never taken for a plan no job ran, which would plan the
-   * destroy again over a sandbox its job may have destroyed already.
+   * when no job ran it: read by the plan, however many jobs came after it. The null must be exact: the
+   * destroy is planned again only for a plan no job ran, never over a sandbox its job may have destroyed.
    */
-  async #newestJobOfPlan(planId: string): Promise<Job | null> {
-    for (let limit = this.#jobsReadAtOnce; ; limit *= 2) {
-      const { jobs, cut } = await this.#deps.engine.listJobs({ limit });
-      const found = jobs.find((job) => job.planId === planId);
-      if (found !== undefined || !cut) return found ?? null;
-    }
+  #newestJobOfPlan(planId: string): Promise<Job | null> {
+    return this.#deps.engine.newestJobOfPlan(planId);
   }
 
   async #settleJob(quarantine: Quarantine, job: Job): Promise<Quarantine[]> {

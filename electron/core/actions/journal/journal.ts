@@ -79,6 +79,12 @@ export interface JobJournal {
   jobRowsInState(state: JobState): Promise<JobRow[]>;
   /** The latest jobs first, each with its items. */
   recentJobs(limit: number): Promise<Job[]>;
+  /**
+   * The newest job that ran the plan, with its items (of a job and the resumes that continue it, the
+   * last, which says how the plan ended); null when no job ran it. Read by the plan's index, however
+   * many jobs the journal holds.
+   */
+  newestJobOfPlan(planId: string): Promise<Job | null>;
   items(jobId: string): Promise<JournalItem[]>;
   job(jobId: string): Promise<Job | null>;
 }

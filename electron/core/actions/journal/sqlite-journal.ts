@@ -305,6 +305,16 @@ export class SqliteJournal implements JobJournal {
     return rows.map((row) => toJob(row, this.#items(row.jobId)));
   }
 
+  async newestJobOfPlan(planId: string): Promise<Job | null> {
+    // Jobs created in the same millisecond are told apart by the order they were written (the rowid),
+    // as `recentJobs` orders them; the index holds both, so this reads the one row it answers.
+    const row = this.#db
+      .prepare("SELECT * FROM action_jobs WHERE plan_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1")
+      .get(planId) as JobRecord | undefined;
+    if (row === undefined) return null;
+    return toJob(toJobRow(row), this.#items(row.job_id));
+  }
+
   async items(jobId: string): Promise<JournalItem[]> {
     return this.#items(jobId);
   }

@@ -234,6 +234,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX quarantines_by_created ON ${SCHEMA}.quarantines (created_at, quarantine_id);
     `,
   },
+  {
+    version: 24,
+    name: "the jobs of each plan, indexed",
+    sql: `
+      -- The job that ran a plan (a due quarantine's destroy, found by the plan it recorded) is one read
+      -- however many jobs the journal holds; seq orders jobs created in the same millisecond.
+      CREATE INDEX action_jobs_by_plan ON ${SCHEMA}.action_jobs (plan_id, created_at, seq);
+    `,
+  },
 ];
 
 // Any fixed number: every Leasekeeper process that migrates this database waits on the same one.

@@ -395,6 +395,16 @@ export class PgJournal implements JobJournal {
     return jobs.rows.map((row) => toJob(toJobRow(row), byJob.get(row.job_id) ?? []));
   }
 
+  async newestJobOfPlan(planId: string): Promise<Job | null> {
+    // seq tells apart jobs created in the same millisecond, as `recentJobs` orders them.
+    const { rows } = await this.#pool.query<JobRecord>(
+      `SELECT * FROM ${SCHEMA}.action_jobs WHERE plan_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`,
+      [planId],
+    );
+    const row = rows[0];
+    return row === undefined ? null : toJob(toJobRow(row), await this.items(row.job_id));
+  }
+
   async items(jobId: string): Promise<JournalItem[]> {
     const { rows } = await this.#pool.query<ItemRecord>(
       `SELECT * FROM ${SCHEMA}.action_job_items WHERE job_id = $1 ORDER BY seq`,

@@ -112,6 +112,7 @@ export function sharedStoreFor(config: LeasekeeperConfig, env: NodeJS.ProcessEnv
       jobRow: async (...args) => (await opened()).journal.jobRow(...args),
       jobRowsInState: async (...args) => (await opened()).journal.jobRowsInState(...args),
       recentJobs: async (...args) => (await opened()).journal.recentJobs(...args),
+      newestJobOfPlan: async (...args) => (await opened()).journal.newestJobOfPlan(...args),
       items: async (...args) => (await opened()).journal.items(...args),
       job: async (...args) => (await opened()).journal.job(...args),
     },

@@ -184,3 +184,18 @@ export const ACTIONS_PLAN_CANCEL_MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
+
+/**
+ * Appended after version 68: the jobs of each plan, newest last, in an index of their own, so the job
+ * that ran a plan (a due quarantine's destroy, found by the plan it recorded) is one read however many
+ * jobs the journal holds. The rowid each entry carries orders jobs created in the same millisecond.
+ */
+export const ACTIONS_JOBS_BY_PLAN_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 69,
+    name: "the jobs of each plan, indexed",
+    up(db) {
+      db.exec("CREATE INDEX IF NOT EXISTS action_jobs_by_plan ON action_jobs (plan_id, created_at)");
+    },
+  },
+];
