@@ -301,6 +301,12 @@ export const AuditEntrySchema = z.object({
   credential: z.string().nullable().optional(),
   effect: z.enum(ACTION_EFFECTS).nullable().optional(),
   reason: z.string().nullable().optional(),
+  /**
+   * An action item's: whether its request left, in this job or a run of the job it continues (the
+   * journal's mark, written before a request leaves). Null or absent on every other entry, and on an
+   * item recorded before the mark was audited: whether that one's request left is not known.
+   */
+  sent: z.boolean().nullable().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 

@@ -88,10 +88,9 @@ export interface PassOptions {
 
 const HOUR_MS = 3_600_000;
 /**
- * The ends of an item counted as an action taken. A failed one counts too: its request may have left and
- * taken effect at CreateOS (a 5xx or a timeout after it arrived), and its audit entry does not say whether
- * it left (on a resumed job, an item an earlier run sent can end failed on a re-read before anything is
- * sent again). Counted so, a cap may go under-used, never over.
+ * The ends of an item counted as an action taken when its audit entry does not say whether its request
+ * left (it was written before the log recorded that). A failed one counts too: its request may have left
+ * and taken effect at CreateOS (a 5xx or a timeout after it arrived).
  */
 const TAKEN_OUTCOMES = new Set(["confirmed", "unconfirmed", "failed"]);
 /** The most entries one read of the audit log answers (the audit query's own ceiling). */
@@ -499,13 +498,12 @@ async function untilDone(job: Promise<Job>, signal: AbortSignal): Promise<Job | 
 }
 
 /**
- * The actions taken in the last hour, as the audit log has them: items the engine ended confirmed,
- * unconfirmed or failed (`TAKEN_OUTCOMES`) of the plans a rule of this data directory noted taking, and
- * the quarantines it made, by rule; and every other such action recorded as the policy's operator, by no
- * rule. The hourly caps are the policy's, not one data directory's: two watchers on a team's store, or
- * one restarted with a fresh data directory, share them. Which rule another's action was is not
- * recorded, so those count against the policy's caps alone. A dry run's plans were cancelled and never
- * ran, so they count for nothing.
+ * The actions taken in the last hour, as the audit log has them: items whose request was sent
+ * (`tookAction`) of the plans a rule of this data directory noted taking, and the quarantines it made, by
+ * rule; and every other such action recorded as the policy's operator, by no rule. The hourly caps are
+ * the policy's, not one data directory's: two watchers on a team's store, or one restarted with a fresh
+ * data directory, share them. Which rule another's action was is not recorded, so those count against the
+ * policy's caps alone. A dry run's plans were cancelled and never ran, so they count for nothing.
  */
 async function history(
   deps: Pick<JanitorDeps, "engine" | "dataDir">,
@@ -532,7 +530,7 @@ async function history(
       const counts =
         by.action === "quarantine"
           ? entry.action === "quarantine" && entry.outcome === "quarantined"
-          : entry.kind === "item" && TAKEN_OUTCOMES.has(entry.outcome);
+          : tookAction(entry);
       if (counts) past.push({ rule: by.rule, action: by.action, at: entry.at, sandboxId: entry.sandboxId });
       continue;
     }
@@ -543,11 +541,24 @@ async function history(
   return past;
 }
 
-/** The action an audit entry records taking, or null when it records none (a plan, a skip, a step). */
+/** The action an audit entry records taking, or null when it records none (a plan, a step, nothing sent). */
 function pastActionOf(entry: AuditEntry): PastAction["action"] | null {
   if (entry.action === "quarantine") return entry.outcome === "quarantined" ? "quarantine" : null;
-  if (entry.kind !== "item" || !TAKEN_OUTCOMES.has(entry.outcome)) return null;
+  if (!tookAction(entry)) return null;
   return entry.action === "destroy" || entry.action === "release" ? entry.action : null;
+}
+
+/**
+ * Whether an action item's audit entry records an action taken: its request was sent, in its job or a
+ * run of the job it continues, whatever the item's end. A failed item that sent nothing took none; a
+ * resumed one an earlier run sent may end failed or skipped on the re-read, and that request may have
+ * taken effect all the same. An entry that does not say whether it was sent counts by its end
+ * (`TAKEN_OUTCOMES`): so counted, a cap may go under-used, and a resumed item that ended skipped is missed.
+ */
+function tookAction(entry: AuditEntry): boolean {
+  if (entry.kind !== "item") return false;
+  if (typeof entry.sent === "boolean") return entry.sent;
+  return TAKEN_OUTCOMES.has(entry.outcome);
 }
 
 /**

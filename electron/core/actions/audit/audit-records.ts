@@ -34,6 +34,8 @@ export interface AuditRow {
   http_status: number | null;
   duration_ms: number | null;
   message: string | null;
+  /** Null where the entry is not an action item's, or was written before it was recorded. */
+  sent: boolean | number | null;
 }
 
 /** The columns an append writes, in the order `auditValues` gives their values. */
@@ -63,11 +65,12 @@ export const AUDIT_COLUMNS = [
   "http_status",
   "duration_ms",
   "message",
+  "sent",
 ] as const;
 
 /**
- * One record's values in `AUDIT_COLUMNS` order; `flag` writes the override the way the store keeps a
- * boolean (SQLite binds no booleans).
+ * One record's values in `AUDIT_COLUMNS` order; `flag` writes the override and the sent mark the way the
+ * store keeps a boolean (SQLite binds no booleans).
  */
 export function auditValues<Flag>(record: AuditRecord, flag: (value: boolean) => Flag): unknown[] {
   return [
@@ -96,6 +99,7 @@ export function auditValues<Flag>(record: AuditRecord, flag: (value: boolean) =>
     record.httpStatus,
     record.durationMs,
     record.message,
+    record.sent === undefined || record.sent === null ? null : flag(record.sent),
   ];
 }
 
@@ -146,5 +150,7 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
     httpStatus: row.http_status,
     durationMs: row.duration_ms,
     message: row.message,
+    // Left out where it is not recorded, so an entry written before reads (and exports) as it did.
+    ...(row.sent === null ? {} : { sent: Boolean(row.sent) }),
   };
 }

@@ -132,6 +132,7 @@ export class ItemRecorder {
       confirmedBy: item.confirmedBy,
       frozen,
       outcome,
+      sent: item.sentAt !== null,
       at: finishedAt,
       durationMs,
     });
@@ -210,6 +211,11 @@ export function itemAuditRecord(input: {
   confirmedBy: ConfirmationMethod | null;
   frozen: FrozenItem | undefined;
   outcome: ItemOutcome;
+  /**
+   * Whether its request left, in this run or an earlier run of the job (journalled before it leaves): the
+   * hourly caps count what was sent, whatever the item's end, and the end alone does not say it.
+   */
+  sent: boolean;
   at: string;
   durationMs: number | null;
 }): AuditRecord {
@@ -241,5 +247,6 @@ export function itemAuditRecord(input: {
     httpStatus: outcome.httpStatus,
     durationMs: input.durationMs,
     message: outcome.message,
+    sent: input.sent,
   };
 }

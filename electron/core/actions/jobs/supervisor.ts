@@ -150,7 +150,7 @@ export class JobSupervisor {
         confirmedBy: confirmedBy ?? null,
       }),
     );
-    const records: AuditRecord[] = input.items.flatMap(({ planItem, outcome }) =>
+    const records: AuditRecord[] = input.items.flatMap(({ planItem, outcome, sentAt }) =>
       outcome === null
         ? []
         : [
@@ -161,6 +161,7 @@ export class JobSupervisor {
               confirmedBy: null,
               frozen: stored.frozen.get(planItem.itemId),
               outcome,
+              sent: (sentAt ?? null) !== null,
               at: createdAt,
               durationMs: null,
             }),

@@ -243,6 +243,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       CREATE INDEX action_jobs_by_plan ON ${SCHEMA}.action_jobs (plan_id, created_at, seq);
     `,
   },
+  {
+    version: 25,
+    name: "whether an audited item's request was sent",
+    sql: `
+      -- Null in the rows written before, and in those a machine still running an older Leasekeeper
+      -- writes: whether those items' requests left is not known.
+      ALTER TABLE ${SCHEMA}.action_audit ADD COLUMN sent BOOLEAN;
+    `,
+  },
 ];
 
 // Any fixed number: every Leasekeeper process that migrates this database waits on the same one.

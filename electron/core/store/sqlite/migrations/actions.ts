@@ -199,3 +199,20 @@ export const ACTIONS_JOBS_BY_PLAN_MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
+
+/**
+ * Appended after version 69: `action_audit.sent`, whether an action item's request left (in its job or a
+ * run of the job it continues), from the journal's mark. A new column, null in every row written before
+ * it: the log is never rewritten, so whether those items' requests left stays unknown.
+ */
+export const ACTIONS_AUDIT_SENT_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 70,
+    name: "whether an audited item's request was sent",
+    up(db) {
+      const columns = db.prepare("PRAGMA table_info(action_audit)").all() as { name: string }[];
+      if (!columns.some((column) => column.name === "sent"))
+        db.exec("ALTER TABLE action_audit ADD COLUMN sent INTEGER");
+    },
+  },
+];
