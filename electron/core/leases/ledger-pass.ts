@@ -1,51 +1,78 @@
 import { createReadStream, type ReadStream } from "node:fs";
-import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
-import { LedgerShape } from "./ledger-shape.js";
+import { stat } from "node:fs/promises";
+import { LedgerScanner, ScanCannotVouch } from "./ledger-scanner.js";
+import type { LeaseSink } from "./ledger-sink.js";
+import { LedgerTokenPass } from "./ledger-token-pass.js";
 import { SourceError } from "./source.js";
 
-/** The parser's buffer for one string's bytes (a longer string is flushed in pieces of this size). */
-const STRING_BUFFER_BYTES = 64 * 1024;
-/** The parser's buffer for one number's characters. */
-const NUMBER_BUFFER_BYTES = 64;
-
-/** Where the lease items of a ledger go as they are parsed. */
-export interface LeaseSink {
-  add(item: unknown, index: number): void;
-}
-
-export const SKIP_LEASES: LeaseSink = { add: () => undefined };
+export { type LeaseSink, SKIP_LEASES } from "./ledger-sink.js";
 
 /**
- * One pass over a ledger file, a chunk at a time (decision 208): the file is read no further than the
- * caller asks (`next`), so a reader that hands rows on reads only as fast as they are taken. Each item
- * of the top-level `leases` array goes to the sink as soon as it is parsed and is then dropped from the
- * parser's tree; `environments` and `companies` are kept whole (the last, when a key repeats, as
- * JSON.parse counts it), and any other top-level value is dropped once parsed.
+ * One pass over a ledger file, a chunk at a time (decisions 208 and 295): the file is read no further
+ * than the caller asks (`next`), so a reader that hands rows on reads only as fast as they are taken.
+ * Each item of the top-level `leases` array goes to the sink as soon as it is parsed, and is not kept;
+ * `environments` and `companies` are kept whole (the last, when a key repeats, as JSON.parse counts it),
+ * and any other top-level value is dropped once parsed.
+ *
+ * The file is read by its bytes (`LedgerScanner`): each item is parsed by the native `JSON.parse`. A file
+ * the scanner cannot vouch for (not JSON, not a ledger, cut short, or only parsed differently) is read
+ * again from its start, token by token (`LedgerTokenPass`): its messages, by byte position, are the
+ * only ones a broken ledger gets. The items the scanner already handed over are the token pass's first
+ * items too (the same bytes, each a valid JSON value after a valid prefix), so the token pass drops that
+ * many and hands over only what comes after: the sink sees every item once, in order, and a broken file
+ * fails after the same items as before.
  *
  * A `leases` key given twice is refused: a reader that hands rows on as it reads cannot take back the
  * first list's rows once the second turns up (decision 223).
  */
 export class LedgerPass {
+  /** Bytes read so far (by the token pass, once it has read further). */
+  get bytes(): number {
+    return Math.max(this.#bytes, this.#tokens?.bytes ?? 0);
+  }
   /** The top-level `environments` value once parsed, else undefined. */
-  environments: unknown = undefined;
+  get environments(): unknown {
+    const tokens = this.#tokens;
+    return tokens !== null && tokens.environmentsTaken > this.#environmentsTaken
+      ? tokens.environments
+      : this.#environments;
+  }
   /** The top-level `companies` value once parsed, else undefined. */
-  companies: unknown = undefined;
+  get companies(): unknown {
+    const tokens = this.#tokens;
+    return tokens !== null && tokens.companiesTaken > this.#companiesTaken
+      ? tokens.companies
+      : this.#companies;
+  }
   /** Whether the last `environments` value came after a lease item: rows were handed over before it. */
-  environmentsAfterLeases = false;
-  /** Bytes read so far. */
-  bytes = 0;
+  get environmentsAfterLeases(): boolean {
+    const tokens = this.#tokens;
+    return tokens !== null && tokens.environmentsTaken > this.#environmentsTaken
+      ? tokens.environmentsAfterLeases
+      : this.#environmentsAfterLeases;
+  }
+
   readonly #sourceId: string;
   readonly #path: string;
   readonly #sink: LeaseSink;
   readonly #signal: AbortSignal | undefined;
+  readonly #chunkBytes: number | undefined;
   /** Opened at the first `next`, so a pass never read opens nothing. */
   #stream: ReadStream | null = null;
   #chunks: AsyncIterator<Buffer> | null = null;
-  readonly #parser: JSONParser;
+  readonly #scanner: LedgerScanner;
+  /** The pass token by token, once the scanner could not vouch for the file. */
+  #tokens: LedgerTokenPass | null = null;
+  #bytes = 0;
+  #environments: unknown = undefined;
+  #environmentsTaken = 0;
+  #environmentsAfterLeases = false;
+  #companies: unknown = undefined;
+  #companiesTaken = 0;
+  /** Items of the value being read when it is an `environments` or `companies` list. */
+  #listItems: unknown[] | null = null;
+  #leasesKeys = 0;
   #leaseItems = 0;
-  /** The root's shape and its `leases` keys, followed token by token. */
-  readonly #shape: LedgerShape;
-  #ownError: unknown = null;
   #ended = false;
 
   constructor(options: {
@@ -53,43 +80,20 @@ export class LedgerPass {
     path: string;
     sink: LeaseSink;
     signal?: AbortSignal | undefined;
+    /** The read stream's chunk size; the default (64 KiB) but in tests. */
+    chunkBytes?: number | undefined;
   }) {
     this.#sourceId = options.sourceId;
     this.#path = options.path;
     this.#sink = options.sink;
     this.#signal = options.signal;
-    // Only the values kept are asked for: a lease item is handed over and dropped at once. A path above
-    // the items (`$`, `$.*`) would make the parser keep every item to hand over the whole list at its end.
-    // With buffers, the tokenizer gathers a string's or a number's bytes in place instead of growing a
-    // string a piece at a time: 10–15% less CPU on a 100,000-row ledger (decision 208).
-    this.#parser = new JSONParser({
-      paths: ["$.environments", "$.companies", "$.leases.*"],
-      keepStack: false,
-      stringBufferSize: STRING_BUFFER_BYTES,
-      numberBufferSize: NUMBER_BUFFER_BYTES,
+    this.#chunkBytes = options.chunkBytes;
+    this.#scanner = new LedgerScanner({
+      keyOpened: (key, list) => this.#keyOpened(key, list),
+      item: (key, item, index) => this.#item(key, item, index),
+      listClosed: (key) => this.#listClosed(key),
+      value: (key, value) => this.#value(key, value),
     });
-    this.#shape = new LedgerShape(() => {
-      // A second list would hand over rows the first list's rows cannot make way for; a second value
-      // that is no list makes the file the wrong shape, said at its end.
-      if (this.#shape.leasesKeys > 1 && this.#shape.leasesIsList) throw this.#repeatedLeases();
-    });
-    this.#parser.onToken = (token) => {
-      try {
-        this.#shape.see(token);
-      } catch (error) {
-        this.#ownError = error;
-        throw error;
-      }
-    };
-    this.#parser.onValue = (info: ParsedElementInfo) => {
-      try {
-        this.#take(info);
-      } catch (error) {
-        // An error of our own thrown from inside the parser's callback comes out of write() as it is.
-        this.#ownError = error;
-        throw error;
-      }
-    };
   }
 
   /**
@@ -98,31 +102,46 @@ export class LedgerPass {
    * signal's reason once it is aborted.
    */
   async next(): Promise<boolean> {
+    if (this.#tokens !== null) return this.#tokens.next();
     if (this.#ended) return false;
     const signal = this.#signal;
+    let chunk: IteratorResult<Buffer>;
     try {
       signal?.throwIfAborted();
       if (this.#chunks === null) {
-        this.#stream = createReadStream(this.#path, signal ? { signal } : {});
+        // A pipe or any other file that cannot be read twice is read token by token from the start.
+        if (!(await isReadTwice(this.#path))) return this.#fallBack();
+        signal?.throwIfAborted();
+        this.#stream = createReadStream(this.#path, {
+          ...(signal ? { signal } : {}),
+          ...(this.#chunkBytes ? { highWaterMark: this.#chunkBytes } : {}),
+        });
         this.#chunks = (this.#stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
       }
-      const chunk = await this.#chunks.next();
+      chunk = await this.#chunks.next();
+      signal?.throwIfAborted();
+    } catch (error) {
+      this.close();
+      if (signal?.aborted) throw signal.reason;
+      const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+      throw new SourceError(this.#sourceId, "unreadable", `cannot read ledger file ${this.#path} (${code}).`);
+    }
+    try {
       if (chunk.done) {
-        this.#end();
+        this.#scanner.end();
         this.#checkLedger();
         this.close();
         return false;
       }
-      signal?.throwIfAborted();
-      this.bytes += chunk.value.length;
-      this.#write(chunk.value);
+      this.#bytes += chunk.value.length;
+      this.#scanner.write(chunk.value);
       return true;
     } catch (error) {
+      if (error instanceof ScanCannotVouch) return this.#fallBack();
+      // An error of the sink's own comes out as it is.
       this.close();
       if (signal?.aborted) throw signal.reason;
-      if (error instanceof SourceError || (this.#ownError !== null && error === this.#ownError)) throw error;
-      const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-      throw new SourceError(this.#sourceId, "unreadable", `cannot read ledger file ${this.#path} (${code}).`);
+      throw error;
     }
   }
 
@@ -135,88 +154,80 @@ export class LedgerPass {
   close(): void {
     this.#ended = true;
     this.#stream?.destroy();
+    this.#tokens?.close();
   }
 
   /**
-   * One value the parser hands over: a lease item (depth 2, under `leases`), or the environments or
-   * companies list (depth 1).
+   * Reads the file again from its start, token by token, handing over only the items after those
+   * already handed over; the next `next` goes on with it.
    */
-  #take(info: ParsedElementInfo): void {
-    const depth = info.stack.length;
-    if (depth === 2 && typeof info.key === "number") {
+  #fallBack(): true {
+    this.#stream?.destroy();
+    let skipped = 0;
+    const handed = this.#leaseItems;
+    const sink = this.#sink;
+    this.#tokens = new LedgerTokenPass({
+      sourceId: this.#sourceId,
+      path: this.#path,
+      sink: {
+        add(item, index) {
+          if (skipped < handed) skipped += 1;
+          else sink.add(item, index);
+        },
+      },
+      signal: this.#signal,
+      chunkBytes: this.#chunkBytes,
+    });
+    return true;
+  }
+
+  #keyOpened(key: string, list: boolean): void {
+    if (key === "leases") {
+      // A second list is refused, and a value that is no list makes the wrong shape: both are the
+      // token pass's to say, where it says them.
+      this.#leasesKeys += 1;
+      if (!list || this.#leasesKeys > 1) throw new ScanCannotVouch();
+    }
+    this.#listItems = list && (key === "environments" || key === "companies") ? [] : null;
+  }
+
+  #item(key: string, item: unknown, index: number): void {
+    if (key === "leases") {
       this.#leaseItems += 1;
-      this.#sink.add(info.value, info.key);
-    } else if (depth === 1) {
-      if (info.key === "environments") {
-        this.environments = info.value;
-        this.environmentsAfterLeases = this.#leaseItems > 0;
-      } else if (info.key === "companies") {
-        this.companies = info.value;
-      }
+      this.#sink.add(item, index);
+    } else {
+      this.#listItems?.push(item);
     }
   }
 
-  #write(chunk: Buffer): void {
-    try {
-      this.#parser.write(chunk);
-    } catch (error) {
-      if (this.#ownError !== null) throw this.#ownError;
-      throw this.#notJson(breaksAt(error, this.bytes - chunk.length));
+  #listClosed(key: string): void {
+    if (this.#listItems !== null) this.#value(key, this.#listItems);
+    this.#listItems = null;
+  }
+
+  #value(key: string, value: unknown): void {
+    if (key === "environments") {
+      this.#environments = value;
+      this.#environmentsTaken += 1;
+      this.#environmentsAfterLeases = this.#leaseItems > 0;
+    } else if (key === "companies") {
+      this.#companies = value;
+      this.#companiesTaken += 1;
     }
   }
 
-  #end(): void {
-    // The parser ends by itself once the root value closes (whitespace may follow; anything else has
-    // already failed a write). A file that stops inside a value is ended here, and fails.
-    if (this.#parser.isEnded) return;
-    try {
-      this.#parser.end();
-    } catch {
-      if (this.#ownError !== null) throw this.#ownError;
-      throw this.#notJson(`stops at byte ${this.bytes} in the middle of a value`);
-    }
-  }
-
-  /** A file of the wrong shape is refused as JSON.parse would see it (the last of a repeated key). */
+  /** A file of any other shape is the token pass's to refuse. */
   #checkLedger(): void {
-    const shape = this.#shape;
-    if (shape.root === null) throw this.#notJson(this.bytes === 0 ? "is empty" : "holds no JSON value");
-    if (shape.root !== "object" || !Array.isArray(this.environments) || !shape.leasesIsList) {
-      throw new SourceError(
-        this.#sourceId,
-        "malformed",
-        `ledger file ${this.#path} must hold { "environments": [...], "leases": [...] }.`,
-      );
-    }
-    if (shape.leasesKeys > 1) throw this.#repeatedLeases();
-  }
-
-  #repeatedLeases(): SourceError {
-    return new SourceError(
-      this.#sourceId,
-      "malformed",
-      `ledger file ${this.#path} holds "leases" more than once; keep one list.`,
-    );
-  }
-
-  #notJson(where: string): SourceError {
-    return new SourceError(
-      this.#sourceId,
-      "malformed",
-      `ledger file ${this.#path} ${where}: it is not valid JSON.`,
-    );
+    if (!Array.isArray(this.#environments) || this.#leasesKeys !== 1) throw new ScanCannotVouch();
   }
 }
 
-/**
- * The byte the JSON broke at, from the parser's message ("… at chunk position "3" (absolute position
- * "20") …"); never the text there, which could be a row's content.
- */
-function breaksAt(error: unknown, chunkStart: number): string {
-  const message = error instanceof Error ? error.message : "";
-  const absolute = /absolute position "(\d+)"/.exec(message);
-  if (absolute) return `breaks at byte ${absolute[1]}`;
-  const inChunk = /chunk position "(\d+)"/.exec(message);
-  if (inChunk) return `breaks at byte ${chunkStart + Number(inChunk[1])}`;
-  return `breaks after byte ${chunkStart}`;
+/** Whether the file is one that opens to the same bytes again (a pipe does not). */
+async function isReadTwice(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    // Not there, or not to be looked at: opening it says why, as it always has.
+    return true;
+  }
 }
