@@ -301,7 +301,7 @@ export function inventoryFigures(result: InventoryBenchResult): Figure[] {
       unit: "ms",
       reference: { label: "p50", value: measured.ipc.p50Ms },
       target: { kind: "max", value: 20, text: "< 20 ms" },
-      note: `${measured.ipc.asked} asks, one every 25 ms through the handler table while the second scan ran (answered from the cached view; the host's own IPC or HTTP copy of the answer is not in it); longest ${measured.ipc.maxMs} ms`,
+      note: `${measured.ipc.asked} asks, one every 25 ms as a host asks them (the view's bytes main holds, redacted) while the second scan ran (the host's own IPC or HTTP copy of the bytes is not in it); longest ${measured.ipc.maxMs} ms`,
     },
     {
       bench,

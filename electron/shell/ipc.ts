@@ -2,7 +2,7 @@ import type { IpcMain, IpcMainInvokeEvent } from "electron";
 import { failure, INVOKE_CHANNELS, IPC_PREFIX } from "../../shared/contract/index.js";
 import type { Logger } from "../core/app/log.js";
 import type { EventHub } from "../core/handlers/events.js";
-import type { HandlerTable } from "../core/handlers/table.js";
+import { encodedHandlerFor, type HandlerTable } from "../core/handlers/table.js";
 
 export const UNTRUSTED_SENDER_MESSAGE = "This window is not allowed to call Leasekeeper.";
 
@@ -18,12 +18,15 @@ export function registerIpcHandlers(options: {
 }): () => void {
   const { ipcMain, handlers, isTrusted, log } = options;
   for (const channel of INVOKE_CHANNELS) {
+    // The inventory view goes over as the bytes main holds (one copy of a buffer, where a structured
+    // clone of the parsed view walks a string per id); the preload decodes it.
+    const handler = encodedHandlerFor(handlers, channel) ?? handlers[channel];
     ipcMain.handle(`${IPC_PREFIX}${channel}`, (event, payload: unknown) => {
       if (!isTrusted(event)) {
         log.warn(`refused ${channel} from an untrusted sender`);
         return failure("untrusted-sender", UNTRUSTED_SENDER_MESSAGE);
       }
-      return handlers[channel](payload, { host: "electron" });
+      return handler(payload, { host: "electron" });
     });
   }
   return () => {

@@ -157,9 +157,11 @@ export const ipcMain = {
 export const ipcRenderer = {
   invocations: [] as Array<{ channel: string; payload: unknown }>,
   emitter: new Emitter(),
+  /** What main answers, when a test sets it (e.g. main's own handler, its answer cloned as IPC would). */
+  answer: null as ((channel: string, payload: unknown) => Promise<unknown>) | null,
   invoke(channel: string, payload: unknown): Promise<unknown> {
     this.invocations.push({ channel, payload });
-    return Promise.resolve({ ok: true, data: { channel } });
+    return this.answer ? this.answer(channel, payload) : Promise.resolve({ ok: true, data: { channel } });
   },
   on(channel: string, listener: Listener) {
     this.emitter.on(channel, listener);
@@ -284,6 +286,7 @@ export function resetFakeElectron(): void {
   ipcMain.handlers.clear();
   ipcRenderer.invocations = [];
   ipcRenderer.emitter = new Emitter();
+  ipcRenderer.answer = null;
   contextBridge.exposed.clear();
   session.defaultSession.headersListener = null;
   session.defaultSession.permissionRequestHandler = null;

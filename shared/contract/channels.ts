@@ -38,6 +38,17 @@ export const INVOKE_CHANNELS = [
 ] as const;
 export type InvokeChannel = (typeof INVOKE_CHANNELS)[number];
 
+/**
+ * Channels whose answer's data main hands a host as its UTF-8 JSON bytes (the inventory view, which main
+ * holds as those bytes): the browser host writes them into its answer, and the preload decodes them, so
+ * the page receives the same object as from any other channel.
+ */
+export const ENCODED_CHANNELS = ["inventory:get"] as const satisfies readonly InvokeChannel[];
+export type EncodedChannel = (typeof ENCODED_CHANNELS)[number];
+
+/** What the preload answers when main's answer on an encoded channel is not bytes it can decode. */
+export const UNREADABLE_ANSWER = "Leasekeeper's answer could not be read; try again.";
+
 export const EVENT_CHANNELS = ["jobs:event", "inventory:changed", "app:command"] as const;
 export type EventChannel = (typeof EVENT_CHANNELS)[number];
 

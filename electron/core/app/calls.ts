@@ -39,7 +39,7 @@ export function coreCalls(core: CoreServices): CoreCalls {
   };
   return {
     "app:info": () => core.info(),
-    "inventory:get": (request) => inventory.view(request),
+    "inventory:get": async (request) => (await inventory.view(request)).bytes,
     "inventory:history": (request) => inventory.history(request),
     "leases:detail": async (request) =>
       readLeaseDetail(await inventory.find(request.leaseId, request.sourceId), (id) => core.sources.find(id)),

@@ -1,12 +1,9 @@
-import { setImmediate as nextTurn } from "node:timers/promises";
 import { MessageChannel, type Transferable } from "node:worker_threads";
 import {
   emptyLeaseColumns,
   type HistoryPage,
   type HistoryPageRequest,
   type InventoryView,
-  LEASE_COLUMNS,
-  type LeaseColumns,
   type ScanStatus,
 } from "../../../shared/contract/index.js";
 import type { ActionSelection, JobEvent } from "../../../shared/domain/actions.js";
@@ -30,6 +27,7 @@ import type { StoredScan } from "../inventory/worker/ports.js";
 import type {
   Accepted,
   AttentionRows,
+  EncodedView,
   FoundLease,
   InventorySummary,
   KnownPage,
@@ -43,6 +41,7 @@ import type {
   WorkerRequest,
   WorkerSetup,
 } from "../inventory/worker/protocol.js";
+import { type HeldView, heldFromWorker, heldView } from "./held-view.js";
 import type { Logger } from "./log.js";
 import { failedStatus, scannedStatus } from "./scan-status.js";
 
@@ -78,8 +77,8 @@ export interface InventoryServiceOptions {
   sharedView?: () => Promise<InventoryView | null>;
   /** The store a team shares, handed to the worker, which writes the view there. */
   sharedStore?: WorkerSetup["sharedStore"];
-  /** Told of each view the worker redacted for the keys in use now (the answers' redactor trusts it). */
-  redacted?: (view: InventoryView) => void;
+  /** Told of each view's bytes the worker redacted for the keys in use now (the answers' redactor trusts them). */
+  redacted?: (bytes: Uint8Array) => void;
   /** Replaces the real scan (tests of the service's caching); its inventory is handed to the worker. */
   scan?: (context: ScanContext) => Promise<Inventory>;
 }
@@ -116,13 +115,11 @@ const NO_ROW_TABLES = {
   shapes: [],
   actedOn: [],
 };
-/** View rows per message from the worker: reading one such part on main takes a few milliseconds. */
-const ROWS_PER_PART = 4000;
 
 /**
  * The last inventory. The heavy work — reading the sources, judging the rows, saving, encoding the compact
  * view — runs in the inventory worker; main lists CreateOS with its paced client (one queue per origin for
- * the whole process), hands the listings over, and keeps only the summary and the encoded view. A host
+ * the whole process), hands the listings over, and keeps only the summary and the view's bytes. A host
  * shows the stored inventory at once and refreshes in the background. Scans are single-flight (a second
  * request joins the running scan) and every finished scan emits `inventory:changed`.
  */
@@ -131,7 +128,7 @@ export class InventoryService {
   readonly #worker: InventoryWorker;
   readonly #pageReader = new ListPageReader();
   #summary: InventorySummary | null = null;
-  #view: InventoryView | null = null;
+  #view: HeldView | null = null;
   /** The whole inventory, fetched from the worker only when asked for (`leasekeeper scan`, which prints it). */
   #full: Promise<Inventory> | null = null;
   #attention: Promise<AttentionRows> | null = null;
@@ -227,7 +224,7 @@ export class InventoryService {
       // History is counted in the view, not carried in its rows.
       leaseCount: view.leases.leaseId.length + view.history.count,
     };
-    this.#view = view;
+    this.#view = heldView(view);
     this.#fromStore = true;
   }
 
@@ -456,10 +453,14 @@ export class InventoryService {
     if (!(counts && now - Date.parse(summary.generatedAt) <= maxAgeMs)) await this.refresh();
   }
 
+  /**
+   * The view shown now (with `environmentId`, that environment's, read from the worker), as the bytes
+   * hosts answer with and the part of it main reads.
+   */
   async view(request: {
     environmentId?: string | undefined;
     refresh?: boolean | undefined;
-  }): Promise<InventoryView> {
+  }): Promise<HeldView> {
     if (request.refresh) await this.refresh();
     else if (request.environmentId === undefined && this.#view !== null && this.#shown === 0) {
       // The stored view read at start: shown without waiting for the worker to load the inventory.
@@ -468,8 +469,19 @@ export class InventoryService {
       return this.#view;
     }
     await this.ensure();
-    if (request.environmentId !== undefined)
-      return this.#ask<InventoryView>({ type: "view", environmentId: request.environmentId });
+    if (request.environmentId !== undefined) {
+      const encoded = await this.#ask<EncodedView | null>({
+        type: "view",
+        environmentId: request.environmentId,
+      });
+      if (encoded === null)
+        throw new CoreError(
+          "call",
+          "unavailable",
+          "No inventory is held to show that environment from; refresh and try again.",
+        );
+      return heldFromWorker(encoded);
+    }
     return this.#view!;
   }
 
@@ -756,35 +768,20 @@ export class InventoryService {
     return this.#worker.request<T>(request);
   }
 
-  /** The accepted view with its lease columns, fetched in parts with a turn of the event loop between. */
-  async #receive(accepted: Accepted): Promise<InventoryView | null> {
-    const parts: LeaseColumns[] = [];
-    // The view's rows: every lease but the history it counts instead.
-    const rows = accepted.summary.leaseCount - accepted.view.history.count;
-    for (let from = 0; from < rows; from += ROWS_PER_PART) {
-      const part = await this.#ask<LeaseColumns | null>({
-        type: "view-part",
-        generation: accepted.generation,
-        from,
-        to: from + ROWS_PER_PART,
-      });
-      if (part === null) return null;
-      parts.push(part);
-      await nextTurn();
-    }
-    // Joined once per column at its full length: pushed a value at a time, each column regrew and was
-    // copied as it did, and at 100,000 rows the garbage made main's longest pauses.
-    const leases = emptyLeaseColumns();
-    const columns = leases as Record<(typeof LEASE_COLUMNS)[number], unknown[]>;
-    for (const name of LEASE_COLUMNS) {
-      columns[name] = ([] as unknown[]).concat(...parts.map((part) => part[name]));
-      await nextTurn();
-    }
-    // The generation names the inventory the view shows, so history pages of another are told apart.
-    return { ...accepted.view, generation: accepted.generation, leases };
+  /**
+   * The accepted view as the worker encoded it, its bytes moved to main in one message: taking them
+   * costs main no parse, and holding them one buffer, not a string per id for its collections to copy.
+   * Its generation names the inventory the view shows, so history pages of another are told apart.
+   */
+  async #receive(accepted: Accepted): Promise<HeldView | null> {
+    const encoded = await this.#ask<EncodedView | null>({
+      type: "view-bytes",
+      generation: accepted.generation,
+    });
+    return encoded === null ? null : heldFromWorker(encoded);
   }
 
-  #take({ generation, summary, redactedFor }: Accepted, view: InventoryView): void {
+  #take({ generation, summary, redactedFor }: Accepted, view: HeldView): void {
     // Parts of two views may arrive interleaved; the worker's newer inventory wins whichever lands last.
     if (generation <= this.#shown) return;
     this.#shown = generation;
@@ -793,7 +790,7 @@ export class InventoryService {
     this.#full = null;
     this.#attention = null;
     // Redacted in the worker for the keys in use now: answers need not walk its rows again on main.
-    if (redactedFor === this.#redactionsVersion) this.#options.redacted?.(view);
+    if (redactedFor === this.#redactionsVersion) this.#options.redacted?.(view.bytes);
   }
 
   /**

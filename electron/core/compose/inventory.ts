@@ -31,7 +31,7 @@ export function openInventory(deps: {
     dataDir: database ? config.dataDir : null,
     events: deps.events,
     log,
-    redacted: (view) => log.redactor.trust(view),
+    redacted: (bytes) => log.redactor.trust(bytes),
     ...(database ? { storedView: () => new ViewStore(database).load() } : {}),
     ...(deps.share ? sharedInventoryView(config, deps.env) : {}),
   });

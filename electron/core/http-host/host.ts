@@ -6,7 +6,7 @@ import { CONTENT_SECURITY_POLICY } from "../content-security-policy.js";
 import { CoreError, isCoreError } from "../errors/core-error.js";
 import { answerFor, HTTP_STATUS } from "../errors/host-answers.js";
 import type { EventHub } from "../handlers/events.js";
-import { type HandlerTable, handlerFor } from "../handlers/table.js";
+import { encodedHandlerFor, type HandlerTable, handlerFor } from "../handlers/table.js";
 import { HTML_CONTENT_TYPE, readRendererFile } from "../renderer-files/renderer-files.js";
 import { isAllowedHost, isAllowedOrigin, newToken, TicketBook, tokenMatches } from "./guards.js";
 
@@ -81,6 +81,19 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   const text = JSON.stringify(body);
   response.writeHead(status, { ...API_HEADERS, "Content-Length": Buffer.byteLength(text) });
   response.end(text);
+}
+
+/** An answer whose data is already JSON bytes (the inventory view main holds): written around them, not parsed. */
+function sendEncoded(response: ServerResponse, data: Uint8Array): void {
+  const head = Buffer.from('{"ok":true,"data":');
+  const tail = Buffer.from("}");
+  response.writeHead(200, {
+    ...API_HEADERS,
+    "Content-Length": head.byteLength + data.byteLength + tail.byteLength,
+  });
+  response.write(head);
+  response.write(data);
+  response.end(tail);
 }
 
 function sendFailure(response: ServerResponse, status: number, code: ErrorCode, message: string): void {
@@ -176,6 +189,12 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
           `${channel}: the request body is not valid JSON.`,
         );
       }
+    }
+    const encoded = encodedHandlerFor(options.handlers, channel);
+    if (encoded !== null) {
+      const answer = await encoded(payload, { host: "browser" });
+      if (answer.ok) return sendEncoded(response, answer.data);
+      return sendJson(response, HTTP_STATUS[answer.error.code], answer);
     }
     const result: Result<unknown> = await handler(payload, { host: "browser" });
     sendJson(response, result.ok ? 200 : HTTP_STATUS[result.error.code], result);

@@ -90,6 +90,24 @@ export class SecretRedactor {
   }
 
   /**
+   * JSON bytes (the inventory view, as hosts answer with it) with every string redacted: the same bytes
+   * when their text holds no key, or when they were trusted; else parsed, redacted and encoded again
+   * (a key that JSON writes escaped cannot be found in the text, so those are always parsed).
+   */
+  redactJson(bytes: Uint8Array): Uint8Array {
+    if (!this.active) return bytes;
+    const known = this.#checked.get(bytes);
+    if (known !== undefined) return known as Uint8Array;
+    const text = new TextDecoder().decode(bytes);
+    const result =
+      this.findableInJson && !this.contains(text)
+        ? bytes
+        : new TextEncoder().encode(JSON.stringify(this.redactDeep(JSON.parse(text))));
+    this.#checked.set(bytes, result);
+    return result;
+  }
+
+  /**
    * Takes `value` as already redacted for the keys set now (the inventory worker redacts each view with
    * the same keys): `redactDeep` then gives it back without walking it. Forgotten when the keys change.
    */

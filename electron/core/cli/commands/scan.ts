@@ -1,4 +1,6 @@
 import { parseArgs } from "node:util";
+import type { InventoryView } from "../../../../shared/contract/index.js";
+import { decodeJson } from "../../../../shared/contract/json-bytes.js";
 import { HEADLINES, QUIET_HEADLINES } from "../../../../shared/domain/codes.js";
 import type { ProofSubject } from "../../../../shared/domain/marker-proof.js";
 import type { Core } from "../../compose/index.js";
@@ -126,7 +128,8 @@ async function* mapPages<T, U>(
 async function keepForTheTeam(core: Core, io: CliIo): Promise<void> {
   const redactor = core.log.redactor;
   try {
-    const view = redactor.redactDeep(await core.inventory.view({}));
+    // Decoded here, once per `leasekeeper scan`: the shared store keeps the view as an object.
+    const view = redactor.redactDeep(decodeJson<InventoryView>((await core.inventory.view({})).bytes));
     const { inventory, pages } = await core.inventory.rowPages();
     await keepScanInSharedStore(core.config(), io.env, {
       inventory: redactor.redactDeep(inventory),

@@ -1,6 +1,7 @@
 import type { AppInfo, ChannelResponse, SettingsView } from "../../../../shared/contract/index.js";
 import { emptyLeaseColumns, encodeInventory } from "../../../../shared/contract/index.js";
 import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
+import { encodeJson } from "../../../../shared/contract/json-bytes.js";
 import type { Job, Plan } from "../../../../shared/domain/actions.js";
 import type { CoreCalls } from "../table.js";
 
@@ -84,7 +85,7 @@ export function fakeCore(info: Partial<AppInfo> = {}): FakeCore {
       dataDir: "/tmp/leasekeeper",
       ...info,
     })),
-    "inventory:get": record("inventory:get", () => inventory),
+    "inventory:get": record("inventory:get", () => encodeJson(inventory)),
     "inventory:history": record("inventory:history", (request: { offset: number }) => ({
       generation: 1,
       generatedAt: NOW,

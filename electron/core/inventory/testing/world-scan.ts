@@ -107,8 +107,7 @@ export async function scanInWorker(
     requests: listings.reduce((sum, listing) => sum + listing.pages.length, 0),
     now: now.toISOString(),
   });
-  for (let from = 0; from < accepted.summary.leaseCount; from += 4000)
-    await worker.request({ type: "view-part", generation: accepted.generation, from, to: from + 4000 });
+  await worker.request({ type: "view-bytes", generation: accepted.generation });
   await worker.request({ type: "saved" });
   return accepted;
 }

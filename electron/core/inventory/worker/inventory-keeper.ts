@@ -5,9 +5,8 @@ import {
   type HistoryPageRequest,
   type InventoryView,
   InventoryViewBuilder,
-  LEASE_COLUMNS,
-  type LeaseColumns,
 } from "../../../../shared/contract/index.js";
+import { encodeJson } from "../../../../shared/contract/json-bytes.js";
 import type { ActionSelection } from "../../../../shared/domain/actions.js";
 import { originOf } from "../../../../shared/domain/api-url.js";
 import { HEADLINES, QUIET_HEADLINES } from "../../../../shared/domain/codes.js";
@@ -54,6 +53,7 @@ import type {
 import type {
   Accepted,
   AttentionRows,
+  EncodedView,
   FoundLease,
   PolicyPlanInput,
   RowsPage,
@@ -72,7 +72,7 @@ export type { InventoryRows, KeptViews, KeyRedactor, SharedViews } from "./ports
 
 const ATTENTION_HEADLINES = HEADLINES.filter((headline) => !QUIET_HEADLINES.includes(headline));
 
-/** Views kept for main to fetch: the newest, and the one before it that main may be fetching still. */
+/** Views kept for main to take: the newest, and the one before it that main may be taking still. */
 const KEPT_VIEWS = 2;
 /**
  * Rows each source may read ahead while CreateOS is listed: the read overlaps the listing, and no more
@@ -139,8 +139,11 @@ export class InventoryKeeper {
   /** The list pages of the last scan judged, by the digest of their bytes (see `listing-page`). */
   #listedPages: ReadonlyMap<string, ListedPage> = new Map();
   #held: Held | null = null;
-  /** Views whose lease columns main may still be fetching, by generation; the newest few are kept. */
-  readonly #views = new Map<number, InventoryView>();
+  /**
+   * Views main has not taken yet, by generation, encoded once as the bytes hosts answer with (each is
+   * transferred when taken, so it is held here only until then); the newest few are kept.
+   */
+  readonly #views = new Map<number, EncodedView>();
   // Starts from the clock, so a worker started again after one stopped still counts up from main's view.
   #generation = Date.now() * 1000;
   #closed = false;
@@ -205,8 +208,8 @@ export class InventoryKeeper {
         return this.#actedOn(request.origin, request.sandboxId, request.mark, new Date(request.now));
       case "view":
         return this.#environmentView(request.environmentId);
-      case "view-part":
-        return this.#viewPart(request.generation, request.from, request.to);
+      case "view-bytes":
+        return this.#viewBytes(request.generation);
       case "history-page":
         return this.#historyPage(request.page);
       case "find":
@@ -494,7 +497,7 @@ export class InventoryKeeper {
     if (view === null) throw new Error("the stored inventory changed while its view was read");
     const generation = ++this.#generation;
     this.#held = { head: shown, generation };
-    this.#views.set(generation, view);
+    this.#views.set(generation, encodedView({ ...view, generation }));
     this.#views.delete(generation - KEPT_VIEWS);
     if (keep && !this.#closed) {
       this.#viewStore?.save(view);
@@ -724,16 +727,17 @@ export class InventoryKeeper {
     return null;
   }
 
-  #environmentView(environmentId: string): InventoryView | null {
-    return this.#fromStore(({ head }) => this.#viewOf(head, environmentId));
+  #environmentView(environmentId: string): EncodedView | null {
+    const view = this.#fromStore(({ head }) => this.#viewOf(head, environmentId));
+    return view === null ? null : encodedView(view);
   }
 
-  #viewPart(generation: number, from: number, to: number): LeaseColumns | null {
+  /** Handed over once: its bytes are transferred to main, which leaves them unusable here. */
+  #viewBytes(generation: number): EncodedView | null {
     const view = this.#views.get(generation);
     if (view === undefined) return null;
-    const part = emptyLeaseColumns() as Record<(typeof LEASE_COLUMNS)[number], unknown[]>;
-    for (const name of LEASE_COLUMNS) part[name] = view.leases[name].slice(from, to);
-    return part as LeaseColumns;
+    this.#views.delete(generation);
+    return view;
   }
 
   #historyPage(request: HistoryPageRequest): HistoryPage | null {
@@ -1048,4 +1052,10 @@ function keyedIdentity(salt: string): (identity: string) => string {
 /** A short fingerprint of a JSON text: telling two versions of one row apart, not a secret. */
 function fingerprint(text: string): string {
   return hash("sha1", text, "base64");
+}
+
+/** A view as main takes it: the bytes it hands on to the hosts, and the rest of the view it reads itself. */
+function encodedView(view: InventoryView): EncodedView {
+  const { leases: _leases, ...meta } = view;
+  return { meta, bytes: encodeJson(view).buffer as ArrayBuffer };
 }

@@ -5,15 +5,15 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   decodeInventoryRows,
   encodeInventory,
-  LEASE_COLUMNS,
-  type LeaseColumns,
+  type InventoryView,
 } from "../../../../shared/contract/index.js";
 import { makeInventoryFixture } from "../../../../shared/contract/inventory-fixture.js";
+import { decodeJson } from "../../../../shared/contract/json-bytes.js";
 import { DATABASE_FILE_NAME } from "../../store/database.js";
 import { InventoryStore, openDatabase } from "../../store/index.js";
 import { loadLastWhole } from "../../store/testing/load-last-whole.js";
 import { InventoryWorker, InventoryWorkerError } from "./inventory-worker-client.js";
-import type { Accepted, FoundLease, WorkerFailure } from "./protocol.js";
+import type { Accepted, EncodedView, FoundLease, WorkerFailure } from "./protocol.js";
 
 let dir: string;
 let worker: InventoryWorker | null = null;
@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 describe("the inventory worker, started from source (tsx)", () => {
-  it("holds an inventory, hands its view over in parts, finds a lease, and saves it for main to read", async () => {
+  it("holds an inventory, hands its view over as bytes once, finds a lease, and saves it for main to read", async () => {
     dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-worker-"));
     // Main opens and migrates the file first, as the app does; the worker opens a second connection.
     const main = openDatabase(dir);
@@ -46,15 +46,16 @@ describe("the inventory worker, started from source (tsx)", () => {
     );
     const expected = decodeInventoryRows(
       encodeInventory({ ...inventory, leases: bySource }, { leaveOutHistory: true }),
-    ).slice(400, 800);
-    const part = await worker.request<LeaseColumns>({
-      type: "view-part",
-      generation: accepted.generation,
-      from: 400,
-      to: 800,
-    });
-    for (const name of LEASE_COLUMNS) expect(part[name], name).toHaveLength(expected.length);
-    expect(decodeInventoryRows({ ...accepted.view, leases: part })).toEqual(expected);
+    );
+    const taken = await worker.request<EncodedView>({ type: "view-bytes", generation: accepted.generation });
+    // Moved across the threads, not copied as a structure: main gets a buffer and the view's other parts.
+    expect(taken.bytes).toBeInstanceOf(ArrayBuffer);
+    const view = decodeJson<InventoryView>(new Uint8Array(taken.bytes));
+    expect(view.generation).toBe(accepted.generation);
+    expect(taken.meta).toEqual({ ...accepted.view, generation: accepted.generation, leases: undefined });
+    expect(decodeInventoryRows(view)).toEqual(expected);
+    // Handed over once: the worker no longer holds bytes it moved.
+    expect(await worker.request({ type: "view-bytes", generation: accepted.generation })).toBeNull();
 
     const wanted = inventory.leases[123]!;
     const found = await worker.request<FoundLease>({

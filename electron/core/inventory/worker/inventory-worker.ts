@@ -8,7 +8,7 @@ import { openPostgresStore, type PostgresStore, sharedStoreFailure } from "../..
 import { ViewStore } from "../../store/view-store.js";
 import { HeapWatch, type ThreadRequest, type WatchedSetup } from "./heap-watch.js";
 import { failureOf, InventoryKeeper } from "./inventory-keeper.js";
-import type { WorkerMessage, WorkerRequest } from "./protocol.js";
+import type { EncodedView, WorkerMessage, WorkerRequest } from "./protocol.js";
 
 /**
  * The inventory worker's thread: reads the sources, judges the rows, saves and encodes, so that none of
@@ -86,7 +86,7 @@ const sharedViews =
           }
         },
       };
-const post = (message: WorkerMessage) => port.postMessage(message);
+const post = (message: WorkerMessage, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 const redactor = new SecretRedactor();
 const keeper = new InventoryKeeper(
   new JudgedInventoryStore(database, (value) => redactor.redactDeep(value)),
@@ -126,8 +126,14 @@ port.on("message", (message: { id: number; request: ThreadRequest }) => {
         port.close();
         return;
       }
-      post({ id: message.id, ok: true, value });
+      post({ id: message.id, ok: true, value }, transferred(request, value));
     },
     (error: unknown) => post({ id: message.id, ok: false, failure: failureOf(error) }),
   );
 });
+
+/** A view's bytes are moved to main, not copied: main would otherwise read a copy as long as the view. */
+function transferred(request: WorkerRequest, value: unknown): ArrayBuffer[] {
+  const encoded = request.type === "view-bytes" || request.type === "view";
+  return encoded && value !== null ? [(value as EncodedView).bytes] : [];
+}

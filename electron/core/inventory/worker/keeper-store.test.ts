@@ -4,8 +4,8 @@ import {
   encodeInventory,
   HistoryPageSchema,
   type InventoryView,
-  LEASE_COLUMNS,
 } from "../../../../shared/contract/index.js";
+import { decodeJson } from "../../../../shared/contract/json-bytes.js";
 import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../../shared/domain/inventory.js";
 import { reconcile } from "../../../../shared/domain/reconcile.js";
 import { recordedSandboxId } from "../../../../shared/domain/sandbox-id.js";
@@ -15,7 +15,7 @@ import type { Database } from "../../store/sqlite/migrations/index.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
 import { generatedWorldInput } from "../testing/generated-world.js";
 import type { InventoryKeeper } from "./inventory-keeper.js";
-import type { Accepted, FoundLease } from "./protocol.js";
+import type { Accepted, EncodedView, FoundLease } from "./protocol.js";
 import { type KeeperOverStore, keeperOverStore } from "./testing/keeper-over-store.js";
 
 /**
@@ -113,16 +113,12 @@ const expectedView = (inventory: Inventory, environmentId?: string) =>
     }),
   );
 
-/** The whole view of an inventory the keeper accepted, its lease columns fetched as main fetches them. */
+/** The whole view of an inventory the keeper accepted, taken as bytes as main takes it. */
 async function fetchedView(keeper: InventoryKeeper, accepted: Accepted) {
-  const part = (await keeper.handle({
-    type: "view-part",
-    generation: accepted.generation,
-    from: 0,
-    to: Number.MAX_SAFE_INTEGER,
-  })) as InventoryView["leases"];
-  for (const name of LEASE_COLUMNS) expect(part[name]).toBeDefined();
-  return readable({ ...accepted.view, leases: part });
+  const taken = (await keeper.handle({ type: "view-bytes", generation: accepted.generation })) as EncodedView;
+  const view = decodeJson<InventoryView>(new Uint8Array(taken.bytes));
+  expect(view.generation).toBe(accepted.generation);
+  return readable(view);
 }
 
 /** Marks the store's copy of a row, so an answer read from the store shows it. */
@@ -136,7 +132,8 @@ function editInStore(db: Database, classified: ClassifiedLease): void {
 }
 
 async function wholeViewOf(keeper: InventoryKeeper, environmentId: string) {
-  return readable((await keeper.handle({ type: "view", environmentId })) as InventoryView);
+  const taken = (await keeper.handle({ type: "view", environmentId })) as EncodedView;
+  return readable(decodeJson<InventoryView>(new Uint8Array(taken.bytes)));
 }
 
 describe("an inventory kept in the store, read back by the keeper", () => {

@@ -34,10 +34,22 @@ export interface InventorySummary {
   leaseCount: number;
 }
 
+/** Everything of a view but its lease columns: what main reads of it itself. */
+export type ViewMeta = Omit<InventoryView, "leases">;
+
+/**
+ * A view as the UTF-8 JSON hosts answer with, transferred to main (not copied): main hands the bytes on
+ * and never builds the string per id that the parsed view would be.
+ */
+export interface EncodedView {
+  meta: ViewMeta;
+  bytes: ArrayBuffer;
+}
+
 /**
  * An inventory the worker now holds: its summary and its compact view, encoded once. The view comes
- * without its lease columns, which main fetches in parts (`view-part`): a 100,000-row view copied in
- * one message would hold main's event loop for a couple of hundred milliseconds while it is read.
+ * without its lease columns; main takes the whole view as bytes (`view-bytes`): a 100,000-row view
+ * parsed on main would be 190,000 id strings, which its young collections copy while they are held.
  */
 export interface Accepted {
   /** Counts inventories accepted by this worker; names the view its parts are cut from. */
@@ -107,9 +119,10 @@ export type WorkerRequest =
   | { type: "forget-scan"; scanId: number }
   | { type: "accept"; inventory: Inventory }
   | { type: "acted-on"; origin: string; sandboxId: string; mark: LeasekeeperAction; now: string }
+  /** An environment's view (`EncodedView`); null while no inventory is held. */
   | { type: "view"; environmentId: string }
-  /** Rows [from, to) of a view's lease columns; null once that view is no longer kept. */
-  | { type: "view-part"; generation: number; from: number; to: number }
+  /** The view of generation `generation` (`EncodedView`), handed over once; null once it is not kept. */
+  | { type: "view-bytes"; generation: number }
   /** A page of history (history-pages.ts) from the inventory held now; null while it holds none. */
   | { type: "history-page"; page: HistoryPageRequest }
   | { type: "find"; leaseId: string; sourceId: string | null }
