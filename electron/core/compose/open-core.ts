@@ -226,6 +226,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     quarantine: quarantine.service,
     inventory,
     markers,
+    taken: stores.janitorTaken,
     redact: (text) => log.redact(text),
     metrics,
     ...(options.fetch ? { fetch: options.fetch } : {}),

@@ -1,5 +1,5 @@
 import type { LeasekeeperConfig } from "../config/load.js";
-import { type Database, openDatabase } from "../store/index.js";
+import { type Database, openDatabase, SqliteJanitorTaken } from "../store/index.js";
 import { type SharedStore, sharedStoreFor } from "../store/postgres/shared-store.js";
 
 /**
@@ -11,6 +11,11 @@ import { type SharedStore, sharedStoreFor } from "../store/postgres/shared-store
 export interface CoreStores {
   readonly database: Database | null;
   readonly shared: SharedStore | null;
+  /**
+   * The plans a janitor's rules took, where the engine's journal and audit log are: the team's store
+   * when there is one, so its watchers count and resume them together; null with neither store.
+   */
+  readonly janitorTaken: SharedStore["janitorTaken"] | null;
   close(): Promise<void>;
 }
 
@@ -20,6 +25,7 @@ export function openStores(config: LeasekeeperConfig, env: NodeJS.ProcessEnv, pe
   return {
     database,
     shared,
+    janitorTaken: shared?.janitorTaken ?? (database === null ? null : new SqliteJanitorTaken(database)),
     async close() {
       await shared?.close().catch(() => undefined);
       database?.close();

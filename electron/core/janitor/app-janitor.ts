@@ -95,6 +95,7 @@ export class AppJanitor {
         quarantine: this.deps.quarantine,
         inventory: this.deps.inventory,
         markers: this.deps.markers,
+        taken: this.deps.taken,
         dataDir: this.deps.config().dataDir,
         // The core's redactor knows the keys; the webhook's URL is this policy's own.
         redact: (text) => {

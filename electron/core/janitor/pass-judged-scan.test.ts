@@ -67,6 +67,7 @@ async function passOverNewerScans(w: World, between: () => void, rule: Record<st
         },
         inventory: core.inventory,
         markers: core.markers,
+        taken: core.stores.janitorTaken,
         dataDir: path.join(w.dir, "data"),
         redact: (text) => text,
       },

@@ -49,6 +49,7 @@ async function passInItsOwnCore(
         quarantine: core.quarantine,
         inventory: core.inventory,
         markers: core.markers,
+        taken: core.stores.janitorTaken,
         dataDir: core.config().dataDir,
         redact: (text) => text,
       },

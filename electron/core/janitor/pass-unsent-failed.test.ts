@@ -1,4 +1,3 @@
-import { rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type PassReport, type Policy, PolicySchema } from "../../../shared/domain/janitor/index.js";
@@ -7,7 +6,7 @@ import { memoryLogger } from "../app/log.js";
 import { openCore } from "../compose/index.js";
 import { openDatabase } from "../store/database.js";
 import { runPass } from "./pass.js";
-import { janitorDir } from "./pass-state.js";
+import { forgetTaken } from "./testing/forget-taken.js";
 
 // An item that failed before its request left sent nothing, so the hourly caps do not count it: the
 // action it would have taken is still the policy's to take in that hour. An entry written before the
@@ -61,6 +60,7 @@ async function twoPasses(
           quarantine: core.quarantine,
           inventory: core.inventory,
           markers: core.markers,
+          taken: core.stores.janitorTaken,
           dataDir: core.config().dataDir,
           redact: (text) => text,
         },
@@ -98,7 +98,7 @@ describe("a janitor pass after a destroy that failed in the hour before its requ
             `no DELETE for ${id}`,
           ).toBeUndefined();
         w.sim.setFaults([]);
-        if (forget) rmSync(path.join(janitorDir(path.join(w.dir, "data")), "taken.jsonl"));
+        if (forget) expect(forgetTaken(path.join(w.dir, "data"))).toBe(1);
       });
 
       expect(first.plan?.caps.usedThisHour).toBe(0);

@@ -18,7 +18,7 @@ import type { MarkerService } from "../markers/index.js";
 import type { QuarantineService } from "../quarantine/index.js";
 import { finishPass } from "./finish-pass.js";
 import { newPassReport } from "./new-pass-report.js";
-import { noteTaken, readLastPass, readTaken } from "./pass-state.js";
+import { noteTaken, readLastPass, readTakenOf, type TakenStore } from "./pass-state.js";
 import type { HeldInventory } from "./plan-unread.js";
 
 /**
@@ -62,6 +62,11 @@ export interface JanitorDeps {
     readonly summary: { generatedAt: string; gaps: readonly PassGap[] } | null;
   };
   markers: Pick<MarkerService, "keptProofs" | "loaded">;
+  /**
+   * Where the plans the rules took are noted: the store of the engine's journal and audit log (the
+   * team's, when it has one); null where the core keeps no store.
+   */
+  taken: TakenStore | null;
   dataDir: string;
   /** The core's redactor (it knows the webhook URL). */
   redact(text: string): string;
@@ -177,7 +182,7 @@ export async function runPass(deps: JanitorDeps, options: PassOptions): Promise<
  * out where the rows are stored (`InventoryService.policyPlan`), so history is passed over, not copied.
  */
 export async function planPolicy(
-  deps: Pick<JanitorDeps, "engine" | "quarantine" | "inventory" | "markers" | "dataDir">,
+  deps: Pick<JanitorDeps, "engine" | "quarantine" | "inventory" | "markers" | "taken" | "dataDir">,
   policy: Policy,
   now: Date,
 ): Promise<PassPlan> {
@@ -244,10 +249,11 @@ async function runRule(deps: JanitorDeps, options: PassOptions, rule: RulePlan, 
       continue;
     }
     context.checkpoint();
-    await noteTaken(deps.dataDir, {
+    await noteTaken(deps, {
       rule: rule.rule,
       action: rule.action,
       planId: plan.planId,
+      operator: options.policy.operator,
       at: context.now().toISOString(),
     });
     const started = await deps.engine.execute({
@@ -353,10 +359,11 @@ async function quarantineRule(deps: JanitorDeps, policy: Policy, rule: RulePlan,
     );
     const outcome = outcomes[0];
     if (outcome?.ok) {
-      await noteTaken(deps.dataDir, {
+      await noteTaken(deps, {
         rule: rule.rule,
         action: "quarantine",
         planId: outcome.quarantine.quarantineId,
+        operator: policy.operator,
         at: context.now().toISOString(),
       });
       context.push(
@@ -499,18 +506,19 @@ async function untilDone(job: Promise<Job>, signal: AbortSignal): Promise<Job | 
 
 /**
  * The actions taken in the last hour, as the audit log has them: items whose request was sent
- * (`tookAction`) of the plans a rule of this data directory noted taking, and the quarantines it made, by
- * rule; and every other such action recorded as the policy's operator, by no rule. The hourly caps are
- * the policy's, not one data directory's: two watchers on a team's store, or one restarted with a fresh
- * data directory, share them. Which rule another's action was is not recorded, so those count against the
- * policy's caps alone. A dry run's plans were cancelled and never ran, so they count for nothing.
+ * (`tookAction`) of the plans a rule of the policy noted taking, and the quarantines it made, by rule;
+ * and every other such action recorded as the policy's operator, by no rule. The hourly caps are the
+ * policy's, not one data directory's: the plans taken are noted in the store the audit log is in, so two
+ * watchers on a team's store, or one restarted with a fresh data directory, count each rule's actions
+ * together. An action under the policy's operator name that no rule noted (a person's console configured
+ * with that name) counts against the policy's caps alone. A dry run's plans were cancelled and never ran,
+ * so they count for nothing.
  */
 async function history(
-  deps: Pick<JanitorDeps, "engine" | "dataDir">,
+  deps: Pick<JanitorDeps, "engine" | "taken" | "dataDir">,
   now: Date,
   operator: string,
 ): Promise<PastAction[]> {
-  const taken = new Map((await readTaken(deps.dataDir)).map((entry) => [entry.planId, entry]));
   const since = new Date(now.getTime() - HOUR_MS).toISOString();
   const { entries, cut } = await deps.engine.queryAudit({ since, limit: AUDIT_READ_LIMIT });
   // The read keeps the hour's newest entries: counted from them alone, a cap already used would read as
@@ -523,6 +531,11 @@ async function history(
       `The audit log holds more than ${AUDIT_READ_LIMIT.toLocaleString("en-US")} entries from the last hour, so the actions this policy took in it could not all be counted against its hourly caps; nothing is planned or done until they can be.`,
     );
   }
+  const taken = await readTakenOf(
+    deps,
+    operator,
+    entries.map((entry) => entry.planId),
+  );
   const past: PastAction[] = [];
   for (const entry of entries) {
     const by = taken.get(entry.planId);
@@ -562,15 +575,17 @@ function tookAction(entry: AuditEntry): boolean {
 }
 
 /**
- * Interrupted jobs of plans a rule of this data directory noted taking (`taken.jsonl`), resumed through
- * the engine (items found running are re-checked). A job resumes with the override it ran with, and the
- * janitor never overrides: a job that ran with one was not a pass's, and is left. The audit log names a
- * plan's operator only by the configured name, which a person's console configured alike shares, so a plan
- * made under the policy's name is no proof a pass made it: its job is left to whoever ran it. `unjudged`
- * are the jobs left that may have been the policy's: run with the override on a plan noted taken, made
- * under the policy's operator name, or whose plan the audit log's newest plans did not hold when older
- * ones were left out of the read. Two that try at once are one resume between them: the engine lets one
- * take it.
+ * Interrupted jobs of plans a rule of the policy noted taking, resumed through the engine (items found
+ * running are re-checked): noted in the store the journal is in, so on a team's store a watcher finishes
+ * the job another watcher of the policy left when it died; and this data directory's `taken.jsonl` of
+ * before. A job resumes with the override it ran with, and the janitor never overrides: a job that ran
+ * with one was not a pass's, and is left. The audit log names a plan's operator only by the configured
+ * name, which a person's console configured alike shares, and a console notes no plan taken, so a plan
+ * made under the policy's name and not noted is no proof a pass made it: its job is left to whoever ran
+ * it. `unjudged` are the jobs left that may have been the policy's: run with the override on a plan noted
+ * taken, made under the policy's operator name, or whose plan the audit log's newest plans did not hold
+ * when older ones were left out of the read. Two that try at once are one resume between them: the
+ * engine lets one take it.
  */
 async function resumeInterrupted(
   deps: JanitorDeps,
@@ -582,7 +597,11 @@ async function resumeInterrupted(
     (job) => job.state === "interrupted",
   );
   if (interrupted.length === 0) return { resumed: [], unjudged: [] };
-  const taken = new Set((await readTaken(deps.dataDir)).map((entry) => entry.planId));
+  const taken = await readTakenOf(
+    deps,
+    operator,
+    interrupted.map((job) => job.planId),
+  );
   const unjudged = await namedAsOperator(
     deps,
     operator,
@@ -608,7 +627,7 @@ async function resumeInterrupted(
 }
 
 /**
- * Of jobs no pass here noted taking, the ones the audit log says were planned under the policy's operator
+ * Of jobs no rule of the policy noted taking, the ones the audit log says were planned under the policy's operator
  * name, or cannot say whose they are (their plan among the older entries a cut read left out).
  */
 async function namedAsOperator(deps: JanitorDeps, operator: string, jobs: readonly Job[]): Promise<string[]> {

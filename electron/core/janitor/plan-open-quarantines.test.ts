@@ -97,6 +97,7 @@ describe("the janitor's plan over more open quarantines than one read", () => {
         quarantine: core.quarantine,
         inventory: core.inventory,
         markers: core.markers,
+        taken: core.stores.janitorTaken,
         dataDir,
       };
       await core.inventory.refresh();

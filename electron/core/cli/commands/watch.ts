@@ -156,6 +156,7 @@ interrupted, and the next start with --act resumes it. Exit code 1 when anything
               quarantine: core.quarantine,
               inventory: core.inventory,
               markers: core.markers,
+              taken: core.stores.janitorTaken,
               dataDir: core.config().dataDir,
               redact,
               metrics,

@@ -252,6 +252,22 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ALTER TABLE ${SCHEMA}.action_audit ADD COLUMN sent BOOLEAN;
     `,
   },
+  {
+    version: 26,
+    name: "the plans a janitor's rules took",
+    sql: `
+      -- One row per plan (release, destroy) or quarantine a janitor's rule took, written before its
+      -- request is sent: every watcher of a policy on this store counts its rules' caps from the same
+      -- rows, and resumes the interrupted jobs of its policy's plans whichever watcher took them.
+      CREATE TABLE ${SCHEMA}.janitor_taken (
+        plan_id   TEXT PRIMARY KEY,
+        rule      TEXT NOT NULL,
+        action    TEXT NOT NULL,
+        operator  TEXT NOT NULL,
+        at        TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 // Any fixed number: every Leasekeeper process that migrates this database waits on the same one.

@@ -4,6 +4,7 @@ import type { JobJournal } from "../../actions/journal/journal.js";
 import type { SharedAuditLog } from "../../actions/ports.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { CoreError } from "../../errors/core-error.js";
+import type { TakenRecord } from "../janitor-taken-store.js";
 import type { PgQuarantines } from "./pg-quarantines.js";
 import { openPostgresStore, type PostgresStore, sharedStoreFailure } from "./store.js";
 
@@ -22,6 +23,8 @@ export interface SharedStore {
   readonly proofs: SharedProofs;
   /** Quarantines, so every machine lists, counts down, cancels and finishes the same ones. */
   readonly quarantines: SharedQuarantines;
+  /** The plans a janitor's rules took, so every watcher of a policy counts and resumes them alike. */
+  readonly janitorTaken: SharedJanitorTaken;
   close(): Promise<void>;
 }
 
@@ -33,6 +36,11 @@ export type SharedQuarantines = Pick<
 export interface SharedProofs {
   save(proofs: readonly MarkerProof[]): Promise<void>;
   all(): Promise<MarkerProof[]>;
+}
+
+export interface SharedJanitorTaken {
+  note(record: TakenRecord): Promise<void>;
+  find(planIds: readonly string[]): Promise<TakenRecord[]>;
 }
 
 /** The configured shared store, or null when the config keeps everything in the SQLite file. */
@@ -94,6 +102,25 @@ export function sharedStoreFor(config: LeasekeeperConfig, env: NodeJS.ProcessEnv
       pauseSentAt: async (...args) => (await opened()).quarantines.pauseSentAt(...args),
       markPauseSent: async (...args) => (await opened()).quarantines.markPauseSent(...args),
       update: async (...args) => (await opened()).quarantines.update(...args),
+    },
+    janitorTaken: {
+      // Worded from the SQLSTATE alone, as the proofs' are.
+      note: async (record) =>
+        (await opened()).janitorTaken.note(record).catch((error: unknown) => {
+          throw sharedStoreFailure(
+            "The plan a janitor's rule took could not be noted in the shared store",
+            store.urlEnv,
+            error,
+          );
+        }),
+      find: async (planIds) =>
+        (await opened()).janitorTaken.find(planIds).catch((error: unknown) => {
+          throw sharedStoreFailure(
+            "The plans the janitor's rules took could not be read from the shared store",
+            store.urlEnv,
+            error,
+          );
+        }),
     },
     journal: {
       savePlan: async (...args) => (await opened()).journal.savePlan(...args),

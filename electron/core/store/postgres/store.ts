@@ -5,6 +5,7 @@ import { PgAuditLog } from "./pg-audit-log.js";
 import { PgClaims } from "./pg-claims.js";
 import { PgInventoryCache } from "./pg-inventory-cache.js";
 import { PgInventoryViews } from "./pg-inventory-views.js";
+import { PgJanitorTaken } from "./pg-janitor-taken.js";
 import { PgJournal } from "./pg-journal.js";
 import { PgProofs } from "./pg-proofs.js";
 import { PgQuarantines } from "./pg-quarantines.js";
@@ -17,6 +18,7 @@ export interface PostgresStore {
   readonly inventoryCache: PgInventoryCache;
   readonly proofs: PgProofs;
   readonly quarantines: PgQuarantines;
+  readonly janitorTaken: PgJanitorTaken;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     inventoryCache: new PgInventoryCache(pool),
     proofs: new PgProofs(pool),
     quarantines: new PgQuarantines(pool),
+    janitorTaken: new PgJanitorTaken(pool),
     close: () => pool.end(),
   };
 }

@@ -18,6 +18,7 @@ import {
   INVENTORY_ROW_MIGRATIONS,
   INVENTORY_SCAN_MEMORY_MIGRATIONS,
 } from "./inventory.js";
+import { JANITOR_TAKEN_MIGRATIONS } from "./janitor.js";
 import { MARKER_PROOF_MIGRATIONS } from "./marker-proofs.js";
 import { QUARANTINE_MIGRATIONS } from "./quarantine.js";
 import { VIEW_STORE_MIGRATIONS } from "./views.js";
@@ -48,4 +49,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...INVENTORY_OWNERSHIP_MIGRATIONS,
   ...ACTIONS_JOBS_BY_PLAN_MIGRATIONS,
   ...ACTIONS_AUDIT_SENT_MIGRATIONS,
+  ...JANITOR_TAKEN_MIGRATIONS,
 ];
