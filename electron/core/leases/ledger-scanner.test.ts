@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { generateDemoWorld } from "../../../simulator/index.js";
 import { tempDir } from "../../../test/fixtures/leasekeeper.js";
 import { LedgerPass } from "./ledger-pass.js";
-import { LedgerScanner } from "./ledger-scanner.js";
+import { LedgerScanner, MAX_GATHERED_BYTES } from "./ledger-scanner.js";
 import { LedgerTokenPass } from "./ledger-token-pass.js";
 
 // The scanner finds a ledger's values by its bytes alone; what it hands over must be exactly what
@@ -202,5 +202,16 @@ describe("a ledger pass read by its bytes", () => {
     expect(read.items).toStrictEqual(whole.leases.map((item, index) => [index, item]));
     expect(read.environments).toStrictEqual(ledger.environments);
     expect(read.companies).toStrictEqual(ledger.companies);
+  });
+
+  it("leaves a value larger than it gathers to the token pass, which builds it piece by piece", async () => {
+    // Parsed in one allocation, a row larger than a thread's heap budget would end the whole process.
+    const large = { id: "large", note: "x".repeat(MAX_GATHERED_BYTES + 1) };
+    const ledger = { environments: [], leases: [{ id: "first" }, large, { id: "last" }] };
+    const bytes = Buffer.from(JSON.stringify(ledger));
+    const byTokens = vi.spyOn(LedgerTokenPass.prototype, "next");
+    const read = await passOver(await fileOf(bytes));
+    expect(byTokens).toHaveBeenCalled();
+    expect(read.items).toStrictEqual(ledger.leases.map((item, index) => [index, item]));
   });
 });

@@ -9,6 +9,13 @@ const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
+/**
+ * The most bytes one value may gather. A value is decoded and parsed in one allocation as large as
+ * itself, which a thread with a heap budget cannot stop part-way: a value larger than the budget would
+ * end the whole process, where the token pass, which builds it piece by piece, ends only the thread at
+ * its budget. A larger value is left to the token pass; a lease row is a few kilobytes.
+ */
+export const MAX_GATHERED_BYTES = 4 * 1024 * 1024;
 
 /** Thrown for anything the scanner cannot vouch for: the file is then read token by token instead. */
 export class ScanCannotVouch extends Error {}
@@ -59,6 +66,7 @@ export class LedgerScanner {
   #index = 0;
   /** The gathered value's bytes from earlier chunks. */
   #pieces: Buffer[] = [];
+  #piecesBytes = 0;
   /** Where the gathered value starts in the current chunk (0 once it straddles chunks). */
   #start = 0;
   /** A number, `true`, `false` or `null`: it ends where a separator or whitespace begins. */
@@ -162,6 +170,7 @@ export class LedgerScanner {
     this.#afterGathering = after;
     this.#start = at;
     this.#pieces = [];
+    this.#piecesBytes = 0;
     this.#scalar = byte !== QUOTE && byte !== OPEN_BRACE && byte !== OPEN_BRACKET;
     this.#depth = 0;
     this.#inString = false;
@@ -173,15 +182,20 @@ export class LedgerScanner {
   #gather(chunk: Buffer, from: number): number {
     const end = this.#scalar ? scalarEnd(chunk, from) : this.#nestedEnd(chunk, from);
     if (end < 0) {
-      this.#pieces.push(chunk.subarray(this.#start, chunk.length));
+      const piece = chunk.subarray(this.#start, chunk.length);
+      this.#piecesBytes += piece.length;
+      if (this.#piecesBytes > MAX_GATHERED_BYTES) throw new ScanCannotVouch();
+      this.#pieces.push(piece);
       return chunk.length;
     }
     const last = chunk.subarray(this.#start, end);
+    if (this.#piecesBytes + last.length > MAX_GATHERED_BYTES) throw new ScanCannotVouch();
     const bytes = this.#pieces.length === 0 ? last : Buffer.concat([...this.#pieces, last]);
     // Bytes that are not UTF-8 would decode to U+FFFD here, where the token pass refuses some of them.
     if (!isUtf8(bytes)) throw new ScanCannotVouch();
     const text = bytes.toString("utf8");
     this.#pieces = [];
+    this.#piecesBytes = 0;
     this.#place = this.#afterGathering;
     this.#hand(parsed(text));
     return end;
