@@ -8,6 +8,8 @@ import { hostname } from "node:os";
 import { createReadStream, mkdirSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";
 import { setImmediate } from "node:timers/promises";
+import { stat } from "node:fs/promises";
+import { isUtf8 } from "node:buffer";
 import { JSONParser, TokenType } from "@streamparser/json";
 import pg from "pg";
 import { gunzip, gzip } from "node:zlib";
@@ -109,6 +111,20 @@ var SecretRedactor = class {
 			return result;
 		}
 		return this.#containsDeep(value) ? this.#copy(value) : value;
+	}
+	/**
+	* JSON bytes (the inventory view, as hosts answer with it) with every string redacted: the same bytes
+	* when their text holds no key, or when they were trusted; else parsed, redacted and encoded again
+	* (a key that JSON writes escaped cannot be found in the text, so those are always parsed).
+	*/
+	redactJson(bytes) {
+		if (!this.active) return bytes;
+		const known = this.#checked.get(bytes);
+		if (known !== void 0) return known;
+		const text = new TextDecoder().decode(bytes);
+		const result = this.findableInJson && !this.contains(text) ? bytes : new TextEncoder().encode(JSON.stringify(this.redactDeep(JSON.parse(text))));
+		this.#checked.set(bytes, result);
+		return result;
 	}
 	/**
 	* Takes `value` as already redacted for the keys set now (the inventory worker redacts each view with
@@ -632,7 +648,13 @@ var AuditEntrySchema = z.object({
 	environmentName: z.string().nullable().optional(),
 	credential: z.string().nullable().optional(),
 	effect: z.enum(ACTION_EFFECTS).nullable().optional(),
-	reason: z.string().nullable().optional()
+	reason: z.string().nullable().optional(),
+	/**
+	* An action item's: whether its request left, in this job or a run of the job it continues (the
+	* journal's mark, written before a request leaves). Null or absent on every other entry, and on an
+	* item recorded before the mark was audited: whether that one's request left is not known.
+	*/
+	sent: z.boolean().nullable().optional()
 });
 var AuditQuerySchema = z.strictObject({
 	since: z.string().datetime({ offset: true }).optional(),
@@ -669,11 +691,12 @@ var AUDIT_COLUMNS = [
 	"reason",
 	"http_status",
 	"duration_ms",
-	"message"
+	"message",
+	"sent"
 ];
 /**
-* One record's values in `AUDIT_COLUMNS` order; `flag` writes the override the way the store keeps a
-* boolean (SQLite binds no booleans).
+* One record's values in `AUDIT_COLUMNS` order; `flag` writes the override and the sent mark the way the
+* store keeps a boolean (SQLite binds no booleans).
 */
 function auditValues(record, flag) {
 	return [
@@ -701,7 +724,8 @@ function auditValues(record, flag) {
 		record.reason ?? null,
 		record.httpStatus,
 		record.durationMs,
-		record.message
+		record.message,
+		record.sent === void 0 || record.sent === null ? null : flag(record.sent)
 	];
 }
 /**
@@ -752,7 +776,8 @@ function toAuditEntry(row) {
 		reason: row.reason,
 		httpStatus: row.http_status,
 		durationMs: row.duration_ms,
-		message: row.message
+		message: row.message,
+		...row.sent === null ? {} : { sent: Boolean(row.sent) }
 	};
 }
 // electron/core/actions/audit/audit-log.ts
@@ -1032,6 +1057,11 @@ var SqliteJournal = class {
 	}
 	async recentJobs(limit) {
 		return this.#db.prepare("SELECT * FROM action_jobs ORDER BY created_at DESC, rowid DESC LIMIT ?").all(limit).map(toJobRow).map((row) => toJob(row, this.#items(row.jobId)));
+	}
+	async newestJobOfPlan(planId) {
+		const row = this.#db.prepare("SELECT * FROM action_jobs WHERE plan_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1").get(planId);
+		if (row === void 0) return null;
+		return toJob(toJobRow(row), this.#items(row.job_id));
 	}
 	async items(jobId) {
 		return this.#items(jobId);
@@ -2464,6 +2494,30 @@ var ACTIONS_PLAN_CANCEL_MIGRATIONS = [{
       `);
 	}
 }];
+/**
+* Appended after version 68: the jobs of each plan, newest last, in an index of their own, so the job
+* that ran a plan (a due quarantine's destroy, found by the plan it recorded) is one read however many
+* jobs the journal holds. The rowid each entry carries orders jobs created in the same millisecond.
+*/
+var ACTIONS_JOBS_BY_PLAN_MIGRATIONS = [{
+	version: 69,
+	name: "the jobs of each plan, indexed",
+	up(db) {
+		db.exec("CREATE INDEX IF NOT EXISTS action_jobs_by_plan ON action_jobs (plan_id, created_at)");
+	}
+}];
+/**
+* Appended after version 69: `action_audit.sent`, whether an action item's request left (in its job or a
+* run of the job it continues), from the journal's mark. A new column, null in every row written before
+* it: the log is never rewritten, so whether those items' requests left stays unknown.
+*/
+var ACTIONS_AUDIT_SENT_MIGRATIONS = [{
+	version: 70,
+	name: "whether an audited item's request was sent",
+	up(db) {
+		if (!db.prepare("PRAGMA table_info(action_audit)").all().some((column) => column.name === "sent")) db.exec("ALTER TABLE action_audit ADD COLUMN sent INTEGER");
+	}
+}];
 // shared/domain/closed-at.ts
 /**
 * When a row closed, for history's order (newest closed first): the later of Paperclip's `releasedAt`
@@ -2471,11 +2525,11 @@ var ACTIONS_PLAN_CANCEL_MIGRATIONS = [{
 * failed lease Paperclip never stamped) by when it was last used. Milliseconds; 0 when none parses.
 */
 function closedAtMs(classified) {
-	const times = [classified.lease.releasedAt, classified.provider.actedOnBy?.at].map(parsed$1);
+	const times = [classified.lease.releasedAt, classified.provider.actedOnBy?.at].map(parsed$2);
 	const latest = Math.max(...times);
-	return latest > 0 ? latest : parsed$1(classified.lease.lastUsedAt);
+	return latest > 0 ? latest : parsed$2(classified.lease.lastUsedAt);
 }
-function parsed$1(iso) {
+function parsed$2(iso) {
 	const ms = iso ? Date.parse(iso) : NaN;
 	return Number.isNaN(ms) ? 0 : ms;
 }
@@ -3039,6 +3093,29 @@ function storedRowOwnership(data) {
 		return null;
 	}
 }
+// electron/core/store/sqlite/migrations/janitor.ts
+/**
+* Appended after version 70: the plans and quarantines a janitor's rule took, kept where the engine's
+* journal and audit log are, so the hourly caps count them by rule and an interrupted job is known as a
+* pass's from the store alone.
+*/
+var JANITOR_TAKEN_MIGRATIONS = [{
+	version: 71,
+	name: "the plans a janitor's rules took",
+	up(db) {
+		db.exec(`
+        -- One row per plan (release, destroy) or quarantine a rule took, written before its request is
+        -- sent; operator is the policy's, so a pass counts and resumes only its policy's.
+        CREATE TABLE IF NOT EXISTS janitor_taken (
+          plan_id   TEXT PRIMARY KEY,
+          rule      TEXT NOT NULL,
+          action    TEXT NOT NULL,
+          operator  TEXT NOT NULL,
+          at        TEXT NOT NULL
+        ) STRICT;
+      `);
+	}
+}];
 // electron/core/store/sqlite/migrations/marker-proofs.ts
 var MARKER_PROOF_MIGRATIONS = [{
 	version: 40,
@@ -3116,7 +3193,10 @@ var MIGRATIONS = [
 	...INVENTORY_MARKER_MIGRATIONS,
 	...INVENTORY_LIVE_VIEW_MIGRATIONS,
 	...INVENTORY_SCAN_MEMORY_MIGRATIONS,
-	...INVENTORY_OWNERSHIP_MIGRATIONS
+	...INVENTORY_OWNERSHIP_MIGRATIONS,
+	...ACTIONS_JOBS_BY_PLAN_MIGRATIONS,
+	...ACTIONS_AUDIT_SENT_MIGRATIONS,
+	...JANITOR_TAKEN_MIGRATIONS
 ];
 // electron/core/store/database.ts
 var DATABASE_FILE_NAME = "leasekeeper.db";
@@ -3335,6 +3415,12 @@ var INVOKE_CHANNELS = [
 	"janitor:plan",
 	"janitor:run"
 ];
+/**
+* Channels whose answer's data main hands a host as its UTF-8 JSON bytes (the inventory view, which main
+* holds as those bytes): the browser host writes them into its answer, and the preload decodes them, so
+* the page receives the same object as from any other channel.
+*/
+var ENCODED_CHANNELS = ["inventory:get"];
 /** The error codes a channel can answer with. Messages beside them are fixed and credential-free. */
 var ERROR_CODES = [
 	"invalid-request",
@@ -7617,9 +7703,9 @@ function readKeptScanMemory(db) {
 		const scan = db.prepare("SELECT source_ids FROM last_scan WHERE id = 1").pluck().get();
 		if (kept === void 0 || scan === void 0) return null;
 		const generations = new Map(db.prepare("SELECT source_id, generation FROM inventory_sources").all().map((row) => [row.source_id, row.generation]));
-		const sourceIds = parsed(scan);
+		const sourceIds = parsed$1(scan);
 		if (!Array.isArray(sourceIds) || sourceIds.length === 0 || !sourceIds.every((sourceId) => generations.get(sourceId) === kept.generation)) return null;
-		const memory = parsed(kept.memory);
+		const memory = parsed$1(kept.memory);
 		if (memory === null || memory.generation !== kept.generation || !Array.isArray(memory.origins)) return null;
 		const listing = new Map(memory.origins.map(([origin, failure]) => [origin, {
 			failure,
@@ -7637,7 +7723,7 @@ function readKeptScanMemory(db) {
 		};
 	})();
 }
-function parsed(text) {
+function parsed$1(text) {
 	try {
 		return JSON.parse(text);
 	} catch {
@@ -7899,6 +7985,216 @@ function markEnvironmentUnread(row, unread) {
 	else delete row.environmentUnread;
 	return row;
 }
+// electron/core/leases/ledger-scanner.ts
+var QUOTE = 34;
+var BACKSLASH = 92;
+var OPEN_BRACE = 123;
+var CLOSE_BRACE = 125;
+var OPEN_BRACKET = 91;
+var CLOSE_BRACKET = 93;
+var COMMA = 44;
+var COLON$1 = 58;
+var UTF8_BOM = [
+	239,
+	187,
+	191
+];
+/** Thrown for anything the scanner cannot vouch for: the file is then read token by token instead. */
+var ScanCannotVouch = class extends Error {};
+/**
+* Finds a ledger's top-level values by its bytes, a chunk at a time, following nothing but the JSON's
+* structure (depth, inside a string, after a backslash) between them. Each item of a top-level list, and
+* each other top-level value, is gathered as bytes (the current one only, across chunks when it straddles
+* them), decoded and given to the native `JSON.parse`: a lease item costs one native parse instead of a
+* JavaScript tokenizer's work on every byte (decision 295). The separators between values are checked
+* byte by byte and each value by `JSON.parse`, so what the scanner hands over is what `JSON.parse` of the
+* whole file would give; anything else throws `ScanCannotVouch` and says nothing of where or what.
+*/
+var LedgerScanner = class {
+	#sink;
+	#place = "bom";
+	#bomBytes = 0;
+	/** The place to return to once the value being gathered ends. */
+	#afterGathering = "after-value";
+	#key = "";
+	#gatheringKey = false;
+	#inList = false;
+	#index = 0;
+	/** The gathered value's bytes from earlier chunks. */
+	#pieces = [];
+	#piecesBytes = 0;
+	/** Where the gathered value starts in the current chunk (0 once it straddles chunks). */
+	#start = 0;
+	/** A number, `true`, `false` or `null`: it ends where a separator or whitespace begins. */
+	#scalar = false;
+	#depth = 0;
+	#inString = false;
+	#escaped = false;
+	constructor(sink) {
+		this.#sink = sink;
+	}
+	write(chunk) {
+		this.#start = 0;
+		let at = 0;
+		while (at < chunk.length) at = this.#place === "gathering" ? this.#gather(chunk, at) : this.#step(chunk, at);
+	}
+	/** The file has ended: it must have closed its root object. */
+	end() {
+		if (this.#place !== "done") throw new ScanCannotVouch();
+	}
+	/** One byte between values; returns where to go on. */
+	#step(chunk, at) {
+		const byte = chunk[at];
+		if (this.#place === "bom") {
+			if (byte === UTF8_BOM[this.#bomBytes]) {
+				this.#bomBytes += 1;
+				if (this.#bomBytes === UTF8_BOM.length) this.#place = "root";
+				return at + 1;
+			}
+			if (this.#bomBytes > 0) throw new ScanCannotVouch();
+			this.#place = "root";
+		}
+		if (isWhitespace(byte)) return at + 1;
+		switch (this.#place) {
+			case "root": return this.#expect(byte === OPEN_BRACE, "key-or-close", at);
+			case "key-or-close":
+				if (byte === CLOSE_BRACE) return this.#go("done", at);
+				return this.#startKey(byte, at);
+			case "key": return this.#startKey(byte, at);
+			case "colon": return this.#expect(byte === COLON$1, "value", at);
+			case "value":
+				this.#sink.keyOpened(this.#key, byte === OPEN_BRACKET);
+				if (byte === OPEN_BRACKET) {
+					this.#inList = true;
+					this.#index = 0;
+					return this.#go("item-or-close", at);
+				}
+				return this.#startValue(byte, at, "after-value");
+			case "after-value":
+				if (byte === COMMA) return this.#go("key", at);
+				return this.#expect(byte === CLOSE_BRACE, "done", at);
+			case "item-or-close":
+				if (byte === CLOSE_BRACKET) return this.#closeList(at);
+				return this.#startValue(byte, at, "after-item");
+			case "item":
+				if (byte === CLOSE_BRACKET) throw new ScanCannotVouch();
+				return this.#startValue(byte, at, "after-item");
+			case "after-item":
+				if (byte === COMMA) return this.#go("item", at);
+				if (byte === CLOSE_BRACKET) return this.#closeList(at);
+				throw new ScanCannotVouch();
+			default: throw new ScanCannotVouch();
+		}
+	}
+	#expect(holds, next, at) {
+		if (!holds) throw new ScanCannotVouch();
+		return this.#go(next, at);
+	}
+	#go(next, at) {
+		this.#place = next;
+		return at + 1;
+	}
+	#closeList(at) {
+		this.#inList = false;
+		this.#sink.listClosed(this.#key);
+		return this.#go("after-value", at);
+	}
+	#startKey(byte, at) {
+		if (byte !== QUOTE) throw new ScanCannotVouch();
+		this.#gatheringKey = true;
+		return this.#startValue(byte, at, "colon");
+	}
+	#startValue(byte, at, after) {
+		this.#place = "gathering";
+		this.#afterGathering = after;
+		this.#start = at;
+		this.#pieces = [];
+		this.#piecesBytes = 0;
+		this.#scalar = byte !== QUOTE && byte !== OPEN_BRACE && byte !== OPEN_BRACKET;
+		this.#depth = 0;
+		this.#inString = false;
+		this.#escaped = false;
+		return at;
+	}
+	/** Follows the gathered value from `from`; returns where it ended, or the chunk's end. */
+	#gather(chunk, from) {
+		const end = this.#scalar ? scalarEnd(chunk, from) : this.#nestedEnd(chunk, from);
+		if (end < 0) {
+			const piece = chunk.subarray(this.#start, chunk.length);
+			this.#piecesBytes += piece.length;
+			if (this.#piecesBytes > 4194304) throw new ScanCannotVouch();
+			this.#pieces.push(piece);
+			return chunk.length;
+		}
+		const last = chunk.subarray(this.#start, end);
+		if (this.#piecesBytes + last.length > 4194304) throw new ScanCannotVouch();
+		const bytes = this.#pieces.length === 0 ? last : Buffer.concat([...this.#pieces, last]);
+		if (!isUtf8(bytes)) throw new ScanCannotVouch();
+		const text = bytes.toString("utf8");
+		this.#pieces = [];
+		this.#piecesBytes = 0;
+		this.#place = this.#afterGathering;
+		this.#hand(parsed(text));
+		return end;
+	}
+	/**
+	* The end of a string, object or list (just past its closing byte), or -1 when it goes on past the
+	* chunk. Brackets of either kind count alike: a mismatched pair fails `JSON.parse`.
+	*/
+	#nestedEnd(chunk, from) {
+		let depth = this.#depth;
+		let inString = this.#inString;
+		let escaped = this.#escaped;
+		const length = chunk.length;
+		for (let at = from; at < length; at++) {
+			const byte = chunk[at];
+			if (inString) {
+				if (escaped) escaped = false;
+				else if (byte === BACKSLASH) escaped = true;
+				else if (byte === QUOTE) {
+					inString = false;
+					if (depth === 0) return at + 1;
+				}
+			} else if (byte === QUOTE) inString = true;
+			else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth += 1;
+			else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+				depth -= 1;
+				if (depth === 0) return at + 1;
+			}
+		}
+		this.#depth = depth;
+		this.#inString = inString;
+		this.#escaped = escaped;
+		return -1;
+	}
+	#hand(value) {
+		if (this.#gatheringKey) {
+			this.#gatheringKey = false;
+			this.#key = value;
+		} else if (this.#inList) {
+			this.#sink.item(this.#key, value, this.#index);
+			this.#index += 1;
+		} else this.#sink.value(this.#key, value);
+	}
+};
+function parsed(text) {
+	try {
+		return JSON.parse(text);
+	} catch {
+		throw new ScanCannotVouch();
+	}
+}
+/** Where a number or a literal ends: at whitespace or a separator, or -1 past the chunk. */
+function scalarEnd(chunk, from) {
+	for (let at = from; at < chunk.length; at++) {
+		const byte = chunk[at];
+		if (isWhitespace(byte) || byte === COMMA || byte === CLOSE_BRACKET || byte === CLOSE_BRACE) return at;
+	}
+	return -1;
+}
+function isWhitespace(byte) {
+	return byte === 32 || byte === 10 || byte === 13 || byte === 9;
+}
 // electron/core/leases/ledger-shape.ts
 /**
 * What a ledger's tokens say of its top level, read without keeping any of its values: whether the root
@@ -7965,14 +8261,13 @@ var ROW_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
 function isValidRowId(value) {
 	return typeof value === "string" && ROW_ID_PATTERN.test(value);
 }
-// electron/core/leases/ledger-pass.ts
+// electron/core/leases/ledger-token-pass.ts
 /** The parser's buffer for one string's bytes (a longer string is flushed in pieces of this size). */
 var STRING_BUFFER_BYTES = 65536;
 /** The parser's buffer for one number's characters. */
 var NUMBER_BUFFER_BYTES = 64;
-var SKIP_LEASES = { add: () => void 0 };
 /**
-* One pass over a ledger file, a chunk at a time (decision 208): the file is read no further than the
+* One pass over a ledger file, a chunk at a time, token by token (decision 208): the file is read no further than the
 * caller asks (`next`), so a reader that hands rows on reads only as fast as they are taken. Each item
 * of the top-level `leases` array goes to the sink as soon as it is parsed and is then dropped from the
 * parser's tree; `environments` and `companies` are kept whole (the last, when a key repeats, as
@@ -7980,8 +8275,12 @@ var SKIP_LEASES = { add: () => void 0 };
 *
 * A `leases` key given twice is refused: a reader that hands rows on as it reads cannot take back the
 * first list's rows once the second turns up (decision 223).
+*
+* `LedgerPass` reads a file by its bytes and runs this pass only over a file it cannot vouch for, so
+* these messages (a byte position, never the text there) stay the only ones a broken ledger gets
+* (decision 295).
 */
-var LedgerPass = class {
+var LedgerTokenPass = class {
 	/** The top-level `environments` value once parsed, else undefined. */
 	environments = void 0;
 	/** The top-level `companies` value once parsed, else undefined. */
@@ -7990,10 +8289,14 @@ var LedgerPass = class {
 	environmentsAfterLeases = false;
 	/** Bytes read so far. */
 	bytes = 0;
+	/** How many `environments` and `companies` values were taken, the last of each being kept. */
+	environmentsTaken = 0;
+	companiesTaken = 0;
 	#sourceId;
 	#path;
 	#sink;
 	#signal;
+	#chunkBytes;
 	/** Opened at the first `next`, so a pass never read opens nothing. */
 	#stream = null;
 	#chunks = null;
@@ -8008,6 +8311,7 @@ var LedgerPass = class {
 		this.#path = options.path;
 		this.#sink = options.sink;
 		this.#signal = options.signal;
+		this.#chunkBytes = options.chunkBytes;
 		this.#parser = new JSONParser({
 			paths: [
 				"$.environments",
@@ -8049,7 +8353,10 @@ var LedgerPass = class {
 		try {
 			signal?.throwIfAborted();
 			if (this.#chunks === null) {
-				this.#stream = createReadStream(this.#path, signal ? { signal } : {});
+				this.#stream = createReadStream(this.#path, {
+					...signal ? { signal } : {},
+					...this.#chunkBytes ? { highWaterMark: this.#chunkBytes } : {}
+				});
 				this.#chunks = this.#stream[Symbol.asyncIterator]();
 			}
 			const chunk = await this.#chunks.next();
@@ -8092,8 +8399,12 @@ var LedgerPass = class {
 		} else if (depth === 1) {
 			if (info.key === "environments") {
 				this.environments = info.value;
+				this.environmentsTaken += 1;
 				this.environmentsAfterLeases = this.#leaseItems > 0;
-			} else if (info.key === "companies") this.companies = info.value;
+			} else if (info.key === "companies") {
+				this.companies = info.value;
+				this.companiesTaken += 1;
+			}
 		}
 	}
 	#write(chunk) {
@@ -8138,6 +8449,199 @@ function breaksAt(error, chunkStart) {
 	const inChunk = /chunk position "(\d+)"/.exec(message);
 	if (inChunk) return `breaks at byte ${chunkStart + Number(inChunk[1])}`;
 	return `breaks after byte ${chunkStart}`;
+}
+// electron/core/leases/ledger-sink.ts
+var SKIP_LEASES = { add: () => void 0 };
+// electron/core/leases/ledger-pass.ts
+/**
+* One pass over a ledger file, a chunk at a time (decisions 208 and 295): the file is read no further
+* than the caller asks (`next`), so a reader that hands rows on reads only as fast as they are taken.
+* Each item of the top-level `leases` array goes to the sink as soon as it is parsed, and is not kept;
+* `environments` and `companies` are kept whole (the last, when a key repeats, as JSON.parse counts it),
+* and any other top-level value is dropped once parsed.
+*
+* The file is read by its bytes (`LedgerScanner`): each item is parsed by the native `JSON.parse`. A file
+* the scanner cannot vouch for (not JSON, not a ledger, cut short, or only parsed differently) is read
+* again from its start, token by token (`LedgerTokenPass`): its messages, by byte position, are the
+* only ones a broken ledger gets. The items the scanner already handed over are the token pass's first
+* items too (the same bytes, each a valid JSON value after a valid prefix), so the token pass drops that
+* many and hands over only what comes after: the sink sees every item once, in order, and a broken file
+* fails after the same items as before.
+*
+* A `leases` key given twice is refused: a reader that hands rows on as it reads cannot take back the
+* first list's rows once the second turns up (decision 223).
+*/
+var LedgerPass = class {
+	/** Bytes read so far (by the token pass, once it has read further). */
+	get bytes() {
+		return Math.max(this.#bytes, this.#tokens?.bytes ?? 0);
+	}
+	/** The top-level `environments` value once parsed, else undefined. */
+	get environments() {
+		const tokens = this.#tokens;
+		return tokens !== null && tokens.environmentsTaken > this.#environmentsTaken ? tokens.environments : this.#environments;
+	}
+	/** The top-level `companies` value once parsed, else undefined. */
+	get companies() {
+		const tokens = this.#tokens;
+		return tokens !== null && tokens.companiesTaken > this.#companiesTaken ? tokens.companies : this.#companies;
+	}
+	/** Whether the last `environments` value came after a lease item: rows were handed over before it. */
+	get environmentsAfterLeases() {
+		const tokens = this.#tokens;
+		return tokens !== null && tokens.environmentsTaken > this.#environmentsTaken ? tokens.environmentsAfterLeases : this.#environmentsAfterLeases;
+	}
+	#sourceId;
+	#path;
+	#sink;
+	#signal;
+	#chunkBytes;
+	/** Opened at the first `next`, so a pass never read opens nothing. */
+	#stream = null;
+	#chunks = null;
+	#scanner;
+	/** The pass token by token, once the scanner could not vouch for the file. */
+	#tokens = null;
+	#bytes = 0;
+	#environments = void 0;
+	#environmentsTaken = 0;
+	#environmentsAfterLeases = false;
+	#companies = void 0;
+	#companiesTaken = 0;
+	/** Items of the value being read when it is an `environments` or `companies` list. */
+	#listItems = null;
+	#leasesKeys = 0;
+	#leaseItems = 0;
+	#ended = false;
+	constructor(options) {
+		this.#sourceId = options.sourceId;
+		this.#path = options.path;
+		this.#sink = options.sink;
+		this.#signal = options.signal;
+		this.#chunkBytes = options.chunkBytes;
+		this.#scanner = new LedgerScanner({
+			keyOpened: (key, list) => this.#keyOpened(key, list),
+			item: (key, item, index) => this.#item(key, item, index),
+			listClosed: (key) => this.#listClosed(key),
+			value: (key, value) => this.#value(key, value)
+		});
+	}
+	/**
+	* Reads and parses the next chunk of the file; false once the file has been read to its end and found
+	* to be a ledger. Throws `SourceError` for a file that cannot be read or is not a ledger, and the
+	* signal's reason once it is aborted.
+	*/
+	async next() {
+		if (this.#tokens !== null) return this.#tokens.next();
+		if (this.#ended) return false;
+		const signal = this.#signal;
+		let chunk;
+		try {
+			signal?.throwIfAborted();
+			if (this.#chunks === null) {
+				if (!await isReadTwice(this.#path)) return this.#fallBack();
+				signal?.throwIfAborted();
+				this.#stream = createReadStream(this.#path, {
+					...signal ? { signal } : {},
+					...this.#chunkBytes ? { highWaterMark: this.#chunkBytes } : {}
+				});
+				this.#chunks = this.#stream[Symbol.asyncIterator]();
+			}
+			chunk = await this.#chunks.next();
+			signal?.throwIfAborted();
+		} catch (error) {
+			this.close();
+			if (signal?.aborted) throw signal.reason;
+			const code = error.code ?? "unreadable";
+			throw new SourceError(this.#sourceId, "unreadable", `cannot read ledger file ${this.#path} (${code}).`);
+		}
+		try {
+			if (chunk.done) {
+				this.#scanner.end();
+				this.#checkLedger();
+				this.close();
+				return false;
+			}
+			this.#bytes += chunk.value.length;
+			this.#scanner.write(chunk.value);
+			return true;
+		} catch (error) {
+			if (error instanceof ScanCannotVouch) return this.#fallBack();
+			this.close();
+			if (signal?.aborted) throw signal.reason;
+			throw error;
+		}
+	}
+	/** Reads the rest of the file. */
+	async finish() {
+		while (await this.next());
+	}
+	/** Stops reading the file. */
+	close() {
+		this.#ended = true;
+		this.#stream?.destroy();
+		this.#tokens?.close();
+	}
+	/**
+	* Reads the file again from its start, token by token, handing over only the items after those
+	* already handed over; the next `next` goes on with it.
+	*/
+	#fallBack() {
+		this.#stream?.destroy();
+		let skipped = 0;
+		const handed = this.#leaseItems;
+		const sink = this.#sink;
+		this.#tokens = new LedgerTokenPass({
+			sourceId: this.#sourceId,
+			path: this.#path,
+			sink: { add(item, index) {
+				if (skipped < handed) skipped += 1;
+				else sink.add(item, index);
+			} },
+			signal: this.#signal,
+			chunkBytes: this.#chunkBytes
+		});
+		return true;
+	}
+	#keyOpened(key, list) {
+		if (key === "leases") {
+			this.#leasesKeys += 1;
+			if (!list || this.#leasesKeys > 1) throw new ScanCannotVouch();
+		}
+		this.#listItems = list && (key === "environments" || key === "companies") ? [] : null;
+	}
+	#item(key, item, index) {
+		if (key === "leases") {
+			this.#leaseItems += 1;
+			this.#sink.add(item, index);
+		} else this.#listItems?.push(item);
+	}
+	#listClosed(key) {
+		if (this.#listItems !== null) this.#value(key, this.#listItems);
+		this.#listItems = null;
+	}
+	#value(key, value) {
+		if (key === "environments") {
+			this.#environments = value;
+			this.#environmentsTaken += 1;
+			this.#environmentsAfterLeases = this.#leaseItems > 0;
+		} else if (key === "companies") {
+			this.#companies = value;
+			this.#companiesTaken += 1;
+		}
+	}
+	/** A file of any other shape is the token pass's to refuse. */
+	#checkLedger() {
+		if (!Array.isArray(this.#environments) || this.#leasesKeys !== 1) throw new ScanCannotVouch();
+	}
+};
+/** Whether the file is one that opens to the same bytes again (a pipe does not). */
+async function isReadTwice(path) {
+	try {
+		return (await stat(path)).isFile();
+	} catch {
+		return true;
+	}
 }
 // electron/core/leases/paged-read.ts
 /**
@@ -8262,7 +8766,7 @@ var FirstSeenIds = class {
 		const bytes = this.#bytes;
 		for (let at = 0; at < id.length; at++) {
 			const code = id.charCodeAt(at);
-			if (code >= 128) return start + encoder.encodeInto(id, bytes.subarray(start)).written;
+			if (code >= 128) return start + encoder$1.encodeInto(id, bytes.subarray(start)).written;
 			bytes[start + at] = code;
 		}
 		return start + id.length;
@@ -8318,7 +8822,7 @@ var FirstSeenIds = class {
 		this.#firstIndexes = firstIndexes;
 	}
 };
-var encoder = new TextEncoder();
+var encoder$1 = new TextEncoder();
 var INITIAL_ENTRIES = 1024;
 var INITIAL_BYTES = INITIAL_ENTRIES * 40;
 var MAX_BYTES = 2 ** 32 - 1;
@@ -8741,7 +9245,7 @@ var LedgerSource = class {
 		const index = environments.findIndex((item) => idOf(item) === environmentId);
 		if (index < 0) return null;
 		const parsed = parseEnvironment(environments[index]);
-		if (!parsed.ok) throw new SourceError(this.id, "malformed", `environments[${index}] is malformed (${parsed.message})`);
+		if (!parsed.ok) throw new SourceError(this.id, "malformed", `environments[${index}] could not be read (${parsed.message})`);
 		return parsed.environment;
 	}
 	/**
@@ -10122,7 +10626,7 @@ var PaperclipDbSource = class {
 		});
 		if (row === null) return null;
 		const parsed = parseEnvironment(environmentFromRow(row));
-		if (!parsed.ok) throw new SourceError(this.id, "malformed", `the environment is malformed (${parsed.message})`);
+		if (!parsed.ok) throw new SourceError(this.id, "malformed", `environment ${environmentId} could not be read (${parsed.message})`);
 		return parsed.environment;
 	}
 	/**
@@ -10198,6 +10702,24 @@ function createSources(config, options = {}) {
 			...options.fetch ? { fetch: options.fetch } : {}
 		});
 	});
+}
+// shared/contract/json-bytes.ts
+/**
+* A value as the UTF-8 JSON a host writes out, and back. The inventory view crosses from the worker to
+* main and on to a host as these bytes: one buffer, where the parsed view is a string per id that main
+* would hold, and copy in each young collection, for as long as the view is shown.
+*/
+var encoder = new TextEncoder();
+var decoder = new TextDecoder();
+/** Its own ArrayBuffer, exactly as long as the text: safe to transfer to another thread. */
+function encodeJson(value) {
+	return encoder.encode(JSON.stringify(value));
+}
+function jsonText(bytes) {
+	return decoder.decode(bytes);
+}
+function decodeJson(bytes) {
+	return JSON.parse(jsonText(bytes));
 }
 // electron/core/store/postgres/migrations.ts
 var SCHEMA = "leasekeeper";
@@ -10419,6 +10941,40 @@ var POSTGRES_MIGRATIONS = [
         ON ${SCHEMA}.quarantines (origin, sandbox_id) WHERE state IN ('pausing', 'waiting', 'destroying');
       CREATE INDEX quarantines_by_state ON ${SCHEMA}.quarantines (state, due_at);
       CREATE INDEX quarantines_by_created ON ${SCHEMA}.quarantines (created_at, quarantine_id);
+    `
+	},
+	{
+		version: 24,
+		name: "the jobs of each plan, indexed",
+		sql: `
+      -- The job that ran a plan (a due quarantine's destroy, found by the plan it recorded) is one read
+      -- however many jobs the journal holds; seq orders jobs created in the same millisecond.
+      CREATE INDEX action_jobs_by_plan ON ${SCHEMA}.action_jobs (plan_id, created_at, seq);
+    `
+	},
+	{
+		version: 25,
+		name: "whether an audited item's request was sent",
+		sql: `
+      -- Null in the rows written before, and in those a machine still running an older Leasekeeper
+      -- writes: whether those items' requests left is not known.
+      ALTER TABLE ${SCHEMA}.action_audit ADD COLUMN sent BOOLEAN;
+    `
+	},
+	{
+		version: 26,
+		name: "the plans a janitor's rules took",
+		sql: `
+      -- One row per plan (release, destroy) or quarantine a janitor's rule took, written before its
+      -- request is sent: every watcher of a policy on this store counts its rules' caps from the same
+      -- rows, and resumes the interrupted jobs of its policy's plans whichever watcher took them.
+      CREATE TABLE ${SCHEMA}.janitor_taken (
+        plan_id   TEXT PRIMARY KEY,
+        rule      TEXT NOT NULL,
+        action    TEXT NOT NULL,
+        operator  TEXT NOT NULL,
+        at        TEXT NOT NULL
+      );
     `
 	}
 ];
@@ -10845,6 +11401,34 @@ function withChunk(inventory, json) {
 	for (const lease of JSON.parse(json)) inventory.leases.push(lease);
 	return inventory;
 }
+// electron/core/store/postgres/pg-janitor-taken.ts
+/**
+* The plans a janitor's rules took, in the team's PostgreSQL store: every watcher of a policy on it
+* counts each rule's hourly cap from the same records, and knows another's interrupted job as a pass's.
+*/
+var PgJanitorTaken = class {
+	#pool;
+	constructor(pool) {
+		this.#pool = pool;
+	}
+	async note(record) {
+		await this.#pool.query(`INSERT INTO ${SCHEMA}.janitor_taken (plan_id, rule, action, operator, at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (plan_id) DO NOTHING`, [
+			record.planId,
+			record.rule,
+			record.action,
+			record.operator,
+			record.at
+		]);
+	}
+	/** The records of these plans, any that were taken; one indexed read. */
+	async find(planIds) {
+		if (planIds.length === 0) return [];
+		const { rows } = await this.#pool.query(`SELECT plan_id AS "planId", rule, action, operator, at FROM ${SCHEMA}.janitor_taken
+       WHERE plan_id = ANY($1::text[])`, [[...new Set(planIds)]]);
+		return rows;
+	}
+};
 // electron/core/store/postgres/pg-journal.ts
 var JOB_COLUMNS = [
 	"job_id",
@@ -11153,6 +11737,11 @@ var PgJournal = class {
 		}
 		return jobs.rows.map((row) => toJob(toJobRow(row), byJob.get(row.job_id) ?? []));
 	}
+	async newestJobOfPlan(planId) {
+		const { rows } = await this.#pool.query(`SELECT * FROM ${SCHEMA}.action_jobs WHERE plan_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1`, [planId]);
+		const row = rows[0];
+		return row === void 0 ? null : toJob(toJobRow(row), await this.items(row.job_id));
+	}
 	async items(jobId) {
 		const { rows } = await this.#pool.query(`SELECT * FROM ${SCHEMA}.action_job_items WHERE job_id = $1 ORDER BY seq`, [jobId]);
 		return rows.map(toJournalItem);
@@ -11326,6 +11915,7 @@ async function openPostgresStore(options) {
 		inventoryCache: new PgInventoryCache(pool),
 		proofs: new PgProofs(pool),
 		quarantines: new PgQuarantines(pool),
+		janitorTaken: new PgJanitorTaken(pool),
 		close: () => pool.end()
 	};
 }
@@ -11347,4 +11937,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LEASE_COLUMNS, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, claimKey, classifyLease, closeSources, contract, createSources, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, events, failure, gapInWords, gapScope, hasDrifted, historyKey, holdersFirst, indexListings, isCoreError, isDue, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, predictRelease, proofKey, proofOwners, proofPrefixes, providerCodeOf, publicItem, quarantineClaim, quarantineUnread, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, recordersNow, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, timeLeft, unreadHoldSentence, unreadPartHoldSentence, unreadRowsAt, unreadSentence, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ENCODED_CHANNELS, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, decodeJson, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, encodeJson, events, failure, gapInWords, gapScope, hasDrifted, historyKey, holdersFirst, indexListings, indexProofs, isCoreError, isDue, isForcedDestroy, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, predictRelease, proofKey, proofOwners, proofPrefixes, providerCodeOf, publicItem, quarantineClaim, quarantineUnread, readProof, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, recordersNow, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, targetOf, timeLeft, unreadHoldSentence, unreadPartHoldSentence, unreadRowsAt, unreadSentence, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
