@@ -1,10 +1,7 @@
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type PassReport, type Policy, PolicySchema } from "../../../shared/domain/janitor/index.js";
-import { buildWorld, eventually, FAST_OPTIONS, type World } from "../actions/testing/world.js";
-import { memoryLogger } from "../app/log.js";
-import { openCore } from "../compose/index.js";
-import { runPass } from "./pass.js";
+import { buildWorld, eventually, type World } from "../actions/testing/world.js";
+import { leasedWorld, PAUSE_SANDBOX, sentTo } from "./testing/leased-world.js";
+import { nightJanitorPolicy, passInItsOwnCore, worldSite } from "./testing/policy-pass.js";
 
 // A release whose pause left in a run that stopped, then was skipped when the job was resumed, sent a
 // request all the same: the hourly caps count it, as they count one that ended failed after it left.
@@ -18,77 +15,29 @@ afterEach(async () => {
 const ENV = { id: "env-reuse", name: "Agents", companyId: "company-1", reuseLease: true };
 const IDS = ["sb-a", "sb-b"];
 
-const policy: Policy = PolicySchema.parse({
-  version: 1,
-  operator: "night-janitor",
-  rules: [{ name: "release-leases", select: { environment: ["env-reuse"] }, action: "release" }],
-  caps: { perPass: 1, perHour: 1 },
-});
-
-/** One pass of the policy in a core of its own, as one start of the watcher; `during` runs beside it. */
-async function passInItsOwnCore(
-  w: World,
-  options: { resume: boolean; during?: (stop: () => void) => Promise<void> },
-): Promise<PassReport> {
-  const core = await openCore({
-    configPath: w.configFile,
-    mode: "cli",
-    version: "test",
-    env: w.env,
-    log: memoryLogger(),
-    autoRefresh: false,
-    operator: policy.operator,
-    client: { retry: { baseDelayMs: 20, maxDelayMs: 200 } },
-    actionOptions: FAST_OPTIONS,
-  });
-  try {
-    const abort = new AbortController();
-    const pass = runPass(
-      {
-        engine: core.engine!,
-        quarantine: core.quarantine,
-        inventory: core.inventory,
-        markers: core.markers,
-        taken: core.stores.janitorTaken,
-        dataDir: core.config().dataDir,
-        redact: (text) => text,
-      },
-      {
-        policy,
-        policyFile: path.join(w.dir, "policy.json"),
-        act: true,
-        stopped: () => (abort.signal.aborted ? "signal" : null),
-        signal: abort.signal,
-        resume: options.resume,
-      },
-    );
-    await options.during?.(() => abort.abort());
-    return await pass;
-  } finally {
-    await core.close();
-  }
-}
+const policy = nightJanitorPolicy(
+  { name: "release-leases", select: { environment: ["env-reuse"] }, action: "release" },
+  { perPass: 1, perHour: 1 },
+);
 
 describe("a janitor pass after a resumed release whose pause was sent and which ended skipped", () => {
   it("counts it against the hourly cap", async () => {
-    world = await buildWorld({
-      sandboxes: IDS.map((id) => ({ id })),
-      environments: [ENV],
-      leases: IDS.map((id) => ({ id: `lease-${id}`, environmentId: "env-reuse", sandboxId: id })),
-      // Long enough that the watcher stops while CreateOS still shows the pause under way.
-      transitionMs: 2_000,
-    });
+    world = await buildWorld(
+      leasedWorld(IDS, ENV, {
+        // Long enough that the watcher stops while CreateOS still shows the pause under way.
+        transitionMs: 2_000,
+      }),
+    );
     const w = world;
     // The first start sends one pause and stops before CreateOS shows it done: its job is left
     // interrupted, the item running, its request journalled as sent.
     let paused: string | null = null;
-    const first = await passInItsOwnCore(w, {
+    const first = await passInItsOwnCore(worldSite(w), policy, {
       resume: false,
       during: async (stop) => {
         await eventually(
           async () => {
-            for (const id of IDS)
-              if (((await w.requestsFor(id))["POST /v1/sandboxes/:id/pause"] ?? 0) > 0) paused = id;
+            for (const id of IDS) if ((await sentTo(w, id, PAUSE_SANDBOX)) > 0) paused = id;
             return paused !== null;
           },
           "a pause sent",
@@ -117,7 +66,7 @@ describe("a janitor pass after a resumed release whose pause was sent and which 
     });
     w.writeLedger();
 
-    const second = await passInItsOwnCore(w, { resume: true });
+    const second = await passInItsOwnCore(worldSite(w), policy, { resume: true });
     expect(second.error).toBeNull();
     expect(second.resumedJobs).toHaveLength(1);
     const engine = await w.engine();
@@ -127,9 +76,7 @@ describe("a janitor pass after a resumed release whose pause was sent and which 
     expect(resumed?.items.map((item) => [item.sandboxId, item.state, item.reason])).toEqual([
       [sent, "skipped", "changed-since-plan"],
     ]);
-    expect((await w.requestsFor(sent))["POST /v1/sandboxes/:id/pause"], "sent once, by the first start").toBe(
-      1,
-    );
+    expect(await sentTo(w, sent, PAUSE_SANDBOX), "sent once, by the first start").toBe(1);
 
     expect(second.plan?.caps.usedThisHour, "the pause the first start sent").toBe(1);
     expect(await w.statusOf(other), "no second sandbox is paused in the hour the cap of 1 was used").toBe(

@@ -1,11 +1,9 @@
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type PassReport, type Policy, PolicySchema } from "../../../shared/domain/janitor/index.js";
-import { buildWorld, eventually, FAST_OPTIONS, type World } from "../actions/testing/world.js";
-import { memoryLogger } from "../app/log.js";
-import { openCore } from "../compose/index.js";
-import { runPass } from "./pass.js";
+import { buildWorld, eventually, type World } from "../actions/testing/world.js";
 import { forgetTaken } from "./testing/forget-taken.js";
+import { DELETE_SANDBOX, leasedWorld } from "./testing/leased-world.js";
+import { nightJanitorPolicy, twoPassesInOneCore, worldSite } from "./testing/policy-pass.js";
 
 // A DELETE that was sent and then ended failed (a 5xx, a timeout) may have taken effect at CreateOS all
 // the same, so the hourly caps count it as an action taken: a cap may go under-used, never over.
@@ -19,56 +17,10 @@ afterEach(async () => {
 const ENV = { id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false };
 const IDS = ["sb-a", "sb-b"];
 
-const policy: Policy = PolicySchema.parse({
-  version: 1,
-  operator: "night-janitor",
-  rules: [{ name: "destroy-leases", select: { environment: ["env-1"] }, action: "destroy" }],
-  caps: { perPass: 1, perHour: 1 },
-});
-
-/** Two passes of the policy, one after the other; `between` runs once the first is over. */
-async function twoPasses(
-  w: World,
-  between: (first: PassReport) => Promise<void>,
-): Promise<[PassReport, PassReport]> {
-  const core = await openCore({
-    configPath: w.configFile,
-    mode: "cli",
-    version: "test",
-    env: w.env,
-    log: memoryLogger(),
-    autoRefresh: false,
-    operator: policy.operator,
-    client: { retry: { baseDelayMs: 20, maxDelayMs: 200 } },
-    actionOptions: FAST_OPTIONS,
-  });
-  try {
-    const pass = () =>
-      runPass(
-        {
-          engine: core.engine!,
-          quarantine: core.quarantine,
-          inventory: core.inventory,
-          markers: core.markers,
-          taken: core.stores.janitorTaken,
-          dataDir: core.config().dataDir,
-          redact: (text) => text,
-        },
-        {
-          policy,
-          policyFile: path.join(w.dir, "policy.json"),
-          act: true,
-          stopped: () => null,
-          signal: new AbortController().signal,
-        },
-      );
-    const first = await pass();
-    await between(first);
-    return [first, await pass()];
-  } finally {
-    await core.close();
-  }
-}
+const policy = nightJanitorPolicy(
+  { name: "destroy-leases", select: { environment: ["env-1"] }, action: "destroy" },
+  { perPass: 1, perHour: 1 },
+);
 
 describe("a janitor pass after a destroy that was sent and failed in the hour", () => {
   for (const [how, forget] of [
@@ -76,20 +28,19 @@ describe("a janitor pass after a destroy that was sent and failed in the hour", 
     ["recorded only as the policy's operator", true],
   ] as const) {
     it(`counts it against the hourly cap (${how})`, async () => {
-      world = await buildWorld({
-        sandboxes: IDS.map((id) => ({ id })),
-        environments: [ENV],
-        leases: IDS.map((id) => ({ id: `lease-${id}`, environmentId: "env-1", sandboxId: id })),
-        // CreateOS answers every DELETE with a server error, after every retry.
-        faults: [{ method: "DELETE", path: "^/v1/sandboxes/sb-[ab]$", status: 500 }],
-      });
+      world = await buildWorld(
+        leasedWorld(IDS, ENV, {
+          // CreateOS answers every DELETE with a server error, after every retry.
+          faults: [{ method: "DELETE", path: "^/v1/sandboxes/sb-[ab]$", status: 500 }],
+        }),
+      );
       const w = world;
-      const [first, second] = await twoPasses(w, async (report) => {
+      const [first, second] = await twoPassesInOneCore(worldSite(w), policy, async (report) => {
         const sent = report.results[0]?.target.sandboxId;
         expect(report.results.map((result) => [result.outcome, result.reason])).toEqual([
           ["failed", "http-500"],
         ]);
-        expect(await w.requestsFor(sent!)).toMatchObject({ "DELETE /v1/sandboxes/:id": expect.any(Number) });
+        expect(await w.requestsFor(sent!)).toMatchObject({ [DELETE_SANDBOX]: expect.any(Number) });
         // As if the request had taken effect all the same: the sandbox it was answered 500 for is destroyed.
         w.sim.setFaults([]);
         expect(await w.callAsOwner("DELETE", `/v1/sandboxes/${sent}`)).toBeLessThan(300);

@@ -1,12 +1,10 @@
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type PassReport, type Policy, PolicySchema } from "../../../shared/domain/janitor/index.js";
-import { buildWorld, FAST_OPTIONS, type World } from "../actions/testing/world.js";
-import { memoryLogger } from "../app/log.js";
-import { openCore } from "../compose/index.js";
+import { buildWorld, type World } from "../actions/testing/world.js";
 import { openDatabase } from "../store/database.js";
-import { runPass } from "./pass.js";
 import { forgetTaken } from "./testing/forget-taken.js";
+import { DELETE_SANDBOX, leasedWorld } from "./testing/leased-world.js";
+import { nightJanitorPolicy, twoPassesInOneCore, worldSite } from "./testing/policy-pass.js";
 
 // An item that failed before its request left sent nothing, so the hourly caps do not count it: the
 // action it would have taken is still the policy's to take in that hour. An entry written before the
@@ -21,64 +19,16 @@ afterEach(async () => {
 const ENV = { id: "env-1", name: "Agents", companyId: "company-1", reuseLease: false };
 const IDS = ["sb-a", "sb-b"];
 
-const worldSpec = () => ({
-  sandboxes: IDS.map((id) => ({ id })),
-  environments: [ENV],
-  leases: IDS.map((id) => ({ id: `lease-${id}`, environmentId: "env-1", sandboxId: id })),
-  // CreateOS cannot say whose key the credential holds, after every retry: the job sends nothing.
-  faults: [{ method: "GET", path: "^/v1/whoami$", status: 500 }],
-});
-
-const policy: Policy = PolicySchema.parse({
-  version: 1,
-  operator: "night-janitor",
-  rules: [{ name: "destroy-leases", select: { environment: ["env-1"] }, action: "destroy" }],
-  caps: { perPass: 1, perHour: 1 },
-});
-
-/** Two passes of the policy, one after the other; `between` runs once the first is over. */
-async function twoPasses(
-  w: World,
-  between: (first: PassReport) => Promise<void>,
-): Promise<[PassReport, PassReport]> {
-  const core = await openCore({
-    configPath: w.configFile,
-    mode: "cli",
-    version: "test",
-    env: w.env,
-    log: memoryLogger(),
-    autoRefresh: false,
-    operator: policy.operator,
-    client: { retry: { baseDelayMs: 20, maxDelayMs: 200 } },
-    actionOptions: FAST_OPTIONS,
+const worldSpec = () =>
+  leasedWorld(IDS, ENV, {
+    // CreateOS cannot say whose key the credential holds, after every retry: the job sends nothing.
+    faults: [{ method: "GET", path: "^/v1/whoami$", status: 500 }],
   });
-  try {
-    const pass = () =>
-      runPass(
-        {
-          engine: core.engine!,
-          quarantine: core.quarantine,
-          inventory: core.inventory,
-          markers: core.markers,
-          taken: core.stores.janitorTaken,
-          dataDir: core.config().dataDir,
-          redact: (text) => text,
-        },
-        {
-          policy,
-          policyFile: path.join(w.dir, "policy.json"),
-          act: true,
-          stopped: () => null,
-          signal: new AbortController().signal,
-        },
-      );
-    const first = await pass();
-    await between(first);
-    return [first, await pass()];
-  } finally {
-    await core.close();
-  }
-}
+
+const policy = nightJanitorPolicy(
+  { name: "destroy-leases", select: { environment: ["env-1"] }, action: "destroy" },
+  { perPass: 1, perHour: 1 },
+);
 
 describe("a janitor pass after a destroy that failed in the hour before its request was sent", () => {
   for (const [how, forget] of [
@@ -88,15 +38,12 @@ describe("a janitor pass after a destroy that failed in the hour before its requ
     it(`leaves the hourly cap unused (${how})`, async () => {
       world = await buildWorld(worldSpec());
       const w = world;
-      const [first, second] = await twoPasses(w, async (report) => {
+      const [first, second] = await twoPassesInOneCore(worldSite(w), policy, async (report) => {
         expect(report.results.map((result) => [result.outcome, result.reason])).toEqual([
           ["failed", "provider-unknown"],
         ]);
         for (const id of IDS)
-          expect(
-            (await w.requestsFor(id))["DELETE /v1/sandboxes/:id"],
-            `no DELETE for ${id}`,
-          ).toBeUndefined();
+          expect((await w.requestsFor(id))[DELETE_SANDBOX], `no DELETE for ${id}`).toBeUndefined();
         w.sim.setFaults([]);
         if (forget) expect(forgetTaken(path.join(w.dir, "data"))).toBe(1);
       });
@@ -107,14 +54,14 @@ describe("a janitor pass after a destroy that failed in the hour before its requ
       expect(second.results.map((result) => result.outcome)).toEqual(["done"]);
       const destroyed = second.results[0]!.target.sandboxId!;
       expect(await w.statusOf(destroyed)).toBe("destroyed");
-      expect(await w.requestsFor(destroyed)).toMatchObject({ "DELETE /v1/sandboxes/:id": 1 });
+      expect(await w.requestsFor(destroyed)).toMatchObject({ [DELETE_SANDBOX]: 1 });
     }, 120_000);
   }
 
   it("counts it as before when its entry does not say whether the request was sent", async () => {
     world = await buildWorld(worldSpec());
     const w = world;
-    const [, second] = await twoPasses(w, async (report) => {
+    const [, second] = await twoPassesInOneCore(worldSite(w), policy, async (report) => {
       expect(report.results.map((result) => [result.outcome, result.reason])).toEqual([
         ["failed", "provider-unknown"],
       ]);
