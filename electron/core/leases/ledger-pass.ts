@@ -1,9 +1,8 @@
-import { createReadStream, type ReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
+import { LedgerChunks, type LedgerPassOptions } from "./ledger-chunks.js";
 import { LedgerScanner, ScanCannotVouch } from "./ledger-scanner.js";
 import type { LeaseSink } from "./ledger-sink.js";
 import { LedgerTokenPass } from "./ledger-token-pass.js";
-import { SourceError } from "./source.js";
 
 export { type LeaseSink, SKIP_LEASES } from "./ledger-sink.js";
 
@@ -52,14 +51,11 @@ export class LedgerPass {
       : this.#environmentsAfterLeases;
   }
 
-  readonly #sourceId: string;
-  readonly #path: string;
+  readonly #options: LedgerPassOptions;
   readonly #sink: LeaseSink;
-  readonly #signal: AbortSignal | undefined;
-  readonly #chunkBytes: number | undefined;
-  /** Opened at the first `next`, so a pass never read opens nothing. */
-  #stream: ReadStream | null = null;
-  #chunks: AsyncIterator<Buffer> | null = null;
+  readonly #chunks: LedgerChunks;
+  /** Whether the first chunk is still to be read. */
+  #unopened = true;
   readonly #scanner: LedgerScanner;
   /** The pass token by token, once the scanner could not vouch for the file. */
   #tokens: LedgerTokenPass | null = null;
@@ -75,19 +71,10 @@ export class LedgerPass {
   #leaseItems = 0;
   #ended = false;
 
-  constructor(options: {
-    sourceId: string;
-    path: string;
-    sink: LeaseSink;
-    signal?: AbortSignal | undefined;
-    /** The read stream's chunk size; the default (64 KiB) but in tests. */
-    chunkBytes?: number | undefined;
-  }) {
-    this.#sourceId = options.sourceId;
-    this.#path = options.path;
+  constructor(options: LedgerPassOptions) {
+    this.#options = options;
     this.#sink = options.sink;
-    this.#signal = options.signal;
-    this.#chunkBytes = options.chunkBytes;
+    this.#chunks = new LedgerChunks(options);
     this.#scanner = new LedgerScanner({
       keyOpened: (key, list) => this.#keyOpened(key, list),
       item: (key, item, index) => this.#item(key, item, index),
@@ -104,37 +91,29 @@ export class LedgerPass {
   async next(): Promise<boolean> {
     if (this.#tokens !== null) return this.#tokens.next();
     if (this.#ended) return false;
-    const signal = this.#signal;
-    let chunk: IteratorResult<Buffer>;
+    const signal = this.#options.signal;
+    let chunk: Buffer | null;
     try {
-      signal?.throwIfAborted();
-      if (this.#chunks === null) {
-        // A pipe or any other file that cannot be read twice is read token by token from the start.
-        if (!(await isReadTwice(this.#path))) return this.#fallBack();
+      if (this.#unopened) {
         signal?.throwIfAborted();
-        this.#stream = createReadStream(this.#path, {
-          ...(signal ? { signal } : {}),
-          ...(this.#chunkBytes ? { highWaterMark: this.#chunkBytes } : {}),
-        });
-        this.#chunks = (this.#stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+        // A pipe or any other file that cannot be read twice is read token by token from the start.
+        if (!(await isReadTwice(this.#options.path))) return this.#fallBack();
+        this.#unopened = false;
       }
       chunk = await this.#chunks.next();
-      signal?.throwIfAborted();
     } catch (error) {
       this.close();
-      if (signal?.aborted) throw signal.reason;
-      const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-      throw new SourceError(this.#sourceId, "unreadable", `cannot read ledger file ${this.#path} (${code}).`);
+      throw error;
     }
     try {
-      if (chunk.done) {
+      if (chunk === null) {
         this.#scanner.end();
         this.#checkLedger();
         this.close();
         return false;
       }
-      this.#bytes += chunk.value.length;
-      this.#scanner.write(chunk.value);
+      this.#bytes += chunk.length;
+      this.#scanner.write(chunk);
       return true;
     } catch (error) {
       if (error instanceof ScanCannotVouch) return this.#fallBack();
@@ -153,7 +132,7 @@ export class LedgerPass {
   /** Stops reading the file. */
   close(): void {
     this.#ended = true;
-    this.#stream?.destroy();
+    this.#chunks.close();
     this.#tokens?.close();
   }
 
@@ -162,21 +141,18 @@ export class LedgerPass {
    * already handed over; the next `next` goes on with it.
    */
   #fallBack(): true {
-    this.#stream?.destroy();
+    this.#chunks.close();
     let skipped = 0;
     const handed = this.#leaseItems;
     const sink = this.#sink;
     this.#tokens = new LedgerTokenPass({
-      sourceId: this.#sourceId,
-      path: this.#path,
+      ...this.#options,
       sink: {
         add(item, index) {
           if (skipped < handed) skipped += 1;
           else sink.add(item, index);
         },
       },
-      signal: this.#signal,
-      chunkBytes: this.#chunkBytes,
     });
     return true;
   }

@@ -1,5 +1,5 @@
-import { createReadStream, type ReadStream } from "node:fs";
 import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
+import { LedgerChunks, type LedgerPassOptions } from "./ledger-chunks.js";
 import { LedgerShape } from "./ledger-shape.js";
 import type { LeaseSink } from "./ledger-sink.js";
 import { SourceError } from "./source.js";
@@ -39,10 +39,7 @@ export class LedgerTokenPass {
   readonly #path: string;
   readonly #sink: LeaseSink;
   readonly #signal: AbortSignal | undefined;
-  readonly #chunkBytes: number | undefined;
-  /** Opened at the first `next`, so a pass never read opens nothing. */
-  #stream: ReadStream | null = null;
-  #chunks: AsyncIterator<Buffer> | null = null;
+  readonly #chunks: LedgerChunks;
   readonly #parser: JSONParser;
   #leaseItems = 0;
   /** The root's shape and its `leases` keys, followed token by token. */
@@ -50,19 +47,12 @@ export class LedgerTokenPass {
   #ownError: unknown = null;
   #ended = false;
 
-  constructor(options: {
-    sourceId: string;
-    path: string;
-    sink: LeaseSink;
-    signal?: AbortSignal | undefined;
-    /** The read stream's chunk size; the default (64 KiB) but in tests. */
-    chunkBytes?: number | undefined;
-  }) {
+  constructor(options: LedgerPassOptions) {
     this.#sourceId = options.sourceId;
     this.#path = options.path;
     this.#sink = options.sink;
     this.#signal = options.signal;
-    this.#chunkBytes = options.chunkBytes;
+    this.#chunks = new LedgerChunks(options);
     // Only the values kept are asked for: a lease item is handed over and dropped at once. A path above
     // the items (`$`, `$.*`) would make the parser keep every item to hand over the whole list at its end.
     // With buffers, the tokenizer gathers a string's or a number's bytes in place instead of growing a
@@ -104,33 +94,29 @@ export class LedgerTokenPass {
    */
   async next(): Promise<boolean> {
     if (this.#ended) return false;
+    let chunk: Buffer | null;
+    try {
+      chunk = await this.#chunks.next();
+    } catch (error) {
+      this.close();
+      throw error;
+    }
     const signal = this.#signal;
     try {
-      signal?.throwIfAborted();
-      if (this.#chunks === null) {
-        this.#stream = createReadStream(this.#path, {
-          ...(signal ? { signal } : {}),
-          ...(this.#chunkBytes ? { highWaterMark: this.#chunkBytes } : {}),
-        });
-        this.#chunks = (this.#stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-      }
-      const chunk = await this.#chunks.next();
-      if (chunk.done) {
+      if (chunk === null) {
         this.#end();
         this.#checkLedger();
         this.close();
         return false;
       }
-      signal?.throwIfAborted();
-      this.bytes += chunk.value.length;
-      this.#write(chunk.value);
+      this.bytes += chunk.length;
+      this.#write(chunk);
       return true;
     } catch (error) {
       this.close();
       if (signal?.aborted) throw signal.reason;
       if (error instanceof SourceError || (this.#ownError !== null && error === this.#ownError)) throw error;
-      const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-      throw new SourceError(this.#sourceId, "unreadable", `cannot read ledger file ${this.#path} (${code}).`);
+      throw this.#chunks.unreadable(error);
     }
   }
 
@@ -142,7 +128,7 @@ export class LedgerTokenPass {
   /** Stops reading the file. */
   close(): void {
     this.#ended = true;
-    this.#stream?.destroy();
+    this.#chunks.close();
   }
 
   /**
