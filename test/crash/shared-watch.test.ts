@@ -15,7 +15,9 @@ import { operatorConfig, runLeasekeeper, STORE_ENV } from "./support/operators.j
 
 const DELETE = "DELETE /v1/sandboxes/:id";
 const PAUSE = "POST /v1/sandboxes/:id/pause";
-const ABANDON_MS = 10_000;
+// Long enough for the second watcher's first pass (a process started, a scan, a plan) to end inside the
+// dead one's claims on a loaded machine: at 10 s, a run beside other suites took 13 s.
+const ABANDON_MS = 30_000;
 
 const postgres = postgresForSuite();
 let world: World | null = null;
