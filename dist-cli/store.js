@@ -7985,6 +7985,77 @@ function markEnvironmentUnread(row, unread) {
 	else delete row.environmentUnread;
 	return row;
 }
+// electron/core/leases/source.ts
+/** Closes every source that holds something open; one that fails to close is let go all the same. */
+async function closeSources(sources) {
+	await Promise.all([...sources].map((source) => source.close?.().catch(() => void 0)));
+}
+/** A source's failure; the message names the source first, so a scan's error says which one to fix. */
+var SourceError = class extends CoreError {
+	name = "SourceError";
+	sourceId;
+	/** The message without the source's id in front. */
+	reason;
+	constructor(sourceId, code, message) {
+		super("source", code, `${sourceId}: ${message}`);
+		this.sourceId = sourceId;
+		this.reason = message;
+	}
+};
+/** Lease and environment ids go into Paperclip URL paths; they are UUIDs there, ids of this shape anywhere. */
+var ROW_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
+function isValidRowId(value) {
+	return typeof value === "string" && ROW_ID_PATTERN.test(value);
+}
+// electron/core/leases/ledger-chunks.ts
+/**
+* A ledger file's bytes, a chunk at a time, opened at the first chunk asked for (a pass never read opens
+* nothing). A file that cannot be read fails with `SourceError` `unreadable` naming the file and the
+* system's code, never its content; an aborted signal's reason comes out as it is.
+*/
+var LedgerChunks = class {
+	#sourceId;
+	#path;
+	#signal;
+	#chunkBytes;
+	#stream = null;
+	#chunks = null;
+	constructor(options) {
+		this.#sourceId = options.sourceId;
+		this.#path = options.path;
+		this.#signal = options.signal;
+		this.#chunkBytes = options.chunkBytes;
+	}
+	/** The next chunk, or null once the file has been read to its end. */
+	async next() {
+		const signal = this.#signal;
+		try {
+			signal?.throwIfAborted();
+			if (this.#chunks === null) {
+				this.#stream = createReadStream(this.#path, {
+					...signal ? { signal } : {},
+					...this.#chunkBytes ? { highWaterMark: this.#chunkBytes } : {}
+				});
+				this.#chunks = this.#stream[Symbol.asyncIterator]();
+			}
+			const chunk = await this.#chunks.next();
+			signal?.throwIfAborted();
+			return chunk.done ? null : chunk.value;
+		} catch (error) {
+			this.close();
+			if (signal?.aborted) throw signal.reason;
+			throw this.unreadable(error);
+		}
+	}
+	/** The failure of a file that could not be read, by the system's code alone. */
+	unreadable(error) {
+		const code = error.code ?? "unreadable";
+		return new SourceError(this.#sourceId, "unreadable", `cannot read ledger file ${this.#path} (${code}).`);
+	}
+	close() {
+		this.#stream?.destroy();
+	}
+};
 // electron/core/leases/ledger-scanner.ts
 var QUOTE = 34;
 var BACKSLASH = 92;
@@ -8239,28 +8310,6 @@ var LedgerShape = class {
 		}
 	}
 };
-// electron/core/leases/source.ts
-/** Closes every source that holds something open; one that fails to close is let go all the same. */
-async function closeSources(sources) {
-	await Promise.all([...sources].map((source) => source.close?.().catch(() => void 0)));
-}
-/** A source's failure; the message names the source first, so a scan's error says which one to fix. */
-var SourceError = class extends CoreError {
-	name = "SourceError";
-	sourceId;
-	/** The message without the source's id in front. */
-	reason;
-	constructor(sourceId, code, message) {
-		super("source", code, `${sourceId}: ${message}`);
-		this.sourceId = sourceId;
-		this.reason = message;
-	}
-};
-/** Lease and environment ids go into Paperclip URL paths; they are UUIDs there, ids of this shape anywhere. */
-var ROW_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
-function isValidRowId(value) {
-	return typeof value === "string" && ROW_ID_PATTERN.test(value);
-}
 // electron/core/leases/ledger-token-pass.ts
 /** The parser's buffer for one string's bytes (a longer string is flushed in pieces of this size). */
 var STRING_BUFFER_BYTES = 65536;
@@ -8296,10 +8345,7 @@ var LedgerTokenPass = class {
 	#path;
 	#sink;
 	#signal;
-	#chunkBytes;
-	/** Opened at the first `next`, so a pass never read opens nothing. */
-	#stream = null;
-	#chunks = null;
+	#chunks;
 	#parser;
 	#leaseItems = 0;
 	/** The root's shape and its `leases` keys, followed token by token. */
@@ -8311,7 +8357,7 @@ var LedgerTokenPass = class {
 		this.#path = options.path;
 		this.#sink = options.sink;
 		this.#signal = options.signal;
-		this.#chunkBytes = options.chunkBytes;
+		this.#chunks = new LedgerChunks(options);
 		this.#parser = new JSONParser({
 			paths: [
 				"$.environments",
@@ -8349,33 +8395,29 @@ var LedgerTokenPass = class {
 	*/
 	async next() {
 		if (this.#ended) return false;
+		let chunk;
+		try {
+			chunk = await this.#chunks.next();
+		} catch (error) {
+			this.close();
+			throw error;
+		}
 		const signal = this.#signal;
 		try {
-			signal?.throwIfAborted();
-			if (this.#chunks === null) {
-				this.#stream = createReadStream(this.#path, {
-					...signal ? { signal } : {},
-					...this.#chunkBytes ? { highWaterMark: this.#chunkBytes } : {}
-				});
-				this.#chunks = this.#stream[Symbol.asyncIterator]();
-			}
-			const chunk = await this.#chunks.next();
-			if (chunk.done) {
+			if (chunk === null) {
 				this.#end();
 				this.#checkLedger();
 				this.close();
 				return false;
 			}
-			signal?.throwIfAborted();
-			this.bytes += chunk.value.length;
-			this.#write(chunk.value);
+			this.bytes += chunk.length;
+			this.#write(chunk);
 			return true;
 		} catch (error) {
 			this.close();
 			if (signal?.aborted) throw signal.reason;
 			if (error instanceof SourceError || this.#ownError !== null && error === this.#ownError) throw error;
-			const code = error.code ?? "unreadable";
-			throw new SourceError(this.#sourceId, "unreadable", `cannot read ledger file ${this.#path} (${code}).`);
+			throw this.#chunks.unreadable(error);
 		}
 	}
 	/** Reads the rest of the file. */
@@ -8385,7 +8427,7 @@ var LedgerTokenPass = class {
 	/** Stops reading the file. */
 	close() {
 		this.#ended = true;
-		this.#stream?.destroy();
+		this.#chunks.close();
 	}
 	/**
 	* One value the parser hands over: a lease item (depth 2, under `leases`), or the environments or
@@ -8491,14 +8533,11 @@ var LedgerPass = class {
 		const tokens = this.#tokens;
 		return tokens !== null && tokens.environmentsTaken > this.#environmentsTaken ? tokens.environmentsAfterLeases : this.#environmentsAfterLeases;
 	}
-	#sourceId;
-	#path;
+	#options;
 	#sink;
-	#signal;
-	#chunkBytes;
-	/** Opened at the first `next`, so a pass never read opens nothing. */
-	#stream = null;
-	#chunks = null;
+	#chunks;
+	/** Whether the first chunk is still to be read. */
+	#unopened = true;
 	#scanner;
 	/** The pass token by token, once the scanner could not vouch for the file. */
 	#tokens = null;
@@ -8514,11 +8553,9 @@ var LedgerPass = class {
 	#leaseItems = 0;
 	#ended = false;
 	constructor(options) {
-		this.#sourceId = options.sourceId;
-		this.#path = options.path;
+		this.#options = options;
 		this.#sink = options.sink;
-		this.#signal = options.signal;
-		this.#chunkBytes = options.chunkBytes;
+		this.#chunks = new LedgerChunks(options);
 		this.#scanner = new LedgerScanner({
 			keyOpened: (key, list) => this.#keyOpened(key, list),
 			item: (key, item, index) => this.#item(key, item, index),
@@ -8534,36 +8571,28 @@ var LedgerPass = class {
 	async next() {
 		if (this.#tokens !== null) return this.#tokens.next();
 		if (this.#ended) return false;
-		const signal = this.#signal;
+		const signal = this.#options.signal;
 		let chunk;
 		try {
-			signal?.throwIfAborted();
-			if (this.#chunks === null) {
-				if (!await isReadTwice(this.#path)) return this.#fallBack();
+			if (this.#unopened) {
 				signal?.throwIfAborted();
-				this.#stream = createReadStream(this.#path, {
-					...signal ? { signal } : {},
-					...this.#chunkBytes ? { highWaterMark: this.#chunkBytes } : {}
-				});
-				this.#chunks = this.#stream[Symbol.asyncIterator]();
+				if (!await isReadTwice(this.#options.path)) return this.#fallBack();
+				this.#unopened = false;
 			}
 			chunk = await this.#chunks.next();
-			signal?.throwIfAborted();
 		} catch (error) {
 			this.close();
-			if (signal?.aborted) throw signal.reason;
-			const code = error.code ?? "unreadable";
-			throw new SourceError(this.#sourceId, "unreadable", `cannot read ledger file ${this.#path} (${code}).`);
+			throw error;
 		}
 		try {
-			if (chunk.done) {
+			if (chunk === null) {
 				this.#scanner.end();
 				this.#checkLedger();
 				this.close();
 				return false;
 			}
-			this.#bytes += chunk.value.length;
-			this.#scanner.write(chunk.value);
+			this.#bytes += chunk.length;
+			this.#scanner.write(chunk);
 			return true;
 		} catch (error) {
 			if (error instanceof ScanCannotVouch) return this.#fallBack();
@@ -8579,7 +8608,7 @@ var LedgerPass = class {
 	/** Stops reading the file. */
 	close() {
 		this.#ended = true;
-		this.#stream?.destroy();
+		this.#chunks.close();
 		this.#tokens?.close();
 	}
 	/**
@@ -8587,19 +8616,16 @@ var LedgerPass = class {
 	* already handed over; the next `next` goes on with it.
 	*/
 	#fallBack() {
-		this.#stream?.destroy();
+		this.#chunks.close();
 		let skipped = 0;
 		const handed = this.#leaseItems;
 		const sink = this.#sink;
 		this.#tokens = new LedgerTokenPass({
-			sourceId: this.#sourceId,
-			path: this.#path,
+			...this.#options,
 			sink: { add(item, index) {
 				if (skipped < handed) skipped += 1;
 				else sink.add(item, index);
-			} },
-			signal: this.#signal,
-			chunkBytes: this.#chunkBytes
+			} }
 		});
 		return true;
 	}
