@@ -1,3 +1,5 @@
+import { encodeJson, jsonText } from "../../../shared/contract/json-bytes.js";
+
 /**
  * Knows the keys currently in use and removes them (and their base64, base64url, hex and URL-encoded
  * forms) from any text. Used on every log line, every answer and every event: defense in depth behind
@@ -98,11 +100,9 @@ export class SecretRedactor {
     if (!this.active) return bytes;
     const known = this.#checked.get(bytes);
     if (known !== undefined) return known as Uint8Array;
-    const text = new TextDecoder().decode(bytes);
+    const text = jsonText(bytes);
     const result =
-      this.findableInJson && !this.contains(text)
-        ? bytes
-        : new TextEncoder().encode(JSON.stringify(this.redactDeep(JSON.parse(text))));
+      this.findableInJson && !this.contains(text) ? bytes : encodeJson(this.redactDeep(JSON.parse(text)));
     this.#checked.set(bytes, result);
     return result;
   }
