@@ -306,7 +306,7 @@ export class InventoryService {
     this.#attention ??= this.#worker
       .request<AttentionRows | null>({ type: "attention-rows" })
       .then((rows) => {
-        if (rows === null) throw new Error("the inventory worker holds no inventory to count");
+        if (rows === null) throw noInventoryHeld("count");
         return rows;
       });
     const attention = this.#attention;
@@ -333,7 +333,7 @@ export class InventoryService {
     // As `full` does: waits for the marks of confirmed jobs, so the plan sees what they did.
     await this.ensure();
     const inventory = await this.#worker.request<Inventory | null>({ type: "inventory-for-plan", selection });
-    if (inventory === null) throw new Error("the inventory worker holds no inventory to plan from");
+    if (inventory === null) throw noInventoryHeld("plan from");
     return inventory;
   }
 
@@ -354,7 +354,7 @@ export class InventoryService {
       limit,
       ...scope,
     });
-    if (first?.first === undefined) throw new Error("the inventory worker holds no inventory to read");
+    if (first?.first === undefined) throw noInventoryHeld("read");
     const worker = this.#worker;
     async function* pages(): AsyncGenerator<ClassifiedLease[]> {
       let page: RowsPage | null = first;
@@ -386,7 +386,7 @@ export class InventoryService {
       type: "rows-to-prove",
       leaseIds: [...new Set(leaseIds)],
     });
-    if (rows === null) throw new Error("the inventory worker holds no inventory to prove against");
+    if (rows === null) throw noInventoryHeld("prove against");
     return rows;
   }
 
@@ -401,7 +401,7 @@ export class InventoryService {
       markers: [...markers],
       scan,
     });
-    if (index === null) throw new Error("the inventory worker holds no inventory to prove against");
+    if (index === null) throw noInventoryHeld("prove against");
     return index === "replaced" ? null : index;
   }
 
@@ -418,7 +418,7 @@ export class InventoryService {
       type: "inventory-recording",
       sandboxIds: [...new Set(sandboxIds)],
     });
-    if (inventory === null) throw new Error("the inventory worker holds no inventory to read");
+    if (inventory === null) throw noInventoryHeld("read");
     return inventory;
   }
 
@@ -430,7 +430,7 @@ export class InventoryService {
   async policyPlan(input: PolicyPlanInput): Promise<PassPlan> {
     await this.ensure();
     const plan = await this.#worker.request<PassPlan | null>({ type: "policy-plan", input });
-    if (plan === null) throw new Error("the inventory worker holds no inventory to plan from");
+    if (plan === null) throw noInventoryHeld("plan from");
     return plan;
   }
 
@@ -441,7 +441,7 @@ export class InventoryService {
   async quarantineProof(input: QuarantineProofInput): Promise<QuarantineProofNow> {
     await this.ensure();
     const answer = await this.#worker.request<QuarantineProofNow | null>({ type: "quarantine-proof", input });
-    if (answer === null) throw new Error("the inventory worker holds no inventory to read the proof against");
+    if (answer === null) throw noInventoryHeld("read the proof against");
     return answer;
   }
 
@@ -474,12 +474,7 @@ export class InventoryService {
         type: "view",
         environmentId: request.environmentId,
       });
-      if (encoded === null)
-        throw new CoreError(
-          "call",
-          "unavailable",
-          "No inventory is held to show that environment from; refresh and try again.",
-        );
+      if (encoded === null) throw noInventoryHeld("show that environment from");
       return heldFromWorker(encoded);
     }
     return this.#view!;
@@ -839,4 +834,12 @@ function sourceEnv({ config, env }: ScanContext): Record<string, string> {
     if (name !== null && value !== undefined) picked[name] = value;
   }
   return picked;
+}
+
+/**
+ * The worker holds no inventory to answer from: main shows a stored view whose inventory the worker could
+ * not load, or the worker was started again. A sentence for the operator, as every failure of a call is.
+ */
+function noInventoryHeld(purpose: string): CoreError<"call"> {
+  return new CoreError("call", "unavailable", `No inventory is held to ${purpose}; refresh and try again.`);
 }
