@@ -71,15 +71,26 @@ export class LedgerPass {
   #leaseItems = 0;
   #ended = false;
 
-  constructor(options: LedgerPassOptions) {
-    this.#options = options;
+  /** Whether every item was read by its bytes (no token pass), so `itemBytes` saw each of them. */
+  get readByBytes(): boolean {
+    return this.#tokens === null;
+  }
+
+  /** `itemBytes` is given each lease item's bytes the scanner finds, before it is parsed. */
+  constructor(options: LedgerPassOptions & { itemBytes?: (bytes: Buffer, index: number) => void }) {
+    const { itemBytes, ...passOptions } = options;
+    this.#options = passOptions;
     this.#sink = options.sink;
-    this.#chunks = new LedgerChunks(options);
+    this.#chunks = new LedgerChunks(passOptions);
     this.#scanner = new LedgerScanner({
       keyOpened: (key, list) => this.#keyOpened(key, list),
       item: (key, item, index) => this.#item(key, item, index),
       listClosed: (key) => this.#listClosed(key),
       value: (key, value) => this.#value(key, value),
+      itemBytes: (key, bytes, index) => {
+        if (key === "leases") itemBytes?.(bytes, index);
+        return false;
+      },
     });
   }
 

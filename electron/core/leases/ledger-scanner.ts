@@ -25,6 +25,11 @@ export interface LedgerScanSink {
   /** A top-level key, as its value begins; a list's items then come one by one. */
   keyOpened(key: string, list: boolean): void;
   item(key: string, item: unknown, index: number): void;
+  /**
+   * An item's bytes, before they are parsed: true takes the item as already known, and it is neither
+   * parsed nor handed to `item` (a rescan's item byte-identical to one the last scan judged).
+   */
+  itemBytes?(key: string, bytes: Buffer, index: number): boolean;
   listClosed(key: string): void;
   /** A top-level value that is no list. */
   value(key: string, value: unknown): void;
@@ -191,6 +196,13 @@ export class LedgerScanner {
     const last = chunk.subarray(this.#start, end);
     if (this.#piecesBytes + last.length > MAX_GATHERED_BYTES) throw new ScanCannotVouch();
     const bytes = this.#pieces.length === 0 ? last : Buffer.concat([...this.#pieces, last]);
+    if (this.#inList && !this.#gatheringKey && this.#sink.itemBytes?.(this.#key, bytes, this.#index)) {
+      this.#pieces = [];
+      this.#piecesBytes = 0;
+      this.#place = this.#afterGathering;
+      this.#index += 1;
+      return end;
+    }
     // Bytes that are not UTF-8 would decode to U+FFFD here, where the token pass refuses some of them.
     if (!isUtf8(bytes)) throw new ScanCannotVouch();
     const text = bytes.toString("utf8");

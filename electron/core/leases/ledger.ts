@@ -1,7 +1,9 @@
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Company, Environment, LeaseRow, SourceGap } from "../../../shared/domain/paperclip.js";
 import { markEnvironmentUnread, unreadEnvironmentIds } from "./environment-unread.js";
+import { type LedgerItemDigests, LedgerItemDigestsBuilder } from "./ledger-item-digests.js";
 import { type LeaseSink, LedgerPass, SKIP_LEASES } from "./ledger-pass.js";
+import { rescanLedger } from "./ledger-rescan.js";
 import { pagedRead } from "./paged-read.js";
 import {
   gapsOf,
@@ -50,22 +52,41 @@ export class LedgerSource implements LeaseSource {
    * lists its leases before its environments is read twice, once for the environments (lease items
    * skipped) and once for the rows. Companies listed after the leases (they only name companies) come
    * with the read's end.
+   *
+   * Given `lastItems` (what the last read of this file left, `SourceReadEnd.ledgerItems`), the read hands
+   * over only the rows whose items changed when it can (`rescanLedger`), else every row.
    */
-  async read(options: { signal?: AbortSignal } = {}): Promise<SourceRead> {
+  async read(options: { signal?: AbortSignal; lastItems?: LedgerItemDigests } = {}): Promise<SourceRead> {
     const signal = options.signal;
     signal?.throwIfAborted();
+    if (options.lastItems !== undefined) {
+      const rescan = await rescanLedger({
+        sourceId: this.id,
+        path: this.path,
+        last: options.lastItems,
+        signal,
+      });
+      if (rescan !== null) return rescan;
+    }
     const collector = new LeaseRowCollector(this.id, "leases");
+    const items = new LedgerItemDigestsBuilder();
     let passes: "one" | "two" | undefined;
-    const first: LedgerPass = this.#pass(
-      {
+    const first: LedgerPass = new LedgerPass({
+      sourceId: this.id,
+      path: this.path,
+      signal,
+      itemBytes: (bytes, index) => items.item(bytes, index),
+      sink: {
         add: (item, index) => {
           // Decided at the first lease item, by whether the environments came before it.
           passes ??= Array.isArray(first.environments) ? "one" : "two";
-          if (passes === "one") collector.add(item, index);
+          if (passes !== "one") return;
+          const before = collector.pendingRows;
+          collector.add(item, index);
+          if (collector.pendingRows > before) items.row(index, (item as { id: string }).id);
         },
       },
-      signal,
-    );
+    });
     // A failure past the first row is the pages' to throw, as a failure further on would be.
     let failedAfterFirstRow: { error: unknown } | null = null;
     try {
@@ -101,6 +122,7 @@ export class LedgerSource implements LeaseSource {
           rawCompanies,
           onePass: passes !== "two",
           failedAfterFirstRow,
+          items,
         }),
     });
   }
@@ -174,11 +196,23 @@ export class LedgerSource implements LeaseSource {
       const companies = late
         ? parseCompanies(listOrNone(rows.companies), this.id, "companies")
         : head.companies;
+      const leaseProblems = collector.finish().problems;
+      const leaseGaps = collector.gaps();
+      // Only a file read once and by its bytes had each item's bytes seen, in order.
+      const ledgerItems =
+        head.onePass && rows.readByBytes
+          ? head.items.done({
+              leaseProblems,
+              leaseGaps,
+              environmentGaps: JSON.stringify(head.environmentGaps),
+            })
+          : null;
       return {
-        problems: [...head.environments.problems, ...collector.finish().problems, ...companies.problems],
-        gaps: [...head.environmentGaps, ...collector.gaps()],
+        problems: [...head.environments.problems, ...leaseProblems, ...companies.problems],
+        gaps: [...head.environmentGaps, ...leaseGaps],
         left: [],
         ...(late ? { companies: companies.rows } : {}),
+        ...(ledgerItems === null ? {} : { ledgerItems }),
       };
     } finally {
       rows.close();
@@ -212,6 +246,8 @@ interface LedgerHead {
   onePass: boolean;
   /** A failure met past the first row while the head was read, for the pages to throw. */
   failedAfterFirstRow: { error: unknown } | null;
+  /** The digests of the items the pass that read the head finds. */
+  items: LedgerItemDigestsBuilder;
 }
 
 /** The first lease item with the id, kept raw (it is checked once found, as before). */

@@ -6,6 +6,7 @@ import type {
   SourceProblem,
 } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
+import type { LedgerItemDigests } from "./ledger-item-digests.js";
 
 /**
  * One read of a source, handed over as it is read: what every row is judged against first (the
@@ -30,6 +31,7 @@ export interface SourceRead {
   readonly scope: "whole" | "changed";
   /**
    * `as-read`: the rows' order is the order the pages hand them (a ledger file, the REST API's lists).
+   * A read of changed rows `as-read` hands over only rows whose place is the one they are stored at.
    * `by-id`: the source has no order of its own beyond its primary key, and rows are ordered by lease id
    * (Paperclip's database; a read of changed rows hands only some of them, in any order).
    */
@@ -67,6 +69,13 @@ export interface SourceReadEnd {
   left: string[];
   /** How far a source that can read only what changed read: the next read's `ReadSince`. */
   readUpTo?: { watermark: string; changedRows: number; fullPass: boolean; basis?: string };
+  /**
+   * For a read of changed rows that knows it: how many rows it did not hand over because they are as
+   * the last read left them (counted as verdicts kept where nothing else judges them again).
+   */
+  standing?: number;
+  /** A ledger file's items as this read took them: the next read hands over only those that differ. */
+  ledgerItems?: LedgerItemDigests;
 }
 
 /** Where the next read of a source that can tell what changed may start (`LeaseSource.read`). */

@@ -3,6 +3,7 @@ import type { Environment, LeaseRow, SourceProblem } from "../../../shared/domai
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import type { FailureCode } from "../errors/codes.js";
 import { CoreError } from "../errors/core-error.js";
+import type { LedgerItemDigests } from "./ledger-item-digests.js";
 import type { ReadSince, SourceRead } from "./source-read.js";
 
 /**
@@ -21,9 +22,15 @@ export interface LeaseSource {
    * `SourceError` when the source cannot be read that far, and the pages throw it for what fails later.
    * `since` matters only to a source that can tell what changed (Paperclip's database): it may then read
    * only the rows changed since (`scope: "changed"`); every other source ignores it and reads whole.
+   * `lastItems` matters only to a ledger file: its rows whose items are the bytes they were are not
+   * handed over again (`scope: "changed"`, decision 296).
    * Take the pages to their end or `cancel()` the read: until then it may hold a file or a transaction open.
    */
-  read(options?: { signal?: AbortSignal; since?: ReadSince }): Promise<SourceRead>;
+  read(options?: {
+    signal?: AbortSignal;
+    since?: ReadSince;
+    lastItems?: LedgerItemDigests;
+  }): Promise<SourceRead>;
   /**
    * One read gathered whole (`snapshotOf`). With `changedSince` (the previous scan's snapshot of this
    * source) a source that can tell which rows changed reads only those and hands back the rest as the

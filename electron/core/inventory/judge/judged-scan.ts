@@ -162,9 +162,9 @@ export async function judgeScan(input: JudgeScanInput): Promise<JudgedScan> {
     let seq = 0;
     for await (const page of read.pages()) {
       for (const row of page) {
-        const place = read.order === "as-read" ? seq++ : 0;
         handled?.add(row.id);
         const stored = rows.stored(read.sourceId, row.id);
+        const place = read.order === "by-id" ? 0 : handled === null ? seq++ : storedPlace(read, row, stored);
         if (stored !== undefined && context.standsAsStored(row, stored, place)) {
           tally.kept += 1;
           continue;
@@ -177,11 +177,13 @@ export async function judgeScan(input: JudgeScanInput): Promise<JudgedScan> {
     ends.push(end);
     if (handled !== null) {
       for (const gone of rows.remove(read.sourceId, end.left)) touched.add(gone.sandboxId);
+      let judgedAgain = 0;
       const again = (pages: Iterable<RowRead[]>) => {
         for (const page of pages)
           for (const stored of page) {
             if (stored.sourceId !== read.sourceId || handled.has(stored.leaseId)) continue;
             handled.add(stored.leaseId);
+            judgedAgain += 1;
             judgeStored(stored);
           }
       };
@@ -196,6 +198,8 @@ export async function judgeScan(input: JudgeScanInput): Promise<JudgedScan> {
           for (const batch of batches([...ids], GROUP_BATCH)) again([rows.rowsNaming(batch)]);
         again(rows.dueRows(read.sourceId, nowMs));
       }
+      // The rows the read knew to be as they were and nothing judged again stood as stored.
+      tally.kept += Math.max(0, (end.standing ?? 0) - judgedAgain);
     }
     for (const gone of rows.endSource(read.sourceId, context.payload(end))) touched.add(gone.sandboxId);
   }
@@ -260,6 +264,7 @@ export async function judgeScan(input: JudgeScanInput): Promise<JudgedScan> {
             plugin: context.pluginVersion,
             problems: ends[at]?.problems ?? [],
             readUpTo: ends[at]?.readUpTo,
+            ledgerItems: ends[at]?.ledgerItems,
           };
         }),
         changes,
@@ -376,6 +381,18 @@ class TouchedSandboxes {
       this.ids.clear();
     }
   }
+}
+
+/**
+ * The place of a row a read of changed rows in the file's order hands over: the one it is stored at,
+ * since such a read hands over no row whose place moved.
+ */
+function storedPlace(read: SourceRead, row: LeaseRow, stored: { seq: number } | undefined): number {
+  if (stored === undefined)
+    throw new Error(
+      `${read.sourceId} handed over ${row.id} as changed in place, and the store holds no such row`,
+    );
+  return stored.seq;
 }
 
 /** Every sandbox an OK listing shows alive, once: those that may be untracked. */

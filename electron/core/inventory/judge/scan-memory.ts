@@ -2,6 +2,7 @@ import type { UnknownReason } from "../../../../shared/domain/inventory.js";
 import type { SourceProblem } from "../../../../shared/domain/paperclip.js";
 import type { ListedSandbox, ListingIndex } from "../../../../shared/domain/provider-state.js";
 import { needsFullPass } from "../../leases/changed-rows.js";
+import type { LedgerItemDigests } from "../../leases/ledger-item-digests.js";
 import type { ReadSince, SourceReadEnd } from "../../leases/source-read.js";
 import {
   addChanged,
@@ -22,6 +23,8 @@ interface SourceMemory {
   plugin: string;
   problems: readonly SourceProblem[];
   readUpTo: SourceReadEnd["readUpTo"];
+  /** A ledger file's items as the last read took them (kept in this process only). */
+  ledgerItems?: LedgerItemDigests | undefined;
   lastFullPassAt: number;
   scansSinceFullPass: number;
 }
@@ -112,6 +115,15 @@ export class ScanMemory {
       problems: known.problems,
       fullPass,
     };
+  }
+
+  /**
+   * The items a ledger file's last read took, for a read of what changed since; undefined for a whole
+   * read (none yet, another identity, or no listing to compare with: the scan judges every row then).
+   */
+  lastItems(sourceId: string, identity: string): LedgerItemDigests | undefined {
+    if (this.#listing === null) return undefined;
+    return this.source(sourceId, identity)?.ledgerItems;
   }
 
   /**

@@ -379,7 +379,14 @@ export class InventoryKeeper {
         const identity = identities.get(source.id)!;
         const since = this.#memory.since(source.id, identity);
         const startedAt = Date.now();
-        const read = await source.read(since === undefined ? {} : { since });
+        // A row held as its source gave it is judged by every scan that reads it: its file is read whole.
+        const lastItems = this.#unredacted.holdsAnyOf(source.id)
+          ? undefined
+          : this.#memory.lastItems(source.id, identity);
+        const read = await source.read({
+          ...(since === undefined ? {} : { since }),
+          ...(lastItems === undefined ? {} : { lastItems }),
+        });
         return { source, read: prefetched(read, READ_AHEAD_ROWS), identity, startedAt };
       }),
     );
