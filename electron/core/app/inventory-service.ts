@@ -4,8 +4,10 @@ import {
   type HistoryPage,
   type HistoryPageRequest,
   type InventoryView,
+  isCurrentView,
   type ScanStatus,
 } from "../../../shared/contract/index.js";
+import { decodeJson } from "../../../shared/contract/json-bytes.js";
 import type { ActionSelection, JobEvent } from "../../../shared/domain/actions.js";
 import type { Headline } from "../../../shared/domain/codes.js";
 import type { ClassifiedLease, Inventory, LeasekeeperAction } from "../../../shared/domain/inventory.js";
@@ -44,6 +46,7 @@ import type {
 import { type HeldView, heldFromWorker, heldView } from "./held-view.js";
 import type { Logger } from "./log.js";
 import { failedStatus, scannedStatus } from "./scan-status.js";
+import { type StoredHeldView, storedHeldView } from "./stored-view-bytes.js";
 
 export interface ScanContext {
   config: LeasekeeperConfig;
@@ -68,8 +71,11 @@ export interface InventoryServiceOptions {
   events: EventHub;
   log: Logger;
   now?: () => Date;
-  /** The view of the stored inventory, read on main (null when there is none that matches it). */
-  storedView?: () => InventoryView | null;
+  /**
+   * The view of the stored inventory as the UTF-8 JSON kept, read on main (null when there is none that
+   * matches it).
+   */
+  storedView?: () => Uint8Array | null;
   /**
    * The last view another machine kept in the store a team shares, read when this data directory has
    * none of its own (one query, off the worker's path); the worker keeps the view there after each save.
@@ -174,21 +180,22 @@ export class InventoryService {
   loadStored(): Promise<void> {
     // The list-page reader starts now (the worker with the request below), not on the first scan.
     this.#pageReader.start();
-    let view: InventoryView | null = null;
+    let stored: StoredHeldView | null = null;
     try {
-      view = this.#options.storedView?.() ?? null;
-      if (view !== null) this.#showStoredView(view);
+      stored = this.#storedView();
+      if (stored !== null) this.#showStoredView(stored);
     } catch (error) {
       this.#options.log.warn("the stored view could not be read; the stored inventory will be shown", error);
     }
-    const sharedView = view === null ? this.#options.sharedView : undefined;
+    const sharedView = stored === null ? this.#options.sharedView : undefined;
     const shared =
       sharedView === undefined
         ? Promise.resolve()
         : sharedView().then(
             (found) => {
               // Only until this run has a view of its own (a scan or the worker's stored inventory).
-              if (found !== null && this.#shown === 0 && this.#view === null) this.#showStoredView(found);
+              if (found !== null && this.#shown === 0 && this.#view === null)
+                this.#showStoredView({ view: heldView(found), leaseCount: found.leases.leaseId.length });
             },
             (error: unknown) => {
               this.#options.log.warn("the shared store's last view could not be read", error);
@@ -215,16 +222,29 @@ export class InventoryService {
     return this.#stored;
   }
 
-  #showStoredView(view: InventoryView): void {
+  /**
+   * The stored view held as the bytes kept, its lease columns never parsed on main; one whose text is not
+   * laid out as `storedHeldView` reads (or is not JSON) is parsed whole and encoded again, as before.
+   */
+  #storedView(): StoredHeldView | null {
+    const bytes = this.#options.storedView?.() ?? null;
+    if (bytes === null) return null;
+    const held = storedHeldView(bytes);
+    if (held !== null) return held;
+    const view = decodeJson<Partial<InventoryView>>(bytes);
+    return isCurrentView(view) ? { view: heldView(view), leaseCount: view.leases.leaseId.length } : null;
+  }
+
+  #showStoredView({ view, leaseCount }: StoredHeldView): void {
     this.#summary = {
       generatedAt: view.generatedAt,
       origins: view.originHealth,
       // The view's first gaps (it caps them); the worker's summary, once it has loaded, has every one.
       gaps: view.gaps,
       // History is counted in the view, not carried in its rows.
-      leaseCount: view.leases.leaseId.length + view.history.count,
+      leaseCount: leaseCount + view.history.count,
     };
-    this.#view = heldView(view);
+    this.#view = view;
     this.#fromStore = true;
   }
 

@@ -32,7 +32,7 @@ export function openInventory(deps: {
     events: deps.events,
     log,
     redacted: (bytes) => log.redactor.trust(bytes),
-    ...(database ? { storedView: () => new ViewStore(database).load() } : {}),
+    ...(database ? { storedView: () => new ViewStore(database).loadBytes() } : {}),
     ...(deps.share ? sharedInventoryView(config, deps.env) : {}),
   });
   void inventory.loadStored();

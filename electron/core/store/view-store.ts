@@ -23,6 +23,22 @@ export class ViewStore {
       .run(view.generatedAt, JSON.stringify(view));
   }
 
+  /**
+   * The view of the stored inventory as the UTF-8 JSON kept, unparsed and unchecked (main holds these
+   * bytes and reads only the text around the lease columns), or null when there is none or it belongs to
+   * another inventory.
+   */
+  loadBytes(): Uint8Array | null {
+    const row = this.#db
+      .prepare(
+        `SELECT CAST(v.view AS BLOB) AS view FROM last_view v JOIN last_scan s ON s.id = 1
+          WHERE v.id = 1 AND v.generated_at = s.generated_at`,
+      )
+      .get() as { view: Buffer } | undefined;
+    if (row === undefined) return null;
+    return new Uint8Array(row.view.buffer, row.view.byteOffset, row.view.byteLength);
+  }
+
   /** The view of the stored inventory, or null when there is none or it belongs to another inventory. */
   load(): InventoryView | null {
     const row = this.#db
