@@ -7,6 +7,13 @@ import { type Database, MIGRATIONS, type Migration } from "./sqlite/migrations/i
 export const DATABASE_FILE_NAME = "leasekeeper.db";
 
 /**
+ * Each connection's page cache, in KiB. better-sqlite3 is built with 16,000, eight times SQLite's own
+ * default; with 4,000 on main's connection and the inventory worker's, a 100,000-lease scan peaked 49 and
+ * 78 MB lower in two pairs of runs, and no slower (decision 298).
+ */
+export const PAGE_CACHE_KIB = 4000;
+
+/**
  * Opens (creating if needed) `<dataDir>/leasekeeper.db`: WAL so a reader never blocks the writer,
  * foreign keys enforced, and every pending migration applied before anything else touches it.
  */
@@ -23,6 +30,7 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[] =
     db.pragma("journal_mode = WAL");
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
+    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     migrate(db, migrations);
   } catch (error) {
     db.close();
