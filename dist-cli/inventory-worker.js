@@ -137,9 +137,9 @@ async function judgeScan(input) {
 		let seq = 0;
 		for await (const page of read.pages()) {
 			for (const row of page) {
-				const place = read.order === "as-read" ? seq++ : 0;
 				handled?.add(row.id);
 				const stored = rows.stored(read.sourceId, row.id);
+				const place = read.order === "by-id" ? 0 : handled === null ? seq++ : storedPlace(read, row, stored);
 				if (stored !== void 0 && context.standsAsStored(row, stored, place)) {
 					tally.kept += 1;
 					continue;
@@ -152,10 +152,12 @@ async function judgeScan(input) {
 		ends.push(end);
 		if (handled !== null) {
 			for (const gone of rows.remove(read.sourceId, end.left)) touched.add(gone.sandboxId);
+			let judgedAgain = 0;
 			const again = (pages) => {
 				for (const page of pages) for (const stored of page) {
 					if (stored.sourceId !== read.sourceId || handled.has(stored.leaseId)) continue;
 					handled.add(stored.leaseId);
+					judgedAgain += 1;
 					judgeStored(stored);
 				}
 			};
@@ -167,6 +169,7 @@ async function judgeScan(input) {
 				for (const ids of changes.sandboxes.values()) for (const batch of batches([...ids], GROUP_BATCH)) again([rows.rowsNaming(batch)]);
 				again(rows.dueRows(read.sourceId, nowMs));
 			}
+			tally.kept += Math.max(0, (end.standing ?? 0) - judgedAgain);
 		}
 		for (const gone of rows.endSource(read.sourceId, context.payload(end))) touched.add(gone.sandboxId);
 	}
@@ -210,7 +213,8 @@ async function judgeScan(input) {
 				environments: context.environmentVersions,
 				plugin: context.pluginVersion,
 				problems: ends[at]?.problems ?? [],
-				readUpTo: ends[at]?.readUpTo
+				readUpTo: ends[at]?.readUpTo,
+				ledgerItems: ends[at]?.ledgerItems
 			};
 		}), changes)
 	};
@@ -295,6 +299,14 @@ var TouchedSandboxes = class {
 		}
 	}
 };
+/**
+* The place of a row a read of changed rows in the file's order hands over: the one it is stored at,
+* since such a read hands over no row whose place moved.
+*/
+function storedPlace(read, row, stored) {
+	if (stored === void 0) throw new Error(`${read.sourceId} handed over ${row.id} as changed in place, and the store holds no such row`);
+	return stored.seq;
+}
 /** Every sandbox an OK listing shows alive, once: those that may be untracked. */
 function liveListed(listings) {
 	const ids = /* @__PURE__ */ new Set();
@@ -406,7 +418,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "354c9b21c6f21a13491c42393dd93d10";
+var RULES_FINGERPRINT = "cf58a899811d10410c11fefc929b812c";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -556,6 +568,14 @@ var ScanMemory = class {
 			problems: known.problems,
 			fullPass
 		};
+	}
+	/**
+	* The items a ledger file's last read took, for a read of what changed since; undefined for a whole
+	* read (none yet, another identity, or no listing to compare with: the scan judges every row then).
+	*/
+	lastItems(sourceId, identity) {
+		if (this.#listing === null) return void 0;
+		return this.source(sourceId, identity)?.ledgerItems;
 	}
 	/**
 	* Keeps what a scan that went through read, once its rows are in the store; `changes` is what its
@@ -1377,9 +1397,13 @@ var InventoryKeeper = class {
 			const identity = identities.get(source.id);
 			const since = this.#memory.since(source.id, identity);
 			const startedAt = Date.now();
+			const lastItems = this.#unredacted.holdsAnyOf(source.id) ? void 0 : this.#memory.lastItems(source.id, identity);
 			return {
 				source,
-				read: prefetched(await source.read(since === void 0 ? {} : { since }), READ_AHEAD_ROWS),
+				read: prefetched(await source.read({
+					...since === void 0 ? {} : { since },
+					...lastItems === void 0 ? {} : { lastItems }
+				}), READ_AHEAD_ROWS),
 				identity,
 				startedAt
 			};

@@ -1,4 +1,4 @@
 // Written by `npm run rules:fingerprint` (scripts/rules-fingerprint.ts); not edited by hand.
 
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-export const RULES_FINGERPRINT = "354c9b21c6f21a13491c42393dd93d10";
+export const RULES_FINGERPRINT = "cf58a899811d10410c11fefc929b812c";
