@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import type { InventoryView } from "../../../shared/contract/index.js";
 import { type Core, openCore } from "../compose/index.js";
+import { isCoreError } from "../errors/core-error.js";
 import { DATABASE_FILE_NAME } from "../store/database.js";
 import { memoryLogger } from "./log.js";
 
@@ -29,6 +30,24 @@ function open(log = memoryLogger()): Promise<Core> {
   });
 }
 
+/** Makes the stored inventory's rows and sources unreadable, leaving the view kept beside them. */
+function spoilStoredRows(): void {
+  const db = new Database(path.join(demo.dir, ".leasekeeper", DATABASE_FILE_NAME));
+  try {
+    expect(db.prepare("UPDATE inventory_rows SET data = 'not json'").run().changes).toBeGreaterThan(0);
+    expect(db.prepare("UPDATE inventory_sources SET payload = 'not json'").run().changes).toBeGreaterThan(0);
+  } finally {
+    db.close();
+  }
+}
+
+async function failureOf(call: Promise<unknown>): Promise<unknown> {
+  return call.then(
+    () => null,
+    (error: unknown) => error,
+  );
+}
+
 async function inventoryGet(app: Core): Promise<InventoryView> {
   const answer = await app.handlers["inventory:get"]({}, { host: "test" });
   if (!answer.ok) throw new Error(answer.error.message);
@@ -43,10 +62,7 @@ describe("the stored view at start", () => {
     await first.close();
 
     // The inventory's own rows made unreadable: only the view kept beside them can answer now.
-    const db = new Database(path.join(demo.dir, ".leasekeeper", DATABASE_FILE_NAME));
-    expect(db.prepare("UPDATE inventory_rows SET data = 'not json'").run().changes).toBeGreaterThan(0);
-    expect(db.prepare("UPDATE inventory_sources SET payload = 'not json'").run().changes).toBeGreaterThan(0);
-    db.close();
+    spoilStoredRows();
 
     const second = await open();
     try {
@@ -68,10 +84,7 @@ describe("the stored view at start", () => {
     await first.inventory.saved();
     await first.close();
 
-    const db = new Database(path.join(demo.dir, ".leasekeeper", DATABASE_FILE_NAME));
-    db.prepare("UPDATE inventory_rows SET data = 'not json'").run();
-    db.prepare("UPDATE inventory_sources SET payload = 'not json'").run();
-    db.close();
+    spoilStoredRows();
 
     const second = await open();
     try {
@@ -80,6 +93,31 @@ describe("the stored view at start", () => {
       // Either not read, or read from a scan of this run: never an empty list dated as the view shown.
       if (answer.ok) expect(answer.data.generatedAt).not.toBe(scanned.generatedAt);
       else expect(answer.error.message).toMatch(/not (held|read)/);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("refuses the reads of proofs with a sentence for the operator while the worker holds no inventory", async () => {
+    const first = await open();
+    await first.inventory.refresh();
+    await first.inventory.saved();
+    await first.close();
+    spoilStoredRows();
+
+    const second = await open();
+    try {
+      // Asked at once: the scan the stored view starts has not listed the sandboxes yet.
+      const failures = await Promise.all([
+        failureOf(second.inventory.rowsToProve(["a-lease"])),
+        failureOf(second.inventory.markerIndex(["a-marker"], null)),
+      ]);
+      for (const failure of failures) {
+        expect(isCoreError(failure, "call") && failure.code).toBe("unavailable");
+        expect((failure as Error).message).toBe(
+          "No inventory is held to prove against; refresh and try again.",
+        );
+      }
     } finally {
       await second.close();
     }
