@@ -2,15 +2,15 @@ import { hash } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ClassifiedLease, Inventory, SourceSnapshot } from "../../../../shared/domain/inventory.js";
+import type { Inventory, SourceSnapshot } from "../../../../shared/domain/inventory.js";
 import type { ReconcileInput } from "../../../../shared/domain/reconcile.js";
 import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
 import { LedgerSource } from "../../leases/ledger.js";
 import type { SourceRead } from "../../leases/source-read.js";
 import { openDatabase } from "../../store/database.js";
 import { InventoryScanWrite } from "../../store/inventory-rows/scan-write.js";
-import { StoredInventory } from "../../store/inventory-rows/stored-inventory.js";
 import type { Database } from "../../store/sqlite/migrations/index.js";
+import { storedWhole as stored } from "../../store/testing/stored-whole.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
 import { generatedWorldInput } from "../testing/generated-world.js";
 import { applyChange, type Change, change } from "../testing/world-changes.js";
@@ -137,16 +137,6 @@ async function scan(scanner: Scanner, file: string, input: ReconcileInput): Prom
   rows.flip(judged);
   judged.remember();
   return handed;
-}
-
-/** The inventory the store holds, read back whole. */
-function stored(db: Database): Inventory {
-  const inventory = new StoredInventory(db);
-  const head = inventory.head();
-  if (head === null) throw new Error("the store holds no inventory");
-  const leases: ClassifiedLease[] = [];
-  expect(inventory.forEach(head.scan, (classified) => leases.push(classified))).toBe(true);
-  return { ...head.inventory, leases };
 }
 
 describe("a ledger rescanned by the bytes of its items", () => {

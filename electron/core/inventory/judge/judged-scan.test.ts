@@ -1,12 +1,7 @@
 import { hash } from "node:crypto";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type {
-  ClassifiedLease,
-  Inventory,
-  ProviderSandbox,
-  SourceSnapshot,
-} from "../../../../shared/domain/inventory.js";
+import type { Inventory, ProviderSandbox, SourceSnapshot } from "../../../../shared/domain/inventory.js";
 import type { LeaseRow } from "../../../../shared/domain/paperclip.js";
 import { type ReconcileInput, reconcile } from "../../../../shared/domain/reconcile.js";
 import { tempDir } from "../../../../test/fixtures/leasekeeper.js";
@@ -14,8 +9,8 @@ import { snapshotRead } from "../../leases/testing/snapshot-read.js";
 import { openDatabase } from "../../store/database.js";
 import { keepScanMemory, readKeptScanMemory } from "../../store/inventory-rows/kept-scan-memory.js";
 import { InventoryScanWrite } from "../../store/inventory-rows/scan-write.js";
-import { StoredInventory } from "../../store/inventory-rows/stored-inventory.js";
 import type { Database } from "../../store/sqlite/migrations/index.js";
+import { storedWhole as stored } from "../../store/testing/stored-whole.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
 import { generatedWorldInput } from "../testing/generated-world.js";
 import { applyChange, type Change, change } from "../testing/world-changes.js";
@@ -135,16 +130,6 @@ function listedAs(
       ? { ...listing, outcome: { ...listing.outcome, sandboxes: edit(listing.outcome.sandboxes) } }
       : listing,
   );
-}
-
-/** The inventory the store holds, read back whole. */
-function stored(db: Database): Inventory {
-  const inventory = new StoredInventory(db);
-  const head = inventory.head();
-  if (head === null) throw new Error("the store holds no inventory");
-  const leases: ClassifiedLease[] = [];
-  expect(inventory.forEach(head.scan, (classified) => leases.push(classified))).toBe(true);
-  return { ...head.inventory, leases };
 }
 
 /** What a cold scan of the same inputs gives. */
