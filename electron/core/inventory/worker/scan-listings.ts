@@ -1,5 +1,6 @@
 import type { ProviderSandbox, SandboxListing } from "../../../../shared/domain/inventory.js";
 import { readSandboxViews } from "../../createos/views.js";
+import { ListedValues } from "./listed-values.js";
 import type { KnownPage } from "./protocol.js";
 
 /** The sandboxes one list page held, as read from its views (before a scan drops ids it has seen). */
@@ -34,6 +35,7 @@ export class ScanListings {
   readonly pages = { read: 0, reused: 0 };
   /** A page named as known that this worker does not hold (it cannot happen by the protocol). */
   #unknownPage: string | null = null;
+  readonly #values = new ListedValues();
 
   addPage(index: number, page: KnownPage, views: readonly unknown[] | null): void {
     const reading = this.#underWay(index);
@@ -42,7 +44,7 @@ export class ScanListings {
       // Bytes another listing of this scan gave already (one account listed under two addresses) are
       // held as one reading, as the next scan will take them: each listing's entries are then the
       // same objects from one scan to the next, and comparing the two listings reads no sandbox.
-      listed = this.listed.get(page.digest) ?? { page, sandboxes: readSandboxViews(views).sandboxes };
+      listed = this.listed.get(page.digest) ?? this.#read(page, views);
       this.pages.read += 1;
     } else {
       listed = this.known.get(page.digest);
@@ -77,6 +79,12 @@ export class ScanListings {
         "a list page was named as one the worker held from the last scan, and it holds none such",
       );
     return this.#listings.slice(0, count);
+  }
+
+  #read(page: KnownPage, views: readonly unknown[]): ListedPage {
+    const { sandboxes } = readSandboxViews(views);
+    for (const sandbox of sandboxes) this.#values.share(sandbox);
+    return { page, sandboxes };
   }
 
   #underWay(index: number): ListingUnderWay {
