@@ -418,7 +418,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "cf58a899811d10410c11fefc929b812c";
+var RULES_FINGERPRINT = "1d8dd1ea8273b0c56d744fc30c3a8d62";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -968,6 +968,39 @@ function inCodePointOrder(unit) {
 	if (unit < 55296) return unit;
 	return unit < 57344 ? unit + 8192 : unit - 2048;
 }
+// electron/core/inventory/worker/listed-values.ts
+/**
+* The fields a fleet's sandboxes share a few values of (two statuses, a handful of shapes and creators,
+* one region): each listed page arrives from the list-page reader as a copy, every string its own, and
+* the worker holds every sandbox of the last scan until the next (what the next scan compares with).
+*/
+var SHARED_FIELDS = [
+	"status",
+	"shape",
+	"rootfs",
+	"region",
+	"createdBy"
+];
+/**
+* One copy of each value those fields take across one scan's pages (decision 299). At 100,000 sandboxes
+* the copies were about 15 MB of the worker's live heap, a sixth of it, at the start of every rescan.
+*/
+var ListedValues = class {
+	#values = /* @__PURE__ */ new Map();
+	/** Points the sandbox's shared fields at the copy held here, in place (its shape stays the same). */
+	share(sandbox) {
+		for (const field of SHARED_FIELDS) {
+			const value = sandbox[field];
+			if (value !== void 0) sandbox[field] = this.#one(value);
+		}
+	}
+	#one(value) {
+		const held = this.#values.get(value);
+		if (held !== void 0) return held;
+		this.#values.set(value, value);
+		return value;
+	}
+};
 // electron/core/inventory/worker/scan-listings.ts
 /**
 * One scan's listings as main's paced client takes them, put together page by page in the worker: the
@@ -990,14 +1023,12 @@ var ScanListings = class {
 	};
 	/** A page named as known that this worker does not hold (it cannot happen by the protocol). */
 	#unknownPage = null;
+	#values = new ListedValues();
 	addPage(index, page, views) {
 		const reading = this.#underWay(index);
 		let listed;
 		if (views !== null) {
-			listed = this.listed.get(page.digest) ?? {
-				page,
-				sandboxes: readSandboxViews(views).sandboxes
-			};
+			listed = this.listed.get(page.digest) ?? this.#read(page, views);
 			this.pages.read += 1;
 		} else {
 			listed = this.known.get(page.digest);
@@ -1033,6 +1064,14 @@ var ScanListings = class {
 		});
 		if (this.#unknownPage !== null) throw new Error("a list page was named as one the worker held from the last scan, and it holds none such");
 		return this.#listings.slice(0, count);
+	}
+	#read(page, views) {
+		const { sandboxes } = readSandboxViews(views);
+		for (const sandbox of sandboxes) this.#values.share(sandbox);
+		return {
+			page,
+			sandboxes
+		};
 	}
 	#underWay(index) {
 		let reading = this.#reading.get(index);
