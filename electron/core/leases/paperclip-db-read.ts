@@ -333,10 +333,19 @@ interface Fetched {
   rows: DatabaseLeaseRow[];
 }
 
+/**
+ * One fetch, through the driver's callback rather than the promise its `query` returns: read through
+ * that promise, nearly every row of a read outlived two young collections and was copied into the old
+ * generation (about 110 MB of 100,000 rows, whatever the fetch's size), and the collector took most of
+ * the reading process's time; through the callback a fetch's rows die young.
+ */
 function fetchPage(cursor: Cursor, pageSize: number): Promise<Fetched> {
-  const fetched = cursor.client
-    .query<unknown[]>({ text: `FETCH FORWARD ${pageSize} FROM ${cursor.name}`, rowMode: "array" })
-    .then((result) => ({ cursor, rows: result.rows }));
+  const fetched = new Promise<Fetched>((resolve, reject) => {
+    cursor.client.query<unknown[]>(
+      { text: `FETCH FORWARD ${pageSize} FROM ${cursor.name}`, rowMode: "array" },
+      (error, result) => (error ? reject(error) : resolve({ cursor, rows: result.rows })),
+    );
+  });
   // Awaited in its turn, unless the read stops first: then its failure must not go unhandled.
   fetched.catch(() => undefined);
   return fetched;
