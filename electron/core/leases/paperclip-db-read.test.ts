@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { TestDatabase } from "../../../test/support/postgres.js";
 import { postgresForSuite } from "../../../test/support/postgres-suite.js";
 import { PaperclipDbSource } from "./paperclip-db.js";
+import { SourceError } from "./source.js";
 import type { ReadSince } from "./source-read.js";
 import { createPaperclipSchema, PaperclipSeed } from "./testing/paperclip-db/seed.js";
 import { readToEnd } from "./testing/read-all.js";
@@ -270,6 +271,44 @@ describe("a read of Paperclip's database that is not taken to its end", () => {
           setTimeout(() => reject(new Error("a connection was never handed back")), 5_000),
         ),
       ]);
+    }
+  });
+});
+
+describe("a read whose connections the server ends", () => {
+  it("fails with the source's error once a fetch fails, names nothing of the connection, and the next read runs", async () => {
+    const world = await seedWorld(`read_ended_${randomUUID().slice(0, 8)}`);
+    const source = sourceFor(world.db.url, 2);
+    // An `error` event no one listens for is thrown out of the process: heard here, so this test fails.
+    const uncaught: unknown[] = [];
+    const hear = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", hear);
+    try {
+      const read = await source.read();
+      const pages = read.pages()[Symbol.asyncIterator]();
+      expect((await pages.next()).done).toBe(false);
+      const ended = await withClient(world.db.url, async (client) => {
+        const result = await client.query<{ ended: boolean }>(
+          `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name = 'leasekeeper'`,
+        );
+        return result.rows.filter((row) => row.ended).length;
+      });
+      expect(ended).toBeGreaterThan(0);
+      const failure = await (async () => {
+        for (let next = await pages.next(); !next.done; next = await pages.next());
+      })().catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(SourceError);
+      expect((failure as SourceError).code).toBe("unreachable");
+      expect((failure as SourceError).reason).toMatch(/^the Paperclip database .* while reading leases\.$/);
+      expect((failure as SourceError).message).not.toContain(new URL(world.db.url).password);
+
+      const again = await source.load();
+      expect(again.leases).toHaveLength(world.ids.length - UNUSABLE.length);
+      expect(uncaught.map(String)).toEqual([]);
+    } finally {
+      process.off("uncaughtException", hear);
+      await source.close();
     }
   });
 });

@@ -36,6 +36,7 @@ import {
   beginReadOnly,
   describeDatabaseError,
   endAndRelease,
+  holdConnection,
   installedPluginWithin,
 } from "./paperclip-db-transaction.js";
 import { gapsOf, parseEnvironments } from "./rows.js";
@@ -111,7 +112,7 @@ export async function readDatabase(
   const { sourceId, pool } = settings;
   let client: pg.PoolClient;
   try {
-    client = await pool.connect();
+    client = holdConnection(await pool.connect());
   } catch (error) {
     throw new SourceError(sourceId, "unreachable", `${describeDatabaseError(error)} while ${ACTIVITY}.`);
   }
@@ -221,7 +222,7 @@ async function* leasePages(
       );
     } else {
       // A server that grants no second connection (a role's connection limit) gets both on this one.
-      second = await settings.pool.connect().catch(() => null);
+      second = await settings.pool.connect().then(holdConnection, () => null);
       const other = second === null ? client : second;
       if (second !== null) {
         const snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!

@@ -47,18 +47,36 @@ export async function readOnlyTransaction<T>(
   }
 }
 
+// The pool listens for a connection's `error` only while the connection is idle in it. One it has lent
+// and the server ends (a restart, a terminated backend) would emit an error nobody hears, and an
+// unheard `error` event ends the process: while held, it is heard here and dropped, since the query
+// under way, or the next one, fails with it and the read reports that failure.
+const heardWhileHeld = () => undefined;
+
+/** A connection the pool lent, held: its server ending it fails the read, never the process. */
+export function holdConnection(client: pg.PoolClient): pg.PoolClient {
+  client.on("error", heardWhileHeld);
+  return client;
+}
+
+/** Hands a held connection back to the pool; a broken one is dropped. */
+export function releaseConnection(client: pg.PoolClient, broken: boolean): void {
+  client.removeListener("error", heardWhileHeld);
+  client.release(broken);
+}
+
 /**
- * Ends a pooled connection's open transaction and hands the connection back: committed when the read
+ * Ends a held connection's open transaction and hands the connection back: committed when the read
  * went to its end, else rolled back. A connection that cannot end its transaction is dropped.
  */
 export async function endAndRelease(client: pg.PoolClient, completed: boolean): Promise<void> {
   try {
     await client.query(completed ? "COMMIT" : "ROLLBACK");
   } catch {
-    client.release(true);
+    releaseConnection(client, true);
     return;
   }
-  client.release();
+  releaseConnection(client, false);
 }
 
 /**

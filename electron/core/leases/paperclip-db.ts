@@ -11,8 +11,10 @@ import { databaseRowEnvironmentId, leaseRowFromDatabase } from "./paperclip-db-r
 import { type HolderName, type PaperclipSchemaShape, readableSchema } from "./paperclip-db-schema.js";
 import {
   describeDatabaseError,
+  holdConnection,
   installedPluginWithin,
   readOnlyTransaction,
+  releaseConnection,
 } from "./paperclip-db-transaction.js";
 import { parseEnvironment } from "./rows.js";
 import { type ChangedSince, isValidRowId, type LeaseSource, SourceError } from "./source.js";
@@ -243,7 +245,7 @@ export class PaperclipDbSource implements LeaseSource {
   ): Promise<T> {
     let client: pg.PoolClient;
     try {
-      client = await this.#pool.connect();
+      client = holdConnection(await this.#pool.connect());
     } catch (error) {
       throw new SourceError(this.id, "unreachable", `${describeDatabaseError(error)} while ${activity}.`);
     }
@@ -259,7 +261,7 @@ export class PaperclipDbSource implements LeaseSource {
       broken = true;
       throw new SourceError(this.id, "unreachable", `${describeDatabaseError(error)} while ${activity}.`);
     } finally {
-      client.release(broken);
+      releaseConnection(client, broken);
     }
   }
 }
