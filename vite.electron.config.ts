@@ -9,6 +9,11 @@ import { defineConfig } from "vite";
  *   vite build -c vite.electron.config.ts --mode start     → dist-electron/start.mjs (npm start, bundled)
  * The preload runs sandboxed, where only `require("electron")` works: it must be one CommonJS file.
  * Main keeps every npm dependency external (better-sqlite3 is native; the rest load from node_modules).
+ * The start build inlines the pure ES-module dependencies (START_INLINED), zod above all: Node resolves,
+ * reads and compiles a package's files one at a time, and zod's 95 are loaded by the start script and
+ * again by the inventory worker before the demo's first scan can begin. The CommonJS ones stay external,
+ * where `__filename` and `require` mean what their code expects (write-file-atomic names its temporary
+ * files after `__filename`).
  * The inventory worker and the list-page reader are further entries of the main and start builds,
  * written beside them as inventory-worker.js and list-page-reader.js, where
  * electron/core/inventory/worker/thread-entry.ts looks for them.
@@ -16,6 +21,15 @@ import { defineConfig } from "vite";
 const root = fileURLToPath(new URL(".", import.meta.url));
 const outDir = fileURLToPath(new URL("./dist-electron", import.meta.url));
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+export const START_INLINED = [
+  "zod",
+  "@streamparser/json",
+  "p-limit",
+  "yocto-queue",
+  "ulid",
+  "jsonc-parser",
+  "csv-stringify",
+];
 
 export default defineConfig(({ mode }) => {
   if (mode === "preload") {
@@ -72,6 +86,6 @@ export default defineConfig(({ mode }) => {
         },
       },
     },
-    ssr: { target: "node" },
+    ssr: mode === "start" ? { target: "node", noExternal: START_INLINED } : { target: "node" },
   };
 });

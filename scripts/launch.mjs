@@ -36,6 +36,9 @@ function stale() {
   } catch {
     return true;
   }
+  // The build's own config counts too: it decides what the bundle holds (the packages it inlines).
+  const config = statSync(path.join(root, "vite.electron.config.ts"), { throwIfNoEntry: false });
+  if (config !== undefined && config.mtimeMs > built) return true;
   return ["electron", "shared", "simulator", "scripts"].some((dir) => newest(path.join(root, dir)) > built);
 }
 
