@@ -86,10 +86,23 @@ function keepMemory(scanner: Scanner, generation: number): void {
 async function scan(
   scanner: Scanner,
   input: ReconcileInput,
-  options: { pageSize?: number; touchedLimit?: number } = {},
+  options: {
+    pageSize?: number;
+    touchedLimit?: number;
+    /** Told each list of sandboxes the scan asks the store whether some row names. */
+    asking?: (sandboxIds: readonly string[]) => void;
+  } = {},
 ) {
   const [ledger, database] = input.snapshots as [SourceSnapshot, SourceSnapshot];
   const rows = InventoryScanWrite.begin(scanner.db, ["ledger", "database"]);
+  const { asking } = options;
+  if (asking !== undefined) {
+    const namedAmong = rows.namedAmong.bind(rows);
+    rows.namedAmong = (sandboxIds) => {
+      asking(sandboxIds);
+      return namedAmong(sandboxIds);
+    };
+  }
   const changed =
     scanner.lastDatabase === null || scanner.memory.listing === null
       ? undefined
@@ -272,6 +285,91 @@ describe("a scan judged into the store as it streams", () => {
     expect(stored(run.db)).toEqual(cold(later));
     expect(rescanned.judged).toBeGreaterThan(0);
     expect(rescanned.judged).toBeLessThan(world.snapshots[0]!.leases.length / 4);
+    run.db.close();
+  });
+
+  it("asks the store which listed sandboxes a row names only for those whose answer may have changed", async () => {
+    const world = twoSources(generatedWorldInput({ size: 600, seed: "named", environments: 6, accounts: 2 }));
+    const run = scanner("named");
+    const asked: string[] = [];
+    const asking = (sandboxIds: readonly string[]) => asked.push(...sandboxIds);
+    await scan(run, world, { asking });
+    const live = asked.length;
+    expect(live).toBeGreaterThan(100);
+
+    // A sandbox appears that no row names, and a row naming a listed sandbox goes.
+    const ledger = world.snapshots[0]!;
+    const gone = ledger.leases.find((row) =>
+      world.listings.some(
+        (listing) =>
+          listing.outcome.ok &&
+          listing.outcome.sandboxes.some(
+            (sandbox) => sandbox.id === row.providerLeaseId && sandbox.status === "running",
+          ),
+      ),
+    );
+    if (gone === undefined) throw new Error("the world has no row naming a running sandbox");
+    const changed: ReconcileInput = {
+      ...world,
+      snapshots: [{ ...ledger, leases: ledger.leases.filter((row) => row !== gone) }, world.snapshots[1]!],
+      listings: listedAs(world, (sandboxes) => [
+        ...sandboxes,
+        { id: "sb-appeared", status: "running", shape: "s-1vcpu-2gb" },
+      ]),
+    };
+    asked.length = 0;
+    await scan(run, changed, { asking });
+    expect(stored(run.db)).toEqual(cold(changed));
+    expect(stored(run.db).untracked.map((sandbox) => sandbox.sandboxId)).toContain("sb-appeared");
+    expect(asked).toContain("sb-appeared");
+    expect(asked).toContain(gone.providerLeaseId);
+    expect(asked.length).toBeLessThan(live / 4);
+
+    // After a restart the process holds no earlier answer: it asks about every one, once.
+    const again = restarted(run, { kept: true });
+    asked.length = 0;
+    await scan(again, changed, { asking });
+    expect(stored(again.db)).toEqual(cold(changed));
+    expect(asked.length).toBeGreaterThanOrEqual(live);
+    run.db.close();
+  });
+
+  it("finds untracked a sandbox that a second listing of its origin shows alive where it showed it ended", async () => {
+    const world = twoSources(generatedWorldInput({ size: 300, seed: "twice", environments: 5, accounts: 2 }));
+    const [first, second] = world.listings
+      .map((listing, at) => ({ listing, at }))
+      .filter(({ listing }) => listing.outcome.ok && listing.origin === world.listings[0]!.origin);
+    if (first === undefined || second === undefined || first.listing.credential === second.listing.credential)
+      throw new Error("the world has no origin that two credentials list");
+    // The origin's listings index the first entry of a sandbox: the second credential's is not compared.
+    const withTwice = (secondStatus: string): ReconcileInput => ({
+      ...world,
+      listings: world.listings.map((listing, at) =>
+        listing.outcome.ok && (at === first.at || at === second.at)
+          ? {
+              ...listing,
+              outcome: {
+                ...listing.outcome,
+                sandboxes: [
+                  ...listing.outcome.sandboxes,
+                  {
+                    id: "sb-twice",
+                    status: at === first.at ? "destroyed" : secondStatus,
+                    shape: "s-1vcpu-2gb",
+                  },
+                ],
+              },
+            }
+          : listing,
+      ),
+    });
+    const run = scanner("twice");
+    await scan(run, withTwice("destroyed"));
+    expect(stored(run.db).untracked.map((sandbox) => sandbox.sandboxId)).not.toContain("sb-twice");
+    const alive = withTwice("running");
+    await scan(run, alive);
+    expect(stored(run.db)).toEqual(cold(alive));
+    expect(stored(run.db).untracked.map((sandbox) => sandbox.sandboxId)).toContain("sb-twice");
     run.db.close();
   });
 

@@ -1,4 +1,3 @@
-import { TERMINAL_PROVIDER_STATUSES } from "../../../../shared/domain/codes.js";
 import type {
   Inventory,
   OriginHealth,
@@ -26,6 +25,7 @@ import { originHealth, splitByGaps, untrackedSandboxes } from "../../../../share
 import { verdictChangesAt } from "../../../../shared/domain/verdict-changes-at.js";
 import type { SourceRead, SourceReadEnd } from "../../leases/source-read.js";
 import type { LeasekeeperActions } from "../leasekeeper-actions.js";
+import { listedNames } from "./listed-names.js";
 import type { RowRead, ScanRows } from "./ports.js";
 import type { ScanMemory } from "./scan-memory.js";
 
@@ -229,9 +229,16 @@ export async function judgeScan(input: JudgeScanInput): Promise<JudgedScan> {
   }
 
   const gaps = ends.flatMap((end) => end.gaps);
-  const named = rows.namedAmong(liveListed(listings));
+  const names = listedNames({
+    listings,
+    listingIndex,
+    rows,
+    earlier: memory.listedNames,
+    changes,
+    touched: touched.overflowed ? null : touched.ids,
+  });
   const { untracked, uncertain } = splitByGaps(
-    untrackedSandboxes(listings, (sandboxId) => named.has(sandboxId)).filter(
+    untrackedSandboxes(listings, names.named).filter(
       (sandbox) => !marks.deleted(sandbox.origin, sandbox.sandboxId),
     ),
     gaps,
@@ -268,6 +275,7 @@ export async function judgeScan(input: JudgeScanInput): Promise<JudgedScan> {
           };
         }),
         changes,
+        { sourceIds: rows.sourceIds, unnamed: names.unnamed },
       ),
   };
 }
@@ -393,17 +401,6 @@ function storedPlace(read: SourceRead, row: LeaseRow, stored: { seq: number } | 
       `${read.sourceId} handed over ${row.id} as changed in place, and the store holds no such row`,
     );
   return stored.seq;
-}
-
-/** Every sandbox an OK listing shows alive, once: those that may be untracked. */
-function liveListed(listings: readonly SandboxListing[]): string[] {
-  const ids = new Set<string>();
-  for (const { outcome } of listings) {
-    if (!outcome.ok) continue;
-    for (const sandbox of outcome.sandboxes)
-      if (!(TERMINAL_PROVIDER_STATUSES as readonly string[]).includes(sandbox.status)) ids.add(sandbox.id);
-  }
-  return [...ids];
 }
 
 function* batches<T>(items: readonly T[], size: number): Generator<T[]> {

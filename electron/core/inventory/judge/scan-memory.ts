@@ -4,6 +4,7 @@ import type { ListedSandbox, ListingIndex } from "../../../../shared/domain/prov
 import { needsFullPass } from "../../leases/changed-rows.js";
 import type { LedgerItemDigests } from "../../leases/ledger-item-digests.js";
 import type { ReadSince, SourceReadEnd } from "../../leases/source-read.js";
+import type { EarlierNames } from "./listed-names.js";
 import {
   addChanged,
   type EarlierListing,
@@ -68,6 +69,11 @@ export class ScanMemory {
   #keptGeneration: number | null = null;
   /** What the listing changed since the memory the store keeps (`#keptGeneration`); "whole": unknown. */
   #sinceKept: ListingChanges | "whole" = "whole";
+  /**
+   * Which sandboxes the last scan's listings showed alive that no row named: held in this process only
+   * (a process started again asks the store for every one, once).
+   */
+  #listedNames: EarlierNames | null = null;
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
@@ -76,6 +82,11 @@ export class ScanMemory {
   /** The last scan's listings, or null: then every row's provider state is taken as new. */
   get listing(): EarlierListing | null {
     return this.#listing;
+  }
+
+  /** Which sandboxes listed alive no row named at the last scan, or null: every one is asked again. */
+  get listedNames(): EarlierNames | null {
+    return this.#listedNames;
   }
 
   /** Whether nothing is remembered: no scan went through since the process began or forgot. */
@@ -128,14 +139,17 @@ export class ScanMemory {
 
   /**
    * Keeps what a scan that went through read, once its rows are in the store; `changes` is what its
-   * listings changed since the last scan's (`changesTo`), null when there was none to compare with.
+   * listings changed since the last scan's (`changesTo`), null when there was none to compare with;
+   * `listedNames`, which sandboxes its listings showed alive that no row named.
    */
   remember(
     listing: ListingIndex,
     sources: readonly RememberedSource[],
     changes: ListingChanges | null,
+    listedNames: EarlierNames | null = null,
   ): void {
     this.#listing = listing;
+    this.#listedNames = listedNames;
     this.#marked = [];
     this.#sinceKept =
       changes === null || this.#sinceKept === "whole" ? "whole" : merged(this.#sinceKept, changes);
@@ -156,6 +170,7 @@ export class ScanMemory {
   /** Forgets everything: the next scan reads every source whole and takes every listed sandbox as new. */
   forget(): void {
     this.#listing = null;
+    this.#listedNames = null;
     this.#sources.clear();
     this.#marked = [];
     this.#keptGeneration = null;
