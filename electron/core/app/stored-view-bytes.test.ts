@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeInventory, type InventoryView } from "../../../shared/contract/index.js";
 import { makeInventoryFixture } from "../../../shared/contract/inventory-fixture.js";
+import { encodeJson } from "../../../shared/contract/json-bytes.js";
 import { openDatabase } from "../store/database.js";
 import { InventoryStore } from "../store/inventory-store.js";
 import { ViewStore } from "../store/view-store.js";
@@ -43,7 +44,7 @@ function keptView(rows: number): { view: InventoryView; bytes: Uint8Array } {
       view.leases.leaseId[at] = `${LOOKALIKES[at % LOOKALIKES.length]}${id}`;
     });
     view.companyNames = view.companyNames.map((name, at) => (at % 2 === 0 ? LOOKALIKES.join("") : name));
-    new ViewStore(db).save(view);
+    new ViewStore(db).save(view.generatedAt, encodeJson(view));
     const bytes = new ViewStore(db).loadBytes();
     if (bytes === null) throw new Error("the view was not kept");
     return { view, bytes };

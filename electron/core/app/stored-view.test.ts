@@ -75,6 +75,42 @@ describe("the stored view at start", () => {
     }
   });
 
+  it("shows a view kept as the text the view's JSON.stringify was, as versions before kept it", async () => {
+    const first = await open();
+    await first.inventory.refresh();
+    const scanned = await inventoryGet(first);
+    await first.inventory.saved();
+    await first.close();
+
+    const db = new Database(path.join(demo.dir, ".leasekeeper", DATABASE_FILE_NAME));
+    try {
+      const kept = db.prepare("SELECT typeof(view) AS type, view FROM last_view").get() as {
+        type: string;
+        view: string;
+      };
+      expect(kept.type).toBe("text");
+      const parsed = JSON.parse(kept.view) as InventoryView;
+      expect(parsed.leases.leaseId).toEqual(scanned.leases.leaseId);
+      // Written as the code before wrote it: the parsed view stringified, bound as a string.
+      const before = JSON.stringify(parsed);
+      expect(before).toBe(kept.view);
+      expect(db.prepare("UPDATE last_view SET view = ? WHERE id = 1").run(before).changes).toBe(1);
+    } finally {
+      db.close();
+    }
+    spoilStoredRows();
+
+    const second = await open();
+    try {
+      const shown = await inventoryGet(second);
+      expect(shown.generatedAt).toBe(scanned.generatedAt);
+      expect(shown.leases.leaseId).toEqual(scanned.leases.leaseId);
+      expect(shown.leases.headline).toEqual(scanned.leases.headline);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("does not answer the untracked sandboxes of a stored view whose inventory the worker did not load as none", async () => {
     const first = await open();
     // A scan of its own: the view of the store the test before left would be refreshed under it.

@@ -14,13 +14,18 @@ export class ViewStore {
     this.#db = db;
   }
 
-  save(view: InventoryView): void {
+  /**
+   * Keeps `view`, the UTF-8 JSON of the view of the inventory scanned at `generatedAt`, as the text it
+   * is: SQLite reads a blob cast to text as UTF-8 as it stands, so what is kept is what storing the
+   * view's `JSON.stringify` kept before, and a view kept either way is read back the same.
+   */
+  save(generatedAt: string, view: Uint8Array): void {
     this.#db
       .prepare(
-        `INSERT INTO last_view (id, generated_at, view) VALUES (1, ?, ?)
+        `INSERT INTO last_view (id, generated_at, view) VALUES (1, ?, CAST(? AS TEXT))
          ON CONFLICT (id) DO UPDATE SET generated_at = excluded.generated_at, view = excluded.view`,
       )
-      .run(view.generatedAt, JSON.stringify(view));
+      .run(generatedAt, Buffer.from(view.buffer, view.byteOffset, view.byteLength));
   }
 
   /**

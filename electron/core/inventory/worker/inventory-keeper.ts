@@ -6,7 +6,6 @@ import {
   type InventoryView,
   InventoryViewBuilder,
 } from "../../../../shared/contract/index.js";
-import { encodeJson } from "../../../../shared/contract/json-bytes.js";
 import type { ActionSelection } from "../../../../shared/domain/actions.js";
 import { originOf } from "../../../../shared/domain/api-url.js";
 import { HEADLINES, QUIET_HEADLINES } from "../../../../shared/domain/codes.js";
@@ -67,6 +66,7 @@ import { quarantineProofNow } from "./quarantine-proof.js";
 import { compareRowPlaces } from "./row-order.js";
 import { type ListedPage, ScanListings } from "./scan-listings.js";
 import { UnredactedRows } from "./unredacted-rows.js";
+import { encodedView, viewEncodings } from "./view-encodings.js";
 
 export type { InventoryRows, KeptViews, KeyRedactor, SharedViews } from "./ports.js";
 
@@ -504,10 +504,11 @@ export class InventoryKeeper {
     if (view === null) throw new Error("the stored inventory changed while its view was read");
     const generation = ++this.#generation;
     this.#held = { head: shown, generation };
-    this.#views.set(generation, encodedView({ ...view, generation }));
+    const { kept, forMain } = viewEncodings(view, generation);
+    this.#views.set(generation, forMain);
     this.#views.delete(generation - KEPT_VIEWS);
     if (keep && !this.#closed) {
-      this.#viewStore?.save(view);
+      this.#viewStore?.save(view.generatedAt, kept);
       if (share) this.#keepShared(shown, view);
     }
     return {
@@ -1059,10 +1060,4 @@ function keyedIdentity(salt: string): (identity: string) => string {
 /** A short fingerprint of a JSON text: telling two versions of one row apart, not a secret. */
 function fingerprint(text: string): string {
   return hash("sha1", text, "base64");
-}
-
-/** A view as main takes it: the bytes it hands on to the hosts, and the rest of the view it reads itself. */
-function encodedView(view: InventoryView): EncodedView {
-  const { leases: _leases, ...meta } = view;
-  return { meta, bytes: encodeJson(view).buffer as ArrayBuffer };
 }

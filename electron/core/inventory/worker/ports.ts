@@ -139,7 +139,8 @@ export interface HistoryQuery {
 
 /** Where the worker keeps the last view for the next start to show at once (`store/view-store.ts`). */
 export interface KeptViews {
-  save(view: InventoryView): void;
+  /** `view`: the view of the inventory scanned at `generatedAt`, as UTF-8 JSON (`viewEncodings`' `kept`). */
+  save(generatedAt: string, view: Uint8Array): void;
 }
 
 /**

@@ -5,6 +5,7 @@ import { SecretRedactor } from "../../../redaction/redactor.js";
 import { openDatabase, openMemoryDatabase } from "../../../store/database.js";
 import { JudgedInventoryStore } from "../../../store/judged-inventory-store.js";
 import type { Database } from "../../../store/sqlite/migrations/index.js";
+import { ViewStore } from "../../../store/view-store.js";
 import { generatedWorldInput } from "../../testing/generated-world.js";
 import { InventoryKeeper } from "../inventory-keeper.js";
 import type { SharedViews } from "../ports.js";
@@ -23,10 +24,17 @@ export interface KeeperOverStore {
 /**
  * An inventory keeper over its own store: in a temporary data directory (`onDisk`, for a test that opens
  * the same file again, as the CLI or a restarted worker would) or in memory, as a worker with no data
- * directory keeps it.
+ * directory keeps it. The views it writes for the next start are kept only with `keepViews`.
  */
 export async function keeperOverStore(
-  options: { onDisk?: boolean; redactor?: SecretRedactor; shared?: SharedViews; db?: Database } = {},
+  options: {
+    onDisk?: boolean;
+    redactor?: SecretRedactor;
+    shared?: SharedViews;
+    db?: Database;
+    /** Keep each view the keeper writes for the next start in the store, as the worker's thread does. */
+    keepViews?: boolean;
+  } = {},
 ): Promise<KeeperOverStore & { dir: string | null }> {
   const disk =
     options.db === undefined && options.onDisk === true ? await tempDir("leasekeeper-keeper-") : null;
@@ -38,7 +46,7 @@ export async function keeperOverStore(
     new JudgedInventoryStore(db, (value) => redactor.redactDeep(value)),
     redactor,
     (failure) => failures.push(failure.message),
-    null,
+    options.keepViews === true ? new ViewStore(db) : null,
     options.shared ?? null,
     (accepted) => replaced.push(accepted),
   );
