@@ -11410,9 +11410,14 @@ var ViewStore = class {
 	constructor(db) {
 		this.#db = db;
 	}
-	save(view) {
-		this.#db.prepare(`INSERT INTO last_view (id, generated_at, view) VALUES (1, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET generated_at = excluded.generated_at, view = excluded.view`).run(view.generatedAt, JSON.stringify(view));
+	/**
+	* Keeps `view`, the UTF-8 JSON of the view of the inventory scanned at `generatedAt`, as the text it
+	* is: SQLite reads a blob cast to text as UTF-8 as it stands, so what is kept is what storing the
+	* view's `JSON.stringify` kept before, and a view kept either way is read back the same.
+	*/
+	save(generatedAt, view) {
+		this.#db.prepare(`INSERT INTO last_view (id, generated_at, view) VALUES (1, ?, CAST(? AS TEXT))
+         ON CONFLICT (id) DO UPDATE SET generated_at = excluded.generated_at, view = excluded.view`).run(generatedAt, Buffer.from(view.buffer, view.byteOffset, view.byteLength));
 	}
 	/**
 	* The view of the stored inventory as the UTF-8 JSON kept, unparsed and unchecked (main holds these
