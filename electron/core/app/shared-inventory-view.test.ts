@@ -6,6 +6,7 @@ import type { InventoryView } from "../../../shared/contract/index.js";
 import { postgresForSuite } from "../../../test/support/postgres-suite.js";
 import type { Core } from "../compose/index.js";
 import { memoryLogger } from "./log.js";
+import { expectShownAsScanned, inventoryGet } from "./testing/shown-view.js";
 import { type Machine, queryStore, STORE_URL_ENV, TeamMachines } from "./testing/team-machines.js";
 
 // Two machines (two data directories) sharing one PostgreSQL store: the second shows the first's last
@@ -28,12 +29,6 @@ afterAll(async () => {
 const machine = (options: { store: boolean; sourceGone?: boolean }) => team.machine(options);
 const open = (at: Machine, url: string, log = memoryLogger()): Promise<Core> =>
   team.open(at, url, { log, actions: false });
-
-async function inventoryGet(app: Core): Promise<InventoryView> {
-  const answer = await app.handlers["inventory:get"]({}, { host: "test" });
-  if (!answer.ok) throw new Error(answer.error.message);
-  return answer.data;
-}
 
 describe("the last inventory in the store a team shares", () => {
   it("is shown by a second machine at start, its keys taken out in the stored rows", async () => {
@@ -66,10 +61,7 @@ describe("the last inventory in the store a team shares", () => {
 
     const second = await open(machine({ store: true, sourceGone: true }), url);
     try {
-      const shown = await inventoryGet(second);
-      expect(shown.generatedAt).toBe(scanned.generatedAt);
-      expect(shown.leases.leaseId).toEqual(scanned.leases.leaseId);
-      expect(shown.leases.headline).toEqual(scanned.leases.headline);
+      await expectShownAsScanned(second, scanned);
     } finally {
       await second.close();
     }

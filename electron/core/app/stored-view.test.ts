@@ -7,6 +7,7 @@ import { type Core, openCore } from "../compose/index.js";
 import { isCoreError } from "../errors/core-error.js";
 import { DATABASE_FILE_NAME } from "../store/database.js";
 import { memoryLogger } from "./log.js";
+import { expectShownAsScanned, inventoryGet } from "./testing/shown-view.js";
 
 let demo: Demo;
 
@@ -48,12 +49,6 @@ async function failureOf(call: Promise<unknown>): Promise<unknown> {
   );
 }
 
-async function inventoryGet(app: Core): Promise<InventoryView> {
-  const answer = await app.handlers["inventory:get"]({}, { host: "test" });
-  if (!answer.ok) throw new Error(answer.error.message);
-  return answer.data;
-}
-
 describe("the stored view at start", () => {
   it("shows the last view from the store at once, even while the stored inventory cannot be read", async () => {
     const first = await open();
@@ -66,10 +61,7 @@ describe("the stored view at start", () => {
 
     const second = await open();
     try {
-      const shown = await inventoryGet(second);
-      expect(shown.generatedAt).toBe(scanned.generatedAt);
-      expect(shown.leases.leaseId).toEqual(scanned.leases.leaseId);
-      expect(shown.leases.headline).toEqual(scanned.leases.headline);
+      await expectShownAsScanned(second, scanned);
     } finally {
       await second.close();
     }
@@ -102,10 +94,7 @@ describe("the stored view at start", () => {
 
     const second = await open();
     try {
-      const shown = await inventoryGet(second);
-      expect(shown.generatedAt).toBe(scanned.generatedAt);
-      expect(shown.leases.leaseId).toEqual(scanned.leases.leaseId);
-      expect(shown.leases.headline).toEqual(scanned.leases.headline);
+      await expectShownAsScanned(second, scanned);
     } finally {
       await second.close();
     }
