@@ -15,7 +15,7 @@ const TESTS = [
 
 const CORE = "^electron/core/";
 /** Sources, the provider client and leaf modules: the bottom of electron/core. */
-const LEAVES = "^electron/core/(leases|createos|config|vault|errors|redaction)/";
+const LEAVES = "^electron/core/(leases|createos|config|vault|errors|redaction|postgres)/";
 /** Everything that uses the leaves: adapters, the engine and the scan, features, surfaces, the root. */
 const ABOVE_LEAVES =
   "^electron/core/(store|actions|inventory|app|quarantine|repair|markers|janitor|metrics|handlers|http-host|cli|compose)/";

@@ -8,6 +8,7 @@ import type {
 } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import { keysLeftOutOfScan } from "../../../shared/domain/scanned-metadata.js";
+import { borrowConnection } from "../postgres/borrowed-connection.js";
 import { markEnvironmentUnread, unreadEnvironmentIds } from "./environment-unread.js";
 import { pagedRead } from "./paged-read.js";
 import {
@@ -36,7 +37,6 @@ import {
   beginReadOnly,
   describeDatabaseError,
   endAndRelease,
-  holdConnection,
   installedPluginWithin,
 } from "./paperclip-db-transaction.js";
 import { gapsOf, parseEnvironments } from "./rows.js";
@@ -112,7 +112,7 @@ export async function readDatabase(
   const { sourceId, pool } = settings;
   let client: pg.PoolClient;
   try {
-    client = holdConnection(await pool.connect());
+    client = await borrowConnection(pool);
   } catch (error) {
     throw new SourceError(sourceId, "unreachable", `${describeDatabaseError(error)} while ${ACTIVITY}.`);
   }
@@ -222,7 +222,7 @@ async function* leasePages(
       );
     } else {
       // A server that grants no second connection (a role's connection limit) gets both on this one.
-      second = await settings.pool.connect().then(holdConnection, () => null);
+      second = await borrowConnection(settings.pool).catch(() => null);
       const other = second === null ? client : second;
       if (second !== null) {
         const snapshot = (await client.query<{ id: string }>("SELECT pg_export_snapshot() AS id")).rows[0]!

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
+import { handBack } from "../postgres/borrowed-connection.js";
 import { readInstalledPlugin, unreadablePlugin } from "./paperclip-db-plugin.js";
 
 const SNAPSHOT_ID = /^[0-9A-F]+(-[0-9A-F]+)+$/i;
@@ -47,36 +48,18 @@ export async function readOnlyTransaction<T>(
   }
 }
 
-// The pool listens for a connection's `error` only while the connection is idle in it. One it has lent
-// and the server ends (a restart, a terminated backend) would emit an error nobody hears, and an
-// unheard `error` event ends the process: while held, it is heard here and dropped, since the query
-// under way, or the next one, fails with it and the read reports that failure.
-const heardWhileHeld = () => undefined;
-
-/** A connection the pool lent, held: its server ending it fails the read, never the process. */
-export function holdConnection(client: pg.PoolClient): pg.PoolClient {
-  client.on("error", heardWhileHeld);
-  return client;
-}
-
-/** Hands a held connection back to the pool; a broken one is dropped. */
-export function releaseConnection(client: pg.PoolClient, broken: boolean): void {
-  client.removeListener("error", heardWhileHeld);
-  client.release(broken);
-}
-
 /**
- * Ends a held connection's open transaction and hands the connection back: committed when the read
+ * Ends a borrowed connection's open transaction and hands the connection back: committed when the read
  * went to its end, else rolled back. A connection that cannot end its transaction is dropped.
  */
 export async function endAndRelease(client: pg.PoolClient, completed: boolean): Promise<void> {
   try {
     await client.query(completed ? "COMMIT" : "ROLLBACK");
   } catch {
-    releaseConnection(client, true);
+    handBack(client, true);
     return;
   }
-  releaseConnection(client, false);
+  handBack(client, false);
 }
 
 /**

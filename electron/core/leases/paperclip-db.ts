@@ -2,6 +2,7 @@ import pg from "pg";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
+import { borrowConnection, handBack } from "../postgres/borrowed-connection.js";
 import { markEnvironmentUnread } from "./environment-unread.js";
 import { CHANGED_ROWS_OVERLAP_MS } from "./paperclip-db-changed.js";
 import { environmentChange, environmentFromRow } from "./paperclip-db-environments.js";
@@ -11,10 +12,8 @@ import { databaseRowEnvironmentId, leaseRowFromDatabase } from "./paperclip-db-r
 import { type HolderName, type PaperclipSchemaShape, readableSchema } from "./paperclip-db-schema.js";
 import {
   describeDatabaseError,
-  holdConnection,
   installedPluginWithin,
   readOnlyTransaction,
-  releaseConnection,
 } from "./paperclip-db-transaction.js";
 import { parseEnvironment } from "./rows.js";
 import { type ChangedSince, isValidRowId, type LeaseSource, SourceError } from "./source.js";
@@ -245,7 +244,7 @@ export class PaperclipDbSource implements LeaseSource {
   ): Promise<T> {
     let client: pg.PoolClient;
     try {
-      client = holdConnection(await this.#pool.connect());
+      client = await borrowConnection(this.#pool);
     } catch (error) {
       throw new SourceError(this.id, "unreachable", `${describeDatabaseError(error)} while ${activity}.`);
     }
@@ -261,7 +260,7 @@ export class PaperclipDbSource implements LeaseSource {
       broken = true;
       throw new SourceError(this.id, "unreachable", `${describeDatabaseError(error)} while ${activity}.`);
     } finally {
-      releaseConnection(client, broken);
+      handBack(client, broken);
     }
   }
 }

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { inTransaction } from "../../postgres/borrowed-connection.js";
 
 /**
  * The schema of the store a team shares, in its own `leasekeeper` schema so it can live in a database
@@ -271,7 +272,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
 ];
 
 // Any fixed number: every Leasekeeper process that migrates this database waits on the same one.
-const MIGRATION_LOCK = 0x4c4b5354; // "LKST"
+export const MIGRATION_LOCK = 0x4c4b5354; // "LKST"
 
 /**
  * Applies every pending migration in one transaction under a transaction-scoped advisory lock, so two
@@ -282,9 +283,7 @@ export async function migratePostgres(
   pool: pg.Pool,
   migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
 ): Promise<number[]> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return inTransaction(pool, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_migrations (
@@ -307,12 +306,6 @@ export async function migratePostgres(
       );
       done.push(migration.version);
     }
-    await client.query("COMMIT");
     return done;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

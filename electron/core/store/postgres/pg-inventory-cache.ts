@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
 import type pg from "pg";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
+import { inTransaction, withConnection } from "../../postgres/borrowed-connection.js";
 import { SCHEMA } from "./migrations.js";
 import { sourceSetKey } from "./pg-inventory-views.js";
 
@@ -69,39 +70,39 @@ export class PgInventoryCache {
     const { inventory } = scan;
     const sourceSet = sourceSetKey(sourceIds);
     const generation = randomUUID();
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
-      const head = await client.query<{ generated_at: string }>(
-        `SELECT generated_at FROM ${SCHEMA}.inventory_caches WHERE source_set = $1`,
-        [sourceSet],
-      );
-      // Checked first, so an older scan sends nothing; checked again by the head's update below.
-      if (head.rows[0] !== undefined && head.rows[0].generated_at > inventory.generatedAt) {
-        await client.query("ROLLBACK");
-        return "kept-newer";
-      }
-      let seq = 0;
-      // The next chunk is compressed (on libuv's pool) while the last one is sent: at most two in memory.
-      let sending: Promise<unknown> = Promise.resolve();
-      const written = { leases: 0 };
-      for await (const chunk of jsonChunks(scan, this.#chunkChars, written)) {
-        const data = await compress(Buffer.from(chunk, "utf8"), { level: GZIP_LEVEL });
-        await sending;
-        sending = client.query(
-          `INSERT INTO ${SCHEMA}.inventory_cache_chunks (source_set, generation, seq, data)
-           VALUES ($1, $2, $3, $4)`,
-          [sourceSet, generation, seq, data],
+    return withConnection(this.#pool, async (client) => {
+      try {
+        await client.query("BEGIN");
+        const head = await client.query<{ generated_at: string }>(
+          `SELECT generated_at FROM ${SCHEMA}.inventory_caches WHERE source_set = $1`,
+          [sourceSet],
         );
-        // A failed insert is awaited (and thrown) on the next turn or after the last chunk.
-        sending.catch(() => undefined);
-        seq += 1;
-      }
-      await sending;
-      // Another machine's save of the same sources waits here for ours (the row lock) and is judged
-      // against what we wrote, so the later scan wins whichever commits first.
-      const switched = await client.query(
-        `INSERT INTO ${SCHEMA}.inventory_caches
+        // Checked first, so an older scan sends nothing; checked again by the head's update below.
+        if (head.rows[0] !== undefined && head.rows[0].generated_at > inventory.generatedAt) {
+          await client.query("ROLLBACK");
+          return "kept-newer";
+        }
+        let seq = 0;
+        // The next chunk is compressed (on libuv's pool) while the last one is sent: at most two in memory.
+        let sending: Promise<unknown> = Promise.resolve();
+        const written = { leases: 0 };
+        for await (const chunk of jsonChunks(scan, this.#chunkChars, written)) {
+          const data = await compress(Buffer.from(chunk, "utf8"), { level: GZIP_LEVEL });
+          await sending;
+          sending = client.query(
+            `INSERT INTO ${SCHEMA}.inventory_cache_chunks (source_set, generation, seq, data)
+           VALUES ($1, $2, $3, $4)`,
+            [sourceSet, generation, seq, data],
+          );
+          // A failed insert is awaited (and thrown) on the next turn or after the last chunk.
+          sending.catch(() => undefined);
+          seq += 1;
+        }
+        await sending;
+        // Another machine's save of the same sources waits here for ours (the row lock) and is judged
+        // against what we wrote, so the later scan wins whichever commits first.
+        const switched = await client.query(
+          `INSERT INTO ${SCHEMA}.inventory_caches
            (source_set, generated_at, saved_at, saved_by, generation, chunks, lease_count)
          VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (source_set) DO UPDATE SET
@@ -109,32 +110,31 @@ export class PgInventoryCache {
            saved_by = excluded.saved_by, generation = excluded.generation,
            chunks = excluded.chunks, lease_count = excluded.lease_count
          WHERE ${SCHEMA}.inventory_caches.generated_at <= excluded.generated_at`,
-        [
-          sourceSet,
-          inventory.generatedAt,
-          new Date().toISOString(),
-          this.#savedBy,
-          generation,
-          seq,
-          written.leases,
-        ],
-      );
-      if (switched.rowCount === 0) {
-        await client.query("ROLLBACK");
-        return "kept-newer";
+          [
+            sourceSet,
+            inventory.generatedAt,
+            new Date().toISOString(),
+            this.#savedBy,
+            generation,
+            seq,
+            written.leases,
+          ],
+        );
+        if (switched.rowCount === 0) {
+          await client.query("ROLLBACK");
+          return "kept-newer";
+        }
+        await client.query(
+          `DELETE FROM ${SCHEMA}.inventory_cache_chunks WHERE source_set = $1 AND generation <> $2`,
+          [sourceSet, generation],
+        );
+        await client.query("COMMIT");
+        return "saved";
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
       }
-      await client.query(
-        `DELETE FROM ${SCHEMA}.inventory_cache_chunks WHERE source_set = $1 AND generation <> $2`,
-        [sourceSet, generation],
-      );
-      await client.query("COMMIT");
-      return "saved";
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /**
@@ -162,53 +162,49 @@ export class PgInventoryCache {
     take: (scan: { inventory: Inventory; pages: AsyncIterable<ClassifiedLease[]> }) => Promise<T>,
   ): Promise<{ value: T; savedBy: string } | null> {
     const sourceSet = sourceSetKey(sourceIds);
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      const head = (
-        await client.query<{ generated_at: string; saved_by: string; generation: string; chunks: number }>(
-          `SELECT generated_at, saved_by, generation, chunks FROM ${SCHEMA}.inventory_caches
+    return inTransaction(
+      this.#pool,
+      async (client) => {
+        const head = (
+          await client.query<{ generated_at: string; saved_by: string; generation: string; chunks: number }>(
+            `SELECT generated_at, saved_by, generation, chunks FROM ${SCHEMA}.inventory_caches
            WHERE source_set = $1`,
-          [sourceSet],
-        )
-      ).rows[0];
-      let read: { value: T; savedBy: string } | null = null;
-      if (head !== undefined && (than === null || head.generated_at > than)) {
-        // A batch of chunks per statement: every statement stays short.
-        async function* chunks(): AsyncGenerator<string> {
-          let given = 0;
-          for (let from = 0; from < head!.chunks; from += CHUNKS_PER_READ) {
-            const rows = (
-              await client.query<{ data: Buffer }>(
-                `SELECT data FROM ${SCHEMA}.inventory_cache_chunks
+            [sourceSet],
+          )
+        ).rows[0];
+        let read: { value: T; savedBy: string } | null = null;
+        if (head !== undefined && (than === null || head.generated_at > than)) {
+          // A batch of chunks per statement: every statement stays short.
+          async function* chunks(): AsyncGenerator<string> {
+            let given = 0;
+            for (let from = 0; from < head!.chunks; from += CHUNKS_PER_READ) {
+              const rows = (
+                await client.query<{ data: Buffer }>(
+                  `SELECT data FROM ${SCHEMA}.inventory_cache_chunks
                  WHERE source_set = $1 AND generation = $2 AND seq >= $3 AND seq < $4 ORDER BY seq`,
-                [sourceSet, head!.generation, from, from + CHUNKS_PER_READ],
-              )
-            ).rows;
-            given += rows.length;
-            while (rows.length > 0) yield (await decompress(rows.shift()!.data)).toString("utf8");
+                  [sourceSet, head!.generation, from, from + CHUNKS_PER_READ],
+                )
+              ).rows;
+              given += rows.length;
+              while (rows.length > 0) yield (await decompress(rows.shift()!.data)).toString("utf8");
+            }
+            if (given !== head!.chunks)
+              throw new Error("the shared store's inventory is incomplete; it was not loaded");
           }
-          if (given !== head!.chunks)
+          const all = chunks();
+          const first = await all.next();
+          if (first.done === true)
             throw new Error("the shared store's inventory is incomplete; it was not loaded");
+          const inventory = withChunk(null, first.value);
+          async function* pages(): AsyncGenerator<ClassifiedLease[]> {
+            for await (const chunk of all) yield JSON.parse(chunk) as ClassifiedLease[];
+          }
+          read = { value: await take({ inventory, pages: pages() }), savedBy: head.saved_by };
         }
-        const all = chunks();
-        const first = await all.next();
-        if (first.done === true)
-          throw new Error("the shared store's inventory is incomplete; it was not loaded");
-        const inventory = withChunk(null, first.value);
-        async function* pages(): AsyncGenerator<ClassifiedLease[]> {
-          for await (const chunk of all) yield JSON.parse(chunk) as ClassifiedLease[];
-        }
-        read = { value: await take({ inventory, pages: pages() }), savedBy: head.saved_by };
-      }
-      await client.query("COMMIT");
-      return read;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+        return read;
+      },
+      "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+    );
   }
 }
 

@@ -19,6 +19,7 @@ import {
   toJournalItem,
 } from "../../actions/journal/journal-records.js";
 import { storedPlan } from "../../actions/journal/sqlite-journal.js";
+import { inTransaction } from "../../postgres/borrowed-connection.js";
 import { SCHEMA } from "./migrations.js";
 import type { PgAuditLog } from "./pg-audit-log.js";
 
@@ -74,26 +75,11 @@ export class PgJournal implements JobJournal {
     this.#audit = audit;
   }
 
-  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  }
-
   async savePlan(input: Parameters<JobJournal["savePlan"]>[0]): Promise<void> {
     const { plan, request, frozen, host, accounts, audit } = input;
     const { items, ...summary } = plan;
     const frozenById = new Map(frozen.map((entry) => [entry.itemId, entry]));
-    await this.#transaction(async (client) => {
+    await inTransaction(this.#pool, async (client) => {
       await client.query(
         `INSERT INTO ${SCHEMA}.action_plans (plan_id, action, created_at, expires_at, operator, host, request, summary)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -145,7 +131,7 @@ export class PgJournal implements JobJournal {
   async createJob(input: Parameters<JobJournal["createJob"]>[0]): Promise<JobCreation> {
     const { job, items } = input;
     try {
-      return await this.#transaction(async (client): Promise<JobCreation> => {
+      return await inTransaction(this.#pool, async (client): Promise<JobCreation> => {
         if (input.consumesPlan) {
           const cancellation = await this.#lockedPlanCancel(client, job.planId);
           if (cancellation !== null) throw new Refused({ ok: false, reason: "plan-cancelled", cancellation });
@@ -203,7 +189,7 @@ export class PgJournal implements JobJournal {
   }
 
   async cancelPlan(input: Parameters<JobJournal["cancelPlan"]>[0]): Promise<PlanCancelOutcome> {
-    return this.#transaction(async (client): Promise<PlanCancelOutcome> => {
+    return inTransaction(this.#pool, async (client): Promise<PlanCancelOutcome> => {
       const earlier = await this.#lockedPlanCancel(client, input.planId);
       const ran = await client.query<{ job_id: string }>(
         `SELECT job_id FROM ${SCHEMA}.action_plan_runs WHERE plan_id = $1`,
@@ -309,7 +295,7 @@ export class PgJournal implements JobJournal {
   }
 
   async finishItems(jobId: string, ends: readonly ItemEnd[], audit: readonly AuditRecord[]): Promise<void> {
-    await this.#transaction(async (client) => {
+    await inTransaction(this.#pool, async (client) => {
       if (ends.length > 0) {
         await client.query(
           `UPDATE ${SCHEMA}.action_job_items AS item

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { MarkerProof } from "../../../../shared/domain/marker-proof.js";
 import { proofKey } from "../../../../shared/domain/marker-proof.js";
+import { inTransaction } from "../../postgres/borrowed-connection.js";
 import { SCHEMA } from "./migrations.js";
 
 /**
@@ -17,9 +18,7 @@ export class PgProofs {
 
   async save(proofs: readonly MarkerProof[]): Promise<void> {
     if (proofs.length === 0) return;
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
+    await inTransaction(this.#pool, async (client) => {
       for (const proof of proofs) {
         await client.query(
           `INSERT INTO ${SCHEMA}.marker_proofs (proof_key, read_at, proof) VALUES ($1, $2, $3)
@@ -28,13 +27,7 @@ export class PgProofs {
           [Buffer.from(proofKey(proof.subject)), proof.readAt, Buffer.from(JSON.stringify(proof))],
         );
       }
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async all(): Promise<MarkerProof[]> {

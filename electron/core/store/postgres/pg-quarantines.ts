@@ -6,6 +6,7 @@ import {
   type Quarantine,
   type QuarantineState,
 } from "../../../../shared/domain/quarantine.js";
+import { inTransaction } from "../../postgres/borrowed-connection.js";
 import { openPage, parseQuarantine } from "../quarantine-store.js";
 import { SCHEMA } from "./migrations.js";
 
@@ -96,9 +97,7 @@ export class PgQuarantines {
     from: readonly QuarantineState[],
     patch: Partial<Omit<Quarantine, "quarantineId">>,
   ): Promise<Quarantine | null> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
+    return inTransaction(this.#pool, async (client) => {
       // The row is locked until COMMIT: a second machine's update from the same state waits, then sees
       // the state this one wrote.
       const { rows } = await client.query<{ record: string }>(
@@ -106,22 +105,14 @@ export class PgQuarantines {
         [quarantineId],
       );
       const current = rows[0] === undefined ? null : parseQuarantine(rows[0].record);
-      if (current === null || !from.includes(current.state)) {
-        await client.query("ROLLBACK");
-        return null;
-      }
+      // Nothing was written: committing ends the transaction as a rollback would.
+      if (current === null || !from.includes(current.state)) return null;
       const next: Quarantine = { ...current, ...patch };
       await client.query(
         `UPDATE ${SCHEMA}.quarantines SET state = $1, due_at = $2, record = $3 WHERE quarantine_id = $4`,
         [next.state, next.dueAt, JSON.stringify(next), quarantineId],
       );
-      await client.query("COMMIT");
       return next;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }
