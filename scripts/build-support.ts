@@ -14,8 +14,8 @@ export const ELECTRON_DIR = path.join(ROOT, "dist-electron");
 
 const SKIP = new Set(["node_modules", "dist", "dist-electron", ".leasekeeper", "test-results"]);
 
-/** Newest modification time of any non-test source file under the given folders. */
-export function newestSourceMtime(folders: readonly string[]): number {
+/** Newest modification time of any non-test source file under the given folders (of `root`). */
+export function newestSourceMtime(folders: readonly string[], root = ROOT): number {
   let newest = 0;
   const visit = (dir: string) => {
     let entries: import("node:fs").Dirent[];
@@ -31,7 +31,7 @@ export function newestSourceMtime(folders: readonly string[]): number {
       else if (!/\.test\.tsx?$/.test(entry.name)) newest = Math.max(newest, statSync(full).mtimeMs);
     }
   };
-  for (const folder of folders) visit(path.join(ROOT, folder));
+  for (const folder of folders) visit(path.join(root, folder));
   return newest;
 }
 
@@ -41,10 +41,15 @@ function mtime(file: string): number {
 
 export const START_BUNDLE = path.join(ELECTRON_DIR, "start.mjs");
 
-/** The start script's bundle depends on everything it imports: core, shared, simulator, scripts. */
-export function startBundleNeedsBuild(): boolean {
-  const built = mtime(START_BUNDLE);
-  return built === 0 || newestSourceMtime(["electron", "shared", "simulator", "scripts"]) > built;
+/**
+ * The start script's bundle depends on everything it imports (core, shared, simulator, scripts) and on
+ * its build config, which decides what the bundle holds (the packages it inlines): scripts/launch.mjs,
+ * the path of `npm start`, asks the same.
+ */
+export function startBundleNeedsBuild(root = ROOT): boolean {
+  const built = mtime(path.join(root, "dist-electron", "start.mjs"));
+  if (built === 0 || mtime(path.join(root, "vite.electron.config.ts")) > built) return true;
+  return newestSourceMtime(["electron", "shared", "simulator", "scripts"], root) > built;
 }
 
 export async function buildStartBundle(): Promise<void> {
