@@ -24,6 +24,7 @@ import {
   InventoryWorkerError,
   InventoryWorkerOverBudget,
 } from "../inventory/worker/inventory-worker-client.js";
+import { fetchOnReaderThread } from "../inventory/worker/list-page-fetch.js";
 import { ListPageReader } from "../inventory/worker/list-page-reader-client.js";
 import type { StoredScan } from "../inventory/worker/ports.js";
 import type {
@@ -133,6 +134,8 @@ export class InventoryService {
   readonly #options: InventoryServiceOptions;
   readonly #worker: InventoryWorker;
   readonly #pageReader = new ListPageReader();
+  /** List pages are requested on the reader's thread, paced by main's transport (list-page-fetch.ts). */
+  readonly #listPageFetch = fetchOnReaderThread((request) => this.#pageReader.request(request));
   #summary: InventorySummary | null = null;
   #view: HeldView | null = null;
   /** The whole inventory, fetched from the worker only when asked for (`leasekeeper scan`, which prints it). */
@@ -741,7 +744,7 @@ export class InventoryService {
               if (page !== null) handed += 1;
               return page;
             }, call),
-          context.fetch ? { client: { fetch: context.fetch } } : {},
+          { client: { fetch: context.fetch ?? this.#listPageFetch } },
         );
         handOver({ type: "listing-done", scanId, listing: at, result: entry.listing, pages: handed });
         const timing = {

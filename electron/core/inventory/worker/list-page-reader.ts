@@ -1,6 +1,7 @@
 import { hash } from "node:crypto";
 import { type MessagePort, parentPort } from "node:worker_threads";
 import { readListPage } from "../../createos/list-page.js";
+import { type FetchedPage, fetchPage } from "./list-page-fetch.js";
 import type { KnownPage, PageReaderAnswer, PageReaderRequest, WorkerRequest } from "./protocol.js";
 
 /**
@@ -20,6 +21,8 @@ if (port === null) throw new Error("the list-page reader runs only as a worker t
  */
 const scans = new Map<number, { to: MessagePort; known: Map<string, KnownPage> }>();
 const decoder = new TextDecoder();
+/** The requests made for main still under way, by main's id for them: an abort names one. */
+const fetches = new Map<number, AbortController>();
 
 port.on("message", ({ id, request }: { id: number; request: PageReaderRequest }) => {
   const answer = (value: PageReaderAnswer["value"]) =>
@@ -60,6 +63,20 @@ port.on("message", ({ id, request }: { id: number; request: PageReaderRequest })
     case "scan-done":
       scans.get(request.scanId)?.to.close();
       scans.delete(request.scanId);
+      answer(null);
+      return;
+    case "fetch": {
+      const controller = new AbortController();
+      fetches.set(request.fetchId, controller);
+      void fetchPage(request, controller.signal).then(({ page, transfer }) => {
+        fetches.delete(request.fetchId);
+        port.postMessage({ id, value: page } satisfies { id: number; value: FetchedPage }, transfer);
+      });
+      return;
+    }
+    case "abort-fetch":
+      fetches.get(request.fetchId)?.abort();
+      fetches.delete(request.fetchId);
       answer(null);
       return;
   }
