@@ -20,8 +20,8 @@ var SKIP = /* @__PURE__ */ new Set([
 	".leasekeeper",
 	"test-results"
 ]);
-/** Newest modification time of any non-test source file under the given folders. */
-function newestSourceMtime(folders) {
+/** Newest modification time of any non-test source file under the given folders (of `root`). */
+function newestSourceMtime(folders, root = ROOT) {
 	let newest = 0;
 	const visit = (dir) => {
 		let entries;
@@ -37,7 +37,7 @@ function newestSourceMtime(folders) {
 			else if (!/\.test\.tsx?$/.test(entry.name)) newest = Math.max(newest, statSync(full).mtimeMs);
 		}
 	};
-	for (const folder of folders) visit(path.join(ROOT, folder));
+	for (const folder of folders) visit(path.join(root, folder));
 	return newest;
 }
 function mtime(file) {

@@ -7283,6 +7283,7 @@ var InventoryScanWrite = class InventoryScanWrite {
 		}
 		st.applyDeletes.run(this.generation);
 		st.applyMoves.run({ generation: this.generation });
+		st.applyUnindexedWrites.run(this.generation);
 		st.applyWrites.run(this.generation);
 		const newSinceLastScan = [];
 		for (const sourceId of this.sourceIds) {
@@ -7419,6 +7420,28 @@ var COLUMNS = "source_id, lease_id, seq, headline, closed_at_ms, environment_id,
 var VALUES = "@sourceId, @leaseId, @seq, @headline, @closedAtMs, @environmentId, @environmentKnown, @companyId, @providerCode, @origin, @sandboxId, @marker, @ownership, @sharedCount, @inputs, @rejudgeAtMs, @version, @observedFrom, @viewRow, @searchText, @data";
 var UPDATES = COLUMNS.split(", ").filter((column) => column !== "source_id" && column !== "lease_id").map((column) => `${column} = excluded.${column}`).join(", ");
 /**
+* The columns no index of `inventory_rows` reads. SQLite rewrites a row's entry in every index that
+* reads a column an UPDATE sets, even where the key stays the same: an upsert of every column made the
+* flip write about seven pages a row into a store of 100,000 rows, one of them the row's own. The rows a
+* rescan writes mostly differ in these columns alone (the source's row, its digest and version), so
+* those rows are updated in these columns only. What the rows hold afterwards does not depend on this
+* list, only what the flip costs: a row is updated so only where every other column already holds what
+* the scan staged.
+*/
+var UNINDEXED_COLUMNS = [
+	"environment_known",
+	"company_id",
+	"provider_code",
+	"shared_count",
+	"inputs",
+	"version",
+	"observed_from",
+	"search_text",
+	"data"
+];
+/** A stored row `r` holds what the change `c` staged in every column but the unindexed ones. */
+var STANDS_BUT_UNINDEXED = COLUMNS.split(", ").filter((column) => !UNINDEXED_COLUMNS.includes(column)).map((column) => `r.${column} IS c.${column}`).join(" AND ");
+/**
 * The statements of one scan; `sourceIds` are bound into those that read this scan's sources' rows, and
 * `generation` into the join that reads a stored row's place as this scan moved it.
 */
@@ -7483,8 +7506,13 @@ function statements(db, sourceIds, generation) {
            AND c.lease_id = inventory_rows.lease_id)
       WHERE (source_id, lease_id) IN (
         SELECT source_id, lease_id FROM inventory_row_changes WHERE generation = @generation AND change = 'move')`),
+		applyUnindexedWrites: db.prepare(`UPDATE inventory_rows AS r
+        SET ${UNINDEXED_COLUMNS.map((column) => `${column} = c.${column}`).join(", ")}
+        FROM inventory_row_changes AS c
+        WHERE c.generation = ? AND c.change = 'write' AND ${STANDS_BUT_UNINDEXED}`),
 		applyWrites: db.prepare(`INSERT INTO inventory_rows (${COLUMNS})
-        SELECT ${COLUMNS} FROM inventory_row_changes WHERE generation = ? AND change = 'write'
+        SELECT ${COLUMNS} FROM inventory_row_changes AS c WHERE c.generation = ? AND c.change = 'write'
+          AND NOT EXISTS (SELECT 1 FROM inventory_rows AS r WHERE ${STANDS_BUT_UNINDEXED})
         ON CONFLICT (source_id, lease_id) DO UPDATE SET ${UPDATES}`),
 		upsertSource: db.prepare(`
       INSERT INTO inventory_sources (source_id, generated_at, generation, payload, new_since_last_scan)
@@ -9918,6 +9946,54 @@ function hasCompanyId(item) {
 function mapLimit(items, limit, fn) {
 	return pLimit(Math.max(1, Math.floor(limit))).map(items, (item) => fn(item));
 }
+// electron/core/postgres/borrowed-connection.ts
+var heard = /* @__PURE__ */ new WeakSet();
+var dropHeard = () => void 0;
+/** A connection from `pool` whose server ending it fails the statement, never the process. */
+async function borrowConnection(pool) {
+	const client = await pool.connect();
+	if (!heard.has(client)) {
+		client.on("error", dropHeard);
+		heard.add(client);
+	}
+	return client;
+}
+/** Hands a borrowed connection back; a broken one (or one in an unknown state) is closed, not reused. */
+function handBack(client, broken) {
+	client.release(broken);
+}
+/**
+* Runs `use` on a borrowed connection and hands it back. When `use` throws, the connection is closed
+* rather than reused: it may be broken, or be left inside a transaction its rollback could not end.
+*/
+async function withConnection(pool, use) {
+	const client = await borrowConnection(pool);
+	let failed = true;
+	try {
+		const result = await use(client);
+		failed = false;
+		return result;
+	} finally {
+		handBack(client, failed);
+	}
+}
+/**
+* Runs `work` in one transaction on a borrowed connection: begun with `begin`, committed when `work`
+* returns, rolled back when it throws (and the connection then closed, as `withConnection` does).
+*/
+function inTransaction(pool, work, begin = "BEGIN") {
+	return withConnection(pool, async (client) => {
+		await client.query(begin);
+		try {
+			const result = await work(client);
+			await client.query("COMMIT");
+			return result;
+		} catch (error) {
+			await client.query("ROLLBACK").catch(() => void 0);
+			throw error;
+		}
+	});
+}
 var PROBLEM_PREFIX = "environment_leases row ";
 var UUID$1 = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 var PROBLEM_MESSAGE = /^environment_leases row ([^:\s]+): ([\s\S]*)$/;
@@ -10540,29 +10616,18 @@ async function readOnlyTransaction(client, timeoutMs, body, options = {}) {
 		throw error;
 	}
 }
-var heardWhileHeld = () => void 0;
-/** A connection the pool lent, held: its server ending it fails the read, never the process. */
-function holdConnection(client) {
-	client.on("error", heardWhileHeld);
-	return client;
-}
-/** Hands a held connection back to the pool; a broken one is dropped. */
-function releaseConnection(client, broken) {
-	client.removeListener("error", heardWhileHeld);
-	client.release(broken);
-}
 /**
-* Ends a held connection's open transaction and hands the connection back: committed when the read
+* Ends a borrowed connection's open transaction and hands the connection back: committed when the read
 * went to its end, else rolled back. A connection that cannot end its transaction is dropped.
 */
 async function endAndRelease(client, completed) {
 	try {
 		await client.query(completed ? "COMMIT" : "ROLLBACK");
 	} catch {
-		releaseConnection(client, true);
+		handBack(client, true);
 		return;
 	}
-	releaseConnection(client, false);
+	handBack(client, false);
 }
 /**
 * The installed plugin, read in a savepoint of the open transaction: a statement that fails there (a
@@ -10629,7 +10694,7 @@ async function readDatabase(settings, options) {
 	const { sourceId, pool } = settings;
 	let client;
 	try {
-		client = holdConnection(await pool.connect());
+		client = await borrowConnection(pool);
 	} catch (error) {
 		throw new SourceError(sourceId, "unreachable", `${describeDatabaseError(error)} while ${ACTIVITY}.`);
 	}
@@ -10716,7 +10781,7 @@ async function* leasePages(settings, head, since, signal) {
 		const cursors = [];
 		if (head.changedAfter !== null) cursors.push(await declareCursor(client, "leasekeeper_changed_leases", ALL_IDS, head, head.changedAfter));
 		else {
-			second = await settings.pool.connect().then(holdConnection, () => null);
+			second = await borrowConnection(settings.pool).catch(() => null);
 			const other = second === null ? client : second;
 			if (second !== null) {
 				const snapshot = (await client.query("SELECT pg_export_snapshot() AS id")).rows[0].id;
@@ -10995,7 +11060,7 @@ var PaperclipDbSource = class {
 	async #readOnly(activity, signal, body) {
 		let client;
 		try {
-			client = holdConnection(await this.#pool.connect());
+			client = await borrowConnection(this.#pool);
 		} catch (error) {
 			throw new SourceError(this.id, "unreachable", `${describeDatabaseError(error)} while ${activity}.`);
 		}
@@ -11011,7 +11076,7 @@ var PaperclipDbSource = class {
 			broken = true;
 			throw new SourceError(this.id, "unreachable", `${describeDatabaseError(error)} while ${activity}.`);
 		} finally {
-			releaseConnection(client, broken);
+			handBack(client, broken);
 		}
 	}
 };
@@ -11311,9 +11376,7 @@ var MIGRATION_LOCK = 1280004948;
 * nothing. A failed migration rolls back whole, leaving the schema as it was. Returns the versions applied.
 */
 async function migratePostgres(pool, migrations = POSTGRES_MIGRATIONS) {
-	const client = await pool.connect();
-	try {
-		await client.query("BEGIN");
+	return inTransaction(pool, async (client) => {
 		await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
 		await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
 		await client.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_migrations (
@@ -11333,14 +11396,8 @@ async function migratePostgres(pool, migrations = POSTGRES_MIGRATIONS) {
 			]);
 			done.push(migration.version);
 		}
-		await client.query("COMMIT");
 		return done;
-	} catch (error) {
-		await client.query("ROLLBACK").catch(() => void 0);
-		throw error;
-	} finally {
-		client.release();
-	}
+	});
 }
 // electron/core/store/postgres/pg-inventory-views.ts
 /**
@@ -11586,32 +11643,32 @@ var PgInventoryCache = class {
 		const { inventory } = scan;
 		const sourceSet = sourceSetKey(sourceIds);
 		const generation = randomUUID();
-		const client = await this.#pool.connect();
-		try {
-			await client.query("BEGIN");
-			const head = await client.query(`SELECT generated_at FROM ${SCHEMA}.inventory_caches WHERE source_set = $1`, [sourceSet]);
-			if (head.rows[0] !== void 0 && head.rows[0].generated_at > inventory.generatedAt) {
-				await client.query("ROLLBACK");
-				return "kept-newer";
-			}
-			let seq = 0;
-			let sending = Promise.resolve();
-			const written = { leases: 0 };
-			for await (const chunk of jsonChunks(scan, this.#chunkChars, written)) {
-				const data = await compress(Buffer.from(chunk, "utf8"), { level: GZIP_LEVEL });
-				await sending;
-				sending = client.query(`INSERT INTO ${SCHEMA}.inventory_cache_chunks (source_set, generation, seq, data)
+		return withConnection(this.#pool, async (client) => {
+			try {
+				await client.query("BEGIN");
+				const head = await client.query(`SELECT generated_at FROM ${SCHEMA}.inventory_caches WHERE source_set = $1`, [sourceSet]);
+				if (head.rows[0] !== void 0 && head.rows[0].generated_at > inventory.generatedAt) {
+					await client.query("ROLLBACK");
+					return "kept-newer";
+				}
+				let seq = 0;
+				let sending = Promise.resolve();
+				const written = { leases: 0 };
+				for await (const chunk of jsonChunks(scan, this.#chunkChars, written)) {
+					const data = await compress(Buffer.from(chunk, "utf8"), { level: GZIP_LEVEL });
+					await sending;
+					sending = client.query(`INSERT INTO ${SCHEMA}.inventory_cache_chunks (source_set, generation, seq, data)
            VALUES ($1, $2, $3, $4)`, [
-					sourceSet,
-					generation,
-					seq,
-					data
-				]);
-				sending.catch(() => void 0);
-				seq += 1;
-			}
-			await sending;
-			if ((await client.query(`INSERT INTO leasekeeper.inventory_caches
+						sourceSet,
+						generation,
+						seq,
+						data
+					]);
+					sending.catch(() => void 0);
+					seq += 1;
+				}
+				await sending;
+				if ((await client.query(`INSERT INTO leasekeeper.inventory_caches
            (source_set, generated_at, saved_at, saved_by, generation, chunks, lease_count)
          VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (source_set) DO UPDATE SET
@@ -11619,26 +11676,25 @@ var PgInventoryCache = class {
            saved_by = excluded.saved_by, generation = excluded.generation,
            chunks = excluded.chunks, lease_count = excluded.lease_count
          WHERE leasekeeper.inventory_caches.generated_at <= excluded.generated_at`, [
-				sourceSet,
-				inventory.generatedAt,
-				(/* @__PURE__ */ new Date()).toISOString(),
-				this.#savedBy,
-				generation,
-				seq,
-				written.leases
-			])).rowCount === 0) {
-				await client.query("ROLLBACK");
-				return "kept-newer";
+					sourceSet,
+					inventory.generatedAt,
+					(/* @__PURE__ */ new Date()).toISOString(),
+					this.#savedBy,
+					generation,
+					seq,
+					written.leases
+				])).rowCount === 0) {
+					await client.query("ROLLBACK");
+					return "kept-newer";
+				}
+				await client.query(`DELETE FROM ${SCHEMA}.inventory_cache_chunks WHERE source_set = $1 AND generation <> $2`, [sourceSet, generation]);
+				await client.query("COMMIT");
+				return "saved";
+			} catch (error) {
+				await client.query("ROLLBACK").catch(() => void 0);
+				throw error;
 			}
-			await client.query(`DELETE FROM ${SCHEMA}.inventory_cache_chunks WHERE source_set = $1 AND generation <> $2`, [sourceSet, generation]);
-			await client.query("COMMIT");
-			return "saved";
-		} catch (error) {
-			await client.query("ROLLBACK").catch(() => void 0);
-			throw error;
-		} finally {
-			client.release();
-		}
+		});
 	}
 	/**
 	* The inventory kept for these sources when it was scanned after `than` (null: any), else null, held
@@ -11663,9 +11719,7 @@ var PgInventoryCache = class {
 	*/
 	async readNewer(sourceIds, than, take) {
 		const sourceSet = sourceSetKey(sourceIds);
-		const client = await this.#pool.connect();
-		try {
-			await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+		return inTransaction(this.#pool, async (client) => {
 			const head = (await client.query(`SELECT generated_at, saved_by, generation, chunks FROM ${SCHEMA}.inventory_caches
            WHERE source_set = $1`, [sourceSet])).rows[0];
 			let read = null;
@@ -11700,14 +11754,8 @@ var PgInventoryCache = class {
 					savedBy: head.saved_by
 				};
 			}
-			await client.query("COMMIT");
 			return read;
-		} catch (error) {
-			await client.query("ROLLBACK").catch(() => void 0);
-			throw error;
-		} finally {
-			client.release();
-		}
+		}, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
 	}
 };
 /**
@@ -11820,25 +11868,11 @@ var PgJournal = class {
 		this.#pool = pool;
 		this.#audit = audit;
 	}
-	async #transaction(work) {
-		const client = await this.#pool.connect();
-		try {
-			await client.query("BEGIN");
-			const result = await work(client);
-			await client.query("COMMIT");
-			return result;
-		} catch (error) {
-			await client.query("ROLLBACK").catch(() => void 0);
-			throw error;
-		} finally {
-			client.release();
-		}
-	}
 	async savePlan(input) {
 		const { plan, request, frozen, host, accounts, audit } = input;
 		const { items, ...summary } = plan;
 		const frozenById = new Map(frozen.map((entry) => [entry.itemId, entry]));
-		await this.#transaction(async (client) => {
+		await inTransaction(this.#pool, async (client) => {
 			await client.query(`INSERT INTO ${SCHEMA}.action_plans (plan_id, action, created_at, expires_at, operator, host, request, summary)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
 				plan.planId,
@@ -11871,7 +11905,7 @@ var PgJournal = class {
 	async createJob(input) {
 		const { job, items } = input;
 		try {
-			return await this.#transaction(async (client) => {
+			return await inTransaction(this.#pool, async (client) => {
 				if (input.consumesPlan) {
 					const cancellation = await this.#lockedPlanCancel(client, job.planId);
 					if (cancellation !== null) throw new Refused({
@@ -11924,7 +11958,7 @@ var PgJournal = class {
 		}
 	}
 	async cancelPlan(input) {
-		return this.#transaction(async (client) => {
+		return inTransaction(this.#pool, async (client) => {
 			const earlier = await this.#lockedPlanCancel(client, input.planId);
 			const ranBy = (await client.query(`SELECT job_id FROM ${SCHEMA}.action_plan_runs WHERE plan_id = $1`, [input.planId])).rows[0]?.job_id;
 			if (ranBy !== void 0) return {
@@ -12024,7 +12058,7 @@ var PgJournal = class {
 		]);
 	}
 	async finishItems(jobId, ends, audit) {
-		await this.#transaction(async (client) => {
+		await inTransaction(this.#pool, async (client) => {
 			if (ends.length > 0) await client.query(`UPDATE ${SCHEMA}.action_job_items AS item
               SET state = given.state, reason = given.reason, message = given.message,
                   http_status = given.http_status, finished_at = given.finished_at
@@ -12114,9 +12148,7 @@ var PgProofs = class {
 	}
 	async save(proofs) {
 		if (proofs.length === 0) return;
-		const client = await this.#pool.connect();
-		try {
-			await client.query("BEGIN");
+		await inTransaction(this.#pool, async (client) => {
 			for (const proof of proofs) await client.query(`INSERT INTO ${SCHEMA}.marker_proofs (proof_key, read_at, proof) VALUES ($1, $2, $3)
            ON CONFLICT (proof_key) DO UPDATE SET read_at = excluded.read_at, proof = excluded.proof
            WHERE excluded.read_at >= ${SCHEMA}.marker_proofs.read_at`, [
@@ -12124,13 +12156,7 @@ var PgProofs = class {
 				proof.readAt,
 				Buffer.from(JSON.stringify(proof))
 			]);
-			await client.query("COMMIT");
-		} catch (error) {
-			await client.query("ROLLBACK").catch(() => void 0);
-			throw error;
-		} finally {
-			client.release();
-		}
+		});
 	}
 	async all() {
 		const { rows } = await this.#pool.query(`SELECT proof FROM ${SCHEMA}.marker_proofs`);
@@ -12201,15 +12227,10 @@ var PgQuarantines = class {
 		await this.#pool.query(`UPDATE ${SCHEMA}.quarantines SET pause_sent_at = $1 WHERE quarantine_id = $2`, [at, quarantineId]);
 	}
 	async update(quarantineId, from, patch) {
-		const client = await this.#pool.connect();
-		try {
-			await client.query("BEGIN");
+		return inTransaction(this.#pool, async (client) => {
 			const { rows } = await client.query(`SELECT record FROM ${SCHEMA}.quarantines WHERE quarantine_id = $1 FOR UPDATE`, [quarantineId]);
 			const current = rows[0] === void 0 ? null : parseQuarantine(rows[0].record);
-			if (current === null || !from.includes(current.state)) {
-				await client.query("ROLLBACK");
-				return null;
-			}
+			if (current === null || !from.includes(current.state)) return null;
 			const next = {
 				...current,
 				...patch
@@ -12220,14 +12241,8 @@ var PgQuarantines = class {
 				JSON.stringify(next),
 				quarantineId
 			]);
-			await client.query("COMMIT");
 			return next;
-		} catch (error) {
-			await client.query("ROLLBACK").catch(() => void 0);
-			throw error;
-		} finally {
-			client.release();
-		}
+		});
 	}
 };
 // electron/core/store/postgres/store.ts
