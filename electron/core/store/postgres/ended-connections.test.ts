@@ -2,9 +2,9 @@ import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inventory.js";
 import type { MarkerProof } from "../../../../shared/domain/marker-proof.js";
-import type { Quarantine } from "../../../../shared/domain/quarantine.js";
 import { postgresForSuite } from "../../../../test/support/postgres-suite.js";
 import type { ItemEnd } from "../../actions/journal/journal.js";
+import { quarantineRecord } from "../testing/quarantine-record.js";
 import { MIGRATION_LOCK, migratePostgres, SCHEMA } from "./migrations.js";
 import { openPostgresStore, type PostgresStore } from "./store.js";
 
@@ -45,31 +45,6 @@ function inventory(generatedAt: string): Inventory {
 function scan(generatedAt: string) {
   const rows = [{ sourceId: "team ledger", lease: { id: "lease-1" } } as unknown as ClassifiedLease];
   return { inventory: inventory(generatedAt), pages: [rows] };
-}
-
-function quarantine(): Quarantine {
-  return {
-    quarantineId: "q-ended",
-    sandboxId: "sb-ended",
-    origin: "http://127.0.0.1:9",
-    credential: "alpha",
-    leaseId: null,
-    sourceId: null,
-    environmentName: null,
-    hours: 24,
-    createdAt: "2026-12-01T09:00:00.000Z",
-    pausedAt: null,
-    dueAt: "2026-12-02T09:00:00.000Z",
-    state: "waiting",
-    endedAt: null,
-    reason: null,
-    message: null,
-    claimedBy: null,
-    confirmedBy: "click",
-    planId: null,
-    jobId: null,
-    operator: "ada",
-  } as Quarantine;
 }
 
 function proof(readAt: string): MarkerProof {
@@ -167,7 +142,7 @@ describe("the shared store, when the server ends a connection it borrowed mid-st
   it("fails a quarantine's update, not the process, and updates it on the next try", async () => {
     const { url, store } = await openStore("ended_quarantine");
     try {
-      await store.quarantines.insert(quarantine());
+      await store.quarantines.insert(quarantineRecord({ quarantineId: "q-ended", sandboxId: "sb-ended" }));
       const patch = { state: "cancelled" as const, endedAt: "2026-12-01T11:00:00.000Z" };
       await endedWhileWaiting(url, { tables: ["quarantines"] }, () =>
         store.quarantines.update("q-ended", ["waiting"], patch),

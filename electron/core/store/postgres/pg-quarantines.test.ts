@@ -7,6 +7,7 @@ import type { OpenQuarantineCursor, Quarantine } from "../../../../shared/domain
 import { postgresForSuite } from "../../../../test/support/postgres-suite.js";
 import { openDatabase } from "../database.js";
 import { SqliteQuarantineStore } from "../quarantine-store.js";
+import { quarantineRecord } from "../testing/quarantine-record.js";
 import { migratePostgres } from "./migrations.js";
 import { PgQuarantines } from "./pg-quarantines.js";
 
@@ -16,28 +17,14 @@ import { PgQuarantines } from "./pg-quarantines.js";
 const postgres = postgresForSuite();
 
 function quarantine(n: number, dueAt: string, state: Quarantine["state"]): Quarantine {
-  return {
+  return quarantineRecord({
     quarantineId: `q-${n}`,
     sandboxId: `sb-${n}`,
-    origin: "http://127.0.0.1:9",
-    credential: "alpha",
-    leaseId: null,
-    sourceId: null,
-    environmentName: null,
-    hours: 24,
     createdAt: `2026-12-01T0${n}:00:00.000Z`,
-    pausedAt: null,
     dueAt,
     state,
     endedAt: state === "cancelled" ? "2026-12-01T10:00:00.000Z" : null,
-    reason: null,
-    message: null,
-    claimedBy: null,
-    confirmedBy: "click",
-    planId: null,
-    jobId: null,
-    operator: "ada",
-  };
+  });
 }
 
 // Created newest-last, due in another order; two share a due time; one has ended.
