@@ -1,5 +1,6 @@
 import { loadConfig } from "../../electron/core/config/load.js";
 import { openDatabase, SqliteQuarantineStore } from "../../electron/core/store/index.js";
+import { quarantineRecord } from "../../electron/core/store/testing/quarantine-record.js";
 import { QUARANTINE_LIST_LIMIT } from "../../shared/contract/quarantine.js";
 import type { Quarantine } from "../../shared/domain/quarantine.js";
 import { expect, type LeasekeeperWorld, test } from "../support/leasekeeper.js";
@@ -115,9 +116,9 @@ test("an older open quarantine stays listed when more than a list's worth are ne
   freshWorld: world,
 }) => {
   await recordQuarantines(world, [
-    quarantineRecord(world, "q-old-open", "waiting", "2026-11-01T00:00:00.000Z"),
+    farOffQuarantine(world, "q-old-open", "waiting", "2026-11-01T00:00:00.000Z"),
     ...Array.from({ length: QUARANTINE_LIST_LIMIT }, (_, index) =>
-      quarantineRecord(
+      farOffQuarantine(
         world,
         `q-ended-${String(index).padStart(4, "0")}`,
         "cancelled",
@@ -141,20 +142,16 @@ test("an older open quarantine stays listed when more than a list's worth are ne
   );
 });
 
-function quarantineRecord(
+function farOffQuarantine(
   world: LeasekeeperWorld,
   quarantineId: string,
   state: "waiting" | "cancelled",
   createdAt: string,
 ): Quarantine {
-  return {
+  return quarantineRecord({
     quarantineId,
     sandboxId: `sb-${quarantineId}`,
     origin: world.demo.simulator.url,
-    credential: "alpha",
-    leaseId: null,
-    sourceId: null,
-    environmentName: null,
     hours: 24 * 30,
     createdAt,
     pausedAt: createdAt,
@@ -163,13 +160,7 @@ function quarantineRecord(
     state,
     endedAt: state === "waiting" ? null : createdAt,
     reason: state === "waiting" ? null : "operator",
-    message: null,
-    claimedBy: null,
-    confirmedBy: "click",
-    planId: null,
-    jobId: null,
-    operator: "ada",
-  };
+  });
 }
 
 /** Written to the host's own store (its SQLite file), as the host's quarantine service would. */

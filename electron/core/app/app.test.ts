@@ -6,6 +6,7 @@ import { decodeInventoryRows } from "../../../shared/contract/index.js";
 import { type Core, openCore } from "../compose/index.js";
 import { memoryLogger } from "./log.js";
 import { channelCaller, finishedJob } from "./testing/app-calls.js";
+import { openDemoApp } from "./testing/demo-app.js";
 
 /** The composition root against the simulator and a generated world: every channel, end to end. */
 
@@ -16,15 +17,7 @@ const changes: string[] = [];
 
 beforeAll(async () => {
   demo = await startDemo({ size: 150, seed: "app-test", transitionMs: 20, leases: "ledger" });
-  app = await openCore({
-    configPath: demo.configPath,
-    mode: "browser",
-    version: "9.9.9",
-    demo: true,
-    env: { ...process.env, ...demo.keys },
-    log,
-    autoRefresh: false,
-  });
+  app = await openDemoApp(demo, { version: "9.9.9", demo: true, log });
   app.events.subscribe((channel, payload) => {
     if (channel === "inventory:changed") changes.push((payload as { generatedAt: string }).generatedAt);
   });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import type { InventoryView } from "../../../shared/contract/index.js";
-import { type Core, openCore } from "../compose/index.js";
-import { memoryLogger } from "./log.js";
+import type { Core } from "../compose/index.js";
+import { openDemoApp } from "./testing/demo-app.js";
 
 let demo: Demo;
 let core: Core;
@@ -14,15 +14,7 @@ beforeAll(async () => {
 }, 60_000);
 
 function open(): Promise<Core> {
-  return openCore({
-    configPath: demo.configPath,
-    mode: "browser",
-    version: "test",
-    env: { ...process.env, ...demo.keys },
-    log: memoryLogger(),
-    autoRefresh: false,
-    actions: false,
-  });
+  return openDemoApp(demo, { actions: false });
 }
 
 afterAll(async () => {

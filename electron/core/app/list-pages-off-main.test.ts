@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
-import { type Core, openCore } from "../compose/index.js";
+import type { Core } from "../compose/index.js";
 import { channelCaller } from "./testing/app-calls.js";
+import { openDemoApp } from "./testing/demo-app.js";
 
 /**
  * A scan's list pages are requested on the list-page reader's thread, not with main's own `fetch`: their
@@ -15,14 +16,7 @@ const call = channelCaller(() => app);
 
 beforeAll(async () => {
   demo = await startDemo({ size: 1_500, seed: "list-pages-off-main", transitionMs: 20, leases: "ledger" });
-  app = await openCore({
-    configPath: demo.configPath,
-    mode: "browser",
-    version: "9.9.9",
-    demo: true,
-    env: { ...process.env, ...demo.keys },
-    autoRefresh: false,
-  });
+  app = await openDemoApp(demo, { demo: true });
 }, 30_000);
 
 afterAll(async () => {

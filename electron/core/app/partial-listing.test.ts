@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import { type ChannelResponse, decodeInventoryRows } from "../../../shared/contract/index.js";
-import { type Core, openCore } from "../compose/index.js";
-import { memoryLogger } from "./log.js";
+import type { Core } from "../compose/index.js";
 import { channelCaller } from "./testing/app-calls.js";
+import { openDemoApp } from "./testing/demo-app.js";
 
 /**
  * A listing that fails part-way through a host's scan: main hands each page to the inventory worker as
@@ -32,16 +32,7 @@ beforeAll(async () => {
     }
     return globalThis.fetch(input, init);
   };
-  app = await openCore({
-    configPath: demo.configPath,
-    mode: "browser",
-    version: "9.9.9",
-    demo: true,
-    env: { ...process.env, ...demo.keys },
-    log: memoryLogger(),
-    autoRefresh: false,
-    fetch: fetchThroughFaults,
-  });
+  app = await openDemoApp(demo, { demo: true, fetch: fetchThroughFaults });
 }, 60_000);
 
 afterAll(async () => {

@@ -3,10 +3,11 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import type { InventoryView } from "../../../shared/contract/index.js";
-import { type Core, openCore } from "../compose/index.js";
+import type { Core } from "../compose/index.js";
 import { isCoreError } from "../errors/core-error.js";
 import { DATABASE_FILE_NAME } from "../store/database.js";
 import { memoryLogger } from "./log.js";
+import { openDemoApp } from "./testing/demo-app.js";
 import { expectShownAsScanned, inventoryGet } from "./testing/shown-view.js";
 
 let demo: Demo;
@@ -20,15 +21,7 @@ afterAll(async () => {
 });
 
 function open(log = memoryLogger()): Promise<Core> {
-  return openCore({
-    configPath: demo.configPath,
-    mode: "browser",
-    version: "test",
-    env: { ...process.env, ...demo.keys },
-    log,
-    autoRefresh: false,
-    actions: false,
-  });
+  return openDemoApp(demo, { log, actions: false });
 }
 
 /** Makes the stored inventory's rows and sources unreadable, leaving the view kept beside them. */

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../scripts/demo.js";
 import type { ChannelResponse, Result } from "../../../shared/contract/index.js";
 import { MARKER_ANSWERS } from "../../../shared/domain/marker-proof.js";
-import { memoryLogger } from "../app/log.js";
-import { type Core, openCore } from "../compose/index.js";
+import { openDemoApp } from "../app/testing/demo-app.js";
+import type { Core } from "../compose/index.js";
 
 // `markers:prove` through the real handler table of a real core, against the generated demo world (whose
 // sandboxes hold the markers their rows record) served by the simulator.
@@ -13,16 +13,7 @@ let app: Core;
 
 beforeAll(async () => {
   demo = await startDemo({ size: 60, seed: "marker-channel", transitionMs: 20 });
-  app = await openCore({
-    configPath: demo.configPath,
-    mode: "browser",
-    version: "0.0.0-test",
-    env: { ...process.env, ...demo.keys },
-    log: memoryLogger(),
-    autoRefresh: false,
-    persist: false,
-    actions: false,
-  });
+  app = await openDemoApp(demo, { persist: false, actions: false });
 }, 30_000);
 afterAll(async () => {
   await app?.close();

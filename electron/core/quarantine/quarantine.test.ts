@@ -10,6 +10,7 @@ import { EnvSecretStore } from "../config/secrets.js";
 import { scanInventory } from "../inventory/scan.js";
 import { createSources } from "../leases/index.js";
 import { type Database, openDatabase, SqliteQuarantineStore } from "../store/index.js";
+import { quarantineRecord } from "../store/testing/quarantine-record.js";
 import { quarantineClients } from "./open-client.js";
 import { QuarantineService } from "./quarantine-service.js";
 import type { QuarantineStore } from "./quarantine-store.js";
@@ -363,7 +364,7 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
     const [item] = (
       await engine.plan({ action: "destroy", selection: { kind: "leases", leaseIds: ["lease-slow"] } })
     ).plan.items;
-    const left: Quarantine = {
+    const left = quarantineRecord({
       quarantineId: "01QUARANTINEKILLEDMIDPAUSE",
       sandboxId: "sb-slow",
       origin: item!.origin!,
@@ -373,18 +374,9 @@ describe("quarantine: pause now, destroy when due unless claimed", () => {
       environmentName: "Agents",
       hours: 1,
       createdAt: clock.now.toISOString(),
-      pausedAt: null,
       dueAt: new Date(clock.now.getTime() + HOUR).toISOString(),
       state: "pausing",
-      endedAt: null,
-      reason: null,
-      message: null,
-      claimedBy: null,
-      confirmedBy: "click",
-      planId: null,
-      jobId: null,
-      operator: "ada",
-    };
+    });
     await store.insert(left);
     await store.markPauseSent(left.quarantineId, clock.now.toISOString());
     clock.advance(2 * HOUR);
@@ -456,28 +448,16 @@ describe("quarantine: a pass reads every open quarantine", () => {
       environments: [AGENTS],
       leases: [{ id: "lease-other", environmentId: "env-1", sandboxId: "sb-other" }],
     });
-    const waiting = (n: number, sandboxId: string, createdAt: string, dueAt: string): Quarantine => ({
-      quarantineId: `q-${String(n).padStart(6, "0")}`,
-      sandboxId,
-      origin: world.sim.url,
-      credential: "alpha",
-      leaseId: null,
-      sourceId: null,
-      environmentName: null,
-      hours: 24,
-      createdAt,
-      pausedAt: createdAt,
-      dueAt,
-      state: "waiting",
-      endedAt: null,
-      reason: null,
-      message: null,
-      claimedBy: null,
-      confirmedBy: "typed-id",
-      planId: null,
-      jobId: null,
-      operator: "ada",
-    });
+    const waiting = (n: number, sandboxId: string, createdAt: string, dueAt: string): Quarantine =>
+      quarantineRecord({
+        quarantineId: `q-${String(n).padStart(6, "0")}`,
+        sandboxId,
+        origin: world.sim.url,
+        createdAt,
+        pausedAt: createdAt,
+        dueAt,
+        confirmedBy: "typed-id",
+      });
     // The oldest, and the first due; then 10,000 newer ones due long after, on sandboxes no one names.
     const records = [waiting(0, "sb-oldest", "2026-11-30T09:00:00.000Z", "2026-12-01T09:30:00.000Z")];
     for (let n = 1; n <= 10_000; n++) {
