@@ -1,8 +1,9 @@
-import pg from "pg";
+import type pg from "pg";
 import type { SourceSnapshot } from "../../../shared/domain/inventory.js";
 import type { Environment, LeaseRow } from "../../../shared/domain/paperclip.js";
 import type { InstalledPlugin } from "../../../shared/domain/plugin-generations.js";
 import { borrowConnection, handBack } from "../postgres/borrowed-connection.js";
+import { postgresDriver } from "../postgres/driver.js";
 import { markEnvironmentUnread } from "./environment-unread.js";
 import { CHANGED_ROWS_OVERLAP_MS } from "./paperclip-db-changed.js";
 import { environmentChange, environmentFromRow } from "./paperclip-db-environments.js";
@@ -67,7 +68,9 @@ type Row = Record<string, unknown>;
 export class PaperclipDbSource implements LeaseSource {
   readonly kind = "paperclip-db" as const;
   readonly id: string;
-  readonly #pool: pg.Pool;
+  readonly #url: string;
+  /** Made at the first read, when the driver is loaded: a source that is never read loads neither. */
+  #pool: Promise<pg.Pool> | null = null;
   readonly #timeoutMs: number;
   readonly #pageSize: number;
   readonly #overlapMs: number;
@@ -79,17 +82,7 @@ export class PaperclipDbSource implements LeaseSource {
     this.#timeoutMs = Math.max(1, Math.floor(options.timeoutMs));
     this.#pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
     this.#overlapMs = Math.max(0, options.changedRowsOverlapMs ?? CHANGED_ROWS_OVERLAP_MS);
-    this.#pool = new pg.Pool({
-      connectionString: options.url,
-      // A scan holds two (its two halves); a lease re-read beside it needs a third.
-      max: 3,
-      idleTimeoutMillis: 10_000,
-      allowExitOnIdle: true,
-      connectionTimeoutMillis: this.#timeoutMs,
-      application_name: "leasekeeper",
-    });
-    // An idle connection that breaks is dropped by the pool; the next read reports it.
-    this.#pool.on("error", () => undefined);
+    this.#url = options.url;
   }
 
   /**
@@ -136,7 +129,7 @@ export class PaperclipDbSource implements LeaseSource {
     const database = await readDatabase(
       {
         sourceId: this.id,
-        pool: this.#pool,
+        pool: await this.#connections(),
         timeoutMs: this.#timeoutMs,
         pageSize: this.#pageSize,
         overlapMs: this.#overlapMs,
@@ -229,7 +222,25 @@ export class PaperclipDbSource implements LeaseSource {
 
   /** Closes the pool's connections (a process that exits need not: idle connections do not hold it). */
   async close(): Promise<void> {
-    await this.#pool.end();
+    await (await this.#pool)?.end();
+  }
+
+  #connections(): Promise<pg.Pool> {
+    this.#pool ??= postgresDriver().then((driver) => {
+      const pool = new driver.Pool({
+        connectionString: this.#url,
+        // A scan holds two (its two halves); a lease re-read beside it needs a third.
+        max: 3,
+        idleTimeoutMillis: 10_000,
+        allowExitOnIdle: true,
+        connectionTimeoutMillis: this.#timeoutMs,
+        application_name: "leasekeeper",
+      });
+      // An idle connection that breaks is dropped by the pool; the next read reports it.
+      pool.on("error", () => undefined);
+      return pool;
+    });
+    return this.#pool;
   }
 
   /**
@@ -244,7 +255,7 @@ export class PaperclipDbSource implements LeaseSource {
   ): Promise<T> {
     let client: pg.PoolClient;
     try {
-      client = await borrowConnection(this.#pool);
+      client = await borrowConnection(await this.#connections());
     } catch (error) {
       throw new SourceError(this.id, "unreachable", `${describeDatabaseError(error)} while ${activity}.`);
     }

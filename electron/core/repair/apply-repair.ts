@@ -1,7 +1,7 @@
-import pg from "pg";
 import type { LeaseRepair, RepairOutcome } from "../../../shared/domain/lease-repair.js";
 import { CoreError } from "../errors/core-error.js";
 import { describeDatabaseError } from "../leases/paperclip-db.js";
+import { postgresDriver } from "../postgres/driver.js";
 import { repairStatement } from "./repair-sql.js";
 
 /**
@@ -25,6 +25,7 @@ export async function applyRepairs(
   const repairs = outcomes.filter((outcome): outcome is LeaseRepair => outcome.ok);
   const result: AppliedRepairs = { applied: [], changed: [] };
   if (repairs.length === 0) return result;
+  const pg = await postgresDriver();
   const client = new pg.Client({
     connectionString: options.writeUrl,
     connectionTimeoutMillis: options.timeoutMs,

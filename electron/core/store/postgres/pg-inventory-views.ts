@@ -1,5 +1,6 @@
-import pg from "pg";
+import type pg from "pg";
 import { type InventoryView, isCurrentView } from "../../../../shared/contract/index.js";
+import { postgresDriver } from "../../postgres/driver.js";
 import { SCHEMA } from "./migrations.js";
 
 /**
@@ -49,6 +50,7 @@ export async function loadSharedView(
   sourceIds: readonly string[],
   timeoutMs: number,
 ): Promise<InventoryView | null> {
+  const pg = await postgresDriver();
   const client = new pg.Client({
     connectionString: url,
     connectionTimeoutMillis: timeoutMs,

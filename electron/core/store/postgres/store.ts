@@ -1,5 +1,5 @@
-import pg from "pg";
 import { CoreError } from "../../errors/core-error.js";
+import { postgresDriver } from "../../postgres/driver.js";
 import { migratePostgres } from "./migrations.js";
 import { PgAuditLog } from "./pg-audit-log.js";
 import { PgClaims } from "./pg-claims.js";
@@ -34,6 +34,7 @@ export interface PostgresStoreOptions {
 /** Connects, applies pending migrations (one process at a time), and hands out the shared tables. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const pg = await postgresDriver();
   const pool = new pg.Pool({
     connectionString: options.url,
     connectionTimeoutMillis: timeoutMs,
