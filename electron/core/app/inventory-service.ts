@@ -24,7 +24,7 @@ import {
   InventoryWorkerError,
   InventoryWorkerOverBudget,
 } from "../inventory/worker/inventory-worker-client.js";
-import { fetchOnReaderThread } from "../inventory/worker/list-page-fetch.js";
+import { fetchOnReaderThread, ListPageReadOnReader } from "../inventory/worker/list-page-fetch.js";
 import { ListPageReader } from "../inventory/worker/list-page-reader-client.js";
 import type { StoredScan } from "../inventory/worker/ports.js";
 import type {
@@ -134,8 +134,6 @@ export class InventoryService {
   readonly #options: InventoryServiceOptions;
   readonly #worker: InventoryWorker;
   readonly #pageReader = new ListPageReader();
-  /** List pages are requested on the reader's thread, paced by main's transport (list-page-fetch.ts). */
-  readonly #listPageFetch = fetchOnReaderThread((request) => this.#pageReader.request(request));
   #summary: InventorySummary | null = null;
   #view: HeldView | null = null;
   /** The whole inventory, fetched from the worker only when asked for (`leasekeeper scan`, which prints it). */
@@ -731,7 +729,12 @@ export class InventoryService {
     const listingStartedAt = performance.now();
     const listings = await Promise.all(
       config.credentials.map(async (credential, at) => {
-        // Each page's bytes go to the reader as they arrive, unread: main neither parses nor keeps one.
+        // The pages are requested on the reader's thread, paced by main's transport, and each is read
+        // there as it arrives (list-page-fetch.ts); a page a host's own `fetch` got is handed to the
+        // reader as its bytes, unread. Main neither parses nor keeps one.
+        const listFetch =
+          context.fetch ??
+          fetchOnReaderThread((request) => this.#pageReader.request(request), { scanId, listing: at });
         let handed = 0;
         const startedAt = performance.now();
         const entry = await listCredentialPages(
@@ -739,12 +742,15 @@ export class InventoryService {
           secrets,
           credential,
           (client, call) =>
-            client.forEachSandboxPageBody(async (body) => {
-              const page = await this.#pageReader.read(scanId, at, body);
+            client.forEachSandboxPageResponse(async (response) => {
+              const page =
+                response instanceof ListPageReadOnReader
+                  ? response.page
+                  : await this.#pageReader.read(scanId, at, await response.arrayBuffer());
               if (page !== null) handed += 1;
               return page;
             }, call),
-          { client: { fetch: context.fetch ?? this.#listPageFetch } },
+          { client: { fetch: listFetch } },
         );
         handOver({ type: "listing-done", scanId, listing: at, result: entry.listing, pages: handed });
         const timing = {

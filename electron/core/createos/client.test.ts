@@ -138,10 +138,11 @@ describe("CreateosClient against the simulator", () => {
     expect(error.requests).toBe(5);
   });
 
-  it("hands each page over as the bytes CreateOS sent, paging by what the reader counted", async () => {
+  it("hands each page over as the response CreateOS sent, paging by what the reader counted", async () => {
     const bodies: number[] = [];
     const listed: string[] = [];
-    const done = await client().forEachSandboxPageBody(async (body) => {
+    const done = await client().forEachSandboxPageResponse(async (response) => {
+      const body = await response.arrayBuffer();
       bodies.push(body.byteLength);
       const page = readListPage(new TextDecoder().decode(body));
       if (page === null) return null;
@@ -156,12 +157,12 @@ describe("CreateosClient against the simulator", () => {
   });
 
   it("fails a listing whose page the reader cannot read as invalid-response, and a refused key as unauthorized", async () => {
-    const unreadable = await failureOf(client().forEachSandboxPageBody(async () => null));
+    const unreadable = await failureOf(client().forEachSandboxPageResponse(async () => null));
     expect(unreadable.code).toBe("invalid-response");
     expect(unreadable.requests).toBe(1);
     expectClean(unreadable);
     const refused = await failureOf(
-      client("lk_test_WRONG_0000").forEachSandboxPageBody(async () => ({ count: 0, total: 0 })),
+      client("lk_test_WRONG_0000").forEachSandboxPageResponse(async () => ({ count: 0, total: 0 })),
     );
     expect(refused.code).toBe("unauthorized");
     expect(refused.httpStatus).toBe(401);

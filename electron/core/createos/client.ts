@@ -180,13 +180,14 @@ export class CreateosClient {
   }
 
   /**
-   * Every listed sandbox, each page's body handed to `readPage` unread, as the bytes CreateOS sent: a
-   * host has another thread read them (parse, check, keep), which answers how many views the page held
-   * and the listing's total for the paging. A body `readPage` cannot read (null) fails the listing as
+   * Every listed sandbox, each successful page's response handed to `readPage` unread: a host has
+   * another thread read its body (parse, check, keep), or had it read there as it arrived (its `fetch`
+   * answers with a response whose body it kept), and answers how many views the page held and the
+   * listing's total for the paging. A page `readPage` cannot read (null) fails the listing as
    * `invalid-response`; as with `forEachSandboxPage`, the pages read before a failure are not a listing.
    */
-  async forEachSandboxPageBody(
-    readPage: (body: ArrayBuffer) => Promise<{ count: number; total: number | null } | null>,
+  async forEachSandboxPageResponse(
+    readPage: (response: Response) => Promise<{ count: number; total: number | null } | null>,
     options: CallOptions = {},
   ): Promise<CallOutcome> {
     const operation = CREATEOS_OPERATIONS.list;
@@ -197,7 +198,7 @@ export class CreateosClient {
           query: { limit: LIST_PAGE_SIZE, offset },
         });
         if (!response.ok) await sdk.http.throwForResponse(response, "GET", SANDBOXES_PATH);
-        const page = await readPage(await response.arrayBuffer());
+        const page = await readPage(response);
         if (page === null)
           throw new CreateosError("invalid-response", operation, record.httpStatus, record.requests);
         if (!hasNextPage(offset, page.count, page.total)) return;

@@ -119,7 +119,7 @@ export async function listCredential(
 
 /**
  * One credential's listing walked page by page by `walk` (the client's `forEachSandboxPage`, or its
- * `forEachSandboxPageBody` when another thread reads the pages), the listing's own `sandboxes` left
+ * `forEachSandboxPageResponse` when another thread reads the pages), the listing's own `sandboxes` left
  * empty: a host lists on main, paced, and passes each page on to be read elsewhere, so main never holds
  * a whole listing. Only an `ok` outcome makes the pages walked a whole listing; after any other they
  * are a part of one and must be dropped.

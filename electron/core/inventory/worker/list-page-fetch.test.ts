@@ -1,11 +1,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SECRET_KEY } from "../../../../test/fixtures/leasekeeper.js";
 import { CreateosClient } from "../../createos/client.js";
 import { CreateosError } from "../../createos/errors.js";
-import { fetchOnReaderThread } from "./list-page-fetch.js";
+import { fetchOnReaderThread, ListPageReadOnReader } from "./list-page-fetch.js";
 import { ListPageReader } from "./list-page-reader-client.js";
+import type { WorkerRequest } from "./protocol.js";
 
 /** A list page's request made on the list-page reader's thread, against a server of the test's own. */
 
@@ -19,12 +21,24 @@ const cutOff: string[] = [];
 const started: string[] = [];
 /** Requests that followed a redirect to /elsewhere. */
 let followed = 0;
+/** A list page as CreateOS sends one: two of the listing's three sandboxes. */
+const LIST_PAGE = {
+  status: "success",
+  data: { data: [{ id: "sb-1" }, { id: "sb-2" }], pagination: { total: 3, limit: 500, offset: 0 } },
+};
+const BUSY = { status: "error", message: "try again" };
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
     const path = request.url ?? "";
     started.push(path);
-    if (path.startsWith("/page")) {
+    if (path.startsWith("/list")) {
+      response.writeHead(200, { "content-type": "application/json", "x-request-id": "list-1" });
+      response.end(JSON.stringify(LIST_PAGE));
+    } else if (path.startsWith("/busy")) {
+      response.writeHead(503, { "content-type": "application/json", "retry-after": "1" });
+      response.end(JSON.stringify(BUSY));
+    } else if (path.startsWith("/page")) {
       response.writeHead(200, { "content-type": "application/json", "x-page": "2" });
       response.end(JSON.stringify({ data: ["é", "sb-1"], key: request.headers.authorization }));
     } else if (path.startsWith("/v1/sandboxes")) {
@@ -74,7 +88,9 @@ describe("a list page's request made on the list-page reader", () => {
 
   it("lets main's transport refuse a redirect as it refuses one of its own fetch, not followed", async () => {
     const client = new CreateosClient({ apiUrl: url, apiKey: SECRET_KEY, fetch: readerFetch });
-    const error = await client.forEachSandboxPageBody(async () => null).catch((failure: unknown) => failure);
+    const error = await client
+      .forEachSandboxPageResponse(async () => null)
+      .catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(CreateosError);
     expect(error).toMatchObject({ code: "refused-redirect", requests: 1 });
     expect(followed).toBe(0);
@@ -91,4 +107,68 @@ describe("a list page's request made on the list-page reader", () => {
     expect(await answer).toEqual(new Error("given up"));
     await expect.poll(() => cutOff, { timeout: 5_000 }).toEqual(["/stalls"]);
   });
+});
+
+describe("a scan's list page read on the list-page reader where it arrived", () => {
+  const scanId = 7;
+  let worker: MessagePort;
+  const sent: WorkerRequest[] = [];
+  const scanFetch = fetchOnReaderThread((request) => reader.request(request), { scanId, listing: 2 });
+
+  beforeAll(async () => {
+    const channel = new MessageChannel();
+    worker = channel.port1;
+    worker.on("message", (message: WorkerRequest) => sent.push(message));
+    await reader.request({ type: "scan", scanId, port: channel.port2, known: [] });
+  });
+
+  afterAll(async () => {
+    await reader.request({ type: "scan-done", scanId });
+    worker.close();
+  });
+
+  it("sends main the status, the headers and the paging's counts, and the page's views to the worker, not the bytes to main", async () => {
+    const response = await scanFetch(`${url}/list?offset=0`);
+    expect(response).toBeInstanceOf(ListPageReadOnReader);
+    expect((response as ListPageReadOnReader).page).toEqual({ count: 2, total: 3 });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-request-id")).toBe("list-1");
+    expect(response.body, "main was sent the page's bytes").toBeNull();
+    await expect.poll(() => sent.length, { timeout: 5_000 }).toBe(1);
+    expect(sent[0]).toMatchObject({
+      type: "listing-page",
+      scanId,
+      listing: 2,
+      page: { count: 2, total: 3 },
+      views: LIST_PAGE.data.data,
+    });
+  });
+
+  it("answers a refusal whole, for the transport and the SDK to read, and sends the worker nothing", async () => {
+    sent.length = 0;
+    const response = await scanFetch(`${url}/busy`);
+    expect(response).not.toBeInstanceOf(ListPageReadOnReader);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("1");
+    expect(await response.json()).toEqual(BUSY);
+    await expectOnlyTheNextPageSent();
+  });
+
+  it("reads a successful answer that is no list page as none, and sends the worker nothing", async () => {
+    sent.length = 0;
+    const response = await scanFetch(`${url}/page`);
+    expect(response).toBeInstanceOf(ListPageReadOnReader);
+    expect((response as ListPageReadOnReader).page).toBeNull();
+    await expectOnlyTheNextPageSent();
+  });
+
+  /**
+   * Pages reach the worker on a channel of their own, in the order they were read: once the list page
+   * fetched next is there, anything sent before it is too.
+   */
+  async function expectOnlyTheNextPageSent(): Promise<void> {
+    await scanFetch(`${url}/list?offset=0`);
+    await expect.poll(() => sent.at(-1)?.type, { timeout: 5_000 }).toBe("listing-page");
+    expect(sent, "the worker was sent a page that was not the list page").toHaveLength(1);
+  }
 });

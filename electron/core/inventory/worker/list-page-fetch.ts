@@ -1,12 +1,29 @@
 /**
  * A list page's HTTP request made on the list-page reader's thread for main's paced transport. Main keeps
  * the request policy (the pacer's start slots, retries, timeouts, the refused redirect: transport.ts)
- * and hands the SDK a `fetch` that asks the reader to make each request and send back its status,
- * headers and body bytes (moved, not copied). So the sockets, the HTTP parsing and the body streams of
- * a listing's hundreds of pages run beside the reader's parse, not on main, where they were main's
- * longest blocks during a scan: each page's few milliseconds of fetch, its copies and its collections,
- * run back to back whenever several pages arrived while main waited for a CPU.
+ * and hands the SDK a `fetch` that asks the reader to make each request. So the sockets, the HTTP
+ * parsing and the body streams of a listing's hundreds of pages run beside the reader's parse, not on
+ * main, where they were main's longest blocks during a scan: each page's few milliseconds of fetch, its
+ * copies and its collections, run back to back whenever several pages arrived while main waited for a
+ * CPU.
+ *
+ * A scan's `fetch` names the listing its pages belong to, and the reader reads a successful answer's
+ * body as that listing's page where it arrived (list-page-reader.ts): main is sent its status, its
+ * headers and what the paging needs, never its bytes. Any other answer (a 429, a 5xx, a refusal) comes
+ * back whole, for the transport's retries and the SDK's errors to read as they read `fetch`'s.
  */
+
+/** What the paging needs of a page the reader read: how many views it held and the listing's total. */
+export interface ListPageRead {
+  count: number;
+  total: number | null;
+}
+
+/** The listing whose successful pages the reader reads where they arrive. */
+export interface ReadAs {
+  scanId: number;
+  listing: number;
+}
 
 /** Asks the reader to make one request; `fetchId` names it for an abort. */
 export interface PageFetchRequest {
@@ -16,6 +33,8 @@ export interface PageFetchRequest {
   method: string;
   headers: [string, string][];
   redirect: RequestRedirect;
+  /** Set for a scan's list pages: a successful answer's body is read on the reader, not sent back. */
+  readAs: ReadAs | null;
 }
 
 /** Main's transport gave up on the request `fetchId` names (its timeout, or the caller's abort). */
@@ -24,32 +43,58 @@ export interface PageFetchAbort {
   fetchId: number;
 }
 
+interface FetchedHead {
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+}
+
 /**
- * What the reader's request got: the response whole, or why there was none. A failure carries only
- * the message of its cause, which is all `isRefusedRedirect` reads of a fetch's failure.
+ * What the reader's request got: the response whole; a successful list page's head with what the
+ * reader read of its body (`read` null when the body was no list page); or why there was no response.
+ * A failure carries only the message of its cause, which is all `isRefusedRedirect` reads of a fetch's
+ * failure.
  */
 export type FetchedPage =
-  | { ok: true; status: number; statusText: string; headers: [string, string][]; body: ArrayBuffer }
+  | ({ ok: true; body: ArrayBuffer } & FetchedHead)
+  | ({ ok: true; read: ListPageRead | null } & FetchedHead)
   | { ok: false; cause: string };
+
+/**
+ * A successful list page's response whose body the list-page reader read where it arrived: the status
+ * and headers CreateOS sent, no body, and `page`, what the reader read of it (null when the body was no
+ * list page, which the listing fails as an invalid response).
+ */
+export class ListPageReadOnReader extends Response {
+  readonly page: ListPageRead | null;
+
+  constructor(page: ListPageRead | null, head: FetchedHead) {
+    super(null, head);
+    this.page = page;
+  }
+}
 
 /** Statuses whose response has no body: `new Response` refuses one for them. */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
+/** Every request main has the reader make is named by one count, whichever `fetch` asked for it. */
+let nextFetchId = 1;
+
 /**
- * Main's end: a `fetch` for requests without a body, made by the reader (`ask` posts to it). It takes
- * an abort as `fetch` does, rejecting with the signal's reason at once, and tells the reader so that
- * its request is cut off too.
+ * Main's end: a `fetch` for requests without a body, made by the reader (`ask` posts to it). With
+ * `readAs`, a successful answer is a `ListPageReadOnReader`. It takes an abort as `fetch` does,
+ * rejecting with the signal's reason at once, and tells the reader so that its request is cut off too.
  */
 export function fetchOnReaderThread(
   ask: (request: PageFetchRequest | PageFetchAbort) => Promise<unknown>,
+  readAs: ReadAs | null = null,
 ): typeof fetch {
-  let nextId = 1;
   return async (input, init = {}) => {
     if (init.body !== undefined && init.body !== null)
       throw new TypeError("A request with a body is not made on the list-page reader.");
     const signal = init.signal ?? null;
     signal?.throwIfAborted();
-    const fetchId = nextId++;
+    const fetchId = nextFetchId++;
     const request: PageFetchRequest = {
       type: "fetch",
       fetchId,
@@ -57,15 +102,14 @@ export function fetchOnReaderThread(
       method: init.method ?? "GET",
       headers: [...new Headers(init.headers)],
       redirect: init.redirect ?? "follow",
+      readAs,
     };
     const fetched = ask(request) as Promise<FetchedPage>;
     const page = signal === null ? await fetched : await untilAborted(fetched, signal, fetchId, ask);
     if (!page.ok) throw new TypeError("fetch failed", { cause: new Error(page.cause) });
-    return new Response(NULL_BODY_STATUSES.has(page.status) ? null : page.body, {
-      status: page.status,
-      statusText: page.statusText,
-      headers: page.headers,
-    });
+    const head = { status: page.status, statusText: page.statusText, headers: page.headers };
+    if ("read" in page) return new ListPageReadOnReader(page.read, head);
+    return new Response(NULL_BODY_STATUSES.has(page.status) ? null : page.body, head);
   };
 }
 
@@ -86,29 +130,25 @@ function untilAborted(
 }
 
 /**
- * The reader's end: the request made with the thread's own `fetch`, its body read whole. The answer
+ * The reader's end: the request made with the thread's own `fetch`, its body read whole. A successful
+ * answer to a request with `readAs` is read by `readPage` and its bytes kept here; any other answer
  * names the body to move with it.
  */
 export async function fetchPage(
   request: PageFetchRequest,
   signal: AbortSignal,
+  readPage: (readAs: ReadAs, body: ArrayBuffer) => ListPageRead | null,
 ): Promise<{ page: FetchedPage; transfer: ArrayBuffer[] }> {
+  let response: Response;
+  let body: ArrayBuffer;
   try {
-    const response = await fetch(request.url, {
+    response = await fetch(request.url, {
       method: request.method,
       headers: request.headers,
       redirect: request.redirect,
       signal,
     });
-    const body = await response.arrayBuffer();
-    const page: FetchedPage = {
-      ok: true,
-      status: response.status,
-      statusText: response.statusText,
-      headers: [...response.headers],
-      body,
-    };
-    return { page, transfer: [body] };
+    body = await response.arrayBuffer();
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
     return {
@@ -116,4 +156,8 @@ export async function fetchPage(
       transfer: [],
     };
   }
+  const head = { status: response.status, statusText: response.statusText, headers: [...response.headers] };
+  if (request.readAs !== null && response.ok)
+    return { page: { ok: true, ...head, read: readPage(request.readAs, body) }, transfer: [] };
+  return { page: { ok: true, ...head, body }, transfer: [body] };
 }

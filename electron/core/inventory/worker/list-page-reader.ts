@@ -1,15 +1,17 @@
 import { hash } from "node:crypto";
 import { type MessagePort, parentPort } from "node:worker_threads";
 import { readListPage } from "../../createos/list-page.js";
-import { type FetchedPage, fetchPage } from "./list-page-fetch.js";
+import { type FetchedPage, fetchPage, type ListPageRead, type ReadAs } from "./list-page-fetch.js";
 import type { KnownPage, PageReaderAnswer, PageReaderRequest, WorkerRequest } from "./protocol.js";
 
 /**
- * The list-page reader's thread: main hands it each CreateOS list page as the bytes that arrived, it
- * parses the page and passes its views straight on to the inventory worker, and tells main only what
- * the paging needs (how many views, the listing's total). So the parse, and every object it makes,
- * stay off the main thread, and main's next request for a page waits on nothing but this: the
- * inventory worker may be busy reading a source meanwhile.
+ * The list-page reader's thread: it makes each CreateOS list request of a scan for main's paced
+ * transport (list-page-fetch.ts), parses the page that arrives and passes its views straight on to the
+ * inventory worker, and tells main only the answer's status and headers and what the paging needs (how
+ * many views, the listing's total); a page main fetched itself comes as its bytes, and is read alike.
+ * So the page's bytes, the parse and every object it makes stay off the main thread, and main's next
+ * request for a page waits on nothing but this: the inventory worker may be busy reading a source
+ * meanwhile.
  */
 const port = parentPort;
 if (port === null) throw new Error("the list-page reader runs only as a worker thread");
@@ -35,31 +37,9 @@ port.on("message", ({ id, request }: { id: number; request: PageReaderRequest })
       });
       answer(null);
       return;
-    case "page": {
-      const scan = scans.get(request.scanId);
-      if (scan === undefined) {
-        answer(null);
-        return;
-      }
-      const digest = hash("sha1", new Uint8Array(request.body), "base64");
-      const known = scan.known.get(digest);
-      const read = known === undefined ? readListPage(decoder.decode(request.body)) : null;
-      if (known === undefined && read === null) {
-        answer(null);
-        return;
-      }
-      const page: KnownPage = known ?? { digest, count: read!.views.length, total: read!.total };
-      const message: WorkerRequest = {
-        type: "listing-page",
-        scanId: request.scanId,
-        listing: request.listing,
-        page,
-        views: read?.views ?? null,
-      };
-      scan.to.postMessage(message);
-      answer({ count: page.count, total: page.total });
+    case "page":
+      answer(readPage(request, request.body));
       return;
-    }
     case "scan-done":
       scans.get(request.scanId)?.to.close();
       scans.delete(request.scanId);
@@ -68,7 +48,7 @@ port.on("message", ({ id, request }: { id: number; request: PageReaderRequest })
     case "fetch": {
       const controller = new AbortController();
       fetches.set(request.fetchId, controller);
-      void fetchPage(request, controller.signal).then(({ page, transfer }) => {
+      void fetchPage(request, controller.signal, readPage).then(({ page, transfer }) => {
         fetches.delete(request.fetchId);
         port.postMessage({ id, value: page } satisfies { id: number; value: FetchedPage }, transfer);
       });
@@ -81,3 +61,20 @@ port.on("message", ({ id, request }: { id: number; request: PageReaderRequest })
       return;
   }
 });
+
+/**
+ * One page of a scan's listing, as the bytes that arrived: parsed unless the worker read the same bytes
+ * in the last scan, and sent on to the worker. Null when the scan is over or the bytes are no list page.
+ */
+function readPage({ scanId, listing }: ReadAs, body: ArrayBuffer): ListPageRead | null {
+  const scan = scans.get(scanId);
+  if (scan === undefined) return null;
+  const digest = hash("sha1", new Uint8Array(body), "base64");
+  const known = scan.known.get(digest);
+  const read = known === undefined ? readListPage(decoder.decode(body)) : null;
+  if (known === undefined && read === null) return null;
+  const page: KnownPage = known ?? { digest, count: read!.views.length, total: read!.total };
+  const message: WorkerRequest = { type: "listing-page", scanId, listing, page, views: read?.views ?? null };
+  scan.to.postMessage(message);
+  return { count: page.count, total: page.total };
+}
