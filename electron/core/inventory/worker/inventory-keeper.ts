@@ -39,10 +39,8 @@ import { prefetched } from "../judge/prefetched-read.js";
 import { RULES_FINGERPRINT } from "../judge/rules-fingerprint.js";
 import { ScanMemory } from "../judge/scan-memory.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
-import { type HeldLiveView, patchedLiveView, wholeLiveView } from "./held-live-view.js";
 import { historyPage } from "./history-pages.js";
 import type {
-  ChangedRows,
   InventoryRows,
   KeptViews,
   KeyRedactor,
@@ -114,9 +112,9 @@ interface Held {
  * into the store (`judgeScan`), the compact view of the rows that are not closed read back from there
  * and handed to main in parts, and every question about rows (a lease's detail, an environment's view,
  * a page of history, the whole inventory for plans and proofs) answered from the store. What stays in
- * the heap is the scan-wide part of the inventory, the views main may still be fetching, what the next
- * scan compares with (`ScanMemory`), and the view it patches its own from (`HeldLiveView`). One
- * instance per worker; plain code over its requests, so it runs the same under a test without a thread.
+ * the heap is the scan-wide part of the inventory, the views main may still be fetching, and what the
+ * next scan compares with (`ScanMemory`). One instance per worker; plain code over its requests, so it
+ * runs the same under a test without a thread.
  */
 export class InventoryKeeper {
   readonly #rows: InventoryRows;
@@ -141,8 +139,6 @@ export class InventoryKeeper {
   /** The list pages of the last scan judged, by the digest of their bytes (see `listing-page`). */
   #listedPages: ReadonlyMap<string, ListedPage> = new Map();
   #held: Held | null = null;
-  /** The view of the inventory held, before keys are taken out, which the next scan's view is patched from. */
-  #liveView: HeldLiveView | null = null;
   /**
    * Views main has not taken yet, by generation, encoded once as the bytes hosts answer with (each is
    * transferred when taken, so it is held here only until then); the newest few are kept.
@@ -448,7 +444,7 @@ export class InventoryKeeper {
           const head = this.#rows.head();
           if (head === null)
             throw new Error("the store holds no inventory right after a scan was written to it");
-          const accepted = this.#take(head, { keep: true, changed: changedInto(head, flipped) });
+          const accepted = this.#take(head, { keep: true });
           return {
             ...accepted,
             sourcesMs,
@@ -498,20 +494,14 @@ export class InventoryKeeper {
    */
   #take(
     head: StoredHead,
-    {
-      keep = false,
-      share = keep,
-      changed = null,
-    }: { keep?: boolean; share?: boolean; changed?: ChangedRows | null } = {},
+    { keep = false, share = keep }: { keep?: boolean; share?: boolean } = {},
   ): Accepted {
     const untracked = head.inventory.untracked.filter(
       (sandbox) => !this.#marks.deleted(sandbox.origin, sandbox.sandboxId),
     );
     const shown: StoredHead = { ...head, inventory: { ...head.inventory, untracked } };
-    const live = this.#liveViewOf(shown, changed);
-    if (live === null) throw new Error("the stored inventory changed while its view was read");
-    this.#liveView = live;
-    const view = this.#redactor.redactDeep(live.view);
+    const view = this.#viewOf(shown) ?? this.#viewOf(shown);
+    if (view === null) throw new Error("the stored inventory changed while its view was read");
     const generation = ++this.#generation;
     this.#held = { head: shown, generation };
     const { kept, forMain } = viewEncodings(view, generation);
@@ -534,22 +524,10 @@ export class InventoryKeeper {
     };
   }
 
-  /**
-   * The view of the rows that are not closed, from the view held and the rows the flip changed where
-   * it was flipped over the scan held (`patchedLiveView`), else from every live row; null: the store
-   * no longer holds the scan.
-   */
-  #liveViewOf(head: StoredHead, changed: ChangedRows | null): HeldLiveView | null {
-    const previous = this.#liveView;
-    const patched =
-      previous === null || changed === null ? null : patchedLiveView(this.#rows, previous, head, changed);
-    return patched ?? wholeLiveView(this.#rows, head) ?? wholeLiveView(this.#rows, head);
-  }
-
-  /** The view of one environment's rows that are not closed; null: not that scan. */
-  #viewOf(head: StoredHead, environmentId: string): InventoryView | null {
+  /** The view of the rows that are not closed (with `environmentId`, of that environment's); null: not that scan. */
+  #viewOf(head: StoredHead, environmentId?: string): InventoryView | null {
     const builder = new InventoryViewBuilder(head.inventory, {
-      environmentId,
+      ...(environmentId === undefined ? {} : { environmentId }),
       leaveOutHistory: true,
       historyElsewhere: head.history,
     });
@@ -623,11 +601,10 @@ export class InventoryKeeper {
         (sandbox) => sandbox.sandboxId === sandboxId && this.#marks.deleted(sandbox.origin, sandboxId),
       );
       if (naming.length === 0 && !untrackedHere && attempt === 0) return null;
-      const flipped = this.#writeMarked(held.head, naming, now);
-      this.#keepMemory(flipped.stored.generation);
+      this.#keepMemory(this.#writeMarked(held.head, naming, now));
       const head = this.#rows.head();
       if (head === null) return null;
-      const accepted = this.#take(head, { changed: changedInto(head, flipped) });
+      const accepted = this.#take(head);
       return attempt === 0 ? accepted : { ...accepted, replaced: true };
     }
     return null;
@@ -637,7 +614,7 @@ export class InventoryKeeper {
     head: StoredHead,
     naming: readonly { seq: number; classified: ClassifiedLease }[],
     now: Date,
-  ): { stored: StoredScan; changed: ChangedRows | null } {
+  ): number {
     const write = this.#unredacted.watching(this.#rows.beginScan(head.scan.sourceIds));
     try {
       write.keepListingTimes();
@@ -674,7 +651,7 @@ export class InventoryKeeper {
           },
         },
         { keepNewSinceLastScan: true },
-      );
+      ).stored.generation;
     } catch (error) {
       write.abandon();
       throw error;
@@ -1036,14 +1013,6 @@ class ScanFlippedWhileKept extends Error {
   constructor() {
     super("the stored inventory was replaced while it was kept in the team's store");
   }
-}
-
-/** What a flip changed, where `head` is the scan it flipped: another writer's flip after it changed more. */
-function changedInto(
-  head: StoredHead,
-  flipped: { stored: StoredScan; changed: ChangedRows | null },
-): ChangedRows | null {
-  return head.scan.generation === flipped.stored.generation ? flipped.changed : null;
 }
 
 /** Lets go of every read and closes every source (a database's connections). */

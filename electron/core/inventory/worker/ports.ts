@@ -55,17 +55,11 @@ export interface InventoryRows {
     origin: string,
     sandboxId: string,
   ): { seq: number; classified: ClassifiedLease }[] | null;
-  /** The view of every row but history, in order, each with its place in its source's order. */
   forEachLiveViewRow(
     scan: StoredScan,
-    each: (row: LeaseViewRow, seq: number) => void,
+    each: (row: LeaseViewRow) => void,
     environmentId?: string | null,
   ): boolean;
-  /** The view of each of these rows (lease ids by source id) that is there and not closed; null: not that scan. */
-  liveViewRowsOf(
-    scan: StoredScan,
-    keys: ReadonlyMap<string, ReadonlySet<string>>,
-  ): { row: LeaseViewRow; seq: number }[] | null;
   forEach(scan: StoredScan, each: (classified: ClassifiedLease) => void): boolean;
   /** Every row but history, in whichever order reads them cheapest, each with its place in the sources' order. */
   forEachLiveRow(scan: StoredScan, each: (classified: ClassifiedLease, place: RowCursor) => void): boolean;
@@ -98,19 +92,10 @@ export interface ScanWrite extends ScanRows {
   flip(
     scan: { generatedAt: string; requests: number; payload: object },
     options?: { keepNewSinceLastScan?: boolean },
-  ): { stored: StoredScan; changed: ChangedRows | null };
+  ): { stored: StoredScan };
   abandon(): void;
   /** Keeps the stored listings' times, for a write that reads no listing (a job's mark). */
   keepListingTimes(): void;
-}
-
-/**
- * The rows a flip wrote, moved or deleted (lease ids by source id), against the stored scan `since` its
- * sources were all compared with; every other row stands as `since` held it.
- */
-export interface ChangedRows {
-  since: number;
-  keys: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /** A scan as the store names it: its generation, and the sources it covers. */

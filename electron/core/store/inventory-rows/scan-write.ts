@@ -34,9 +34,6 @@ export class InventoryScanWrite {
   readonly #statements: ReturnType<typeof statements>;
   /** Changes staged under the generation, to see at the flip that none went missing. */
   #staged = 0;
-  /** Every row this scan wrote, moved or deleted, by source; null once too many to tell (`ChangedRows`). */
-  #changed: Map<string, Set<string>> | null = new Map();
-  #changedCount = 0;
   readonly rows = { written: 0, moved: 0, deleted: 0, kept: 0 };
   #done = false;
 
@@ -290,38 +287,7 @@ export class InventoryScanWrite {
     )();
     this.#done = true;
     sweep(this.#db);
-    return {
-      newSinceLastScan,
-      stored: { generation: this.generation, sourceIds: this.sourceIds },
-      changed: this.#changedRows(),
-    };
-  }
-
-  /**
-   * What the flip changed against one stored scan, for a holder of that scan's view; null when the
-   * sources were compared with different scans (or one with none: its rows were written in place), or
-   * when more rows changed than are told.
-   */
-  #changedRows(): ChangedRows | null {
-    const stamps = new Set([...this.#sources.values()].map((source) => source.stamp));
-    const [since] = stamps;
-    if (this.#changed === null || stamps.size !== 1 || since === null || since === undefined) return null;
-    return { since, keys: this.#changed };
-  }
-
-  #noteChanged(sourceId: string, leaseId: string): void {
-    const changed = this.#changed;
-    if (changed === null) return;
-    let keys = changed.get(sourceId);
-    if (keys === undefined) {
-      keys = new Set();
-      changed.set(sourceId, keys);
-    }
-    if (keys.has(leaseId)) return;
-    keys.add(leaseId);
-    this.#changedCount += 1;
-    // Past this many the keys are let go of: the view is read again whole, which costs about as much.
-    if (this.#changedCount > MAX_CHANGED_ROWS_TOLD) this.#changed = null;
+    return { newSinceLastScan, stored: { generation: this.generation, sourceIds: this.sourceIds } };
   }
 
   /** Lets go of a scan that will not be flipped: what it staged is swept now. */
@@ -399,10 +365,6 @@ export class InventoryScanWrite {
 
   #stage(source: SourceState, change: Change): void {
     const st = this.#statements;
-    // A source written in place had no stored rows for a view to have been built from: nothing to tell.
-    if (source.inPlace) this.#changed = null;
-    else if (change.change === "write") this.#noteChanged(change.columns.sourceId, change.columns.leaseId);
-    else if (change.change !== "unstage") this.#noteChanged(change.sourceId, change.leaseId);
     const check = source.inPlace && this.#batches.starting;
     this.#batches.run(() => {
       // A batch of rows written in place begins holding the write lock and looks again: once another
@@ -474,26 +436,7 @@ export interface FlippedScan {
   newSinceLastScan: string[];
   /** What the scan stamped its sources with: reading its rows back later checks they are still its own. */
   stored: { generation: number; sourceIds: readonly string[] };
-  /** The rows the flip changed against the scan it compared with (see `ChangedRows`); null: not told. */
-  changed: ChangedRows | null;
 }
-
-/**
- * Every row a flip wrote, moved or deleted, against the stored scan `since` that all its sources were
- * compared with: any other row of the scan stands as `since` held it, in place too. A key may name a
- * row the scan wrote and then found it held as stored after all.
- */
-export interface ChangedRows {
-  since: number;
-  /** Lease ids by source id. */
-  keys: ReadonlyMap<string, ReadonlySet<string>>;
-}
-
-/**
- * The most rows a scan tells it changed (`ChangedRows`): a tenth of a million-row store. Past it the
- * keys are not worth holding: a holder reads every live row again anyway.
- */
-const MAX_CHANGED_ROWS_TOLD = 100_000;
 
 /** Thrown by a save whose sources another connection saved after it compared with them. */
 export class InventoryChangedMeanwhile extends Error {

@@ -164,12 +164,11 @@ export class StoredInventory {
 
   /**
    * The view of every row that is not closed, in source order (with `environmentId`, only the rows
-   * listed under it), handed to `each` one at a time with its place in its source's order; false: not
-   * that scan.
+   * listed under it), handed to `each` one at a time; false: not that scan.
    */
   forEachLiveViewRow(
     scan: StoredScan,
-    each: (row: LeaseViewRow, seq: number) => void,
+    each: (row: LeaseViewRow) => void,
     environmentId?: string | null,
   ): boolean {
     // Every live row: from the live index alone, which holds each row's view. One environment's: by the
@@ -177,47 +176,22 @@ export class StoredInventory {
     const read =
       environmentId === undefined
         ? this.#db.prepare(
-            "SELECT view_row, seq FROM inventory_rows WHERE source_id = ? AND headline <> 'closed' ORDER BY seq, lease_id",
+            "SELECT view_row FROM inventory_rows WHERE source_id = ? AND headline <> 'closed' ORDER BY seq, lease_id",
           )
-        : this.#db.prepare(`SELECT view_row, seq FROM inventory_rows INDEXED BY inventory_rows_counts
+        : this.#db.prepare(`SELECT view_row FROM inventory_rows INDEXED BY inventory_rows_counts
             WHERE source_id = ? AND environment_id IS ? AND headline <> 'closed' ORDER BY seq, lease_id`);
     const done = this.#reading(scan, () => {
       for (const sourceId of scan.sourceIds) {
         const rows = (
           environmentId === undefined
-            ? read.raw().iterate(sourceId)
-            : read.raw().iterate(sourceId, environmentId)
-        ) as Iterable<[string, number]>;
-        for (const [text, seq] of rows) each(JSON.parse(text) as LeaseViewRow, seq);
+            ? read.pluck().iterate(sourceId)
+            : read.pluck().iterate(sourceId, environmentId)
+        ) as Iterable<string>;
+        for (const text of rows) each(JSON.parse(text) as LeaseViewRow);
       }
       return true;
     });
     return done === true;
-  }
-
-  /**
-   * The view of each of these rows that is there and not closed, with its place in its source's order,
-   * in no particular order; null: not that scan. What a view patched by the rows a scan changed reads.
-   */
-  liveViewRowsOf(
-    scan: StoredScan,
-    keys: ReadonlyMap<string, ReadonlySet<string>>,
-  ): { row: LeaseViewRow; seq: number }[] | null {
-    const read = this.#db
-      .prepare(
-        "SELECT view_row, seq FROM inventory_rows WHERE source_id = ? AND lease_id = ? AND headline <> 'closed'",
-      )
-      .raw();
-    return this.#reading(scan, () => {
-      const rows: { row: LeaseViewRow; seq: number }[] = [];
-      for (const [sourceId, leaseIds] of keys) {
-        for (const leaseId of leaseIds) {
-          const found = read.get(sourceId, leaseId) as [string, number] | undefined;
-          if (found !== undefined) rows.push({ row: JSON.parse(found[0]) as LeaseViewRow, seq: found[1] });
-        }
-      }
-      return rows;
-    });
   }
 
   /**
