@@ -1,4 +1,4 @@
-import { GCProfiler, getHeapStatistics } from "node:v8";
+import { GCProfiler, getHeapSpaceStatistics, getHeapStatistics, type HeapSpaceStatistics } from "node:v8";
 import type { WorkerRequest, WorkerSetup } from "./protocol.js";
 
 /**
@@ -34,9 +34,16 @@ export interface HeapReport {
    * the old generation's cap must hold; null without it.
    */
   liveHighWaterMb: number | null;
+  /**
+   * With `watchHeap`: the most V8 held for the young generation's two semi-spaces at any collection,
+   * the part of the heap the thread's `maxYoungGenerationSizeMb` bounds; null without it.
+   */
+  youngHighWaterMb: number | null;
 }
 
 const MB = 1024 * 1024;
+/** V8's name for the young generation's semi-spaces (its large objects are a space of their own). */
+const NEW_SPACE = "new_space";
 const mb = (bytes: number) => Math.round(bytes / MB);
 
 /** The thread's heap, with high-water marks when `watched` (each report starts the next period). */
@@ -57,18 +64,33 @@ export class HeapWatch {
       usedHighWaterMb: null,
       totalHighWaterMb: null,
       liveHighWaterMb: null,
+      youngHighWaterMb: null,
     };
     const profiler = this.#profiler;
     if (profiler === null) return report;
     let used = now.used_heap_size;
     let total = now.total_heap_size;
     let live = 0;
+    let young = getHeapSpaceStatistics().find((space) => space.space_name === NEW_SPACE)?.space_size ?? 0;
     for (const { gcType, beforeGC, afterGC } of profiler.stop().statistics) {
       used = Math.max(used, beforeGC.heapStatistics.usedHeapSize);
       total = Math.max(total, beforeGC.heapStatistics.totalHeapSize, afterGC.heapStatistics.totalHeapSize);
+      // V8 grows or shrinks the semi-spaces only as it collects: what each collection left is each size held.
+      young = Math.max(young, youngSize(afterGC.heapSpaceStatistics));
       if (gcType === "MarkSweepCompact") live = Math.max(live, afterGC.heapStatistics.usedHeapSize);
     }
     profiler.start();
-    return { ...report, usedHighWaterMb: mb(used), totalHighWaterMb: mb(total), liveHighWaterMb: mb(live) };
+    return {
+      ...report,
+      usedHighWaterMb: mb(used),
+      totalHighWaterMb: mb(total),
+      liveHighWaterMb: mb(live),
+      youngHighWaterMb: mb(young),
+    };
   }
+}
+
+/** What V8 holds for the new space (both semi-spaces) in a collection's listing of its spaces. */
+function youngSize(spaces: readonly HeapSpaceStatistics[]): number {
+  return spaces.find(({ spaceName }) => spaceName === NEW_SPACE)?.spaceSize ?? 0;
 }
