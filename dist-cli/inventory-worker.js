@@ -2,9 +2,11 @@
 import { HEADLINES, InventoryViewBuilder, JudgedInventoryStore, NOT_SHARED, PROVIDER_CODES, QUIET_HEADLINES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, TERMINAL_PROVIDER_STATUSES, ViewStore, buildMarkerIndex, candidatesOf, classifyLease, closeSources, createSources, emptyLeaseColumns, encodeInventory, encodeJson, historyKey, holdersFirst, indexListings, indexProofs, isCoreError, isForcedDestroy, judgeRow, leaseStatuses, listedEnvironmentId, mergeCompanies, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, planPass, planPicker, planRowFilter, policyHeadlines, policyRowColumns, policyRowPicker, proofOwners, proofPrefixes, readProof, readSandboxViews, recordedMarker, recordedSandboxId, recordersNow, selectionContext, sharedEvidenceIn, sharedStoreFailure, sourceNotesOf, splitByGaps, summarizeCounts, targetOf, untrackedSandboxes, verdictChangesAt } from "./store.js";
 import { hash, scrypt } from "node:crypto";
 import { parentPort, workerData } from "node:worker_threads";
-import { GCProfiler, getHeapStatistics } from "node:v8";
+import { GCProfiler, getHeapSpaceStatistics, getHeapStatistics } from "node:v8";
 // electron/core/inventory/worker/heap-watch.ts
 var MB = 1048576;
+/** V8's name for the young generation's semi-spaces (its large objects are a space of their own). */
+var NEW_SPACE = "new_space";
 var mb = (bytes) => Math.round(bytes / MB);
 /** The thread's heap, with high-water marks when `watched` (each report starts the next period). */
 var HeapWatch = class {
@@ -21,16 +23,19 @@ var HeapWatch = class {
 			totalMb: mb(now.total_heap_size),
 			usedHighWaterMb: null,
 			totalHighWaterMb: null,
-			liveHighWaterMb: null
+			liveHighWaterMb: null,
+			youngHighWaterMb: null
 		};
 		const profiler = this.#profiler;
 		if (profiler === null) return report;
 		let used = now.used_heap_size;
 		let total = now.total_heap_size;
 		let live = 0;
+		let young = getHeapSpaceStatistics().find((space) => space.space_name === NEW_SPACE)?.space_size ?? 0;
 		for (const { gcType, beforeGC, afterGC } of profiler.stop().statistics) {
 			used = Math.max(used, beforeGC.heapStatistics.usedHeapSize);
 			total = Math.max(total, beforeGC.heapStatistics.totalHeapSize, afterGC.heapStatistics.totalHeapSize);
+			young = Math.max(young, youngSize(afterGC.heapSpaceStatistics));
 			if (gcType === "MarkSweepCompact") live = Math.max(live, afterGC.heapStatistics.usedHeapSize);
 		}
 		profiler.start();
@@ -38,10 +43,15 @@ var HeapWatch = class {
 			...report,
 			usedHighWaterMb: mb(used),
 			totalHighWaterMb: mb(total),
-			liveHighWaterMb: mb(live)
+			liveHighWaterMb: mb(live),
+			youngHighWaterMb: mb(young)
 		};
 	}
 };
+/** What V8 holds for the new space (both semi-spaces) in a collection's listing of its spaces. */
+function youngSize(spaces) {
+	return spaces.find(({ spaceName }) => spaceName === NEW_SPACE)?.spaceSize ?? 0;
+}
 // shared/domain/object-versions.ts
 /**
 * A version of an object: a digest of its JSON, taken once per object and remembered while the object
@@ -481,7 +491,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "050a033ca931ee2fb234791b8b6121b8";
+var RULES_FINGERPRINT = "7d4bcd63d78eb605fae85b2ec7a5c344";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of

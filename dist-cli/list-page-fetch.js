@@ -29,6 +29,18 @@ function hasNextPage(offset, count, total) {
 	return total !== null && count > 0 && offset + count < total;
 }
 // electron/core/inventory/worker/list-page-fetch.ts
+/**
+* A successful list page's response whose body the list-page reader read where it arrived: the status
+* and headers CreateOS sent, no body, and `page`, what the reader read of it (null when the body was no
+* list page, which the listing fails as an invalid response).
+*/
+var ListPageReadOnReader = class extends Response {
+	page;
+	constructor(page, head) {
+		super(null, head);
+		this.page = page;
+	}
+};
 /** Statuses whose response has no body: `new Response` refuses one for them. */
 var NULL_BODY_STATUSES = /* @__PURE__ */ new Set([
 	101,
@@ -37,33 +49,37 @@ var NULL_BODY_STATUSES = /* @__PURE__ */ new Set([
 	205,
 	304
 ]);
+/** Every request main has the reader make is named by one count, whichever `fetch` asked for it. */
+var nextFetchId = 1;
 /**
-* Main's end: a `fetch` for requests without a body, made by the reader (`ask` posts to it). It takes
-* an abort as `fetch` does, rejecting with the signal's reason at once, and tells the reader so that
-* its request is cut off too.
+* Main's end: a `fetch` for requests without a body, made by the reader (`ask` posts to it). With
+* `readAs`, a successful answer is a `ListPageReadOnReader`. It takes an abort as `fetch` does,
+* rejecting with the signal's reason at once, and tells the reader so that its request is cut off too.
 */
-function fetchOnReaderThread(ask) {
-	let nextId = 1;
+function fetchOnReaderThread(ask, readAs = null) {
 	return async (input, init = {}) => {
 		if (init.body !== void 0 && init.body !== null) throw new TypeError("A request with a body is not made on the list-page reader.");
 		const signal = init.signal ?? null;
 		signal?.throwIfAborted();
-		const fetchId = nextId++;
+		const fetchId = nextFetchId++;
 		const fetched = ask({
 			type: "fetch",
 			fetchId,
 			url: input instanceof Request ? input.url : String(input),
 			method: init.method ?? "GET",
 			headers: [...new Headers(init.headers)],
-			redirect: init.redirect ?? "follow"
+			redirect: init.redirect ?? "follow",
+			readAs
 		});
 		const page = signal === null ? await fetched : await untilAborted(fetched, signal, fetchId, ask);
 		if (!page.ok) throw new TypeError("fetch failed", { cause: new Error(page.cause) });
-		return new Response(NULL_BODY_STATUSES.has(page.status) ? null : page.body, {
+		const head = {
 			status: page.status,
 			statusText: page.statusText,
 			headers: page.headers
-		});
+		};
+		if ("read" in page) return new ListPageReadOnReader(page.read, head);
+		return new Response(NULL_BODY_STATUSES.has(page.status) ? null : page.body, head);
 	};
 }
 function untilAborted(fetched, signal, fetchId, ask) {
@@ -80,28 +96,21 @@ function untilAborted(fetched, signal, fetchId, ask) {
 	});
 }
 /**
-* The reader's end: the request made with the thread's own `fetch`, its body read whole. The answer
+* The reader's end: the request made with the thread's own `fetch`, its body read whole. A successful
+* answer to a request with `readAs` is read by `readPage` and its bytes kept here; any other answer
 * names the body to move with it.
 */
-async function fetchPage(request, signal) {
+async function fetchPage(request, signal, readPage) {
+	let response;
+	let body;
 	try {
-		const response = await fetch(request.url, {
+		response = await fetch(request.url, {
 			method: request.method,
 			headers: request.headers,
 			redirect: request.redirect,
 			signal
 		});
-		const body = await response.arrayBuffer();
-		return {
-			page: {
-				ok: true,
-				status: response.status,
-				statusText: response.statusText,
-				headers: [...response.headers],
-				body
-			},
-			transfer: [body]
-		};
+		body = await response.arrayBuffer();
 	} catch (error) {
 		const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
 		return {
@@ -112,5 +121,26 @@ async function fetchPage(request, signal) {
 			transfer: []
 		};
 	}
+	const head = {
+		status: response.status,
+		statusText: response.statusText,
+		headers: [...response.headers]
+	};
+	if (request.readAs !== null && response.ok) return {
+		page: {
+			ok: true,
+			...head,
+			read: readPage(request.readAs, body)
+		},
+		transfer: []
+	};
+	return {
+		page: {
+			ok: true,
+			...head,
+			body
+		},
+		transfer: [body]
+	};
 }
-export { fetchOnReaderThread, fetchPage, hasNextPage, readListPage };
+export { ListPageReadOnReader, fetchOnReaderThread, fetchPage, hasNextPage, readListPage };

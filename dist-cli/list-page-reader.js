@@ -4,11 +4,13 @@ import { hash } from "node:crypto";
 import { parentPort } from "node:worker_threads";
 // electron/core/inventory/worker/list-page-reader.ts
 /**
-* The list-page reader's thread: main hands it each CreateOS list page as the bytes that arrived, it
-* parses the page and passes its views straight on to the inventory worker, and tells main only what
-* the paging needs (how many views, the listing's total). So the parse, and every object it makes,
-* stay off the main thread, and main's next request for a page waits on nothing but this: the
-* inventory worker may be busy reading a source meanwhile.
+* The list-page reader's thread: it makes each CreateOS list request of a scan for main's paced
+* transport (list-page-fetch.ts), parses the page that arrives and passes its views straight on to the
+* inventory worker, and tells main only the answer's status and headers and what the paging needs (how
+* many views, the listing's total); a page main fetched itself comes as its bytes, and is read alike.
+* So the page's bytes, the parse and every object it makes stay off the main thread, and main's next
+* request for a page waits on nothing but this: the inventory worker may be busy reading a source
+* meanwhile.
 */
 var port = parentPort;
 if (port === null) throw new Error("the list-page reader runs only as a worker thread");
@@ -34,38 +36,9 @@ port.on("message", ({ id, request }) => {
 			});
 			answer(null);
 			return;
-		case "page": {
-			const scan = scans.get(request.scanId);
-			if (scan === void 0) {
-				answer(null);
-				return;
-			}
-			const digest = hash("sha1", new Uint8Array(request.body), "base64");
-			const known = scan.known.get(digest);
-			const read = known === void 0 ? readListPage(decoder.decode(request.body)) : null;
-			if (known === void 0 && read === null) {
-				answer(null);
-				return;
-			}
-			const page = known ?? {
-				digest,
-				count: read.views.length,
-				total: read.total
-			};
-			const message = {
-				type: "listing-page",
-				scanId: request.scanId,
-				listing: request.listing,
-				page,
-				views: read?.views ?? null
-			};
-			scan.to.postMessage(message);
-			answer({
-				count: page.count,
-				total: page.total
-			});
+		case "page":
+			answer(readPage(request, request.body));
 			return;
-		}
 		case "scan-done":
 			scans.get(request.scanId)?.to.close();
 			scans.delete(request.scanId);
@@ -74,7 +47,7 @@ port.on("message", ({ id, request }) => {
 		case "fetch": {
 			const controller = new AbortController();
 			fetches.set(request.fetchId, controller);
-			fetchPage(request, controller.signal).then(({ page, transfer }) => {
+			fetchPage(request, controller.signal, readPage).then(({ page, transfer }) => {
 				fetches.delete(request.fetchId);
 				port.postMessage({
 					id,
@@ -90,4 +63,33 @@ port.on("message", ({ id, request }) => {
 			return;
 	}
 });
+/**
+* One page of a scan's listing, as the bytes that arrived: parsed unless the worker read the same bytes
+* in the last scan, and sent on to the worker. Null when the scan is over or the bytes are no list page.
+*/
+function readPage({ scanId, listing }, body) {
+	const scan = scans.get(scanId);
+	if (scan === void 0) return null;
+	const digest = hash("sha1", new Uint8Array(body), "base64");
+	const known = scan.known.get(digest);
+	const read = known === void 0 ? readListPage(decoder.decode(body)) : null;
+	if (known === void 0 && read === null) return null;
+	const page = known ?? {
+		digest,
+		count: read.views.length,
+		total: read.total
+	};
+	const message = {
+		type: "listing-page",
+		scanId,
+		listing,
+		page,
+		views: read?.views ?? null
+	};
+	scan.to.postMessage(message);
+	return {
+		count: page.count,
+		total: page.total
+	};
+}
 export {};

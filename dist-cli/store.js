@@ -11,7 +11,6 @@ import { setImmediate } from "node:timers/promises";
 import { stat } from "node:fs/promises";
 import { isUtf8 } from "node:buffer";
 import { JSONParser, TokenType } from "@streamparser/json";
-import pg from "pg";
 import { gunzip, gzip } from "node:zlib";
 // electron/core/errors/core-error.ts
 /**
@@ -9994,6 +9993,13 @@ function inTransaction(pool, work, begin = "BEGIN") {
 		}
 	});
 }
+// electron/core/postgres/driver.ts
+var loading;
+/** The PostgreSQL driver, loaded once, on first use. */
+function postgresDriver() {
+	loading ??= import("pg").then((module) => module.default);
+	return loading;
+}
 var PROBLEM_PREFIX = "environment_leases row ";
 var UUID$1 = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 var PROBLEM_MESSAGE = /^environment_leases row ([^:\s]+): ([\s\S]*)$/;
@@ -10927,7 +10933,9 @@ var UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 var PaperclipDbSource = class {
 	kind = "paperclip-db";
 	id;
-	#pool;
+	#url;
+	/** Made at the first read, when the driver is loaded: a source that is never read loads neither. */
+	#pool = null;
 	#timeoutMs;
 	#pageSize;
 	#overlapMs;
@@ -10938,15 +10946,7 @@ var PaperclipDbSource = class {
 		this.#timeoutMs = Math.max(1, Math.floor(options.timeoutMs));
 		this.#pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
 		this.#overlapMs = Math.max(0, options.changedRowsOverlapMs ?? 12e4);
-		this.#pool = new pg.Pool({
-			connectionString: options.url,
-			max: 3,
-			idleTimeoutMillis: 1e4,
-			allowExitOnIdle: true,
-			connectionTimeoutMillis: this.#timeoutMs,
-			application_name: "leasekeeper"
-		});
-		this.#pool.on("error", () => void 0);
+		this.#url = options.url;
 	}
 	/**
 	* Every CreateOS lease row, with the environments, companies and installed plugin, in one read-only
@@ -10988,7 +10988,7 @@ var PaperclipDbSource = class {
 	async #read(options) {
 		const database = await readDatabase({
 			sourceId: this.id,
-			pool: this.#pool,
+			pool: await this.#connections(),
 			timeoutMs: this.#timeoutMs,
 			pageSize: this.#pageSize,
 			overlapMs: this.#overlapMs
@@ -11050,7 +11050,22 @@ var PaperclipDbSource = class {
 	}
 	/** Closes the pool's connections (a process that exits need not: idle connections do not hold it). */
 	async close() {
-		await this.#pool.end();
+		await (await this.#pool)?.end();
+	}
+	#connections() {
+		this.#pool ??= postgresDriver().then((driver) => {
+			const pool = new driver.Pool({
+				connectionString: this.#url,
+				max: 3,
+				idleTimeoutMillis: 1e4,
+				allowExitOnIdle: true,
+				connectionTimeoutMillis: this.#timeoutMs,
+				application_name: "leasekeeper"
+			});
+			pool.on("error", () => void 0);
+			return pool;
+		});
+		return this.#pool;
 	}
 	/**
 	* One read-only transaction (`readOnlyTransaction`); the schema shape is read from the catalog first.
@@ -11060,7 +11075,7 @@ var PaperclipDbSource = class {
 	async #readOnly(activity, signal, body) {
 		let client;
 		try {
-			client = await borrowConnection(this.#pool);
+			client = await borrowConnection(await this.#connections());
 		} catch (error) {
 			throw new SourceError(this.id, "unreachable", `${describeDatabaseError(error)} while ${activity}.`);
 		}
@@ -11434,7 +11449,7 @@ var PgInventoryViews = class {
 * store has not been prepared by any machine. Failures are worded without the connection string.
 */
 async function loadSharedView(url, sourceIds, timeoutMs) {
-	const client = new pg.Client({
+	const client = new (await (postgresDriver())).Client({
 		connectionString: url,
 		connectionTimeoutMillis: timeoutMs,
 		statement_timeout: timeoutMs,
@@ -12249,7 +12264,7 @@ var PgQuarantines = class {
 /** Connects, applies pending migrations (one process at a time), and hands out the shared tables. */
 async function openPostgresStore(options) {
 	const timeoutMs = options.timeoutMs ?? 1e4;
-	const pool = new pg.Pool({
+	const pool = new (await (postgresDriver())).Pool({
 		connectionString: options.url,
 		connectionTimeoutMillis: timeoutMs,
 		statement_timeout: timeoutMs,
@@ -12294,4 +12309,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ENCODED_CHANNELS, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, decodeJson, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, encodeJson, events, failure, gapInWords, gapScope, hasDrifted, historyKey, holdersFirst, indexListings, indexProofs, isCoreError, isCurrentView, isDue, isForcedDestroy, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, predictRelease, proofKey, proofOwners, proofPrefixes, providerCodeOf, publicItem, quarantineClaim, quarantineUnread, readProof, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, recordersNow, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, targetOf, timeLeft, unreadHoldSentence, unreadPartHoldSentence, unreadRowsAt, unreadSentence, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ENCODED_CHANNELS, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, decodeJson, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, encodeJson, events, failure, gapInWords, gapScope, hasDrifted, historyKey, holdersFirst, indexListings, indexProofs, isCoreError, isCurrentView, isDue, isForcedDestroy, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, postgresDriver, predictRelease, proofKey, proofOwners, proofPrefixes, providerCodeOf, publicItem, quarantineClaim, quarantineUnread, readProof, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, recordersNow, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, targetOf, timeLeft, unreadHoldSentence, unreadPartHoldSentence, unreadRowsAt, unreadSentence, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
