@@ -491,7 +491,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "7d4bcd63d78eb605fae85b2ec7a5c344";
+var RULES_FINGERPRINT = "439b894a1993a129dfe8e1fa221d93a3";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of

@@ -9557,7 +9557,7 @@ var InventoryService = class {
 			let handed = 0;
 			const startedAt = performance.now();
 			const entry = await listCredentialPages(config, secrets, credential, (client, call) => client.forEachSandboxPageResponse(async (response) => {
-				const page = response instanceof ListPageReadOnReader ? response.page : await this.#pageReader.read(scanId, at, await response.arrayBuffer());
+				const page = response instanceof ListPageReadOnReader ? await this.#takePage(response) : await this.#pageReader.read(scanId, at, await response.arrayBuffer());
 				if (page !== null) handed += 1;
 				return page;
 			}, call), { client: { fetch: listFetch } });
@@ -9590,6 +9590,17 @@ var InventoryService = class {
 		return judged;
 	}
 	/** The worker's judgement of a scan whose listings have all been handed over. */
+	/**
+	* A list page the reader read where it arrived, joined to its listing now that the SDK has it: the
+	* reader has sent it on to the worker once this answers, before main can say the listing ended.
+	*/
+	async #takePage(response) {
+		await this.#pageReader.request({
+			type: "take-page",
+			fetchId: response.fetchId
+		});
+		return response.page;
+	}
 	async #judged(scanId, listings, listingMs) {
 		const judged = await this.#ask({
 			type: "judge",

@@ -31,14 +31,17 @@ function hasNextPage(offset, count, total) {
 // electron/core/inventory/worker/list-page-fetch.ts
 /**
 * A successful list page's response whose body the list-page reader read where it arrived: the status
-* and headers CreateOS sent, no body, and `page`, what the reader read of it (null when the body was no
-* list page, which the listing fails as an invalid response).
+* and headers CreateOS sent, no body, `page`, what the reader read of it (null when the body was no
+* list page, which the listing fails as an invalid response), and `fetchId`, which names the page to
+* take.
 */
 var ListPageReadOnReader = class extends Response {
 	page;
-	constructor(page, head) {
+	fetchId;
+	constructor(page, head, fetchId) {
 		super(null, head);
 		this.page = page;
+		this.fetchId = fetchId;
 	}
 };
 /** Statuses whose response has no body: `new Response` refuses one for them. */
@@ -78,7 +81,7 @@ function fetchOnReaderThread(ask, readAs = null) {
 			statusText: page.statusText,
 			headers: page.headers
 		};
-		if ("read" in page) return new ListPageReadOnReader(page.read, head);
+		if ("read" in page) return new ListPageReadOnReader(page.read, head, fetchId);
 		return new Response(NULL_BODY_STATUSES.has(page.status) ? null : page.body, head);
 	};
 }

@@ -23,6 +23,12 @@ var scans = /* @__PURE__ */ new Map();
 var decoder = new TextDecoder();
 /** The requests made for main still under way, by main's id for them: an abort names one. */
 var fetches = /* @__PURE__ */ new Map();
+/**
+* List pages read where they arrived that main has not taken yet, by main's id for their request. Main's
+* transport may give up on a request whose answer is on its way and ask for the page again; a page it
+* gave up on never reaches the worker, so no page is counted twice in its listing.
+*/
+var untaken = /* @__PURE__ */ new Map();
 port.on("message", ({ id, request }) => {
 	const answer = (value) => port.postMessage({
 		id,
@@ -37,17 +43,22 @@ port.on("message", ({ id, request }) => {
 			answer(null);
 			return;
 		case "page":
-			answer(readPage(request, request.body));
+			answer(readPage(request, request.body, (message) => send(request.scanId, message)));
 			return;
 		case "scan-done":
 			scans.get(request.scanId)?.to.close();
 			scans.delete(request.scanId);
+			for (const [fetchId, page] of untaken) if (page.scanId === request.scanId) untaken.delete(fetchId);
 			answer(null);
 			return;
 		case "fetch": {
 			const controller = new AbortController();
 			fetches.set(request.fetchId, controller);
-			fetchPage(request, controller.signal, readPage).then(({ page, transfer }) => {
+			const keepUntaken = (readAs, body) => readPage(readAs, body, (message) => untaken.set(request.fetchId, {
+				scanId: readAs.scanId,
+				message
+			}));
+			fetchPage(request, controller.signal, keepUntaken).then(({ page, transfer }) => {
 				fetches.delete(request.fetchId);
 				port.postMessage({
 					id,
@@ -59,15 +70,28 @@ port.on("message", ({ id, request }) => {
 		case "abort-fetch":
 			fetches.get(request.fetchId)?.abort();
 			fetches.delete(request.fetchId);
+			untaken.delete(request.fetchId);
 			answer(null);
 			return;
+		case "take-page": {
+			const page = untaken.get(request.fetchId);
+			untaken.delete(request.fetchId);
+			if (page !== void 0) send(page.scanId, page.message);
+			answer(null);
+			return;
+		}
 	}
 });
+/** A page on to the worker reading the scan, unless the scan is over. */
+function send(scanId, message) {
+	scans.get(scanId)?.to.postMessage(message);
+}
 /**
 * One page of a scan's listing, as the bytes that arrived: parsed unless the worker read the same bytes
-* in the last scan, and sent on to the worker. Null when the scan is over or the bytes are no list page.
+* in the last scan, and given to `deliver` for the worker. Null when the scan is over or the bytes are
+* no list page.
 */
-function readPage({ scanId, listing }, body) {
+function readPage({ scanId, listing }, body, deliver) {
 	const scan = scans.get(scanId);
 	if (scan === void 0) return null;
 	const digest = hash("sha1", new Uint8Array(body), "base64");
@@ -79,14 +103,13 @@ function readPage({ scanId, listing }, body) {
 		count: read.views.length,
 		total: read.total
 	};
-	const message = {
+	deliver({
 		type: "listing-page",
 		scanId,
 		listing,
 		page,
 		views: read?.views ?? null
-	};
-	scan.to.postMessage(message);
+	});
 	return {
 		count: page.count,
 		total: page.total

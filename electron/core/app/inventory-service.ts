@@ -24,7 +24,11 @@ import {
   InventoryWorkerError,
   InventoryWorkerOverBudget,
 } from "../inventory/worker/inventory-worker-client.js";
-import { fetchOnReaderThread, ListPageReadOnReader } from "../inventory/worker/list-page-fetch.js";
+import {
+  fetchOnReaderThread,
+  type ListPageRead,
+  ListPageReadOnReader,
+} from "../inventory/worker/list-page-fetch.js";
 import { ListPageReader } from "../inventory/worker/list-page-reader-client.js";
 import type { StoredScan } from "../inventory/worker/ports.js";
 import type {
@@ -745,7 +749,7 @@ export class InventoryService {
             client.forEachSandboxPageResponse(async (response) => {
               const page =
                 response instanceof ListPageReadOnReader
-                  ? response.page
+                  ? await this.#takePage(response)
                   : await this.#pageReader.read(scanId, at, await response.arrayBuffer());
               if (page !== null) handed += 1;
               return page;
@@ -771,6 +775,15 @@ export class InventoryService {
   }
 
   /** The worker's judgement of a scan whose listings have all been handed over. */
+  /**
+   * A list page the reader read where it arrived, joined to its listing now that the SDK has it: the
+   * reader has sent it on to the worker once this answers, before main can say the listing ended.
+   */
+  async #takePage(response: ListPageReadOnReader): Promise<ListPageRead | null> {
+    await this.#pageReader.request({ type: "take-page", fetchId: response.fetchId });
+    return response.page;
+  }
+
   async #judged(scanId: number, listings: { requests: number }[], listingMs: number): Promise<Accepted> {
     const judged = await this.#ask<Accepted>({
       type: "judge",

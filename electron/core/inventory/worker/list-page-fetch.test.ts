@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SECRET_KEY } from "../../../../test/fixtures/leasekeeper.js";
 import { CreateosClient } from "../../createos/client.js";
 import { CreateosError } from "../../createos/errors.js";
-import { fetchOnReaderThread, ListPageReadOnReader } from "./list-page-fetch.js";
+import { type FetchedPage, fetchOnReaderThread, ListPageReadOnReader } from "./list-page-fetch.js";
 import { ListPageReader } from "./list-page-reader-client.js";
 import type { WorkerRequest } from "./protocol.js";
 
@@ -26,6 +26,11 @@ const LIST_PAGE = {
   status: "success",
   data: { data: [{ id: "sb-1" }, { id: "sb-2" }], pagination: { total: 3, limit: 500, offset: 0 } },
 };
+/** The listing's last page: its third sandbox. */
+const CLOSING_PAGE = {
+  status: "success",
+  data: { data: [{ id: "sb-3" }], pagination: { total: 3, limit: 500, offset: 500 } },
+};
 const BUSY = { status: "error", message: "try again" };
 
 beforeAll(async () => {
@@ -35,6 +40,9 @@ beforeAll(async () => {
     if (path.startsWith("/list")) {
       response.writeHead(200, { "content-type": "application/json", "x-request-id": "list-1" });
       response.end(JSON.stringify(LIST_PAGE));
+    } else if (path.startsWith("/closing")) {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify(CLOSING_PAGE));
     } else if (path.startsWith("/busy")) {
       response.writeHead(503, { "content-type": "application/json", "retry-after": "1" });
       response.end(JSON.stringify(BUSY));
@@ -134,6 +142,7 @@ describe("a scan's list page read on the list-page reader where it arrived", () 
     expect(response.status).toBe(200);
     expect(response.headers.get("x-request-id")).toBe("list-1");
     expect(response.body, "main was sent the page's bytes").toBeNull();
+    await take(response);
     await expect.poll(() => sent.length, { timeout: 5_000 }).toBe(1);
     expect(sent[0]).toMatchObject({
       type: "listing-page",
@@ -162,13 +171,44 @@ describe("a scan's list page read on the list-page reader where it arrived", () 
     await expectOnlyTheNextPageSent();
   });
 
+  it("sends the worker no page whose request main's transport gave up on before its answer came", async () => {
+    sent.length = 0;
+    // What the reader is asked when main's timeout fires after the page arrived on the reader but before
+    // its answer reached main: the transport asks for the same page again, and only that one may count.
+    const fetchId = 900_001;
+    const given = (await reader.request({
+      type: "fetch",
+      fetchId,
+      url: `${url}/list?offset=0`,
+      method: "GET",
+      headers: [],
+      redirect: "follow",
+      readAs: { scanId, listing: 2 },
+    })) as FetchedPage;
+    expect(given).toMatchObject({ ok: true, status: 200, read: { count: 2, total: 3 } });
+    await reader.request({ type: "abort-fetch", fetchId });
+    await reader.request({ type: "take-page", fetchId });
+    await expectOnlyTheNextPageSent();
+  });
+
+  /** What main does with a list page its transport kept: the reader sends it on to the worker. */
+  async function take(response: Response): Promise<void> {
+    await reader.request({ type: "take-page", fetchId: (response as ListPageReadOnReader).fetchId });
+  }
+
   /**
-   * Pages reach the worker on a channel of their own, in the order they were read: once the list page
-   * fetched next is there, anything sent before it is too.
+   * Pages reach the worker on a channel of their own, in the order they were read: once the listing's
+   * last page, fetched next, is there, anything sent before it is too.
    */
   async function expectOnlyTheNextPageSent(): Promise<void> {
-    await scanFetch(`${url}/list?offset=0`);
-    await expect.poll(() => sent.at(-1)?.type, { timeout: 5_000 }).toBe("listing-page");
-    expect(sent, "the worker was sent a page that was not the list page").toHaveLength(1);
+    await take(await scanFetch(`${url}/closing?offset=500`));
+    const closing = (message: WorkerRequest) =>
+      message.type === "listing-page" &&
+      JSON.stringify(message.views) === JSON.stringify(CLOSING_PAGE.data.data);
+    await expect.poll(() => sent.some(closing), { timeout: 5_000 }).toBe(true);
+    expect(
+      sent.filter((message) => !closing(message)),
+      "the worker was sent another page before it",
+    ).toEqual([]);
   }
 });

@@ -9,8 +9,10 @@
  *
  * A scan's `fetch` names the listing its pages belong to, and the reader reads a successful answer's
  * body as that listing's page where it arrived (list-page-reader.ts): main is sent its status, its
- * headers and what the paging needs, never its bytes. Any other answer (a 429, a 5xx, a refusal) comes
- * back whole, for the transport's retries and the SDK's errors to read as they read `fetch`'s.
+ * headers and what the paging needs, never its bytes. The page joins its listing only when main takes
+ * it (`take-page`): the transport may have given up on the request while its answer was on the way,
+ * and then asks for the same page again. Any other answer (a 429, a 5xx, a refusal) comes back whole,
+ * for the transport's retries and the SDK's errors to read as they read `fetch`'s.
  */
 
 /** What the paging needs of a page the reader read: how many views it held and the listing's total. */
@@ -43,6 +45,12 @@ export interface PageFetchAbort {
   fetchId: number;
 }
 
+/** Main took the list page the request `fetchId` names: the reader sends it on to the worker. */
+export interface PageFetchTake {
+  type: "take-page";
+  fetchId: number;
+}
+
 interface FetchedHead {
   status: number;
   statusText: string;
@@ -62,15 +70,18 @@ export type FetchedPage =
 
 /**
  * A successful list page's response whose body the list-page reader read where it arrived: the status
- * and headers CreateOS sent, no body, and `page`, what the reader read of it (null when the body was no
- * list page, which the listing fails as an invalid response).
+ * and headers CreateOS sent, no body, `page`, what the reader read of it (null when the body was no
+ * list page, which the listing fails as an invalid response), and `fetchId`, which names the page to
+ * take.
  */
 export class ListPageReadOnReader extends Response {
   readonly page: ListPageRead | null;
+  readonly fetchId: number;
 
-  constructor(page: ListPageRead | null, head: FetchedHead) {
+  constructor(page: ListPageRead | null, head: FetchedHead, fetchId: number) {
     super(null, head);
     this.page = page;
+    this.fetchId = fetchId;
   }
 }
 
@@ -108,7 +119,7 @@ export function fetchOnReaderThread(
     const page = signal === null ? await fetched : await untilAborted(fetched, signal, fetchId, ask);
     if (!page.ok) throw new TypeError("fetch failed", { cause: new Error(page.cause) });
     const head = { status: page.status, statusText: page.statusText, headers: page.headers };
-    if ("read" in page) return new ListPageReadOnReader(page.read, head);
+    if ("read" in page) return new ListPageReadOnReader(page.read, head, fetchId);
     return new Response(NULL_BODY_STATUSES.has(page.status) ? null : page.body, head);
   };
 }

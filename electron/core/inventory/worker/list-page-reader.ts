@@ -25,6 +25,12 @@ const scans = new Map<number, { to: MessagePort; known: Map<string, KnownPage> }
 const decoder = new TextDecoder();
 /** The requests made for main still under way, by main's id for them: an abort names one. */
 const fetches = new Map<number, AbortController>();
+/**
+ * List pages read where they arrived that main has not taken yet, by main's id for their request. Main's
+ * transport may give up on a request whose answer is on its way and ask for the page again; a page it
+ * gave up on never reaches the worker, so no page is counted twice in its listing.
+ */
+const untaken = new Map<number, { scanId: number; message: WorkerRequest }>();
 
 port.on("message", ({ id, request }: { id: number; request: PageReaderRequest }) => {
   const answer = (value: PageReaderAnswer["value"]) =>
@@ -38,17 +44,20 @@ port.on("message", ({ id, request }: { id: number; request: PageReaderRequest })
       answer(null);
       return;
     case "page":
-      answer(readPage(request, request.body));
+      answer(readPage(request, request.body, (message) => send(request.scanId, message)));
       return;
     case "scan-done":
       scans.get(request.scanId)?.to.close();
       scans.delete(request.scanId);
+      for (const [fetchId, page] of untaken) if (page.scanId === request.scanId) untaken.delete(fetchId);
       answer(null);
       return;
     case "fetch": {
       const controller = new AbortController();
       fetches.set(request.fetchId, controller);
-      void fetchPage(request, controller.signal, readPage).then(({ page, transfer }) => {
+      const keepUntaken = (readAs: ReadAs, body: ArrayBuffer) =>
+        readPage(readAs, body, (message) => untaken.set(request.fetchId, { scanId: readAs.scanId, message }));
+      void fetchPage(request, controller.signal, keepUntaken).then(({ page, transfer }) => {
         fetches.delete(request.fetchId);
         port.postMessage({ id, value: page } satisfies { id: number; value: FetchedPage }, transfer);
       });
@@ -57,16 +66,34 @@ port.on("message", ({ id, request }: { id: number; request: PageReaderRequest })
     case "abort-fetch":
       fetches.get(request.fetchId)?.abort();
       fetches.delete(request.fetchId);
+      untaken.delete(request.fetchId);
       answer(null);
       return;
+    case "take-page": {
+      const page = untaken.get(request.fetchId);
+      untaken.delete(request.fetchId);
+      if (page !== undefined) send(page.scanId, page.message);
+      answer(null);
+      return;
+    }
   }
 });
 
+/** A page on to the worker reading the scan, unless the scan is over. */
+function send(scanId: number, message: WorkerRequest): void {
+  scans.get(scanId)?.to.postMessage(message);
+}
+
 /**
  * One page of a scan's listing, as the bytes that arrived: parsed unless the worker read the same bytes
- * in the last scan, and sent on to the worker. Null when the scan is over or the bytes are no list page.
+ * in the last scan, and given to `deliver` for the worker. Null when the scan is over or the bytes are
+ * no list page.
  */
-function readPage({ scanId, listing }: ReadAs, body: ArrayBuffer): ListPageRead | null {
+function readPage(
+  { scanId, listing }: ReadAs,
+  body: ArrayBuffer,
+  deliver: (message: WorkerRequest) => void,
+): ListPageRead | null {
   const scan = scans.get(scanId);
   if (scan === undefined) return null;
   const digest = hash("sha1", new Uint8Array(body), "base64");
@@ -75,6 +102,6 @@ function readPage({ scanId, listing }: ReadAs, body: ArrayBuffer): ListPageRead 
   if (known === undefined && read === null) return null;
   const page: KnownPage = known ?? { digest, count: read!.views.length, total: read!.total };
   const message: WorkerRequest = { type: "listing-page", scanId, listing, page, views: read?.views ?? null };
-  scan.to.postMessage(message);
+  deliver(message);
   return { count: page.count, total: page.total };
 }

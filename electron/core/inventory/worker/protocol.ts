@@ -16,7 +16,7 @@ import type { MarkerProof } from "../../../../shared/domain/marker-proof.js";
 import type { Company, SourceGap } from "../../../../shared/domain/paperclip.js";
 import type { Quarantine } from "../../../../shared/domain/quarantine.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
-import type { PageFetchAbort, PageFetchRequest } from "./list-page-fetch.js";
+import type { PageFetchAbort, PageFetchRequest, PageFetchTake } from "./list-page-fetch.js";
 import type { RowCursor, StoredScan } from "./ports.js";
 
 /**
@@ -287,7 +287,8 @@ export type PageReaderRequest =
   | { type: "scan-done"; scanId: number }
   /** A list page's request, made by the reader for main's paced transport (list-page-fetch.ts). */
   | PageFetchRequest
-  | PageFetchAbort;
+  | PageFetchAbort
+  | PageFetchTake;
 
 /** A page read: how many views it held and the listing's total; null when it was not a list page. */
 export interface PageReaderAnswer {
