@@ -6,6 +6,7 @@ import { memoryLogger } from "../app/log.js";
 import { type Core, openCore } from "../compose/index.js";
 import { loadConfig } from "../config/load.js";
 import { openDatabase, SqliteQuarantineStore } from "../store/index.js";
+import { quarantineRecord } from "../store/testing/quarantine-record.js";
 
 // The quarantine channels through the real handler table of a real core (what IPC and the browser host
 // call), against the simulator.
@@ -22,28 +23,19 @@ afterEach(async () => {
 const context = { host: "test" } as const;
 
 function recorded(quarantineId: string, state: "waiting" | "cancelled", createdAt: string): Quarantine {
-  return {
+  const ended = state !== "waiting";
+  return quarantineRecord({
     quarantineId,
     sandboxId: `sb-${quarantineId}`,
     origin: world!.sim.url,
-    credential: "alpha",
-    leaseId: null,
-    sourceId: null,
-    environmentName: null,
     hours: 24 * 30,
     createdAt,
     pausedAt: createdAt,
     dueAt: "2027-12-01T00:00:00.000Z",
     state,
-    endedAt: state === "waiting" ? null : createdAt,
-    reason: state === "waiting" ? null : "operator",
-    message: null,
-    claimedBy: null,
-    confirmedBy: "click",
-    planId: null,
-    jobId: null,
-    operator: "ada",
-  };
+    endedAt: ended ? createdAt : null,
+    reason: ended ? "operator" : null,
+  });
 }
 
 async function call<
