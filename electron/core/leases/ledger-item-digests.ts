@@ -4,6 +4,8 @@ import type { SourceGap, SourceProblem } from "../../../shared/domain/paperclip.
 /** Bytes of one SHA-1 digest. */
 const DIGEST_BYTES = 20;
 const NO_ROW = new Uint8Array(DIGEST_BYTES);
+/** A packing's counts: items, then rows, each a little-endian 32-bit integer. */
+const HEADER_BYTES = 8;
 
 /**
  * What a read of a ledger file left for the next read of it (decision 296): the SHA-1 of each lease
@@ -42,6 +44,29 @@ export class LedgerItemDigests {
     this.environmentGaps = parts.environmentGaps;
   }
 
+  /**
+   * The digests as one run of bytes, to keep beside the scan they belong to (decision 313): the counts,
+   * then the items' and the ids' digests, then the problems and gaps as JSON.
+   */
+  packed(): Uint8Array {
+    const digestBytes = this.count * DIGEST_BYTES;
+    const detail = new TextEncoder().encode(
+      JSON.stringify({
+        leaseProblems: this.leaseProblems,
+        leaseGaps: this.leaseGaps,
+        environmentGaps: this.environmentGaps,
+      }),
+    );
+    const bytes = new Uint8Array(HEADER_BYTES + 2 * digestBytes + detail.length);
+    const header = new DataView(bytes.buffer, 0, HEADER_BYTES);
+    header.setUint32(0, this.count, true);
+    header.setUint32(4, this.rows, true);
+    bytes.set(this.#items.subarray(0, digestBytes), HEADER_BYTES);
+    bytes.set(this.#ids.subarray(0, digestBytes), HEADER_BYTES + digestBytes);
+    bytes.set(detail, HEADER_BYTES + 2 * digestBytes);
+    return bytes;
+  }
+
   /** Whether the item at `index` was these very bytes. */
   sameItem(index: number, digest: Uint8Array): boolean {
     return equalAt(this.#items, index, digest);
@@ -57,8 +82,12 @@ export class LedgerItemDigests {
     return !equalAt(this.#ids, index, NO_ROW);
   }
 
-  /** These digests with the items at `changed` replaced: the rows and problems are the same. */
+  /**
+   * These digests with the items at `changed` replaced: the rows and problems are the same. With none
+   * changed, these very digests: a store that kept them need not write them again.
+   */
   withItems(changed: ReadonlyMap<number, Uint8Array>): LedgerItemDigests {
+    if (changed.size === 0) return this;
     const items = this.#items.slice(0, this.count * DIGEST_BYTES);
     for (const [index, digest] of changed) items.set(digest, index * DIGEST_BYTES);
     return new LedgerItemDigests({
@@ -71,6 +100,35 @@ export class LedgerItemDigests {
       environmentGaps: this.environmentGaps,
     });
   }
+}
+
+/** Digests packed by `LedgerItemDigests.packed`; null for bytes that are not such a packing. */
+export function unpackedLedgerItems(bytes: Uint8Array): LedgerItemDigests | null {
+  if (bytes.length < HEADER_BYTES) return null;
+  const header = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
+  const count = header.getUint32(0, true);
+  const rows = header.getUint32(4, true);
+  const digestBytes = count * DIGEST_BYTES;
+  const detailAt = HEADER_BYTES + 2 * digestBytes;
+  if (rows > count || bytes.length < detailAt) return null;
+  let detail: { leaseProblems?: unknown; leaseGaps?: unknown; environmentGaps?: unknown };
+  try {
+    detail = JSON.parse(new TextDecoder().decode(bytes.subarray(detailAt)));
+  } catch {
+    return null;
+  }
+  const { leaseProblems, leaseGaps, environmentGaps } = detail;
+  if (!Array.isArray(leaseProblems) || !Array.isArray(leaseGaps) || typeof environmentGaps !== "string")
+    return null;
+  return new LedgerItemDigests({
+    count,
+    rows,
+    items: bytes.slice(HEADER_BYTES, HEADER_BYTES + digestBytes),
+    ids: bytes.slice(HEADER_BYTES + digestBytes, detailAt),
+    leaseProblems,
+    leaseGaps,
+    environmentGaps,
+  });
 }
 
 /** Collects the digests of a read of every item, in the file's order. */

@@ -6,6 +6,7 @@ import {
   readKeptScanMemory,
   type ScanMemoryEntries,
   type ScanMemoryEntry,
+  type ScanMemoryLedgerItems,
   type ScanMemoryRecord,
 } from "./inventory-rows/kept-scan-memory.js";
 import { InventoryScanWrite } from "./inventory-rows/scan-write.js";
@@ -80,8 +81,9 @@ export class JudgedInventoryStore extends StoredInventory {
    * sandbox id) is not kept at all, and the one kept before stands no longer: it is another scan's.
    */
   keepScanMemory(
-    memory: ScanMemoryRecord & { sources: readonly object[] },
+    memory: ScanMemoryRecord & { sources: readonly { sourceId: string; ledgerItems?: string }[] },
     listing: ScanMemoryEntries,
+    ledgerItems: readonly ScanMemoryLedgerItems[] = [],
   ): void {
     const { sources: all, ...rest } = memory;
     if (this.#redact(rest) !== rest) throw new MemoryHoldsKey();
@@ -93,11 +95,18 @@ export class JudgedInventoryStore extends StoredInventory {
         yield entry;
       }
     }
-    keepScanMemory(this.#db, sources.length === all.length ? memory : { ...memory, sources }, {
-      after: listing.after,
-      changed: () => checked(listing.changed()),
-      whole: () => checked(listing.whole()),
-    });
+    // A source left out is read whole after a restart: its ledger's digests are not kept either.
+    const keptSources = new Set(sources.map(({ sourceId }) => sourceId));
+    keepScanMemory(
+      this.#db,
+      sources.length === all.length ? memory : { ...memory, sources },
+      {
+        after: listing.after,
+        changed: () => checked(listing.changed()),
+        whole: () => checked(listing.whole()),
+      },
+      ledgerItems.filter(({ sourceId }) => keptSources.has(sourceId)),
+    );
   }
 
   /** The memory the scan the store holds now kept, with its listings; null when there is none of it. */

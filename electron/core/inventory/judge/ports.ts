@@ -78,11 +78,20 @@ export interface KeptScanMemory {
     readUpTo?: { watermark: string; changedRows: number; fullPass: boolean; basis?: string };
     lastFullPassAt: number;
     scansSinceFullPass: number;
+    /** The token of the sealing its ledger's item digests are kept under (decision 313), if kept. */
+    ledgerItems?: string;
   }[];
   /** Every origin listed, and its listing's failure (null: listed well). */
   origins: [string, UnknownReason | null][];
   /** Sandboxes a Leasekeeper job's mark was applied to (origin, sandbox id). */
   marked: [string, string][];
+}
+
+/** A ledger's item digests sealed to be kept with a `KeptScanMemory` (`sealLedgerItems`). */
+export interface KeptLedgerItems {
+  sourceId: string;
+  token: string;
+  sealed: Uint8Array;
 }
 
 /** One listed entry as kept: origin, sandbox id, and its digest (null: no longer listed). */

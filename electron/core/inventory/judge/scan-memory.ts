@@ -12,7 +12,7 @@ import {
   type ListingChanges,
   listingChanges,
 } from "./listing-changes.js";
-import type { KeptListing, KeptScanMemory } from "./ports.js";
+import type { KeptLedgerItems, KeptListing, KeptScanMemory } from "./ports.js";
 
 /** What the last scan that went through left for the next about one source. */
 interface SourceMemory {
@@ -24,20 +24,31 @@ interface SourceMemory {
   plugin: string;
   problems: readonly SourceProblem[];
   readUpTo: SourceReadEnd["readUpTo"];
-  /** A ledger file's items as the last read took them (kept in this process only). */
+  /** A ledger file's items as the last read took them. */
   ledgerItems?: LedgerItemDigests | undefined;
+  /** The token of the sealing the store keeps `ledgerItems` under, once kept (decision 313). */
+  ledgerItemsKept?: string | undefined;
   lastFullPassAt: number;
   scansSinceFullPass: number;
 }
 
 /** What a scan remembers of one source it read. */
-export type RememberedSource = Omit<SourceMemory, "lastFullPassAt" | "scansSinceFullPass"> & {
+export type RememberedSource = Omit<
+  SourceMemory,
+  "lastFullPassAt" | "scansSinceFullPass" | "ledgerItemsKept"
+> & {
   sourceId: string;
   startedAt: number;
 };
 
 /** A source's identity as it is kept at rest: it holds a connection string, so only a keyed digest is. */
 export type KeyedIdentity = (identity: string) => string;
+
+/**
+ * A ledger's item digests as they are kept at rest: sealed, the sealing named by its token; null when
+ * they are not to be kept (the source's ledger is then read whole after a restart).
+ */
+export type SealLedgerItems = (digests: LedgerItemDigests) => { token: string; sealed: Uint8Array } | null;
 
 /**
  * What one scan leaves for the next, so the next reads and judges only what changed: the listings (to
@@ -78,6 +89,9 @@ export class ScanMemory {
   constructor(now: () => number = Date.now) {
     this.#now = now;
   }
+
+  /** The tokens of the ledger digests `toKeep` sealed, by source, until `kept` says they were written. */
+  #sealing = new Map<string, { digests: LedgerItemDigests; token: string }>();
 
   /** The last scan's listings, or null: then every row's provider state is taken as new. */
   get listing(): EarlierListing | null {
@@ -158,10 +172,15 @@ export class ScanMemory {
       kept.add(sourceId);
       const before = this.source(sourceId, read.identity);
       const whole = read.readUpTo === undefined || read.readUpTo.fullPass || before === undefined;
+      // A read that changed no item's digest left the very digests the store may keep already.
+      const sameItems = read.ledgerItems !== undefined && read.ledgerItems === before?.ledgerItems;
       this.#sources.set(sourceId, {
         ...read,
         lastFullPassAt: whole ? startedAt : before.lastFullPassAt,
         scansSinceFullPass: whole ? 0 : before.scansSinceFullPass + 1,
+        ...(sameItems && before.ledgerItemsKept !== undefined
+          ? { ledgerItemsKept: before.ledgerItemsKept }
+          : {}),
       });
     }
     for (const sourceId of [...this.#sources.keys()]) if (!kept.has(sourceId)) this.#sources.delete(sourceId);
@@ -175,14 +194,16 @@ export class ScanMemory {
     this.#marked = [];
     this.#keptGeneration = null;
     this.#sinceKept = "whole";
+    this.#sealing.clear();
   }
 
   /**
    * What to keep in the store for the scan flipped as `generation`: the sources' memory, of those
    * `sources` allows (one left out is read whole after a restart), with `salt` (a digest of the judging
    * salt) and each identity `keyed`; and the listings' entries, only those changed since the memory
-   * kept last when the store still keeps that one. Null when there is nothing to keep. Call `kept` once
-   * it is written.
+   * kept last when the store still keeps that one; and each ledger's item digests, `seal`ed where the
+   * store does not keep them already (decision 313). Null when there is nothing to keep. Call `kept`
+   * once it is written.
    */
   toKeep(
     generation: number,
@@ -192,10 +213,23 @@ export class ScanMemory {
       digest: (text: string) => string;
       marked: readonly (readonly [string, string])[];
       sources?: (sourceId: string) => boolean;
+      seal?: SealLedgerItems;
     },
-  ): { memory: KeptScanMemory; listing: KeptListing } | null {
+  ): { memory: KeptScanMemory; listing: KeptListing; ledgerItems: KeptLedgerItems[] } | null {
     const listing = this.#listing;
     if (listing === null) return null;
+    this.#sealing.clear();
+    const ledgerItems: KeptLedgerItems[] = [];
+    const keptItems = (sourceId: string, known: SourceMemory): { ledgerItems?: string } => {
+      if (known.ledgerItems === undefined || options.seal === undefined) return {};
+      if (known.ledgerItemsKept !== undefined) return { ledgerItems: known.ledgerItemsKept };
+      const sealing = options.seal(known.ledgerItems);
+      if (sealing === null) return {};
+      const { token, sealed } = sealing;
+      this.#sealing.set(sourceId, { digests: known.ledgerItems, token });
+      ledgerItems.push({ sourceId, token, sealed });
+      return { ledgerItems: token };
+    };
     const digests = this.#entryDigests(options.digest);
     const digestOf = (entry: ListedSandbox | string): string =>
       typeof entry === "string" ? entry : digests.of(entry);
@@ -214,12 +248,14 @@ export class ScanMemory {
           ...(known.readUpTo === undefined ? {} : { readUpTo: known.readUpTo }),
           lastFullPassAt: known.lastFullPassAt,
           scansSinceFullPass: known.scansSinceFullPass,
+          ...keptItems(sourceId, known),
         })),
       origins: [...listing].map(([origin, { failure }]): [string, UnknownReason | null] => [origin, failure]),
       marked: [...this.#marked, ...options.marked].map(([origin, sandboxId]) => [origin, sandboxId]),
     };
     return {
       memory,
+      ledgerItems,
       listing: {
         after: sinceKept === "whole" ? null : this.#keptGeneration,
         *changed() {
@@ -242,18 +278,25 @@ export class ScanMemory {
   kept(generation: number): void {
     this.#keptGeneration = generation;
     this.#sinceKept = { sandboxes: new Map(), origins: new Set() };
+    for (const [sourceId, { digests, token }] of this.#sealing) {
+      const known = this.#sources.get(sourceId);
+      if (known?.ledgerItems === digests) known.ledgerItemsKept = token;
+    }
+    this.#sealing.clear();
   }
 
   /**
    * Takes the memory a scan kept in the store (by this process or another) as this one's, for the
    * sources configured now whose identity it names: `identities` maps each configured source to its
-   * identity, `keyed` keys it as `toKeep` did. The caller has checked that the store's rows are still
-   * that scan's and that the salt is the one rows are judged under now.
+   * identity, `keyed` keys it as `toKeep` did; `ledgerItems`, the item digests of each ledger the store
+   * kept them for, opened. The caller has checked that the store's rows are still that scan's and that
+   * the salt is the one rows are judged under now.
    */
   restore(
     kept: { memory: KeptScanMemory; listing: EarlierListing },
     identities: ReadonlyMap<string, string>,
     keyed: KeyedIdentity,
+    ledgerItems: ReadonlyMap<string, LedgerItemDigests> = new Map(),
   ): void {
     this.forget();
     this.#listing = kept.listing;
@@ -269,6 +312,7 @@ export class ScanMemory {
         readUpTo: source.readUpTo,
         lastFullPassAt: source.lastFullPassAt,
         scansSinceFullPass: source.scansSinceFullPass,
+        ...itemsKept(ledgerItems.get(source.sourceId), source.ledgerItems),
       });
     }
     this.kept(kept.memory.generation);
@@ -279,6 +323,14 @@ export class ScanMemory {
     if (this.#digests === null) this.#digests = new EntryDigests(digest);
     return this.#digests;
   }
+}
+
+/** A ledger's digests as restored, with the token of the sealing the store keeps them under. */
+function itemsKept(
+  digests: LedgerItemDigests | undefined,
+  token: string | undefined,
+): Pick<SourceMemory, "ledgerItems" | "ledgerItemsKept"> {
+  return digests === undefined || token === undefined ? {} : { ledgerItems: digests, ledgerItemsKept: token };
 }
 
 /** Both scans' listing changes as one. */

@@ -2,10 +2,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { MessageChannel } from "node:worker_threads";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Inventory, SandboxListing } from "../../../../shared/domain/inventory.js";
 import { type ReconcileInput, reconcile } from "../../../../shared/domain/reconcile.js";
 import type { LeasekeeperConfig } from "../../config/load.js";
+import { LedgerSource } from "../../leases/ledger.js";
+import type { SourceRead } from "../../leases/source-read.js";
 import { openDatabase } from "../../store/database.js";
 import { readKeptScanMemory } from "../../store/inventory-rows/kept-scan-memory.js";
 import type { KeptScanMemory } from "../judge/ports.js";
@@ -372,6 +374,63 @@ describe("the inventory keeper's rescans", () => {
       expect(rekeyed.inventory).toEqual(cold.inventory);
       await keyed.close();
     } finally {
+      db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("after a restart reads only the ledger items whose bytes changed since, and holds what a cold keeper holds", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "leasekeeper-restart-items-"));
+    const ledger = path.join(dir, "ledger.json");
+    const input = generatedWorldInput({
+      size: 600,
+      seed: "keeper-restart-items",
+      environments: 6,
+      accounts: 2,
+    });
+    const rows = input.snapshots[0]!.leases;
+    const write = () =>
+      writeFile(ledger, JSON.stringify({ environments: input.snapshots[0]!.environments, leases: rows }));
+    await write();
+    const db = openDatabase(path.join(dir, "data"));
+    const reads = vi.spyOn(LedgerSource.prototype, "read");
+    const lastRead = async () => (await reads.mock.results.at(-1)!.value) as SourceRead;
+    try {
+      const first = await keeperOverStore({ db });
+      const before = await scan(first.keeper, 1, ledger, input);
+      await first.close();
+
+      // While no process runs, a row alone on its sandbox is released.
+      const at = before.inventory.leases.findIndex(
+        (classified) => classified.lease.status === "active" && classified.sharedWith.length === 0,
+      );
+      rows[at] = { ...rows[at]!, status: "released", releasedAt: input.now.toISOString() };
+      await write();
+      const again = await keeperOverStore({ db });
+      const restarted = await scan(again.keeper, 1, ledger, input);
+      expect(
+        (await lastRead()).scope,
+        "the ledger read by its items' bytes, as the last process left them",
+      ).toBe("changed");
+      expect(restarted.accepted.rows).toEqual({ judged: 1, reused: rows.length - 1 });
+      await again.close();
+      const cold = await scan((await keeperOverStore()).keeper, 1, ledger, input);
+      expect(restarted.inventory).toEqual(cold.inventory);
+      expect(restarted.inventory.leases[at]?.lease.status).toBe("released");
+
+      // Under other keys the digests sealed under the last salt open to nothing: the ledger is read whole.
+      const keyed = await keeperOverStore({ db });
+      await keyed.keeper.handle({
+        type: "redactions",
+        values: ["sk-live-restart-items-canary-6620"],
+        version: 1,
+      });
+      const rekeyed = await scan(keyed.keeper, 1, ledger, input);
+      expect((await lastRead()).scope).toBe("whole");
+      expect(rekeyed.inventory).toEqual(cold.inventory);
+      await keyed.close();
+    } finally {
+      reads.mockRestore();
       db.close();
       await rm(dir, { recursive: true, force: true });
     }

@@ -33,11 +33,13 @@ import { planPicker, planRowFilter } from "../../../../shared/domain/plan-rows.j
 import type { LeasekeeperConfig } from "../../config/load.js";
 import { isCoreError } from "../../errors/core-error.js";
 import { closeSources, createSources, type LeaseSource, SourceError } from "../../leases/index.js";
+import type { LedgerItemDigests } from "../../leases/ledger-item-digests.js";
 import { judgeScan, type SourceToJudge } from "../judge/judged-scan.js";
 import { judgingSalt } from "../judge/judging-salt.js";
 import { prefetched } from "../judge/prefetched-read.js";
 import { RULES_FINGERPRINT } from "../judge/rules-fingerprint.js";
 import { ScanMemory } from "../judge/scan-memory.js";
+import { openLedgerItems, type SealedLedgerItems, sealLedgerItems } from "../judge/sealed-ledger-items.js";
 import { LeasekeeperActions } from "../leasekeeper-actions.js";
 import { historyPage } from "./history-pages.js";
 import type {
@@ -673,15 +675,26 @@ export class InventoryKeeper {
         digest: fingerprint,
         marked: this.#marks.marked(),
         sources: (sourceId) => !this.#unredacted.holdsAnyOf(sourceId),
+        seal: (digests) => this.#sealedLedgerItems(digests, salt),
       });
       if (kept === null) return;
-      this.#rows.keepScanMemory(kept.memory, kept.listing);
+      this.#rows.keepScanMemory(kept.memory, kept.listing, kept.ledgerItems);
       this.#memory.kept(generation);
     } catch (error) {
       // Not kept: a process started again reads every source whole, as if none had been. The scan
       // stands; main says so in its log.
       this.#onStoreFailed({ kind: "internal", message: messageOf(error), during: "keep-memory" });
     }
+  }
+
+  /**
+   * A ledger's item digests sealed to be kept (decision 313), unless a problem or gap they carry names a
+   * configured key: as with the rest of a source's memory, such a ledger is read whole after a restart.
+   */
+  #sealedLedgerItems(digests: LedgerItemDigests, salt: string): SealedLedgerItems | null {
+    const reported = { problems: digests.leaseProblems, gaps: digests.leaseGaps };
+    if (this.#redactor.redactDeep(reported) !== reported) return null;
+    return sealLedgerItems(digests, salt);
   }
 
   /**
@@ -697,7 +710,12 @@ export class InventoryKeeper {
       const salt = await drawing;
       // Other keys told meanwhile draw another salt: what was kept under this one no longer stands.
       if (this.#salt !== drawing || kept.memory.salt !== saltCheck(salt) || !this.#memory.empty) return;
-      this.#memory.restore(kept, identities, keyedIdentity(salt));
+      const ledgerItems = new Map<string, LedgerItemDigests>();
+      for (const [sourceId, sealed] of kept.ledgerItems) {
+        const digests = openLedgerItems(sealed, salt);
+        if (digests !== null) ledgerItems.set(sourceId, digests);
+      }
+      this.#memory.restore(kept, identities, keyedIdentity(salt), ledgerItems);
       this.#memorySalt = salt;
     } catch {
       // Nothing restored: every source is read whole.

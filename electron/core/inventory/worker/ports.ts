@@ -4,7 +4,7 @@ import type { ClassifiedLease, Inventory } from "../../../../shared/domain/inven
 import type { RuleColumns } from "../../../../shared/domain/janitor/index.js";
 import type { PlanRowFilter } from "../../../../shared/domain/plan-rows.js";
 import type { EarlierListing } from "../judge/listing-changes.js";
-import type { KeptListing, KeptScanMemory, ScanRows } from "../judge/ports.js";
+import type { KeptLedgerItems, KeptListing, KeptScanMemory, ScanRows } from "../judge/ports.js";
 
 /**
  * Which stored rows a read wants, by an indexed column: a plan's picks (`planRowFilter`), the rows that
@@ -39,10 +39,25 @@ export interface InventoryRows {
     pages: AsyncIterable<readonly ClassifiedLease[]>,
     sourceIds: readonly string[],
   ): Promise<StoredScan>;
-  /** Keeps a scan's memory beside its rows, for a process started again over the store (decision 238). */
-  keepScanMemory(memory: KeptScanMemory, listing: KeptListing): void;
-  /** The memory the scan the store holds now kept; null when none was kept by that very scan. */
-  keptScanMemory(): { memory: KeptScanMemory; listing: EarlierListing } | null;
+  /**
+   * Keeps a scan's memory beside its rows, for a process started again over the store (decision 238),
+   * with the ledgers' item digests sealed anew (decision 313; those the memory names by a token kept
+   * before stay).
+   */
+  keepScanMemory(
+    memory: KeptScanMemory,
+    listing: KeptListing,
+    ledgerItems?: readonly KeptLedgerItems[],
+  ): void;
+  /**
+   * The memory the scan the store holds now kept, with the sealed item digests of each ledger it names;
+   * null when none was kept by that very scan.
+   */
+  keptScanMemory(): {
+    memory: KeptScanMemory;
+    listing: EarlierListing;
+    ledgerItems: ReadonlyMap<string, Uint8Array>;
+  } | null;
   /** When the last scan ran and which sources it read; null before the first. */
   lastScan(): { generatedAt: string; sourceIds: string[] } | null;
   /** The scan the store holds now, without its rows; null before the first. */

@@ -162,4 +162,29 @@ describe("a scan's memory kept beside its rows", () => {
     db.prepare("UPDATE scan_memory SET memory = '{\"generation\":' WHERE id = 1").run();
     expect(readKeptScanMemory(db)).toBeNull();
   });
+
+  it("keeps a ledger's sealed digests under the token its source's memory names, and reads no other", () => {
+    const generation = flip(db, ["paperclip"]);
+    const withItems = (token: string | undefined): KeptScanMemory => {
+      const memory = memoryOf(generation);
+      const [source] = memory.sources;
+      return { ...memory, sources: [{ ...source!, ...(token === undefined ? {} : { ledgerItems: token }) }] };
+    };
+    const sealed = Uint8Array.from([1, 2, 3, 250]);
+    const entries = listing(null, [], [[ORIGIN, "sb-1", "d1"]]);
+    keepScanMemory(db, withItems("token-1"), entries, [{ sourceId: "paperclip", token: "token-1", sealed }]);
+    expect([...readKeptScanMemory<KeptScanMemory>(db)!.ledgerItems]).toEqual([
+      ["paperclip", Buffer.from(sealed)],
+    ]);
+
+    // Kept again naming the same token (a job's mark, a rescan that changed no item): written once.
+    keepScanMemory(db, withItems("token-1"), entries);
+    expect(readKeptScanMemory<KeptScanMemory>(db)!.ledgerItems.get("paperclip")).toEqual(Buffer.from(sealed));
+
+    // A memory naming another sealing than the one kept reads none; one naming none deletes it.
+    keepScanMemory(db, withItems("token-2"), entries);
+    expect(readKeptScanMemory<KeptScanMemory>(db)!.ledgerItems.size).toBe(0);
+    keepScanMemory(db, withItems(undefined), entries);
+    expect(db.prepare("SELECT count(*) FROM scan_memory_ledger_items").pluck().get()).toBe(0);
+  });
 });

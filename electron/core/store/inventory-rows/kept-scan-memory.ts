@@ -7,6 +7,15 @@ import type { Database } from "../sqlite/migrations/index.js";
 export interface ScanMemoryRecord {
   generation: number;
   origins: readonly (readonly [string, unknown])[];
+  /** Each source's memory; one naming `ledgerItems` (a sealing's token) has its ledger's digests kept. */
+  sources?: readonly { sourceId: string; ledgerItems?: string }[];
+}
+
+/** A ledger's item digests as sealed for the store (decision 313), and the token that names that sealing. */
+export interface ScanMemoryLedgerItems {
+  sourceId: string;
+  token: string;
+  sealed: Uint8Array;
 }
 
 /** One listed entry: origin, sandbox id, and its digest (null: no longer listed). */
@@ -23,14 +32,22 @@ export interface ScanMemoryEntries {
 export interface KeptScanMemoryRead<T extends ScanMemoryRecord> {
   memory: T;
   listing: Map<string, { failure: T["origins"][number][1]; sandboxes: Map<string, string> }>;
+  /** The sealed item digests of each source whose memory names them, by source id. */
+  ledgerItems: Map<string, Uint8Array>;
 }
 
 /**
  * Keeps a scan's memory beside its rows (decision 238), in one transaction: the listings' entries
  * changed since the memory kept for `listing.after` when the store still keeps that one, else every
- * entry again.
+ * entry again; and the ledger digests sealed anew (`ledgerItems`), while those the memory names by a
+ * token written before stay as they are. Digests no source of the memory names are deleted.
  */
-export function keepScanMemory(db: Database, memory: ScanMemoryRecord, listing: ScanMemoryEntries): void {
+export function keepScanMemory(
+  db: Database,
+  memory: ScanMemoryRecord,
+  listing: ScanMemoryEntries,
+  ledgerItems: readonly ScanMemoryLedgerItems[] = [],
+): void {
   const upsert = db.prepare(
     "INSERT INTO scan_memory_listing (origin, sandbox_id, entry) VALUES (?, ?, ?) " +
       "ON CONFLICT (origin, sandbox_id) DO UPDATE SET entry = excluded.entry",
@@ -46,6 +63,18 @@ export function keepScanMemory(db: Database, memory: ScanMemoryRecord, listing: 
       if (entry === null) remove.run(origin, sandboxId);
       else upsert.run(origin, sandboxId, entry);
     }
+    const sealing = db.prepare(
+      "INSERT INTO scan_memory_ledger_items (source_id, token, sealed) VALUES (?, ?, ?) " +
+        "ON CONFLICT (source_id) DO UPDATE SET token = excluded.token, sealed = excluded.sealed",
+    );
+    for (const { sourceId, token, sealed } of ledgerItems)
+      sealing.run(sourceId, token, Buffer.from(sealed.buffer, sealed.byteOffset, sealed.length));
+    const named = (memory.sources ?? []).flatMap(({ sourceId, ledgerItems }) =>
+      ledgerItems === undefined ? [] : [sourceId],
+    );
+    db.prepare(
+      "DELETE FROM scan_memory_ledger_items WHERE source_id NOT IN (SELECT value FROM json_each(?))",
+    ).run(JSON.stringify(named));
     db.prepare(
       "INSERT INTO scan_memory (id, generation, memory) VALUES (1, ?, ?) " +
         "ON CONFLICT (id) DO UPDATE SET generation = excluded.generation, memory = excluded.memory",
@@ -98,8 +127,20 @@ export function readKeptScanMemory<T extends ScanMemoryRecord>(db: Database): Ke
       if (atOrigin === undefined) return null;
       atOrigin.sandboxes.set(sandboxId, entry);
     }
-    return { memory, listing };
+    return { memory, listing, ledgerItems: keptLedgerItems(db, memory) };
   })();
+}
+
+/** The sealed digests of the sources whose memory names them, each only under the token it names. */
+function keptLedgerItems(db: Database, memory: ScanMemoryRecord): Map<string, Uint8Array> {
+  const kept = new Map<string, Uint8Array>();
+  const read = db.prepare("SELECT sealed FROM scan_memory_ledger_items WHERE source_id = ? AND token = ?");
+  for (const { sourceId, ledgerItems } of Array.isArray(memory.sources) ? memory.sources : []) {
+    if (typeof ledgerItems !== "string") continue;
+    const sealed = read.pluck().get(sourceId, ledgerItems) as Uint8Array | undefined;
+    if (sealed !== undefined) kept.set(sourceId, sealed);
+  }
+  return kept;
 }
 
 function parsed<T>(text: string): T | null {

@@ -419,6 +419,28 @@ export const INVENTORY_SCAN_MEMORY_MIGRATIONS: readonly Migration[] = [
 ];
 
 /**
+ * Appended after version 71: a ledger's item digests, kept with the scan's memory (decision 313) so that
+ * a process started again reads only the items whose bytes changed, as the process that read it would
+ * have. One row per ledger source, sealed under a key drawn from the judging salt; the memory names the
+ * sealing (`token`) that is its own, and a row it does not name is not read.
+ */
+export const INVENTORY_LEDGER_ITEMS_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 72,
+    name: "a ledger's item digests kept with the scan's memory",
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS scan_memory_ledger_items (
+          source_id  TEXT PRIMARY KEY,
+          token      TEXT NOT NULL,
+          sealed     BLOB NOT NULL
+        ) STRICT;
+      `);
+    },
+  },
+];
+
+/**
  * Appended after version 67: each stored row's ownership codes in a column of their own (its verdict's
  * `ownership`, as JSON), so a janitor's rule naming ownership codes reads only the rows that may hold
  * them. Most rows are history, which no rule selects, or the environment's own and nothing else
