@@ -308,7 +308,7 @@ export function scaleFigures(result: ScaleBenchResult): Figure[] {
       unit: "ms",
       reference: { label: "cold scan's CPU", value: round1(rescan.cold.cpuMs) },
       target: null,
-      note: `the scan the fresh process's first answer set off, over the store the rescan left: process.cpuUsage from the process's open (its start and first answer counted in) through the store save; ${round1(startup.firstScan.cpuMs)} ms from the first answer (the scan's part while the answer was read left out), ${Math.round(startup.firstScan.wallMs)} ms wall from it${judgedNote(startup.firstScan.judged)}; each source read from the memory the rescan kept in the store (decision 238): a database from its watermark, a ledger whole, its rows compared with the stored ones`,
+      note: `the scan the fresh process's first answer set off, over the store the rescan left: process.cpuUsage from the process's open (its start and first answer counted in) through the store save; ${round1(startup.firstScan.cpuMs)} ms from the first answer (the scan's part while the answer was read left out), ${Math.round(startup.firstScan.wallMs)} ms wall from it${judgedNote(startup.firstScan.judged)}; each source read from the memory the rescan kept in the store (decision 238): a database from its watermark, a ledger by its items' bytes against the digests kept with it (decision 313), only the items that changed parsed`,
     });
   if (!isFailed(rescan)) {
     const { plan, policy, columns, ownership, everyRow, markers, whole } = rescan;
