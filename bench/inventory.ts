@@ -280,7 +280,7 @@ export function inventoryFigures(result: InventoryBenchResult): Figure[] {
       unit: "ms",
       reference: { label: "pacing floor", value: Math.round(result.fast.pacingFloorMs) },
       target: scanTarget(result.fastBudget),
-      note: "a 20× budget, where pacing no longer hides the scan's own work (reading sources, classifying)",
+      note: "a 20× budget, where pacing no longer hides the scan's own work (reading sources, classifying): the first scan of a fresh process, cold in its threads and JIT, over the store the scan at the first budget and the startup left, as an app started again finds it; the first scan into an empty store is the figure at the first budget",
     });
   }
   const measured = result.fast ?? scan;
