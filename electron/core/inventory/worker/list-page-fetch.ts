@@ -1,3 +1,5 @@
+import { type PageBody, readPageBody } from "./list-page-body.js";
+
 /**
  * A list page's HTTP request made on the list-page reader's thread for main's paced transport. Main keeps
  * the request policy (the pacer's start slots, retries, timeouts, the refused redirect: transport.ts)
@@ -141,17 +143,18 @@ function untilAborted(
 }
 
 /**
- * The reader's end: the request made with the thread's own `fetch`, its body read whole. A successful
- * answer to a request with `readAs` is read by `readPage` and its bytes kept here; any other answer
- * names the body to move with it.
+ * The reader's end: the request made with the thread's own `fetch`. A successful answer to a request
+ * with `readAs` is read as its bytes arrive (list-page-body.ts) and given to `readPage`, and none of
+ * its bytes are kept; any other answer's body is read whole and named to move with it.
  */
 export async function fetchPage(
   request: PageFetchRequest,
   signal: AbortSignal,
-  readPage: (readAs: ReadAs, body: ArrayBuffer) => ListPageRead | null,
+  readPage: (readAs: ReadAs, body: PageBody) => ListPageRead | null,
 ): Promise<{ page: FetchedPage; transfer: ArrayBuffer[] }> {
+  const { readAs } = request;
   let response: Response;
-  let body: ArrayBuffer;
+  let body: PageBody | ArrayBuffer;
   try {
     response = await fetch(request.url, {
       method: request.method,
@@ -159,7 +162,7 @@ export async function fetchPage(
       redirect: request.redirect,
       signal,
     });
-    body = await response.arrayBuffer();
+    body = readAs !== null && response.ok ? await readPageBody(response.body) : await response.arrayBuffer();
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
     return {
@@ -168,7 +171,6 @@ export async function fetchPage(
     };
   }
   const head = { status: response.status, statusText: response.statusText, headers: [...response.headers] };
-  if (request.readAs !== null && response.ok)
-    return { page: { ok: true, ...head, read: readPage(request.readAs, body) }, transfer: [] };
-  return { page: { ok: true, ...head, body }, transfer: [body] };
+  if (body instanceof ArrayBuffer) return { page: { ok: true, ...head, body }, transfer: [body] };
+  return { page: { ok: true, ...head, read: readAs === null ? null : readPage(readAs, body) }, transfer: [] };
 }

@@ -1,8 +1,15 @@
-import { hash } from "node:crypto";
+import { getHeapSpaceStatistics } from "node:v8";
 import { type MessagePort, parentPort } from "node:worker_threads";
 import { readListPage } from "../../createos/list-page.js";
+import { type PageBody, pageBodyOf } from "./list-page-body.js";
 import { type FetchedPage, fetchPage, type ListPageRead, type ReadAs } from "./list-page-fetch.js";
-import type { KnownPage, PageReaderAnswer, PageReaderRequest, WorkerRequest } from "./protocol.js";
+import type {
+  KnownPage,
+  PageReaderAnswer,
+  PageReaderRequest,
+  ReaderHeap,
+  WorkerRequest,
+} from "./protocol.js";
 
 /**
  * The list-page reader's thread: it makes each CreateOS list request of a scan for main's paced
@@ -22,7 +29,6 @@ if (port === null) throw new Error("the list-page reader runs only as a worker t
  * fleet's steady state most pages are the same from one scan to the next.
  */
 const scans = new Map<number, { to: MessagePort; known: Map<string, KnownPage> }>();
-const decoder = new TextDecoder();
 /** The requests made for main still under way, by main's id for them: an abort names one. */
 const fetches = new Map<number, AbortController>();
 /**
@@ -44,7 +50,7 @@ port.on("message", ({ id, request }: { id: number; request: PageReaderRequest })
       answer(null);
       return;
     case "page":
-      answer(readPage(request, request.body, (message) => send(request.scanId, message)));
+      answer(readPage(request, pageBodyOf(request.body), (message) => send(request.scanId, message)));
       return;
     case "scan-done":
       scans.get(request.scanId)?.to.close();
@@ -55,7 +61,7 @@ port.on("message", ({ id, request }: { id: number; request: PageReaderRequest })
     case "fetch": {
       const controller = new AbortController();
       fetches.set(request.fetchId, controller);
-      const keepUntaken = (readAs: ReadAs, body: ArrayBuffer) =>
+      const keepUntaken = (readAs: ReadAs, body: PageBody) =>
         readPage(readAs, body, (message) => untaken.set(request.fetchId, { scanId: readAs.scanId, message }));
       void fetchPage(request, controller.signal, keepUntaken).then(({ page, transfer }) => {
         fetches.delete(request.fetchId);
@@ -76,8 +82,16 @@ port.on("message", ({ id, request }: { id: number; request: PageReaderRequest })
       answer(null);
       return;
     }
+    case "heap":
+      answer(readerHeap());
+      return;
   }
 });
+
+function readerHeap(): ReaderHeap {
+  const young = getHeapSpaceStatistics().find((space) => space.space_name === "new_space");
+  return { youngBytes: young?.space_size ?? 0, arrayBufferBytes: process.memoryUsage().arrayBuffers };
+}
 
 /** A page on to the worker reading the scan, unless the scan is over. */
 function send(scanId: number, message: WorkerRequest): void {
@@ -85,20 +99,19 @@ function send(scanId: number, message: WorkerRequest): void {
 }
 
 /**
- * One page of a scan's listing, as the bytes that arrived: parsed unless the worker read the same bytes
- * in the last scan, and given to `deliver` for the worker. Null when the scan is over or the bytes are
+ * One page of a scan's listing, as the body that arrived: parsed unless the worker read the same bytes
+ * in the last scan, and given to `deliver` for the worker. Null when the scan is over or the body is
  * no list page.
  */
 function readPage(
   { scanId, listing }: ReadAs,
-  body: ArrayBuffer,
+  { digest, text }: PageBody,
   deliver: (message: WorkerRequest) => void,
 ): ListPageRead | null {
   const scan = scans.get(scanId);
   if (scan === undefined) return null;
-  const digest = hash("sha1", new Uint8Array(body), "base64");
   const known = scan.known.get(digest);
-  const read = known === undefined ? readListPage(decoder.decode(body)) : null;
+  const read = known === undefined ? readListPage(text) : null;
   if (known === undefined && read === null) return null;
   const page: KnownPage = known ?? { digest, count: read!.views.length, total: read!.total };
   const message: WorkerRequest = { type: "listing-page", scanId, listing, page, views: read?.views ?? null };

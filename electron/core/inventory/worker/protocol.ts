@@ -288,10 +288,18 @@ export type PageReaderRequest =
   /** A list page's request, made by the reader for main's paced transport (list-page-fetch.ts). */
   | PageFetchRequest
   | PageFetchAbort
-  | PageFetchTake;
+  | PageFetchTake
+  /** The reader's own memory, for tests and measurements; a host never asks. */
+  | { type: "heap" };
+
+/** What the list-page reader holds, in bytes: its young generation's semi-spaces and its array buffers. */
+export interface ReaderHeap {
+  youngBytes: number;
+  arrayBufferBytes: number;
+}
 
 /** A page read: how many views it held and the listing's total; null when it was not a list page. */
 export interface PageReaderAnswer {
   id: number;
-  value: { count: number; total: number | null } | null;
+  value: { count: number; total: number | null } | ReaderHeap | null;
 }
