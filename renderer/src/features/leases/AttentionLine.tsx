@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { useMemo } from "react";
+import { memo, useMemo } from "react";
 import type { UntrackedSandboxView } from "../../../../shared/contract";
 import { HEADLINES } from "../../../../shared/domain/codes";
 import { api } from "../../api";
@@ -18,9 +18,10 @@ const FLAGGED_CODES = new Set(FLAGGED.map((headline) => HEADLINES.indexOf(headli
  * The first screen's two answers: how much needs the operator (every row neither ok nor closed, and
  * every untracked sandbox when all environments are shown), and what the flagged sandboxes that run
  * cost so far — vCPU·hours and GiB·hours from their shapes and ages, and money when Settings has prices.
- * It counts the sidebar's scope, whatever the search and chips show.
+ * It counts the sidebar's scope, whatever the search and chips show, so a keystroke or a chip click
+ * leaves it alone (memoized on the scope's rows).
  */
-export function AttentionLine({
+export const AttentionLine = memo(function AttentionLine({
   table,
   positions,
   withUntracked,
@@ -128,7 +129,7 @@ export function AttentionLine({
       </span>
     </div>
   );
-}
+});
 
 function hours(value: number): string {
   return formatCount(Math.round(value));

@@ -1,13 +1,15 @@
 import * as Menu from "@radix-ui/react-dropdown-menu";
+import { memo } from "react";
 import { useUi } from "../../state/ui-store";
 import { OPTIONAL_COLUMNS } from "./columns";
 
 /**
  * The columns beyond the priority ones (origin, policy, exact acquired time, last used): a menu of
  * checkboxes, remembered for this operator. The priority columns are not offered, so the table always
- * answers what is wrong, whose and where.
+ * answers what is wrong, whose and where. Memoized: it reads its own state, so the view's renders for
+ * a keystroke or a chip click pass it by.
  */
-export function ColumnChooser() {
+export const ColumnChooser = memo(function ColumnChooser() {
   const picked = useUi((state) => state.columns);
   const toggleColumn = useUi((state) => state.toggleColumn);
   return (
@@ -41,4 +43,4 @@ export function ColumnChooser() {
       </Menu.Portal>
     </Menu.Root>
   );
-}
+});

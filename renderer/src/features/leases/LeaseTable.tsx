@@ -2,6 +2,7 @@ import { getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import {
   type FocusEvent,
   type MouseEvent,
+  memo,
   type PointerEvent,
   type RefObject,
   useCallback,
@@ -37,8 +38,12 @@ const OVERSCAN = 4;
  * The lease grid: the rows in view are drawn from a fixed row height (row-window.ts), and TanStack Table
  * owns the column model (headers, cells, sizes). Filtering and sorting happen before (useVisibleRows),
  * over the whole filtered set, so a keystroke never builds a row model of the inventory.
+ *
+ * Memoized: a keystroke or a chip click renders the view at once (the input's text, the chip pressed),
+ * while the rows it asks for come later from the search worker; until they do, the table's props are the
+ * same objects and the table is left alone.
  */
-export function LeaseTable({
+export const LeaseTable = memo(function LeaseTable({
   rows,
   ids,
   onRowsShown,
@@ -319,7 +324,7 @@ export function LeaseTable({
       <RefusalTooltip hint={hint} />
     </div>
   );
-}
+});
 
 interface LeaseBodyProps {
   bodyRef: RefObject<HTMLTableSectionElement | null>;
