@@ -8760,6 +8760,14 @@ var InventoryWorker = class {
 };
 // electron/core/inventory/worker/list-page-reader-client.ts
 /**
+* The reader's young generation, in MB: two semi-spaces of 2 MB (V8 gives N MB three semi-spaces'
+* worth, decision 311). The reader holds little beyond the page it is reading, but each page arrives in
+* buffers outside the heap, which only a collection frees and whose bytes do not fill the young
+* generation: with the default, which grew to semi-spaces of 8 MB, a scan's pages piled up between
+* scavenges (decision 312).
+*/
+var LIST_PAGE_READER_YOUNG_MB = 6;
+/**
 * Main's end of the list-page reader (list-page-reader.ts): one long-lived thread, started on the
 * first request; if it stops, what was waiting fails and the next request starts another.
 */
@@ -8791,7 +8799,7 @@ var ListPageReader = class {
 	}
 	#started() {
 		if (this.#thread !== null) return this.#thread.requests;
-		const worker = startThread("list-page-reader", {});
+		const worker = startThread("list-page-reader", { resourceLimits: { maxYoungGenerationSizeMb: LIST_PAGE_READER_YOUNG_MB } });
 		const requests = new ThreadRequests(worker, (code) => /* @__PURE__ */ new Error(`the list-page reader stopped (exit code ${code})`));
 		worker.on("message", ({ id, value }) => requests.answer(id, {
 			ok: true,

@@ -3080,6 +3080,25 @@ var INVENTORY_SCAN_MEMORY_MIGRATIONS = [{
 	}
 }];
 /**
+* Appended after version 71: a ledger's item digests, kept with the scan's memory (decision 313) so that
+* a process started again reads only the items whose bytes changed, as the process that read it would
+* have. One row per ledger source, sealed under a key drawn from the judging salt; the memory names the
+* sealing (`token`) that is its own, and a row it does not name is not read.
+*/
+var INVENTORY_LEDGER_ITEMS_MIGRATIONS = [{
+	version: 72,
+	name: "a ledger's item digests kept with the scan's memory",
+	up(db) {
+		db.exec(`
+        CREATE TABLE IF NOT EXISTS scan_memory_ledger_items (
+          source_id  TEXT PRIMARY KEY,
+          token      TEXT NOT NULL,
+          sealed     BLOB NOT NULL
+        ) STRICT;
+      `);
+	}
+}];
+/**
 * Appended after version 67: each stored row's ownership codes in a column of their own (its verdict's
 * `ownership`, as JSON), so a janitor's rule naming ownership codes reads only the rows that may hold
 * them. Most rows are history, which no rule selects, or the environment's own and nothing else
@@ -3213,7 +3232,8 @@ var MIGRATIONS = [
 	...INVENTORY_OWNERSHIP_MIGRATIONS,
 	...ACTIONS_JOBS_BY_PLAN_MIGRATIONS,
 	...ACTIONS_AUDIT_SENT_MIGRATIONS,
-	...JANITOR_TAKEN_MIGRATIONS
+	...JANITOR_TAKEN_MIGRATIONS,
+	...INVENTORY_LEDGER_ITEMS_MIGRATIONS
 ];
 // electron/core/store/database.ts
 var DATABASE_FILE_NAME = "leasekeeper.db";
@@ -7730,9 +7750,10 @@ function sourcesIn(inventory) {
 /**
 * Keeps a scan's memory beside its rows (decision 238), in one transaction: the listings' entries
 * changed since the memory kept for `listing.after` when the store still keeps that one, else every
-* entry again.
+* entry again; and the ledger digests sealed anew (`ledgerItems`), while those the memory names by a
+* token written before stay as they are. Digests no source of the memory names are deleted.
 */
-function keepScanMemory(db, memory, listing) {
+function keepScanMemory(db, memory, listing, ledgerItems = []) {
 	const upsert = db.prepare("INSERT INTO scan_memory_listing (origin, sandbox_id, entry) VALUES (?, ?, ?) ON CONFLICT (origin, sandbox_id) DO UPDATE SET entry = excluded.entry");
 	const remove = db.prepare("DELETE FROM scan_memory_listing WHERE origin = ? AND sandbox_id = ?");
 	db.transaction(() => {
@@ -7741,6 +7762,10 @@ function keepScanMemory(db, memory, listing) {
 		if (!onlyChanged) db.prepare("DELETE FROM scan_memory_listing").run();
 		for (const [origin, sandboxId, entry] of onlyChanged ? listing.changed() : listing.whole()) if (entry === null) remove.run(origin, sandboxId);
 		else upsert.run(origin, sandboxId, entry);
+		const sealing = db.prepare("INSERT INTO scan_memory_ledger_items (source_id, token, sealed) VALUES (?, ?, ?) ON CONFLICT (source_id) DO UPDATE SET token = excluded.token, sealed = excluded.sealed");
+		for (const { sourceId, token, sealed } of ledgerItems) sealing.run(sourceId, token, Buffer.from(sealed.buffer, sealed.byteOffset, sealed.length));
+		const named = (memory.sources ?? []).flatMap(({ sourceId, ledgerItems }) => ledgerItems === void 0 ? [] : [sourceId]);
+		db.prepare("DELETE FROM scan_memory_ledger_items WHERE source_id NOT IN (SELECT value FROM json_each(?))").run(JSON.stringify(named));
 		db.prepare("INSERT INTO scan_memory (id, generation, memory) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET generation = excluded.generation, memory = excluded.memory").run(memory.generation, JSON.stringify(memory));
 	})();
 }
@@ -7771,9 +7796,21 @@ function readKeptScanMemory(db) {
 		}
 		return {
 			memory,
-			listing
+			listing,
+			ledgerItems: keptLedgerItems(db, memory)
 		};
 	})();
+}
+/** The sealed digests of the sources whose memory names them, each only under the token it names. */
+function keptLedgerItems(db, memory) {
+	const kept = /* @__PURE__ */ new Map();
+	const read = db.prepare("SELECT sealed FROM scan_memory_ledger_items WHERE source_id = ? AND token = ?");
+	for (const { sourceId, ledgerItems } of Array.isArray(memory.sources) ? memory.sources : []) {
+		if (typeof ledgerItems !== "string") continue;
+		const sealed = read.pluck().get(sourceId, ledgerItems);
+		if (sealed !== void 0) kept.set(sourceId, sealed);
+	}
+	return kept;
 }
 function parsed$1(text) {
 	try {
@@ -7833,7 +7870,7 @@ var JudgedInventoryStore = class extends StoredInventory {
 	* left out of it: it is read whole after a restart. A memory whose listings hold one (an origin or a
 	* sandbox id) is not kept at all, and the one kept before stands no longer: it is another scan's.
 	*/
-	keepScanMemory(memory, listing) {
+	keepScanMemory(memory, listing, ledgerItems = []) {
 		const { sources: all, ...rest } = memory;
 		if (this.#redact(rest) !== rest) throw new MemoryHoldsKey();
 		const sources = all.filter((source) => this.#redact(source) === source);
@@ -7844,6 +7881,7 @@ var JudgedInventoryStore = class extends StoredInventory {
 				yield entry;
 			}
 		}
+		const keptSources = new Set(sources.map(({ sourceId }) => sourceId));
 		keepScanMemory(this.#db, sources.length === all.length ? memory : {
 			...memory,
 			sources
@@ -7851,7 +7889,7 @@ var JudgedInventoryStore = class extends StoredInventory {
 			after: listing.after,
 			changed: () => checked(listing.changed()),
 			whole: () => checked(listing.whole())
-		});
+		}, ledgerItems.filter(({ sourceId }) => keptSources.has(sourceId)));
 	}
 	/** The memory the scan the store holds now kept, with its listings; null when there is none of it. */
 	keptScanMemory() {
@@ -8041,6 +8079,8 @@ function markEnvironmentUnread(row, unread) {
 /** Bytes of one SHA-1 digest. */
 var DIGEST_BYTES = 20;
 var NO_ROW = new Uint8Array(DIGEST_BYTES);
+/** A packing's counts: items, then rows, each a little-endian 32-bit integer. */
+var HEADER_BYTES = 8;
 /**
 * What a read of a ledger file left for the next read of it (decision 296): the SHA-1 of each lease
 * item's bytes, in the file's order, and of the id of the row each item was (all zeros for an item that
@@ -8068,6 +8108,26 @@ var LedgerItemDigests = class LedgerItemDigests {
 		this.leaseGaps = parts.leaseGaps;
 		this.environmentGaps = parts.environmentGaps;
 	}
+	/**
+	* The digests as one run of bytes, to keep beside the scan they belong to (decision 313): the counts,
+	* then the items' and the ids' digests, then the problems and gaps as JSON.
+	*/
+	packed() {
+		const digestBytes = this.count * DIGEST_BYTES;
+		const detail = new TextEncoder().encode(JSON.stringify({
+			leaseProblems: this.leaseProblems,
+			leaseGaps: this.leaseGaps,
+			environmentGaps: this.environmentGaps
+		}));
+		const bytes = new Uint8Array(HEADER_BYTES + 2 * digestBytes + detail.length);
+		const header = new DataView(bytes.buffer, 0, HEADER_BYTES);
+		header.setUint32(0, this.count, true);
+		header.setUint32(4, this.rows, true);
+		bytes.set(this.#items.subarray(0, digestBytes), HEADER_BYTES);
+		bytes.set(this.#ids.subarray(0, digestBytes), HEADER_BYTES + digestBytes);
+		bytes.set(detail, HEADER_BYTES + 2 * digestBytes);
+		return bytes;
+	}
 	/** Whether the item at `index` was these very bytes. */
 	sameItem(index, digest) {
 		return equalAt(this.#items, index, digest);
@@ -8080,8 +8140,12 @@ var LedgerItemDigests = class LedgerItemDigests {
 	wasRow(index) {
 		return !equalAt(this.#ids, index, NO_ROW);
 	}
-	/** These digests with the items at `changed` replaced: the rows and problems are the same. */
+	/**
+	* These digests with the items at `changed` replaced: the rows and problems are the same. With none
+	* changed, these very digests: a store that kept them need not write them again.
+	*/
 	withItems(changed) {
+		if (changed.size === 0) return this;
 		const items = this.#items.slice(0, this.count * DIGEST_BYTES);
 		for (const [index, digest] of changed) items.set(digest, index * DIGEST_BYTES);
 		return new LedgerItemDigests({
@@ -8095,6 +8159,33 @@ var LedgerItemDigests = class LedgerItemDigests {
 		});
 	}
 };
+/** Digests packed by `LedgerItemDigests.packed`; null for bytes that are not such a packing. */
+function unpackedLedgerItems(bytes) {
+	if (bytes.length < HEADER_BYTES) return null;
+	const header = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
+	const count = header.getUint32(0, true);
+	const rows = header.getUint32(4, true);
+	const digestBytes = count * DIGEST_BYTES;
+	const detailAt = HEADER_BYTES + 2 * digestBytes;
+	if (rows > count || bytes.length < detailAt) return null;
+	let detail;
+	try {
+		detail = JSON.parse(new TextDecoder().decode(bytes.subarray(detailAt)));
+	} catch {
+		return null;
+	}
+	const { leaseProblems, leaseGaps, environmentGaps } = detail;
+	if (!Array.isArray(leaseProblems) || !Array.isArray(leaseGaps) || typeof environmentGaps !== "string") return null;
+	return new LedgerItemDigests({
+		count,
+		rows,
+		items: bytes.slice(HEADER_BYTES, HEADER_BYTES + digestBytes),
+		ids: bytes.slice(HEADER_BYTES + digestBytes, detailAt),
+		leaseProblems,
+		leaseGaps,
+		environmentGaps
+	});
+}
 /** Collects the digests of a read of every item, in the file's order. */
 var LedgerItemDigestsBuilder = class {
 	#count = 0;
@@ -12309,4 +12400,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ENCODED_CHANNELS, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, decodeJson, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, encodeJson, events, failure, gapInWords, gapScope, hasDrifted, historyKey, holdersFirst, indexListings, indexProofs, isCoreError, isCurrentView, isDue, isForcedDestroy, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, postgresDriver, predictRelease, proofKey, proofOwners, proofPrefixes, providerCodeOf, publicItem, quarantineClaim, quarantineUnread, readProof, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, recordersNow, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, targetOf, timeLeft, unreadHoldSentence, unreadPartHoldSentence, unreadRowsAt, unreadSentence, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ENCODED_CHANNELS, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, decodeJson, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, encodeJson, events, failure, gapInWords, gapScope, hasDrifted, historyKey, holdersFirst, indexListings, indexProofs, isCoreError, isCurrentView, isDue, isForcedDestroy, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, postgresDriver, predictRelease, proofKey, proofOwners, proofPrefixes, providerCodeOf, publicItem, quarantineClaim, quarantineUnread, readProof, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, recordersNow, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, targetOf, timeLeft, unpackedLedgerItems, unreadHoldSentence, unreadPartHoldSentence, unreadRowsAt, unreadSentence, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
