@@ -491,7 +491,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "049180ef6892c699baeadba8e23089c8";
+var RULES_FINGERPRINT = "492bdf015a5d6cbe829f42549afaf869";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -835,6 +835,7 @@ function merged(a, b) {
 }
 // electron/core/inventory/judge/sealed-ledger-items.ts
 var NONCE_BYTES = 12;
+var TAG_BYTES = 16;
 /**
 * Seals a ledger's item digests to keep them beside their scan (decision 313), with AES-256-GCM under a
 * key drawn from the judging salt. Each digest is the SHA-1 of an item's bytes as the file holds them,
@@ -847,11 +848,11 @@ var NONCE_BYTES = 12;
 function sealLedgerItems(digests, salt) {
 	const nonce = randomBytes(NONCE_BYTES);
 	const cipher = createCipheriv("aes-256-gcm", keyOf$2(salt), nonce);
-	const body = Buffer.concat([cipher.update(digests.packed()), cipher.final()]);
-	const sealed = new Uint8Array(28 + body.length);
+	const packed = digests.packed();
+	const sealed = new Uint8Array(28 + packed.length);
 	sealed.set(nonce, 0);
+	passThrough(cipher, packed, sealed, 28);
 	sealed.set(cipher.getAuthTag(), NONCE_BYTES);
-	sealed.set(body, 28);
 	return {
 		token: nonce.toString("base64"),
 		sealed
@@ -866,11 +867,28 @@ function openLedgerItems(sealed, salt) {
 	try {
 		const decipher = createDecipheriv("aes-256-gcm", keyOf$2(salt), sealed.subarray(0, NONCE_BYTES));
 		decipher.setAuthTag(sealed.subarray(NONCE_BYTES, 28));
-		const packed = Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]);
-		return unpackedLedgerItems(new Uint8Array(packed.buffer, packed.byteOffset, packed.length));
+		const packed = new Uint8Array(sealed.length - NONCE_BYTES - TAG_BYTES);
+		passThrough(decipher, sealed.subarray(28), packed, 0);
+		return unpackedLedgerItems(packed);
 	} catch {
 		return null;
 	}
+}
+/** Bytes a cipher takes at a time: its output is a chunk's size, however large the digests are. */
+var CHUNK_BYTES = 1 << 20;
+/**
+* Runs `input` through a GCM cipher into `output` from `at`, a chunk at a time. At 1,000,000 items the
+* digests are 40 MB; whole, the cipher's output and a concatenation of it would be two more copies of
+* them beside the packed bytes and the sealed ones, at the scan's flip, when the process peaks.
+*/
+function passThrough(cipher, input, output, at) {
+	let written = at;
+	for (let from = 0; from < input.length; from += CHUNK_BYTES) {
+		const chunk = cipher.update(input.subarray(from, from + CHUNK_BYTES));
+		output.set(chunk, written);
+		written += chunk.length;
+	}
+	output.set(cipher.final(), written);
 }
 function keyOf$2(salt) {
 	return hash("sha256", `ledger item digests\u0000${salt}`, "buffer");

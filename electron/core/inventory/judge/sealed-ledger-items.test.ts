@@ -9,9 +9,9 @@ import { openLedgerItems, sealLedgerItems } from "./sealed-ledger-items.js";
 const SALT = "judging salt of these rules and keys";
 const KEY = "sk-live-sealed-items-canary-3318";
 
-/** Digests of a ledger of 40 items, every fifth a problem; one row holds a configured key. */
-function ledgerItems() {
-  const items = Array.from({ length: 40 }, (_, at) =>
+/** Digests of a ledger of `count` items, every fifth a problem; one row holds a configured key. */
+function ledgerItems(count = 40) {
+  const items = Array.from({ length: count }, (_, at) =>
     JSON.stringify(
       at % 5 === 4
         ? { id: 7, status: ["not", "a", "status"] }
@@ -47,6 +47,20 @@ describe("a ledger's item digests sealed to be kept", () => {
     expect(opened!.leaseProblems).toEqual(digests.leaseProblems);
     expect(opened!.leaseGaps).toEqual([]);
     expect(opened!.environmentGaps).toBe("[]");
+  });
+
+  it("open whole when the digests are more than one chunk of the cipher", () => {
+    // 60,000 items pack to 2.4 MB: the cipher runs over them in three chunks, the last one short.
+    const { items, digests } = ledgerItems(60_000);
+    const { sealed } = sealLedgerItems(digests, SALT);
+    expect(sealed.length).toBeGreaterThan(2 * 1024 * 1024);
+    const opened = openLedgerItems(sealed, SALT);
+    expect(opened).not.toBeNull();
+    expect({ count: opened!.count, rows: opened!.rows }).toEqual({ count: 60_000, rows: 48_000 });
+    expect(Buffer.from(opened!.packed()).equals(Buffer.from(digests.packed()))).toBe(true);
+    for (const at of [0, 26_213, 26_214, 52_428, 59_999]) {
+      expect(opened!.sameItem(at, digestOf(items[at]!)), `item ${at}`).toBe(true);
+    }
   });
 
   it("hold no item's digest, nor any text of the file, as the store keeps them", () => {
