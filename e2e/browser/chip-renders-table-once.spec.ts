@@ -1,12 +1,9 @@
+import { gateSearchWorker } from "../support/search-worker-gate.js";
 import { expect, test } from "../support/leasekeeper.js";
 import { filterAnswered, openConsole } from "./operator.js";
 
 declare global {
   interface Window {
-    /** Keeps the search worker's messages from the page until `releaseSearchWorker`. */
-    holdSearchWorker?: () => void;
-    /** Hands the page every message the search worker sent, and every later one at once. */
-    releaseSearchWorker?: () => void;
     /** Commits in which the lease table's component rendered, as React reports them to DevTools. */
     leaseTableRenders?: number;
   }
@@ -19,33 +16,8 @@ test("a chip click renders the lease table when the search worker answers, not w
   page,
   world,
 }) => {
+  await gateSearchWorker(page, { heldFromTheStart: false });
   await page.addInitScript(() => {
-    const held: (() => void)[] = [];
-    let open = true;
-    window.holdSearchWorker = () => {
-      open = false;
-    };
-    window.releaseSearchWorker = () => {
-      open = true;
-      for (const deliver of held.splice(0)) deliver();
-    };
-    const add = Worker.prototype.addEventListener;
-    Worker.prototype.addEventListener = function (
-      this: Worker,
-      type: string,
-      listener: EventListenerOrEventListenerObject,
-      options?: boolean | AddEventListenerOptions,
-    ) {
-      if (type !== "message" || typeof listener !== "function")
-        return add.call(this, type, listener, options);
-      return add.call(
-        this,
-        type,
-        (event: Event) => (open ? listener.call(this, event) : held.push(() => listener.call(this, event))),
-        options,
-      );
-    } as typeof Worker.prototype.addEventListener;
-
     // React tells a DevTools hook of every commit, production builds included. The table rendered in a
     // commit when the component that owns its scroll element is new or did work (React's PerformedWork).
     type Fiber = {

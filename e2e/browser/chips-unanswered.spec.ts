@@ -1,14 +1,6 @@
+import { gateSearchWorker } from "../support/search-worker-gate.js";
 import { expect, test } from "../support/leasekeeper.js";
 import { plantedLease } from "./operator.js";
-
-declare global {
-  interface Window {
-    /** Messages the search worker sent and the page has been handed so far. */
-    searchWorkerDelivered?: number;
-    /** Hands the page every message the search worker sent, and every later one at once. */
-    releaseSearchWorker?: () => void;
-  }
-}
 
 // A page opened on a search waits for the search worker to answer it (decision 236): until then how
 // many rows each chip would show is not known, and the chips say "…", never 0.
@@ -16,35 +8,7 @@ test("opened on a search, the headline chips read … until the search worker an
   page,
   world,
 }) => {
-  await page.addInitScript(() => {
-    const held: (() => void)[] = [];
-    let open = false;
-    window.searchWorkerDelivered = 0;
-    window.releaseSearchWorker = () => {
-      open = true;
-      for (const deliver of held.splice(0)) deliver();
-    };
-    const add = Worker.prototype.addEventListener;
-    Worker.prototype.addEventListener = function (
-      this: Worker,
-      type: string,
-      listener: EventListenerOrEventListenerObject,
-      options?: boolean | AddEventListenerOptions,
-    ) {
-      if (type !== "message" || typeof listener !== "function")
-        return add.call(this, type, listener, options);
-      const deliver = (event: Event) => {
-        window.searchWorkerDelivered = (window.searchWorkerDelivered ?? 0) + 1;
-        listener.call(this, event);
-      };
-      return add.call(
-        this,
-        type,
-        (event: Event) => (open ? deliver(event) : held.push(() => deliver(event))),
-        options,
-      );
-    } as typeof Worker.prototype.addEventListener;
-  });
+  await gateSearchWorker(page, { heldFromTheStart: true });
 
   const leaseId = plantedLease(world, "leaking");
   await page.goto(`${world.url}&q=${encodeURIComponent(leaseId)}`);

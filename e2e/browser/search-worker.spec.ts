@@ -1,14 +1,6 @@
+import { gateSearchWorker } from "../support/search-worker-gate.js";
 import { expect, test } from "../support/leasekeeper.js";
 import { leaseRow, openConsole, plantedLease } from "./operator.js";
-
-declare global {
-  interface Window {
-    /** Messages the search worker sent and the page has been handed so far. */
-    searchWorkerDelivered?: number;
-    /** Hands the page every message the search worker sent, and every later one at once. */
-    releaseSearchWorker?: () => void;
-  }
-}
 
 // The search worker answers searches off the page's thread, but starting it (its script fetched and
 // run, the inventory's columns sent over) must not hold back the first rows: a query without search
@@ -17,35 +9,7 @@ test("the first rows show before the search worker answers, and a search waits f
   page,
   world,
 }) => {
-  await page.addInitScript(() => {
-    const held: (() => void)[] = [];
-    let open = false;
-    window.searchWorkerDelivered = 0;
-    window.releaseSearchWorker = () => {
-      open = true;
-      for (const deliver of held.splice(0)) deliver();
-    };
-    const add = Worker.prototype.addEventListener;
-    Worker.prototype.addEventListener = function (
-      this: Worker,
-      type: string,
-      listener: EventListenerOrEventListenerObject,
-      options?: boolean | AddEventListenerOptions,
-    ) {
-      if (type !== "message" || typeof listener !== "function")
-        return add.call(this, type, listener, options);
-      const deliver = (event: Event) => {
-        window.searchWorkerDelivered = (window.searchWorkerDelivered ?? 0) + 1;
-        listener.call(this, event);
-      };
-      return add.call(
-        this,
-        type,
-        (event: Event) => (open ? deliver(event) : held.push(() => deliver(event))),
-        options,
-      );
-    } as typeof Worker.prototype.addEventListener;
-  });
+  await gateSearchWorker(page, { heldFromTheStart: true });
 
   await openConsole(page, world);
   expect(await page.evaluate(() => window.searchWorkerDelivered)).toBe(0);
