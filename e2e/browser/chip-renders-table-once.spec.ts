@@ -1,5 +1,5 @@
-import { gateSearchWorker } from "../support/search-worker-gate.js";
 import { expect, test } from "../support/leasekeeper.js";
+import { gateSearchWorker } from "../support/search-worker-gate.js";
 import { filterAnswered, openConsole } from "./operator.js";
 
 declare global {

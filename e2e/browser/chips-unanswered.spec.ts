@@ -1,5 +1,5 @@
-import { gateSearchWorker } from "../support/search-worker-gate.js";
 import { expect, test } from "../support/leasekeeper.js";
+import { gateSearchWorker } from "../support/search-worker-gate.js";
 import { plantedLease } from "./operator.js";
 
 // A page opened on a search waits for the search worker to answer it (decision 236): until then how

@@ -1,5 +1,5 @@
-import { gateSearchWorker } from "../support/search-worker-gate.js";
 import { expect, test } from "../support/leasekeeper.js";
+import { gateSearchWorker } from "../support/search-worker-gate.js";
 import { leaseRow, openConsole, plantedLease } from "./operator.js";
 
 // The search worker answers searches off the page's thread, but starting it (its script fetched and
