@@ -1,8 +1,10 @@
+import { Registry } from "prom-client";
 import { describe, expect, it, vi } from "vitest";
 import type { JobEvent, JobItem } from "../../../shared/domain/actions.js";
 import { EventHub } from "../handlers/events.js";
 import type { AttentionRows } from "../inventory/worker/protocol.js";
-import { createCoreMetrics, type MetricsDeps, type ScanRecord } from "./core-metrics.js";
+import { createCoreMetrics, type MetricsDeps } from "./core-metrics.js";
+import type { ScanRecord } from "./scan-record.js";
 import { readScrape } from "./testing/scrape.js";
 
 // A core's metrics on their own: a registry per core, counters fed by the core's events and scans,
@@ -129,6 +131,77 @@ describe("a core's metrics", () => {
       }),
     ).toBe(0.9);
     expect(Number(scrape.family("leasekeeper_scan_duration_seconds").metrics[0]?.count)).toBe(2);
+  });
+
+  it("writes what came before its first scrape into the registry that scrape makes, and nothing twice", async () => {
+    const d = deps();
+    const metrics = createCoreMetrics(d);
+    const emit = (event: JobEvent) => d.hub.emit("jobs:event", event);
+    const ended = (state: JobItem["state"], itemId: string): JobEvent => ({
+      type: "item",
+      jobId: "job-1",
+      action: "release",
+      operator: "Ada (ada)",
+      item: item(state, itemId),
+    });
+    // Seconds 0.25 (on a bound), 0.3 and 0.45 (one bucket), 3 and 400 (above every bound).
+    for (const durationMs of [250, 300, 450, 3000])
+      d.scan({ outcome: "complete", durationMs, sourcesMs: 120 });
+    d.scan({ outcome: "failed", durationMs: 400_000 });
+    emit(ended("confirmed", "item-1"));
+    emit(ended("skipped", "item-2"));
+    emit({ type: "job", jobId: "job-1", state: "completed" });
+    metrics.recordPolicyPass("acted");
+    metrics.recordPolicyPass("Not A Word");
+
+    const first = readScrape(await metrics.render());
+    expect(first.value("leasekeeper_scans_total", { outcome: "complete" })).toBe(4);
+    expect(first.value("leasekeeper_scans_total", { outcome: "failed" })).toBe(1);
+    expect(first.value("leasekeeper_scans_total", { outcome: "partial" })).toBe(0);
+    const histogram = first.family("leasekeeper_scan_duration_seconds").metrics[0] as {
+      buckets: Record<string, string>;
+      count: string;
+      sum: string;
+    };
+    expect(Number(histogram.count)).toBe(5);
+    expect(Number(histogram.sum)).toBeCloseTo(0.25 + 0.3 + 0.45 + 3 + 400, 9);
+    expect(histogram.buckets).toMatchObject({
+      "0.25": "1",
+      "0.5": "3",
+      "1": "3",
+      "2": "3",
+      "5": "4",
+      "300": "4",
+    });
+    expect(first.value("leasekeeper_scan_last_duration_seconds", { outcome: "failed" })).toBe(400);
+    expect(first.samples("leasekeeper_scan_last_duration_seconds")).toHaveLength(1);
+    // The failed scan read no sources: the duration shown is the last scan's that did.
+    expect(first.value("leasekeeper_scan_sources_duration_seconds")).toBe(0.12);
+    expect(first.value("leasekeeper_action_items_total", { action: "release", outcome: "confirmed" })).toBe(
+      1,
+    );
+    expect(first.value("leasekeeper_action_items_total", { action: "release", outcome: "skipped" })).toBe(1);
+    expect(first.value("leasekeeper_action_jobs_total", { state: "completed" })).toBe(1);
+    expect(first.value("leasekeeper_policy_passes_total", { outcome: "acted" })).toBe(1);
+    expect(first.value("leasekeeper_policy_passes_total", { outcome: "other" })).toBe(1);
+
+    d.scan({ outcome: "partial", durationMs: 700 });
+    metrics.recordPolicyPass("acted");
+    const second = readScrape(await metrics.render());
+    const third = readScrape(await metrics.render());
+    for (const scrape of [second, third]) {
+      expect(scrape.value("leasekeeper_scans_total", { outcome: "complete" })).toBe(4);
+      expect(scrape.value("leasekeeper_scans_total", { outcome: "partial" })).toBe(1);
+      expect(Number(scrape.family("leasekeeper_scan_duration_seconds").metrics[0]?.count)).toBe(6);
+      expect(scrape.value("leasekeeper_scan_last_duration_seconds", { outcome: "partial" })).toBe(0.7);
+      expect(scrape.value("leasekeeper_action_items_total", { outcome: "confirmed" })).toBe(1);
+      expect(scrape.value("leasekeeper_policy_passes_total", { outcome: "acted" })).toBe(2);
+    }
+    metrics.close();
+  });
+
+  it("answers in the Content-Type prom-client's registry writes", () => {
+    expect(createCoreMetrics(deps()).contentType).toBe(new Registry().contentType);
   });
 
   it("shows the pacers' requests and 429s for this core's origins only", async () => {

@@ -4,10 +4,11 @@ import { memoryLogger } from "../../app/log.js";
 import { openCore } from "../open-core.js";
 
 /**
- * Run as a process of its own by postgres-driver-loaded.test.ts: starts a small demo, opens the core on
- * its config as the browser host does, scans once and closes everything. With `--with-database-source`
- * the config also names a Paperclip database, at a port where nothing listens: the worker tries to read
- * it, and the scan fails for it.
+ * Run as a process of its own by `threadsOfOneScan`: starts a small demo, opens the core on its config
+ * as the browser host does, scans once and closes everything. With `--with-database-source` the config
+ * also names a Paperclip database, at a port where nothing listens: the worker tries to read it, and the
+ * scan fails for it. With `--scrape` the core's metrics are scraped once after the scan, as `GET
+ * /metrics` would.
  */
 const UNREACHABLE_DATABASE = "postgres://leasekeeper@127.0.0.1:1/paperclip";
 
@@ -30,6 +31,7 @@ const core = await openCore({
 });
 const scanned = core.inventory.refresh();
 await (withDatabaseSource ? scanned.catch(() => undefined) : scanned);
+if (process.argv.includes("--scrape")) await core.metrics.render();
 await core.close();
 await demo.stop();
 process.exit(0);
