@@ -12,10 +12,6 @@ export interface PageProbe {
   result(): Promise<Interaction>;
   /** The rAF timestamps of `frames + 1` frames, scrolling the table by `scrollStepPx` in each. */
   frames(frames: number, scrollStepPx: number): Promise<number[]>;
-  /** React commits counted while `counting`: LeaseRow and LeaseTable renders, all commits. */
-  counting: boolean;
-  renders: { commits: number; leaseRows: number; leaseTable: number };
-  resetRenders(): void;
 }
 
 export interface Interaction {
@@ -26,24 +22,9 @@ export interface Interaction {
 }
 
 export function installPageProbe(): void {
-  type Fiber = {
-    tag: number;
-    flags: number;
-    child: Fiber | null;
-    sibling: Fiber | null;
-    return: Fiber | null;
-    alternate: Fiber | null;
-    memoizedProps: Record<string, unknown> | null;
-  };
-  const PERFORMED_WORK = 1;
   const probe = {
     firstRowDomAt: null as number | null,
     firstRowPaintedAt: null as number | null,
-    counting: false,
-    renders: { commits: 0, leaseRows: 0, leaseTable: 0 },
-    resetRenders() {
-      probe.renders = { commits: 0, leaseRows: 0, leaseTable: 0 };
-    },
     pending: null as Promise<{ latencyMs: number; startedAt: number; paintedAt: number }> | null,
     arm(until: string, expected: string) {
       let startedAt: number | null = null;
@@ -124,47 +105,5 @@ export function installPageProbe(): void {
   });
   observer.observe(document, { childList: true, subtree: true });
 
-  // React DevTools' hook, as React itself calls it on every commit (production builds included). Only the
-  // parts of the tree that were re-created in a commit are walked; a fiber rendered in it if it is new or
-  // carries React's PerformedWork flag.
-  const countCommit = (root: Fiber) => {
-    probe.renders.commits += 1;
-    const stack: Fiber[] = [root];
-    while (stack.length > 0) {
-      const fiber = stack.pop()!;
-      const rendered = fiber.alternate === null || (fiber.flags & PERFORMED_WORK) !== 0;
-      const testId = fiber.tag === 5 ? fiber.memoizedProps?.["data-testid"] : undefined;
-      if (testId === "lease-row") {
-        const owner = fiber.return;
-        if (owner && (owner.alternate === null || (owner.flags & PERFORMED_WORK) !== 0))
-          probe.renders.leaseRows += 1;
-      } else if (testId === "lease-table") {
-        const owner = fiber.return;
-        if (owner && (owner.alternate === null || (owner.flags & PERFORMED_WORK) !== 0))
-          probe.renders.leaseTable += 1;
-      }
-      void rendered;
-      const untouched = fiber.alternate !== null && fiber.child === fiber.alternate.child;
-      if (!untouched && fiber.child) stack.push(fiber.child);
-      if (fiber !== root && fiber.sibling) stack.push(fiber.sibling);
-    }
-  };
-  const renderers = new Map<number, unknown>();
-  (window as unknown as Record<string, unknown>).__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
-    renderers,
-    supportsFiber: true,
-    inject(renderer: unknown) {
-      const id = renderers.size + 1;
-      renderers.set(id, renderer);
-      return id;
-    },
-    onScheduleFiberRoot() {},
-    onCommitFiberRoot(_id: number, root: { current: Fiber }) {
-      if (probe.counting) countCommit(root.current);
-    },
-    onCommitFiberUnmount() {},
-    onPostCommitFiberRoot() {},
-    checkDCE() {},
-  };
   (window as unknown as { __lk: typeof probe }).__lk = probe;
 }

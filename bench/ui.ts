@@ -11,6 +11,7 @@ import { launchBrowserHost, type RunningBrowserHost } from "../electron/core/htt
 import { ensureRenderer, RENDERER_DIR } from "../scripts/build-support.js";
 import { CHROMIUM_ARGS, ensureChromium } from "../scripts/chromium.js";
 import { generateDemoWorld, writeDemoWorld } from "../simulator/index.js";
+import { countReactRenders, type ReactRenderCounterOptions } from "../test/support/react-render-counter.js";
 import { median, percentile, round } from "./lib/probes.js";
 import { startSimulatorProcess } from "./lib/processes.js";
 import type { Figure } from "./lib/report.js";
@@ -156,6 +157,9 @@ export async function openProbedPage(
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   await page.addInitScript({ content: `var __name = (f) => f;\n(${installPageProbe.toString()})();` });
+  await page.addInitScript({
+    content: `var __name = (f) => f;\n(${countReactRenders.toString()})(${JSON.stringify(RENDERS_COUNTED)});`,
+  });
   if (options.traceLoad) await startTrace(browser, page);
   await page.goto(world.running.host.url);
   await page.waitForFunction(
@@ -241,6 +245,12 @@ export async function runUiBench(options: UiBenchOptions): Promise<UiBenchResult
   }
 }
 
+/** The rows' and the table's renders, counted only while a figure asks for them. */
+const RENDERS_COUNTED: ReactRenderCounterOptions = {
+  testIds: ["lease-row", "lease-table"],
+  countingFromTheStart: false,
+};
+
 const ANCHOR = "lk-bench-anchor";
 
 /** A mark the trace will carry, and its page time: how page ms map onto trace time. */
@@ -282,9 +292,6 @@ type Lk = {
   arm(until: string, expected: string): void;
   result(): Promise<Interaction>;
   frames(count: number, step: number): Promise<number[]>;
-  counting: boolean;
-  renders: { commits: number; leaseRows: number; leaseTable: number };
-  resetRenders(): void;
 };
 
 async function timed(
@@ -404,18 +411,19 @@ async function measureScroll(browser: Browser, page: Page, frames: number): Prom
 
 async function setCounting(page: Page, on: boolean): Promise<void> {
   await page.evaluate((value) => {
-    const lk = (window as unknown as { __lk: Lk }).__lk;
-    lk.resetRenders();
-    lk.counting = value;
+    const counts = window.reactRenders!;
+    counts.commits = 0;
+    for (const testId of Object.keys(counts.byTestId)) counts.byTestId[testId] = 0;
+    counts.counting = value;
   }, on);
 }
 
 async function readRenders(page: Page) {
-  const renders = await page.evaluate(() => ({ ...(window as unknown as { __lk: Lk }).__lk.renders }));
+  const renders = await page.evaluate(() => structuredClone(window.reactRenders!));
   return {
     commits: renders.commits,
-    leaseRowRenders: renders.leaseRows,
-    leaseTableRenders: renders.leaseTable,
+    leaseRowRenders: renders.byTestId["lease-row"] ?? 0,
+    leaseTableRenders: renders.byTestId["lease-table"] ?? 0,
   };
 }
 

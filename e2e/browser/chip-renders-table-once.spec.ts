@@ -1,13 +1,7 @@
+import { countReactRenders } from "../../test/support/react-render-counter.js";
 import { expect, test } from "../support/leasekeeper.js";
 import { gateSearchWorker } from "../support/search-worker-gate.js";
 import { filterAnswered, openConsole } from "./operator.js";
-
-declare global {
-  interface Window {
-    /** Commits in which the lease table's component rendered, as React reports them to DevTools. */
-    leaseTableRenders?: number;
-  }
-}
 
 // A chip click shows the chip pressed at once and the rows it lets through when the search worker
 // answers. Between the two the table's rows and order are what they were, so the table must not render
@@ -17,50 +11,7 @@ test("a chip click renders the lease table when the search worker answers, not w
   world,
 }) => {
   await gateSearchWorker(page, { heldFromTheStart: false });
-  await page.addInitScript(() => {
-    // React tells a DevTools hook of every commit, production builds included. The table rendered in a
-    // commit when the component that owns its scroll element is new or did work (React's PerformedWork).
-    type Fiber = {
-      tag: number;
-      flags: number;
-      child: Fiber | null;
-      sibling: Fiber | null;
-      return: Fiber | null;
-      alternate: Fiber | null;
-      memoizedProps: Record<string, unknown> | null;
-    };
-    const HOST_ELEMENT = 5;
-    const PERFORMED_WORK = 1;
-    window.leaseTableRenders = 0;
-    const renderers = new Map<number, unknown>();
-    (window as unknown as Record<string, unknown>).__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
-      renderers,
-      supportsFiber: true,
-      inject(renderer: unknown) {
-        renderers.set(renderers.size + 1, renderer);
-        return renderers.size;
-      },
-      onScheduleFiberRoot() {},
-      onCommitFiberRoot(_id: number, root: { current: Fiber }) {
-        const stack: Fiber[] = [root.current];
-        while (stack.length > 0) {
-          const fiber = stack.pop()!;
-          if (fiber.tag === HOST_ELEMENT && fiber.memoizedProps?.["data-testid"] === "lease-table") {
-            const owner = fiber.return;
-            if (owner && (owner.alternate === null || (owner.flags & PERFORMED_WORK) !== 0))
-              window.leaseTableRenders = (window.leaseTableRenders ?? 0) + 1;
-          }
-          // A subtree React did not recreate in this commit rendered nothing.
-          const untouched = fiber.alternate !== null && fiber.child === fiber.alternate.child;
-          if (!untouched && fiber.child) stack.push(fiber.child);
-          if (fiber !== root.current && fiber.sibling) stack.push(fiber.sibling);
-        }
-      },
-      onCommitFiberUnmount() {},
-      onPostCommitFiberRoot() {},
-      checkDCE() {},
-    };
-  });
+  await page.addInitScript(countReactRenders, { testIds: ["lease-table"], countingFromTheStart: true });
 
   await openConsole(page, world);
   await filterAnswered(page);
@@ -70,7 +21,7 @@ test("a chip click renders the lease table when the search worker answers, not w
 
   await page.evaluate(() => {
     window.holdSearchWorker?.();
-    window.leaseTableRenders = 0;
+    window.reactRenders!.byTestId["lease-table"] = 0;
   });
   const chip = page.getByTestId("filter-headline-leaking");
   await chip.click();
@@ -80,12 +31,12 @@ test("a chip click renders the lease table when the search worker answers, not w
   expect(await count.getAttribute("data-count"), "the rows wait for the worker").toBe(before);
   await expect(page.locator("[data-testid='lease-row']").first()).toHaveAttribute("data-lease-id", firstRow!);
   expect(
-    await page.evaluate(() => window.leaseTableRenders),
+    await page.evaluate(() => window.reactRenders!.byTestId["lease-table"]),
     "the lease table rendered for the press alone, before its rows changed",
   ).toBe(0);
 
   await page.evaluate(() => window.releaseSearchWorker?.());
   await filterAnswered(page);
   await expect(page.locator("[data-testid='lease-row']").first()).toHaveAttribute("data-headline", "leaking");
-  expect(await page.evaluate(() => window.leaseTableRenders)).toBeGreaterThan(0);
+  expect(await page.evaluate(() => window.reactRenders!.byTestId["lease-table"])).toBeGreaterThan(0);
 });
