@@ -26,8 +26,9 @@ export interface LedgerScanSink {
   keyOpened(key: string, list: boolean): void;
   item(key: string, item: unknown, index: number): void;
   /**
-   * An item's bytes, before they are parsed: true takes the item as already known, and it is neither
-   * parsed nor handed to `item` (a rescan's item byte-identical to one the last scan judged).
+   * An item's bytes, before they are parsed, good only until the call returns: true takes the item as
+   * already known, and it is neither parsed nor handed to `item` (a rescan's item byte-identical to one
+   * the last scan judged).
    */
   itemBytes?(key: string, bytes: Buffer, index: number): boolean;
   listClosed(key: string): void;
@@ -84,6 +85,7 @@ export class LedgerScanner {
     this.#sink = sink;
   }
 
+  /** The next chunk. None of its bytes is kept once this returns: its buffer may be read into again. */
   write(chunk: Buffer): void {
     this.#start = 0;
     let at = 0;
@@ -190,7 +192,8 @@ export class LedgerScanner {
       const piece = chunk.subarray(this.#start, chunk.length);
       this.#piecesBytes += piece.length;
       if (this.#piecesBytes > MAX_GATHERED_BYTES) throw new ScanCannotVouch();
-      this.#pieces.push(piece);
+      // A copy: the next chunk may be read into the very bytes this one was (LedgerChunks).
+      this.#pieces.push(Buffer.from(piece));
       return chunk.length;
     }
     const last = chunk.subarray(this.#start, end);
