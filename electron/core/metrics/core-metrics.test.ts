@@ -144,7 +144,7 @@ describe("a core's metrics", () => {
       operator: "Ada (ada)",
       item: item(state, itemId),
     });
-    // Seconds 0.25 (on a bound), 0.3 and 0.45 (one bucket), 3 and 400 (above every bound).
+    // Seconds 0.25 (on a bound), 0.3 and 0.45 (one bucket), 3 (a higher one) and 400 (above every bound).
     for (const durationMs of [250, 300, 450, 3000])
       d.scan({ outcome: "complete", durationMs, sourcesMs: 120 });
     d.scan({ outcome: "failed", durationMs: 400_000 });
