@@ -31,7 +31,7 @@ function bytesOf(size: number): Buffer {
 describe("a ledger file's chunks", () => {
   it("are read into two buffers of 64 KiB in turn, so a read of 2 MB holds two chunks' bytes, not 32", async () => {
     // A buffer for each chunk lives outside the thread's heap until a collection finds it dead: a rescan,
-    // which parses almost nothing, read tens of megabytes of them between two scavenges.
+    // which parses almost nothing, left 22–27 MB of them for a full collection at 20,000 leases.
     const bytes = bytesOf(2 * KIB * KIB);
     const chunks = new LedgerChunks({ sourceId: "ledger", path: await fileOf(bytes) });
     const buffers = new Set<ArrayBuffer>();
