@@ -54,10 +54,8 @@ export class LedgerChunks {
       signal?.throwIfAborted();
       if (this.#closed) return null;
       this.#file ??= open(this.#path, "r");
-      const buffers = (this.#buffers ??= [
-        Buffer.allocUnsafeSlow(this.#chunkBytes),
-        Buffer.allocUnsafeSlow(this.#chunkBytes),
-      ]);
+      this.#buffers ??= [Buffer.allocUnsafeSlow(this.#chunkBytes), Buffer.allocUnsafeSlow(this.#chunkBytes)];
+      const buffers = this.#buffers;
       const file = await this.#file;
       const filled = this.#filling;
       const reading = this.#ahead ?? readInto(file, buffers[filled]);
