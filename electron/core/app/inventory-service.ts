@@ -102,8 +102,11 @@ export interface ScanTimings {
   listings?: { origin: string; credential: string; durationMs: number }[];
   /** Rows the worker judged afresh, and rows whose inputs had not changed since the scan before. */
   rows?: { judged: number; reused: number };
-  /** List pages read, and pages whose bytes were those of a page of the scan before (not parsed again). */
-  pages?: { read: number; reused: number };
+  /**
+   * List pages read; pages whose bytes were those of a page of the scan before, and pages whose bytes
+   * another listing of this scan gave (neither parsed again).
+   */
+  pages?: { read: number; reused: number; repeated: number };
 }
 
 /** A scan this service finished, made or failed: for the metrics' durations and outcomes. */

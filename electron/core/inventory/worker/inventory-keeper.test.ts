@@ -246,7 +246,7 @@ describe("the inventory keeper's list pages from one scan to the next", () => {
     const keeper = (await keeperOverStore()).keeper;
     const cold = await listed(keeper, 1, [{ views: first }, { views: second }]);
     expect(cold.known).toEqual([]);
-    expect(cold.accepted.pages).toEqual({ read: 2, reused: 0 });
+    expect(cold.accepted.pages).toEqual({ read: 2, reused: 0, repeated: 0 });
 
     // The second page changed (sb-3 paused, sb-4 new); the first is named by its digest only.
     const changed = [view("sb-3", "paused"), view("sb-4")];
@@ -254,7 +254,7 @@ describe("the inventory keeper's list pages from one scan to the next", () => {
     expect(rescan.known.map((page) => page.digest).sort()).toEqual(
       [listPageOf(first).digest, listPageOf(second).digest].sort(),
     );
-    expect(rescan.accepted.pages).toEqual({ read: 1, reused: 1 });
+    expect(rescan.accepted.pages).toEqual({ read: 1, reused: 1, repeated: 0 });
     const reference = await listed((await keeperOverStore()).keeper, 1, [
       { views: first },
       { views: changed },
@@ -275,7 +275,7 @@ describe("the inventory keeper's list pages from one scan to the next", () => {
     expect(third.known.map((page) => page.digest).sort()).toEqual(
       [listPageOf(first).digest, listPageOf(changed).digest].sort(),
     );
-    expect(third.accepted.pages).toEqual({ read: 0, reused: 2 });
+    expect(third.accepted.pages).toEqual({ read: 0, reused: 2, repeated: 0 });
     expect(third.inventory.untracked).toEqual(reference.inventory.untracked);
   });
 
@@ -287,7 +287,7 @@ describe("the inventory keeper's list pages from one scan to the next", () => {
       /names? .*page|page .*holds none/,
     );
     const again = await listed(keeper, 3, [{ views: first, known: true }]);
-    expect(again.accepted.pages).toEqual({ read: 0, reused: 1 });
+    expect(again.accepted.pages).toEqual({ read: 0, reused: 1, repeated: 0 });
     expect(again.inventory.untracked.map((sandbox) => sandbox.sandboxId)).toEqual(["sb-1"]);
   });
 });

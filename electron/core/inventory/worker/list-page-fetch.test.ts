@@ -191,20 +191,15 @@ describe("a scan's list page read on the list-page reader where it arrived", () 
     await expectOnlyTheNextPageSent();
   });
 
-  /** What main does with a list page its transport kept: the reader sends it on to the worker. */
-  async function take(response: Response): Promise<void> {
-    await reader.request({ type: "take-page", fetchId: (response as ListPageReadOnReader).fetchId });
-  }
-
   /**
    * Pages reach the worker on a channel of their own, in the order they were read: once the listing's
    * last page, fetched next, is there, anything sent before it is too.
    */
   async function expectOnlyTheNextPageSent(): Promise<void> {
     await take(await scanFetch(`${url}/closing?offset=500`));
+    // Named by its counts: once its views were sent in this scan, the page goes as its digest alone.
     const closing = (message: WorkerRequest) =>
-      message.type === "listing-page" &&
-      JSON.stringify(message.views) === JSON.stringify(CLOSING_PAGE.data.data);
+      message.type === "listing-page" && message.page.count === CLOSING_PAGE.data.data.length;
     await expect.poll(() => sent.some(closing), { timeout: 5_000 }).toBe(true);
     expect(
       sent.filter((message) => !closing(message)),
@@ -212,3 +207,75 @@ describe("a scan's list page read on the list-page reader where it arrived", () 
     ).toEqual([]);
   }
 });
+
+describe("a scan's list pages of the same bytes, as one account listed under two addresses gives them", () => {
+  /** A scan of its own on the reader, and what its worker's end of the channel is sent. */
+  async function scanOnReader(scanId: number) {
+    const channel = new MessageChannel();
+    const sent: Extract<WorkerRequest, { type: "listing-page" }>[] = [];
+    channel.port1.on("message", (message: WorkerRequest) => {
+      if (message.type === "listing-page") sent.push(message);
+    });
+    await reader.request({ type: "scan", scanId, port: channel.port2, known: [] });
+    return {
+      sent,
+      fetchFor: (listing: number) =>
+        fetchOnReaderThread((request) => reader.request(request), { scanId, listing }),
+      done: async () => {
+        await reader.request({ type: "scan-done", scanId });
+        channel.port1.close();
+      },
+    };
+  }
+
+  it("sends the worker the page's views once, the later pages named by their digest alone, in the order taken", async () => {
+    const scan = await scanOnReader(11);
+    try {
+      // Both answers arrive before main takes either, as both addresses' first pages do.
+      const atNew = await scan.fetchFor(0)(`${url}/list?offset=0`);
+      const atLegacy = await scan.fetchFor(1)(`${url}/list?offset=0`);
+      for (const response of [atNew, atLegacy])
+        expect((response as ListPageReadOnReader).page).toEqual({ count: 2, total: 3 });
+      await take(atLegacy);
+      await take(atNew);
+      await take(await scan.fetchFor(0)(`${url}/list?offset=0`));
+      await expect.poll(() => scan.sent.length, { timeout: 5_000 }).toBe(3);
+      expect(scan.sent.map(({ listing, views }) => [listing, views])).toEqual([
+        [1, LIST_PAGE.data.data],
+        [0, null],
+        [0, null],
+      ]);
+      expect(new Set(scan.sent.map(({ page }) => JSON.stringify(page))).size).toBe(1);
+    } finally {
+      await scan.done();
+    }
+  });
+
+  it("sends the views with a page whose twin, read first, was given up on", async () => {
+    const scan = await scanOnReader(12);
+    try {
+      const fetchId = 900_002;
+      await reader.request({
+        type: "fetch",
+        fetchId,
+        url: `${url}/list?offset=0`,
+        method: "GET",
+        headers: [],
+        redirect: "follow",
+        readAs: { scanId: 12, listing: 0 },
+      });
+      const twin = await scan.fetchFor(1)(`${url}/list?offset=0`);
+      await reader.request({ type: "abort-fetch", fetchId });
+      await take(twin);
+      await expect.poll(() => scan.sent.length, { timeout: 5_000 }).toBe(1);
+      expect(scan.sent[0]).toMatchObject({ listing: 1, views: LIST_PAGE.data.data });
+    } finally {
+      await scan.done();
+    }
+  });
+});
+
+/** What main does with a list page its transport kept: the reader sends it on to the worker. */
+async function take(response: Response): Promise<void> {
+  await reader.request({ type: "take-page", fetchId: (response as ListPageReadOnReader).fetchId });
+}

@@ -1,6 +1,6 @@
 import { getHeapSpaceStatistics } from "node:v8";
 import { type MessagePort, parentPort } from "node:worker_threads";
-import { readListPage } from "../../createos/list-page.js";
+import { type ListPage, readListPage } from "../../createos/list-page.js";
 import { type PageBody, pageBodyOf } from "./list-page-body.js";
 import { type FetchedPage, fetchPage, type ListPageRead, type ReadAs } from "./list-page-fetch.js";
 import type {
@@ -25,10 +25,15 @@ if (port === null) throw new Error("the list-page reader runs only as a worker t
 
 /**
  * Where each scan's pages go (a port to the inventory worker, one per scan), and the pages the worker
- * read in the last scan it judged, by the digest of their bytes: such a page is not parsed again. At a
- * fleet's steady state most pages are the same from one scan to the next.
+ * holds already, by the digest of their bytes: such a page is not parsed again. `known` are those it
+ * read in the last scan it judged (at a fleet's steady state most pages are the same from one scan to
+ * the next); `sent`, those this scan has sent it parsed, since an account listed under two addresses
+ * gives the same bytes twice in one scan.
  */
-const scans = new Map<number, { to: MessagePort; known: Map<string, KnownPage> }>();
+const scans = new Map<
+  number,
+  { to: MessagePort; known: Map<string, KnownPage>; sent: Map<string, KnownPage> }
+>();
 /** The requests made for main still under way, by main's id for them: an abort names one. */
 const fetches = new Map<number, AbortController>();
 /**
@@ -46,6 +51,7 @@ port.on("message", ({ id, request }: { id: number; request: PageReaderRequest })
       scans.set(request.scanId, {
         to: request.port,
         known: new Map(request.known.map((page) => [page.digest, page])),
+        sent: new Map(),
       });
       answer(null);
       return;
@@ -93,15 +99,29 @@ function readerHeap(): ReaderHeap {
   return { youngBytes: young?.space_size ?? 0, arrayBufferBytes: process.memoryUsage().arrayBuffers };
 }
 
-/** A page on to the worker reading the scan, unless the scan is over. */
+/**
+ * A page on to the worker reading the scan, unless the scan is over. The views of a page's bytes are
+ * sent once a scan: a page of bytes sent before goes as its digest alone, which the worker takes from
+ * the page it was sent first (it reaches the worker after it). Counted as sent only when posted, since
+ * a page read where it arrived may never be taken.
+ */
 function send(scanId: number, message: WorkerRequest): void {
-  scans.get(scanId)?.to.postMessage(message);
+  const scan = scans.get(scanId);
+  if (scan === undefined) return;
+  if (message.type !== "listing-page" || message.views === null) {
+    scan.to.postMessage(message);
+    return;
+  }
+  const sentBefore = scan.sent.has(message.page.digest);
+  scan.to.postMessage(sentBefore ? { ...message, views: null } : message);
+  scan.sent.set(message.page.digest, message.page);
 }
 
 /**
- * One page of a scan's listing, as the body that arrived: parsed unless the worker read the same bytes
- * in the last scan, and given to `deliver` for the worker. Null when the scan is over or the body is
- * no list page.
+ * One page of a scan's listing, as the body that arrived: parsed unless the worker holds the same bytes
+ * read (from the last scan, or sent earlier in this one) or a page of the same bytes waits to be taken
+ * (its parse is taken), and given to `deliver` for the worker. Null when the scan is over or the body
+ * is no list page.
  */
 function readPage(
   { scanId, listing }: ReadAs,
@@ -110,11 +130,28 @@ function readPage(
 ): ListPageRead | null {
   const scan = scans.get(scanId);
   if (scan === undefined) return null;
-  const known = scan.known.get(digest);
-  const read = known === undefined ? readListPage(text) : null;
+  const known = scan.known.get(digest) ?? scan.sent.get(digest);
+  const read = known === undefined ? (untakenRead(scanId, digest) ?? readListPage(text)) : null;
   if (known === undefined && read === null) return null;
   const page: KnownPage = known ?? { digest, count: read!.views.length, total: read!.total };
   const message: WorkerRequest = { type: "listing-page", scanId, listing, page, views: read?.views ?? null };
   deliver(message);
   return { count: page.count, total: page.total };
+}
+
+/**
+ * The read of a page of these bytes that arrived for the scan and waits to be taken: an account listed
+ * under two addresses is asked for the same page at both at once, and both answers arrive before main
+ * takes either.
+ */
+function untakenRead(scanId: number, digest: string): ListPage | null {
+  for (const { scanId: of, message } of untaken.values())
+    if (
+      of === scanId &&
+      message.type === "listing-page" &&
+      message.page.digest === digest &&
+      message.views !== null
+    )
+      return { views: message.views, total: message.page.total };
+  return null;
 }

@@ -61,8 +61,11 @@ export interface Accepted {
   sourcesMs?: number;
   /** For a scan the worker judged: rows judged afresh, and rows whose verdict nothing had changed. */
   rows?: { judged: number; reused: number };
-  /** For a scan the worker judged: list pages read, and pages the same as the last scan's. */
-  pages?: { read: number; reused: number };
+  /**
+   * For a scan the worker judged: list pages read, pages the same as the last scan's, and pages the
+   * same as another listing's of this scan; only the first were parsed.
+   */
+  pages?: { read: number; reused: number; repeated: number };
   /** The version of the keys the view was redacted for (see the `redactions` request). */
   redactedFor: number;
   /** The inventory another process saved over the store, held instead of the worker's own (not scanned by this run). */
@@ -99,8 +102,8 @@ export type WorkerRequest =
    */
   /**
    * One list page of the `listing`th credential, named by the digest of its bytes. `views` is null for
-   * a page whose bytes were the same as a page of the last scan the worker judged (`KnownPage`): the
-   * worker takes the sandboxes it read from that page then.
+   * a page whose bytes were the same as a page of the last scan the worker judged (`KnownPage`), or as
+   * one this scan sent it with views before: the worker takes the sandboxes it read from that page.
    */
   | { type: "listing-page"; scanId: number; listing: number; page: KnownPage; views: unknown[] | null }
   /**

@@ -43,13 +43,27 @@ describe("a scan's listings whose pages repeat another listing's bytes", () => {
     // The next scan is handed every page as known: each listing's entries are the very objects
     // the last scan's were, so telling what changed compares no sandbox's content.
     const next = await scanned(first.scan);
-    expect(first.scan.pages).toEqual({ read: 2, reused: 0 });
-    expect(next.scan.pages).toEqual({ read: 0, reused: 2 });
+    expect(first.scan.pages).toEqual({ read: 2, reused: 0, repeated: 0 });
+    expect(next.scan.pages).toEqual({ read: 0, reused: 2, repeated: 0 });
     const before = indexListings(first.listings);
     const after = indexListings(next.listings);
     for (const origin of ORIGINS)
       for (const [sandboxId, entry] of after.get(origin)!.sandboxes)
         expect(entry.sandbox).toBe(before.get(origin)!.sandboxes.get(sandboxId)!.sandbox);
     expect(listingChanges(before, after)).toEqual({ sandboxes: new Map(), origins: new Set() });
+  });
+
+  it("take a page named by its digest alone from the listing of this scan that carried its views", async () => {
+    // The reader parses a page's bytes once a scan: the second address's page comes as its digest.
+    const scan = new ScanListings();
+    ORIGINS.forEach((origin, listing) => {
+      scan.addPage(listing, PAGE, listing === 0 ? VIEWS : null);
+      scan.end(listing, ended(origin), 1);
+    });
+    const [atNew, atLegacy] = (await scan.allIn(ORIGINS.length)).map(sandboxesOf);
+    expect(atLegacy!.map((sandbox) => sandbox.id)).toEqual(VIEWS.map((view) => view.id));
+    for (const [at, sandbox] of atLegacy!.entries()) expect(sandbox).toBe(atNew![at]);
+    expect(scan.pages).toEqual({ read: 1, reused: 0, repeated: 1 });
+    expect([...scan.listed.keys()]).toEqual([PAGE.digest]);
   });
 });

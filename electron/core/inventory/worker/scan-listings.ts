@@ -19,8 +19,9 @@ interface ListingUnderWay {
 
 /**
  * One scan's listings as main's paced client takes them, put together page by page in the worker: the
- * pages come from the list-page reader (or, for a page whose bytes were a page of the last scan, from
- * what was read of it then), and a listing is whole once main says it ended and all its pages are in.
+ * pages come from the list-page reader (or, for a page whose bytes were a page of the last scan or of
+ * another listing of this one, from what was read of it then), and a listing is whole once main says
+ * it ended and all its pages are in.
  */
 export class ScanListings {
   /** Every listing that has ended with all its pages in, by its index. */
@@ -32,7 +33,11 @@ export class ScanListings {
   known: ReadonlyMap<string, ListedPage> = new Map();
   /** Every page this scan listed, by digest, for the next scan to know. */
   readonly listed = new Map<string, ListedPage>();
-  readonly pages = { read: 0, reused: 0 };
+  /**
+   * Pages parsed, pages taken from the last scan's, and pages whose bytes another listing of this scan
+   * gave (one account listed under two addresses), not parsed again.
+   */
+  readonly pages = { read: 0, reused: 0, repeated: 0 };
   /** A page named as known that this worker does not hold (it cannot happen by the protocol). */
   #unknownPage: string | null = null;
   readonly #values = new ListedValues();
@@ -47,8 +52,12 @@ export class ScanListings {
       listed = this.listed.get(page.digest) ?? this.#read(page, views);
       this.pages.read += 1;
     } else {
-      listed = this.known.get(page.digest);
-      this.pages.reused += 1;
+      // Named by its digest alone: a page of the last scan judged, or the bytes another listing of this
+      // scan sent with their views before (the reader sends a page's views once a scan).
+      const fromLastScan = this.known.get(page.digest);
+      listed = fromLastScan ?? this.listed.get(page.digest);
+      if (fromLastScan !== undefined) this.pages.reused += 1;
+      else this.pages.repeated += 1;
       this.#unknownPage ??= listed === undefined ? page.digest : null;
     }
     if (listed !== undefined) {
