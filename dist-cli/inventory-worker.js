@@ -491,7 +491,7 @@ function prefetched(read, rows) {
 }
 // electron/core/inventory/judge/rules-fingerprint.ts
 /** The digest of the code that judges rows and decides what the store keeps of them (decision 224). */
-var RULES_FINGERPRINT = "492bdf015a5d6cbe829f42549afaf869";
+var RULES_FINGERPRINT = "d852dc63841b41b1dc7840c5f5a85e8a";
 /**
 * Whether the next scan must read every row (the only read that notices rows deleted since): when there
 * has been no full pass, on every `everyScans`th scan (with the default 10, the scan after nine reads of
@@ -1190,8 +1190,9 @@ var ListedValues = class {
 // electron/core/inventory/worker/scan-listings.ts
 /**
 * One scan's listings as main's paced client takes them, put together page by page in the worker: the
-* pages come from the list-page reader (or, for a page whose bytes were a page of the last scan, from
-* what was read of it then), and a listing is whole once main says it ended and all its pages are in.
+* pages come from the list-page reader (or, for a page whose bytes were a page of the last scan or of
+* another listing of this one, from what was read of it then), and a listing is whole once main says
+* it ended and all its pages are in.
 */
 var ScanListings = class {
 	/** Every listing that has ended with all its pages in, by its index. */
@@ -1203,9 +1204,14 @@ var ScanListings = class {
 	known = /* @__PURE__ */ new Map();
 	/** Every page this scan listed, by digest, for the next scan to know. */
 	listed = /* @__PURE__ */ new Map();
+	/**
+	* Pages parsed, pages taken from the last scan's, and pages whose bytes another listing of this scan
+	* gave (one account listed under two addresses), not parsed again.
+	*/
 	pages = {
 		read: 0,
-		reused: 0
+		reused: 0,
+		repeated: 0
 	};
 	/** A page named as known that this worker does not hold (it cannot happen by the protocol). */
 	#unknownPage = null;
@@ -1217,8 +1223,10 @@ var ScanListings = class {
 			listed = this.listed.get(page.digest) ?? this.#read(page, views);
 			this.pages.read += 1;
 		} else {
-			listed = this.known.get(page.digest);
-			this.pages.reused += 1;
+			const fromLastScan = this.known.get(page.digest);
+			listed = fromLastScan ?? this.listed.get(page.digest);
+			if (fromLastScan !== void 0) this.pages.reused += 1;
+			else this.pages.repeated += 1;
 			this.#unknownPage ??= listed === void 0 ? page.digest : null;
 		}
 		if (listed !== void 0) {

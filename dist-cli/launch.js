@@ -15,7 +15,6 @@ import { CreateosSandboxApiError, CreateosSandboxClient, CreateosSandboxConnecti
 import writeFileAtomicLibrary from "write-file-atomic";
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { printParseErrorCode, visit } from "jsonc-parser";
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { setFlagsFromString } from "node:v8";
 import { createServer } from "node:http";
@@ -197,13 +196,13 @@ function createLogger(write = (line) => process.stderr.write(`${line}\n`)) {
 * every CLI command opens its core there and nowhere else; the tests that enumerate them read these.
 */
 var opened = 0;
-var open$1 = 0;
+var open$2 = 0;
 function noteOpened() {
 	opened += 1;
-	open$1 += 1;
+	open$2 += 1;
 }
 function noteClosed() {
-	open$1 -= 1;
+	open$2 -= 1;
 }
 // electron/core/actions/audit/export.ts
 /** Column order of the CSV export; nested values (verdict, evidence) are written as JSON text. */
@@ -4241,7 +4240,7 @@ function seal(key, plaintext, aad) {
 	};
 }
 /** Null when the key is wrong or the entry was altered: GCM authenticates before it decrypts. */
-function open(key, sealed, aad) {
+function open$1(key, sealed, aad) {
 	try {
 		const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(sealed.iv, "base64"));
 		decipher.setAAD(Buffer.from(aad, "utf8"));
@@ -4282,7 +4281,7 @@ var FileVault = class extends EntryFileVault {
 		const key = this.#key(vault);
 		return {
 			seal: (name, value) => seal(key, value, entryAad(name)),
-			open: (name, sealed) => open(key, sealed, entryAad(name))
+			open: (name, sealed) => open$1(key, sealed, entryAad(name))
 		};
 	}
 	damagedEntry(name) {
@@ -4337,7 +4336,7 @@ var FileVault = class extends EntryFileVault {
 	/** The vault's key, checked against its check entry, so a wrong passphrase reads as such and not as damage. */
 	#key(vault) {
 		const key = vault.kdf.type === "scrypt" ? this.#passphraseKey(vault.kdf) : this.#keyFromFile(vault.kdf.keyFile);
-		if (vault.check.data !== "" && open(key, vault.check, CHECK_AAD) !== CHECK_PLAINTEXT) throw new CoreError("vault", "locked", vault.kdf.type === "scrypt" ? `${PASSPHRASE_ENV} does not open the vault ${this.file}.` : `The key file ${this.keyFile} does not open the vault ${this.file}.`);
+		if (vault.check.data !== "" && open$1(key, vault.check, CHECK_AAD) !== CHECK_PLAINTEXT) throw new CoreError("vault", "locked", vault.kdf.type === "scrypt" ? `${PASSPHRASE_ENV} does not open the vault ${this.file}.` : `The key file ${this.keyFile} does not open the vault ${this.file}.`);
 		return key;
 	}
 	#passphraseKey(kdf) {
@@ -7386,12 +7385,284 @@ function bareOrigin(value) {
 		return "invalid";
 	}
 }
-// electron/core/metrics/core-metrics.ts
+// electron/core/metrics/metric-families.ts
+var loading;
+/** The Content-Type of the text a registry writes (Prometheus text format 0.0.4), without loading it. */
+var PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+/** Where `leasekeeper_scan_duration_seconds` counts each scan, in seconds. */
+var SCAN_DURATION_BUCKETS = [
+	.25,
+	.5,
+	1,
+	2,
+	5,
+	10,
+	30,
+	60,
+	120,
+	300
+];
+/** Loads prom-client (once per process) and makes one core's families in a new registry. */
+async function makeMetricFamilies() {
+	loading ??= import("prom-client");
+	const { Counter, Gauge, Histogram, Registry } = await loading;
+	const registry = new Registry();
+	const registers = [registry];
+	return {
+		registry,
+		leases: new Gauge({
+			name: "leasekeeper_leases",
+			help: "Lease rows in the current inventory, by headline (the counts of scan --json).",
+			labelNames: ["headline"],
+			registers
+		}),
+		attention: new Gauge({
+			name: "leasekeeper_leases_attention",
+			help: "Lease rows needing an operator (headline neither ok nor closed).",
+			registers
+		}),
+		environmentLeases: new Gauge({
+			name: "leasekeeper_environment_leases",
+			help: "Lease rows per environment and headline (the environments of scan --json).",
+			labelNames: [
+				"source",
+				"environment",
+				"environment_name",
+				"headline"
+			],
+			registers
+		}),
+		untracked: new Gauge({
+			name: "leasekeeper_untracked_sandboxes",
+			help: "Listed sandboxes no lease row names, per origin and credential; no sample for a credential whose listing failed (not read).",
+			labelNames: ["origin", "credential"],
+			registers
+		}),
+		uncertain: new Gauge({
+			name: "leasekeeper_untracked_uncertain_sandboxes",
+			help: "Sandboxes no row names at an origin where a source was incomplete (never called orphans); no sample for a credential whose listing failed (not read).",
+			labelNames: ["origin", "credential"],
+			registers
+		}),
+		flaggedSandboxes: new Gauge({
+			name: "leasekeeper_flagged_running_sandboxes",
+			help: "Running sandboxes of leases needing an operator, each sandbox once.",
+			registers
+		}),
+		flaggedVcpus: new Gauge({
+			name: "leasekeeper_flagged_running_vcpus",
+			help: "vCPUs CreateOS lists for the running sandboxes of leases needing an operator.",
+			registers
+		}),
+		flaggedMemory: new Gauge({
+			name: "leasekeeper_flagged_running_memory_gibibytes",
+			help: "Memory (GiB) CreateOS lists for the running sandboxes of leases needing an operator.",
+			registers
+		}),
+		inventoryTime: new Gauge({
+			name: "leasekeeper_inventory_generated_timestamp_seconds",
+			help: "When the current inventory was scanned (Unix time); absent before the first inventory.",
+			registers
+		}),
+		inventoryRequests: new Gauge({
+			name: "leasekeeper_inventory_createos_requests",
+			help: "CreateOS requests the scan behind the current inventory made.",
+			registers
+		}),
+		listingOutcome: new Gauge({
+			name: "leasekeeper_scan_listing_outcome",
+			help: "How the last scan's listing of each credential went: 1 for its outcome (complete or failed), 0 for the other.",
+			labelNames: [
+				"origin",
+				"credential",
+				"outcome"
+			],
+			registers
+		}),
+		listingSandboxes: new Gauge({
+			name: "leasekeeper_scan_listing_sandboxes",
+			help: "Sandboxes each credential's listing returned for the current inventory; no sample for a listing that failed (not read).",
+			labelNames: ["origin", "credential"],
+			registers
+		}),
+		sourceOutcome: new Gauge({
+			name: "leasekeeper_scan_source_outcome",
+			help: "How the last scan's read of each source went: 1 for its outcome (complete, partial or failed), 0 for the others.",
+			labelNames: ["source", "outcome"],
+			registers
+		}),
+		scans: new Counter({
+			name: "leasekeeper_scans_total",
+			help: "Scans finished since start, by outcome (complete, partial, failed).",
+			labelNames: ["outcome"],
+			registers
+		}),
+		scanDuration: new Histogram({
+			name: "leasekeeper_scan_duration_seconds",
+			help: "How long each scan took, whatever its outcome (leasekeeper_scans_total counts them by outcome).",
+			buckets: [...SCAN_DURATION_BUCKETS],
+			registers
+		}),
+		lastScanDuration: new Gauge({
+			name: "leasekeeper_scan_last_duration_seconds",
+			help: "How long the last scan took, with its outcome.",
+			labelNames: ["outcome"],
+			registers
+		}),
+		sourcesDuration: new Gauge({
+			name: "leasekeeper_scan_sources_duration_seconds",
+			help: "How long the last scan took to read every source (they are read together).",
+			registers
+		}),
+		listingDuration: new Gauge({
+			name: "leasekeeper_scan_listing_duration_seconds",
+			help: "How long the last scan took to list each credential's sandboxes, paced.",
+			labelNames: ["origin", "credential"],
+			registers
+		}),
+		actionItems: new Counter({
+			name: "leasekeeper_action_items_total",
+			help: "Action items that ended since start, by action kind and outcome (the item's final state).",
+			labelNames: ["action", "outcome"],
+			registers
+		}),
+		actionJobs: new Counter({
+			name: "leasekeeper_action_jobs_total",
+			help: "Action jobs that ended since start, by final state.",
+			labelNames: ["state"],
+			registers
+		}),
+		requests: new Counter({
+			name: "leasekeeper_createos_requests_total",
+			help: "CreateOS requests started by this process, per configured origin (retries included).",
+			labelNames: ["origin"],
+			registers
+		}),
+		rateLimited: new Counter({
+			name: "leasekeeper_createos_rate_limited_total",
+			help: "CreateOS answers that were 429 (rate limited), per configured origin, for this process.",
+			labelNames: ["origin"],
+			registers
+		}),
+		policyPasses: new Counter({
+			name: "leasekeeper_policy_passes_total",
+			help: "Janitor policy passes since start, by outcome.",
+			labelNames: ["outcome"],
+			registers
+		})
+	};
+}
+// electron/core/metrics/scan-record.ts
 var SCAN_OUTCOMES = [
 	"complete",
 	"partial",
 	"failed"
 ];
+// electron/core/metrics/unscraped-counts.ts
+/**
+* What a core's scans, jobs and policy passes added since its metrics were last scraped, in plain
+* numbers: the registry is made at the first scrape (`makeMetricFamilies`), and each scrape writes these
+* into it and starts them again. They are bounded by the label values seen, never by how many scans or
+* items came, so a core nobody scrapes does not grow with its history.
+*/
+var UnscrapedCounts = class {
+	#scans = /* @__PURE__ */ new Map();
+	/** Per duration bucket (the last one above every bound): the scans in it and their seconds summed. */
+	#durations = SCAN_DURATION_BUCKETS.map(() => ({
+		scans: 0,
+		seconds: 0
+	})).concat({
+		scans: 0,
+		seconds: 0
+	});
+	#lastScan = null;
+	#sourcesSeconds = null;
+	#listings = null;
+	#actionItems = /* @__PURE__ */ new Map();
+	#actionJobs = /* @__PURE__ */ new Map();
+	#policyPasses = /* @__PURE__ */ new Map();
+	scanFinished(scan) {
+		const seconds = scan.durationMs / 1e3;
+		this.#scans.set(scan.outcome, (this.#scans.get(scan.outcome) ?? 0) + 1);
+		const bucket = this.#durations[durationBucket(seconds)];
+		bucket.scans += 1;
+		bucket.seconds += seconds;
+		this.#lastScan = {
+			outcome: scan.outcome,
+			seconds
+		};
+		if (scan.sourcesMs !== void 0) this.#sourcesSeconds = scan.sourcesMs / 1e3;
+		if (scan.listings !== void 0) this.#listings = scan.listings.map((listing) => ({
+			origin: bareOrigin(listing.origin),
+			credential: listing.credential,
+			seconds: listing.durationMs / 1e3
+		}));
+	}
+	actionItemEnded(action, outcome) {
+		const key = `${action}\u0000${outcome}`;
+		const entry = this.#actionItems.get(key) ?? {
+			action,
+			outcome,
+			count: 0
+		};
+		entry.count += 1;
+		this.#actionItems.set(key, entry);
+	}
+	actionJobEnded(state) {
+		this.#actionJobs.set(state, (this.#actionJobs.get(state) ?? 0) + 1);
+	}
+	policyPassed(outcome) {
+		this.#policyPasses.set(outcome, (this.#policyPasses.get(outcome) ?? 0) + 1);
+	}
+	/** Adds everything counted since the last scrape to the registry's families, and starts again. */
+	writeInto(families) {
+		for (const [outcome, count] of this.#scans) families.scans.inc({ outcome }, count);
+		for (const [index, bucket] of this.#durations.entries()) {
+			if (bucket.scans === 0) continue;
+			const upper = SCAN_DURATION_BUCKETS[index] ?? Number.POSITIVE_INFINITY;
+			const mean = Math.min(bucket.seconds / bucket.scans, upper);
+			for (let scan = 0; scan < bucket.scans; scan++) families.scanDuration.observe(mean);
+		}
+		if (this.#lastScan !== null) {
+			families.lastScanDuration.reset();
+			families.lastScanDuration.set({ outcome: this.#lastScan.outcome }, this.#lastScan.seconds);
+		}
+		if (this.#sourcesSeconds !== null) families.sourcesDuration.set(this.#sourcesSeconds);
+		if (this.#listings !== null) {
+			families.listingDuration.reset();
+			for (const { origin, credential, seconds } of this.#listings) families.listingDuration.set({
+				origin,
+				credential
+			}, seconds);
+		}
+		for (const { action, outcome, count } of this.#actionItems.values()) families.actionItems.inc({
+			action,
+			outcome
+		}, count);
+		for (const [state, count] of this.#actionJobs) families.actionJobs.inc({ state }, count);
+		for (const [outcome, count] of this.#policyPasses) families.policyPasses.inc({ outcome }, count);
+		this.#clear();
+	}
+	#clear() {
+		this.#scans.clear();
+		for (const bucket of this.#durations) {
+			bucket.scans = 0;
+			bucket.seconds = 0;
+		}
+		this.#lastScan = null;
+		this.#sourcesSeconds = null;
+		this.#listings = null;
+		this.#actionItems.clear();
+		this.#actionJobs.clear();
+		this.#policyPasses.clear();
+	}
+};
+/** The histogram's bucket for a duration: the first bound at or above it, else the one above them all. */
+function durationBucket(seconds) {
+	const index = SCAN_DURATION_BUCKETS.findIndex((bound) => seconds <= bound);
+	return index === -1 ? SCAN_DURATION_BUCKETS.length : index;
+}
+// electron/core/metrics/core-metrics.ts
 /** A policy pass's outcome as a label: the janitor's own word, kept to a short lowercase token. */
 var POLICY_OUTCOME = /^[a-z][a-z0-9_-]{0,39}$/;
 var TERMINAL_ITEM_STATES = /* @__PURE__ */ new Set([
@@ -7402,160 +7673,7 @@ var TERMINAL_ITEM_STATES = /* @__PURE__ */ new Set([
 	"cancelled"
 ]);
 function createCoreMetrics(deps) {
-	const registry = new Registry();
-	const registers = [registry];
-	const leases = new Gauge({
-		name: "leasekeeper_leases",
-		help: "Lease rows in the current inventory, by headline (the counts of scan --json).",
-		labelNames: ["headline"],
-		registers
-	});
-	const attention = new Gauge({
-		name: "leasekeeper_leases_attention",
-		help: "Lease rows needing an operator (headline neither ok nor closed).",
-		registers
-	});
-	const environmentLeases = new Gauge({
-		name: "leasekeeper_environment_leases",
-		help: "Lease rows per environment and headline (the environments of scan --json).",
-		labelNames: [
-			"source",
-			"environment",
-			"environment_name",
-			"headline"
-		],
-		registers
-	});
-	const untracked = new Gauge({
-		name: "leasekeeper_untracked_sandboxes",
-		help: "Listed sandboxes no lease row names, per origin and credential; no sample for a credential whose listing failed (not read).",
-		labelNames: ["origin", "credential"],
-		registers
-	});
-	const uncertain = new Gauge({
-		name: "leasekeeper_untracked_uncertain_sandboxes",
-		help: "Sandboxes no row names at an origin where a source was incomplete (never called orphans); no sample for a credential whose listing failed (not read).",
-		labelNames: ["origin", "credential"],
-		registers
-	});
-	const flaggedSandboxes = new Gauge({
-		name: "leasekeeper_flagged_running_sandboxes",
-		help: "Running sandboxes of leases needing an operator, each sandbox once.",
-		registers
-	});
-	const flaggedVcpus = new Gauge({
-		name: "leasekeeper_flagged_running_vcpus",
-		help: "vCPUs CreateOS lists for the running sandboxes of leases needing an operator.",
-		registers
-	});
-	const flaggedMemory = new Gauge({
-		name: "leasekeeper_flagged_running_memory_gibibytes",
-		help: "Memory (GiB) CreateOS lists for the running sandboxes of leases needing an operator.",
-		registers
-	});
-	const inventoryTime = new Gauge({
-		name: "leasekeeper_inventory_generated_timestamp_seconds",
-		help: "When the current inventory was scanned (Unix time); absent before the first inventory.",
-		registers
-	});
-	const inventoryRequests = new Gauge({
-		name: "leasekeeper_inventory_createos_requests",
-		help: "CreateOS requests the scan behind the current inventory made.",
-		registers
-	});
-	const listingOutcome = new Gauge({
-		name: "leasekeeper_scan_listing_outcome",
-		help: "How the last scan's listing of each credential went: 1 for its outcome (complete or failed), 0 for the other.",
-		labelNames: [
-			"origin",
-			"credential",
-			"outcome"
-		],
-		registers
-	});
-	const listingSandboxes = new Gauge({
-		name: "leasekeeper_scan_listing_sandboxes",
-		help: "Sandboxes each credential's listing returned for the current inventory; no sample for a listing that failed (not read).",
-		labelNames: ["origin", "credential"],
-		registers
-	});
-	const sourceOutcome = new Gauge({
-		name: "leasekeeper_scan_source_outcome",
-		help: "How the last scan's read of each source went: 1 for its outcome (complete, partial or failed), 0 for the others.",
-		labelNames: ["source", "outcome"],
-		registers
-	});
-	const scans = new Counter({
-		name: "leasekeeper_scans_total",
-		help: "Scans finished since start, by outcome (complete, partial, failed).",
-		labelNames: ["outcome"],
-		registers
-	});
-	const scanDuration = new Histogram({
-		name: "leasekeeper_scan_duration_seconds",
-		help: "How long each scan took, whatever its outcome (leasekeeper_scans_total counts them by outcome).",
-		buckets: [
-			.25,
-			.5,
-			1,
-			2,
-			5,
-			10,
-			30,
-			60,
-			120,
-			300
-		],
-		registers
-	});
-	const lastScanDuration = new Gauge({
-		name: "leasekeeper_scan_last_duration_seconds",
-		help: "How long the last scan took, with its outcome.",
-		labelNames: ["outcome"],
-		registers
-	});
-	const sourcesDuration = new Gauge({
-		name: "leasekeeper_scan_sources_duration_seconds",
-		help: "How long the last scan took to read every source (they are read together).",
-		registers
-	});
-	const listingDuration = new Gauge({
-		name: "leasekeeper_scan_listing_duration_seconds",
-		help: "How long the last scan took to list each credential's sandboxes, paced.",
-		labelNames: ["origin", "credential"],
-		registers
-	});
-	const actionItems = new Counter({
-		name: "leasekeeper_action_items_total",
-		help: "Action items that ended since start, by action kind and outcome (the item's final state).",
-		labelNames: ["action", "outcome"],
-		registers
-	});
-	const actionJobs = new Counter({
-		name: "leasekeeper_action_jobs_total",
-		help: "Action jobs that ended since start, by final state.",
-		labelNames: ["state"],
-		registers
-	});
-	const requests = new Counter({
-		name: "leasekeeper_createos_requests_total",
-		help: "CreateOS requests started by this process, per configured origin (retries included).",
-		labelNames: ["origin"],
-		registers
-	});
-	const rateLimited = new Counter({
-		name: "leasekeeper_createos_rate_limited_total",
-		help: "CreateOS answers that were 429 (rate limited), per configured origin, for this process.",
-		labelNames: ["origin"],
-		registers
-	});
-	const policyPasses = new Counter({
-		name: "leasekeeper_policy_passes_total",
-		help: "Janitor policy passes since start, by outcome.",
-		labelNames: ["outcome"],
-		registers
-	});
-	for (const outcome of SCAN_OUTCOMES) scans.inc({ outcome }, 0);
+	const unscraped = new UnscrapedCounts();
 	const counted = /* @__PURE__ */ new Map();
 	const stopEvents = deps.events.subscribe((channel, payload) => {
 		if (channel !== "jobs:event") return;
@@ -7563,7 +7681,7 @@ function createCoreMetrics(deps) {
 		if (event.type === "job") {
 			if (event.state !== "running") {
 				counted.delete(event.jobId);
-				actionJobs.inc({ state: event.state });
+				unscraped.actionJobEnded(event.state);
 			}
 			return;
 		}
@@ -7572,26 +7690,16 @@ function createCoreMetrics(deps) {
 		if (seen.has(event.item.itemId)) return;
 		seen.add(event.item.itemId);
 		counted.set(event.jobId, seen);
-		actionItems.inc({
-			action: event.action,
-			outcome: event.item.state
-		});
+		unscraped.actionItemEnded(event.action, event.item.state);
 	});
-	const stopScans = deps.scans?.onScan((scan) => {
-		const seconds = scan.durationMs / 1e3;
-		scans.inc({ outcome: scan.outcome });
-		scanDuration.observe(seconds);
-		lastScanDuration.reset();
-		lastScanDuration.set({ outcome: scan.outcome }, seconds);
-		if (scan.sourcesMs !== void 0) sourcesDuration.set(scan.sourcesMs / 1e3);
-		if (scan.listings !== void 0) {
-			listingDuration.reset();
-			for (const listing of scan.listings) listingDuration.set({
-				origin: bareOrigin(listing.origin),
-				credential: listing.credential
-			}, listing.durationMs / 1e3);
-		}
-	}) ?? (() => void 0);
+	const stopScans = deps.scans?.onScan((scan) => unscraped.scanFinished(scan)) ?? (() => void 0);
+	/** Made at the first scrape, with every scan outcome's series at zero. */
+	async function familiesMade() {
+		const made = await makeMetricFamilies();
+		for (const outcome of SCAN_OUTCOMES) made.scans.inc({ outcome }, 0);
+		return made;
+	}
+	let families = null;
 	let cached = null;
 	async function figuresNow() {
 		if (deps.inventory.summary === null) return null;
@@ -7604,21 +7712,22 @@ function createCoreMetrics(deps) {
 		};
 		return cached.figures;
 	}
-	function show(figures) {
+	function show(into, figures) {
+		const { leases, attention, environmentLeases, untracked, uncertain, listingSandboxes } = into;
 		for (const gauge of [
 			leases,
 			attention,
 			environmentLeases,
 			untracked,
 			uncertain,
-			flaggedSandboxes,
-			flaggedVcpus,
-			flaggedMemory,
-			inventoryTime,
-			inventoryRequests,
-			listingOutcome,
+			into.flaggedSandboxes,
+			into.flaggedVcpus,
+			into.flaggedMemory,
+			into.inventoryTime,
+			into.inventoryRequests,
+			into.listingOutcome,
 			listingSandboxes,
-			sourceOutcome
+			into.sourceOutcome
 		]) gauge.reset();
 		if (figures === null) return;
 		for (const headline of HEADLINES) leases.set({ headline }, figures.headlines[headline]);
@@ -7648,12 +7757,12 @@ function createCoreMetrics(deps) {
 			origin,
 			credential
 		}, count);
-		flaggedSandboxes.set(figures.flaggedRunning.sandboxes);
-		flaggedVcpus.set(figures.flaggedRunning.vcpus);
-		flaggedMemory.set(figures.flaggedRunning.memoryGib);
+		into.flaggedSandboxes.set(figures.flaggedRunning.sandboxes);
+		into.flaggedVcpus.set(figures.flaggedRunning.vcpus);
+		into.flaggedMemory.set(figures.flaggedRunning.memoryGib);
 		const generatedAt = Date.parse(figures.generatedAt);
-		if (Number.isFinite(generatedAt)) inventoryTime.set(generatedAt / 1e3);
-		inventoryRequests.set(figures.requests);
+		if (Number.isFinite(generatedAt)) into.inventoryTime.set(generatedAt / 1e3);
+		into.inventoryRequests.set(figures.requests);
 		for (const { origin, credential, sandboxes } of figures.listings) if (sandboxes !== null) listingSandboxes.set({
 			origin,
 			credential
@@ -7663,7 +7772,8 @@ function createCoreMetrics(deps) {
 	* The last scan's outcome per source and per credential: the inventory service's status of this run
 	* (a failed scan included), else what the inventory shown says of the scan that made it.
 	*/
-	function showOutcomes(figures) {
+	function showOutcomes(into, figures) {
+		const { listingOutcome, sourceOutcome } = into;
 		const status = deps.inventory.scanStatus ?? null;
 		const listings = status?.listings.map((listing) => ({
 			...listing,
@@ -7696,7 +7806,8 @@ function createCoreMetrics(deps) {
 		}, each === outcome ? 1 : 0);
 	}
 	/** The pacers are the process's: only the origins this core's credentials name are shown. */
-	function showOrigins() {
+	function showOrigins(into) {
+		const { requests, rateLimited } = into;
 		requests.reset();
 		rateLimited.reset();
 		if (!deps.originStats) return;
@@ -7714,26 +7825,28 @@ function createCoreMetrics(deps) {
 	}
 	let scraping = Promise.resolve("");
 	async function scrape() {
+		families ??= await familiesMade();
+		const into = families;
+		unscraped.writeInto(into);
 		let figures = null;
 		try {
 			figures = await figuresNow();
 		} catch (error) {
 			deps.warn?.("metrics: the inventory could not be read", error);
 		}
-		show(figures);
-		showOutcomes(figures);
-		showOrigins();
-		return registry.metrics();
+		show(into, figures);
+		showOutcomes(into, figures);
+		showOrigins(into);
+		return into.registry.metrics();
 	}
 	return {
-		registry,
-		contentType: registry.contentType,
+		contentType: PROMETHEUS_TEXT,
 		render() {
 			scraping = scraping.catch(() => "").then(scrape);
 			return scraping;
 		},
 		recordPolicyPass(outcome) {
-			policyPasses.inc({ outcome: POLICY_OUTCOME.test(outcome) ? outcome : "other" });
+			unscraped.policyPassed(POLICY_OUTCOME.test(outcome) ? outcome : "other");
 		},
 		close() {
 			stopEvents();

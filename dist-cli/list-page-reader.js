@@ -16,8 +16,10 @@ var port = parentPort;
 if (port === null) throw new Error("the list-page reader runs only as a worker thread");
 /**
 * Where each scan's pages go (a port to the inventory worker, one per scan), and the pages the worker
-* read in the last scan it judged, by the digest of their bytes: such a page is not parsed again. At a
-* fleet's steady state most pages are the same from one scan to the next.
+* holds already, by the digest of their bytes: such a page is not parsed again. `known` are those it
+* read in the last scan it judged (at a fleet's steady state most pages are the same from one scan to
+* the next); `sent`, those this scan has sent it parsed, since an account listed under two addresses
+* gives the same bytes twice in one scan.
 */
 var scans = /* @__PURE__ */ new Map();
 /** The requests made for main still under way, by main's id for them: an abort names one. */
@@ -37,7 +39,8 @@ port.on("message", ({ id, request }) => {
 		case "scan":
 			scans.set(request.scanId, {
 				to: request.port,
-				known: new Map(request.known.map((page) => [page.digest, page]))
+				known: new Map(request.known.map((page) => [page.digest, page])),
+				sent: /* @__PURE__ */ new Map()
 			});
 			answer(null);
 			return;
@@ -90,20 +93,37 @@ function readerHeap() {
 		arrayBufferBytes: process.memoryUsage().arrayBuffers
 	};
 }
-/** A page on to the worker reading the scan, unless the scan is over. */
+/**
+* A page on to the worker reading the scan, unless the scan is over. The views of a page's bytes are
+* sent once a scan: a page of bytes sent before goes as its digest alone, which the worker takes from
+* the page it was sent first (it reaches the worker after it). Counted as sent only when posted, since
+* a page read where it arrived may never be taken.
+*/
 function send(scanId, message) {
-	scans.get(scanId)?.to.postMessage(message);
+	const scan = scans.get(scanId);
+	if (scan === void 0) return;
+	if (message.type !== "listing-page" || message.views === null) {
+		scan.to.postMessage(message);
+		return;
+	}
+	const sentBefore = scan.sent.has(message.page.digest);
+	scan.to.postMessage(sentBefore ? {
+		...message,
+		views: null
+	} : message);
+	scan.sent.set(message.page.digest, message.page);
 }
 /**
-* One page of a scan's listing, as the body that arrived: parsed unless the worker read the same bytes
-* in the last scan, and given to `deliver` for the worker. Null when the scan is over or the body is
-* no list page.
+* One page of a scan's listing, as the body that arrived: parsed unless the worker holds the same bytes
+* read (from the last scan, or sent earlier in this one) or a page of the same bytes waits to be taken
+* (its parse is taken), and given to `deliver` for the worker. Null when the scan is over or the body
+* is no list page.
 */
 function readPage({ scanId, listing }, { digest, text }, deliver) {
 	const scan = scans.get(scanId);
 	if (scan === void 0) return null;
-	const known = scan.known.get(digest);
-	const read = known === void 0 ? readListPage(text) : null;
+	const known = scan.known.get(digest) ?? scan.sent.get(digest);
+	const read = known === void 0 ? untakenRead(scanId, digest) ?? readListPage(text) : null;
 	if (known === void 0 && read === null) return null;
 	const page = known ?? {
 		digest,
@@ -121,5 +141,17 @@ function readPage({ scanId, listing }, { digest, text }, deliver) {
 		count: page.count,
 		total: page.total
 	};
+}
+/**
+* The read of a page of these bytes that arrived for the scan and waits to be taken: an account listed
+* under two addresses is asked for the same page at both at once, and both answers arrive before main
+* takes either.
+*/
+function untakenRead(scanId, digest) {
+	for (const { scanId: of, message } of untaken.values()) if (of === scanId && message.type === "listing-page" && message.page.digest === digest && message.views !== null) return {
+		views: message.views,
+		total: message.page.total
+	};
+	return null;
 }
 export {};
