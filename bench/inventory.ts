@@ -13,6 +13,7 @@ import type {
   StartupChildResult,
 } from "./inventory-child.js";
 import { compiledInventoryChild } from "./lib/compiled-child.js";
+import { BLOCK_REPORTED_OVER_MS, type LoopBlock } from "./lib/probes.js";
 import { runJsonChild, startSimulatorProcess } from "./lib/processes.js";
 import type { Figure } from "./lib/report.js";
 
@@ -212,8 +213,10 @@ export function requestFloors(world: DemoWorld): {
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
-function describeBlocks(scan: ScanChildResult): string {
-  return scan.loop.blocks
+/** The longest blocks the probe kept, or that it kept none: only blocks over its threshold are kept. */
+export function describeBlocks(blocks: readonly LoopBlock[]): string {
+  if (blocks.length === 0) return `none over ${BLOCK_REPORTED_OVER_MS} ms of CPU or wall`;
+  return blocks
     .slice(0, 3)
     .map((block) => `${block.cpuMs ?? block.durationMs} ms CPU / ${round1(block.durationMs)} ms wall`)
     .join("; ");
@@ -292,7 +295,7 @@ export function inventoryFigures(result: InventoryBenchResult): Figure[] {
       unit: "ms",
       reference: { label: "wall, incl. waiting for a CPU", value: round1(measured.loop.maxBlockMs) },
       target: { kind: "max", value: 16, text: "≤ 16 ms CPU" },
-      note: `main-thread CPU time between two ticks of a 5 ms timer (Linux schedstat) over two scans, the worker's save after each, and every view copied over to main (the worker's own CPU is not counted: it is another thread); wall time adds the wait for a CPU on this shared machine (longest single wait ${measured.loop.maxWaitMs ?? "n/a"} ms). Longest blocks: ${describeBlocks(measured)}`,
+      note: `main-thread CPU time between two ticks of a 5 ms timer (Linux schedstat) over two scans, the worker's save after each, and every view copied over to main (the worker's own CPU is not counted: it is another thread); wall time adds the wait for a CPU on this shared machine (longest single wait ${measured.loop.maxWaitMs ?? "n/a"} ms). Longest blocks: ${describeBlocks(measured.loop.blocks)}`,
     },
     {
       bench,

@@ -62,6 +62,9 @@ class ThreadClock {
   }
 }
 
+/** A tick this late, or this much of main's CPU since the last one, is kept as a block to name in a note. */
+export const BLOCK_REPORTED_OVER_MS = 20;
+
 export class LoopProbe {
   readonly #histogram = monitorEventLoopDelay({ resolution: 10 });
   readonly #blocks: LoopBlock[] = [];
@@ -76,7 +79,7 @@ export class LoopProbe {
   /** Every tick: when it fired, and the main thread's CPU time since the previous one. */
   readonly #ticks: { at: number; cpuMs: number | null; lateMs: number }[] = [];
 
-  constructor(reportOverMs = 20) {
+  constructor(reportOverMs = BLOCK_REPORTED_OVER_MS) {
     this.#reportOverMs = reportOverMs;
   }
 
