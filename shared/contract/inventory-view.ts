@@ -12,5 +12,6 @@ export {
   unlistedEnvironmentOf,
 } from "./inventory-view/encode.js";
 export * from "./inventory-view/history-page.js";
+export { type ViewedInventory, viewOfSameRows } from "./inventory-view/same-rows.js";
 export * from "./inventory-view/schema.js";
 export { unreadOfGaps } from "./inventory-view/unread.js";

@@ -351,53 +351,17 @@ export class InventoryViewBuilder {
   }
 
   finish(): InventoryView {
-    const inventory = this.#inventory;
     const environments = this.#placeUnlistedLast();
-    const companies = this.#companies;
     const elsewhere = this.#elsewhere;
-    const uncertainCounts = new Map<
-      string,
-      { credential: string; origin: string; count: number; reason: string }
-    >();
-    for (const sandbox of inventory.untrackedUncertain) {
-      const key = JSON.stringify([sandbox.credential, sandbox.origin]);
-      const entry = uncertainCounts.get(key) ?? {
-        credential: sandbox.credential,
-        origin: sandbox.origin,
-        count: 0,
-        reason: sandbox.reason,
-      };
-      entry.count += 1;
-      uncertainCounts.set(key, entry);
-    }
-    const companyName = new Map(inventory.companies.map((company) => [company.id, company.name]));
-
-    const untrackedCounts = new Map<string, { credential: string; origin: string; count: number }>();
-    for (const sandbox of inventory.untracked) {
-      const key = JSON.stringify([sandbox.credential, sandbox.origin]);
-      const entry = untrackedCounts.get(key) ?? {
-        credential: sandbox.credential,
-        origin: sandbox.origin,
-        count: 0,
-      };
-      entry.count += 1;
-      untrackedCounts.set(key, entry);
-    }
-
     const byEnvironment = Array.from(
       environments,
       (environment, at) =>
         (this.#historyByEnvironment[at] ?? 0) +
         (elsewhere?.closed.get(historyKey(environment.sourceId, environment.environmentId)) ?? 0),
     );
-    return {
-      version: INVENTORY_VIEW_VERSION,
-      generatedAt: inventory.generatedAt,
-      requests: inventory.requests,
-      environmentId: this.#filter,
+    return viewAroundRows(this.#inventory, this.#filter, {
       environments,
-      companies: companies.values,
-      companyNames: companies.values.map((id) => companyName.get(id) ?? null),
+      companies: this.#companies.values,
       origins: this.#origins.values,
       statuses: this.#statuses.values,
       policies: this.#policies.values,
@@ -405,33 +369,103 @@ export class InventoryViewBuilder {
       actedOn: this.#actedOn,
       leases: this.#leases,
       history: { count: byEnvironment.reduce((sum, count) => sum + count, 0), byEnvironment },
-      untracked: [...untrackedCounts.values()],
-      untrackedUncertain: [...uncertainCounts.values()],
-      gaps: inventory.gaps
-        .slice(0, MAX_PROBLEMS_IN_VIEW)
-        .map(({ source, origin, message, environmentId, unlistedOnly }) => ({
-          source,
-          origin,
-          message,
-          ...(environmentId === undefined ? {} : { environmentId }),
-          ...(unlistedOnly === true ? { unlistedOnly } : {}),
-        })),
-      gapCount: inventory.gaps.length,
-      unread: unreadOfGaps(inventory.gaps, environments),
-      originHealth: inventory.origins.map((health) => ({
-        origin: health.origin,
-        credential: health.credential,
-        ok: health.ok,
-        reason: health.reason,
-        httpStatus: health.httpStatus,
-        sandboxCount: health.sandboxCount,
-      })),
-      problems: inventory.problems.slice(0, MAX_PROBLEMS_IN_VIEW).map((problem) => ({
-        source: problem.source,
-        index: problem.index,
-        message: problem.message,
-      })),
-      problemCount: inventory.problems.length,
-    };
+    });
   }
+}
+
+/**
+ * What of a view its rows decide, with the environments (the entries rows of an unlisted environment
+ * make, and every table the rows' columns index into, are numbered as the rows come).
+ */
+export type RowParts = Pick<
+  InventoryView,
+  | "environments"
+  | "companies"
+  | "origins"
+  | "statuses"
+  | "policies"
+  | "shapes"
+  | "actedOn"
+  | "leases"
+  | "history"
+>;
+
+/** The view of `inventory`'s scan-wide parts around the parts its rows decide (`rows`). */
+export function viewAroundRows(
+  inventory: Omit<Inventory, "leases">,
+  environmentId: string | null,
+  rows: RowParts,
+): InventoryView {
+  const uncertainCounts = new Map<
+    string,
+    { credential: string; origin: string; count: number; reason: string }
+  >();
+  for (const sandbox of inventory.untrackedUncertain) {
+    const key = JSON.stringify([sandbox.credential, sandbox.origin]);
+    const entry = uncertainCounts.get(key) ?? {
+      credential: sandbox.credential,
+      origin: sandbox.origin,
+      count: 0,
+      reason: sandbox.reason,
+    };
+    entry.count += 1;
+    uncertainCounts.set(key, entry);
+  }
+  const companyName = new Map(inventory.companies.map((company) => [company.id, company.name]));
+
+  const untrackedCounts = new Map<string, { credential: string; origin: string; count: number }>();
+  for (const sandbox of inventory.untracked) {
+    const key = JSON.stringify([sandbox.credential, sandbox.origin]);
+    const entry = untrackedCounts.get(key) ?? {
+      credential: sandbox.credential,
+      origin: sandbox.origin,
+      count: 0,
+    };
+    entry.count += 1;
+    untrackedCounts.set(key, entry);
+  }
+
+  return {
+    version: INVENTORY_VIEW_VERSION,
+    generatedAt: inventory.generatedAt,
+    requests: inventory.requests,
+    environmentId,
+    environments: rows.environments,
+    companies: rows.companies,
+    companyNames: rows.companies.map((id) => companyName.get(id) ?? null),
+    origins: rows.origins,
+    statuses: rows.statuses,
+    policies: rows.policies,
+    shapes: rows.shapes,
+    actedOn: rows.actedOn,
+    leases: rows.leases,
+    history: rows.history,
+    untracked: [...untrackedCounts.values()],
+    untrackedUncertain: [...uncertainCounts.values()],
+    gaps: inventory.gaps
+      .slice(0, MAX_PROBLEMS_IN_VIEW)
+      .map(({ source, origin, message, environmentId, unlistedOnly }) => ({
+        source,
+        origin,
+        message,
+        ...(environmentId === undefined ? {} : { environmentId }),
+        ...(unlistedOnly === true ? { unlistedOnly } : {}),
+      })),
+    gapCount: inventory.gaps.length,
+    unread: unreadOfGaps(inventory.gaps, rows.environments),
+    originHealth: inventory.origins.map((health) => ({
+      origin: health.origin,
+      credential: health.credential,
+      ok: health.ok,
+      reason: health.reason,
+      httpStatus: health.httpStatus,
+      sandboxCount: health.sandboxCount,
+    })),
+    problems: inventory.problems.slice(0, MAX_PROBLEMS_IN_VIEW).map((problem) => ({
+      source: problem.source,
+      index: problem.index,
+      message: problem.message,
+    })),
+    problemCount: inventory.problems.length,
+  };
 }

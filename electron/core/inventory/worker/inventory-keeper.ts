@@ -68,7 +68,8 @@ import { quarantineProofNow } from "./quarantine-proof.js";
 import { compareRowPlaces } from "./row-order.js";
 import { type ListedPage, ScanListings } from "./scan-listings.js";
 import { UnredactedRows } from "./unredacted-rows.js";
-import { encodedView, viewEncodings } from "./view-encodings.js";
+import { type FlippedRows, liveViewOptions, ViewAtOpen } from "./view-at-open.js";
+import { encodedView, type ViewEncodings, viewEncodings, viewEncodingsAround } from "./view-encodings.js";
 
 export type { InventoryRows, KeptViews, KeyRedactor, SharedViews } from "./ports.js";
 
@@ -146,6 +147,8 @@ export class InventoryKeeper {
    * transferred when taken, so it is held here only until then); the newest few are kept.
    */
   readonly #views = new Map<number, EncodedView>();
+  /** The view built of the stored inventory at the open, until the first scan is taken (`ViewAtOpen`). */
+  #viewAtOpen: ViewAtOpen | null = null;
   // Starts from the clock, so a worker started again after one stopped still counts up from main's view.
   #generation = Date.now() * 1000;
   #closed = false;
@@ -290,7 +293,7 @@ export class InventoryKeeper {
     // A scan taken while the team's store was read is newer than anything stored.
     if (this.#held !== held) return null;
     const head = this.#rows.head();
-    return head === null ? null : this.#take(head);
+    return head === null ? null : this.#take(head, { atOpen: true });
   }
 
   /**
@@ -446,7 +449,7 @@ export class InventoryKeeper {
           const head = this.#rows.head();
           if (head === null)
             throw new Error("the store holds no inventory right after a scan was written to it");
-          const accepted = this.#take(head, { keep: true });
+          const accepted = this.#take(head, { keep: true, flipped });
           return {
             ...accepted,
             sourcesMs,
@@ -492,21 +495,41 @@ export class InventoryKeeper {
   /**
    * Holds the stored scan `head` under a new generation and encodes its view. `keep`: this process
    * wrote it, so the view is kept for the next start, here and (unless `share` is false) in the team's
-   * store.
+   * store. `atOpen`: the stored inventory loaded when the process opened, whose view is held for its
+   * first scan. `flipped`: what the scan that stored `head` left of the rows, so that a scan that left
+   * every row of that inventory as it stood takes its view, not one read again from every live row.
    */
   #take(
     head: StoredHead,
-    { keep = false, share = keep }: { keep?: boolean; share?: boolean } = {},
+    {
+      keep = false,
+      share = keep,
+      atOpen = false,
+      flipped,
+    }: { keep?: boolean; share?: boolean; atOpen?: boolean; flipped?: FlippedRows } = {},
   ): Accepted {
     const untracked = head.inventory.untracked.filter(
       (sandbox) => !this.#marks.deleted(sandbox.origin, sandbox.sandboxId),
     );
     const shown: StoredHead = { ...head, inventory: { ...head.inventory, untracked } };
-    const view = this.#viewOf(shown) ?? this.#viewOf(shown);
-    if (view === null) throw new Error("the stored inventory changed while its view was read");
+    const unchanged = flipped === undefined ? null : (this.#viewAtOpen?.viewOf(shown, flipped) ?? null);
+    this.#viewAtOpen = null;
+    const built = unchanged?.view ?? this.#builtView(shown) ?? this.#builtView(shown);
+    if (built === null) throw new Error("the stored inventory changed while its view was read");
+    const view = this.#redactor.redactDeep(built);
     const generation = ++this.#generation;
     this.#held = { head: shown, generation };
-    const { kept, forMain } = viewEncodings(view, generation);
+    const encoded: ViewEncodings =
+      unchanged === null
+        ? viewEncodings(view, generation)
+        : viewEncodingsAround(view, this.#redactor.redactJson(unchanged.leases), generation);
+    // Held as built, the keys not taken out, so that keys told after the open (main tells them once the
+    // worker has been asked for the stored inventory) are taken out of it as out of a view built anew;
+    // where taking the keys out copied the view, its columns were encoded redacted, and none is held.
+    // The team's store is handed the view whole, lease columns and all: none is held where it is kept.
+    if (atOpen && view.leases === built.leases && this.#sharedViews === null)
+      this.#viewAtOpen = new ViewAtOpen(shown, built, encoded.leases);
+    const { kept, forMain } = encoded;
     this.#views.set(generation, forMain);
     this.#views.delete(generation - KEPT_VIEWS);
     if (keep && !this.#closed) {
@@ -528,13 +551,15 @@ export class InventoryKeeper {
 
   /** The view of the rows that are not closed (with `environmentId`, of that environment's); null: not that scan. */
   #viewOf(head: StoredHead, environmentId?: string): InventoryView | null {
-    const builder = new InventoryViewBuilder(head.inventory, {
-      ...(environmentId === undefined ? {} : { environmentId }),
-      leaveOutHistory: true,
-      historyElsewhere: head.history,
-    });
+    const built = this.#builtView(head, environmentId);
+    return built === null ? null : this.#redactor.redactDeep(built);
+  }
+
+  /** `#viewOf` as the builder finishes it, the configured keys not yet taken out. */
+  #builtView(head: StoredHead, environmentId?: string): InventoryView | null {
+    const builder = new InventoryViewBuilder(head.inventory, liveViewOptions(head, environmentId));
     const read = this.#rows.forEachLiveViewRow(head.scan, (row) => builder.add(row), environmentId);
-    return read ? this.#redactor.redactDeep(builder.finish()) : null;
+    return read ? builder.finish() : null;
   }
 
   /**

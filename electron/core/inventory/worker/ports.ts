@@ -107,7 +107,7 @@ export interface ScanWrite extends ScanRows {
   flip(
     scan: { generatedAt: string; requests: number; payload: object },
     options?: { keepNewSinceLastScan?: boolean },
-  ): { stored: StoredScan };
+  ): { stored: StoredScan; unchangedSince: number | null };
   abandon(): void;
   /** Keeps the stored listings' times, for a write that reads no listing (a job's mark). */
   keepListingTimes(): void;
@@ -190,4 +190,6 @@ export interface SharedViews {
 export interface KeyRedactor {
   set(values: readonly string[]): void;
   redactDeep<T>(value: T): T;
+  /** JSON bytes with every string in them redacted: the bytes `redactDeep` of their value encodes to. */
+  redactJson(bytes: Uint8Array): Uint8Array;
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   decodeInventoryRows,
+  emptyLeaseColumns,
   encodeInventory,
   type InventoryView,
 } from "../../../../shared/contract/index.js";
@@ -11,7 +12,7 @@ import { storedHeldView } from "../../app/stored-view-bytes.js";
 import { ViewStore } from "../../store/view-store.js";
 import type { Accepted, EncodedView } from "./protocol.js";
 import { type KeeperOverStore, keeperOverStore } from "./testing/keeper-over-store.js";
-import { viewEncodings } from "./view-encodings.js";
+import { viewEncodings, viewEncodingsAround } from "./view-encodings.js";
 
 /** Text that looks like the view's structure or the generation's key were it not inside a string. */
 const LOOKALIKES = [
@@ -74,6 +75,18 @@ describe("a view encoded once", () => {
     // Main's bytes are moved to main when taken; the kept ones stay whole.
     structuredClone(forMain.bytes, { transfer: [forMain.bytes] });
     expect(bytesOf(kept).equals(bytesOf(encodeJson(view)))).toBe(true);
+  });
+
+  it("encodes a view around lease columns encoded before as it encodes the whole view", () => {
+    const { leases } = viewEncodings(view, generation);
+    expect(decodeJson(leases)).toEqual(view.leases);
+    const later = { ...view, generatedAt: "2026-12-08T01:00:00.000Z", gapCount: view.gapCount + 1 };
+    const around = viewEncodingsAround({ ...later, leases: emptyLeaseColumns() }, leases, generation + 1);
+    const whole = viewEncodings(later, generation + 1);
+    expect(bytesOf(around.kept).equals(bytesOf(whole.kept))).toBe(true);
+    expect(bytesOf(around.forMain.bytes).equals(bytesOf(whole.forMain.bytes))).toBe(true);
+    expect(around.forMain.meta).toEqual(whole.forMain.meta);
+    expect(bytesOf(around.leases).equals(bytesOf(leases))).toBe(true);
   });
 
   it("names the generation once in a view that held one", () => {

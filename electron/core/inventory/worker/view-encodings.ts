@@ -8,6 +8,8 @@ export interface ViewEncodings {
   kept: Uint8Array;
   /** The same view with its generation, as main takes it; its own buffer, transferred when taken. */
   forMain: EncodedView;
+  /** The lease columns' JSON, a part of `kept`: a view of the same rows is encoded around them. */
+  leases: Uint8Array;
 }
 
 const OPEN_OBJECT = 0x7b;
@@ -20,9 +22,21 @@ const encoder = new TextEncoder();
  * 100,000 rows is stringified once and copied, not stringified twice.
  */
 export function viewEncodings(view: InventoryView, generation: number): ViewEncodings {
+  return viewEncodingsAround(view, encodeJson(view.leases), generation);
+}
+
+/**
+ * `viewEncodings` of `view` with `leases` as its lease columns' JSON (its own `leases` are not read):
+ * the view of a scan that left every row as it stood, around the columns encoded for the scan before.
+ */
+export function viewEncodingsAround(
+  view: InventoryView,
+  leases: Uint8Array,
+  generation: number,
+): ViewEncodings {
   // A view already holding a generation would name the key twice, and a parser keeps the last.
   const { generation: _held, ...plain } = view;
-  const kept = encodeJson(plain);
+  const { bytes: kept, at } = jsonWithValue(plain, "leases", leases);
   const tail = encoder.encode(
     `${kept[kept.length - 2] === OPEN_OBJECT ? "" : ","}"generation":${JSON.stringify(generation)}}`,
   );
@@ -30,7 +44,38 @@ export function viewEncodings(view: InventoryView, generation: number): ViewEnco
   bytes.set(kept.subarray(0, kept.length - 1));
   bytes.set(tail, kept.length - 1);
   const { leases: _leases, ...meta } = plain;
-  return { kept, forMain: { meta: { ...meta, generation }, bytes: bytes.buffer } };
+  return {
+    kept,
+    forMain: { meta: { ...meta, generation }, bytes: bytes.buffer },
+    leases: kept.subarray(at, at + leases.length),
+  };
+}
+
+/**
+ * The bytes `JSON.stringify(object)` writes when `key`'s value is the JSON `value`: the keys before it
+ * and after it stringified apart, in their order. Where `value` begins in them.
+ */
+function jsonWithValue(
+  object: Record<string, unknown>,
+  key: string,
+  value: Uint8Array,
+): { bytes: Uint8Array; at: number } {
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  let past = false;
+  for (const [name, entry] of Object.entries(object)) {
+    if (name === key) past = true;
+    else (past ? after : before)[name] = entry;
+  }
+  const head = JSON.stringify(before);
+  const rest = JSON.stringify(after);
+  const opening = encoder.encode(`${head.slice(0, -1)}${head === "{}" ? "" : ","}${JSON.stringify(key)}:`);
+  const closing = encoder.encode(`${rest === "{}" ? "" : ","}${rest.slice(1)}`);
+  const bytes = new Uint8Array(opening.length + value.length + closing.length);
+  bytes.set(opening);
+  bytes.set(value, opening.length);
+  bytes.set(closing, opening.length + value.length);
+  return { bytes, at: opening.length };
 }
 
 /** A view as main takes it: the bytes it hands on to the hosts, and the rest of the view it reads itself. */

@@ -282,12 +282,29 @@ export class InventoryScanWrite {
   ): FlippedScan {
     this.#batches.end();
     buildDeferredIndexes(this.#db);
+    const unchangedSince = this.#unchangedSince();
     const newSinceLastScan = this.#db.transaction(() =>
       this.#flip(scan, options.keepNewSinceLastScan === true),
     )();
     this.#done = true;
     sweep(this.#db);
-    return { newSinceLastScan, stored: { generation: this.generation, sourceIds: this.sourceIds } };
+    return {
+      newSinceLastScan,
+      stored: { generation: this.generation, sourceIds: this.sourceIds },
+      unchangedSince,
+    };
+  }
+
+  /**
+   * The stored scan whose rows this one leaves as they stand: every source compared with that one scan
+   * (the flip refuses any other), and no row written, moved or deleted. Null for a first scan, for
+   * sources compared with different scans, and once any row changed.
+   */
+  #unchangedSince(): number | null {
+    if (this.rows.written + this.rows.moved + this.rows.deleted > 0) return null;
+    const stamps = new Set([...this.#sources.values()].map((source) => source.stamp));
+    const [stamp = null] = stamps;
+    return stamps.size === 1 ? stamp : null;
   }
 
   /** Lets go of a scan that will not be flipped: what it staged is swept now. */
@@ -436,6 +453,11 @@ export interface FlippedScan {
   newSinceLastScan: string[];
   /** What the scan stamped its sources with: reading its rows back later checks they are still its own. */
   stored: { generation: number; sourceIds: readonly string[] };
+  /**
+   * The generation of the stored scan whose rows, and their places, this flip left exactly as they
+   * were; null when any row changed or the sources were compared with no one scan.
+   */
+  unchangedSince: number | null;
 }
 
 /** Thrown by a save whose sources another connection saved after it compared with them. */
