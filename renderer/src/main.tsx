@@ -1,29 +1,18 @@
-import { StrictMode } from "react";
-import { createRoot } from "react-dom/client";
-import { z } from "zod";
-import { App } from "./app/App";
-import { Providers } from "./app/providers";
-import { restoreUrlState } from "./app/use-url-state";
-import { afterNextPaint } from "./lib/after-paint";
-import { formatCount } from "./lib/format";
-import "./app/theme.css";
-import "./app/base.css";
+import { followAddressKeptForReload } from "./app/address-kept-for-reload";
+import { askForFirstInventory } from "./state/first-inventory";
 
-// The CSP forbids eval; without this zod probes for it at start-up and Chromium logs a blocked eval.
-z.config({ jitless: true });
-
-restoreUrlState();
+// The page's first script: small, so that the inventory is asked for before the app's code (most of
+// the page's script) is fetched, parsed and run; the app's first inventory query takes that answer.
 
 const container = document.getElementById("root");
 if (!container) throw new Error("Leasekeeper: #root is missing from index.html");
-createRoot(container).render(
-  <StrictMode>
-    <Providers>
-      <App />
-    </Providers>
-  </StrictMode>,
-);
 
-// ICU's number data loads with the first number formatted (30–80 ms here). Loaded once the shell is
-// painted, while the inventory is on its way, it is not paid between the inventory's answer and its rows.
-afterNextPaint(() => formatCount(0));
+followAddressKeptForReload(window);
+askForFirstInventory();
+
+import("./app/start-app").then(
+  ({ startApp }) => startApp(container),
+  () => {
+    container.textContent = "Leasekeeper's page could not be loaded; reload the page to try again.";
+  },
+);

@@ -49,6 +49,22 @@ export function takeKeptForReload(storage: KeptAddressStorage, href: string): st
   return kept !== null && kept.from === href ? kept.to : null;
 }
 
+/** The page as `followAddressKeptForReload` reads and writes it: the window, in the app. */
+export interface KeptAddressPage {
+  sessionStorage: KeptAddressStorage;
+  location: { href: string };
+  history: { replaceState(data: unknown, unused: string, url?: string): void };
+}
+
+/**
+ * Called once as the page opens, before anything else reads or writes the address (the launch token
+ * leaves it when the first request is sent): a reload opens on the address its page had still to write.
+ */
+export function followAddressKeptForReload(page: KeptAddressPage): void {
+  const kept = takeKeptForReload(page.sessionStorage, page.location.href);
+  if (kept !== null) page.history.replaceState(null, "", kept);
+}
+
 function parseKept(raw: string): Kept | null {
   try {
     const value: unknown = JSON.parse(raw);

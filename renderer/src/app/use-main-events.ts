@@ -2,6 +2,7 @@ import { type QueryClient, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import type { InventoryView } from "../../../shared/contract";
 import { api } from "../api";
+import { takeInventoryAnnouncedEarly } from "../state/first-inventory";
 import { queryKeys } from "../state/query-keys";
 
 /**
@@ -14,21 +15,25 @@ import { queryKeys } from "../state/query-keys";
  */
 export function useMainEvents(): void {
   const client = useQueryClient();
-  useEffect(
-    () =>
-      api.on("inventory:changed", ({ generatedAt }) => {
-        whenInventorySettled(client, () => {
-          const cached = client.getQueryData<InventoryView>(queryKeys.inventory);
-          if (cached?.generatedAt !== generatedAt) {
-            void client.invalidateQueries({ queryKey: queryKeys.inventory });
-          }
-        });
-        void client.invalidateQueries({ queryKey: queryKeys.detailAll });
-        void client.invalidateQueries({ queryKey: queryKeys.untrackedAll });
-        void client.invalidateQueries({ queryKey: queryKeys.status });
-      }),
-    [client],
-  );
+  useEffect(() => {
+    const onChanged = (generatedAt: string) => {
+      whenInventorySettled(client, () => {
+        const cached = client.getQueryData<InventoryView>(queryKeys.inventory);
+        if (cached?.generatedAt !== generatedAt) {
+          void client.invalidateQueries({ queryKey: queryKeys.inventory });
+        }
+      });
+      void client.invalidateQueries({ queryKey: queryKeys.detailAll });
+      void client.invalidateQueries({ queryKey: queryKeys.untrackedAll });
+      void client.invalidateQueries({ queryKey: queryKeys.status });
+    };
+    const stop = api.on("inventory:changed", ({ generatedAt }) => onChanged(generatedAt));
+    // The page's first script asked for the inventory before this listened: a change main announced
+    // meanwhile would otherwise leave the answer it took shown as the latest.
+    const announcedEarly = takeInventoryAnnouncedEarly();
+    if (announcedEarly !== null) onChanged(announcedEarly);
+    return stop;
+  }, [client]);
 }
 
 /** Runs `then` now if the inventory query is not fetching, else once its fetch in flight has settled. */

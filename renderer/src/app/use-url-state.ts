@@ -3,7 +3,7 @@ import { environmentKey } from "../features/leases/row-model";
 import { useUi } from "../state/ui-store";
 import { decodeUrlState, encodeUrlState, type UrlState } from "../state/url-state";
 import { useInventory } from "../state/use-inventory";
-import { keepForReload, takeKeptForReload } from "./address-kept-for-reload";
+import { keepForReload } from "./address-kept-for-reload";
 import { type AddressChange, AddressWriter } from "./address-writer";
 
 const DEFAULTS: UrlState = {
@@ -32,11 +32,10 @@ export function applyUrlState(from: string): void {
 
 /**
  * Called once before the first render, so a reload opens straight into the view the address names, or
- * the search the page before it had still to write there.
+ * the search the page before it had still to write there (the page's first script has put that address
+ * back: `followAddressKeptForReload`).
  */
 export function restoreUrlState(): void {
-  const kept = takeKeptForReload(window.sessionStorage, window.location.href);
-  if (kept !== null) window.history.replaceState(null, "", kept);
   applyUrlState(fragment());
 }
 

@@ -1,7 +1,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import type { InventoryView, LeaseRowView } from "../../../shared/contract";
-import { api } from "../api";
+import { takeFirstInventory } from "./first-inventory";
+import { fetchInventory } from "./inventory-request";
 import { InventoryRows } from "./inventory-rows";
 import { queryKeys } from "./query-keys";
 
@@ -43,14 +44,11 @@ function decode(view: InventoryView): DecodedInventory {
   return decoded;
 }
 
-export function fetchInventory(refresh = false): Promise<InventoryView> {
-  return api.invoke("inventory:get", refresh ? { refresh: true } : {});
-}
-
 export function useInventory() {
   return useQuery({
     queryKey: queryKeys.inventory,
-    queryFn: () => fetchInventory(false),
+    // The first fetch takes the request the page's first script sent (first-inventory.ts).
+    queryFn: () => takeFirstInventory() ?? fetchInventory(false),
     select: decode,
   });
 }
