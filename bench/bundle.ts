@@ -11,17 +11,39 @@ import type { Figure } from "./lib/report.js";
 export interface BundleBenchResult {
   buildMs: number;
   js: { raw: number; gzip: number; files: { file: string; raw: number; gzip: number }[] };
-  /** The scripts index.html loads or preloads: what the page parses before its first screen. */
+  /** The page's first script, the app it loads at once and their static imports: what runs before the first screen. */
   firstScreen: { raw: number; gzip: number; files: string[] };
   css: { raw: number; gzip: number };
 }
 
-/** The script files a page names in its own HTML: its module entries and their preloads. */
-export function scriptsNamedBy(html: string): string[] {
-  const named = html.matchAll(
-    /<(?:script[^>]*\bsrc|link[^>]*\brel="modulepreload"[^>]*\bhref)="\.?\/?([^"]+)"/g,
-  );
-  return [...named].map((match) => match[1] as string);
+/** One chunk of vite's build manifest (`build.manifest`), keyed there by its source. */
+export interface ManifestChunk {
+  file: string;
+  isEntry?: boolean;
+  imports?: string[];
+  dynamicImports?: string[];
+}
+
+/**
+ * The script files the first screen runs: the page's entry, the chunks its first script imports at
+ * once (statically, or by the one dynamic import with which it loads the app after asking for the
+ * inventory), and their static imports. A view the app imports when first opened is not among them.
+ */
+export function firstScreenScripts(manifest: Record<string, ManifestChunk>): string[] {
+  const entries = Object.entries(manifest).filter(([, chunk]) => chunk.isEntry === true);
+  if (entries.length !== 1) throw new Error(`the build's manifest names ${entries.length} entries, not one`);
+  const [entryKey, entry] = entries[0] as [string, ManifestChunk];
+  const files = new Set<string>();
+  const visit = (key: string) => {
+    const chunk = manifest[key];
+    if (chunk === undefined) throw new Error(`the build's manifest names ${key}, which it does not hold`);
+    if (files.has(chunk.file)) return;
+    files.add(chunk.file);
+    for (const imported of chunk.imports ?? []) visit(imported);
+  };
+  visit(entryKey);
+  for (const loadedAtOnce of entry.dynamicImports ?? []) visit(loadedAtOnce);
+  return [...files];
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
@@ -42,7 +64,7 @@ export async function runBundleBench(): Promise<BundleBenchResult> {
     await build({
       configFile: path.join(ROOT, "vite.config.ts"),
       logLevel: "warn",
-      build: { outDir, emptyOutDir: true },
+      build: { outDir, emptyOutDir: true, manifest: true },
     });
     const buildMs = performance.now() - started;
     const files = await filesUnder(outDir);
@@ -62,11 +84,12 @@ export async function runBundleBench(): Promise<BundleBenchResult> {
         js.files.push({ file: path.relative(outDir, file), raw, gzip });
       }
     }
-    const firstScreenFiles = scriptsNamedBy(await readFile(path.join(outDir, "index.html"), "utf8"));
+    const manifest = JSON.parse(await readFile(path.join(outDir, ".vite", "manifest.json"), "utf8"));
+    const firstScreenFiles = firstScreenScripts(manifest);
     const firstScreen = { raw: 0, gzip: 0, files: firstScreenFiles };
     for (const named of firstScreenFiles) {
       const file = js.files.find((entry) => entry.file === path.normalize(named));
-      if (file === undefined) throw new Error(`index.html names ${named}, which the build did not write`);
+      if (file === undefined) throw new Error(`the manifest names ${named}, which the build did not write`);
       firstScreen.raw += file.raw;
       firstScreen.gzip += file.gzip;
     }
@@ -96,7 +119,7 @@ export function bundleFigures(result: BundleBenchResult): Figure[] {
       unit: "kB",
       reference: { label: "raw", value: kB(result.firstScreen.raw) },
       target: null,
-      note: `the ${result.firstScreen.files.length} script(s) index.html loads or preloads; every view but the lease table is fetched when first opened, and the search worker is a file of its own`,
+      note: `the ${result.firstScreen.files.length} script(s) of the page's first script, the app it loads at once and their static imports; every view but the lease table is fetched when first opened, and the search worker is a file of its own`,
     },
   ];
 }
