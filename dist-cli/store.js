@@ -4013,43 +4013,12 @@ var InventoryViewBuilder = class {
 		leases.shape.push(this.#shapes.indexOf(row[22]));
 	}
 	finish() {
-		const inventory = this.#inventory;
 		const environments = this.#placeUnlistedLast();
-		const companies = this.#companies;
 		const elsewhere = this.#elsewhere;
-		const uncertainCounts = /* @__PURE__ */ new Map();
-		for (const sandbox of inventory.untrackedUncertain) {
-			const key = JSON.stringify([sandbox.credential, sandbox.origin]);
-			const entry = uncertainCounts.get(key) ?? {
-				credential: sandbox.credential,
-				origin: sandbox.origin,
-				count: 0,
-				reason: sandbox.reason
-			};
-			entry.count += 1;
-			uncertainCounts.set(key, entry);
-		}
-		const companyName = new Map(inventory.companies.map((company) => [company.id, company.name]));
-		const untrackedCounts = /* @__PURE__ */ new Map();
-		for (const sandbox of inventory.untracked) {
-			const key = JSON.stringify([sandbox.credential, sandbox.origin]);
-			const entry = untrackedCounts.get(key) ?? {
-				credential: sandbox.credential,
-				origin: sandbox.origin,
-				count: 0
-			};
-			entry.count += 1;
-			untrackedCounts.set(key, entry);
-		}
 		const byEnvironment = Array.from(environments, (environment, at) => (this.#historyByEnvironment[at] ?? 0) + (elsewhere?.closed.get(historyKey(environment.sourceId, environment.environmentId)) ?? 0));
-		return {
-			version: 3,
-			generatedAt: inventory.generatedAt,
-			requests: inventory.requests,
-			environmentId: this.#filter,
+		return viewAroundRows(this.#inventory, this.#filter, {
 			environments,
-			companies: companies.values,
-			companyNames: companies.values.map((id) => companyName.get(id) ?? null),
+			companies: this.#companies.values,
 			origins: this.#origins.values,
 			statuses: this.#statuses.values,
 			policies: this.#policies.values,
@@ -4059,35 +4028,78 @@ var InventoryViewBuilder = class {
 			history: {
 				count: byEnvironment.reduce((sum, count) => sum + count, 0),
 				byEnvironment
-			},
-			untracked: [...untrackedCounts.values()],
-			untrackedUncertain: [...uncertainCounts.values()],
-			gaps: inventory.gaps.slice(0, 200).map(({ source, origin, message, environmentId, unlistedOnly }) => ({
-				source,
-				origin,
-				message,
-				...environmentId === void 0 ? {} : { environmentId },
-				...unlistedOnly === true ? { unlistedOnly } : {}
-			})),
-			gapCount: inventory.gaps.length,
-			unread: unreadOfGaps(inventory.gaps, environments),
-			originHealth: inventory.origins.map((health) => ({
-				origin: health.origin,
-				credential: health.credential,
-				ok: health.ok,
-				reason: health.reason,
-				httpStatus: health.httpStatus,
-				sandboxCount: health.sandboxCount
-			})),
-			problems: inventory.problems.slice(0, 200).map((problem) => ({
-				source: problem.source,
-				index: problem.index,
-				message: problem.message
-			})),
-			problemCount: inventory.problems.length
-		};
+			}
+		});
 	}
 };
+/** The view of `inventory`'s scan-wide parts around the parts its rows decide (`rows`). */
+function viewAroundRows(inventory, environmentId, rows) {
+	const uncertainCounts = /* @__PURE__ */ new Map();
+	for (const sandbox of inventory.untrackedUncertain) {
+		const key = JSON.stringify([sandbox.credential, sandbox.origin]);
+		const entry = uncertainCounts.get(key) ?? {
+			credential: sandbox.credential,
+			origin: sandbox.origin,
+			count: 0,
+			reason: sandbox.reason
+		};
+		entry.count += 1;
+		uncertainCounts.set(key, entry);
+	}
+	const companyName = new Map(inventory.companies.map((company) => [company.id, company.name]));
+	const untrackedCounts = /* @__PURE__ */ new Map();
+	for (const sandbox of inventory.untracked) {
+		const key = JSON.stringify([sandbox.credential, sandbox.origin]);
+		const entry = untrackedCounts.get(key) ?? {
+			credential: sandbox.credential,
+			origin: sandbox.origin,
+			count: 0
+		};
+		entry.count += 1;
+		untrackedCounts.set(key, entry);
+	}
+	return {
+		version: 3,
+		generatedAt: inventory.generatedAt,
+		requests: inventory.requests,
+		environmentId,
+		environments: rows.environments,
+		companies: rows.companies,
+		companyNames: rows.companies.map((id) => companyName.get(id) ?? null),
+		origins: rows.origins,
+		statuses: rows.statuses,
+		policies: rows.policies,
+		shapes: rows.shapes,
+		actedOn: rows.actedOn,
+		leases: rows.leases,
+		history: rows.history,
+		untracked: [...untrackedCounts.values()],
+		untrackedUncertain: [...uncertainCounts.values()],
+		gaps: inventory.gaps.slice(0, 200).map(({ source, origin, message, environmentId, unlistedOnly }) => ({
+			source,
+			origin,
+			message,
+			...environmentId === void 0 ? {} : { environmentId },
+			...unlistedOnly === true ? { unlistedOnly } : {}
+		})),
+		gapCount: inventory.gaps.length,
+		unread: unreadOfGaps(inventory.gaps, rows.environments),
+		originHealth: inventory.origins.map((health) => ({
+			origin: health.origin,
+			credential: health.credential,
+			ok: health.ok,
+			reason: health.reason,
+			httpStatus: health.httpStatus,
+			sandboxCount: health.sandboxCount
+		})),
+		problems: inventory.problems.slice(0, 200).map((problem) => ({
+			source: problem.source,
+			index: problem.index,
+			message: problem.message
+		})),
+		problemCount: inventory.problems.length
+	};
+}
 var id$3 = z.string().min(1).max(200);
 var count$1 = z.number().int().min(0);
 var HistoryPageRequestSchema = z.strictObject({
@@ -4122,6 +4134,47 @@ var HistoryPageSchema = z.object({
 	/** The page's rows, in the view's compact encoding with lookup tables of their own. */
 	rows: RowTablesSchema
 });
+// shared/contract/inventory-view/same-rows.ts
+/**
+* The view `InventoryViewBuilder` finishes for `now` when it is added the very rows, in the same order,
+* that `earlier` was built from for `before`: the parts those rows decide are `earlier`'s (its lease
+* columns as they are: a caller that holds them encoded passes empty ones), the rest is `now`'s. Null
+* where the same rows would be numbered otherwise: the tables they index into begin with the companies
+* of the listed environments and of the entries history gives environments no source lists, and those
+* entries count the closed rows, so all of these must be as they were.
+*/
+function viewOfSameRows(earlier, before, now) {
+	if (rowNumbering(before) !== rowNumbering(now)) return null;
+	const filter = now.options.environmentId ?? null;
+	const listed = now.inventory.environments.filter((environment) => filter === null || environment.environmentId === filter).length;
+	const ofInventory = new InventoryViewBuilder(now.inventory, now.options).finish();
+	return viewAroundRows(now.inventory, filter, {
+		environments: [...ofInventory.environments.slice(0, listed), ...earlier.environments.slice(listed)],
+		companies: earlier.companies,
+		origins: earlier.origins,
+		statuses: earlier.statuses,
+		policies: earlier.policies,
+		shapes: earlier.shapes,
+		actedOn: earlier.actedOn,
+		leases: earlier.leases,
+		history: earlier.history
+	});
+}
+/** Everything of a builder's inputs but its rows that the rows' numbering, or history's counts, depend on. */
+function rowNumbering({ inventory, options }) {
+	const elsewhere = options.leaveOutHistory === true ? options.historyElsewhere ?? null : null;
+	return JSON.stringify([
+		options.environmentId ?? null,
+		options.leaveOutHistory === true,
+		inventory.environments.map(({ sourceId, environmentId, companyId }) => [
+			sourceId,
+			environmentId,
+			companyId
+		]),
+		elsewhere?.unlistedEnvironments ?? null,
+		elsewhere === null ? null : [...elsewhere.closed].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+	]);
+}
 // shared/domain/janitor/action-refusal.ts
 /**
 * The guard's own answer, as the operator's screen shows it: the janitor does only what the verdict
@@ -7270,6 +7323,7 @@ var InventoryScanWrite = class InventoryScanWrite {
 	flip(scan, options = {}) {
 		this.#batches.end();
 		buildDeferredIndexes(this.#db);
+		const unchangedSince = this.#unchangedSince();
 		const newSinceLastScan = this.#db.transaction(() => this.#flip(scan, options.keepNewSinceLastScan === true))();
 		this.#done = true;
 		sweep(this.#db);
@@ -7278,8 +7332,20 @@ var InventoryScanWrite = class InventoryScanWrite {
 			stored: {
 				generation: this.generation,
 				sourceIds: this.sourceIds
-			}
+			},
+			unchangedSince
 		};
+	}
+	/**
+	* The stored scan whose rows this one leaves as they stand: every source compared with that one scan
+	* (the flip refuses any other), and no row written, moved or deleted. Null for a first scan, for
+	* sources compared with different scans, and once any row changed.
+	*/
+	#unchangedSince() {
+		if (this.rows.written + this.rows.moved + this.rows.deleted > 0) return null;
+		const stamps = new Set([...this.#sources.values()].map((source) => source.stamp));
+		const [stamp = null] = stamps;
+		return stamps.size === 1 ? stamp : null;
 	}
 	/** Lets go of a scan that will not be flipped: what it staged is swept now. */
 	abandon() {
@@ -12441,4 +12507,4 @@ function sharedStoreFailure(what, urlEnv, error) {
 	const code = error.code;
 	return new CoreError("store", "shared-unusable", typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${what} in ${urlEnv} (SQLSTATE ${code}).` : `${what} in ${urlEnv}.`);
 }
-export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ENCODED_CHANNELS, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, decodeJson, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, encodeJson, events, failure, gapInWords, gapScope, hasDrifted, historyKey, holdersFirst, indexListings, indexProofs, isCoreError, isCurrentView, isDue, isForcedDestroy, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, postgresDriver, predictRelease, proofKey, proofOwners, proofPrefixes, providerCodeOf, publicItem, quarantineClaim, quarantineUnread, readProof, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, recordersNow, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, targetOf, timeLeft, unpackedLedgerItems, unreadHoldSentence, unreadPartHoldSentence, unreadRowsAt, unreadSentence, untrackedSandboxes, verdictChangesAt, warmUntil, writerGeneration };
+export { ACTION_KINDS, AUDIT_ACTIONS, AuditLog, AuditQuerySchema, CREATEOS_PROVIDER, CoreError, ENCODED_CHANNELS, ExecuteRequestSchema, GENERATION_FACTS, HEADLINES, HOST_BOOKKEEPING_KEYS, INVOKE_CHANNELS, InventoryStore, InventoryViewBuilder, JANITOR_ACTIONS, JudgedInventoryStore, KNOWN_LEASE_STATUSES, LIVE_PROVIDER_STATES, LedgerSource, MARKER_READ, NOT_SHARED, PLUGIN_MESSAGES, POLICY_FILE_MESSAGE, PROVIDER_CODES, PaperclipSource, PassReportSchema, PlanRequestSchema, PolicySchema, QUIET_HEADLINES, REDACTED, REFUSAL_MESSAGES, RowTablesSchema, SecretRedactor, SharedVerdicts, SourceError, SqliteJournal, SqliteQuarantineStore, TERMINAL_PROVIDER_STATUSES, UNREAD_UNKNOWN, ViewStore, buildMarkerIndex, candidatesOf, claimKey, classifyLease, closeSources, contract, createSources, decodeJson, describeDatabaseError, describeIssue, displayApiUrl, displayRecordedApiUrl, displayValue, driftedFields, dueAtFor, durationMs, emptyLeaseColumns, encodeInventory, encodeJson, events, failure, gapInWords, gapScope, hasDrifted, historyKey, holdersFirst, indexListings, indexProofs, isCoreError, isCurrentView, isDue, isForcedDestroy, isForeign, isOpenQuarantine, isRefusedRedirect, isValidSandboxId, isWellFormedMarker, janitorActPhrase, judgeMarker, judgeRow, leaseStatuses, listedEnvironmentId, loadSharedView, markerPrefix, markersFound, mergeCompanies, metadataObject, normalizeApiUrl, observeProvider, openDatabase, openMemoryDatabase, openPostgresStore, originHealth, originOf, ownershipMetadata, ownershipMismatch, planPass, planPicker, planRowFilter, pluginAcceptsRelease, policyHeadlines, policyRowColumns, policyRowPicker, postgresDriver, predictRelease, proofKey, proofOwners, proofPrefixes, providerCodeOf, publicItem, quarantineClaim, quarantineUnread, readProof, readSandboxView, readSandboxViews, recorded, recordedAutoPause, recordedConfigParses, recordedMarker, recordedNumber, recordedSandboxId, recordersNow, sameApiUrl, sandboxStatusWords, scannedMetadata, selectionContext, sharedEvidenceIn, sharedStoreFailure, shortVersion, sourceNotesOf, splitByGaps, summarizeCounts, targetOf, timeLeft, unpackedLedgerItems, unreadHoldSentence, unreadPartHoldSentence, unreadRowsAt, unreadSentence, untrackedSandboxes, verdictChangesAt, viewOfSameRows, warmUntil, writerGeneration };
