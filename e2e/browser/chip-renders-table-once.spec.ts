@@ -6,8 +6,8 @@ import { filterAnswered, openConsole } from "./operator.js";
 // A chip click shows the chip pressed at once and the rows it lets through when the search worker
 // answers. Between the two the table's rows and order are what they were, so the table must not render
 // for the press: at 20,000 rows that render was a share of every click's time to its rows.
-// A world of its own: in the shared one, a scan an earlier spec set off (a source saved and put back)
-// can end inside the click's window, and the inventory it announces renders the table for its own sake.
+// A world of its own: in the shared one, a scan or an action an earlier spec set off can end inside the
+// click's window, and the inventory it announces renders the table for its own sake.
 test("a chip click renders the lease table when the search worker answers, not when the chip is pressed", async ({
   page,
   freshWorld: world,
